@@ -1,0 +1,216 @@
+"""Score a whole game: majorities across players, the neutral pile, the solo bot,
+biodiversity, deck-count checks, totals and winners."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .cards import DECK_COUNTS, SCORE_PAD_ORDER, CardType
+from .majority import STREAM_AWARDS, WOLF_AWARDS, awards, ordinal
+from .rules import CardPoints, GroupPoints, score_cards
+from .tableau import Tableau
+
+BOT_NAME = "bot"
+SOLO_TIERS = ((70, "legendary"), (50, "remarkable"), (30, "win"))
+
+
+def biodiversity_points(gaps: int) -> int:
+    """Points for the number of types that scored nothing (RULES.md, "Biodiversity")."""
+    if gaps >= 6:
+        return -5
+    return {5: 0, 4: 3, 3: 7}.get(gaps, 12)
+
+
+@dataclass(slots=True)
+class Majority:
+    """One player's standing in the stream or wolf majority."""
+
+    value: int  # largest stream group, or number of wolves
+    place: int | None  # None: no card of the type, cannot place
+    points: int
+    provisional: bool
+
+
+@dataclass(slots=True)
+class DeckIssue:
+    """More cards of a type than one deck holds: a misreading or a second deck."""
+
+    type: CardType
+    count: int
+    deck_count: int
+    player: str | None  # None: summed over the whole game
+
+    def __str__(self) -> str:
+        where = f"{self.player} has" if self.player else "the game has"
+        return (
+            f"{where} {self.count} {self.type.value} cards but a deck holds only "
+            f"{self.deck_count}: a misread card or a second deck"
+        )
+
+
+@dataclass(slots=True)
+class PlayerScore:
+    name: str
+    tableau: Tableau
+    sheet: dict[CardType, int]  # points per type, stream and wolf included
+    biodiversity: int | None  # None for the solo bot, which takes no bonus or penalty
+    gaps: list[CardType]
+    total: int
+    stream: Majority
+    wolf: Majority
+    cards: list[CardPoints]
+    groups: list[GroupPoints]
+    bot: bool = False
+    deck_issues: list[DeckIssue] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return not self.tableau.is_complete
+
+
+@dataclass(slots=True)
+class SoloResult:
+    margin: int  # player total minus bot total
+    outcome: str  # "legendary", "remarkable", "win" or "lost"
+
+
+@dataclass(slots=True)
+class GameScore:
+    players: list[PlayerScore]  # in input order, the bot last
+    winners: list[str]
+    provisional: bool  # majorities computed without the rest of the game
+    deck_issues: list[DeckIssue]
+    neutral: tuple[int, int] | None = None
+    others: list[tuple[int, int]] = field(default_factory=list)
+    solo: SoloResult | None = None
+
+
+def _check_deck(counts: Counter[CardType], player: str | None) -> list[DeckIssue]:
+    return [
+        DeckIssue(card, counts[card], DECK_COUNTS[card], player)
+        for card in CardType
+        if counts[card] > DECK_COUNTS[card]
+    ]
+
+
+def score_game(
+    players: Sequence[tuple[str, Tableau]],
+    *,
+    neutral: tuple[int, int] | None = None,
+    bot: Tableau | None = None,
+    others: Sequence[tuple[int, int]] | None = None,
+) -> GameScore:
+    """Score the players of one game.
+
+    ``neutral`` is the 2-player neutral pile as (stream cards, wolf cards); ``bot`` the solo
+    bot's tableau; ``others`` the (largest stream, wolves) of players not given here. With a
+    single player and none of these, majorities are provisional (RULES.md).
+    """
+    if not players:
+        raise ValueError("a game needs at least one player")
+    names = [name for name, _ in players]
+    if bot is not None:
+        names.append(BOT_NAME)
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"player names must differ; repeated: {', '.join(duplicates)}")
+    if bot is not None and len(players) != 1:
+        raise ValueError("the solo bot plays against exactly one player")
+    if neutral is not None and min(neutral) < 0:
+        raise ValueError("the neutral pile's stream and wolf counts cannot be negative")
+    if others is not None and any(min(o) < 0 for o in others):
+        raise ValueError("other players' stream and wolf figures cannot be negative")
+
+    entries = [(name, tableau, False) for name, tableau in players]
+    if bot is not None:
+        entries.append((BOT_NAME, bot, True))
+    base = [score_cards(tableau) for _, tableau, _ in entries]
+    provisional = len(players) == 1 and bot is None and others is None
+
+    # Everyone who competes for the majorities: players, then the neutral pile, then others.
+    rivals = [(p.largest_stream, p.wolves) for p in base]
+    if neutral is not None:
+        rivals.append(neutral)  # all the pile's streams form one group
+    rivals.extend(others or ())
+    stream_awards = awards([s for s, _ in rivals], STREAM_AWARDS)
+    wolf_awards = awards([w for _, w in rivals], WOLF_AWARDS)
+
+    scores = []
+    for k, ((name, tableau, is_bot), points) in enumerate(zip(entries, base)):
+        sheet = dict(points.by_type)
+        stream = Majority(points.largest_stream, *stream_awards[k], provisional)
+        wolf = Majority(points.wolves, *wolf_awards[k], provisional)
+        sheet[CardType.STREAM] = stream.points
+        sheet[CardType.WOLF] = wolf.points
+        for group in points.groups:
+            if group.type is CardType.STREAM:
+                _explain_majority(group, stream, "largest stream group", STREAM_AWARDS)
+            elif group.type is CardType.WOLF:
+                _explain_majority(group, wolf, "most wolves", WOLF_AWARDS)
+        gaps = [card for card in SCORE_PAD_ORDER if sheet[card] == 0]
+        bio = None if is_bot else biodiversity_points(len(gaps))
+        scores.append(
+            PlayerScore(
+                name=name,
+                tableau=tableau,
+                sheet=sheet,
+                biodiversity=bio,
+                gaps=gaps,
+                total=sum(sheet.values()) + (bio or 0),
+                stream=stream,
+                wolf=wolf,
+                cards=points.cards,
+                groups=points.groups,
+                bot=is_bot,
+                deck_issues=_check_deck(tableau.counts(), name),
+            )
+        )
+
+    game_counts: Counter[CardType] = Counter()
+    for _, tableau, _ in entries:
+        game_counts.update(tableau.counts())
+    if neutral is not None:
+        game_counts[CardType.STREAM] += neutral[0]
+        game_counts[CardType.WOLF] += neutral[1]
+    game_issues = _check_deck(game_counts, None) if len(entries) > 1 or neutral else []
+
+    solo = None
+    humans = [s for s in scores if not s.bot]
+    if bot is not None:
+        margin = humans[0].total - scores[-1].total
+        outcome = next((tier for floor, tier in SOLO_TIERS if margin >= floor), "lost")
+        solo = SoloResult(margin, outcome)
+        winners = [humans[0].name] if outcome != "lost" else [BOT_NAME]
+    else:
+        best = max(s.total for s in humans)
+        winners = [s.name for s in humans if s.total == best]
+
+    return GameScore(
+        players=scores,
+        winners=winners,
+        provisional=provisional,
+        deck_issues=[issue for s in scores for issue in s.deck_issues] + game_issues,
+        neutral=tuple(neutral) if neutral is not None else None,
+        others=list(others or ()),
+        solo=solo,
+    )
+
+
+def _explain_majority(group: GroupPoints, standing: Majority, what: str, prizes) -> None:
+    group.points = standing.points
+    if standing.points:
+        tail = " (provisional: the other players are not known)" if standing.provisional else ""
+        group.reason = f"{group.reason}: {ordinal(standing.place)} place for {what}, {standing.points}{tail}"
+    else:
+        group.reason = (
+            f"{group.reason}: {ordinal(standing.place)} place for {what}, "
+            f"only the first {len(prizes)} places score"
+        )
+
+
+def score_tableau(
+    tableau: Tableau, name: str = "player", *, others: Sequence[tuple[int, int]] | None = None
+) -> PlayerScore:
+    """Score one tableau on its own (majorities provisional unless ``others`` is given)."""
+    return score_game([(name, tableau)], others=others).players[0]

@@ -1,0 +1,90 @@
+"""Read and write a tableau as text or JSON.
+
+Text: 4 lines of 5 whitespace-separated tokens (names in any of the four languages, aliases or
+two-letter codes, any case; ``.`` or ``-`` for an empty cell); ``#`` starts a comment; blank
+lines are ignored. 5 lines of 4 (a sideways reading) are transposed. JSON: ``{"grid": [[...]]}``
+or a bare list of rows, with ``null`` for an empty cell.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .cards import CardType, parse_card
+from .tableau import Tableau
+
+EMPTY_TOKENS = frozenset({".", "-"})
+
+
+class GridError(ValueError):
+    """A grid that cannot be read; the message says what and where."""
+
+
+def _parse_token(token: str | None, where: str) -> CardType | None:
+    if token is None or token in EMPTY_TOKENS:
+        return None
+    if not isinstance(token, str):
+        raise GridError(f"{where}: expected a card name or null, got {token!r}")
+    try:
+        return parse_card(token)
+    except KeyError:
+        raise GridError(
+            f"{where}: unknown card {token!r} (use a type name such as 'meadow', an alias "
+            f"such as 'louka', a code such as 'MD', or '.' for an empty cell)"
+        ) from None
+
+
+def _tableau_from(rows: Sequence[Sequence[CardType | None]], source: str) -> Tableau:
+    try:
+        return Tableau.from_rows(rows)
+    except ValueError as err:
+        raise GridError(f"{source}: {err}") from None
+
+
+def parse_text(text: str, source: str = "grid") -> Tableau:
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        tokens = line.split("#", 1)[0].split()
+        if tokens:
+            rows.append(
+                [_parse_token(tok, f"{source}, line {lineno}, cell {k + 1}") for k, tok in enumerate(tokens)]
+            )
+    return _tableau_from(rows, source)
+
+
+def parse_json(data: object, source: str = "grid") -> Tableau:
+    if isinstance(data, dict):
+        data = data.get("grid")
+    if not isinstance(data, list) or not all(isinstance(row, list) for row in data):
+        raise GridError(f"{source}: expected a list of rows (or {{\"grid\": [...]}})")
+    rows = [
+        [_parse_token(tok, f"{source}, row {r + 1}, cell {c + 1}") for c, tok in enumerate(row)]
+        for r, row in enumerate(data)
+    ]
+    return _tableau_from(rows, source)
+
+
+def parse_grid(text: str, source: str = "grid") -> Tableau:
+    """Parse either format: JSON if it looks like JSON, text otherwise."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            raise GridError(f"{source}: invalid JSON ({err})") from None
+        return parse_json(data, source)
+    return parse_text(text, source)
+
+
+def format_text(tableau: Tableau) -> str:
+    """The text format, columns aligned; ``parse_text`` reads it back to an equal tableau."""
+    width = max(len(c.value) for c in CardType)
+    lines = [
+        " ".join((cell.value if cell else ".").ljust(width) for cell in row).rstrip()
+        for row in tableau.rows()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(tableau: Tableau) -> list[list[str | None]]:
+    return [[cell.value if cell else None for cell in row] for row in tableau.rows()]

@@ -1,0 +1,29 @@
+"""Majority awards with competition ranking (1, 1, 3): the stream and the wolf."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+STREAM_AWARDS = (8, 5)
+WOLF_AWARDS = (12, 8, 4)
+
+
+def places(values: Sequence[int]) -> list[int | None]:
+    """Competition-ranked place of each value; ``None`` for a value of 0 (cannot place).
+
+    Tied entrants share the place, and the places after them are skipped: 5, 5, 3 -> 1, 1, 3.
+    """
+    qualifying = [v for v in values if v > 0]
+    return [1 + sum(other > v for other in qualifying) if v > 0 else None for v in values]
+
+
+def awards(values: Sequence[int], prizes: Sequence[int]) -> list[tuple[int | None, int]]:
+    """(place, points) of each entrant; a place beyond the prizes scores 0."""
+    return [
+        (place, prizes[place - 1] if place is not None and place <= len(prizes) else 0)
+        for place in places(values)
+    ]
+
+
+def ordinal(place: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
+    return f"{place}{suffix}"
