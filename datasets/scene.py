@@ -1,0 +1,390 @@
+"""The scene renderer: a phone photo of a table with one or more Ecosystem tableaux on it.
+
+Geometry is honest: cards are laid out on the table plane in millimetres and projected through
+a pinhole camera (elevation, azimuth, roll, a wide phone lens), so perspective, foreshortening
+and the labels all come from one homography per card. Every knob is a field of ``SceneParams``;
+the same seed gives the same image.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import COLS, ROWS, CardType
+
+from . import effects
+from .deck import Deck
+from .faces import card_back, random_face
+from .textures import table_surface
+
+
+@dataclass
+class SceneParams:
+    """Every randomisation of a scene. Ranges are (low, high), probabilities in [0, 1]."""
+
+    long_side: int = 640  # output width or height, whichever is larger
+    aspects: tuple[float, ...] = (4 / 3, 4 / 3, 16 / 9, 1.0)
+    p_portrait: float = 0.5
+    # Layout of a tableau on the table (mm and degrees).
+    gap_mm: tuple[float, float] = (0.0, 9.0)
+    p_touching: float = 0.35  # gap exactly 0: cards edge to edge
+    card_offset_mm: float = 2.5  # each card's own small shift (std)
+    card_tilt_deg: float = 2.5  # each card's own small rotation (std)
+    p_card_flipped: float = 0.03  # a card put down upside down
+    p_hole: float = 0.25  # a tableau with empty cells (mid-game)
+    max_holes: int = 6
+    tableaux: tuple[int, int] = (1, 4)  # how many tableaux in one photo
+    p_multi: float = 0.15  # chance of more than one tableau
+    # Camera.
+    elevation_deg: tuple[float, float] = (40.0, 90.0)  # 90: straight above
+    fov_deg: tuple[float, float] = (62.0, 82.0)  # a wide phone lens, across the long side
+    fill: tuple[float, float] = (0.25, 0.95)  # share of the frame's area the tableaux' box covers
+    p_cut_off: float = 0.12  # the tableau runs off an edge of the frame
+    # Faces.
+    p_random_faces: float = 0.0  # a whole tableau of random faces (for the card finder)
+    bend: float = 0.5  # strength of slightly bent cards, 0 to 1
+    # Clutter and light (see effects.py for the photometric knobs).
+    loose_cards: tuple[int, int] = (0, 4)
+    p_face_down: float = 0.4
+    clutter: tuple[int, int] = (0, 6)  # dice, coins, pens, a score pad
+    light: effects.LightParams = field(default_factory=effects.LightParams)
+    photometric: bool = True  # False: a clean render (no light, blur, noise; lossless)
+
+
+@dataclass
+class Placed:
+    """A card on the table: world corners (mm), and the face drawn on it."""
+
+    world: np.ndarray  # 4 × 2, the card's own TL, TR, BR, BL
+    face: np.ndarray
+    type: CardType | None  # None: a random face or a card back
+    face_up: bool = True
+
+
+def _rot(deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+
+def _card_corners(center, w, h, deg) -> np.ndarray:
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return local @ _rot(deg).T + center
+
+
+def camera_homography(rng, params: SceneParams, size: tuple[int, int]) -> np.ndarray:
+    """Table plane (mm, z = 0) to image pixels, for a random phone pose looking at the origin."""
+    w, h = size
+    elev = math.radians(min(89.5, rng.uniform(*params.elevation_deg)))
+    azim = rng.uniform(0, 2 * math.pi)
+    cam = 1000.0 * np.array([math.cos(elev) * math.cos(azim), math.cos(elev) * math.sin(azim), math.sin(elev)])
+    fwd = -cam / np.linalg.norm(cam)
+    right = np.cross(fwd, [0.0, 0.0, 1.0])
+    if np.linalg.norm(right) < 1e-6:
+        right = np.array([1.0, 0.0, 0.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(fwd, right)
+    roll = rng.uniform(0, 2 * math.pi)  # the phone held at any angle
+    c, s = math.cos(roll), math.sin(roll)
+    right, down = c * right + s * down, -s * right + c * down
+    R = np.stack([right, down, fwd])
+    t = -R @ cam
+    f = (max(w, h) / 2) / math.tan(math.radians(rng.uniform(*params.fov_deg)) / 2)
+    K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+    return K @ np.column_stack([R[:, 0], R[:, 1], t])
+
+
+def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def _fit_to_frame(rng, H, world_pts, params: SceneParams, size) -> np.ndarray:
+    """Scale and shift the image so the tableaux' box covers ``fill`` of the frame, maybe cut off."""
+    w, h = size
+    img = project(H, world_pts)
+    x0, y0 = img.min(0)
+    x1, y1 = img.max(0)
+    target = math.sqrt(rng.uniform(*params.fill) * w * h)
+    k = target / math.sqrt(max((x1 - x0) * (y1 - y0), 1e-9))
+    k = min(k, 0.98 * w / (x1 - x0), 0.98 * h / (y1 - y0))  # keep the box within the frame
+    bw, bh = (x1 - x0) * k, (y1 - y0) * k
+    if rng.random() < params.p_cut_off:
+        ox = rng.uniform(-0.25 * bw, w - 0.75 * bw)
+        oy = rng.uniform(-0.25 * bh, h - 0.75 * bh)
+    else:
+        ox, oy = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+    S = np.array([[k, 0, ox - k * x0], [0, k, oy - k * y0], [0, 0, 1]])
+    return S @ H
+
+
+class FaceCache:
+    """Faces pre-shrunk by powers of two, so warping never aliases, plus their alpha masks."""
+
+    def __init__(self):
+        self._levels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def get(self, face: np.ndarray, target_px: float) -> tuple[np.ndarray, np.ndarray]:
+        level = 0
+        while face.shape[1] / 2 ** (level + 1) >= max(target_px, 8) * 1.2 and level < 6:
+            level += 1
+        key = (id(face), level)
+        if key not in self._levels:
+            small = face
+            for _ in range(level):
+                small = cv2.pyrDown(small)
+            hh, ww = small.shape[:2]
+            alpha = np.zeros((hh, ww), np.uint8)
+            r = max(1, int(round(ww * 0.045)))  # rounded card corners
+            cv2.rectangle(alpha, (r, 0), (ww - 1 - r, hh - 1), 255, -1)
+            cv2.rectangle(alpha, (0, r), (ww - 1, hh - 1 - r), 255, -1)
+            for cx, cy in ((r, r), (ww - 1 - r, r), (r, hh - 1 - r), (ww - 1 - r, hh - 1 - r)):
+                cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
+            self._levels[key] = (small, alpha)
+        return self._levels[key]
+
+
+def _bent(face: np.ndarray, rng, strength: float) -> np.ndarray:
+    """A slightly bent card: interior displaced, corners fixed, light falling off across the bend."""
+    if strength <= 0 or rng.random() > 0.5:
+        return face
+    h, w = face.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    amp = rng.uniform(0, 0.02) * strength * w
+    bulge = np.sin(np.pi * yy / (h - 1)) * np.sin(np.pi * xx / (w - 1))
+    mapx = (xx + amp * bulge * float(rng.choice([-1, 1]))).astype(np.float32)
+    mapy = (yy + amp * bulge * float(rng.choice([-1, 1]))).astype(np.float32)
+    out = cv2.remap(face, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    shade = 1 + strength * rng.uniform(-0.12, 0.12) * np.cos(np.pi * xx / (w - 1))
+    return (out * shade[..., None]).clip(0, 255).astype(np.uint8)
+
+
+def draw_card(canvas: np.ndarray, Himg: np.ndarray, card: Placed, cache: FaceCache, rng, bend: float) -> np.ndarray:
+    """Warp one card onto ``canvas`` in place; return its image corners."""
+    corners = project(Himg, card.world)
+    ch, cw = canvas.shape[:2]
+    x0, y0 = np.floor(corners.min(0)).astype(int) - 1
+    x1, y1 = np.ceil(corners.max(0)).astype(int) + 2
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, cw), min(y1, ch)
+    if x1 <= x0 or y1 <= y0:
+        return corners
+    side = float(np.linalg.norm(corners[1] - corners[0]))
+    face, alpha = cache.get(card.face, side)
+    face = _bent(face, rng, bend)
+    fh, fw = face.shape[:2]
+    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    M = cv2.getPerspectiveTransform(src, (corners - [x0, y0]).astype(np.float32))
+    size = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(face, M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    a = cv2.warpPerspective(alpha, M, size, flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
+    roi = canvas[y0:y1, x0:x1]
+    roi[:] = (roi * (1 - a) + warped * a).astype(np.uint8)
+    return corners
+
+
+@dataclass
+class TableauLayout:
+    origin: np.ndarray  # centre on the table, mm
+    angle: float  # degrees
+    grid: list[list[CardType | None]]
+    cards: dict[tuple[int, int], Placed]
+    cells: dict[tuple[int, int], np.ndarray]  # ideal cell rectangles (card size), world mm
+
+
+def random_grid(rng, deck_counts: dict[CardType, int], holes: int) -> list[list[CardType | None]]:
+    """20 cards drawn from a shuffled deck (so counts stay legal), with ``holes`` empty cells."""
+    pool = [card for card, n in deck_counts.items() for _ in range(n)]
+    picks = [pool[i] for i in rng.choice(len(pool), ROWS * COLS, replace=False)]
+    for i in rng.choice(ROWS * COLS, holes, replace=False) if holes else []:
+        picks[i] = None
+    return [picks[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
+
+
+def layout_tableau(rng, deck: Deck, params: SceneParams, origin, angle, grid, random_faces) -> TableauLayout:
+    cw, ch = deck.card_mm
+    gap = 0.0 if rng.random() < params.p_touching else rng.uniform(*params.gap_mm)
+    px, py = cw + gap, ch + gap
+    R = _rot(angle)
+    cards, cells = {}, {}
+    for r in range(ROWS):
+        for c in range(COLS):
+            local = np.array([(c - (COLS - 1) / 2) * px, (r - (ROWS - 1) / 2) * py])
+            center = local @ R.T + origin
+            cells[(r, c)] = _card_corners(center, cw, ch, angle)
+            card = grid[r][c]
+            if card is None:
+                continue
+            jitter = rng.normal(0, params.card_offset_mm, 2) if gap > 0 else rng.normal(0, params.card_offset_mm / 3, 2)
+            tilt = rng.normal(0, params.card_tilt_deg if gap > 0 else params.card_tilt_deg / 3)
+            flipped = rng.random() < params.p_card_flipped
+            corners = _card_corners(center + jitter, cw, ch, angle + tilt + (180 if flipped else 0))
+            if flipped:  # keep labels in the tableau's reading orientation
+                corners = corners[[2, 3, 0, 1]]
+            faces = deck.faces[card]
+            face = random_faces[rng.integers(len(random_faces))] if random_faces else faces[rng.integers(len(faces))]
+            if flipped:
+                face = cv2.rotate(face, cv2.ROTATE_180)
+            cards[(r, c)] = Placed(corners, face, card)
+    return TableauLayout(np.asarray(origin, float), angle, grid, cards, cells)
+
+
+def _tableau_extent(deck: Deck) -> float:
+    cw, ch = deck.card_mm
+    return math.hypot(COLS * (cw + 9), ROWS * (ch + 9))
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # BGR, as decoded from ``jpeg``
+    truth: dict
+    jpeg: bytes  # the photo file, compressed once (re-encoding would compress twice)
+
+
+def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = None) -> Scene:
+    """Render one photo with its truth: grids, card corners, cell corners, clutter, settings."""
+    params = params or SceneParams()
+    rng = np.random.default_rng(seed)
+    aspect = params.aspects[rng.integers(len(params.aspects))]
+    long_side = params.long_side
+    size = (long_side, int(round(long_side / aspect)))
+    if rng.random() < params.p_portrait:
+        size = size[::-1]
+    w, h = size
+
+    counts = {card: card.deck_count for card in CardType}
+    n_tab = int(rng.integers(params.tableaux[0], params.tableaux[1] + 1)) if rng.random() < params.p_multi else 1
+    extent = _tableau_extent(deck)
+    layouts = []
+    use_random = rng.random() < params.p_random_faces
+    random_pool = [random_face(rng) for _ in range(6)] if use_random else None
+    base_angle = rng.uniform(0, 360)
+    for k in range(n_tab):
+        # Tableaux sit in a 2 × 2 block, each facing its own player (quarter turns plus a little).
+        origin = np.array([(k % 2) * extent * rng.uniform(0.95, 1.2), (k // 2) * extent * rng.uniform(0.95, 1.2)])
+        angle = base_angle + 90 * rng.integers(4) * (k > 0) + rng.normal(0, 4) * (k > 0)
+        holes = int(rng.integers(1, params.max_holes + 1)) if rng.random() < params.p_hole else 0
+        grid = random_grid(rng, counts, holes)
+        for row in grid:
+            for card in row:
+                if card is not None:
+                    counts[card] -= 1  # one deck across the photo
+        layouts.append(layout_tableau(rng, deck, params, origin, angle, grid, random_pool))
+    center = np.mean([lay.origin for lay in layouts], axis=0)
+    for lay in layouts:
+        lay.origin -= center
+        for key in lay.cards:
+            lay.cards[key].world = lay.cards[key].world - center
+        for key in lay.cells:
+            lay.cells[key] = lay.cells[key] - center
+
+    all_world = np.concatenate([cell for lay in layouts for cell in lay.cells.values()])
+    Himg = camera_homography(rng, params, size)
+    Himg = _fit_to_frame(rng, Himg, all_world, params, size)
+
+    # Loose cards and clutter lie on the table around the tableaux, never on them.
+    hull = cv2.convexHull(all_world.astype(np.float32))
+    loose = _loose_cards(rng, deck, params, hull, extent)
+    canvas = table_surface(rng, h, w) if max(w, h) <= 1600 else cv2.resize(
+        table_surface(rng, h * 1200 // max(w, h), w * 1200 // max(w, h)), (w, h), interpolation=cv2.INTER_CUBIC
+    )
+    clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
+
+    placed = [card for lay in layouts for card in lay.cards.values()] + loose
+    effects.drop_shadows(canvas, rng, [project(Himg, card.world) for card in placed])
+    cache = FaceCache()
+    image_corners = {}
+    for card in placed:
+        image_corners[id(card)] = draw_card(canvas, Himg, card, cache, rng, params.bend)
+
+    if params.photometric:
+        canvas, jpeg = effects.photometric(canvas, rng, params.light)
+    else:
+        jpeg = cv2.imencode(".png", canvas)[1].tobytes()
+
+    truth = {
+        "width": w,
+        "height": h,
+        "seed": list(seed) if isinstance(seed, tuple) else seed,
+        "deck": deck.name,
+        "tableaux": [
+            {
+                "grid": [[card.value if card else None for card in row] for row in lay.grid],
+                "angle_deg": float(lay.angle % 360),
+                "random_faces": use_random,
+                "cells": [
+                    {
+                        "row": r,
+                        "col": c,
+                        "type": lay.grid[r][c].value if lay.grid[r][c] else None,
+                        "corners": _round(image_corners[id(lay.cards[(r, c)])]) if (r, c) in lay.cards else None,
+                        "cell_corners": _round(project(Himg, lay.cells[(r, c)])),
+                    }
+                    for r in range(ROWS)
+                    for c in range(COLS)
+                ],
+            }
+            for lay in layouts
+        ],
+        "loose_cards": [
+            {"type": card.type.value if card.type else None, "face_up": card.face_up, "corners": _round(image_corners[id(card)])}
+            for card in loose
+        ],
+        "clutter": clutter_world,
+        "homography": _round(Himg, 8),
+        "params": _params_dict(params),
+    }
+    return Scene(canvas, truth, jpeg)
+
+
+def _round(a: np.ndarray, nd: int = 2) -> list:
+    return np.round(np.asarray(a, np.float64), nd).tolist()
+
+
+def _params_dict(params: SceneParams) -> dict:
+    d = asdict(params)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def _loose_cards(rng, deck: Deck, params: SceneParams, hull, extent) -> list[Placed]:
+    cw, ch = deck.card_mm
+    out = []
+    for _ in range(int(rng.integers(params.loose_cards[0], params.loose_cards[1] + 1))):
+        for _attempt in range(10):
+            center = rng.uniform(-extent, extent, 2)
+            corners = _card_corners(center, cw, ch, rng.uniform(0, 360))
+            if all(cv2.pointPolygonTest(hull, tuple(map(float, p)), True) < -10 for p in [*corners, center]) and all(
+                np.linalg.norm(center - o.world.mean(0)) > ch for o in out
+            ):
+                break
+        else:
+            continue
+        if rng.random() < params.p_face_down:
+            out.append(Placed(corners, card_back(rng), None, face_up=False))
+        elif rng.random() < 0.5:
+            card = list(CardType)[rng.integers(len(CardType))]
+            out.append(Placed(corners, deck.faces[card][rng.integers(len(deck.faces[card]))], card))
+        else:
+            out.append(Placed(corners, random_face(rng), None))
+    return out
+
+
+def clean_params(**overrides) -> SceneParams:
+    """A clean render: plain table, no clutter, no light or lens effects (label checks)."""
+    base = dict(photometric=False, loose_cards=(0, 0), clutter=(0, 0), bend=0.0, p_multi=0.0, p_cut_off=0.0)
+    base.update(overrides)
+    return SceneParams(**base)
+
+
+def hard_params(**overrides) -> SceneParams:
+    """The hard split: steep angles, strong blur, dark light, clutter."""
+    light = effects.LightParams(
+        uneven=0.7, brightness=(0.3, 0.6), p_shadow=0.7, p_glare=0.5, p_defocus=0.8,
+        defocus_sigma=(1.2, 2.5), p_motion=0.5, motion_px=(4.0, 10.0), noise_sigma=(4.0, 12.0),
+        jpeg_quality=(40, 70),
+    )
+    base = dict(elevation_deg=(40.0, 55.0), loose_cards=(2, 5), clutter=(4, 8), light=light, bend=1.0)
+    base.update(overrides)
+    return SceneParams(**base)

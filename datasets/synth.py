@@ -1,0 +1,124 @@
+"""Render a dataset of synthetic photos on all cores: images, labels, truth files, a preview.
+
+Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (OBB, class
+``card``), ``truth/NNNNNN.json`` and ``data.yaml``. With ``kind="classifier"`` it writes
+``<class>/NNNNNN_K.png`` crops instead (an Ultralytics classification folder).
+"""
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from ecoscore.scoring import CardType
+
+from .deck import load_deck
+from .scene import SceneParams, render_scene
+from .yolo import EMPTY, cell_crops, obb_label_lines
+
+CLASSIFIER_CLASSES = [card.value for card in CardType] + [EMPTY]
+
+_worker: dict = {}
+
+
+def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int) -> None:
+    cv2.setNumThreads(1)  # one process per core already
+    _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed)
+
+
+def _render_one(index: int) -> int:
+    deck, params, out, kind, seed = (_worker[k] for k in ("deck", "params", "out", "kind", "seed"))
+    scene = render_scene(deck, (seed, index), params)
+    stem = f"{index:06d}"
+    if kind == "finder":
+        (out / "images" / f"{stem}.jpg").write_bytes(scene.jpeg)
+        (out / "labels" / f"{stem}.txt").write_text("\n".join(obb_label_lines(scene.truth)) + "\n")
+        truth = dict(scene.truth, image=f"images/{stem}.jpg")
+        (out / "truth" / f"{stem}.json").write_text(json.dumps(truth))
+        return 1
+    crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)))
+    for k, (crop, name) in enumerate(crops):
+        cv2.imwrite(str(out / name / f"{stem}_{k:02d}.png"), crop)
+    return len(crops)
+
+
+def write_data_yaml(out: Path, train: str = "images", val: str = "images") -> Path:
+    path = out / "data.yaml"
+    path.write_text(f"path: {out.resolve()}\ntrain: {train}\nval: {val}\nnames:\n  0: card\n", encoding="utf-8")
+    return path
+
+
+def synthesize(
+    deck: str | Path,
+    n: int,
+    out: Path,
+    *,
+    seed: int = 0,
+    workers: int | None = None,
+    params: SceneParams | None = None,
+    kind: str = "finder",
+    progress: bool = True,
+) -> int:
+    """Render ``n`` scenes into ``out``; returns the number of items written."""
+    load_deck(deck)  # fail here, clearly, before any worker starts
+    params = params or SceneParams()
+    out.mkdir(parents=True, exist_ok=True)
+    if kind == "finder":
+        for sub in ("images", "labels", "truth"):
+            (out / sub).mkdir(exist_ok=True)
+        write_data_yaml(out)
+    else:
+        for name in CLASSIFIER_CLASSES:
+            (out / name).mkdir(exist_ok=True)
+    workers = workers or os.cpu_count() or 1
+    bar = tqdm(total=n, desc=f"rendering {out.name}", unit="img", disable=not progress)
+    written = 0
+    if workers == 1:
+        _init(str(deck), params, str(out), kind, seed)
+        for i in range(n):
+            written += _render_one(i)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(deck), params, str(out), kind, seed)) as pool:
+            for count in pool.map(_render_one, range(n), chunksize=8):
+                written += count
+                bar.update()
+    bar.close()
+    return written
+
+
+def contact_sheet(deck: str | Path, n: int, seed: int, params: SceneParams | None = None, tile: int = 480) -> np.ndarray:
+    """Sample scenes with their labels drawn on: card outlines (green: first corner), grid
+    types at cell centres, loose cards in magenta, so a person can check labels by eye."""
+    deck_obj = load_deck(deck)
+    tiles = []
+    for i in range(n):
+        scene = render_scene(deck_obj, (seed, i), params or SceneParams())
+        img = scene.image.copy()
+        thick = max(1, img.shape[1] // 400)
+        for tab in scene.truth["tableaux"]:
+            for cell in tab["cells"]:
+                quad = np.array(cell["corners"] or cell["cell_corners"])
+                color = (0, 255, 255) if cell["corners"] else (0, 0, 255)
+                cv2.polylines(img, [quad.astype(np.int32)], True, color, thick, cv2.LINE_AA)
+                cv2.circle(img, tuple(quad[0].astype(int)), 2 * thick + 1, (0, 255, 0), -1)
+                label = (cell["type"] or "EMPTY")[:4]
+                org = tuple((quad.mean(0) - [12 * thick, 0]).astype(int))
+                cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.35 * thick, (0, 0, 0), 3 * thick, cv2.LINE_AA)
+                cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.35 * thick, (255, 255, 255), thick, cv2.LINE_AA)
+        for card in scene.truth["loose_cards"]:
+            cv2.polylines(img, [np.array(card["corners"], np.int32)], True, (255, 0, 255), thick, cv2.LINE_AA)
+        scale = tile / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        canvas = np.full((tile, tile, 3), 40, np.uint8)
+        canvas[: img.shape[0], : img.shape[1]] = img
+        tiles.append(canvas)
+    cols = min(4, n)
+    rows = [np.hstack(tiles[k : k + cols] + [np.full((tile, tile, 3), 40, np.uint8)] * (cols - len(tiles[k : k + cols])))
+            for k in range(0, n, cols)]
+    return np.vstack(rows)
