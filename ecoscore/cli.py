@@ -13,20 +13,19 @@ class BadInput(Exception):
     """A user error: printed on stderr, exit code 2."""
 
 
-def _pair(text: str, what: str) -> tuple[int, int]:
+def _pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
     try:
-        streams, wolves = (int(part) for part in text.replace(":", ",").split(","))
+        streams, wolves = (int(part) for part in text.split(sep))
     except ValueError:
-        raise BadInput(f"{what}: expected STREAMS,WOLVES as two whole numbers, got {text!r}") from None
+        raise BadInput(f"{what}: expected STREAMS{sep}WOLVES as two whole numbers, got {text!r}") from None
     if streams < 0 or wolves < 0:
         raise BadInput(f"{what}: counts cannot be negative, got {text!r}")
     return streams, wolves
 
 
 def _others(text: str) -> list[tuple[int, int]]:
-    return [_pair(item, "--others") for item in text.split(",") if item] if ":" in text or not text else [
-        _pair(text, "--others")
-    ]
+    """``S:W,S:W``: each other player's largest stream and wolf count."""
+    return [_pair(item.strip(), "--others", ":") for item in text.split(",") if item.strip()]
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:

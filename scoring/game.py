@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .cards import DECK_COUNTS, SCORE_PAD_ORDER, CardType
-from .majority import STREAM_AWARDS, WOLF_AWARDS, awards, ordinal
+from .majority import STREAM_AWARDS, WOLF_AWARDS, awards
 from .rules import CardPoints, GroupPoints, score_cards
 from .tableau import Tableau
 
@@ -87,11 +87,7 @@ class GameScore:
 
 
 def _check_deck(counts: Counter[CardType], player: str | None) -> list[DeckIssue]:
-    return [
-        DeckIssue(card, counts[card], DECK_COUNTS[card], player)
-        for card in CardType
-        if counts[card] > DECK_COUNTS[card]
-    ]
+    return [DeckIssue(card, n, DECK_COUNTS[card], player) for card, n in counts.items() if n > DECK_COUNTS[card]]
 
 
 def score_game(
@@ -126,6 +122,7 @@ def score_game(
     if bot is not None:
         entries.append((BOT_NAME, bot, True))
     base = [score_cards(tableau) for _, tableau, _ in entries]
+    counts = [tableau.counts() for _, tableau, _ in entries]
     provisional = len(players) == 1 and bot is None and others is None
 
     # Everyone who competes for the majorities: players, then the neutral pile, then others.
@@ -137,17 +134,16 @@ def score_game(
     wolf_awards = awards([w for _, w in rivals], WOLF_AWARDS)
 
     scores = []
-    for k, ((name, tableau, is_bot), points) in enumerate(zip(entries, base)):
+    for k, ((name, tableau, is_bot), points, held) in enumerate(zip(entries, base, counts)):
         sheet = dict(points.by_type)
         stream = Majority(points.largest_stream, *stream_awards[k], provisional)
         wolf = Majority(points.wolves, *wolf_awards[k], provisional)
         sheet[CardType.STREAM] = stream.points
         sheet[CardType.WOLF] = wolf.points
         for group in points.groups:
-            if group.type is CardType.STREAM:
-                _explain_majority(group, stream, "largest stream group", STREAM_AWARDS)
-            elif group.type is CardType.WOLF:
-                _explain_majority(group, wolf, "most wolves", WOLF_AWARDS)
+            standing = stream if group.type is CardType.STREAM else wolf if group.type is CardType.WOLF else None
+            if standing is not None:
+                group.points, group.place, group.provisional = standing.points, standing.place, provisional
         gaps = [card for card in SCORE_PAD_ORDER if sheet[card] == 0]
         bio = None if is_bot else biodiversity_points(len(gaps))
         scores.append(
@@ -163,13 +159,13 @@ def score_game(
                 cards=points.cards,
                 groups=points.groups,
                 bot=is_bot,
-                deck_issues=_check_deck(tableau.counts(), name),
+                deck_issues=_check_deck(held, name),
             )
         )
 
     game_counts: Counter[CardType] = Counter()
-    for _, tableau, _ in entries:
-        game_counts.update(tableau.counts())
+    for held in counts:
+        game_counts.update(held)
     if neutral is not None:
         game_counts[CardType.STREAM] += neutral[0]
         game_counts[CardType.WOLF] += neutral[1]
@@ -195,18 +191,6 @@ def score_game(
         others=list(others or ()),
         solo=solo,
     )
-
-
-def _explain_majority(group: GroupPoints, standing: Majority, what: str, prizes) -> None:
-    group.points = standing.points
-    if standing.points:
-        tail = " (provisional: the other players are not known)" if standing.provisional else ""
-        group.reason = f"{group.reason}: {ordinal(standing.place)} place for {what}, {standing.points}{tail}"
-    else:
-        group.reason = (
-            f"{group.reason}: {ordinal(standing.place)} place for {what}, "
-            f"only the first {len(prizes)} places score"
-        )
 
 
 def score_tableau(

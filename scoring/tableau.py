@@ -77,7 +77,9 @@ class Tableau:
         return self.cells[_index(row, col)]
 
     def counts(self) -> Counter[CardType]:
-        return Counter(cell for cell in self.cells if cell is not None)
+        held = Counter(self.cells)
+        held.pop(None, None)
+        return held
 
     def empty_cells(self) -> list[int]:
         return [i for i, cell in enumerate(self.cells) if cell is None]

@@ -1,0 +1,68 @@
+"""`ecoscore grid` as a user runs it: a real process, real files."""
+import json
+import subprocess
+import sys
+
+from helpers import EXAMPLES
+
+from ecoscore.scoring import CardType
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "ecoscore.cli", *args], capture_output=True, text=True, input=stdin)
+
+
+def test_example_game_json_matches_schema_and_rulebook():
+    r = run("grid", *(str(EXAMPLES / f"{n}.txt") for n in ("alice", "bruno", "chiara")), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [p["name"] for p in doc["players"]] == ["alice", "bruno", "chiara"]
+    assert [p["total"] for p in doc["players"]] == [50, 36, 43]
+    assert doc["winners"] == ["alice"]
+    for p in doc["players"]:
+        assert set(p["cards"]) == {c.value for c in CardType}
+        assert p["bot"] is False
+        assert p["total"] == sum(p["cards"].values()) + p["biodiversity"]
+        assert len(p["grid"]) == 4 and all(len(row) == 5 for row in p["grid"])
+
+
+def test_score_pad_text_and_explanations():
+    r = run("grid", str(EXAMPLES / "alice.txt"), "--explain")
+    assert r.returncode == 0
+    assert "total" in r.stdout and "provisional" in r.stdout
+    assert "dragonfly" in r.stdout and "adjacent stream groups of 4 + 3 cards" in r.stdout
+
+
+def test_names_neutral_others_and_bot(tmp_path):
+    a = str(EXAMPLES / "alice.txt")
+    r = run("grid", a, str(EXAMPLES / "bruno.txt"), "--name", "Ann", "--name", "Ben", "--neutral", "6,3", "--json")
+    doc = json.loads(r.stdout)
+    assert [p["name"] for p in doc["players"]] == ["Ann", "Ben"]
+    assert doc["neutral"] == {"streams": 6, "wolves": 3}
+    assert [p["cards"]["stream"] for p in doc["players"]] == [0, 5]  # the pile's 6 streams take first
+    r = run("grid", a, "--others", "5:2,3:0", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["provisional_majorities"] is False and doc["players"][0]["cards"]["stream"] == 5
+    bot = tmp_path / "bot.txt"
+    bot.write_text("RB . . . .\n. . . . .\n. . . . .\n. . . . .\n")
+    doc = json.loads(run("grid", a, "--bot", str(bot), "--json").stdout)
+    assert doc["players"][-1]["bot"] is True and doc["players"][-1]["name"] == "bot"
+    assert doc["solo"] == {"margin": 52, "outcome": "remarkable"}
+
+
+def test_stdin_grid():
+    r = run("grid", "-", "--json", stdin="RB RB . . .\n. . . . .\n. . . . .\n. . . . .\n")
+    assert r.returncode == 0 and json.loads(r.stdout)["players"][0]["cards"]["rabbit"] == 2
+
+
+def test_bad_input_exits_2_with_a_message(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("RB RB RB RB RB\nRB XX RB RB RB\n. . . . .\n. . . . .\n")
+    r = run("grid", str(bad))
+    assert r.returncode == 2 and "line 2, cell 2: unknown card 'XX'" in r.stderr and not r.stdout
+    r = run("grid", str(tmp_path / "missing.txt"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+    r = run("grid", str(EXAMPLES / "alice.txt"), "--neutral", "three")
+    assert r.returncode == 2 and "--neutral" in r.stderr
+    r = run("grid", str(EXAMPLES / "alice.txt"), str(EXAMPLES / "alice.txt"))
+    assert r.returncode == 2 and "repeated: alice" in r.stderr

@@ -1,0 +1,63 @@
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ecoscore.scoring import CardType, GridError, Tableau, format_text, parse_grid, parse_text, to_json
+
+tableaux = st.lists(st.one_of(st.none(), st.sampled_from(list(CardType))), min_size=20, max_size=20).map(Tableau)
+
+
+@given(tableaux)
+def test_text_round_trips_exactly(t):
+    text = format_text(t)
+    assert parse_text(text) == t
+    assert format_text(parse_text(text)) == text
+
+
+@given(tableaux)
+def test_json_round_trips_exactly(t):
+    assert parse_grid(json.dumps({"grid": to_json(t)})) == t
+    assert parse_grid(json.dumps(to_json(t))) == t
+
+
+def test_comments_blank_lines_empty_cells_and_mixed_languages():
+    t = parse_text(
+        """# a comment line
+        louka  MD  prato  луг  meadow   # trailing comment
+
+        . - . - .
+        BE BE BE BE BE
+        orel aquila орёл EG eagle
+        """
+    )
+    assert t.rows()[0] == [CardType.MEADOW] * 5
+    assert t.rows()[1] == [None] * 5
+    assert t.rows()[3] == [CardType.EAGLE] * 5
+
+
+def test_sideways_reading_of_5_rows_of_4_is_transposed():
+    t = parse_text("RB . . .\n. . . .\n. . . .\n. . . .\n. . . FX")
+    assert t.at(0, 0) is CardType.RABBIT and t.at(3, 4) is CardType.FOX
+
+
+def test_unknown_token_error_says_which_and_where():
+    with pytest.raises(GridError, match=r"line 2, cell 3: unknown card 'unicorn'"):
+        parse_text("RB RB RB RB RB\nRB RB unicorn RB RB\n. . . . .\n. . . . .", "p.txt")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("RB RB RB RB RB\n. . . . .\n. . . . .", "got 3 rows of 5"),
+        ("RB RB RB RB\n. . . . .\n. . . . .\n. . . . .", "got 4 rows of 4, 5"),
+        ("", "got 0 rows"),
+        ("{not json", "invalid JSON"),
+        ('{"grid": 5}', "expected a list of rows"),
+        ('[["RB", 3, null, null, null]]', "row 1, cell 2: expected a card name or null"),
+    ],
+)
+def test_shape_and_format_errors(text, message):
+    with pytest.raises(GridError, match=message):
+        parse_grid(text)
