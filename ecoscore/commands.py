@@ -70,4 +70,95 @@ def register_train(sub) -> None:
     p.set_defaults(run=_train)
 
 
-REGISTER = [register_synth, register_train]
+def _read_photos(paths: list[Path]) -> list[tuple[str, bytes]]:
+    photos = []
+    for path in paths:
+        try:
+            photos.append((path.stem, path.read_bytes()))
+        except OSError as err:
+            raise BadInput(f"cannot read {path}: {err.strerror}") from None
+    return photos
+
+
+def _reader():
+    from ecoscore.vision.models import ModelError
+    from ecoscore.vision.pipeline import Reader
+
+    try:
+        return Reader()
+    except ModelError as err:
+        raise BadInput(str(err)) from None
+
+
+def _read_or_fail(reader, name: str, data: bytes):
+    from ecoscore.vision.decode import ImageError
+    from ecoscore.vision.pipeline import NoTableauError
+
+    try:
+        return reader.read(data)
+    except (ImageError, NoTableauError) as err:
+        raise BadInput(f"{name}: {err}") from None
+
+
+def _score(args: argparse.Namespace) -> int:
+    import cv2
+
+    from ecoscore.cli import game_options, print_game
+    from ecoscore.vision.overlay import draw_overlay
+    from ecoscore.vision.report import score_reads
+
+    photos = _read_photos(args.photos)
+    reader = _reader()
+    reads = [(name, _read_or_fail(reader, name, data)) for name, data in photos]
+    try:
+        game, extras = score_reads(reads, **game_options(args))
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+        players = iter(game.players)
+        for (name, read), (_, data) in zip(reads, photos):
+            scored = [next(players) for _ in read.tableaux]
+            path = args.overlay / f"{name}.overlay.jpg"
+            cv2.imwrite(str(path), draw_overlay(data, read, scored))
+            print(f"overlay: {path}", file=sys.stderr)
+    print_game(game, args, extras)
+    if not args.json:
+        for extra, player in zip(extras, game.players):
+            for doubt in extra["doubts"]:
+                print(f"doubt ({player.name}): {doubt}")
+    return 0
+
+
+def register_score(sub) -> None:
+    from ecoscore.cli import add_game_options
+
+    p = sub.add_parser("score", help="score photos of tableaux (several photos: the players of one game)")
+    p.add_argument("photos", nargs="+", type=Path, metavar="PHOTO")
+    add_game_options(p)
+    p.add_argument("--overlay", type=Path, metavar="DIR", help="write a picture of each read into DIR")
+    p.set_defaults(run=_score)
+
+
+def _read(args: argparse.Namespace) -> int:
+    from ecoscore.scoring import format_text
+
+    (name, data), = _read_photos([args.photo])
+    read = _read_or_fail(_reader(), name, data)
+    for k, tab in enumerate(read.tableaux):
+        if len(read.tableaux) > 1:
+            print(f"# tableau {k + 1} of {len(read.tableaux)}")
+        print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
+        for doubt in [*read.doubts, *tab.doubts]:
+            print(f"# doubt: {doubt}")
+        sys.stdout.write(format_text(tab.tableau))
+    return 0
+
+
+def register_read(sub) -> None:
+    p = sub.add_parser("read", help="print the grid read from a photo, in the text grid format")
+    p.add_argument("photo", type=Path)
+    p.set_defaults(run=_read)
+
+
+REGISTER = [register_synth, register_train, register_score, register_read]

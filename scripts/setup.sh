@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Create .venv and install the project. Usage: scripts/setup.sh [run|test]
+#   run   the runtime and the web service (no torch, no ultralytics)
+#   test  everything: the service, training (torch + hash-pinned ultralytics), test tools,
+#         and Debian's chromium for the browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:-run}
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "need Python 3.11+" >&2; exit 1; }
+  "$PY" -m venv .venv
+fi
+pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+if [ "$target" = test ]; then
+  # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
+  .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+  # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
+  .venv/bin/python -c 'import ultralytics' 2>/dev/null || "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
+  "${pip[@]}" -e '.[service,train,test]'
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
+        echo "warning: could not install chromium; browser tests will be skipped" >&2
+    else
+      echo "warning: chromium not found (apt-get install chromium); browser tests will be skipped" >&2
+    fi
+  fi
+else
+  "${pip[@]}" -e '.[service]'
+fi

@@ -1,0 +1,96 @@
+"""The lattice fit on rendered scenes, fed perfect (or damaged) detections from the truth
+files, so it is tested apart from the finder."""
+import numpy as np
+import pytest
+
+from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.datasets.truth import detections_from_truth, fully_visible
+from ecoscore.vision.lattice import fit_tableaux
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return load_deck("standin")
+
+
+def matched_grid(fit, det, tab):
+    """Map each fitted cell to the truth cell nearest its detection; check adjacency holds."""
+    truth = {(c["row"], c["col"]): np.mean(c["corners"], 0) for c in tab["cells"] if c["corners"]}
+    pairs = {}
+    for key, cell in fit.cells.items():
+        if cell.detection is not None:
+            center = det.centers[cell.detection]
+            pairs[key] = min(truth, key=lambda k: np.linalg.norm(truth[k] - center))
+    return truth, pairs
+
+
+def adjacency_kept(pairs) -> bool:
+    def adj(a, b):
+        return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+    keys = list(pairs)
+    return all(adj(a, b) == adj(pairs[a], pairs[b]) for a in keys for b in keys)
+
+
+def test_every_card_of_a_visible_tableau_lands_in_its_own_cell(deck):
+    ok = total = 0
+    for i in range(60):
+        scene = render_scene(deck, (77, i), SceneParams(long_side=640, p_multi=0.0, p_cut_off=0.0))
+        tab = scene.truth["tableaux"][0]
+        det = detections_from_truth(scene.truth, np.random.default_rng(i))
+        fits, loose = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        total += 1
+        truth, pairs = matched_grid(fits[0], det, tab) if fits else ({}, {})
+        ok += fits != [] and len(pairs) == len(truth) and len(set(pairs.values())) == len(truth) and adjacency_kept(pairs)
+    assert ok >= 59, f"{ok} of {total}"
+
+
+def test_holes_missing_detections_and_jitter(deck):
+    ok = 0
+    for i in range(40):
+        scene = render_scene(deck, (78, i), SceneParams(long_side=640, p_multi=0.0, p_cut_off=0.0, p_hole=1.0))
+        det = detections_from_truth(scene.truth, np.random.default_rng(i), drop=0.1, jitter=0.05)
+        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        if not fits:
+            continue
+        truth, pairs = matched_grid(fits[0], det, scene.truth["tableaux"][0])
+        ok += adjacency_kept(pairs) and len(set(pairs.values())) == len(pairs)
+    assert ok >= 38
+
+
+def test_loose_cards_stay_off_the_grid(deck):
+    for i in range(20):
+        scene = render_scene(deck, (79, i), SceneParams(long_side=640, p_multi=0.0, p_cut_off=0.0, loose_cards=(3, 4)))
+        det = detections_from_truth(scene.truth)
+        fits, loose = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        assert len(fits) == 1
+        assert sum(c.detection is not None for c in fits[0].cells.values()) == 20 - sum(
+            c["corners"] is None for c in scene.truth["tableaux"][0]["cells"]
+        )
+        assert len(loose) == len(scene.truth["loose_cards"])
+
+
+def test_several_tableaux_in_one_photo(deck):
+    found = 0
+    for i in range(20):
+        scene = render_scene(deck, (80, i), SceneParams(long_side=1280, p_multi=1.0, tableaux=(2, 3), p_cut_off=0.0))
+        det = detections_from_truth(scene.truth)
+        w, h = scene.truth["width"], scene.truth["height"]
+        fits, _ = fit_tableaux(det, (w, h))
+        # which truth tableau each fit covers: the one holding most of its cards
+        owners = []
+        for fit in fits:
+            votes = [len(set(matched_grid(fit, det, tab)[1].values()) & {(c["row"], c["col"]) for c in tab["cells"]})
+                     if adjacency_kept(matched_grid(fit, det, tab)[1]) else 0 for tab in scene.truth["tableaux"]]
+            owners.append(int(np.argmax(votes)))
+        visible = {k for k, t in enumerate(scene.truth["tableaux"]) if fully_visible(t, w, h)}
+        found += len(set(owners)) == len(owners) and visible <= set(owners)
+    assert found >= 19
+
+
+def test_no_cards_no_tableau():
+    from ecoscore.vision.models import Detections
+
+    empty = Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+    assert fit_tableaux(empty, (640, 480)) == ([], [])

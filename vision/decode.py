@@ -1,0 +1,120 @@
+"""Decode a photo safely and only as large as needed.
+
+Refuses what is not an image, is truncated, or claims more pixels than memory allows — before
+decoding. Honours EXIF orientation. Decodes JPEG at 1/2, 1/4 or 1/8 scale directly in the
+DCT (much faster than a full 12 MP decode), since the finder never needs 12 MP.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from PIL import Image, ImageOps
+
+MAX_BYTES = 40 * 1024 * 1024
+MAX_PIXELS = 60_000_000  # a 48 MP phone photo passes; a decompression bomb does not
+WORK_LONG_SIDE = 1000  # decode at least this large: detection needs ~320, crops want detail
+
+try:  # HEIC/HEIF, if the optional library is installed
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+
+# EXIF orientation tag -> OpenCV operations that undo it
+_ORIENT = {
+    2: [("flip", 1)],
+    3: [("rotate", cv2.ROTATE_180)],
+    4: [("flip", 0)],
+    5: [("rotate", cv2.ROTATE_90_CLOCKWISE), ("flip", 1)],
+    6: [("rotate", cv2.ROTATE_90_CLOCKWISE)],
+    7: [("rotate", cv2.ROTATE_90_COUNTERCLOCKWISE), ("flip", 1)],
+    8: [("rotate", cv2.ROTATE_90_COUNTERCLOCKWISE)],
+}
+
+
+class ImageError(ValueError):
+    """An upload that is not a usable image; the message says why."""
+
+
+@dataclass
+class Photo:
+    """A decoded photo, upright (EXIF applied). ``image`` may be smaller than the original."""
+
+    image: np.ndarray  # BGR uint8
+    scale: float  # image pixels per original pixel
+    original_size: tuple[int, int]  # width, height of the original, upright
+    format: str
+    data: bytes  # the file, kept so detail can be decoded again when cards are small
+
+    def at_least(self, long_side: int) -> Photo:
+        """The same photo decoded with at least ``long_side`` pixels (or at full size)."""
+        if max(self.image.shape[:2]) >= long_side or self.scale >= 1:
+            return self
+        return decode(self.data, long_side)
+
+
+def _check_complete(data: bytes, fmt: str) -> None:
+    if fmt == "JPEG" and data.rstrip(b"\x00")[-2:] != b"\xff\xd9":
+        raise ImageError("the JPEG file is truncated (no end-of-image marker): the upload was cut short")
+    if fmt == "PNG" and b"IEND" not in data[-64:]:
+        raise ImageError("the PNG file is truncated (no IEND chunk): the upload was cut short")
+    if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
+        raise ImageError("the WebP file is truncated: the upload was cut short")
+
+
+def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
+    """(format, upright size, EXIF orientation) from the header alone; raises ImageError."""
+    if not data:
+        raise ImageError("the file is empty")
+    if len(data) > MAX_BYTES:
+        raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            fmt, (w, h) = im.format or "unknown", im.size
+            orientation = im.getexif().get(0x0112, 1) if hasattr(im, "getexif") else 1
+    except Image.DecompressionBombError:
+        raise ImageError(f"the image claims too many pixels; the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
+    except Exception:
+        raise ImageError("not an image (JPEG, PNG, WebP or HEIC expected)") from None
+    if w * h > MAX_PIXELS:
+        raise ImageError(
+            f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
+        )
+    _check_complete(data, fmt)
+    if orientation in (5, 6, 7, 8):
+        w, h = h, w
+    return fmt, (w, h), orientation
+
+
+def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
+    """Decode ``data`` upright with a long side of at least ``long_side`` (when the photo has it)."""
+    fmt, (w, h), orientation = probe(data)
+    image = None
+    if fmt in ("JPEG", "PNG", "WEBP"):
+        reduce = 1
+        for factor in (8, 4, 2):
+            if max(w, h) / factor >= long_side:
+                reduce = factor
+                break
+        flag = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+                8: cv2.IMREAD_REDUCED_COLOR_8}[reduce if fmt == "JPEG" else 1]
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
+        if image is not None:
+            for op, arg in _ORIENT.get(orientation, []):
+                image = cv2.rotate(image, arg) if op == "rotate" else cv2.flip(image, arg)
+    if image is None:  # HEIC, or something OpenCV cannot read: Pillow, upright by EXIF
+        try:
+            with Image.open(io.BytesIO(data)) as im:
+                im.draft("RGB", (long_side, long_side))
+                image = cv2.cvtColor(np.asarray(ImageOps.exif_transpose(im).convert("RGB")), cv2.COLOR_RGB2BGR)
+        except Exception as err:
+            raise ImageError(f"the {fmt} image could not be decoded ({err})") from None
+    # Formats decoded at full size are shrunk here (decode cost is already paid; memory is not).
+    k = long_side / max(image.shape[:2])
+    if k < 0.5:
+        image = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    return Photo(image, image.shape[1] / w, (w, h), fmt, data)

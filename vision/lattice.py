@@ -1,0 +1,304 @@
+"""Snap card detections to the 5 × 4 lattice of a tableau.
+
+Cards of one tableau share an orientation and sit one card-width (plus a small gap) apart,
+so each detection's own oriented box says where its neighbours must be. Neighbour pairs form a
+graph; each connected component big enough is a tableau. A walk over the component gives every
+card integer lattice coordinates, a RANSAC homography from lattice to image fixes them (and
+rejects what does not fit), and the 5 × 4 window with the most cards is the tableau. Cells
+with no detection get their quad from the homography, so the classifier can still look there.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import COLS, ROWS
+
+from .models import Detections
+
+MIN_CARDS = 5  # fewer connected cards are loose cards, not a tableau
+MAX_ANGLE_DIFF = np.radians(20)
+STEP_RANGE = (0.75, 1.7)  # neighbour distance in card sizes (touching ... wide gaps, perspective)
+ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes
+SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cells
+
+
+@dataclass
+class CellFit:
+    quad: np.ndarray  # 4 × 2 image corners: TL, TR, BR, BL in the lattice's orientation
+    detection: int | None  # index into the detections, None if no card was detected here
+    inside: bool  # the whole cell lies inside the photo
+    duplicates: list[int] = field(default_factory=list)  # other detections in the same cell
+
+
+@dataclass
+class TableauFit:
+    cells: dict[tuple[int, int], CellFit]  # (row, col) -> cell, ROWS × COLS of them
+    homography: np.ndarray  # lattice (col, row) -> image pixels
+    residual: float  # RMS distance of card centres from their lattice points, in card widths
+    transposed: bool  # the cards were laid 4 wide and 5 deep (read sideways), turned to 5 × 4
+    ambiguous_window: bool  # fewer than 5 columns or 4 rows hold cards: the grid's place is a guess
+    off_grid: list[int] = field(default_factory=list)  # in line with the grid, just outside its 5 × 4
+
+    @property
+    def detections(self) -> list[int]:
+        return [cell.detection for cell in self.cells.values() if cell.detection is not None]
+
+
+def _axes(det: Detections) -> tuple[np.ndarray, np.ndarray]:
+    """Per detection: unit vectors along its box's long side and short side.
+
+    Which side looks longer says little about the card: seen at 40° a card's long side can
+    look shorter than its short one. So both axes are treated alike below."""
+    long_axis = np.stack([np.cos(det.angles), np.sin(det.angles)], 1)
+    short_axis = np.stack([-long_axis[:, 1], long_axis[:, 0]], 1)
+    return long_axis, short_axis
+
+
+def _angle_diff(a, b):
+    """Difference of box orientations modulo a quarter turn (a box's two axes are alike)."""
+    return np.abs(((a - b) + np.pi / 4) % (np.pi / 2) - np.pi / 4)
+
+
+def _neighbour_steps(det: Detections) -> dict[tuple[int, int], np.ndarray]:
+    """Pairs (i, j) of lattice neighbours, each with the vector from i's centre to j's.
+
+    j neighbours i when it lies about one box size away along one of i's axes and little to the
+    side, when the same holds seen from j, and when both boxes are alike in angle and size."""
+    e1, e2 = _axes(det)
+    s1, s2 = det.sizes[:, 0], det.sizes[:, 1]
+    d = det.centers[None, :, :] - det.centers[:, None, :]  # d[i, j] = c_j - c_i
+    a1 = np.abs(np.einsum("ijk,ik->ij", d, e1))
+    a2 = np.abs(np.einsum("ijk,ik->ij", d, e2))
+    lo, hi = STEP_RANGE
+    along1 = (a1 / s1[:, None] >= lo) & (a1 / s1[:, None] <= hi) & (a2 / s2[:, None] < ACROSS_TOLERANCE)
+    along2 = (a2 / s2[:, None] >= lo) & (a2 / s2[:, None] <= hi) & (a1 / s1[:, None] < ACROSS_TOLERANCE)
+    ratio = s1[None, :] / s1[:, None]
+    alike = (_angle_diff(det.angles[:, None], det.angles[None, :]) < MAX_ANGLE_DIFF) & (ratio > 0.6) & (ratio < 1.65)
+    nb = alike & (along1 | along2)
+    nb &= nb.T
+    np.fill_diagonal(nb, False)
+    return {(int(i), int(j)): d[i, j] for i, j in zip(*np.nonzero(nb))}
+
+
+def _components(n: int, steps) -> list[list[int]]:
+    adj = {i: [] for i in range(n)}
+    for i, j in steps:
+        adj[i].append(j)
+    seen, comps = set(), []
+    for s in range(n):
+        if s in seen:
+            continue
+        comp, queue = [], deque([s])
+        seen.add(s)
+        while queue:
+            i = queue.popleft()
+            comp.append(i)
+            for j in adj[i]:
+                if j not in seen:
+                    seen.add(j)
+                    queue.append(j)
+        comps.append(comp)
+    return comps
+
+
+def _walk(comp: list[int], det: Detections, steps) -> dict[int, tuple[int, int]]:
+    """Integer lattice coordinates (u, v) of each card of a component, walking from its most
+    confident card. Each card carries a frame (its two axes, matched to its parent's), so
+    perspective may turn the frame gradually across the tableau."""
+    e1, e2 = _axes(det)
+    start = max(comp, key=lambda i: det.scores[i])
+    # Start frame: u along the short side, v along the long side (cards are portrait, so this
+    # is columns and rows unless the photo is very oblique); v runs down the picture and the
+    # frame keeps the photo's handedness, so the grid reads the way the photo looks.
+    u, v = e2[start].copy(), e1[start].copy()
+    if v[1] < 0 or (v[1] == 0 and v[0] < 0):
+        v = -v
+    if u[0] * v[1] - u[1] * v[0] < 0:
+        u = -u
+    frames = {start: (u, v, det.sizes[start, 1], det.sizes[start, 0])}
+    coords = {start: (0, 0)}
+    members = set(comp)
+    by_source: dict[int, list[int]] = {}
+    for i, j in steps:
+        by_source.setdefault(i, []).append(j)
+    queue = deque([start])
+    while queue:
+        i = queue.popleft()
+        u, v, su, sv = frames[i]
+        for j in by_source.get(i, ()):
+            if j in coords or j not in members:
+                continue
+            d = steps[(i, j)]
+            p, q = d @ u / su, d @ v / sv
+            step = (int(np.sign(p)), 0) if abs(p) > abs(q) else (0, int(np.sign(q)))
+            coords[j] = (coords[i][0] + step[0], coords[i][1] + step[1])
+            # j's axis most parallel to u becomes its u, signs matched to i's frame.
+            if abs(e1[j] @ u) > abs(e2[j] @ u):
+                uj, vj, suj, svj = e1[j], e2[j], det.sizes[j, 0], det.sizes[j, 1]
+            else:
+                uj, vj, suj, svj = e2[j], e1[j], det.sizes[j, 1], det.sizes[j, 0]
+            frames[j] = (uj if uj @ u > 0 else -uj, vj if vj @ v > 0 else -vj, suj, svj)
+            queue.append(j)
+    return coords
+
+
+def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
+    idx = list(coords)
+    src = np.array([coords[i] for i in idx], np.float64)
+    dst = det.centers[idx]
+    if len(idx) < 4 or np.linalg.matrix_rank(np.column_stack([src, np.ones(len(src))])) < 3:
+        return None
+    threshold = 0.3 * float(np.median(det.sizes[idx, 1]))
+    H, _ = cv2.findHomography(src, dst, cv2.RANSAC, threshold)
+    return H
+
+
+def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):
+    cols = [c for c, _ in occupied]
+    rows = [r for _, r in occupied]
+    best, best_count = None, -1
+    for c0 in range(min(cols) - width + 1, max(cols) + 1):
+        for r0 in range(min(rows) - height + 1, max(rows) + 1):
+            count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
+            # Ties: the window that starts at the first occupied column / row (deterministic).
+            key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
+            if best is None or key > best_count:
+                best, best_count = (c0, r0), key
+    return best, best_count[0]
+
+
+def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[TableauFit], list[int]]:
+    """Find every tableau among the detections. Returns the fits (largest first) and the
+    indices of detections in no tableau (loose cards, clutter the finder took for a card)."""
+    w, h = image_size
+    if len(det) == 0:
+        return [], []
+    steps = _neighbour_steps(det)
+    comps = sorted(_components(len(det), steps), key=len, reverse=True)
+    used: set[int] = set()
+    fits = []
+    for comp in comps:
+        comp = [i for i in comp if i not in used]
+        if len(comp) < MIN_CARDS:
+            continue
+        coords = _walk(comp, det, steps)
+        H = _fit_homography(coords, det)
+        if H is None:
+            continue
+        fit = _snap(H, det, used, (w, h), coords)
+        if fit is None:
+            continue
+        fits.append(fit)
+        used.update(fit.detections)
+        for cell in fit.cells.values():
+            used.update(cell.duplicates)
+    loose = [i for i in range(len(det)) if i not in used]
+    for fit in fits:  # a card beside one grid may be part of another tableau after all
+        fit.off_grid = [i for i in fit.off_grid if i in loose]
+    return fits, loose
+
+
+def _on_lattice(H, det: Detections, used: set[int], bounds) -> tuple[list[int], np.ndarray]:
+    """Detections sitting on a lattice point of ``H`` within ``bounds`` (col0, col1, row0, row1),
+    with the lattice's orientation."""
+    lat = _apply(np.linalg.inv(H), det.centers)
+    rounded = np.round(lat)
+    near = np.all(np.abs(lat - rounded) < SNAP_TOLERANCE, axis=1)
+    c0, c1, r0, r1 = bounds
+    near &= (rounded[:, 0] >= c0) & (rounded[:, 0] <= c1) & (rounded[:, 1] >= r0) & (rounded[:, 1] <= r1)
+    # Same orientation as the lattice (a loose card lying askew on a lattice point is not in it).
+    row_dir = _apply(H, [[0, 1]]) - _apply(H, [[0, 0]])
+    dtheta = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0]))
+    return [i for i in range(len(det)) if near[i] and dtheta[i] < 1.5 * MAX_ANGLE_DIFF and i not in used], lat
+
+
+def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int, int]]) -> TableauFit | None:
+    """Assign detections to lattice points through ``H``; pick the 5 × 4 window; build cells."""
+    # Only lattice points near the walked component count: another tableau lying in line
+    # with this one must not be pulled in.
+    cols = [c for c, _ in coords.values()]
+    rows = [r for _, r in coords.values()]
+    bounds = (min(cols) - 1, max(cols) + 1, min(rows) - 1, max(rows) + 1)
+    # The first homography comes from a walk over part of the tableau; refit it on every card
+    # that snaps to it, then snap again, so far corners (perspective) are not extrapolated.
+    for _ in range(2):
+        candidates, lat = _on_lattice(H, det, used, bounds)
+        refit = _fit_homography({i: (int(round(lat[i, 0])), int(round(lat[i, 1]))) for i in candidates}, det)
+        if refit is None:
+            break
+        H = refit
+    candidates, lat = _on_lattice(H, det, used, bounds)
+    Hinv = np.linalg.inv(H)
+    if len(candidates) < MIN_CARDS:
+        return None
+    occupied: dict[tuple[int, int], list[int]] = {}
+    for i in candidates:
+        occupied.setdefault((int(round(lat[i, 0])), int(round(lat[i, 1]))), []).append(i)
+
+    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS)
+    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS)
+    transposed = n4x5 > n5x4
+    width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
+    if transposed:
+        c0, r0 = c0t, r0t
+    span_c = max(c for c, _ in occupied) - min(c for c, _ in occupied) + 1
+    span_r = max(r for _, r in occupied) - min(r for _, r in occupied) + 1
+
+    # A card's size in lattice units (cards are smaller than the pitch when there are gaps).
+    sizes_lat = []
+    for i in candidates:
+        corners = _apply(Hinv, det.quads[i])
+        sizes_lat.append(np.ptp(corners, axis=0))
+    half = np.median(sizes_lat, axis=0) / 2 if sizes_lat else np.array([0.45, 0.45])
+    half = np.clip(half, 0.3, 0.55)
+
+    cells: dict[tuple[int, int], CellFit] = {}
+    off_grid = []
+    residuals = []
+    w, h = size
+    for (c, r), members in occupied.items():
+        inside_window = c0 <= c < c0 + width and r0 <= r < r0 + height
+        touching = c0 - 1 <= c <= c0 + width and r0 - 1 <= r <= r0 + height
+        if touching and not inside_window:  # a card right beside the grid: worth a word
+            off_grid.extend(members)
+    for lr in range(height):
+        for lc in range(width):
+            c, r = c0 + lc, r0 + lr
+            members = sorted(occupied.get((c, r), []), key=lambda i: -det.scores[i])
+            corners_lat = np.array([[c - half[0], r - half[1]], [c + half[0], r - half[1]],
+                                    [c + half[0], r + half[1]], [c - half[0], r + half[1]]])
+            quad = _apply(H, corners_lat)
+            if members:
+                best = members[0]
+                quad = _order_like(det.quads[best], Hinv, (c, r))
+                residuals.append(np.linalg.norm(_apply(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
+            inside = bool(np.all((quad >= 0) & (quad <= [w - 1, h - 1])))
+            key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
+            cells[key] = CellFit(quad, members[0] if members else None, inside, members[1:])
+    residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
+    ambiguous = (span_c < width) or (span_r < height)
+    return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)
+
+
+def _order_like(quad: np.ndarray, Hinv: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
+    """Reorder a detection's corners to TL, TR, BR, BL in lattice orientation."""
+    lat = _apply(Hinv, quad) - np.array(cell, np.float64)
+    order = [
+        int(np.argmin(lat[:, 0] + lat[:, 1])),  # TL: smallest col + row
+        int(np.argmax(lat[:, 0] - lat[:, 1])),  # TR
+        int(np.argmax(lat[:, 0] + lat[:, 1])),  # BR
+        int(np.argmax(lat[:, 1] - lat[:, 0])),  # BL
+    ]
+    if len(set(order)) < 4:  # degenerate (a square-ish detection at 45°): keep box order
+        return quad
+    return quad[order]

@@ -1,0 +1,145 @@
+"""The shipped models at run time: ONNX through ONNX Runtime, no torch, no ultralytics.
+
+``CardFinder`` turns a photo into oriented card boxes; ``CardClassifier`` names straightened
+cell crops (11 types + empty). Pre- and post-processing follow Ultralytics' own (letterbox
+with grey 114, RGB / 255; class scores already sigmoid / softmax in the export).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ecoscore.paths import models_dir
+
+
+class ModelError(RuntimeError):
+    """A model file that is missing or unusable."""
+
+
+def _threads() -> int:
+    return int(os.environ.get("ECOSCORE_THREADS", "0")) or min(2, os.cpu_count() or 1)
+
+
+def _session(path: Path):
+    import onnxruntime as ort  # imported here: `ecoscore grid` never needs it
+
+    if not path.is_file():
+        raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = _threads()
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _metadata(path: Path) -> dict:
+    sidecar = path.with_suffix(".json")
+    if not sidecar.is_file():
+        raise ModelError(f"{sidecar} is missing: it says the input size and class names of {path.name}")
+    return json.loads(sidecar.read_text(encoding="utf-8"))
+
+
+@dataclass
+class Detections:
+    """Oriented card boxes in image pixels. ``quads`` are 4 corners each, in box order."""
+
+    centers: np.ndarray  # N × 2
+    sizes: np.ndarray  # N × 2: long side, short side
+    angles: np.ndarray  # N, radians: direction of the long side
+    scores: np.ndarray  # N
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    @property
+    def quads(self) -> np.ndarray:
+        return obb_corners(self.centers, self.sizes, self.angles)
+
+
+def obb_corners(centers, sizes, angles) -> np.ndarray:
+    """Corners of rotated boxes (N × 4 × 2): long axis along ``angles``."""
+    c, s = np.cos(angles), np.sin(angles)
+    long_axis = np.stack([c, s], -1) * sizes[:, :1] / 2
+    short_axis = np.stack([-s, c], -1) * sizes[:, 1:2] / 2
+    return np.stack(
+        [centers - long_axis - short_axis, centers + long_axis - short_axis,
+         centers + long_axis + short_axis, centers - long_axis + short_axis], 1
+    )
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping aspect and pad to size × size with grey 114 (as Ultralytics does)."""
+    h, w = image.shape[:2]
+    k = min(size / h, size / w)
+    nw, nh = int(round(w * k)), int(round(h * k))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+    top, left = int(round((size - nh) / 2 - 0.1)), int(round((size - nw) / 2 - 0.1))
+    out = cv2.copyMakeBorder(resized, top, size - nh - top, left, size - nw - left, cv2.BORDER_CONSTANT,
+                             value=(114, 114, 114))
+    return out, k, (left, top)
+
+
+def _blob(images_bgr: list[np.ndarray]) -> np.ndarray:
+    batch = np.stack(images_bgr)[..., ::-1].transpose(0, 3, 1, 2)  # BGR HWC -> RGB CHW
+    return np.ascontiguousarray(batch, dtype=np.float32) / 255.0
+
+
+class CardFinder:
+    """One-class oriented-box detector: every card in a photo, whatever its art."""
+
+    def __init__(self, path: Path | None = None, conf: float = 0.25, iou: float = 0.7):
+        self.path = path or models_dir() / "finder.onnx"
+        self.meta = _metadata(self.path)
+        self.imgsz = int(self.meta["imgsz"])
+        self.conf, self.iou = conf, iou
+        self.session = _session(self.path)
+        self.input = self.session.get_inputs()[0].name
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        boxed, k, (left, top) = letterbox(image, self.imgsz)
+        raw = self.session.run(None, {self.input: _blob([boxed])})[0][0]  # (5 + ..., anchors)
+        return decode_obb(raw, self.conf, self.iou, k, left, top)
+
+
+def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float) -> Detections:
+    """Raw OBB head output (4 box rows, class rows, 1 angle row) to boxes in image pixels."""
+    scores = raw[4:-1].max(0)
+    keep = scores > conf
+    xywh, angle, scores = raw[:4, keep].T, raw[-1, keep], scores[keep]
+    if len(scores):
+        rotated = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(a))) for (x, y, w, h), a in zip(xywh, angle)]
+        idx = cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou)
+        idx = np.array(idx, dtype=int).reshape(-1)
+        idx = idx[np.argsort(-scores[idx])]
+        xywh, angle, scores = xywh[idx], angle[idx], scores[idx]
+    # Long side first, angle along it (Ultralytics' regularisation).
+    w, h = xywh[:, 2], xywh[:, 3]
+    swap = h > w
+    sizes = np.stack([np.where(swap, h, w), np.where(swap, w, h)], 1) / k
+    angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
+    centers = (xywh[:, :2] - [left, top]) / k
+    return Detections(centers.astype(np.float64), sizes.astype(np.float64), angles.astype(np.float64), scores.astype(np.float64))
+
+
+class CardClassifier:
+    """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or models_dir() / "classifier.onnx"
+        self.meta = _metadata(self.path)
+        self.imgsz = int(self.meta["imgsz"])
+        self.names: list[str] = list(self.meta["names"])
+        self.session = _session(self.path)
+        self.input = self.session.get_inputs()[0].name
+
+    def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities, one row per crop (columns in ``self.names`` order)."""
+        if not crops:
+            return np.zeros((0, len(self.names)), np.float32)
+        crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops]
+        return self.session.run(None, {self.input: _blob(crops)})[0]

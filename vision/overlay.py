@@ -1,0 +1,53 @@
+"""The picture that explains a read: the lattice on the photo, each cell's type and points,
+doubtful cells highlighted, loose cards marked, the total on top."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import PlayerScore
+
+from .decode import decode
+from .pipeline import PhotoRead
+
+MAX_SIDE = 1600
+OK, DOUBT, EMPTY_COLOR, LOOSE = (80, 200, 60), (0, 90, 255), (180, 180, 180), (200, 60, 200)
+
+
+def cell_points(player: PlayerScore) -> dict[int, str]:
+    """Per cell index, the label of its points: a card's own, or its group's (Σ) on one card."""
+    labels = {c.cell: str(c.points) for c in player.cards}
+    for g in player.groups:
+        labels.setdefault(g.cells[0], f"Σ{g.points}")
+    return labels
+
+
+def draw_overlay(data: bytes, read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarray:
+    """``players[k]`` is the score of ``read.tableaux[k]`` (None: not scored)."""
+    photo = decode(data, MAX_SIDE)
+    img = photo.image.copy()
+    k = photo.scale
+    thick = max(1, int(round(max(img.shape[:2]) / 700)))
+    font = 0.38 * thick
+    for quad in read.loose_cards:
+        cv2.polylines(img, [(quad * k).astype(np.int32)], True, LOOSE, thick, cv2.LINE_AA)
+    for t, (tab, player) in enumerate(zip(read.tableaux, players)):
+        labels = cell_points(player) if player else {}
+        for i, cell in enumerate(tab.cells):
+            quad = (cell.quad * k).astype(np.int32)
+            color = DOUBT if cell.doubts else OK if cell.type else EMPTY_COLOR
+            cv2.polylines(img, [quad], True, color, thick * (2 if cell.doubts else 1), cv2.LINE_AA)
+            name = cell.type.code if cell.type else "--"
+            text = f"{name} {labels.get(i, '')}".strip()
+            center = quad.mean(0)
+            (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+            org = (int(center[0] - tw / 2), int(center[1] + th / 2))
+            cv2.rectangle(img, (org[0] - 2, org[1] - th - 3), (org[0] + tw + 2, org[1] + 3), (0, 0, 0), -1)
+            cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, font, color, thick, cv2.LINE_AA)
+        if player:
+            top = tab.cells[0].quad * k
+            banner = f"{player.name}: {player.total} points" + (f" ({len(tab.doubts)} doubts)" if tab.doubts else "")
+            org = tuple(int(v) for v in np.clip(top[0] - [0, 8 * thick], 10, None))
+            cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (0, 0, 0), thick * 4, cv2.LINE_AA)
+            cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (255, 255, 255), thick, cv2.LINE_AA)
+    return img

@@ -1,0 +1,174 @@
+"""From a photo to read grids: decode, find cards, snap to the lattice, classify, doubt.
+
+A confident wrong score is the worst outcome, so every reading carries what looked doubtful;
+nothing is silently "fixed".
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ecoscore.scoring import COLS, ROWS, CardType, Tableau
+
+from .crops import CROP_SIZE, warp_quad
+from .decode import Photo, decode
+from .lattice import TableauFit, fit_tableaux
+from .models import CardClassifier, CardFinder, Detections
+
+EMPTY = "empty"
+# A cell read with less confidence than this is flagged. Chosen on the held-out set so that
+# confident wrong tableaux stay rare (bench/bench_pipeline.py reports the rate).
+MIN_CONFIDENCE = 0.9
+MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
+
+
+@dataclass
+class CellRead:
+    row: int
+    col: int
+    type: CardType | None  # None: empty (or unreadable: see doubts)
+    confidence: float
+    runner_up: str
+    runner_up_confidence: float
+    detected: bool  # the card finder saw a card in this cell
+    detection_confidence: float | None
+    quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
+    doubts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TableauRead:
+    cells: list[CellRead]  # reading order, ROWS × COLS
+    doubts: list[str]
+    residual: float
+    transposed: bool
+
+    @property
+    def tableau(self) -> Tableau:
+        return Tableau([cell.type for cell in self.cells])
+
+    @property
+    def confidence(self) -> float:
+        """The weakest cell's confidence: a tableau is only as sure as its least sure card."""
+        return min(cell.confidence for cell in self.cells)
+
+
+@dataclass
+class PhotoRead:
+    tableaux: list[TableauRead]
+    loose_cards: list[np.ndarray]  # quads of cards on no grid (original pixels)
+    size: tuple[int, int]
+    timings_ms: dict[str, float]
+    doubts: list[str]
+
+
+class NoTableauError(ValueError):
+    """The photo holds no tableau the reader can find."""
+
+
+class Reader:
+    """Loads the shipped models once; reads any number of photos."""
+
+    def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None):
+        self.finder = finder or CardFinder()
+        self.classifier = classifier or CardClassifier()
+
+    def read(self, data: bytes) -> PhotoRead:
+        timings = {}
+        t0 = time.perf_counter()
+        photo = decode(data)
+        t1 = time.perf_counter()
+        det = self.finder(photo.image)
+        t2 = time.perf_counter()
+        fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+        t3 = time.perf_counter()
+        timings.update(decode=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, snap=(t3 - t2) * 1e3)
+        to_original = 1 / photo.scale
+        loose_quads = [det.quads[i] * to_original for i in loose]
+        if not fits:
+            raise NoTableauError(
+                f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
+                f"but no 5 × 4 grid of at least 5 aligned cards"
+            )
+        reads = self._classify(photo, det, fits)
+        timings["classify"] = (time.perf_counter() - t3) * 1e3
+        doubts = []
+        if len(reads) > 1:
+            doubts.append(f"{len(reads)} tableaux in one photo: each is read as one player")
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts)
+
+    def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
+        # Small cards: decode the photo again with more pixels so crops show the art.
+        card_px = np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])
+        detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, 1.25 * CROP_SIZE / card_px)))
+        k = detail.scale / photo.scale
+        h, w = detail.image.shape[:2]
+        crops, where = [], []
+        for t, fit in enumerate(fits):
+            for (r, c), cell in fit.cells.items():
+                if cell.inside:
+                    crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
+                    where.append((t, r, c))
+        probs = self.classifier(crops)
+        by_cell = {key: p for key, p in zip(where, probs)}
+        names = self.classifier.names
+        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
+
+    def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
+        cells = []
+        for r in range(ROWS):
+            for c in range(COLS):
+                fc = fit.cells[(r, c)]
+                p = by_cell.get((t, r, c))
+                doubts = []
+                det_conf = float(det.scores[fc.detection]) if fc.detection is not None else None
+                if p is None:
+                    card, conf, runner, runner_conf = None, 0.0, "", 0.0
+                    doubts.append("cell lies partly outside the photo: not read")
+                else:
+                    order = np.argsort(-p)
+                    top, second = names[order[0]], names[order[1]]
+                    conf, runner, runner_conf = float(p[order[0]]), second, float(p[order[1]])
+                    card = None if top == EMPTY else CardType(top)
+                    if conf < MIN_CONFIDENCE:
+                        doubts.append(f"low confidence: {top} {conf:.0%}, or {second} {runner_conf:.0%}")
+                    if card is None and fc.detection is not None:
+                        doubts.append("a card was detected here but the cell reads as empty")
+                    if card is not None and fc.detection is None and conf < 0.98:
+                        doubts.append(f"no card was detected here, yet the cell reads as {top}")
+                if fc.duplicates:
+                    doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
+                cells.append(
+                    CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, det_conf,
+                             fc.quad * to_original, doubts)
+                )
+        read_doubts = tableau_doubts(cells, fit)
+        return TableauRead(cells, read_doubts, fit.residual, fit.transposed)
+
+
+def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
+    """The flags that matter for one tableau, in words."""
+    doubts = []
+    for cell in cells:
+        for d in cell.doubts:
+            doubts.append(f"row {cell.row + 1}, col {cell.col + 1}: {d}")
+    empty = [cell for cell in cells if cell.type is None and not cell.doubts]
+    if empty:
+        where = ", ".join(f"row {c.row + 1} col {c.col + 1}" for c in empty)
+        doubts.append(f"{len(empty)} empty cell{'s' if len(empty) > 1 else ''} ({where}): a mid-game tableau, or a card missed")
+    counts: dict[CardType, int] = {}
+    for cell in cells:
+        if cell.type is not None:
+            counts[cell.type] = counts.get(cell.type, 0) + 1
+    for card, n in counts.items():
+        if n > card.deck_count:
+            doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
+    if fit.residual > MAX_RESIDUAL:
+        doubts.append(f"the cards do not sit on a regular grid (fit error {fit.residual:.2f} card widths)")
+    if fit.ambiguous_window:
+        doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
+    if fit.off_grid:
+        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid but outside its 5 × 4 were left out")
+    return doubts

@@ -1,0 +1,62 @@
+"""Score photos as players of one game, and describe each read for JSON."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ecoscore.scoring import GameScore, Tableau, score_game, to_json
+
+from .pipeline import PhotoRead, Reader, TableauRead
+
+
+def player_names(name: str, read: PhotoRead) -> list[str]:
+    """One player per tableau: the photo's name, numbered when a photo holds several."""
+    if len(read.tableaux) == 1:
+        return [name]
+    return [f"{name}-{k + 1}" for k in range(len(read.tableaux))]
+
+
+def read_to_dict(tab: TableauRead, photo_doubts: Sequence[str] = ()) -> dict:
+    """The per-player fields a photo adds to the score JSON."""
+    return {
+        "grid": to_json(tab.tableau),
+        "doubts": [*photo_doubts, *tab.doubts],
+        "confidence": round(tab.confidence, 4),
+        "cells": [
+            [
+                {
+                    "type": cell.type.value if cell.type else None,
+                    "confidence": round(cell.confidence, 4),
+                    "runner_up": cell.runner_up,
+                    "runner_up_confidence": round(cell.runner_up_confidence, 4),
+                    "detected": cell.detected,
+                    "doubts": cell.doubts,
+                    "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad],
+                }
+                for cell in tab.cells[r * 5 : (r + 1) * 5]
+            ]
+            for r in range(4)
+        ],
+    }
+
+
+def score_reads(
+    reads: Sequence[tuple[str, PhotoRead]],
+    *,
+    neutral: tuple[int, int] | None = None,
+    bot: Tableau | None = None,
+    others: Sequence[tuple[int, int]] | None = None,
+) -> tuple[GameScore, list[dict]]:
+    """Score read photos as one game. Returns the game and, per player, the read's fields."""
+    players, extras = [], []
+    for name, read in reads:
+        for player, tab in zip(player_names(name, read), read.tableaux):
+            players.append((player, tab.tableau))
+            extras.append(read_to_dict(tab, read.doubts) | {"photo": name})
+    game = score_game(players, neutral=neutral, bot=bot, others=others)
+    return game, extras
+
+
+def score_photos(reader: Reader, photos: Sequence[tuple[str, bytes]], **options) -> tuple[GameScore, list[dict], list[PhotoRead]]:
+    reads = [(name, reader.read(data)) for name, data in photos]
+    game, extras = score_reads(reads, **options)
+    return game, extras, [read for _, read in reads]
