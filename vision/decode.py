@@ -7,6 +7,7 @@ DCT (much faster than a full 12 MP decode), since the finder never needs 12 MP.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 
 import cv2
@@ -57,6 +58,19 @@ class Photo:
         return decode(self.data, long_side)
 
 
+def _sniff(data: bytes) -> str | None:
+    """The format named by the file's first bytes (the upload's name and type are not trusted)."""
+    if data[:3] == b"\xff\xd8\xff":
+        return "JPEG"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "PNG"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"mif1", b"msf1", b"heim", b"heis"):
+        return "HEIF"
+    return None
+
+
 def _check_complete(data: bytes, fmt: str) -> None:
     if fmt == "JPEG" and data.rstrip(b"\x00")[-2:] != b"\xff\xd9":
         raise ImageError("the JPEG file is truncated (no end-of-image marker): the upload was cut short")
@@ -72,19 +86,24 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         raise ImageError("the file is empty")
     if len(data) > MAX_BYTES:
         raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+    sniffed = _sniff(data)
+    if sniffed is None:
+        raise ImageError("not an image (JPEG, PNG, WebP or HEIC expected)")
+    _check_complete(data, sniffed)
     try:
         with Image.open(io.BytesIO(data)) as im:
-            fmt, (w, h) = im.format or "unknown", im.size
-            orientation = im.getexif().get(0x0112, 1) if hasattr(im, "getexif") else 1
-    except Image.DecompressionBombError:
-        raise ImageError(f"the image claims too many pixels; the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
+            fmt, (w, h) = im.format or sniffed, im.size
+            orientation = im.getexif().get(0x0112, 1)
+    except Image.DecompressionBombError as err:
+        claimed = re.search(r"\((\d+) pixels\)", str(err))
+        size = f" {int(claimed.group(1)) / 1e6:.0f} MP" if claimed else " too many pixels"
+        raise ImageError(f"the image claims{size}; the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
     except Exception:
-        raise ImageError("not an image (JPEG, PNG, WebP or HEIC expected)") from None
+        raise ImageError(f"the {sniffed} file is damaged and cannot be read") from None
     if w * h > MAX_PIXELS:
         raise ImageError(
             f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
         )
-    _check_complete(data, fmt)
     if orientation in (5, 6, 7, 8):
         w, h = h, w
     return fmt, (w, h), orientation

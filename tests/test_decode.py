@@ -1,0 +1,97 @@
+"""Decoding photos: EXIF orientation, reduced decode, and every kind of bad file."""
+import io
+import struct
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from ecoscore.vision.decode import MAX_BYTES, ImageError, decode
+
+
+def marked_image(w=400, h=300):
+    """Grey image with a red block in the top-left corner."""
+    img = np.full((h, w, 3), 128, np.uint8)
+    img[: h // 4, : w // 4] = (0, 0, 255)
+    return img
+
+
+def jpeg_bytes(img, orientation=None, quality=92):
+    pil = Image.fromarray(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))
+    buf = io.BytesIO()
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation
+    pil.save(buf, "JPEG", quality=quality, exif=exif.tobytes())
+    return buf.getvalue()
+
+
+def red_corner(img) -> str:
+    h, w = img.shape[:2]
+    corners = {"tl": img[5, 5], "tr": img[5, w - 6], "bl": img[h - 6, 5], "br": img[h - 6, w - 6]}
+    return next(name for name, px in corners.items() if px[2] > 200 and px[0] < 60)
+
+
+@pytest.mark.parametrize("orientation, corner, shape", [(1, "tl", (300, 400)), (3, "br", (300, 400)),
+                                                        (6, "tr", (400, 300)), (8, "bl", (400, 300))])
+def test_exif_orientation_is_honoured(orientation, corner, shape):
+    photo = decode(jpeg_bytes(marked_image(), orientation))
+    assert photo.image.shape[:2] == shape
+    assert red_corner(photo.image) == corner
+    assert photo.original_size == shape[::-1]
+
+
+def test_big_jpeg_is_decoded_reduced_and_upright():
+    data = jpeg_bytes(marked_image(4000, 3000), orientation=6)
+    photo = decode(data)
+    assert 1000 <= max(photo.image.shape[:2]) <= 2000
+    assert photo.image.shape[0] > photo.image.shape[1]  # portrait after EXIF
+    assert photo.scale == pytest.approx(photo.image.shape[1] / 3000)
+    assert red_corner(photo.image) == "tr"
+    assert max(photo.at_least(3000).image.shape[:2]) >= 3000
+
+
+def test_png_and_webp():
+    for ext in (".png", ".webp"):
+        ok, buf = cv2.imencode(ext, marked_image())
+        photo = decode(buf.tobytes())
+        assert photo.image.shape[:2] == (300, 400) and red_corner(photo.image) == "tl"
+
+
+def test_truncated_jpeg_is_refused():
+    data = jpeg_bytes(marked_image())
+    with pytest.raises(ImageError, match="truncated"):
+        decode(data[: len(data) // 2])
+
+
+def test_truncated_png_is_refused():
+    data = cv2.imencode(".png", marked_image())[1].tobytes()
+    with pytest.raises(ImageError, match="truncated"):
+        decode(data[:-30])
+
+
+def png_claiming(width, height) -> bytes:
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+
+
+def test_decompression_bomb_is_refused_before_decoding():
+    with pytest.raises(ImageError, match="claims 900 MP; the limit is 60 MP"):
+        decode(png_claiming(30000, 30000))
+
+
+@pytest.mark.parametrize("data, message", [(b"", "empty"), (b"hello, not a photo", "not an image"),
+                                           (b"\xff\xd8\xff" + b"\x00" * 100, "truncated"), (b"\xff\xd8\xff\xe0" + b"\x00" * 100 + b"\xff\xd9", "damaged")])
+def test_not_an_image(data, message):
+    with pytest.raises(ImageError, match=message):
+        decode(data)
+
+
+def test_too_large_a_file():
+    with pytest.raises(ImageError, match="limit is"):
+        decode(b"\xff" * (MAX_BYTES + 1))
