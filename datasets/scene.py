@@ -52,6 +52,7 @@ class SceneParams:
     clutter: tuple[int, int] = (0, 6)  # dice, coins, pens, a score pad
     light: effects.LightParams = field(default_factory=effects.LightParams)
     photometric: bool = True  # False: a clean render (no light, blur, noise; lossless)
+    table: str | None = None  # a table surface kind (textures.KINDS); None: any
 
 
 @dataclass
@@ -93,7 +94,9 @@ def camera_homography(rng, params: SceneParams, size: tuple[int, int]) -> np.nda
     t = -R @ cam
     f = (max(w, h) / 2) / math.tan(math.radians(rng.uniform(*params.fov_deg)) / 2)
     K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
-    return K @ np.column_stack([R[:, 0], R[:, 1], t])
+    # The layout works like an image seen from above (y runs towards the viewer, "down" the
+    # table); the camera's world has y away from it. Flip y, or every photo is a mirror image.
+    return K @ np.column_stack([R[:, 0], R[:, 1], t]) @ np.diag([1.0, -1.0, 1.0])
 
 
 def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -287,8 +290,10 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     # Loose cards and clutter lie on the table around the tableaux, never on them.
     hull = cv2.convexHull(all_world.astype(np.float32))
     loose = _loose_cards(rng, deck, params, hull, extent)
-    canvas = table_surface(rng, h, w) if max(w, h) <= 1600 else cv2.resize(
-        table_surface(rng, h * 1200 // max(w, h), w * 1200 // max(w, h)), (w, h), interpolation=cv2.INTER_CUBIC
+    # Big photos get their table drawn at 1200 px and scaled: texture detail is not the point.
+    canvas = table_surface(rng, h, w, params.table) if max(w, h) <= 1600 else cv2.resize(
+        table_surface(rng, h * 1200 // max(w, h), w * 1200 // max(w, h), params.table), (w, h),
+        interpolation=cv2.INTER_CUBIC,
     )
     clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
 
@@ -373,7 +378,8 @@ def _loose_cards(rng, deck: Deck, params: SceneParams, hull, extent) -> list[Pla
 
 def clean_params(**overrides) -> SceneParams:
     """A clean render: plain table, no clutter, no light or lens effects (label checks)."""
-    base = dict(photometric=False, loose_cards=(0, 0), clutter=(0, 0), bend=0.0, p_multi=0.0, p_cut_off=0.0)
+    base = dict(photometric=False, loose_cards=(0, 0), clutter=(0, 0), bend=0.0, p_multi=0.0, p_cut_off=0.0,
+                table="plain", p_card_flipped=0.0)
     base.update(overrides)
     return SceneParams(**base)
 

@@ -7,6 +7,7 @@ Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (O
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -84,7 +85,9 @@ def synthesize(
             written += _render_one(i)
             bar.update()
     else:
-        with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(deck), params, str(out), kind, seed)) as pool:
+        # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
+                                 initargs=(str(deck), params, str(out), kind, seed)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()

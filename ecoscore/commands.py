@@ -101,10 +101,8 @@ def _read_or_fail(reader, name: str, data: bytes):
 
 
 def _score(args: argparse.Namespace) -> int:
-    import cv2
-
     from ecoscore.cli import game_options, print_game
-    from ecoscore.vision.overlay import draw_overlay
+    from ecoscore.vision.overlay import overlay_jpeg
     from ecoscore.vision.report import score_reads
 
     photos = _read_photos(args.photos)
@@ -117,10 +115,10 @@ def _score(args: argparse.Namespace) -> int:
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
         players = iter(game.players)
-        for (name, read), (_, data) in zip(reads, photos):
+        for name, read in reads:
             scored = [next(players) for _ in read.tableaux]
             path = args.overlay / f"{name}.overlay.jpg"
-            cv2.imwrite(str(path), draw_overlay(data, read, scored))
+            path.write_bytes(overlay_jpeg(read, scored))
             print(f"overlay: {path}", file=sys.stderr)
     print_game(game, args, extras)
     if not args.json:
@@ -161,4 +159,70 @@ def register_read(sub) -> None:
     p.set_defaults(run=_read)
 
 
-REGISTER = [register_synth, register_train, register_score, register_read]
+def _eval(args: argparse.Namespace) -> int:
+    import json
+
+    from ecoscore.vision.evaluate import evaluate
+
+    if not (args.folder / "truth").is_dir():
+        raise BadInput(f"{args.folder} has no truth/ folder: render one with `ecoscore synth --out DIR`")
+    ev = evaluate(_reader(), args.folder, args.limit)
+    summary = ev.summary()
+    if args.json:
+        print(json.dumps(summary | {"confident_wrong_images": ev.wrong}, indent=2))
+    else:
+        for key, value in summary.items():
+            print(f"{key:>22}: {value:.4f}" if isinstance(value, float) else f"{key:>22}: {value}")
+        if ev.wrong:
+            print(f"{'confident wrong':>22}: {', '.join(ev.wrong)}")
+    return 0
+
+
+def register_eval(sub) -> None:
+    p = sub.add_parser("eval", help="measure the reader on a rendered set with truth files")
+    p.add_argument("folder", type=Path, help="a folder written by `ecoscore synth`")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=_eval)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ecoscore.service.app import serve
+
+    print(f"ecoscore: serving on http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
+    serve(args.host, args.port, args.db, args.workers)
+    return 0
+
+
+def register_serve(sub) -> None:
+    p = sub.add_parser("serve", help="run the upload service and phone page")
+    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to reach it from a phone on the same network")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--db", default="", help="database URL (default: sqlite:///<data>/service/ecoscore.sqlite3)")
+    p.add_argument("--workers", type=int, default=2, help="photos read at once")
+    p.set_defaults(run=_serve)
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from ecoscore.vision.batch import collect, run_batch
+
+    if not collect(args.target):
+        raise BadInput(f"no files in {args.target!r}")
+    _reader()  # fail fast and clearly if the models are missing
+    counts = run_batch(args.target, args.out, jsonl=args.jsonl, resume=args.resume, workers=args.workers)
+    print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors, {counts['skipped']} skipped (already in "
+          f"{args.out}); {counts['images_per_second']} photos/s", file=sys.stderr)
+    return 0
+
+
+def register_batch(sub) -> None:
+    p = sub.add_parser("batch", help="score every photo in a folder (or a glob) into a CSV or JSONL file")
+    p.add_argument("target", metavar="DIR|GLOB")
+    p.add_argument("--out", type=Path, required=True, help="results file (CSV, or JSON lines with --jsonl)")
+    p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
+    p.add_argument("--resume", action="store_true", help="skip photos already in --out")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: 2, one per core)")
+    p.set_defaults(run=_batch)
+
+
+REGISTER = [register_synth, register_train, register_score, register_read, register_eval, register_serve, register_batch]

@@ -7,7 +7,6 @@ import numpy as np
 
 from ecoscore.scoring import PlayerScore
 
-from .decode import decode
 from .pipeline import PhotoRead
 
 MAX_SIDE = 1600
@@ -22,11 +21,15 @@ def cell_points(player: PlayerScore) -> dict[int, str]:
     return labels
 
 
-def draw_overlay(data: bytes, read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarray:
+def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarray:
     """``players[k]`` is the score of ``read.tableaux[k]`` (None: not scored)."""
-    photo = decode(data, MAX_SIDE)
-    img = photo.image.copy()
-    k = photo.scale
+    img = read.photo.image
+    if max(img.shape[:2]) > MAX_SIDE:
+        f = MAX_SIDE / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    else:
+        img = img.copy()
+    k = img.shape[1] / read.size[0]  # overlay pixels per original pixel
     thick = max(1, int(round(max(img.shape[:2]) / 700)))
     font = 0.38 * thick
     for quad in read.loose_cards:
@@ -51,3 +54,8 @@ def draw_overlay(data: bytes, read: PhotoRead, players: list[PlayerScore | None]
             cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (0, 0, 0), thick * 4, cv2.LINE_AA)
             cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (255, 255, 255), thick, cv2.LINE_AA)
     return img
+
+
+def overlay_jpeg(read: PhotoRead, players: list[PlayerScore | None], quality: int = 85) -> bytes:
+    ok, buf = cv2.imencode(".jpg", draw_overlay(read, players), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return buf.tobytes()

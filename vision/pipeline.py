@@ -62,6 +62,7 @@ class PhotoRead:
     size: tuple[int, int]
     timings_ms: dict[str, float]
     doubts: list[str]
+    photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
 
 
 class NoTableauError(ValueError):
@@ -97,7 +98,7 @@ class Reader:
         doubts = []
         if len(reads) > 1:
             doubts.append(f"{len(reads)} tableaux in one photo: each is read as one player")
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts)
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts, photo)
 
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art.

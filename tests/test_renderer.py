@@ -1,0 +1,119 @@
+"""The synthetic photo renderer: label geometry, determinism, truth files, deck folders."""
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from ecoscore.datasets.deck import DeckError, load_deck
+from ecoscore.datasets.scene import SceneParams, clean_params, hard_params, render_scene
+from ecoscore.datasets.standin import FAMILY, TYPE_FAMILY
+from ecoscore.datasets.synth import synthesize
+from ecoscore.datasets.yolo import obb_label_lines
+from ecoscore.scoring import CardType
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return load_deck("standin")
+
+
+def test_labelled_corners_lie_on_the_drawn_card_border(deck):
+    checked = 0
+    for seed in range(6):
+        # Cards apart and square: touching or tilted cards overlap a little, hiding a neighbour's border.
+        scene = render_scene(deck, (5, seed), clean_params(long_side=1600, p_hole=0.0, p_touching=0.0, gap_mm=(4.0, 9.0),
+                                                         card_tilt_deg=0.5, card_offset_mm=0.5))
+        img = scene.image.astype(int)
+        for cell in scene.truth["tableaux"][0]["cells"]:
+            quad = np.array(cell["corners"])
+            border = np.array(FAMILY[TYPE_FAMILY[CardType(cell["type"])]][0])
+            for k in range(4):
+                a, b, c = quad[k], quad[(k + 1) % 4], quad[(k + 2) % 4]
+                # the border band is 10 px of a 320 × 448 face: sample the middle of it
+                depth = (10 / 2) / (320 if k % 2 else 448) * np.linalg.norm(c - b)
+                normal = np.array([-(b - a)[1], (b - a)[0]]) / np.linalg.norm(b - a)
+                if normal @ (quad.mean(0) - a) < 0:
+                    normal = -normal
+                for t in (0.2, 0.8):  # near each end of each edge
+                    x, y = (a + t * (b - a) + normal * depth).round().astype(int)
+                    assert np.abs(img[y, x] - border).max() < 50, (seed, cell["row"], cell["col"], k)
+                    checked += 1
+    assert checked == 6 * 20 * 8
+
+
+def test_same_seed_same_image_different_seed_different(deck):
+    a = render_scene(deck, (9, 1))
+    b = render_scene(deck, (9, 1))
+    c = render_scene(deck, (9, 2))
+    assert a.jpeg == b.jpeg and a.truth == b.truth
+    assert a.jpeg != c.jpeg
+
+
+def test_dataset_has_a_truth_file_and_labels_for_every_image(tmp_path, deck):
+    out = tmp_path / "set"
+    synthesize("standin", 12, out, seed=3, workers=2, progress=False, params=SceneParams(long_side=480, p_multi=0.5))
+    images = sorted(p.stem for p in (out / "images").glob("*.jpg"))
+    assert images == [f"{i:06d}" for i in range(12)]
+    assert sorted(p.stem for p in (out / "truth").glob("*.json")) == images
+    assert sorted(p.stem for p in (out / "labels").glob("*.txt")) == images
+    assert (out / "data.yaml").is_file()
+    for stem in images:
+        truth = json.loads((out / "truth" / f"{stem}.json").read_text())
+        lines = (out / "labels" / f"{stem}.txt").read_text().split()
+        assert truth["image"] == f"images/{stem}.jpg"
+        for tab in truth["tableaux"]:
+            # grid truth matches the cells: a type exactly where a card was drawn
+            for cell in tab["cells"]:
+                assert (cell["type"] is None) == (cell["corners"] is None)
+                assert tab["grid"][cell["row"]][cell["col"]] == cell["type"]
+        assert len(lines) % 9 == 0  # class + 8 coordinates per card
+        assert len(lines) // 9 == len(obb_label_lines(truth))
+
+
+def test_labels_are_normalised_and_cut_off_cards_are_clipped(deck):
+    for seed in range(20):
+        scene = render_scene(deck, (11, seed), SceneParams(long_side=480, p_cut_off=1.0))
+        for line in obb_label_lines(scene.truth):
+            values = [float(v) for v in line.split()[1:]]
+            assert all(-1e-6 <= v <= 1 + 1e-6 for v in values)
+
+
+def test_hard_split_is_harder(deck):
+    easy = render_scene(deck, (12, 0), clean_params())
+    hard = render_scene(deck, (12, 0), hard_params())
+    assert hard.truth["params"]["light"]["p_defocus"] > easy.truth["params"]["light"]["p_defocus"]
+    assert hard.truth["params"]["elevation_deg"][1] <= 55
+
+
+def test_deck_missing_a_type_is_a_clear_error(tmp_path):
+    shutil.copytree(load_deck("standin").path, tmp_path / "mydeck")
+    shutil.rmtree(tmp_path / "mydeck" / "wolf")
+    with pytest.raises(DeckError, match="no face image for: wolf"):
+        load_deck(tmp_path / "mydeck")
+    with pytest.raises(DeckError, match="no deck 'nonexistent'"):
+        load_deck("nonexistent")
+
+
+def test_any_deck_folder_renders(tmp_path, deck):
+    """A user's own deck: any folder in the layout, any image size."""
+    import cv2
+
+    for card in CardType:
+        folder = tmp_path / "user" / card.value
+        folder.mkdir(parents=True)
+        face = np.full((700, 500, 3), 30 + 20 * list(CardType).index(card), np.uint8)
+        cv2.imwrite(str(folder / "scan.jpg"), face)
+    user = load_deck(tmp_path / "user")
+    scene = render_scene(user, 1)
+    assert scene.truth["deck"] == "user" and scene.image.shape[2] == 3
+
+
+def test_photos_are_never_mirror_images():
+    """The table seen through the camera keeps its handedness (a mirrored card is not a card)."""
+    from ecoscore.datasets.scene import camera_homography, project
+
+    for seed in range(300):
+        H = camera_homography(np.random.default_rng(seed), SceneParams(), (640, 480))
+        o, x, y = project(H, [[0, 0], [1, 0], [0, 1]])
+        assert (x - o)[0] * (y - o)[1] - (x - o)[1] * (y - o)[0] > 0

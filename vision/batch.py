@@ -1,0 +1,123 @@
+"""Score a folder of photos on all cores: one row per file (its grid, score and doubts, or its
+error), written and flushed as each finishes, so an interrupted run loses nothing and
+``resume`` skips what is done."""
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import multiprocessing
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ecoscore.scoring import game_to_dict
+
+CSV_FIELDS = ["file", "status", "tableaux", "totals", "grids", "doubts", "confidence", "error", "ms"]
+
+_reader = None
+
+
+def collect(target: str) -> list[Path]:
+    """Every file in a folder (sorted), or every file matching a glob."""
+    path = Path(target)
+    if path.is_dir():
+        files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")]
+    else:
+        files = [Path(p) for p in glob.glob(target, recursive=True) if Path(p).is_file()]
+    return sorted(files)
+
+
+def _init() -> None:
+    global _reader
+    os.environ["ECOSCORE_THREADS"] = "1"  # one process per core
+    import cv2
+
+    cv2.setNumThreads(1)
+    from ecoscore.vision.pipeline import Reader
+
+    _reader = Reader()
+
+
+def score_file(path: str) -> dict:
+    """One file's result as a dict (never raises for a bad photo: the error is the result)."""
+    from ecoscore.vision.decode import ImageError
+    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.report import score_reads
+
+    start = time.perf_counter()
+    try:
+        data = Path(path).read_bytes()
+        read = _reader.read(data)
+        game, extras = score_reads([(Path(path).stem, read)])
+        doc = game_to_dict(game)
+        for player, fields in zip(doc["players"], extras):
+            player.update(fields)
+        result = {"file": path, "status": "ok", "game": doc}
+    except (ImageError, NoTableauError, OSError) as err:
+        result = {"file": path, "status": "error", "error": str(err)}
+    result["ms"] = round((time.perf_counter() - start) * 1e3, 1)
+    return result
+
+
+def csv_row(result: dict) -> dict:
+    row = {"file": result["file"], "status": result["status"], "error": result.get("error", ""), "ms": result["ms"]}
+    if result["status"] == "ok":
+        players = result["game"]["players"]
+        row.update(
+            tableaux=len(players),
+            totals=";".join(str(p["total"]) for p in players),
+            grids=";".join("/".join(" ".join(c or "." for c in r) for r in p["grid"]) for p in players),
+            doubts=" | ".join(d for p in players for d in p["doubts"]),
+            confidence=";".join(f"{p['confidence']:.3f}" for p in players),
+        )
+    return row
+
+
+def _done(out: Path, jsonl: bool) -> set[str]:
+    """Files already in ``out``; a last line cut short by an interruption is dropped first."""
+    if not out.is_file():
+        return set()
+    text = out.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        out.write_text(text, encoding="utf-8")
+    if jsonl:
+        return {json.loads(line)["file"] for line in text.splitlines() if line.strip()}
+    return {row["file"] for row in csv.DictReader(io.StringIO(text))}
+
+
+def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
+              progress: bool = True) -> dict:
+    files = [str(p) for p in collect(target)]
+    done = _done(out, jsonl) if resume else set()
+    todo = [f for f in files if f not in done]
+    mode = "a" if resume and out.is_file() else "w"
+    counts = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
+    workers = workers or min(os.cpu_count() or 1, 2)
+    start = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open(mode, encoding="utf-8", newline="") as handle:
+        writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
+        if writer and mode == "w":
+            writer.writeheader()
+        # spawn, not fork: a forked child can deadlock on OpenCV's or ONNX Runtime's threads.
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init) as pool, tqdm(
+            total=len(todo), desc="scoring", unit="photo", disable=not progress
+        ) as bar:
+            for result in pool.map(score_file, todo):
+                if jsonl:
+                    handle.write(json.dumps(result, ensure_ascii=False) + "\n")
+                else:
+                    writer.writerow(csv_row(result))
+                handle.flush()  # each row is on disk before the next starts
+                counts[result["status"]] += 1
+                bar.update()
+    elapsed = time.perf_counter() - start
+    counts["seconds"] = round(elapsed, 2)
+    counts["images_per_second"] = round(len(todo) / elapsed, 2) if todo else 0.0
+    return counts

@@ -1,0 +1,107 @@
+"""Measure the reader on a rendered set with truth files.
+
+Reports cell accuracy, whole-tableau exact rate, exact-score rate and, separately, the rate of
+*confident wrong* tableaux: a wrong read that carries no doubt. Reads are matched to the truth
+by position (each read cell to the truth cell under it), so the side of the table the photo
+was taken from does not matter.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from ecoscore.datasets.truth import fully_visible, truth_tableau
+from ecoscore.scoring import score_tableau
+
+from .decode import ImageError
+from .pipeline import NoTableauError, Reader, TableauRead
+
+
+@dataclass
+class Evaluation:
+    images: int = 0
+    tableaux: int = 0  # fully visible truth tableaux
+    found: int = 0
+    cells: int = 0
+    cells_right: int = 0
+    exact: int = 0
+    exact_score: int = 0
+    confident_wrong: int = 0
+    flagged: int = 0  # tableaux read with at least one doubt
+    errors: int = 0  # photos the reader refused (no tableau found ...)
+    timings: dict[str, list[float]] = field(default_factory=dict)
+    wrong: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        t = max(self.tableaux, 1)
+        return {
+            "images": self.images,
+            "tableaux": self.tableaux,
+            "found_rate": self.found / t,
+            "cell_accuracy": self.cells_right / max(self.cells, 1),
+            "tableau_exact_rate": self.exact / t,
+            "exact_score_rate": self.exact_score / t,
+            "confident_wrong_rate": self.confident_wrong / t,
+            "flagged_rate": self.flagged / t,
+            "refused_photos": self.errors,
+            "p50_ms": {k: round(statistics.median(v), 1) for k, v in self.timings.items()},
+        }
+
+
+def _match(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | None:
+    """Read cell index -> truth (row, col), when the read covers this truth tableau one to one."""
+    truth_centres = {(c["row"], c["col"]): np.mean(c["cell_corners"], 0) for c in tab["cells"]}
+    keys = list(truth_centres)
+    centres = np.array([truth_centres[k] for k in keys])
+    pitch = np.median([np.linalg.norm(np.subtract(c["cell_corners"][1], c["cell_corners"][0])) for c in tab["cells"]])
+    mapping = {}
+    for i, cell in enumerate(read.cells):
+        d = np.linalg.norm(centres - cell.quad.mean(0), axis=1)
+        j = int(np.argmin(d))
+        if d[j] > 0.6 * pitch:
+            return None
+        mapping[i] = keys[j]
+    return mapping if len(set(mapping.values())) == len(read.cells) else None
+
+
+def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: bool = True) -> Evaluation:
+    ev = Evaluation()
+    truths = sorted((folder / "truth").glob("*.json"))[:limit]
+    for path in tqdm(truths, desc=f"evaluating {folder.name}", disable=not progress):
+        truth = json.loads(path.read_text())
+        data = (folder / truth["image"]).read_bytes()
+        ev.images += 1
+        visible = [t for t in truth["tableaux"] if fully_visible(t, truth["width"], truth["height"])]
+        ev.tableaux += len(visible)
+        try:
+            read = reader.read(data)
+        except (NoTableauError, ImageError):
+            ev.errors += 1
+            continue
+        for stage, ms in read.timings_ms.items():
+            ev.timings.setdefault(stage, []).append(ms)
+        for tab in visible:
+            mapping = next((m for r in read.tableaux if (m := _match(r, tab)) is not None), None)
+            if mapping is None:
+                continue  # not found: the photo's other doubts or errors speak for it
+            ev.found += 1
+            r = next(r for r in read.tableaux if _match(r, tab) is not None)
+            truth_grid = truth_tableau(tab)
+            right = sum(r.cells[i].type == truth_grid.at(*rc) for i, rc in mapping.items())
+            ev.cells += len(mapping)
+            ev.cells_right += right
+            doubtful = bool(r.doubts or read.doubts)
+            ev.flagged += doubtful
+            if right == len(mapping):
+                ev.exact += 1
+            elif not doubtful:
+                ev.confident_wrong += 1
+                ev.wrong.append(path.stem)
+            if score_tableau(r.tableau).total == score_tableau(truth_grid).total:
+                ev.exact_score += 1
+    return ev
