@@ -1,5 +1,54 @@
+"""Shared fixtures: rendered photos with their truth, and the shipped models."""
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 # Let test modules import the shared helpers (pytest runs with --import-mode=importlib).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ecoscore.paths import models_dir  # noqa: E402
+
+MODELS = models_dir()
+needs_models = pytest.mark.skipif(
+    not (MODELS / "finder.onnx").is_file() or not (MODELS / "classifier.onnx").is_file(),
+    reason="the shipped models are not in models/",
+)
+
+
+@pytest.fixture(scope="session")
+def reader():
+    from ecoscore.vision.pipeline import Reader
+
+    return Reader()
+
+
+@pytest.fixture(scope="session")
+def photo_set():
+    """Rendered phone photos (2000 px) of one tableau each, with truth: moderate difficulty."""
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    deck = load_deck("standin")
+    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90),
+                         light=LightParams(p_motion=0.0, defocus_sigma=(0.3, 1.0)))
+    return [render_scene(deck, (4242, i), params) for i in range(6)]
+
+
+def grid_matches_truth(read_tableau, truth_tab) -> bool:
+    """The read grid equals the truth, cell by cell, matched by position in the photo."""
+    from ecoscore.vision.evaluate import match_read
+
+    mapping = match_read(read_tableau, truth_tab)
+    if mapping is None:
+        return False
+    truth = {(c["row"], c["col"]): c["type"] for c in truth_tab["cells"]}
+    return all((read_tableau.cells[i].type.value if read_tableau.cells[i].type else None) == truth[rc]
+               for i, rc in mapping.items())
+
+
+@pytest.fixture(scope="session")
+def rng():
+    return np.random.default_rng(0)

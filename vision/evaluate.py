@@ -53,7 +53,7 @@ class Evaluation:
         }
 
 
-def _match(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | None:
+def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | None:
     """Read cell index -> truth (row, col), when the read covers this truth tableau one to one."""
     truth_centres = {(c["row"], c["col"]): np.mean(c["cell_corners"], 0) for c in tab["cells"]}
     keys = list(truth_centres)
@@ -86,11 +86,10 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
         for stage, ms in read.timings_ms.items():
             ev.timings.setdefault(stage, []).append(ms)
         for tab in visible:
-            mapping = next((m for r in read.tableaux if (m := _match(r, tab)) is not None), None)
+            r, mapping = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), (None, None))
             if mapping is None:
                 continue  # not found: the photo's other doubts or errors speak for it
             ev.found += 1
-            r = next(r for r in read.tableaux if _match(r, tab) is not None)
             truth_grid = truth_tableau(tab)
             right = sum(r.cells[i].type == truth_grid.at(*rc) for i, rc in mapping.items())
             ev.cells += len(mapping)

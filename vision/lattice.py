@@ -24,6 +24,7 @@ MAX_ANGLE_DIFF = np.radians(20)
 STEP_RANGE = (0.75, 1.7)  # neighbour distance in card sizes (touching ... wide gaps, perspective)
 ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes
 SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cells
+MAX_AREA_RATIO = 4.0  # largest over smallest cell of one tableau: a steep phone shot gives ~2
 
 
 @dataclass
@@ -262,6 +263,8 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     half = np.median(sizes_lat, axis=0) / 2 if sizes_lat else np.array([0.45, 0.45])
     half = np.clip(half, 0.3, 0.55)
 
+    if not _plausible(H, c0, r0, width, height):
+        return None
     cells: dict[tuple[int, int], CellFit] = {}
     off_grid = []
     residuals = []
@@ -288,6 +291,19 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)
+
+
+def _plausible(H, c0: int, r0: int, width: int, height: int) -> bool:
+    """A photo of a flat grid: every cell a convex quad, sizes within what perspective gives.
+    (Spurious lattices strung through false detections bend wildly.)"""
+    areas = []
+    for r in range(r0, r0 + height):
+        for c in range(c0, c0 + width):
+            quad = _apply(H, [[c - 0.5, r - 0.5], [c + 0.5, r - 0.5], [c + 0.5, r + 0.5], [c - 0.5, r + 0.5]])
+            if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+                return False
+            areas.append(abs(cv2.contourArea(quad.astype(np.float32))))
+    return min(areas) > 0 and max(areas) / min(areas) < MAX_AREA_RATIO
 
 
 def _order_like(quad: np.ndarray, Hinv: np.ndarray, cell: tuple[int, int]) -> np.ndarray:

@@ -1,0 +1,105 @@
+"""Real rendered photos through the real pipeline and the shipped models."""
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+from conftest import grid_matches_truth, needs_models
+
+from ecoscore.datasets.truth import truth_tableau
+from ecoscore.scoring import score_tableau
+from ecoscore.vision.pipeline import NoTableauError
+
+pytestmark = needs_models
+
+
+def test_reads_rendered_photos_exactly(reader, photo_set):
+    exact = 0
+    for scene in photo_set:
+        read = reader.read(scene.jpeg)
+        tab = read.tableaux[0]
+        truth = scene.truth["tableaux"][0]
+        ok = grid_matches_truth(tab, truth)
+        exact += ok
+        if ok:
+            assert score_tableau(tab.tableau).total == score_tableau(truth_tableau(truth)).total
+        else:
+            assert tab.doubts, "a wrong read must carry a doubt"
+        assert 0 < tab.confidence <= 1
+        assert all(cell.runner_up for cell in tab.cells)
+    assert exact >= len(photo_set) - 1
+
+
+def test_photo_with_no_tableau_is_a_clear_error(reader):
+    table = np.full((1200, 1600, 3), (60, 110, 160), np.uint8)
+    cv2.putText(table, "nothing here", (300, 600), cv2.FONT_HERSHEY_SIMPLEX, 3, (255, 255, 255), 5)
+    with pytest.raises(NoTableauError, match="no tableau found"):
+        reader.read(cv2.imencode(".jpg", table)[1].tobytes())
+
+
+def test_a_missing_card_is_reported(reader, photo_set):
+    """Paint over one card with the table: the reader says the cell is empty, and doubts."""
+    scene = photo_set[0]
+    img = scene.image.copy()
+    cell = scene.truth["tableaux"][0]["cells"][7]
+    quad = np.array(cell["corners"], np.float32)
+    center = quad.mean(0)
+    grown = (center + (quad - center) * 1.06).astype(np.int32)
+    table = img[5:40, 5:40].reshape(-1, 3).mean(0)
+    cv2.fillPoly(img, [grown], table.tolist())
+    read = reader.read(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes())
+    tab = read.tableaux[0]
+    assert sum(c.type is None for c in tab.cells) == 1
+    assert any("empty" in d for d in tab.doubts)
+
+
+def test_rotated_photo_reads_the_same(reader, photo_set):
+    """A photo taken from another side of the table (here: the image turned 90°)."""
+    scene = photo_set[1]
+    turned = cv2.rotate(scene.image, cv2.ROTATE_90_CLOCKWISE)
+    a = reader.read(scene.jpeg).tableaux[0].tableau
+    b = reader.read(cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()).tableaux[0].tableau
+    assert score_tableau(a).sheet == score_tableau(b).sheet
+    assert a.counts() == b.counts()
+
+
+def test_cli_score_json_and_overlay(tmp_path, photo_set):
+    paths = []
+    for k, scene in enumerate(photo_set[:2]):
+        path = tmp_path / f"player{k + 1}.jpg"
+        path.write_bytes(scene.jpeg)
+        paths.append(str(path))
+    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "score", *paths, "--json", "--overlay", str(tmp_path / "ov")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [p["name"] for p in doc["players"]] == ["player1", "player2"]
+    assert doc["provisional_majorities"] is False
+    for p in doc["players"]:
+        assert len(p["grid"]) == 4 and all(len(row) == 5 for row in p["grid"])
+        assert isinstance(p["doubts"], list)
+        assert all(0 <= cell["confidence"] <= 1 for row in p["cells"] for cell in row)
+        assert p["total"] == sum(p["cards"].values()) + p["biodiversity"]
+    overlay = cv2.imread(str(tmp_path / "ov" / "player1.overlay.jpg"))
+    assert overlay is not None and max(overlay.shape[:2]) <= 1600
+
+
+def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):
+    path = tmp_path / "p.jpg"
+    path.write_bytes(photo_set[2].jpeg)
+    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "read", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    grid = tmp_path / "p.txt"
+    grid.write_text(r.stdout)
+    r2 = subprocess.run([sys.executable, "-m", "ecoscore.cli", "grid", str(grid), "--json"], capture_output=True, text=True)
+    assert r2.returncode == 0, r2.stderr
+    assert len(json.loads(r2.stdout)["players"]) == 1
+
+
+def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")
+    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "score", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and "bad: the JPEG file is truncated" in r.stderr

@@ -1,0 +1,153 @@
+"""The real app over HTTP with the real models: scoring, rooms surviving a restart, bad input."""
+import io
+import struct
+import zlib
+
+import pytest
+from conftest import needs_models
+from fastapi.testclient import TestClient
+from helpers import EXAMPLES
+
+from ecoscore.service.app import Settings, create_app
+
+pytestmark = needs_models
+
+
+@pytest.fixture()
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+
+
+@pytest.fixture()
+def client(db, reader):
+    with TestClient(create_app(Settings(db_url=db), reader=reader)) as c:
+        yield c
+
+
+def photo(scene, name="photo.jpg"):
+    return (name, io.BytesIO(scene.jpeg), "image/jpeg")
+
+
+def test_health_and_openapi(client):
+    assert client.get("/health").json()["status"] == "ok"
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/photo", "/api/game", "/api/grid", "/api/rooms", "/api/rooms/{room_id}/photo"):
+        assert path in paths
+    page = client.get("/")
+    assert page.status_code == 200 and "Take a photo" in page.text
+
+
+def test_score_one_photo_with_overlay(client, photo_set):
+    r = client.post("/api/photo", files={"photo": photo(photo_set[0], "alice.jpg")})
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    p = doc["players"][0]
+    assert p["name"] == "alice" and doc["provisional_majorities"] is True
+    assert len(p["grid"]) == 4 and len(p["cells"][0]) == 5 and "doubts" in p
+    assert p["explanation"]["cards"] or p["explanation"]["groups"]
+    img = client.get(p["overlay_url"])
+    assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg" and img.content[:2] == b"\xff\xd8"
+
+
+def test_score_a_game_of_photos(client, photo_set):
+    files = [("photos", photo(s, f"p{k}.jpg")) for k, s in enumerate(photo_set[:2])]
+    r = client.post("/api/game", files=files, data={"names": ["Ann", "Ben"], "neutral": "3,2"})
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    assert [p["name"] for p in doc["players"]] == ["Ann", "Ben"]
+    assert doc["neutral"] == {"streams": 3, "wolves": 2} and doc["provisional_majorities"] is False
+
+
+def test_score_grids_reproduces_the_rulebook(client):
+    players = [{"name": n, "grid": (EXAMPLES / f"{n}.txt").read_text()} for n in ("alice", "bruno", "chiara")]
+    doc = client.post("/api/grid", json={"players": players}).json()
+    assert [p["total"] for p in doc["players"]] == [50, 36, 43]
+    bad = client.post("/api/grid", json={"players": [{"name": "x", "grid": "RB RB\nunicorn"}]})
+    assert bad.status_code == 422 and "unicorn" in bad.json()["detail"]
+
+
+def png_claiming(width, height):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize(
+    "content, status, message",
+    [
+        (b"GIF89a not a photo at all", 415, "not an image"),
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 500, 422, "truncated"),
+        (png_claiming(40000, 40000), 422, "the limit is"),
+    ],
+)
+def test_bad_uploads_get_a_clear_4xx(client, content, status, message):
+    r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(content), "image/jpeg")})
+    assert r.status_code == status and message in r.json()["detail"]
+
+
+def test_too_large_an_upload(db, reader):
+    with TestClient(create_app(Settings(db_url=db, max_upload=1000), reader=reader)) as c:
+        r = c.post("/api/photo", files={"photo": ("big.jpg", io.BytesIO(b"\xff" * 5000), "image/jpeg")})
+        assert r.status_code == 413 and "too large" in r.json()["detail"]
+
+
+def test_photo_without_a_tableau(client):
+    import cv2
+    import numpy as np
+
+    blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
+    r = client.post("/api/photo", files={"photo": ("empty.jpg", io.BytesIO(blank), "image/jpeg")})
+    assert r.status_code == 422 and "no tableau found" in r.json()["detail"]
+
+
+def test_room_with_three_players_survives_a_restart(db, reader, photo_set):
+    with TestClient(create_app(Settings(db_url=db), reader=reader)) as c:
+        room = c.post("/api/rooms", json={"mode": "game"}).json()
+        rid = room["id"]
+        assert len(rid) == 10 and c.get(room["qr_url"]).headers["content-type"].startswith("image/svg")
+        alice = c.put(f"/api/rooms/{rid}/players/alice/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()}).json()
+        bruno = c.put(f"/api/rooms/{rid}/players/bruno/grid", json={"grid": (EXAMPLES / "bruno.txt").read_text()}).json()
+        assert alice["token"] and bruno["token"] != alice["token"]
+    # the service restarts: a new app on the same store
+    with TestClient(create_app(Settings(db_url=db), reader=reader)) as c:
+        doc = c.get(f"/api/rooms/{rid}").json()
+        assert doc["players"] == ["alice", "bruno"]
+        r = c.post(f"/api/rooms/{rid}/photo", files={"photo": photo(photo_set[3])}, data={"name": "chiara"})
+        assert r.status_code == 200, r.text
+        chiara = r.json()
+        game = chiara["room"]["game"]
+        assert [p["name"] for p in game["players"]] == ["alice", "bruno", "chiara"]
+        assert game["provisional_majorities"] is False
+        assert game["players"][2]["overlay_url"] and "doubts" in game["players"][2]
+        # a player can only replace their own tableau
+        hijack = c.put(f"/api/rooms/{rid}/players/alice/grid", json={"grid": (EXAMPLES / "bruno.txt").read_text()})
+        assert hijack.status_code == 403
+        wrong = c.put(f"/api/rooms/{rid}/players/alice/grid", json={"grid": (EXAMPLES / "bruno.txt").read_text()},
+                      headers={"X-Player-Token": bruno["token"]})
+        assert wrong.status_code == 403
+        mine = c.put(f"/api/rooms/{rid}/players/chiara/grid", json={"grid": (EXAMPLES / "chiara.txt").read_text()},
+                     headers={"X-Player-Token": chiara["token"]})
+        assert mine.status_code == 200
+        totals = [p["total"] for p in mine.json()["room"]["game"]["players"]]
+        assert totals == [50, 36, 43]
+    with TestClient(create_app(Settings(db_url=db), reader=reader)) as c:
+        assert [p["total"] for p in c.get(f"/api/rooms/{rid}").json()["game"]["players"]] == [50, 36, 43]
+
+
+def test_two_player_and_solo_rooms(client):
+    rid = client.post("/api/rooms", json={"mode": "two-player"}).json()["id"]
+    client.put(f"/api/rooms/{rid}/players/alice/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()})
+    doc = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0}).json()
+    assert doc["game"]["neutral"] == {"streams": 6, "wolves": 0}
+    assert doc["game"]["players"][0]["cards"]["stream"] == 5  # the pile's 6 beat alice's 4
+    sid = client.post("/api/rooms", json={"mode": "solo"}).json()["id"]
+    client.put(f"/api/rooms/{sid}/players/me/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()})
+    doc = client.put(f"/api/rooms/{sid}/bot", json={"grid": "RB . . . .\n. . . . .\n. . . . .\n. . . . ."}).json()
+    assert doc["game"]["solo"] == {"margin": 52, "outcome": "remarkable"}
+
+
+def test_unknown_room_and_bad_mode(client):
+    assert client.get("/api/rooms/doesnotexist").status_code == 404
+    assert client.post("/api/rooms", json={"mode": "party"}).status_code == 422
