@@ -106,24 +106,52 @@ class CardFinder:
         return decode_obb(raw, self.conf, self.iou, k, left, top)
 
 
-def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float) -> Detections:
+def _covariance(xywhr: np.ndarray):
+    """Gaussian of each oriented box (a, b, c of [[a, c], [c, b]])."""
+    a, b = xywhr[:, 2] ** 2 / 12, xywhr[:, 3] ** 2 / 12
+    cos, sin = np.cos(xywhr[:, 4]), np.sin(xywhr[:, 4])
+    return a * cos**2 + b * sin**2, a * sin**2 + b * cos**2, (a - b) * cos * sin
+
+
+def probiou(boxes: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Pairwise probabilistic IoU of oriented boxes (xywhr), as Ultralytics' OBB NMS uses."""
+    x, y = boxes[:, 0], boxes[:, 1]
+    a, b, c = _covariance(boxes)
+    A, B, C = a[:, None] + a[None], b[:, None] + b[None], c[:, None] + c[None]
+    dx, dy = x[:, None] - x[None], y[:, None] - y[None]
+    det = A * B - C**2
+    t1 = (A * dy**2 + B * dx**2) / (det + eps) * 0.25
+    t2 = (C * -dx * dy) / (det + eps) * 0.5
+    own = np.clip(a * b - c**2, 0, None)
+    t3 = np.log(det / (4 * np.sqrt(own[:, None] * own[None]) + eps) + eps) * 0.5
+    bd = np.clip(t1 + t2 + t3, eps, 100.0)
+    return 1 - np.sqrt(1.0 - np.exp(-bd) + eps)
+
+
+def fast_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Fast-NMS (Bolya et al.) over oriented boxes, as Ultralytics does it: a box goes when any
+    higher-scored box overlaps it more than ``iou``. Returns kept indices, best first."""
+    order = np.argsort(-scores, kind="stable")
+    overlaps = np.triu(probiou(boxes[order]), k=1)
+    return order[(overlaps > iou).sum(0) == 0]
+
+
+def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float,
+               max_det: int = 300) -> Detections:
     """Raw OBB head output (4 box rows, class rows, 1 angle row) to boxes in image pixels."""
     scores = raw[4:-1].max(0)
     keep = scores > conf
-    xywh, angle, scores = raw[:4, keep].T, raw[-1, keep], scores[keep]
-    if len(scores):
-        rotated = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(a))) for (x, y, w, h), a in zip(xywh, angle)]
-        idx = cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou)
-        idx = np.array(idx, dtype=int).reshape(-1)
-        idx = idx[np.argsort(-scores[idx])]
-        xywh, angle, scores = xywh[idx], angle[idx], scores[idx]
+    boxes = np.concatenate([raw[:4, keep].T, raw[-1:, keep].T], 1).astype(np.float64)  # xywhr
+    scores = scores[keep].astype(np.float64)
+    idx = fast_nms(boxes, scores, iou)[:max_det]
+    boxes, scores = boxes[idx], scores[idx]
     # Long side first, angle along it (Ultralytics' regularisation).
-    w, h = xywh[:, 2], xywh[:, 3]
+    w, h, angle = boxes[:, 2], boxes[:, 3], boxes[:, 4]
     swap = h > w
     sizes = np.stack([np.where(swap, h, w), np.where(swap, w, h)], 1) / k
     angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
-    centers = (xywh[:, :2] - [left, top]) / k
-    return Detections(centers.astype(np.float64), sizes.astype(np.float64), angles.astype(np.float64), scores.astype(np.float64))
+    centers = (boxes[:, :2] - [left, top]) / k
+    return Detections(centers, sizes, angles, scores)
 
 
 class CardClassifier:

@@ -89,7 +89,7 @@ def train(
     if epochs is not None:
         recipe = replace(recipe, epochs=epochs)
     run_root = run_root or data_dir() / "runs"
-    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{kind}-{deck}-{recipe.train_scenes}")
+    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{kind}-{deck}-{recipe.train_scenes}", workers)
 
     ultralytics = import_ultralytics()
     from ultralytics.utils import torch_utils

@@ -1,0 +1,107 @@
+"""Ultralytics, offline: a tiny training, export and predict open no network connection; and
+our torch-free runtime gives the same detections and classes as Ultralytics' own predict."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from conftest import needs_models
+
+# Checked without importing it: a bare `import ultralytics` looks up DNS names.
+pytestmark = [pytest.mark.training,
+              pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="needs the train extra")]
+
+GUARD = textwrap.dedent(
+    """
+    import socket, sys, json
+    attempts = []
+    def refuse(kind):
+        def inner(*args, **kwargs):
+            attempts.append([kind, repr(args[:2])])
+            raise OSError("network disabled by the test: " + kind)
+        return inner
+    _connect = socket.socket.connect
+    def connect(self, address):
+        if self.family == socket.AF_UNIX:
+            return _connect(self, address)
+        attempts.append(["connect", repr(address)])
+        raise OSError("network disabled by the test")
+    socket.socket.connect = connect
+    socket.socket.connect_ex = lambda self, address: (attempts.append(["connect_ex", repr(address)]), 111)[1]
+    socket.getaddrinfo = refuse("getaddrinfo")
+    socket.gethostbyname = refuse("gethostbyname")
+    socket.create_connection = refuse("create_connection")
+    import atexit
+    atexit.register(lambda: open(sys.argv[1], "w").write(json.dumps(attempts)))
+    """
+)
+
+JOB = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from ecoscore.vision.train import train
+    from ecoscore.vision.models import CardFinder, CardClassifier
+    import cv2, numpy as np
+    out = train("finder", overrides=dict(train_scenes=4, val_scenes=2, epochs=1, batch=2, imgsz=64, render_long_side=160),
+                workers=1, ship=True)
+    cls = train("classifier", overrides=dict(train_scenes=2, val_scenes=1, epochs=1, batch=8, imgsz=32, render_long_side=320),
+                workers=1, ship=True)
+    from ecoscore.vision.offline import import_ultralytics
+    YOLO = import_ultralytics().YOLO
+    YOLO(str(out).replace(".onnx", ".pt")).predict(np.zeros((64, 64, 3), np.uint8), verbose=False)
+    CardFinder()(np.zeros((120, 160, 3), np.uint8))
+    CardClassifier()([np.zeros((64, 64, 3), np.uint8)])
+    print("done")
+    """
+)
+
+
+def test_training_export_and_inference_open_no_connection(tmp_path):
+    (tmp_path / "guard.py").write_text(GUARD + "\nexec(open(sys.argv[2]).read())\n")
+    (tmp_path / "job.py").write_text(JOB)
+    env = dict(os.environ, ECOSCORE_DATA=str(tmp_path / "data"), ECOSCORE_MODELS=str(tmp_path / "models"))
+    log = tmp_path / "attempts.json"
+    r = subprocess.run([sys.executable, str(tmp_path / "guard.py"), str(log), str(tmp_path / "job.py")],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0 and "done" in r.stdout, r.stderr[-3000:]
+    assert json.loads(log.read_text()) == []
+    assert (tmp_path / "models" / "finder.onnx").is_file() and (tmp_path / "models" / "classifier.json").is_file()
+    assert (tmp_path / "data" / "ultralytics" / "Ultralytics" / "Arial.ttf").is_file()
+    assert not (tmp_path / "data" / "runs" / "finder" / "weights" / "last.pt").stat().st_size == 0
+
+
+@needs_models
+def test_runtime_matches_ultralytics_predict(photo_set):
+    from ecoscore.vision.models import CardClassifier, CardFinder, letterbox
+    from ecoscore.vision.offline import import_ultralytics
+    from ecoscore.vision.decode import decode
+    from ecoscore.vision.crops import warp_quad
+
+    YOLO = import_ultralytics().YOLO
+    finder = CardFinder()
+    theirs = YOLO(str(finder.path), task="obb")
+    for scene in photo_set[:3]:
+        # The same input for both (our letterbox shrinks with INTER_AREA, theirs with INTER_LINEAR):
+        # what is compared is the model run and the post-processing (NMS, box decoding).
+        boxed, _, _ = letterbox(decode(scene.jpeg).image, finder.imgsz)
+        ours = finder(boxed)
+        res = theirs.predict(boxed, imgsz=finder.imgsz, conf=finder.conf, iou=finder.iou, verbose=False)[0]
+        xywhr = res.obb.xywhr.numpy()
+        assert abs(len(xywhr) - len(ours)) <= 1
+        for c, size in zip(ours.centers, ours.sizes):
+            nearest = np.argmin(np.linalg.norm(xywhr[:, :2] - c, axis=1))
+            assert np.linalg.norm(xywhr[nearest, :2] - c) < 0.5
+            assert sorted(xywhr[nearest, 2:4]) == pytest.approx(sorted(size), abs=0.5)
+    classifier = CardClassifier()
+    theirs = YOLO(str(classifier.path), task="classify")
+    scene = photo_set[0]
+    crops = [warp_quad(scene.image, np.array(c["corners"]), classifier.imgsz)
+             for c in scene.truth["tableaux"][0]["cells"] if c["corners"]]
+    ours = classifier(crops).argmax(1)
+    res = theirs.predict(crops, imgsz=classifier.imgsz, verbose=False)
+    assert [r.probs.top1 for r in res] == list(ours)
