@@ -6,11 +6,9 @@ import json
 import sys
 from pathlib import Path
 
+from ecoscore.errors import BadInput
+
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
-
-
-class BadInput(Exception):
-    """A user error: printed on stderr, exit code 2."""
 
 
 def _pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:

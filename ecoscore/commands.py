@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli import BadInput
+from .errors import BadInput
 
 
 def _synth(args: argparse.Namespace) -> int:

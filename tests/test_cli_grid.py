@@ -9,7 +9,7 @@ from ecoscore.scoring import CardType
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "ecoscore.cli", *args], capture_output=True, text=True, input=stdin)
+    return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, input=stdin)
 
 
 def test_example_game_json_matches_schema_and_rulebook():

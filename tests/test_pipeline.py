@@ -71,7 +71,7 @@ def test_cli_score_json_and_overlay(tmp_path, photo_set):
         path = tmp_path / f"player{k + 1}.jpg"
         path.write_bytes(scene.jpeg)
         paths.append(str(path))
-    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "score", *paths, "--json", "--overlay", str(tmp_path / "ov")],
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", *paths, "--json", "--overlay", str(tmp_path / "ov")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -89,11 +89,11 @@ def test_cli_score_json_and_overlay(tmp_path, photo_set):
 def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):
     path = tmp_path / "p.jpg"
     path.write_bytes(photo_set[2].jpeg)
-    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "read", str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "read", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     grid = tmp_path / "p.txt"
     grid.write_text(r.stdout)
-    r2 = subprocess.run([sys.executable, "-m", "ecoscore.cli", "grid", str(grid), "--json"], capture_output=True, text=True)
+    r2 = subprocess.run([sys.executable, "-m", "ecoscore", "grid", str(grid), "--json"], capture_output=True, text=True)
     assert r2.returncode == 0, r2.stderr
     assert len(json.loads(r2.stdout)["players"]) == 1
 
@@ -101,5 +101,5 @@ def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):
 def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")
-    r = subprocess.run([sys.executable, "-m", "ecoscore.cli", "score", str(bad)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "bad: the JPEG file is truncated" in r.stderr

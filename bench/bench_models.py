@@ -1,0 +1,170 @@
+"""The shipped models on a held-out rendered set (issue #4).
+
+Finder: recall of cards at IoU 0.5 (cards at least half in the frame), and false cards inside
+tableaux (detections on a tableau's area that match no card). Classifier: top-1 on straightened
+cell crops (empty included) cut the way the pipeline cuts them. Speed: both models on one
+12 MP photo (decode excluded), our ONNX Runtime path against Ultralytics' own PyTorch predict
+of the same weights, and OpenCV's DNN module, in the same run.
+    python bench/bench_models.py --set data/test/normal [--speed data/test/12mp]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ecoscore.datasets.yolo import cell_crops, obb_label_lines
+from ecoscore.paths import models_dir
+from ecoscore.vision.crops import CROP_SIZE, warp_quad
+from ecoscore.vision.decode import decode
+from ecoscore.vision.models import CardClassifier, CardFinder, letterbox
+
+
+def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def finder_metrics(finder: CardFinder, folder: Path, limit: int | None) -> dict:
+    found = total = false_in_tableau = detections = 0
+    for path in sorted((folder / "truth").glob("*.json"))[:limit]:
+        truth = json.loads(path.read_text())
+        photo = decode((folder / truth["image"]).read_bytes())
+        det = finder(photo.image)
+        quads = det.quads / photo.scale
+        w, h = truth["width"], truth["height"]
+        targets = [np.array([float(v) for v in line.split()[1:]]).reshape(4, 2) * [w, h] for line in obb_label_lines(truth)]
+        matched = set()
+        for t in targets:
+            ious = [poly_iou(t, q) for q in quads]
+            j = int(np.argmax(ious)) if ious else -1
+            total += 1
+            if j >= 0 and ious[j] >= 0.5:
+                found += 1
+                matched.add(j)
+        hulls = [cv2.convexHull(np.concatenate([np.array(c["cell_corners"]) for c in tab["cells"]]).astype(np.float32))
+                 for tab in truth["tableaux"]]
+        for j, q in enumerate(quads):
+            inside = any(cv2.pointPolygonTest(hull, tuple(map(float, q.mean(0))), False) >= 0 for hull in hulls)
+            if inside:
+                detections += 1
+                if j not in matched and max((poly_iou(t, q) for t in targets), default=0) < 0.5:
+                    false_in_tableau += 1
+    return {"cards": total, "recall@0.5": found / max(total, 1), "detections_in_tableaux": detections,
+            "false_cards_in_tableaux": false_in_tableau / max(detections, 1)}
+
+
+def classifier_metrics(classifier: CardClassifier, folder: Path, limit: int | None) -> dict:
+    right = total = 0
+    confusions: dict[str, int] = {}
+    for path in sorted((folder / "truth").glob("*.json"))[:limit]:
+        truth = json.loads(path.read_text())
+        image = cv2.imdecode(np.frombuffer((folder / truth["image"]).read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+        crops = cell_crops(image, truth, np.random.default_rng(int(path.stem)))
+        if not crops:
+            continue
+        probs = classifier([c for c, _ in crops])
+        for p, (_, name) in zip(probs, crops):
+            guess = classifier.names[int(np.argmax(p))]
+            total += 1
+            right += guess == name
+            if guess != name:
+                confusions[f"{name}->{guess}"] = confusions.get(f"{name}->{guess}", 0) + 1
+    return {"crops": total, "top1": right / max(total, 1), "confusions": confusions}
+
+
+def _crops_for(image, det, n=20):
+    return [warp_quad(image, q, CROP_SIZE) for q in det.quads[:n]]
+
+
+def speed(folder: Path, runs: int) -> dict:
+    """Median ms for finder + 20 crops + classifier on each 12 MP photo (decoded beforehand)."""
+    finder, classifier = CardFinder(), CardClassifier()
+    images = [decode((folder / "images" / p.name).read_bytes(), 1000).image
+              for p in sorted((folder / "images").glob("*.jpg"))]
+    big = [cv2.imdecode(np.frombuffer(p.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+           for p in sorted((folder / "images").glob("*.jpg"))[:2]]
+    out = {"photos": len(images), "photo_size": list(big[0].shape[:2][::-1])}
+
+    def ours(image):
+        det = finder(image)
+        classifier(_crops_for(image, det))
+
+    out["onnxruntime_ms"] = _median_ms(ours, images, runs)
+
+    # OpenCV DNN on the same ONNX files
+    net_f = cv2.dnn.readNetFromONNX(str(finder.path))
+    net_c = cv2.dnn.readNetFromONNX(str(classifier.path))
+
+    def dnn(image):
+        boxed, _, _ = letterbox(image, finder.imgsz)
+        net_f.setInput(cv2.dnn.blobFromImage(boxed, 1 / 255, swapRB=True))
+        net_f.forward()
+        det = finder(image)  # boxes for the crops (post-processing is shared)
+        net_c.setInput(cv2.dnn.blobFromImages(_crops_for(image, det), 1 / 255, swapRB=True))
+        net_c.forward()
+
+    try:
+        out["opencv_dnn_ms_incl_one_extra_finder_run"] = _median_ms(dnn, images, runs)
+    except cv2.error as err:
+        out["opencv_dnn_error"] = str(err).splitlines()[0]
+
+    pt_f, pt_c = models_dir() / "finder.pt", models_dir() / "classifier.pt"
+    if pt_f.is_file() and pt_c.is_file():
+        from ecoscore.vision.offline import import_ultralytics
+        from ultralytics.utils import torch_utils
+
+        YOLO = import_ultralytics().YOLO
+        torch_utils.NUM_THREADS = 2
+        yf, yc = YOLO(str(pt_f), task="obb"), YOLO(str(pt_c), task="classify")
+
+        def theirs(image):
+            res = yf.predict(image, imgsz=finder.imgsz, conf=finder.conf, verbose=False, device="cpu")[0]
+            quads = res.obb.xyxyxyxy.numpy()[:20]
+            yc.predict([warp_quad(image, q, CROP_SIZE) for q in quads] or [image[:64, :64]], imgsz=CROP_SIZE,
+                       verbose=False, device="cpu")
+
+        out["ultralytics_pytorch_ms"] = _median_ms(theirs, images, runs)
+        out["speedup_vs_ultralytics"] = round(out["ultralytics_pytorch_ms"] / out["onnxruntime_ms"], 2)
+    return out
+
+
+def _median_ms(fn, images, runs) -> float:
+    for image in images[:2]:
+        fn(image)  # warm-up
+    times = []
+    for _ in range(runs):
+        for image in images:
+            start = time.perf_counter()
+            fn(image)
+            times.append((time.perf_counter() - start) * 1e3)
+    return round(statistics.median(times), 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", type=Path, action="append", default=[], help="rendered set(s) with truth")
+    parser.add_argument("--speed", type=Path, help="a folder of 12 MP photos for the timing")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    report = {}
+    if args.set:
+        finder, classifier = CardFinder(), CardClassifier()
+        for folder in args.set:
+            report[folder.name] = {"finder": finder_metrics(finder, folder, args.limit),
+                                   "classifier": classifier_metrics(classifier, folder, args.limit)}
+    if args.speed:
+        report["speed"] = speed(args.speed, args.runs)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

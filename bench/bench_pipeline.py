@@ -1,0 +1,65 @@
+"""The reader end to end (issue #5).
+
+Accuracy on held-out rendered sets (whole tableau exact, confident wrong, ...), and the time
+from a 12 MP JPEG on disk to a printed score, per image, in a warmed-up process, with where
+the time goes (read file, decode, detect, snap, classify, score and print).
+    python bench/bench_pipeline.py --set data/test/normal --set data/test/hard --timing data/test/12mp
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import statistics
+import time
+from pathlib import Path
+
+from ecoscore.scoring import score_game, score_pad
+from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.pipeline import Reader
+
+
+def timing(reader: Reader, folder: Path, runs: int) -> dict:
+    paths = sorted((folder / "images").glob("*.jpg"))
+    stages: dict[str, list[float]] = {}
+    totals = []
+    for k in range(runs + 1):
+        for path in paths:
+            start = time.perf_counter()
+            data = path.read_bytes()
+            t_read = time.perf_counter()
+            read = reader.read(data)
+            t_pipe = time.perf_counter()
+            game = score_game([(f"p{i}", tab.tableau) for i, tab in enumerate(read.tableaux)])
+            print(score_pad(game), file=io.StringIO())
+            end = time.perf_counter()
+            if k == 0:
+                continue  # warm-up pass
+            totals.append((end - start) * 1e3)
+            for stage, ms in {"read_file": (t_read - start) * 1e3, **read.timings_ms,
+                              "score_and_print": (end - t_pipe) * 1e3}.items():
+                stages.setdefault(stage, []).append(ms)
+    return {"photos": len(paths), "runs": runs, "p50_total_ms": round(statistics.median(totals), 1),
+            "p90_total_ms": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 1),
+            "p50_stage_ms": {s: round(statistics.median(v), 1) for s, v in stages.items()}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", type=Path, action="append", default=[])
+    parser.add_argument("--timing", type=Path)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    reader = Reader()
+    report = {}
+    for folder in args.set:
+        ev = evaluate(reader, folder, args.limit, progress=False)
+        report[folder.name] = ev.summary() | {"confident_wrong_images": ev.wrong}
+    if args.timing:
+        report["timing_12mp"] = timing(reader, args.timing, args.runs)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Load on the upload service (issue #6): N clients upload 12 MP photos for S seconds.
+
+Starts `ecoscore serve` on a free port with a fresh store, drives it from this process with
+keep-alive HTTP clients, then runs `ecoscore batch` over the same photos, and prints errors,
+latency percentiles and throughput against the batch command's photos/s (same machine, same run).
+    python bench/bench_service.py --photos data/test/12mp [--clients 20] [--seconds 60]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+
+def multipart(data: bytes, filename: str) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"{filename}\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode()
+    return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def client(port: int, bodies, deadline: float, results: list, lock: threading.Lock) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    k = 0
+    while time.perf_counter() < deadline:
+        body, ctype = bodies[k % len(bodies)]
+        k += 1
+        start = time.perf_counter()
+        try:
+            conn.request("POST", "/api/photo", body=body, headers={"Content-Type": ctype})
+            response = conn.getresponse()
+            response.read()
+            ok = response.status == 200
+        except (OSError, http.client.HTTPException):
+            ok = False
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        with lock:
+            results.append((ok, time.perf_counter() - start, time.perf_counter()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--photos", type=Path, required=True, help="folder with images/*.jpg (12 MP)")
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=60)
+    args = parser.parse_args()
+    photos = sorted((args.photos / "images").glob("*.jpg"))
+    bodies = [multipart(p.read_bytes(), p.name) for p in photos]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tmp = Path(tempfile.mkdtemp())
+    exe = [sys.executable, "-m", "ecoscore"]
+    server = subprocess.Popen([*exe, "serve", "--port", str(port), "--db", f"sqlite:///{tmp / 'db.sqlite3'}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                c.request("GET", "/health")
+                if c.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        results: list = []
+        lock = threading.Lock()
+        start = time.perf_counter()
+        deadline = start + args.seconds
+        threads = [threading.Thread(target=client, args=(port, bodies[k % len(bodies):] + bodies[:k % len(bodies)],
+                                                         deadline, results, lock)) for k in range(args.clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = max(r[2] for r in results) - start
+    finally:
+        server.terminate()
+        server.wait(10)
+    latencies = sorted(r[1] for r in results)
+    errors = sum(not r[0] for r in results)
+    service_rate = len(results) / elapsed
+    # the batch command on the same photos, same machine, right after
+    batch_dir = tmp / "batch"
+    batch_dir.mkdir()
+    for k in range(max(60, 2 * len(photos))):  # enough that the workers' start-up is amortised
+        shutil.copy(photos[k % len(photos)], batch_dir / f"{k:03d}.jpg")
+    t0 = time.perf_counter()
+    subprocess.run([*exe, "batch", str(batch_dir), "--out", str(tmp / "out.csv")], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
+    batch_rate = len(list(batch_dir.iterdir())) / (time.perf_counter() - t0)
+    shutil.rmtree(tmp, ignore_errors=True)
+    q = lambda p: latencies[min(len(latencies) - 1, int(p * len(latencies)))]  # noqa: E731
+    print(json.dumps({
+        "clients": args.clients, "seconds": round(elapsed, 1), "requests": len(results), "errors": errors,
+        "latency_s": {"p50": round(statistics.median(latencies), 3), "p90": round(q(0.9), 3), "p99": round(q(0.99), 3),
+                      "max": round(latencies[-1], 3)},
+        "service_photos_per_s": round(service_rate, 2),
+        "batch_photos_per_s": round(batch_rate, 2),
+        "service_over_batch": round(service_rate / batch_rate, 2),
+        "floors": {"errors": 0, "p99_s": 2.0, "service_over_batch": 0.8},
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""`ecoscore batch` over a folder: one row per file, errors included; resume after an interruption."""
+import csv
+import json
+import subprocess
+import sys
+
+from conftest import needs_models
+
+pytestmark = needs_models
+
+
+def make_folder(tmp_path, photo_set):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for k, scene in enumerate(photo_set[:3]):
+        (folder / f"table{k}.jpg").write_bytes(scene.jpeg)
+    (folder / "corrupt.jpg").write_bytes(photo_set[0].jpeg[:5000])  # cut short
+    (folder / "notes.txt").write_text("not a photo")
+    return folder
+
+
+def batch(*args):
+    return subprocess.run([sys.executable, "-m", "ecoscore", "batch", *args], capture_output=True, text=True)
+
+
+def test_one_row_per_file_with_errors(tmp_path, photo_set):
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "results.csv"
+    r = batch(str(folder), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = {row["file"].rsplit("/", 1)[1]: row for row in csv.DictReader(out.open())}
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.txt"}
+    assert rows["corrupt.jpg"]["status"] == "error" and "truncated" in rows["corrupt.jpg"]["error"]
+    assert rows["notes.txt"]["status"] == "error" and "not an image" in rows["notes.txt"]["error"]
+    for name in ("table0.jpg", "table1.jpg", "table2.jpg"):
+        assert rows[name]["status"] == "ok" and int(rows[name]["totals"]) > 0
+        assert len(rows[name]["grids"].split("/")) == 4
+
+
+def test_resume_skips_what_is_done_and_repairs_a_cut_line(tmp_path, photo_set):
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "results.jsonl"
+    assert batch(str(folder), "--out", str(out), "--jsonl").returncode == 0
+    lines = out.read_text().splitlines()
+    # simulate an interruption: keep two results and half of the third line
+    out.write_text("\n".join(lines[:2]) + "\n" + lines[2][: len(lines[2]) // 2])
+    r = batch(str(folder), "--out", str(out), "--jsonl", "--resume")
+    assert r.returncode == 0 and "2 skipped" in r.stderr
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(x["file"] for x in results) == sorted(str(p) for p in folder.iterdir())
+    ok = [x for x in results if x["status"] == "ok"]
+    assert all("grid" in x["game"]["players"][0] and "doubts" in x["game"]["players"][0] for x in ok)
+
+
+def test_glob_and_empty_target(tmp_path, photo_set):
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "r.csv"
+    assert batch(str(folder / "table*.jpg"), "--out", str(out)).returncode == 0
+    assert len(list(csv.DictReader(out.open()))) == 3
+    r = batch(str(tmp_path / "nothing*"), "--out", str(out))
+    assert r.returncode == 2 and "no files" in r.stderr
