@@ -102,7 +102,8 @@ def explain(player: PlayerScore) -> str:
         r, col = divmod(c.cell, COLS)
         lines.append(f"  {c.type.value:<10} row {r + 1}, col {col + 1}: {c.points:>3}  {c.reason}")
     for g in player.groups:
-        lines.append(f"  {g.type.value:<10} {'group' if len(g.cells) > 1 else 'card':<13}: {g.points:>3}  {g.reason}")
+        size = f"{len(g.cells)} card{'s' if len(g.cells) > 1 else ''}"
+        lines.append(f"  {g.type.value:<10} {size:<13}: {g.points:>3}  {g.reason}")
     if player.biodiversity is not None:
         lines.append(
             f"  biodiversity: {len(player.gaps)} types scored nothing "

@@ -110,7 +110,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
 
     @app.middleware("http")
     async def refuse_huge_bodies(request: Request, call_next):
-        # Refuse on the declared size, before anything is read or spooled to disk.
+        # Refuse on the declared size, before anything is read or spooled to disk (a game
+        # upload may carry up to 8 photos; each photo is checked again on its own below).
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > settings.max_upload * 8 + 1_000_000:
             return JSONResponse({"detail": f"upload too large: the limit is {settings.max_upload // 2**20} MB a photo"}, 413)
@@ -142,7 +143,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     async def _score_photos(files, names, neutral, others, bot):
         photos = [(names[k] if k < len(names) and names[k] else Path(f.filename or f"photo{k + 1}").stem or f"photo{k + 1}",
                    await _bytes(f)) for k, f in enumerate(files)]
-        reads = [(name, await _read(name, data)) for name, data in photos]
+        reads = list(zip([n for n, _ in photos], await asyncio.gather(*(_read(n, d) for n, d in photos))))
         try:
             game, extras = score_reads(reads, neutral=neutral, bot=bot, others=others)
         except ValueError as err:

@@ -22,6 +22,7 @@ EMPTY = "empty"
 # confident wrong tableaux stay rare (bench/bench_pipeline.py reports the rate).
 MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
+SMALL_CARD_PX = 20  # a card's short side at the finder's input below which tiles are read
 
 
 @dataclass
@@ -72,9 +73,11 @@ class NoTableauError(ValueError):
 class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
-    def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None):
+    def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
+                 min_confidence: float = MIN_CONFIDENCE):
         self.finder = finder or CardFinder()
         self.classifier = classifier or CardClassifier()
+        self.min_confidence = min_confidence
 
     def read(self, data: bytes) -> PhotoRead:
         timings = {}
@@ -82,6 +85,8 @@ class Reader:
         photo = decode(data)
         t1 = time.perf_counter()
         det = self.finder(photo.image)
+        if self._cards_are_small(det, photo.image.shape):
+            det = self.finder.tiled(photo.image)
         t2 = time.perf_counter()
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         t3 = time.perf_counter()
@@ -100,6 +105,13 @@ class Reader:
             doubts.append(f"{len(reads)} tableaux in one photo: each is read as one player")
         return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts, photo)
 
+    def _cards_are_small(self, det: Detections, shape) -> bool:
+        """Cards under ~20 px at the finder's input are often missed: look again, tile by tile."""
+        if len(det) == 0:
+            return False
+        to_input = self.finder.imgsz / max(shape[:2])
+        return float(np.median(det.sizes[:, 1])) * to_input < SMALL_CARD_PX
+
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art.
         card_px = np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])
@@ -117,6 +129,7 @@ class Reader:
         names = self.classifier.names
         return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
 
+
     def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
         cells = []
         for r in range(ROWS):
@@ -133,7 +146,7 @@ class Reader:
                     top, second = names[order[0]], names[order[1]]
                     conf, runner, runner_conf = float(p[order[0]]), second, float(p[order[1]])
                     card = None if top == EMPTY else CardType(top)
-                    if conf < MIN_CONFIDENCE:
+                    if conf < self.min_confidence:
                         doubts.append(f"low confidence: {top} {conf:.0%}, or {second} {runner_conf:.0%}")
                     if card is None and fc.detection is not None:
                         doubts.append("a card was detected here but the cell reads as empty")
