@@ -28,7 +28,7 @@ def test_reads_rendered_photos_exactly(reader, photo_set):
         else:
             assert tab.doubts, "a wrong read must carry a doubt"
         assert 0 <= tab.confidence <= 1
-        assert all(cell.runner_up for cell in tab.cells)
+        assert all(cell.runner_up for cell in tab.cells if cell.confidence > 0)
     assert exact >= len(photo_set) - 1
 
 
@@ -59,10 +59,10 @@ def test_rotated_photo_reads_the_same(reader, photo_set):
     """A photo taken from another side of the table (here: the image turned 90°)."""
     scene = photo_set[1]
     turned = cv2.rotate(scene.image, cv2.ROTATE_90_CLOCKWISE)
-    a = reader.read(scene.jpeg).tableaux[0].tableau
-    b = reader.read(cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()).tableaux[0].tableau
-    assert score_tableau(a).sheet == score_tableau(b).sheet
-    assert a.counts() == b.counts()
+    a = reader.read(scene.jpeg).tableaux[0]
+    b = reader.read(cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()).tableaux[0]
+    assert score_tableau(a.tableau).sheet == score_tableau(b.tableau).sheet
+    assert a.tableau.counts() == b.tableau.counts()
 
 
 def test_cli_score_json_and_overlay(tmp_path, photo_set):

@@ -106,6 +106,18 @@ def _components(n: int, steps) -> list[list[int]]:
     return comps
 
 
+def clusters(det: Detections, reach: float = 2.5, min_size: int = 3) -> list[list[int]]:
+    """Groups of detections lying near each other (within ``reach`` card lengths), at least
+    ``min_size`` strong: where a tableau may be, before any lattice is fitted."""
+    n = len(det)
+    if n == 0:
+        return []
+    d = np.linalg.norm(det.centers[:, None] - det.centers[None], axis=2)
+    link = d < reach * np.maximum(det.sizes[:, None, 0], det.sizes[None, :, 0])
+    steps = {(int(i), int(j)): None for i, j in zip(*np.nonzero(link)) if i != j}
+    return [c for c in _components(n, steps) if len(c) >= min_size]
+
+
 def _walk(comp: list[int], det: Detections, steps) -> dict[int, tuple[int, int]]:
     """Integer lattice coordinates (u, v) of each card of a component, walking from its most
     confident card. Each card carries a frame (its two axes, matched to its parent's), so

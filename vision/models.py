@@ -56,6 +56,13 @@ class Detections:
     def __len__(self) -> int:
         return len(self.scores)
 
+    def subset(self, keep) -> Detections:
+        return Detections(self.centers[keep], self.sizes[keep], self.angles[keep], self.scores[keep])
+
+    @staticmethod
+    def concat(parts: list[Detections]) -> Detections:
+        return Detections(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("centers", "sizes", "angles", "scores")))
+
     @property
     def quads(self) -> np.ndarray:
         return obb_corners(self.centers, self.sizes, self.angles)
@@ -104,34 +111,6 @@ class CardFinder:
         boxed, k, (left, top) = letterbox(image, self.imgsz)
         raw = self.session.run(None, {self.input: _blob([boxed])})[0][0]  # (5 + ..., anchors)
         return decode_obb(raw, self.conf, self.iou, k, left, top)
-
-    def tiled(self, image: np.ndarray, overlap: float = 0.3) -> Detections:
-        """Detect on 2 × 2 overlapping tiles (small cards: several tableaux in one photo).
-
-        A box touching a tile's inner edge is a card cut by the tile; it is dropped, since the
-        overlap shows that card whole in a neighbouring tile."""
-        h, w = image.shape[:2]
-        th, tw = int(h * (1 + overlap) / 2), int(w * (1 + overlap) / 2)
-        parts = []
-        for y0 in (0, h - th):
-            for x0 in (0, w - tw):
-                det = self(image[y0 : y0 + th, x0 : x0 + tw])
-                quads = det.quads
-                margin = 2.0
-                keep = np.ones(len(det), bool)
-                if x0 > 0:
-                    keep &= quads[:, :, 0].min(1) > margin
-                if x0 + tw < w:
-                    keep &= quads[:, :, 0].max(1) < tw - margin
-                if y0 > 0:
-                    keep &= quads[:, :, 1].min(1) > margin
-                if y0 + th < h:
-                    keep &= quads[:, :, 1].max(1) < th - margin
-                parts.append((det.centers[keep] + [x0, y0], det.sizes[keep], det.angles[keep], det.scores[keep]))
-        centers, sizes, angles, scores = (np.concatenate(x) for x in zip(*parts))
-        boxes = np.column_stack([centers, sizes, angles])
-        idx = fast_nms(boxes, scores, self.iou)
-        return Detections(centers[idx], sizes[idx], angles[idx], scores[idx])
 
 
 def _covariance(xywhr: np.ndarray):

@@ -14,7 +14,7 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 
 from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
-from .lattice import TableauFit, fit_tableaux
+from .lattice import TableauFit, clusters, fit_tableaux
 from .models import CardClassifier, CardFinder, Detections
 
 EMPTY = "empty"
@@ -22,7 +22,7 @@ EMPTY = "empty"
 # confident wrong tableaux stay rare (bench/bench_pipeline.py reports the rate).
 MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
-SMALL_CARD_PX = 20  # a card's short side at the finder's input below which tiles are read
+SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 
 
 @dataclass
@@ -84,9 +84,7 @@ class Reader:
         t0 = time.perf_counter()
         photo = decode(data)
         t1 = time.perf_counter()
-        det = self.finder(photo.image)
-        if self._cards_are_small(det, photo.image.shape):
-            det = self.finder.tiled(photo.image)
+        det = self._zoom_small_groups(photo.image, self.finder(photo.image))
         t2 = time.perf_counter()
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         t3 = time.perf_counter()
@@ -105,12 +103,33 @@ class Reader:
             doubts.append(f"{len(reads)} tableaux in one photo: each is read as one player")
         return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts, photo)
 
-    def _cards_are_small(self, det: Detections, shape) -> bool:
-        """Cards under ~20 px at the finder's input are often missed: look again, tile by tile."""
+    def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
+        """Look again, closer, where cards are small (a far tableau, several in one photo).
+
+        Cards under ~24 px at the finder's input are often missed. Each group of such cards is
+        cut out with room for a missed row or column around it and run through the finder on
+        its own, which magnifies it several times; its detections replace the first look's."""
         if len(det) == 0:
-            return False
-        to_input = self.finder.imgsz / max(shape[:2])
-        return float(np.median(det.sizes[:, 1])) * to_input < SMALL_CARD_PX
+            return det
+        to_input = self.finder.imgsz / max(image.shape[:2])
+        h, w = image.shape[:2]
+        keep = np.ones(len(det), bool)
+        found = []
+        for group in clusters(det):
+            if float(np.median(det.sizes[group, 1])) * to_input >= SMALL_CARD_PX:
+                continue
+            quads = det.quads[group].reshape(-1, 2)
+            pad = 2.2 * float(np.median(det.sizes[group, 0]))
+            x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
+            x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
+            inside = (det.centers[:, 0] >= x0) & (det.centers[:, 0] < x1) & (det.centers[:, 1] >= y0) & (det.centers[:, 1] < y1)
+            keep &= ~inside
+            closer = self.finder(image[y0:y1, x0:x1])
+            closer.centers = closer.centers + [x0, y0]
+            found.append(closer)
+        if not found:
+            return det
+        return Detections.concat([det.subset(keep), *found])
 
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art.
