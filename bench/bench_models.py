@@ -23,6 +23,7 @@ from ecoscore.paths import models_dir
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 from ecoscore.vision.decode import decode
 from ecoscore.vision.models import CardClassifier, CardFinder, letterbox
+from ecoscore.vision.pipeline import Reader
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -32,33 +33,51 @@ def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def finder_metrics(finder: CardFinder, folder: Path, limit: int | None) -> dict:
-    found = total = false_in_tableau = detections = 0
+def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used: bool = False) -> dict:
+    """Recall at IoU 0.5 and false cards inside tableaux, by kind of photo and card.
+
+    Kinds: the cards of a tableau in a photo of one tableau (the product's main use), of
+    several tableaux in one photo (small cards), loose cards; cards cut by the frame are left
+    out of the kinds and counted in "all" by their visible part, as the training labels are.
+    ``as_used``: with the pipeline's closer second look at groups of small cards."""
+    reader = Reader(finder=finder) if as_used else None
+    kinds: dict[str, list[int]] = {}
+    false = {"single": [0, 0], "multi": [0, 0]}  # [false, detections] inside tableaux
+
+    def count(kind, hit):
+        entry = kinds.setdefault(kind, [0, 0])
+        entry[0] += 1
+        entry[1] += hit
+
     for path in sorted((folder / "truth").glob("*.json"))[:limit]:
         truth = json.loads(path.read_text())
         photo = decode((folder / truth["image"]).read_bytes())
         det = finder(photo.image)
+        if reader:
+            det = reader._zoom_small_groups(photo.image, det)
         quads = det.quads / photo.scale
         w, h = truth["width"], truth["height"]
-        targets = [np.array([float(v) for v in line.split()[1:]]).reshape(4, 2) * [w, h] for line in obb_label_lines(truth)]
-        matched = set()
-        for t in targets:
-            ious = [poly_iou(t, q) for q in quads]
-            j = int(np.argmax(ious)) if ious else -1
-            total += 1
-            if j >= 0 and ious[j] >= 0.5:
-                found += 1
-                matched.add(j)
+        setting = "multi" if len(truth["tableaux"]) > 1 else "single"
+        labelled = [np.array([float(v) for v in line.split()[1:]]).reshape(4, 2) * [w, h] for line in obb_label_lines(truth)]
+        for target in labelled:
+            count("all labelled cards", max((poly_iou(target, q) for q in quads), default=0) >= 0.5)
+        cards = [(f"tableau cards, {setting} tableau photos", np.array(c["corners"]))
+                 for tab in truth["tableaux"] for c in tab["cells"] if c["corners"]]
+        cards += [("loose cards", np.array(c["corners"])) for c in truth["loose_cards"]]
+        for kind, quad in cards:
+            if np.all((quad >= 0) & (quad <= [w - 1, h - 1])):
+                count(kind, max((poly_iou(quad, q) for q in quads), default=0) >= 0.5)
         hulls = [cv2.convexHull(np.concatenate([np.array(c["cell_corners"]) for c in tab["cells"]]).astype(np.float32))
                  for tab in truth["tableaux"]]
-        for j, q in enumerate(quads):
-            inside = any(cv2.pointPolygonTest(hull, tuple(map(float, q.mean(0))), False) >= 0 for hull in hulls)
-            if inside:
-                detections += 1
-                if j not in matched and max((poly_iou(t, q) for t in targets), default=0) < 0.5:
-                    false_in_tableau += 1
-    return {"cards": total, "recall@0.5": found / max(total, 1), "detections_in_tableaux": detections,
-            "false_cards_in_tableaux": false_in_tableau / max(detections, 1)}
+        for q in quads:
+            if any(cv2.pointPolygonTest(hull, tuple(map(float, q.mean(0))), False) >= 0 for hull in hulls):
+                false[setting][1] += 1
+                false[setting][0] += max((poly_iou(t, q) for t in labelled), default=0) < 0.5
+    return {
+        "recall@0.5": {k: {"cards": n, "recall": round(hit / n, 4)} for k, (n, hit) in sorted(kinds.items())},
+        "false_cards_in_tableaux": {f"{k} tableau photos": {"detections": n, "false": round(f / max(n, 1), 4)}
+                                    for k, (f, n) in false.items()},
+    }
 
 
 def classifier_metrics(classifier: CardClassifier, folder: Path, limit: int | None) -> dict:
@@ -160,6 +179,7 @@ def main() -> None:
         finder, classifier = CardFinder(), CardClassifier()
         for folder in args.set:
             report[folder.name] = {"finder": finder_metrics(finder, folder, args.limit),
+                                   "finder_with_closer_look": finder_metrics(finder, folder, args.limit, as_used=True),
                                    "classifier": classifier_metrics(classifier, folder, args.limit)}
     if args.speed:
         report["speed"] = speed(args.speed, args.runs)

@@ -24,6 +24,8 @@ MAX_ANGLE_DIFF = np.radians(20)
 STEP_RANGE = (0.75, 1.7)  # neighbour distance in card sizes (touching ... wide gaps, perspective)
 ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes
 SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cells
+SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
+MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
 MAX_AREA_RATIO = 4.0  # largest over smallest cell of one tableau: a steep phone shot gives ~2
 
 
@@ -31,7 +33,7 @@ MAX_AREA_RATIO = 4.0  # largest over smallest cell of one tableau: a steep phone
 class CellFit:
     quad: np.ndarray  # 4 × 2 image corners: TL, TR, BR, BL in the lattice's orientation
     detection: int | None  # index into the detections, None if no card was detected here
-    inside: bool  # the whole cell lies inside the photo
+    inside: bool  # (almost) all the cell lies inside the photo: it can be read
     duplicates: list[int] = field(default_factory=list)  # other detections in the same cell
 
 
@@ -297,12 +299,25 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 best = members[0]
                 quad = _order_like(det.quads[best], Hinv, (c, r))
                 residuals.append(np.linalg.norm(_apply(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
-            inside = bool(np.all((quad >= 0) & (quad <= [w - 1, h - 1])))
             key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
-            cells[key] = CellFit(quad, members[0] if members else None, inside, members[1:])
+            # The same card found twice (boxes a little apart) is one card; a second box well off
+            # the first is a second card lying in this cell.
+            others = [i for i in members[1:]
+                      if np.linalg.norm(det.centers[i] - det.centers[members[0]]) > SAME_CARD * det.sizes[members[0], 1]]
+            cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others)
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)
+
+
+def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
+    """At least MIN_VISIBLE of the cell lies in the photo (a card touching the edge is still read)."""
+    q = quad.astype(np.float32)
+    area = abs(cv2.contourArea(q))
+    if area <= 0:
+        return False
+    inter, _ = cv2.intersectConvexConvex(q, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    return inter / area >= MIN_VISIBLE
 
 
 def _plausible(H, c0: int, r0: int, width: int, height: int) -> bool:

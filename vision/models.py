@@ -17,6 +17,9 @@ import numpy as np
 from ecoscore.paths import models_dir
 
 
+EMPTY = "empty"  # the classifier's class for a cell where no card lies
+
+
 class ModelError(RuntimeError):
     """A model file that is missing or unusable."""
 
@@ -99,7 +102,9 @@ def _blob(images_bgr: list[np.ndarray]) -> np.ndarray:
 class CardFinder:
     """One-class oriented-box detector: every card in a photo, whatever its art."""
 
-    def __init__(self, path: Path | None = None, conf: float = 0.25, iou: float = 0.7):
+    # NMS at IoU 0.45, not Ultralytics' 0.7: the oriented boxes of neighbouring cards overlap
+    # at most ~0.08 (bench/box_overlap.py), so anything above is the same card found twice.
+    def __init__(self, path: Path | None = None, conf: float = 0.25, iou: float = 0.45):
         self.path = path or models_dir() / "finder.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])

@@ -15,13 +15,13 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import TableauFit, clusters, fit_tableaux
-from .models import CardClassifier, CardFinder, Detections
+from .models import EMPTY, CardClassifier, CardFinder, Detections
 
-EMPTY = "empty"
 # A cell read with less confidence than this is flagged. Chosen on the held-out set so that
 # confident wrong tableaux stay rare (bench/bench_pipeline.py reports the rate).
 MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
+WEAK_BOX, SURE_EMPTY = 0.6, 0.98
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 
 
@@ -167,8 +167,10 @@ class Reader:
                     card = None if top == EMPTY else CardType(top)
                     if conf < self.min_confidence:
                         doubts.append(f"low confidence: {top} {conf:.0%}, or {second} {runner_conf:.0%}")
-                    if card is None and fc.detection is not None:
-                        doubts.append("a card was detected here but the cell reads as empty")
+                    # A hole in a grid looks card-shaped, so the finder sometimes marks one, weakly:
+                    # a weak box over a cell the classifier is sure is empty is no doubt.
+                    if card is None and det_conf is not None and (det_conf >= WEAK_BOX or conf < SURE_EMPTY):
+                        doubts.append(f"a card was detected here ({det_conf:.0%}) but the cell reads as empty")
                     if card is not None and fc.detection is None and conf < 0.98:
                         doubts.append(f"no card was detected here, yet the cell reads as {top}")
                 if fc.duplicates:
