@@ -138,10 +138,11 @@ def speed(folder: Path, runs: int) -> dict:
     pt_f, pt_c = models_dir() / "finder.pt", models_dir() / "classifier.pt"
     if pt_f.is_file() and pt_c.is_file():
         from ecoscore.vision.offline import import_ultralytics
+
+        YOLO = import_ultralytics().YOLO  # first: it closes the network doors before the import
         from ultralytics.utils import torch_utils
 
-        YOLO = import_ultralytics().YOLO
-        torch_utils.NUM_THREADS = 2
+        torch_utils.NUM_THREADS = 2  # Ultralytics' own default here is 1; give it both cores too
         yf, yc = YOLO(str(pt_f), task="obb"), YOLO(str(pt_c), task="classify")
 
         def theirs(image):
