@@ -36,6 +36,7 @@ class Evaluation:
     errors: int = 0  # photos the reader refused (no tableau found ...)
     timings: dict[str, list[float]] = field(default_factory=dict)
     wrong: list[str] = field(default_factory=list)
+    by_kind: dict[str, list[int]] = field(default_factory=dict)  # photos of one / several tableaux: [tableaux, exact]
 
     def summary(self) -> dict:
         t = max(self.tableaux, 1)
@@ -50,6 +51,8 @@ class Evaluation:
             "flagged_rate": self.flagged / t,
             "refused_photos": self.errors,
             "p50_ms": {k: round(statistics.median(v), 1) for k, v in self.timings.items()},
+            "tableau_exact_rate_by_photo": {k: round(e / max(n, 1), 4) for k, (n, e) in self.by_kind.items()},
+            "tableaux_by_photo": {k: n for k, (n, _) in self.by_kind.items()},
         }
 
 
@@ -78,6 +81,8 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
         ev.images += 1
         visible = [t for t in truth["tableaux"] if fully_visible(t, truth["width"], truth["height"])]
         ev.tableaux += len(visible)
+        kind = ev.by_kind.setdefault("one tableau" if len(truth["tableaux"]) == 1 else "several tableaux", [0, 0])
+        kind[0] += len(visible)
         try:
             read = reader.read(data)
         except (NoTableauError, ImageError):
@@ -98,6 +103,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             ev.flagged += doubtful
             if right == len(mapping):
                 ev.exact += 1
+                kind[1] += 1
             elif not doubtful:
                 ev.confident_wrong += 1
                 ev.wrong.append(path.stem)
