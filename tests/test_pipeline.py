@@ -83,7 +83,7 @@ def test_cli_score_json_and_overlay(tmp_path, photo_set):
         assert all(0 <= cell["confidence"] <= 1 for row in p["cells"] for cell in row)
         assert p["total"] == sum(p["cards"].values()) + p["biodiversity"]
     overlay = cv2.imread(str(tmp_path / "ov" / "player1.overlay.jpg"))
-    assert overlay is not None and max(overlay.shape[:2]) <= 1600
+    assert overlay is not None and max(overlay.shape[:2]) <= 1280
 
 
 def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):

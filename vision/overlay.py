@@ -9,7 +9,7 @@ from ecoscore.scoring import PlayerScore
 
 from .pipeline import PhotoRead
 
-MAX_SIDE = 1600
+MAX_SIDE = 1280  # enough to check a read on a phone; smaller is faster to encode and send
 OK, DOUBT, EMPTY_COLOR, LOOSE = (80, 200, 60), (0, 90, 255), (180, 180, 180), (200, 60, 200)
 
 
@@ -56,6 +56,6 @@ def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarr
     return img
 
 
-def overlay_jpeg(read: PhotoRead, players: list[PlayerScore | None], quality: int = 85) -> bytes:
+def overlay_jpeg(read: PhotoRead, players: list[PlayerScore | None], quality: int = 80) -> bytes:
     ok, buf = cv2.imencode(".jpg", draw_overlay(read, players), [cv2.IMWRITE_JPEG_QUALITY, quality])
     return buf.tobytes()
