@@ -48,9 +48,11 @@ def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarr
             cv2.rectangle(img, (org[0] - 2, org[1] - th - 3), (org[0] + tw + 2, org[1] + 3), (0, 0, 0), -1)
             cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, font, color, thick, cv2.LINE_AA)
         if player:
-            top = tab.cells[0].quad * k
+            top = np.concatenate([cell.quad for cell in tab.cells]) * k
             banner = f"{player.name}: {player.total} points" + (f" ({len(tab.doubts)} doubts)" if tab.doubts else "")
-            org = tuple(int(v) for v in np.clip(top[0] - [0, 8 * thick], 10, None))
+            (bw, bh), _ = cv2.getTextSize(banner, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, thick)
+            x, y = top.mean(0)[0] - bw / 2, top[:, 1].min() - 8 * thick  # above the grid, kept in the picture
+            org = (int(np.clip(x, 5, img.shape[1] - bw - 5)), int(np.clip(y, bh + 5, img.shape[0] - 5)))
             cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (0, 0, 0), thick * 4, cv2.LINE_AA)
             cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (255, 255, 255), thick, cv2.LINE_AA)
     return img
