@@ -7,23 +7,9 @@ import sys
 from pathlib import Path
 
 from ecoscore.errors import BadInput
+from ecoscore.options import parse_others, parse_pair
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
-
-
-def _pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
-    try:
-        streams, wolves = (int(part) for part in text.split(sep))
-    except ValueError:
-        raise BadInput(f"{what}: expected STREAMS{sep}WOLVES as two whole numbers, got {text!r}") from None
-    if streams < 0 or wolves < 0:
-        raise BadInput(f"{what}: counts cannot be negative, got {text!r}")
-    return streams, wolves
-
-
-def _others(text: str) -> list[tuple[int, int]]:
-    """``S:W,S:W``: each other player's largest stream and wolf count."""
-    return [_pair(item.strip(), "--others", ":") for item in text.split(",") if item.strip()]
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -43,10 +29,13 @@ def game_options(args: argparse.Namespace) -> dict:
     from ecoscore.scoring import GridError, parse_grid
 
     options: dict = {}
-    if args.neutral:
-        options["neutral"] = _pair(args.neutral, "--neutral")
-    if args.others is not None:
-        options["others"] = _others(args.others)
+    try:
+        if args.neutral:
+            options["neutral"] = parse_pair(args.neutral, "--neutral")
+        if args.others is not None:
+            options["others"] = parse_others(args.others)
+    except ValueError as err:
+        raise BadInput(str(err)) from None
     if args.bot:
         try:
             options["bot"] = parse_grid(args.bot.read_text(encoding="utf-8"), str(args.bot))

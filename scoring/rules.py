@@ -18,10 +18,6 @@ ALL_TYPES = tuple(CardType)
 MEADOW_GROUP_POINTS = (0, 0, 3, 6, 10, 15)  # by group size; 5 or more scores 15
 
 
-def meadow_group_points(size: int) -> int:
-    return MEADOW_GROUP_POINTS[min(size, 5)]
-
-
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore import __version__
+from ecoscore.options import parse_others, parse_pair
 from ecoscore.paths import data_dir
 from ecoscore.scoring import GridError, Tableau, game_to_dict, parse_grid, parse_json, score_game, to_json
 from ecoscore.vision.decode import MAX_BYTES, ImageError
@@ -73,20 +74,18 @@ def _tableau(grid: str | list, where: str) -> Tableau:
         raise HTTPException(422, str(err)) from None
 
 
-def _pair(text: str | None, what: str, sep: str = ",") -> tuple[int, int] | None:
-    if not text:
-        return None
+def _pair(text: str | None, what: str) -> tuple[int, int] | None:
     try:
-        a, b = (int(v) for v in text.split(sep))
-        if a < 0 or b < 0:
-            raise ValueError
-        return a, b
-    except ValueError:
-        raise HTTPException(422, f"{what}: expected two whole numbers like 5{sep}2, got {text!r}") from None
+        return parse_pair(text, what) if text else None
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
 
 
 def _others(text: str | None):
-    return [_pair(item, "others", ":") for item in text.split(",") if item.strip()] if text else None
+    try:
+        return parse_others(text) if text else None
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
 
 
 def create_app(settings: Settings | None = None, reader: Reader | None = None) -> FastAPI:

@@ -151,3 +151,10 @@ def test_two_player_and_solo_rooms(client):
 def test_unknown_room_and_bad_mode(client):
     assert client.get("/api/rooms/doesnotexist").status_code == 404
     assert client.post("/api/rooms", json={"mode": "party"}).status_code == 422
+
+
+def test_bad_game_options(client, photo_set):
+    r = client.post("/api/game", files=[("photos", photo(photo_set[0]))], data={"neutral": "three,2"})
+    assert r.status_code == 422 and "neutral: expected two whole numbers" in r.json()["detail"]
+    r = client.post("/api/photo", files={"photo": photo(photo_set[0])}, data={"others": "5:-1"})
+    assert r.status_code == 422 and "cannot be negative" in r.json()["detail"]

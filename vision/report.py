@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 from ecoscore.scoring import GameScore, Tableau, score_game, to_json
 
-from .pipeline import PhotoRead, Reader, TableauRead
+from .pipeline import PhotoRead, TableauRead
 
 
 def player_names(name: str, read: PhotoRead) -> list[str]:
@@ -54,9 +54,3 @@ def score_reads(
             extras.append(read_to_dict(tab, read.doubts) | {"photo": name})
     game = score_game(players, neutral=neutral, bot=bot, others=others)
     return game, extras
-
-
-def score_photos(reader: Reader, photos: Sequence[tuple[str, bytes]], **options) -> tuple[GameScore, list[dict], list[PhotoRead]]:
-    reads = [(name, reader.read(data)) for name, data in photos]
-    game, extras = score_reads(reads, **options)
-    return game, extras, [read for _, read in reads]
