@@ -103,3 +103,21 @@ def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
     bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")
     r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "bad: the JPEG file is truncated" in r.stderr
+
+
+def test_cli_eval_on_a_rendered_set(tmp_path):
+    from ecoscore.datasets.scene import SceneParams
+    from ecoscore.datasets.synth import synthesize
+
+    synthesize("standin", 4, tmp_path / "set", seed=99, workers=1, progress=False,
+               params=SceneParams(long_side=1280, p_multi=0.0, p_cut_off=0.0))
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "eval", str(tmp_path / "set"), "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["images"] == 4 and doc["tableaux"] == 4
+    for key in ("cell_accuracy", "tableau_exact_rate", "exact_score_rate", "confident_wrong_rate"):
+        assert 0 <= doc[key] <= 1
+    assert doc["confident_wrong_rate"] == 0
+    bad = subprocess.run([sys.executable, "-m", "ecoscore", "eval", str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no truth/ folder" in bad.stderr
