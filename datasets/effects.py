@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ecoscore.vision.lattice import project
+
 
 @dataclass
 class LightParams:
@@ -101,8 +103,6 @@ def _outside(hull, pt, margin) -> bool:
 
 def clutter_on_table(canvas, rng, Himg, hull, extent, count_range) -> list[dict]:
     """Dice, coins, pens and a score pad, drawn in perspective around (not on) the tableaux."""
-    from .scene import project  # local: scene imports this module
-
     drawn = []
     for _ in range(int(rng.integers(count_range[0], count_range[1] + 1))):
         kind = ["die", "coin", "pen", "pad"][rng.integers(4)]

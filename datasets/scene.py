@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType
+from ecoscore.vision.lattice import project
 
 from . import effects
 from .deck import Deck
@@ -97,12 +98,6 @@ def camera_homography(rng, params: SceneParams, size: tuple[int, int]) -> np.nda
     # The layout works like an image seen from above (y runs towards the viewer, "down" the
     # table); the camera's world has y away from it. Flip y, or every photo is a mirror image.
     return K @ np.column_stack([R[:, 0], R[:, 1], t]) @ np.diag([1.0, -1.0, 1.0])
-
-
-def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
-    return q[:, :2] / q[:, 2:3]
 
 
 def _fit_to_frame(rng, H, world_pts, params: SceneParams, size) -> np.ndarray:

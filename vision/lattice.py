@@ -172,7 +172,8 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     return H
 
 
-def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+def project(H: np.ndarray, pts) -> np.ndarray:
+    """Points (N × 2) through the homography ``H``."""
     pts = np.asarray(pts, np.float64).reshape(-1, 2)
     q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
     return q[:, :2] / q[:, 2:3]
@@ -226,13 +227,13 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
 def _on_lattice(H, det: Detections, used: set[int], bounds) -> tuple[list[int], np.ndarray]:
     """Detections sitting on a lattice point of ``H`` within ``bounds`` (col0, col1, row0, row1),
     with the lattice's orientation."""
-    lat = _apply(np.linalg.inv(H), det.centers)
+    lat = project(np.linalg.inv(H), det.centers)
     rounded = np.round(lat)
     near = np.all(np.abs(lat - rounded) < SNAP_TOLERANCE, axis=1)
     c0, c1, r0, r1 = bounds
     near &= (rounded[:, 0] >= c0) & (rounded[:, 0] <= c1) & (rounded[:, 1] >= r0) & (rounded[:, 1] <= r1)
     # Same orientation as the lattice (a loose card lying askew on a lattice point is not in it).
-    row_dir = _apply(H, [[0, 1]]) - _apply(H, [[0, 0]])
+    row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
     dtheta = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0]))
     return [i for i in range(len(det)) if near[i] and dtheta[i] < 1.5 * MAX_ANGLE_DIFF and i not in used], lat
 
@@ -266,19 +267,19 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
     if transposed:
         c0, r0 = c0t, r0t
+    if not _plausible(H, c0, r0, width, height):
+        return None
     span_c = max(c for c, _ in occupied) - min(c for c, _ in occupied) + 1
     span_r = max(r for _, r in occupied) - min(r for _, r in occupied) + 1
 
     # A card's size in lattice units (cards are smaller than the pitch when there are gaps).
     sizes_lat = []
     for i in candidates:
-        corners = _apply(Hinv, det.quads[i])
+        corners = project(Hinv, det.quads[i])
         sizes_lat.append(np.ptp(corners, axis=0))
     half = np.median(sizes_lat, axis=0) / 2 if sizes_lat else np.array([0.45, 0.45])
     half = np.clip(half, 0.3, 0.55)
 
-    if not _plausible(H, c0, r0, width, height):
-        return None
     cells: dict[tuple[int, int], CellFit] = {}
     off_grid = []
     residuals = []
@@ -294,11 +295,11 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
             members = sorted(occupied.get((c, r), []), key=lambda i: -det.scores[i])
             corners_lat = np.array([[c - half[0], r - half[1]], [c + half[0], r - half[1]],
                                     [c + half[0], r + half[1]], [c - half[0], r + half[1]]])
-            quad = _apply(H, corners_lat)
+            quad = project(H, corners_lat)
             if members:
                 best = members[0]
                 quad = _order_like(det.quads[best], Hinv, (c, r))
-                residuals.append(np.linalg.norm(_apply(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
+                residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
             key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
             # The same card found twice (boxes a little apart) is one card; a second box well off
             # the first is a second card lying in this cell.
@@ -326,7 +327,7 @@ def _plausible(H, c0: int, r0: int, width: int, height: int) -> bool:
     areas = []
     for r in range(r0, r0 + height):
         for c in range(c0, c0 + width):
-            quad = _apply(H, [[c - 0.5, r - 0.5], [c + 0.5, r - 0.5], [c + 0.5, r + 0.5], [c - 0.5, r + 0.5]])
+            quad = project(H, [[c - 0.5, r - 0.5], [c + 0.5, r - 0.5], [c + 0.5, r + 0.5], [c - 0.5, r + 0.5]])
             if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
                 return False
             areas.append(abs(cv2.contourArea(quad.astype(np.float32))))
@@ -335,7 +336,7 @@ def _plausible(H, c0: int, r0: int, width: int, height: int) -> bool:
 
 def _order_like(quad: np.ndarray, Hinv: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
     """Reorder a detection's corners to TL, TR, BR, BL in lattice orientation."""
-    lat = _apply(Hinv, quad) - np.array(cell, np.float64)
+    lat = project(Hinv, quad) - np.array(cell, np.float64)
     order = [
         int(np.argmin(lat[:, 0] + lat[:, 1])),  # TL: smallest col + row
         int(np.argmax(lat[:, 0] - lat[:, 1])),  # TR

@@ -138,7 +138,6 @@ class Reader:
         card_px = np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])
         detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, 1.25 * CROP_SIZE / card_px)))
         k = detail.scale / photo.scale
-        h, w = detail.image.shape[:2]
         crops, where = [], []
         for t, fit in enumerate(fits):
             for (r, c), cell in fit.cells.items():
@@ -202,11 +201,7 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     if empty:
         where = ", ".join(f"row {c.row + 1} col {c.col + 1}" for c in empty)
         doubts.append(f"{len(empty)} empty cell{'s' if len(empty) > 1 else ''} ({where}): a mid-game tableau, or a card missed")
-    counts: dict[CardType, int] = {}
-    for cell in cells:
-        if cell.type is not None:
-            counts[cell.type] = counts.get(cell.type, 0) + 1
-    for card, n in counts.items():
+    for card, n in Tableau([cell.type for cell in cells]).counts().items():
         if n > card.deck_count:
             doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
     if fit.residual > MAX_RESIDUAL:
