@@ -51,10 +51,7 @@ def print_game(game, args: argparse.Namespace, extra: list[dict] | None = None) 
     from ecoscore.scoring import explain, game_to_dict, score_pad
 
     if args.json:
-        doc = game_to_dict(game)
-        for player, fields in zip(doc["players"], extra or []):
-            player.update(fields)
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(game_to_dict(game, extra), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
     sys.stdout.write(score_pad(game))

@@ -47,10 +47,15 @@ def player_to_dict(p: PlayerScore) -> dict:
     }
 
 
-def game_to_dict(game: GameScore) -> dict:
-    """The JSON document of ``ecoscore grid --json`` (cells are [row, col], 0-based)."""
+def game_to_dict(game: GameScore, extras: list[dict] | None = None) -> dict:
+    """The JSON document of ``ecoscore grid --json`` (cells are [row, col], 0-based).
+
+    ``extras[k]`` is merged into player k: what a photo read adds (grid confidences, doubts ...)."""
+    players = [player_to_dict(p) for p in game.players]
+    for player, fields in zip(players, extras or []):
+        player.update(fields)
     return {
-        "players": [player_to_dict(p) for p in game.players],
+        "players": players,
         "winners": game.winners,
         "provisional_majorities": game.provisional,
         "neutral": {"streams": game.neutral[0], "wolves": game.neutral[1]} if game.neutral else None,

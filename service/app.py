@@ -131,13 +131,6 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
             except NoTableauError as err:
                 raise HTTPException(422, f"{name}: {err}") from None
 
-    def _game_response(game, extras, overlay_ids=None) -> dict:
-        doc = game_to_dict(game)
-        for k, (player, fields) in enumerate(zip(doc["players"], extras or [])):
-            player.update(fields)
-            if overlay_ids and overlay_ids[k]:
-                player["overlay_url"] = f"/api/overlays/{overlay_ids[k]}.jpg"
-        return doc
 
     async def _score_photos(files, names, neutral, others, bot):
         photos = [(names[k] if k < len(names) and names[k] else Path(f.filename or f"photo{k + 1}").stem or f"photo{k + 1}",
@@ -153,7 +146,9 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
             jpeg = await run_in_threadpool(overlay_jpeg, read, scored)
             oid = await run_in_threadpool(state["store"].put_overlay, jpeg)
             overlay_ids.extend([oid] * len(read.tableaux))
-        return _game_response(game, extras, overlay_ids)
+        for fields, oid in zip(extras, overlay_ids):
+            fields["overlay_url"] = f"/api/overlays/{oid}.jpg"
+        return game_to_dict(game, extras)
 
     @app.get("/", include_in_schema=False)
     @app.get("/r/{room_id}", include_in_schema=False)
@@ -216,7 +211,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                               bot=bot if len(players) == 1 else None)
             extras = [(p.read or {}) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
                       for p in room.players]
-            doc["game"] = _game_response(game, extras)
+            doc["game"] = game_to_dict(game, extras)
             doc["players"] = [p.name for p in room.players]
         return doc
 

@@ -54,10 +54,7 @@ def score_file(path: str) -> dict:
         data = Path(path).read_bytes()
         read = _reader.read(data)
         game, extras = score_reads([(Path(path).stem, read)])
-        doc = game_to_dict(game)
-        for player, fields in zip(doc["players"], extras):
-            player.update(fields)
-        result = {"file": path, "status": "ok", "game": doc}
+        result = {"file": path, "status": "ok", "game": game_to_dict(game, extras)}
     except (ImageError, NoTableauError, OSError) as err:
         result = {"file": path, "status": "error", "error": str(err)}
     result["ms"] = round((time.perf_counter() - start) * 1e3, 1)
