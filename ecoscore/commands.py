@@ -61,7 +61,9 @@ def _train(args: argparse.Namespace) -> int:
 
 def register_train(sub) -> None:
     p = sub.add_parser("train", help="train the card finder or the card classifier (needs the train extra)")
-    p.add_argument("model", choices=["finder", "classifier"])
+    p.add_argument("model", choices=["finder", "classifier", "finder-base", "classifier-base"],
+                   help="a recipe of vision/train.py (finder and classifier fine-tune their -base run, "
+                        "which is trained first if needed)")
     p.add_argument("--deck", default="standin")
     p.add_argument("--epochs", type=int, default=None, help="override the recipe's epochs")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is safest on a busy 2-core machine)")

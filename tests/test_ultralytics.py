@@ -86,7 +86,7 @@ def test_runtime_matches_ultralytics_predict(photo_set):
     finder = CardFinder()
     theirs = YOLO(str(finder.path), task="obb")
     for scene in photo_set[:3]:
-        # The same input for both (our letterbox shrinks with INTER_AREA, theirs with INTER_LINEAR):
+        # The same input for both (our letterbox shrinks big photos with a pyramid first, theirs does not):
         # what is compared is the model run and the post-processing (NMS, box decoding).
         boxed, _, _ = letterbox(decode(scene.jpeg).image, finder.imgsz)
         ours = finder(boxed)

@@ -4,8 +4,11 @@ export them to ONNX for the torch-free runtime.
     ecoscore train finder --deck standin        # 1-class oriented-box detector
     ecoscore train classifier --deck standin    # 11 types + empty on 64 × 64 cell crops
 
-Datasets are rendered on first use and reused after (each split records how many items it
-holds once complete). A run interrupted at any point resumes from its last checkpoint.
+A recipe may start from another recipe's best weights (``init``): each shipped model is a base
+run fine-tuned on harder photos (more small cards for the finder, dark and blurred cards for the
+classifier); training ``finder`` trains ``finder-base`` first if its run is not finished. Datasets are rendered on first use and
+reused after (each split records how many items it holds once complete). A run interrupted at
+any point resumes from its last checkpoint.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ecoscore.datasets.scene import SceneParams
+from ecoscore.datasets.scene import SceneParams, hard_params
 from ecoscore.datasets.synth import CLASSIFIER_CLASSES, synthesize
 from ecoscore.paths import data_dir, models_dir
 
@@ -26,7 +29,8 @@ from .offline import import_ultralytics
 class Recipe:
     """Everything that decides a model: data, architecture, schedule. Recorded in the model card."""
 
-    kind: str
+    name: str  # run folder and dataset name
+    kind: str  # finder | classifier: what is shipped as models/<kind>.onnx
     architecture: str
     imgsz: int
     epochs: int
@@ -38,13 +42,28 @@ class Recipe:
     val_seed: int
     p_random_faces: float = 0.0
     p_hole: float = 0.25
+    p_multi: float = 0.15  # photos holding 2-4 tableaux (small cards)
+    hard_share: float = 0.0  # extra scenes rendered with the hard split's settings, as a share of train_scenes
+    init: str | None = None  # start from this recipe's best weights instead of random ones
+    warmup_epochs: float = 3.0
 
 
 RECIPES = {
-    "finder": Recipe("finder", "yolo11n-obb.yaml", imgsz=320, epochs=12, batch=16, train_scenes=2000,
-                     val_scenes=200, render_long_side=416, train_seed=1, val_seed=1001, p_random_faces=0.3),
-    "classifier": Recipe("classifier", "yolo11n-cls.yaml", imgsz=64, epochs=12, batch=128, train_scenes=1800,
-                         val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002, p_hole=0.6),
+    "finder-base": Recipe("finder-base", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=12, batch=16, train_scenes=2000,
+                          val_scenes=200, render_long_side=416, train_seed=1, val_seed=1001, p_random_faces=0.3),
+    # The base finder missed small cards (photos of 2-4 tableaux) and dark, blurred ones: fine-tune
+    # it on fresh photos with three times as many multi-tableau scenes and a hard-split share.
+    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=10, batch=16, train_scenes=2400,
+                     val_scenes=200, render_long_side=416, train_seed=11, val_seed=1011, p_random_faces=0.3,
+                     p_multi=0.45, hard_share=0.25, init="finder-base", warmup_epochs=0.5),
+    "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
+                              train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
+                              p_hole=0.6),
+    # The base classifier had seen no dark or blurred cards: fine-tune it on as many crops from
+    # the hard split's settings as from fresh normal scenes.
+    "classifier": Recipe("classifier", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=6, batch=128,
+                         train_scenes=1000, val_scenes=100, render_long_side=960, train_seed=12, val_seed=1012,
+                         p_hole=0.6, hard_share=1.0, init="classifier-base", warmup_epochs=0.5),
 }
 
 
@@ -60,17 +79,40 @@ def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, 
 
 def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = None) -> Path:
     """Render (or reuse) the train and val splits; return what Ultralytics' ``data=`` takes."""
-    params = SceneParams(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole)
-    kind = "finder" if recipe.kind == "finder" else "classifier"
-    _render_split(deck, root / "train", recipe.train_scenes, recipe.train_seed, params, kind, workers)
-    _render_split(deck, root / "val", recipe.val_scenes, recipe.val_seed, params, kind, workers)
-    if recipe.kind == "classifier":
-        return root  # a classification folder: root/train/<class>, root/val/<class>
+    settings = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole,
+                    p_multi=recipe.p_multi)
+    kind = recipe.kind
+    splits = {"train": [root / "train"], "val": [root / "val"]}
+    _render_split(deck, root / "train", recipe.train_scenes, recipe.train_seed, SceneParams(**settings), kind, workers)
+    _render_split(deck, root / "val", recipe.val_scenes, recipe.val_seed, SceneParams(**settings), kind, workers)
+    if recipe.hard_share > 0:
+        # Seeds offset by 500: never the same scenes as the normal split nor the held-out test seeds.
+        for split, n, seed in (("train", recipe.train_scenes, recipe.train_seed), ("val", recipe.val_scenes, recipe.val_seed)):
+            hard = root / f"{split}-hard"
+            _render_split(deck, hard, max(1, round(n * recipe.hard_share)), seed + 500, hard_params(**settings), kind, workers)
+            splits[split].append(hard)
+    if kind == "classifier":
+        return _classification_folder(root / "mix", splits)
     data = root / "data.yaml"
-    data.write_text(
-        f"path: {root.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: card\n", encoding="utf-8"
-    )
+    dirs = {split: json.dumps([str(d.relative_to(root) / "images") for d in folders]) for split, folders in splits.items()}
+    data.write_text(f"path: {root.resolve()}\ntrain: {dirs['train']}\nval: {dirs['val']}\nnames:\n  0: card\n",
+                    encoding="utf-8")
     return data
+
+
+def _classification_folder(out: Path, splits: dict[str, list[Path]]) -> Path:
+    """Ultralytics wants one folder per split with a folder per class: link every rendered part
+    into ``out/<split>/<class>/`` (links, not copies: the crops stay where they were rendered)."""
+    if out.exists():
+        shutil.rmtree(out)
+    for split, parts in splits.items():
+        for name in CLASSIFIER_CLASSES:
+            target = out / split / name
+            target.mkdir(parents=True)
+            for part in parts:
+                for crop in (part / name).iterdir():
+                    (target / f"{part.name}-{crop.name}").symlink_to(crop.resolve())
+    return out
 
 
 def train(
@@ -84,18 +126,26 @@ def train(
     ship: bool = True,
     overrides: dict | None = None,
 ) -> Path:
-    """Train (or resume) one model; export it to ONNX; copy it to ``models/`` if ``ship``."""
+    """Train (or resume) one recipe; export it to ONNX; copy it to ``models/`` if ``ship``.
+
+    ``overrides`` apply to every recipe of the chain (a tiny smoke run stays tiny)."""
     recipe = replace(RECIPES[kind], **(overrides or {}))
     if epochs is not None:
         recipe = replace(recipe, epochs=epochs)
     run_root = run_root or data_dir() / "runs"
-    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{kind}-{deck}-{recipe.train_scenes}", workers)
+    start = "architecture"
+    if recipe.init:
+        base_dir = run_root / recipe.init
+        if not (base_dir / "finished.json").is_file():
+            train(recipe.init, deck, threads=threads, workers=workers, run_root=run_root, ship=False, overrides=overrides)
+        start = str(base_dir / "weights" / "best.pt")
+    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{recipe.name}-{deck}-{recipe.train_scenes}", workers)
 
     ultralytics = import_ultralytics()
     from ultralytics.utils import torch_utils
 
     torch_utils.NUM_THREADS = threads  # Ultralytics pins the CPU to 1 thread by default here
-    run_dir = run_root / kind
+    run_dir = run_root / recipe.name
     last = run_dir / "weights" / "last.pt"
     started = time.time()
     if last.is_file() and not (run_dir / "finished.json").is_file():
@@ -104,7 +154,10 @@ def train(
     else:
         if run_dir.exists():
             shutil.rmtree(run_dir)
-        model = ultralytics.YOLO(recipe.architecture, task="obb" if kind == "finder" else "classify")
+        if start == "architecture":
+            model = ultralytics.YOLO(recipe.architecture, task="obb" if recipe.kind == "finder" else "classify")
+        else:
+            model = ultralytics.YOLO(start)  # a local file: Ultralytics downloads only names it cannot find
         model.train(
             data=str(data),
             imgsz=recipe.imgsz,
@@ -113,10 +166,11 @@ def train(
             device="cpu",
             workers=0,
             amp=False,
-            pretrained=False,
+            pretrained=start != "architecture",  # False would drop the init weights and start from random ones
             project=str(run_root),
-            name=kind,
+            name=recipe.name,
             exist_ok=True,
+            warmup_epochs=recipe.warmup_epochs,
             plots=False,
             save_period=1,
             patience=max(5, recipe.epochs),
@@ -124,7 +178,7 @@ def train(
             deterministic=False,
             **(
                 dict(close_mosaic=max(1, recipe.epochs // 4), cache="ram")
-                if kind == "finder"
+                if recipe.kind == "finder"
                 else dict(fliplr=0.0, scale=0.1, erasing=0.1)
             ),
         )
@@ -149,6 +203,8 @@ def ship_model(onnx_path: Path, recipe: Recipe, deck: str) -> Path:
     target = models_dir() / f"{recipe.kind}.onnx"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(onnx_path, target)
+    # The PyTorch twin: the bench compares our runtime with Ultralytics' own predict on it.
+    shutil.copyfile(onnx_path.with_suffix(".pt"), target.with_suffix(".pt"))
     names = ["card"] if recipe.kind == "finder" else sorted(CLASSIFIER_CLASSES)  # Ultralytics sorts class folders
     target.with_suffix(".json").write_text(
         json.dumps({"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}, indent=2)
