@@ -123,6 +123,10 @@ def _score(args: argparse.Namespace) -> int:
             path.write_bytes(overlay_jpeg(read, scored))
             print(f"overlay: {path}", file=sys.stderr)
     print_game(game, args, extras)
+    for name, read in reads:
+        if len(read.tableaux) > 1:
+            print(f"note: {name} holds {len(read.tableaux)} tableaux, scored as players "
+                  f"{name}-1 to {name}-{len(read.tableaux)}", file=sys.stderr)
     if not args.json:
         for extra, player in zip(extras, game.players):
             for doubt in extra["doubts"]:

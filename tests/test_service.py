@@ -158,3 +158,31 @@ def test_bad_game_options(client, photo_set):
     assert r.status_code == 422 and "neutral: expected two whole numbers" in r.json()["detail"]
     r = client.post("/api/photo", files={"photo": photo(photo_set[0])}, data={"others": "5:-1"})
     assert r.status_code == 422 and "cannot be negative" in r.json()["detail"]
+
+
+@pytest.fixture(scope="module")
+def two_tableaux():
+    """One photo of two players' tableaux side by side (camera straight above, clear light)."""
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=3000, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, fill=(0.8, 0.9),
+                         elevation_deg=(80, 90), loose_cards=(0, 0), light=LightParams(p_motion=0.0, p_defocus=0.0))
+    return render_scene(load_deck("standin"), (4343, 0), params)
+
+
+def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_tableaux):
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.scoring import score_game
+
+    doc = client.post("/api/photo", files={"photo": photo(two_tableaux, "table.jpg")}).json()
+    assert [p["name"] for p in doc["players"]] == ["table-1", "table-2"]
+    truth = score_game([(str(k), truth_tableau(t)) for k, t in enumerate(two_tableaux.truth["tableaux"])])
+    assert sorted(p["total"] for p in doc["players"]) == sorted(p.total for p in truth.players)  # majorities between them
+    assert not any("tableaux" in d for p in doc["players"] for d in p["doubts"])  # each read stands alone
+
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"})
+    dana = next(p for p in r.json()["room"]["game"]["players"] if p["name"] == "dana")
+    assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so

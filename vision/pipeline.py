@@ -100,10 +100,9 @@ class Reader:
             )
         reads = self._classify(photo, det, fits)
         timings["classify"] = (time.perf_counter() - t3) * 1e3
-        doubts = []
-        if len(reads) > 1:
-            doubts.append(f"{len(reads)} tableaux in one photo: each is read as one player")
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, doubts, photo)
+        # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
+        # on its own, as one player. Where only one is wanted (a room), the caller says so.
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, [], photo)
 
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).
