@@ -69,10 +69,12 @@ def test_training_export_and_inference_open_no_connection(tmp_path):
     r = subprocess.run([sys.executable, str(tmp_path / "guard.py"), str(log), str(tmp_path / "job.py")],
                        capture_output=True, text=True, env=env, timeout=900)
     assert r.returncode == 0 and "done" in r.stdout, r.stderr[-3000:]
+    # The fine-tune stages start from their base run's weights, not from random ones.
+    assert (r.stdout + r.stderr).count("items from pretrained weights") >= 2, r.stdout[-3000:]
     assert json.loads(log.read_text()) == []
     assert (tmp_path / "models" / "finder.onnx").is_file() and (tmp_path / "models" / "classifier.json").is_file()
     assert (tmp_path / "data" / "ultralytics" / "Ultralytics" / "Arial.ttf").is_file()
-    assert not (tmp_path / "data" / "runs" / "finder" / "weights" / "last.pt").stat().st_size == 0
+    assert not (tmp_path / "data" / "runs" / "finder-standin" / "weights" / "last.pt").stat().st_size == 0
 
 
 @needs_models

@@ -135,7 +135,7 @@ def train(
     run_root = run_root or data_dir() / "runs"
     start = "architecture"
     if recipe.init:
-        base_dir = run_root / recipe.init
+        base_dir = run_root / _run_name(recipe.init, deck)
         if not (base_dir / "finished.json").is_file():
             train(recipe.init, deck, threads=threads, workers=workers, run_root=run_root, ship=False, overrides=overrides)
         start = str(base_dir / "weights" / "best.pt")
@@ -145,7 +145,7 @@ def train(
     from ultralytics.utils import torch_utils
 
     torch_utils.NUM_THREADS = threads  # Ultralytics pins the CPU to 1 thread by default here
-    run_dir = run_root / recipe.name
+    run_dir = run_root / _run_name(recipe.name, deck)
     last = run_dir / "weights" / "last.pt"
     started = time.time()
     if last.is_file() and not (run_dir / "finished.json").is_file():
@@ -168,7 +168,7 @@ def train(
             amp=False,
             pretrained=start != "architecture",  # False would drop the init weights and start from random ones
             project=str(run_root),
-            name=recipe.name,
+            name=run_dir.name,
             exist_ok=True,
             warmup_epochs=recipe.warmup_epochs,
             plots=False,
@@ -190,6 +190,11 @@ def train(
     if ship:
         ship_model(onnx_path, recipe, deck)
     return onnx_path
+
+
+def _run_name(recipe: str, deck: str) -> str:
+    """A run per recipe and deck: a user's deck never reuses the stand-in deck's base run."""
+    return f"{recipe}-{Path(deck).name}"
 
 
 def export_onnx(weights: Path, recipe: Recipe) -> Path:
