@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ecoscore.datasets.yolo import cell_crops, obb_label_lines
+from ecoscore.datasets.yolo import MIN_VISIBLE, card_quads, cell_crops, obb_label_lines
 from ecoscore.paths import models_dir
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 from ecoscore.vision.decode import decode
@@ -33,12 +33,34 @@ def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def poly_inside(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of polygon ``a``'s area that lies inside ``b``."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    area = cv2.contourArea(a.astype(np.float32))
+    return inter / area if area > 0 else 0.0
+
+
+def barely_visible_cards(truth: dict) -> list[np.ndarray]:
+    """The visible part of each card cut by the frame that is too little shown to be labelled
+    (``MIN_VISIBLE``): an ignore region, as COCO's crowd boxes are."""
+    w, h = truth["width"], truth["height"]
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    out = []
+    for quad in card_quads(truth):
+        quad = quad.astype(np.float32)
+        visible, clipped = cv2.intersectConvexConvex(quad, frame)
+        if clipped is not None and 0 < visible < MIN_VISIBLE * cv2.contourArea(quad):
+            out.append(clipped.reshape(-1, 2))
+    return out
+
+
 def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used: bool = False) -> dict:
     """Recall at IoU 0.5 and false cards inside tableaux, by kind of photo and card.
 
     Kinds: the cards of a tableau in a photo of one tableau (the product's main use), of
     several tableaux in one photo (small cards), loose cards; cards cut by the frame are left
-    out of the kinds and counted in "all" by their visible part, as the training labels are.
+    out of the kinds and counted in "all" by their visible part, as the training labels are;
+    a detection on a card too little in the frame to be labelled is neither hit nor false.
     ``as_used``: with the pipeline's closer second look at groups of small cards."""
     reader = Reader(finder=finder) if as_used else None
     kinds: dict[str, list[int]] = {}
@@ -69,7 +91,10 @@ def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used:
                 count(kind, max((poly_iou(quad, q) for q in quads), default=0) >= 0.5)
         hulls = [cv2.convexHull(np.concatenate([np.array(c["cell_corners"]) for c in tab["cells"]]).astype(np.float32))
                  for tab in truth["tableaux"]]
+        slivers = barely_visible_cards(truth)
         for q in quads:
+            if any(poly_inside(q, sliver) >= 0.5 for sliver in slivers):
+                continue  # a real card, too little of it in the frame to be labelled: neither hit nor false
             if any(cv2.pointPolygonTest(hull, tuple(map(float, q.mean(0))), False) >= 0 for hull in hulls):
                 false[setting][1] += 1
                 false[setting][0] += max((poly_iou(t, q) for t in labelled), default=0) < 0.5
