@@ -1,4 +1,4 @@
-"""The shipped models at run time: ONNX through OpenVINO (``runtime.py``), no torch, no ultralytics.
+"""The shipped models at run time: ONNX through ONNX Runtime (``runtime.py``), no torch, no ultralytics.
 
 ``CardFinder`` turns a photo into oriented card boxes; ``CardClassifier`` names straightened
 cell crops (11 types + empty). Pre- and post-processing follow Ultralytics' own (letterbox
@@ -25,10 +25,10 @@ class ModelError(RuntimeError):
     """A model file that is missing or unusable."""
 
 
-def _network(path: Path, input_shape: list[int]) -> Network:
+def _network(path: Path) -> Network:
     if not path.is_file():
         raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
-    return Network(path, input_shape)
+    return Network(path)
 
 
 def _metadata(path: Path) -> dict:
@@ -106,7 +106,7 @@ class CardFinder:
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
-        self.network = _network(self.path, [1, 3, self.imgsz, self.imgsz])
+        self.network = _network(self.path)
 
     def __call__(self, image: np.ndarray) -> Detections:
         boxed, k, (left, top) = letterbox(image, self.imgsz)
@@ -170,7 +170,7 @@ class CardClassifier:
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
-        self.network = _network(self.path, [-1, 3, self.imgsz, self.imgsz])
+        self.network = _network(self.path)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (columns in ``self.names`` order)."""
