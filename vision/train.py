@@ -53,9 +53,14 @@ RECIPES = {
                           val_scenes=200, render_long_side=416, train_seed=1, val_seed=1001, p_random_faces=0.3),
     # The base finder missed small cards (photos of 2-4 tableaux) and dark, blurred ones: fine-tune
     # it on fresh photos with three times as many multi-tableau scenes and a hard-split share.
-    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=10, batch=16, train_scenes=2400,
-                     val_scenes=200, render_long_side=416, train_seed=11, val_seed=1011, p_random_faces=0.3,
-                     p_multi=0.45, hard_share=0.25, init="finder-base", warmup_epochs=0.5),
+    "finder-small": Recipe("finder-small", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=10, batch=16,
+                           train_scenes=2400, val_scenes=200, render_long_side=416, train_seed=11, val_seed=1011,
+                           p_random_faces=0.3, p_multi=0.45, hard_share=0.25, init="finder-base", warmup_epochs=0.5),
+    # Holes (the gap of a missing card) were most of its false cards: a short fine-tune on
+    # photos with many more of them.
+    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=5, batch=16, train_scenes=1500,
+                     val_scenes=200, render_long_side=416, train_seed=21, val_seed=1021, p_random_faces=0.3,
+                     p_hole=0.7, p_multi=0.3, hard_share=0.2, init="finder-small", warmup_epochs=0.5),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
