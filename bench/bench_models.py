@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ecoscore.datasets.yolo import MIN_VISIBLE, card_quads, cell_crops, obb_label_lines
+from ecoscore.datasets.yolo import MIN_VISIBLE, card_quads, cell_crops, obb_label_lines, visible_part
 from ecoscore.paths import models_dir
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 from ecoscore.vision.decode import decode
@@ -44,14 +44,11 @@ def poly_inside(a: np.ndarray, b: np.ndarray) -> float:
 def barely_visible_cards(truth: dict) -> list[np.ndarray]:
     """The visible part of each card cut by the frame that is too little shown to be labelled
     (``MIN_VISIBLE``): an ignore region, as COCO's crowd boxes are."""
-    w, h = truth["width"], truth["height"]
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     out = []
     for quad in card_quads(truth):
-        quad = quad.astype(np.float32)
-        visible, clipped = cv2.intersectConvexConvex(quad, frame)
-        if clipped is not None and 0 < visible < MIN_VISIBLE * cv2.contourArea(quad):
-            out.append(clipped.reshape(-1, 2))
+        share, clipped = visible_part(quad, truth["width"], truth["height"])
+        if clipped is not None and 0 < share < MIN_VISIBLE:
+            out.append(clipped)
     return out
 
 

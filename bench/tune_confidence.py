@@ -38,7 +38,7 @@ def main() -> None:
                     if mapping is not None:
                         grid = truth_tableau(tab)
                         exact = all(r.cells[i].type == grid.at(*rc) for i, rc in mapping.items())
-                        rows.append((exact, bool(r.doubts or read.doubts), r.confidence))
+                        rows.append((exact, bool(r.doubts), r.confidence))
                         break
     n = len(rows)
     print(f"{n} tableaux read; {sum(e for e, _, _ in rows) / n:.1%} exact")

@@ -17,20 +17,26 @@ def card_quads(truth: dict) -> list[np.ndarray]:
     return quads
 
 
+def visible_part(quad: np.ndarray, w: int, h: int) -> tuple[float, np.ndarray | None]:
+    """Share of a card's area inside the ``w`` × ``h`` frame, and that visible polygon."""
+    quad = quad.astype(np.float32)
+    area = abs(cv2.contourArea(quad))
+    visible, clipped = cv2.intersectConvexConvex(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    return (visible / area if area > 0 else 0.0), (None if clipped is None else clipped.reshape(-1, 2))
+
+
 def obb_label_lines(truth: dict) -> list[str]:
     """Lines of an Ultralytics OBB label file: ``0 x1 y1 ... x4 y4``, normalised."""
     w, h = truth["width"], truth["height"]
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     lines = []
     for quad in card_quads(truth):
         quad = quad.astype(np.float32)
-        area = abs(cv2.contourArea(quad))
         inside = np.all((quad >= 0) & (quad <= [w, h]))
         if not inside:
-            visible, clipped = cv2.intersectConvexConvex(quad, frame)
-            if area <= 0 or visible / area < MIN_VISIBLE or clipped is None:
+            share, clipped = visible_part(quad, w, h)
+            if share < MIN_VISIBLE or clipped is None:
                 continue
-            quad = cv2.boxPoints(cv2.minAreaRect(clipped.reshape(-1, 2)))
+            quad = cv2.boxPoints(cv2.minAreaRect(clipped))
             quad = np.clip(quad, 0, [w, h])
         norm = quad / [w, h]
         lines.append("0 " + " ".join(f"{v:.6f}" for v in norm.reshape(-1)))

@@ -153,7 +153,7 @@ def _read(args: argparse.Namespace) -> int:
         if len(read.tableaux) > 1:
             print(f"# tableau {k + 1} of {len(read.tableaux)}")
         print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
-        for doubt in [*read.doubts, *tab.doubts]:
+        for doubt in tab.doubts:
             print(f"# doubt: {doubt}")
         sys.stdout.write(format_text(tab.tableau))
     return 0

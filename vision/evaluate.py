@@ -99,7 +99,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             right = sum(r.cells[i].type == truth_grid.at(*rc) for i, rc in mapping.items())
             ev.cells += len(mapping)
             ev.cells_right += right
-            doubtful = bool(r.doubts or read.doubts)
+            doubtful = bool(r.doubts)
             ev.flagged += doubtful
             if right == len(mapping):
                 ev.exact += 1

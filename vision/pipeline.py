@@ -64,7 +64,6 @@ class PhotoRead:
     loose_cards: list[np.ndarray]  # quads of cards on no grid (original pixels)
     size: tuple[int, int]
     timings_ms: dict[str, float]
-    doubts: list[str]
     photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
 
 
@@ -102,7 +101,7 @@ class Reader:
         timings["classify"] = (time.perf_counter() - t3) * 1e3
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, [], photo)
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo)
 
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).

@@ -15,11 +15,11 @@ def player_names(name: str, read: PhotoRead) -> list[str]:
     return [f"{name}-{k + 1}" for k in range(len(read.tableaux))]
 
 
-def read_to_dict(tab: TableauRead, photo_doubts: Sequence[str] = ()) -> dict:
+def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> dict:
     """The per-player fields a photo adds to the score JSON."""
     return {
         "grid": to_json(tab.tableau),
-        "doubts": [*photo_doubts, *tab.doubts],
+        "doubts": [*extra_doubts, *tab.doubts],
         "confidence": round(tab.confidence, 4),
         "cells": [
             [
@@ -51,6 +51,6 @@ def score_reads(
     for name, read in reads:
         for player, tab in zip(player_names(name, read), read.tableaux):
             players.append((player, tab.tableau))
-            extras.append(read_to_dict(tab, read.doubts) | {"photo": name})
+            extras.append(read_to_dict(tab) | {"photo": name})
     game = score_game(players, neutral=neutral, bot=bot, others=others)
     return game, extras

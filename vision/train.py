@@ -5,10 +5,10 @@ export them to ONNX for the torch-free runtime.
     ecoscore train classifier --deck standin    # 11 types + empty on 64 × 64 cell crops
 
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
-run fine-tuned on harder photos (more small cards for the finder, dark and blurred cards for the
-classifier); training ``finder`` trains ``finder-base`` first if its run is not finished. Datasets are rendered on first use and
-reused after (each split records how many items it holds once complete). A run interrupted at
-any point resumes from its last checkpoint.
+run fine-tuned on harder photos (finder-base -> finder-small -> finder; classifier-base ->
+classifier), and a recipe whose starting run is not finished trains it first. Datasets are
+rendered on first use and reused after (each split records how many items it holds once
+complete). A run interrupted at any point resumes from its last checkpoint.
 """
 from __future__ import annotations
 
@@ -138,13 +138,13 @@ def train(
     if epochs is not None:
         recipe = replace(recipe, epochs=epochs)
     run_root = run_root or data_dir() / "runs"
-    start = "architecture"
+    init_weights = None  # None: random weights, built from the architecture
     if recipe.init:
         base_dir = run_root / _run_name(recipe.init, deck)
         if not (base_dir / "finished.json").is_file():
             train(recipe.init, deck, threads=threads, workers=workers, run_root=run_root, ship=False, overrides=overrides)
-        start = str(base_dir / "weights" / "best.pt")
-    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{recipe.name}-{deck}-{recipe.train_scenes}", workers)
+        init_weights = str(base_dir / "weights" / "best.pt")
+    data = prepare_data(recipe, deck, data_dir() / "datasets" / f"{_run_name(recipe.name, deck)}-{recipe.train_scenes}", workers)
 
     ultralytics = import_ultralytics()
     from ultralytics.utils import torch_utils
@@ -159,10 +159,10 @@ def train(
     else:
         if run_dir.exists():
             shutil.rmtree(run_dir)
-        if start == "architecture":
+        if init_weights is None:
             model = ultralytics.YOLO(recipe.architecture, task="obb" if recipe.kind == "finder" else "classify")
         else:
-            model = ultralytics.YOLO(start)  # a local file: Ultralytics downloads only names it cannot find
+            model = ultralytics.YOLO(init_weights)  # a local file: Ultralytics downloads only names it cannot find
         model.train(
             data=str(data),
             imgsz=recipe.imgsz,
@@ -171,7 +171,7 @@ def train(
             device="cpu",
             workers=0,
             amp=False,
-            pretrained=start != "architecture",  # False would drop the init weights and start from random ones
+            pretrained=init_weights is not None,  # False would drop the init weights and start from random ones
             project=str(run_root),
             name=run_dir.name,
             exist_ok=True,
