@@ -48,8 +48,10 @@ def register_synth(sub) -> None:
 
 def _train(args: argparse.Namespace) -> int:
     from ecoscore.datasets.deck import DeckError, load_deck
-    from ecoscore.vision.train import train
+    from ecoscore.vision.train import RECIPES, train
 
+    if args.model not in RECIPES:
+        raise BadInput(f"no recipe {args.model!r}: choose one of {', '.join(RECIPES)}")
     try:
         load_deck(args.deck)
     except DeckError as err:
@@ -61,9 +63,10 @@ def _train(args: argparse.Namespace) -> int:
 
 def register_train(sub) -> None:
     p = sub.add_parser("train", help="train the card finder or the card classifier (needs the train extra)")
-    p.add_argument("model", choices=["finder", "classifier", "finder-base", "classifier-base"],
-                   help="a recipe of vision/train.py (finder and classifier fine-tune their -base run, "
-                        "which is trained first if needed)")
+    # Recipes are not listed as argparse choices: that would import the training code (and
+    # its dependencies) for every command.
+    p.add_argument("model", help="a recipe of vision/train.py RECIPES: finder, classifier, or a stage of their "
+                                 "chains (a stage's starting run is trained first if needed)")
     p.add_argument("--deck", default="standin")
     p.add_argument("--epochs", type=int, default=None, help="override the recipe's epochs")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is safest on a busy 2-core machine)")

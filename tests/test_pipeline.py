@@ -121,3 +121,43 @@ def test_cli_eval_on_a_rendered_set(tmp_path):
     assert doc["confident_wrong_rate"] == 0
     bad = subprocess.run([sys.executable, "-m", "ecoscore", "eval", str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "no truth/ folder" in bad.stderr
+
+
+
+class _CountingClassifier:
+    """The shipped classifier, counting the crops it is given. With ``other_turns_say``, the
+    first cell's first turn is made less than sure and its three other turns name that class."""
+
+    def __init__(self, real, other_turns_say: int | None = None):
+        self.real, self.names, self.other_turns_say = real, real.names, other_turns_say
+        self.crops = self.calls = 0
+
+    def __call__(self, crops):
+        self.crops += len(crops)
+        self.calls += 1
+        probs = self.real(crops).copy()
+        if self.other_turns_say is not None:
+            if self.calls == 1:
+                probs[0] = 0.9 * probs[0] + 0.1 / len(self.names)  # believed, yet not sure at once
+            else:
+                probs[:3] = 0.0
+                probs[:3, self.other_turns_say] = 1.0
+        return probs
+
+
+def test_sure_cells_are_read_once_and_turns_that_disagree_make_a_doubt(reader, photo_set):
+    from ecoscore.vision.pipeline import Reader
+
+    scene = photo_set[2]
+    counting = _CountingClassifier(reader.classifier)
+    tab = Reader(finder=reader.finder, classifier=counting).read(scene.jpeg).tableaux[0]
+    assert grid_matches_truth(tab, scene.truth["tableaux"][0])
+    assert 20 <= counting.crops < 2 * 20, "most cells are sure at their first turn"
+
+    first = tab.cells[0].type.value if tab.cells[0].type else "empty"
+    other = next(j for j, name in enumerate(reader.classifier.names) if name != first)
+    doubting = _CountingClassifier(reader.classifier, other_turns_say=other)
+    read = Reader(finder=reader.finder, classifier=doubting).read(scene.jpeg).tableaux[0]
+    assert doubting.calls == 2, "the unsure cell was read at its other turns"
+    assert read.cells[0].confidence < 0.8
+    assert any(d.startswith("row 1, col 1: low confidence") for d in read.doubts)
