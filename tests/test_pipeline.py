@@ -55,6 +55,21 @@ def test_a_missing_card_is_reported(reader, photo_set):
     assert any("empty" in d for d in tab.doubts)
 
 
+def test_evaluation_tells_an_unreadable_card_from_a_badly_cut_one(reader, photo_set):
+    """A card painted over is misnamed even when cut at its true corners; the clean photo has
+    no such card."""
+    from ecoscore.vision.evaluate import unreadable_cards
+
+    scene = photo_set[0]
+    tab = scene.truth["tableaux"][0]
+    assert unreadable_cards(reader, scene.jpeg, tab) == []
+    img = scene.image.copy()
+    cell = tab["cells"][7]
+    cv2.fillPoly(img, [np.array(cell["corners"], np.int32)], img[5:40, 5:40].reshape(-1, 3).mean(0).tolist())
+    painted = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    assert unreadable_cards(reader, painted, tab) == [(cell["row"], cell["col"])]
+
+
 def test_rotated_photo_reads_the_same(reader, photo_set):
     """A photo taken from another side of the table (here: the image turned 90°)."""
     scene = photo_set[1]
@@ -119,6 +134,8 @@ def test_cli_eval_on_a_rendered_set(tmp_path):
     for key in ("cell_accuracy", "tableau_exact_rate", "exact_score_rate", "confident_wrong_rate"):
         assert 0 <= doc[key] <= 1
     assert doc["confident_wrong_rate"] == 0
+    not_exact = doc["tableaux"] - round(doc["tableau_exact_rate"] * doc["tableaux"])
+    assert sum(doc["not_exact_because"].values()) == not_exact
     bad = subprocess.run([sys.executable, "-m", "ecoscore", "eval", str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "no truth/ folder" in bad.stderr
 

@@ -1,7 +1,9 @@
 """Measure the reader on a rendered set with truth files.
 
 Reports cell accuracy, whole-tableau exact rate, exact-score rate and, separately, the rate of
-*confident wrong* tableaux: a wrong read that carries no doubt. Reads are matched to the truth
+*confident wrong* tableaux: a wrong read that carries no doubt. Says why each tableau not read
+exactly was missed: not found at all, a card the classifier misnames even when cut at its true
+corners (often a card no one could read: dark, blurred, glare), or one cut or placed wrong. Reads are matched to the truth
 by position (each read cell to the truth cell under it), so the side of the table the photo
 was taken from does not matter.
 """
@@ -18,7 +20,9 @@ from tqdm import tqdm
 from ecoscore.datasets.truth import fully_visible, truth_tableau
 from ecoscore.scoring import score_tableau
 
-from .decode import ImageError
+from .crops import CROP_SIZE, warp_quad
+from .decode import ImageError, decode
+from .models import EMPTY
 from .pipeline import NoTableauError, Reader, TableauRead
 
 
@@ -37,6 +41,7 @@ class Evaluation:
     timings: dict[str, list[float]] = field(default_factory=dict)
     wrong: list[str] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # photos of one / several tableaux: [tableaux, exact]
+    missed: dict[str, int] = field(default_factory=dict)  # why tableaux were not read exactly
 
     def summary(self) -> dict:
         t = max(self.tableaux, 1)
@@ -53,7 +58,11 @@ class Evaluation:
             "p50_ms": {k: round(statistics.median(v), 1) for k, v in self.timings.items()},
             "tableau_exact_rate_by_photo": {k: round(e / max(n, 1), 4) for k, (n, e) in self.by_kind.items()},
             "tableaux_by_photo": {k: n for k, (n, _) in self.by_kind.items()},
+            "not_exact_because": dict(sorted(self.missed.items())),
         }
+
+    def miss(self, why: str) -> None:
+        self.missed[why] = self.missed.get(why, 0) + 1
 
 
 def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | None:
@@ -72,6 +81,22 @@ def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | Non
     return mapping if len(set(mapping.values())) == len(read.cells) else None
 
 
+NOT_FOUND = "not found"
+UNREADABLE = "a card misnamed even when cut at its true corners"
+CUT_WRONG = "a card cut or placed wrong (found by the finder or the lattice)"
+
+
+def unreadable_cards(reader: Reader, data: bytes, tab: dict) -> list[tuple[int, int]]:
+    """Cells of a truth tableau the classifier misnames even from crops cut at the true card
+    corners, read as the pipeline reads (all four turns when unsure)."""
+    photo = decode(data, 10**6)  # full size
+    cells = tab["cells"]  # a fully visible tableau: every cell inside the photo
+    crops = [warp_quad(photo.image, np.array(c["corners"] or c["cell_corners"]) * photo.scale, CROP_SIZE) for c in cells]
+    names = reader.classifier.names
+    return [(c["row"], c["col"]) for c, (_, chosen, _) in zip(cells, reader.name_cells(crops))
+            if (c["type"] or EMPTY) != names[chosen]]
+
+
 def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: bool = True) -> Evaluation:
     ev = Evaluation()
     truths = sorted((folder / "truth").glob("*.json"))[:limit]
@@ -87,13 +112,16 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             read = reader.read(data)
         except (NoTableauError, ImageError):
             ev.errors += 1
+            for _ in visible:
+                ev.miss(NOT_FOUND)
             continue
         for stage, ms in read.timings_ms.items():
             ev.timings.setdefault(stage, []).append(ms)
         for tab in visible:
             r, mapping = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), (None, None))
             if mapping is None:
-                continue  # not found: the photo's other doubts or errors speak for it
+                ev.miss(NOT_FOUND)
+                continue  # the photo's other doubts or errors speak for it
             ev.found += 1
             truth_grid = truth_tableau(tab)
             right = sum(r.cells[i].type == truth_grid.at(*rc) for i, rc in mapping.items())
@@ -104,9 +132,11 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             if right == len(mapping):
                 ev.exact += 1
                 kind[1] += 1
-            elif not doubtful:
-                ev.confident_wrong += 1
-                ev.wrong.append(path.stem)
+            else:
+                ev.miss(UNREADABLE if unreadable_cards(reader, data, tab) else CUT_WRONG)
+                if not doubtful:
+                    ev.confident_wrong += 1
+                    ev.wrong.append(path.stem)
             if score_tableau(r.tableau).total == score_tableau(truth_grid).total:
                 ev.exact_score += 1
     return ev

@@ -146,25 +146,30 @@ class Reader:
                 if cell.inside:
                     crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
                     where.append((t, r, c))
-        # A cell the classifier is all but sure of at once is decided there. Any other is read
-        # at its three other quarter turns too (the classifier knows all four): the decision is
-        # the mean, the confidence the least sure turn's belief in it, so turns that disagree
-        # make a doubt instead of a confident mistake. Most cells are sure at once, so this
-        # classifies ~3x fewer crops than four turns for every cell, with the same reads and
-        # doubts on the test sets (bench/bench_pipeline.py).
+        by_cell = dict(zip(where, self.name_cells(crops)))
+        names = self.classifier.names
+        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
+
+    def name_cells(self, crops: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
+        """(class probabilities, chosen class, confidence) of each straightened cell crop.
+
+        A cell the classifier is all but sure of at once is decided there. Any other is read
+        at its three other quarter turns too (the classifier knows all four): the decision is
+        the mean, the confidence the least sure turn's belief in it, so turns that disagree
+        make a doubt instead of a confident mistake. Most cells are sure at once, so this
+        classifies ~3x fewer crops than four turns for every cell, with the same reads and
+        doubts on the test sets (bench/bench_pipeline.py)."""
         first = self.classifier(crops)
+        named = [(p, int(p.argmax()), float(p.max())) for p in first]
         unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
         turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
         others = self.classifier(turned).reshape(len(unsure), 3, first.shape[1])
-        by_cell = {key: (p, int(p.argmax()), float(p.max())) for key, p in zip(where, first)}
         for i, more in zip(unsure, others):
             views = np.concatenate([first[i : i + 1], more])
             mean = views.mean(0)
             chosen = int(mean.argmax())
-            by_cell[where[i]] = (mean, chosen, float(views[:, chosen].min()))
-        names = self.classifier.names
-        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
-
+            named[i] = (mean, chosen, float(views[:, chosen].min()))
+        return named
 
     def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
         cells = []
