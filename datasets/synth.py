@@ -27,9 +27,9 @@ CLASSIFIER_CLASSES = [card.value for card in CardType] + [EMPTY]
 _worker: dict = {}
 
 
-def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int) -> None:
+def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float) -> None:
     cv2.setNumThreads(1)  # one process per core already
-    _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed)
+    _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter)
 
 
 def _render_one(index: int) -> int:
@@ -42,7 +42,7 @@ def _render_one(index: int) -> int:
         truth = dict(scene.truth, image=f"images/{stem}.jpg")
         (out / "truth" / f"{stem}.json").write_text(json.dumps(truth))
         return 1
-    crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)))
+    crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"])
     for k, (crop, name) in enumerate(crops):
         cv2.imwrite(str(out / name / f"{stem}_{k:02d}.png"), crop)
     return len(crops)
@@ -64,8 +64,11 @@ def synthesize(
     params: SceneParams | None = None,
     kind: str = "finder",
     progress: bool = True,
+    crop_jitter: float = 0.04,
 ) -> int:
-    """Render ``n`` scenes into ``out``; returns the number of items written."""
+    """Render ``n`` scenes into ``out``; returns the number of items written.
+
+    ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``)."""
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
@@ -80,14 +83,14 @@ def synthesize(
     bar = tqdm(total=n, desc=f"rendering {out.name}", unit="img", disable=not progress)
     written = 0
     if workers == 1:
-        _init(str(deck), params, str(out), kind, seed)
+        _init(str(deck), params, str(out), kind, seed, crop_jitter)
         for i in range(n):
             written += _render_one(i)
             bar.update()
     else:
         # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                                 initargs=(str(deck), params, str(out), kind, seed)) as pool:
+                                 initargs=(str(deck), params, str(out), kind, seed, crop_jitter)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()
