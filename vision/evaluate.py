@@ -3,9 +3,9 @@
 Reports cell accuracy, whole-tableau exact rate, exact-score rate and, separately, the rate of
 *confident wrong* tableaux: a wrong read that carries no doubt. Says why each tableau not read
 exactly was missed: not found at all, a card the classifier misnames even when cut at its true
-corners (often a card no one could read: dark, blurred, glare), or one cut or placed wrong. Reads are matched to the truth
-by position (each read cell to the truth cell under it), so the side of the table the photo
-was taken from does not matter.
+corners (often a card no one could read: dark, blurred, glare), or a card cut or placed wrong.
+Reads are matched to the truth by position (each read cell to the truth cell under it), so the
+side of the table the photo was taken from does not matter.
 """
 from __future__ import annotations
 
