@@ -62,11 +62,6 @@ RECIPES = {
     "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=5, batch=16, train_scenes=1500,
                      val_scenes=200, render_long_side=416, train_seed=21, val_seed=1021, p_random_faces=0.3,
                      p_hole=0.7, p_multi=0.3, hard_share=0.2, init="finder-small", warmup_epochs=0.5),
-    # Photos of 2-4 tableaux on the hard split were read exactly only half the time, mostly as
-    # whole tableaux of small, dark cards went unseen: more of exactly those.
-    "finder-multi": Recipe("finder-multi", "finder", "yolo11n-obb.yaml", imgsz=320, epochs=5, batch=16, train_scenes=1500,
-                           val_scenes=200, render_long_side=416, train_seed=31, val_seed=1031, p_random_faces=0.3,
-                           p_hole=0.5, p_multi=0.6, hard_share=0.5, init="finder", warmup_epochs=0.5),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
