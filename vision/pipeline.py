@@ -18,10 +18,10 @@ from .lattice import TableauFit, clusters, fit_tableaux
 from .models import EMPTY, CardClassifier, CardFinder, Detections
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
-# the quarter-turn views (see _classify). Chosen with bench/tune_confidence.py on a tuning
-# set with its own seeds: no confident wrong tableau (of 140) from 0.5 up; 0.8 leaves a margin
-# for 8 % more tableaux flagged.
-MIN_CONFIDENCE = 0.8
+# the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
+# with its own seeds (146 tableaux): one confident wrong tableau up to 0.7, none from 0.8;
+# 0.9 keeps a margin for 2 % more tableaux flagged.
+MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
 WEAK_BOX, SURE_EMPTY = 0.6, 0.98
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
