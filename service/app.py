@@ -95,7 +95,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         state["store"] = Store(settings.db_url)
-        state["reader"] = reader or await run_in_threadpool(Reader)
+        state["reader"] = reader or await run_in_threadpool(lambda: Reader(concurrent=settings.workers))
         state["slots"] = asyncio.Semaphore(settings.workers)
         yield
 

@@ -25,10 +25,10 @@ class ModelError(RuntimeError):
     """A model file that is missing or unusable."""
 
 
-def _network(path: Path) -> Network:
+def _network(path: Path, n_threads: int | None) -> Network:
     if not path.is_file():
         raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
-    return Network(path)
+    return Network(path, n_threads)
 
 
 def _metadata(path: Path) -> dict:
@@ -101,12 +101,12 @@ class CardFinder:
 
     # NMS at IoU 0.45, not Ultralytics' 0.7: the oriented boxes of neighbouring cards overlap
     # at most ~0.08 (bench/box_overlap.py), so anything above is the same card found twice.
-    def __init__(self, path: Path | None = None, conf: float = 0.25, iou: float = 0.45):
+    def __init__(self, path: Path | None = None, conf: float = 0.25, iou: float = 0.45, n_threads: int | None = None):
         self.path = path or models_dir() / "finder.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
-        self.network = _network(self.path)
+        self.network = _network(self.path, n_threads)
 
     def __call__(self, image: np.ndarray) -> Detections:
         boxed, k, (left, top) = letterbox(image, self.imgsz)
@@ -165,12 +165,12 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
 class CardClassifier:
     """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, n_threads: int | None = None):
         self.path = path or models_dir() / "classifier.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
-        self.network = _network(self.path)
+        self.network = _network(self.path, n_threads)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (columns in ``self.names`` order)."""

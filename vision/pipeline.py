@@ -16,6 +16,7 @@ from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import TableauFit, clusters, fit_tableaux
 from .models import EMPTY, CardClassifier, CardFinder, Detections
+from .runtime import threads
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -79,9 +80,11 @@ class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
-                 min_confidence: float = MIN_CONFIDENCE):
-        self.finder = finder or CardFinder()
-        self.classifier = classifier or CardClassifier()
+                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1):
+        """``concurrent``: how many reads this process runs at once (the cores are shared out)."""
+        n_threads = threads(concurrent)
+        self.finder = finder or CardFinder(n_threads=n_threads)
+        self.classifier = classifier or CardClassifier(n_threads=n_threads)
         self.min_confidence = min_confidence
 
     def read(self, data: bytes) -> PhotoRead:

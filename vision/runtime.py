@@ -15,19 +15,22 @@ from pathlib import Path
 import numpy as np
 
 
-def threads() -> int:
-    """Threads per inference: ``ECOSCORE_THREADS``, else up to 2 (the machines we target)."""
-    return int(os.environ.get("ECOSCORE_THREADS", "0")) or min(2, os.cpu_count() or 1)
+def threads(concurrent: int = 1) -> int:
+    """Threads per inference: ``ECOSCORE_THREADS``, else the cores shared out among the reads
+    that run at once, at most 2 (more does not pay on models this small). Two reads at once at
+    two threads each oversubscribe a 2-core machine: 7 % fewer photos/s in the service
+    (bench/bench_service.py, two runs of each)."""
+    return int(os.environ.get("ECOSCORE_THREADS", "0")) or max(1, min(2, (os.cpu_count() or 1) // concurrent))
 
 
 class Network:
     """A loaded model, callable from any thread (an ONNX Runtime session is thread-safe)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, n_threads: int | None = None):
         import onnxruntime as ort  # imported here: `ecoscore grid` never needs it
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads()
+        options.intra_op_num_threads = n_threads or threads()
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
