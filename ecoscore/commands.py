@@ -152,6 +152,8 @@ def _read(args: argparse.Namespace) -> int:
 
     (name, data), = _read_photos([args.photo])
     read = _read_or_fail(_reader(), name, data)
+    for doubt in read.doubts:
+        print(f"# doubt: {doubt}")
     for k, tab in enumerate(read.tableaux):
         if len(read.tableaux) > 1:
             print(f"# tableau {k + 1} of {len(read.tableaux)}")

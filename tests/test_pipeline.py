@@ -70,6 +70,32 @@ def test_evaluation_tells_an_unreadable_card_from_a_badly_cut_one(reader, photo_
     assert unreadable_cards(reader, painted, tab) == [(cell["row"], cell["col"])]
 
 
+def test_cards_side_by_side_off_every_grid_make_a_photo_doubt_for_every_player(reader, photo_set):
+    """Enough cards side by side on no grid to be a tableau: maybe a player's tableau went
+    unread, so the game's majorities may lack a player. Every player of that photo hears of it."""
+    from dataclasses import replace
+
+    from ecoscore.vision.report import score_reads
+
+    read = reader.read(photo_set[3].jpeg)
+    assert read.doubts == [] and read.loose_group < 5
+    unread = replace(read, loose_group=6)
+    assert unread.doubts and "6 cards lie side by side outside every tableau read" in unread.doubts[0]
+    _, extras = score_reads([("p", unread)])
+    assert extras[0]["doubts"][0] == unread.doubts[0]
+
+
+def test_cards_side_by_side_are_told_from_scattered_ones(photo_set):
+    from ecoscore.datasets.truth import detections_from_truth
+    from ecoscore.vision.pipeline import side_by_side
+
+    tableau = detections_from_truth(photo_set[0].truth)  # 20 cards in a grid
+    assert side_by_side(tableau) == 20
+    spread = tableau.subset([0, 4, 15, 19])  # the four corners of the grid
+    assert side_by_side(spread) == 0
+    assert side_by_side(tableau.subset([])) == 0
+
+
 def test_rotated_photo_reads_the_same(reader, photo_set):
     """A photo taken from another side of the table (here: the image turned 90°)."""
     scene = photo_set[1]

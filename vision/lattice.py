@@ -36,6 +36,7 @@ class CellFit:
     detection: int | None  # index into the detections, None if no card was detected here
     inside: bool  # (almost) all the cell lies inside the photo: it can be read
     duplicates: list[int] = field(default_factory=list)  # other detections in the same cell
+    found_twice: list[int] = field(default_factory=list)  # the same card boxed again (not a second card)
 
 
 @dataclass
@@ -217,12 +218,26 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
             continue
         fits.append(fit)
         used.update(fit.detections)
-        for cell in fit.cells.values():
-            used.update(cell.duplicates)
+        for cell in fit.cells.values():  # a card boxed twice is no loose card
+            used.update(cell.duplicates + cell.found_twice)
     loose = [i for i in range(len(det)) if i not in used]
+    # A box lying on a tableau's cell is that cell's card boxed again (looser, or turned), not a
+    # loose card.
+    cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()]).reshape(-1, 4, 2)
+    loose = [i for i in loose if not inside_any(det.centers[i], cells)]
     for fit in fits:  # a card beside one grid may be part of another tableau after all
         fit.off_grid = [i for i in fit.off_grid if i in loose]
     return fits, loose
+
+
+def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
+    """Whether ``point`` lies inside any of the convex ``quads`` (M × 4 × 2, either winding)."""
+    if len(quads) == 0:
+        return False
+    edges = np.roll(quads, -1, axis=1) - quads
+    to_point = point - quads
+    cross = edges[..., 0] * to_point[..., 1] - edges[..., 1] * to_point[..., 0]
+    return bool(np.any(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
 
 
 def _on_lattice(H, det: Detections, used: set[int], bounds) -> tuple[list[int], np.ndarray]:
@@ -311,7 +326,8 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
             # the first is a second card lying in this cell.
             others = [i for i in members[1:]
                       if np.linalg.norm(det.centers[i] - det.centers[members[0]]) > SAME_CARD * det.sizes[members[0], 1]]
-            cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others)
+            again = [i for i in members[1:] if i not in others]
+            cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others, again)
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)

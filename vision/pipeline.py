@@ -14,8 +14,8 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 
 from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
-from .lattice import TableauFit, clusters, fit_tableaux
-from .models import EMPTY, CardClassifier, CardFinder, Detections
+from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
+from .models import EMPTY, CardClassifier, CardFinder, Detections, fast_nms
 from .runtime import threads
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
@@ -25,6 +25,7 @@ from .runtime import threads
 MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
 WEAK_BOX, SURE_EMPTY = 0.6, 0.98
+NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 # A cell read at its first turn with at least this belief needs no other turn. Chosen on the
 # tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
@@ -70,6 +71,27 @@ class PhotoRead:
     size: tuple[int, int]
     timings_ms: dict[str, float]
     photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
+    loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
+
+    @property
+    def doubts(self) -> list[str]:
+        """What looks doubtful about the photo as a whole (each tableau carries its own doubts).
+
+        Loose cards lying side by side, as many as a tableau needs to be found, may be a
+        tableau that was not read (too small, too dark, too steep, cut by the frame): the
+        others' majorities may then lack a player. Scattered loose cards (a draw pile, cards
+        put aside) are no such sign."""
+        if self.loose_group < MIN_CARDS:
+            return []
+        return [f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
+                "tableau, it was not read (photograph it alone, or closer)"]
+
+
+def side_by_side(cards: Detections) -> int:
+    """Cards in the biggest group of ``cards`` lying side by side as in a grid (0: no group of
+    at least a tableau's minimum)."""
+    groups = clusters(cards, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
+    return max(map(len, groups), default=0)
 
 
 class NoTableauError(ValueError):
@@ -108,7 +130,7 @@ class Reader:
         timings["classify"] = (time.perf_counter() - t3) * 1e3
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo)
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
 
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).
@@ -136,7 +158,10 @@ class Reader:
             found.append(closer)
         if not found:
             return det
-        return Detections.concat([det.subset(keep), *found])
+        # Closer looks overlap where groups lie close: one card may be found by two of them.
+        merged = Detections.concat([det.subset(keep), *found])
+        boxes = np.concatenate([merged.centers, merged.sizes, merged.angles[:, None]], 1)
+        return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
 
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art.

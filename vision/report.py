@@ -51,6 +51,6 @@ def score_reads(
     for name, read in reads:
         for player, tab in zip(player_names(name, read), read.tableaux):
             players.append((player, tab.tableau))
-            extras.append(read_to_dict(tab) | {"photo": name})
+            extras.append(read_to_dict(tab, read.doubts) | {"photo": name})
     game = score_game(players, neutral=neutral, bot=bot, others=others)
     return game, extras
