@@ -249,9 +249,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         tab = read.tableaux[0]
         alone = score_game([(name, tab.tableau)]).players[0]
         jpeg = await run_in_threadpool(overlay_jpeg, read, [alone] + [None] * (len(read.tableaux) - 1))
-        doubts = read.doubts + ([] if len(read.tableaux) == 1 else [
-            f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
-            "(photograph yours alone to be sure)"])
+        doubts = list(read.doubts)
+        if len(read.tableaux) > 1:
+            doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
+                          "(photograph yours alone to be sure)")
         fields = read_to_dict(tab, doubts)
         token = await run_in_threadpool(_put, room_id, name, to_json(tab.tableau), fields, jpeg, x_player_token)
         return {"name": name, "token": token, "room": _room_doc(room_id)}

@@ -24,7 +24,6 @@ from .runtime import threads
 # 0.9 keeps a margin for 2 % more tableaux flagged.
 MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
-WEAK_BOX, SURE_EMPTY = 0.6, 0.98
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 # A cell read at its first turn with at least this belief needs no other turn. Chosen on the
@@ -217,9 +216,9 @@ class Reader:
                     card = None if top == EMPTY else CardType(top)
                     if conf < self.min_confidence:
                         doubts.append(f"low confidence: {top} {conf:.0%}, or {runner} {runner_conf:.0%}")
-                    # A hole in a grid looks card-shaped, so the finder sometimes marks one, weakly:
-                    # a weak box over a cell the classifier is sure is empty is no doubt.
-                    if card is None and det_conf is not None and (det_conf >= WEAK_BOX or conf < SURE_EMPTY):
+                    # Weak boxes over holes are dropped by the finder itself (CardFinder's threshold),
+                    # so any box over a cell read as empty is worth a word.
+                    if card is None and det_conf is not None:
                         doubts.append(f"a card was detected here ({det_conf:.0%}) but the cell reads as empty")
                     if card is not None and fc.detection is None and conf < 0.98:
                         doubts.append(f"no card was detected here, yet the cell reads as {top}")

@@ -7,8 +7,9 @@ export them to ONNX for the torch-free runtime.
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
 run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder;
 classifier-base -> classifier-hard -> classifier), and a recipe whose starting run is not
-finished trains it first. Datasets are rendered on first use and reused after (each split records how many items
-it holds once complete). A run interrupted at any point resumes from its last checkpoint.
+finished trains it first. Datasets are rendered on first use and reused after (each split
+records how many items it holds once complete). A run interrupted at any point resumes from
+its last checkpoint.
 """
 from __future__ import annotations
 
