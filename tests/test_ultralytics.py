@@ -77,8 +77,22 @@ def test_training_export_and_inference_open_no_connection(tmp_path):
     assert not (tmp_path / "data" / "runs" / "finder-standin" / "weights" / "last.pt").stat().st_size == 0
 
 
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    import cv2
+
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return inter / (cv2.contourArea(a) + cv2.contourArea(b) - inter)
+
+
 @needs_models
-def test_runtime_matches_ultralytics_predict(photo_set):
+@pytest.mark.parametrize("precision, px, min_iou", [("f32", 0.5, 0.98), ("auto", 4.0, 0.9)])
+def test_runtime_matches_ultralytics_predict(photo_set, monkeypatch, precision, px, min_iou):
+    """In float32 our pre- and post-processing give Ultralytics' boxes to half a pixel. In the
+    precision we ship (bfloat16 on a CPU that has it) scores move by ~0.01, so where two anchors
+    box the same card almost equally NMS may keep the other one: the same card, a few pixels off
+    (seen: 2.7 px in a 416 px frame); most boxes move by 0.2 px at most."""
+    monkeypatch.setenv("ECOSCORE_PRECISION", precision)
     from ecoscore.vision.models import CardClassifier, CardFinder, letterbox
     from ecoscore.vision.offline import import_ultralytics
     from ecoscore.vision.decode import decode
@@ -95,10 +109,12 @@ def test_runtime_matches_ultralytics_predict(photo_set):
         res = theirs.predict(boxed, imgsz=finder.imgsz, conf=finder.conf, iou=finder.iou, verbose=False)[0]
         xywhr = res.obb.xywhr.numpy()
         assert abs(len(xywhr) - len(ours)) <= 1
-        for c, size in zip(ours.centers, ours.sizes):
+        corners = res.obb.xyxyxyxy.numpy()
+        for c, size, quad in zip(ours.centers, ours.sizes, ours.quads):
             nearest = np.argmin(np.linalg.norm(xywhr[:, :2] - c, axis=1))
-            assert np.linalg.norm(xywhr[nearest, :2] - c) < 0.5
-            assert sorted(xywhr[nearest, 2:4]) == pytest.approx(sorted(size), abs=0.5)
+            assert np.linalg.norm(xywhr[nearest, :2] - c) < px
+            assert sorted(xywhr[nearest, 2:4]) == pytest.approx(sorted(size), abs=px)
+            assert _iou(quad, corners[nearest]) >= min_iou
     classifier = CardClassifier()
     theirs = YOLO(str(classifier.path), task="classify")
     scene = photo_set[0]

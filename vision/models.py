@@ -1,4 +1,4 @@
-"""The shipped models at run time: ONNX through ONNX Runtime (``runtime.py``), no torch, no ultralytics.
+"""The shipped models at run time: ONNX through OpenVINO (``runtime.py``), no torch, no ultralytics.
 
 ``CardFinder`` turns a photo into oriented card boxes; ``CardClassifier`` names straightened
 cell crops (11 types + empty). Pre- and post-processing follow Ultralytics' own (letterbox
@@ -25,10 +25,10 @@ class ModelError(RuntimeError):
     """A model file that is missing or unusable."""
 
 
-def _network(path: Path, n_threads: int | None) -> Network:
+def _network(path: Path, concurrent: int) -> Network:
     if not path.is_file():
         raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
-    return Network(path, n_threads)
+    return Network(path, concurrent)
 
 
 def _metadata(path: Path) -> dict:
@@ -106,12 +106,12 @@ class CardFinder:
     # normal, 99.73 % hard; tuning sets 99.88, 99.59) and halves the holes boxed as cards (0.81 ->
     # 0.40 %, 0.88 -> 0.44 %; tuning sets 1.1 -> 0.5 %). Read end to end it costs 4 of 151
     # tableaux in photos of several (small, dark cards) and flags 5 points fewer tableaux.
-    def __init__(self, path: Path | None = None, conf: float = 0.6, iou: float = 0.45, n_threads: int | None = None):
+    def __init__(self, path: Path | None = None, conf: float = 0.6, iou: float = 0.45, concurrent: int = 1):
         self.path = path or models_dir() / "finder.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
-        self.network = _network(self.path, n_threads)
+        self.network = _network(self.path, concurrent)
 
     def __call__(self, image: np.ndarray) -> Detections:
         boxed, k, (left, top) = letterbox(image, self.imgsz)
@@ -170,16 +170,21 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
 class CardClassifier:
     """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
 
-    def __init__(self, path: Path | None = None, n_threads: int | None = None):
+    def __init__(self, path: Path | None = None, concurrent: int = 1):
         self.path = path or models_dir() / "classifier.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
-        self.network = _network(self.path, n_threads)
+        self.network = _network(self.path, concurrent)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (columns in ``self.names`` order)."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops]
-        return self.network(_blob(crops))
+        blob = _blob(crops)
+        # Batches padded to a multiple of 8: OpenVINO prepares each new batch size anew, which
+        # doubled the time per crop when every photo brought its own count of cells.
+        padded = np.zeros((-(-len(blob) // 8) * 8, *blob.shape[1:]), np.float32)
+        padded[:len(blob)] = blob
+        return self.network(padded)[:len(blob)]

@@ -16,7 +16,6 @@ from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .models import EMPTY, CardClassifier, CardFinder, Detections, fast_nms
-from .runtime import threads
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -103,9 +102,8 @@ class Reader:
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
                  min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1):
         """``concurrent``: how many reads this process runs at once (the cores are shared out)."""
-        n_threads = threads(concurrent)
-        self.finder = finder or CardFinder(n_threads=n_threads)
-        self.classifier = classifier or CardClassifier(n_threads=n_threads)
+        self.finder = finder or CardFinder(concurrent=concurrent)
+        self.classifier = classifier or CardClassifier(concurrent=concurrent)
         self.min_confidence = min_confidence
 
     def read(self, data: bytes) -> PhotoRead:
