@@ -1,6 +1,6 @@
 """The upload service: a JSON API, the phone page, game rooms.
 
-Inference runs off the event loop in a thread pool (ONNX Runtime and OpenCV release the GIL),
+Inference runs off the event loop in a thread pool (OpenVINO and OpenCV release the GIL),
 at most ``workers`` photos at a time, with the models loaded once at start-up.
 """
 from __future__ import annotations

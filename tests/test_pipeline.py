@@ -204,3 +204,30 @@ def test_sure_cells_are_read_once_and_turns_that_disagree_make_a_doubt(reader, p
     assert doubting.calls == 2, "the unsure cell was read at its other turns"
     assert read.cells[0].confidence < 0.8
     assert any(d.startswith("row 1, col 1: low confidence") for d in read.doubts)
+
+
+def test_reads_at_once_from_several_threads_match_reads_one_by_one(photo_set):
+    """The service reads two photos at once through one Reader: each thread gets its own infer
+    request and each read its own stream, and nothing one read does leaks into the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ecoscore.vision.pipeline import Reader
+
+    reader = Reader(concurrent=2)
+
+    def grids(data):
+        return [[(c.type, round(c.confidence, 3)) for c in tab.cells] for tab in reader.read(data).tableaux]
+
+    photos = [scene.jpeg for scene in photo_set[:4]] * 2
+    one_by_one = [grids(p) for p in photos]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        at_once = list(pool.map(grids, photos))
+    assert at_once == one_by_one
+
+
+def test_an_unknown_precision_is_refused(monkeypatch):
+    from ecoscore.vision.models import CardFinder
+
+    monkeypatch.setenv("ECOSCORE_PRECISION", "fp8")
+    with pytest.raises(ValueError, match="ECOSCORE_PRECISION='fp8'"):
+        CardFinder()

@@ -102,7 +102,7 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
         writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
         if writer and mode == "w":
             writer.writeheader()
-        # spawn, not fork: a forked child can deadlock on OpenCV's or ONNX Runtime's threads.
+        # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init) as pool, tqdm(
             total=len(todo), desc="scoring", unit="photo", disable=not progress
         ) as bar:
