@@ -131,7 +131,9 @@ def classifier_metrics(classifier: CardClassifier, folder: Path, limit: int | No
 def speed(folder: Path, runs: int) -> dict:
     """Median ms for the two models on each 12 MP photo: the finder on the decoded photo, the
     classifier on 20 cell crops. The same photos (decoded beforehand) and the same crops go to
-    every runtime; each does its own pre- and post-processing."""
+    every runtime; each does its own pre- and post-processing. The runtimes take turns, a
+    round of all photos each, ``runs`` rounds: on a shared machine a busy spell then falls on
+    all of them, and the ratio to Ultralytics is also given round by round."""
     finder, classifier = CardFinder(), CardClassifier()
     paths = sorted((folder / "images").glob("*.jpg"))
     images = [decode(p.read_bytes(), 1000).image for p in paths]
@@ -141,15 +143,13 @@ def speed(folder: Path, runs: int) -> dict:
         crops.append((cells * 20)[:20] if cells else [image[:CROP_SIZE, :CROP_SIZE]] * 20)
     jobs = list(zip(images, crops))
     original = cv2.imdecode(np.frombuffer(paths[0].read_bytes(), np.uint8), cv2.IMREAD_COLOR)
-    out = {"photos": len(paths), "photo_size": list(original.shape[:2][::-1])}
+    out = {"photos": len(paths), "photo_size": list(original.shape[:2][::-1]), "rounds": runs,
+           "ours_precision": finder.network.precision}
 
     def ours(job):
         image, cells = job
         finder(image)
         classifier(cells)
-
-    out["ours_ms"] = _median_ms(ours, jobs, runs)
-    out["ours_precision"] = finder.network.precision
 
     def other_runtime(run_finder, run_classifier):
         def run(job):
@@ -159,12 +159,13 @@ def speed(folder: Path, runs: int) -> dict:
             run_classifier(cv2.dnn.blobFromImages(cells, 1 / 255, swapRB=True))
         return run
 
+    runners = {"ours": ours}
     import openvino as ov
 
     core = ov.Core()
     cfg = {"INFERENCE_NUM_THREADS": 2, "PERFORMANCE_HINT": "LATENCY", "INFERENCE_PRECISION_HINT": "f32"}
     ov_f, ov_c = (core.compile_model(str(m.path), "CPU", cfg) for m in (finder, classifier))
-    out["openvino_f32_ms"] = _median_ms(other_runtime(lambda x: ov_f(x)[0], lambda x: ov_c(x)[0]), jobs, runs)
+    runners["openvino_f32"] = other_runtime(lambda x: ov_f(x)[0], lambda x: ov_c(x)[0])
     try:
         import onnxruntime as ort
     except ImportError:
@@ -174,8 +175,8 @@ def speed(folder: Path, runs: int) -> dict:
         options.intra_op_num_threads, options.inter_op_num_threads = 2, 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # spinning was slower here
         ort_f, ort_c = (ort.InferenceSession(str(m.path), options, providers=["CPUExecutionProvider"]) for m in (finder, classifier))
-        out["onnxruntime_ms"] = _median_ms(
-            other_runtime(lambda x: ort_f.run(None, {"images": x})[0], lambda x: ort_c.run(None, {"images": x})[0]), jobs, runs)
+        runners["onnxruntime"] = other_runtime(lambda x: ort_f.run(None, {"images": x})[0],
+                                               lambda x: ort_c.run(None, {"images": x})[0])
     net_f = cv2.dnn.readNetFromONNX(str(finder.path))
     net_c = cv2.dnn.readNetFromONNX(str(classifier.path))
 
@@ -184,7 +185,8 @@ def speed(folder: Path, runs: int) -> dict:
         return net.forward()
 
     try:
-        out["opencv_dnn_ms"] = _median_ms(other_runtime(lambda x: forward(net_f, x), lambda x: forward(net_c, x)), jobs, runs)
+        other_runtime(lambda x: forward(net_f, x), lambda x: forward(net_c, x))(jobs[0])
+        runners["opencv_dnn"] = other_runtime(lambda x: forward(net_f, x), lambda x: forward(net_c, x))
     except cv2.error as err:
         out["opencv_dnn_error"] = str(err).splitlines()[0]
 
@@ -203,21 +205,27 @@ def speed(folder: Path, runs: int) -> dict:
             yf.predict(image, imgsz=finder.imgsz, conf=finder.conf, verbose=False, device="cpu")
             yc.predict(cells, imgsz=CROP_SIZE, verbose=False, device="cpu")
 
-        out["ultralytics_pytorch_ms"] = _median_ms(theirs, jobs, runs)
-        out["speedup_vs_ultralytics"] = round(out["ultralytics_pytorch_ms"] / out["ours_ms"], 2)
-    return out
+        runners["ultralytics_pytorch"] = theirs
 
-
-def _median_ms(fn, images, runs) -> float:
-    for image in images[:2]:
-        fn(image)  # warm-up
-    times = []
+    for fn in runners.values():
+        for job in jobs[:2]:
+            fn(job)  # warm-up
+    times: dict[str, list[list[float]]] = {name: [] for name in runners}
     for _ in range(runs):
-        for image in images:
-            start = time.perf_counter()
-            fn(image)
-            times.append((time.perf_counter() - start) * 1e3)
-    return round(statistics.median(times), 1)
+        for name, fn in runners.items():
+            round_ms = []
+            for job in jobs:
+                start = time.perf_counter()
+                fn(job)
+                round_ms.append((time.perf_counter() - start) * 1e3)
+            times[name].append(round_ms)
+    for name, rounds in times.items():
+        out[f"{name}_ms"] = round(statistics.median(t for r in rounds for t in r), 1)
+    if "ultralytics_pytorch" in times:
+        out["speedup_vs_ultralytics"] = round(out["ultralytics_pytorch_ms"] / out["ours_ms"], 2)
+        out["speedup_by_round"] = [round(statistics.median(u) / statistics.median(o), 2)
+                                   for u, o in zip(times["ultralytics_pytorch"], times["ours"])]
+    return out
 
 
 def main() -> None:
