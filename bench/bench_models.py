@@ -25,6 +25,7 @@ from ecoscore.vision.crops import CROP_SIZE, warp_quad
 from ecoscore.vision.decode import decode
 from ecoscore.vision.models import CardClassifier, CardFinder, decode_obb, letterbox
 from ecoscore.vision.pipeline import Reader
+from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -239,7 +240,7 @@ def main() -> None:
     if args.set:
         finder, classifier = CardFinder(), CardClassifier()
         for folder in args.set:
-            report[folder.name] = {"finder": finder_metrics(finder, folder, args.limit),
+            report[set_name(folder, args.set)] = {"finder": finder_metrics(finder, folder, args.limit),
                                    "finder_with_closer_look": finder_metrics(finder, folder, args.limit, as_used=True),
                                    "classifier": classifier_metrics(classifier, folder, args.limit)}
     if args.speed:

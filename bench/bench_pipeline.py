@@ -17,6 +17,7 @@ from pathlib import Path
 from ecoscore.scoring import score_game, score_pad
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.pipeline import Reader
+from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 
 def timing(reader: Reader, folder: Path, runs: int) -> dict:
@@ -55,7 +56,7 @@ def main() -> None:
     report = {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)
-        report[folder.name] = ev.summary() | {"confident_wrong_images": ev.wrong}
+        report[set_name(folder, args.set)] = ev.summary() | {"confident_wrong_images": ev.wrong}
     if args.timing:
         report["timing_12mp"] = timing(reader, args.timing, args.runs)
     print(json.dumps(report, indent=2))
