@@ -143,8 +143,9 @@ def speed(folder: Path, runs: int) -> dict:
         cells = [warp_quad(image, q, CROP_SIZE) for q in finder(image).quads[:20]]
         crops.append((cells * 20)[:20] if cells else [image[:CROP_SIZE, :CROP_SIZE]] * 20)
     jobs = list(zip(images, crops))
-    original = cv2.imdecode(np.frombuffer(paths[0].read_bytes(), np.uint8), cv2.IMREAD_COLOR)
-    out = {"photos": len(paths), "photo_size": list(original.shape[:2][::-1]), "rounds": runs,
+    sizes = sorted({"{1} x {0}".format(*cv2.imdecode(np.frombuffer(p.read_bytes(), np.uint8), cv2.IMREAD_REDUCED_COLOR_8).shape[:2])
+                    for p in paths})  # at 1/8: the aspect is what matters
+    out = {"photos": len(paths), "shapes_at_one_eighth": sizes, "rounds": runs,
            "ours_precision": finder.network.precision}
 
     def ours(job):
@@ -155,7 +156,7 @@ def speed(folder: Path, runs: int) -> dict:
     def other_runtime(run_finder, run_classifier):
         def run(job):
             image, cells = job
-            boxed, k, (left, top) = letterbox(image, finder.imgsz)
+            boxed, k, (left, top) = letterbox(image, finder.imgsz, finder.rect)  # the same input as ours
             decode_obb(run_finder(cv2.dnn.blobFromImage(boxed, 1 / 255, swapRB=True))[0], finder.conf, finder.iou, k, left, top)
             run_classifier(cv2.dnn.blobFromImages(cells, 1 / 255, swapRB=True))
         return run

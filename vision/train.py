@@ -231,7 +231,8 @@ def _run_name(recipe: str, deck: str) -> str:
 def export_onnx(weights: Path, recipe: Recipe) -> Path:
     ultralytics = import_ultralytics()
     model = ultralytics.YOLO(str(weights))
-    return Path(model.export(format="onnx", imgsz=recipe.imgsz, dynamic=recipe.kind == "classifier", simplify=True, device="cpu"))
+    # Any batch size (classifier) and any image shape (finder: a phone photo's canvas is not square).
+    return Path(model.export(format="onnx", imgsz=recipe.imgsz, dynamic=True, simplify=True, device="cpu"))
 
 
 def ship_model(onnx_path: Path, recipe: Recipe, deck: str) -> Path:
