@@ -53,7 +53,9 @@ def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarr
             (bw, bh), _ = cv2.getTextSize(banner, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, thick)
             x, y = top.mean(0)[0] - bw / 2, top[:, 1].min() - 8 * thick  # above the grid, kept in the picture
             org = (int(np.clip(x, 5, img.shape[1] - bw - 5)), int(np.clip(y, bh + 5, img.shape[0] - 5)))
-            cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (0, 0, 0), thick * 4, cv2.LINE_AA)
+            # On a dark box like the cells' labels: a thicker black copy of the text as its outline
+            # came out wider than the text (Hershey glyphs advance with their stroke) and doubled it.
+            cv2.rectangle(img, (org[0] - 3, org[1] - bh - 4), (org[0] + bw + 3, org[1] + 4), (0, 0, 0), -1)
             cv2.putText(img, banner, org, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, (255, 255, 255), thick, cv2.LINE_AA)
     return img
 
