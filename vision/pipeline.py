@@ -213,7 +213,12 @@ class Reader:
                     top, runner, runner_conf = names[chosen], names[second], float(mean[second])
                     card = None if top == EMPTY else CardType(top)
                     if conf < self.min_confidence:
-                        doubts.append(f"low confidence: {top} {conf:.0%}, or {runner} {runner_conf:.0%}")
+                        # The mean over the turns read beside the runner-up's mean, and the least
+                        # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
+                        belief = f"{top} {mean[chosen]:.0%}"
+                        if mean[chosen] - conf >= 0.05:
+                            belief += f" ({conf:.0%} at its least sure turn)"
+                        doubts.append(f"low confidence: {belief}, or {runner} {runner_conf:.0%}")
                     # Weak boxes over holes are dropped by the finder itself (CardFinder's threshold),
                     # so any box over a cell read as empty is worth a word.
                     if card is None and det_conf is not None:
