@@ -95,7 +95,11 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         state["store"] = Store(settings.db_url)
-        state["reader"] = reader or await run_in_threadpool(lambda: Reader(concurrent=settings.workers))
+        if reader is None:
+            state["reader"] = await run_in_threadpool(lambda: Reader(concurrent=settings.workers))
+            await run_in_threadpool(state["reader"].finder.warm_up)  # no compile on a user's first photo
+        else:
+            state["reader"] = reader
         state["slots"] = asyncio.Semaphore(settings.workers)
         yield
 

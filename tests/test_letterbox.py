@@ -27,3 +27,15 @@ def test_letterbox_centres_the_photo_on_its_canvas():
     upright, _, (left, top) = letterbox(np.full((4000, 2800, 3), 200, np.uint8), 512, rect=True)
     assert upright.shape == (512, 384, 3) and top == 0 and left == round((384 - 358) / 2 - 0.1)
     assert (upright[:, :left] == 114).all() and (upright[:, left:left + 358] == 200).all()
+
+
+def test_warm_up_compiles_the_finder_for_every_canvas():
+    from conftest import MODELS
+
+    from ecoscore.vision.models import CardFinder
+
+    if not (MODELS / "finder.onnx").is_file():
+        pytest.skip("the shipped models are not in models/")
+    finder = CardFinder()
+    finder.warm_up()
+    assert set(finder.network._compiled) == {(3, 512, 512), (3, 384, 512), (3, 512, 384), (3, 288, 512), (3, 512, 288)}

@@ -128,6 +128,12 @@ class CardFinder:
         self.network = _network(self.path, concurrent)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
 
+    def warm_up(self) -> None:
+        """Compile the network for every canvas now rather than on the first photo of each
+        shape (a long-running service; a one-shot command compiles only what it meets)."""
+        for h, w in {canvas(h, w, self.imgsz, self.rect) for h, w in ((9, 16), (3, 4), (1, 1), (4, 3), (16, 9))}:
+            self.network(np.zeros((1, 3, h, w), np.float32))
+
     def __call__(self, image: np.ndarray) -> Detections:
         boxed, k, (left, top) = letterbox(image, self.imgsz, self.rect)
         raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows, anchors)
