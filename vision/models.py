@@ -81,8 +81,14 @@ def canvas(h: int, w: int, size: int, rect: bool) -> tuple[int, int]:
     if not rect:
         return size, size
     short = min(h, w) * size / max(h, w)
-    side = next(s for s in sorted({-(-size * 9 // 16 // 32) * 32, -(-size * 3 // 4 // 32) * 32, size}) if s >= short - 0.5)
+    sides = sorted({_round_up(size * 9 / 16), _round_up(size * 3 / 4), size})  # 288, 384, 512
+    side = next(s for s in sides if s >= short - 0.5)
     return (size, side) if h >= w else (side, size)
+
+
+def _round_up(x: float, step: int = 32) -> int:
+    """Up to the network's stride: YOLO's input sides are multiples of 32."""
+    return int(np.ceil(x / step)) * step
 
 
 def letterbox(image: np.ndarray, size: int, rect: bool = False) -> tuple[np.ndarray, float, tuple[float, float]]:
