@@ -23,7 +23,7 @@ from ecoscore.scoring import score_tableau
 from .crops import CROP_SIZE, warp_quad
 from .decode import ImageError, decode
 from .models import EMPTY
-from .pipeline import NoTableauError, Reader, TableauRead
+from .pipeline import NoTableauError, Reader, TableauRead, name_cells
 
 
 @dataclass
@@ -93,7 +93,7 @@ def unreadable_cards(reader: Reader, data: bytes, tab: dict) -> list[tuple[int, 
     cells = tab["cells"]  # a fully visible tableau: every cell inside the photo
     crops = [warp_quad(photo.image, np.array(c["corners"] or c["cell_corners"]) * photo.scale, CROP_SIZE) for c in cells]
     names = reader.classifier.names
-    return [(c["row"], c["col"]) for c, (_, chosen, _) in zip(cells, reader.name_cells(crops))
+    return [(c["row"], c["col"]) for c, (_, chosen, _) in zip(cells, name_cells(reader.classifier, crops))
             if (c["type"] or EMPTY) != names[chosen]]
 
 

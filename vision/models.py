@@ -87,7 +87,7 @@ def canvas(h: int, w: int, size: int, rect: bool) -> tuple[int, int]:
 
 
 def _round_up(x: float, step: int = 32) -> int:
-    """Up to the network's stride: YOLO's input sides are multiples of 32."""
+    """``x`` rounded up to a multiple of ``step`` (32: YOLO's stride, its input sides' unit)."""
     return int(np.ceil(x / step)) * step
 
 
@@ -212,6 +212,6 @@ class CardClassifier:
         blob = _blob(crops)
         # Batches padded to a multiple of 8: OpenVINO prepares each new batch size anew, which
         # doubled the time per crop when every photo brought its own count of cells.
-        padded = np.zeros((-(-len(blob) // 8) * 8, *blob.shape[1:]), np.float32)
+        padded = np.zeros((_round_up(len(blob), 8), *blob.shape[1:]), np.float32)
         padded[:len(blob)] = blob
         return self.network(padded)[:len(blob)]

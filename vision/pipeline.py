@@ -92,6 +92,28 @@ def side_by_side(cards: Detections) -> int:
     return max(map(len, groups), default=0)
 
 
+def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
+    """(class probabilities, chosen class, confidence) of each straightened cell crop.
+
+    A cell the classifier is all but sure of at once is decided there. Any other is read
+    at its three other quarter turns too (the classifier knows all four): the decision is
+    the mean, the confidence the least sure turn's belief in it, so turns that disagree
+    make a doubt instead of a confident mistake. Most cells are sure at once, so this
+    classifies ~3x fewer crops than four turns for every cell; on the test sets it gives the
+    same reads, and no confident wrong either way."""
+    first = classifier(crops)
+    named = [(p, int(p.argmax()), float(p.max())) for p in first]
+    unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
+    turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
+    others = classifier(turned).reshape(len(unsure), 3, first.shape[1])
+    for i, more in zip(unsure, others):
+        views = np.concatenate([first[i : i + 1], more])
+        mean = views.mean(0)
+        chosen = int(mean.argmax())
+        named[i] = (mean, chosen, float(views[:, chosen].min()))
+    return named
+
+
 class NoTableauError(ValueError):
     """The photo holds no tableau the reader can find."""
 
@@ -171,30 +193,9 @@ class Reader:
                 if cell.inside:
                     crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
                     where.append((t, r, c))
-        by_cell = dict(zip(where, self.name_cells(crops)))
+        by_cell = dict(zip(where, name_cells(self.classifier, crops)))
         names = self.classifier.names
         return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
-
-    def name_cells(self, crops: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
-        """(class probabilities, chosen class, confidence) of each straightened cell crop.
-
-        A cell the classifier is all but sure of at once is decided there. Any other is read
-        at its three other quarter turns too (the classifier knows all four): the decision is
-        the mean, the confidence the least sure turn's belief in it, so turns that disagree
-        make a doubt instead of a confident mistake. Most cells are sure at once, so this
-        classifies ~3x fewer crops than four turns for every cell; on the test sets it gives the
-        same reads, and no confident wrong either way."""
-        first = self.classifier(crops)
-        named = [(p, int(p.argmax()), float(p.max())) for p in first]
-        unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
-        turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
-        others = self.classifier(turned).reshape(len(unsure), 3, first.shape[1])
-        for i, more in zip(unsure, others):
-            views = np.concatenate([first[i : i + 1], more])
-            mean = views.mean(0)
-            chosen = int(mean.argmax())
-            named[i] = (mean, chosen, float(views[:, chosen].min()))
-        return named
 
     def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
         cells = []

@@ -1,7 +1,7 @@
 """One ONNX network on the CPU through OpenVINO: no torch, no ultralytics at run time.
 
 OpenVINO by measurement (bench/bench_models.py, both shipped models on 12 MP photos, this
-2-core AMD EPYC, one run): ONNX Runtime 29 ms for the finder, OpenVINO in float32 24 ms,
+2-core AMD EPYC, one run): ONNX Runtime 29 ms for the 416 px finder, OpenVINO in float32 24 ms,
 OpenVINO computing in bfloat16 14 ms, with the same recall, false cards and top-1 on both test
 sets to the last card. So a CPU that computes bfloat16 natively (AVX-512 BF16 or AMX) runs
 the models in it; any other runs them in float32 (``ECOSCORE_PRECISION=f32`` asks for float32
