@@ -140,8 +140,11 @@ class CardFinder:
         for h, w in {canvas(h, w, self.imgsz, self.rect) for h, w in ((9, 16), (3, 4), (1, 1), (4, 3), (16, 9))}:
             self.network(np.zeros((1, 3, h, w), np.float32))
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        boxed, k, (left, top) = letterbox(image, self.imgsz, self.rect)
+    def __call__(self, image: np.ndarray, size: int | None = None) -> Detections:
+        """Cards in ``image``; ``size``: the canvas's long side, if not the trained one (an
+        export with open height and width only)."""
+        size = size if size and self.rect else self.imgsz
+        boxed, k, (left, top) = letterbox(image, size, self.rect)
         raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows, anchors)
         return decode_obb(raw, self.conf, self.iou, k, left, top)
 

@@ -156,7 +156,10 @@ class Reader:
 
         Cards under ~24 px at the finder's input are often missed. Each group of such cards is
         cut out with room for a missed row or column around it and run through the finder on
-        its own, which magnifies it several times; its detections replace the first look's."""
+        its own, which magnifies it several times. The cut is a window, as in tiled detection:
+        the closer look's boxes replace the first look's only for cards wholly inside it, and a
+        card the window's edge cuts (a loose card beside the group, a neighbour's big card) is
+        kept from the first look, never from a closer look that saw only part of it."""
         if len(det) == 0:
             return det
         to_input = self.finder.imgsz / max(image.shape[:2])
@@ -170,11 +173,10 @@ class Reader:
             pad = 2.2 * float(np.median(det.sizes[group, 0]))
             x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
             x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
-            inside = (det.centers[:, 0] >= x0) & (det.centers[:, 0] < x1) & (det.centers[:, 1] >= y0) & (det.centers[:, 1] < y1)
-            keep &= ~inside
+            keep &= ~_wholly_inside(det.quads, (x0, y0, x1, y1), (w, h))
             closer = self.finder(image[y0:y1, x0:x1])
             closer.centers = closer.centers + [x0, y0]
-            found.append(closer)
+            found.append(closer.subset(_wholly_inside(closer.quads, (x0, y0, x1, y1), (w, h))))
         if not found:
             return det
         # Closer looks overlap where groups lie close: one card may be found by two of them.
@@ -234,6 +236,18 @@ class Reader:
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts, fit.residual, fit.transposed)
+
+
+def _wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
+                   margin: float = 2.0) -> np.ndarray:
+    """Which boxes lie wholly inside ``window`` (x0, y0, x1, y1), ``margin`` pixels clear of
+    each of its edges that is not also the photo's edge (a card cut by the photo is cut in
+    both looks alike)."""
+    x0, y0, x1, y1 = window
+    w, h = size
+    lo = np.array([x0 + margin if x0 > 0 else -np.inf, y0 + margin if y0 > 0 else -np.inf])
+    hi = np.array([x1 - margin if x1 < w else np.inf, y1 - margin if y1 < h else np.inf])
+    return np.all((quads >= lo) & (quads <= hi), axis=(1, 2))
 
 
 def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:

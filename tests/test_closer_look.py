@@ -1,0 +1,62 @@
+"""The pipeline's closer look at groups of small cards, with a scripted finder: which boxes of
+the first look it replaces and which of its own it keeps. (The shipped finder's figures are in
+bench/bench_models.py.)"""
+import numpy as np
+
+from ecoscore.vision.models import Detections
+from ecoscore.vision.pipeline import Reader, _wholly_inside
+
+
+def boxes(*rows) -> Detections:
+    """Axis-aligned portrait cards: (cx, cy, width, height, score) each."""
+    a = np.array(rows, float)
+    return Detections(a[:, :2].copy(), a[:, [3, 2]].copy(), np.full(len(a), np.pi / 2), a[:, 4].copy())
+
+
+class ScriptedFinder:
+    """Answers the whole photo with ``first`` and any smaller window with ``closer`` (in the
+    window's own pixels), recording the windows it was shown."""
+
+    imgsz, iou = 512, 0.45
+
+    def __init__(self, first: Detections, closer: Detections):
+        self.first, self.closer, self.windows = first, closer, []
+
+    def __call__(self, image, size=None):
+        if image.shape[:2] == (2000, 2000):
+            return self.first
+        self.windows.append(image.shape[:2])
+        return Detections(self.closer.centers.copy(), self.closer.sizes.copy(), self.closer.angles.copy(),
+                          self.closer.scores.copy())
+
+
+def test_wholly_inside_treats_the_photos_own_edge_as_no_cut():
+    window, size = (100, 100, 300, 300), (1000, 1000)
+    quads = boxes((200, 200, 40, 60, 1), (295, 200, 40, 60, 1), (125, 200, 40, 60, 1)).quads
+    assert _wholly_inside(quads, window, size).tolist() == [True, False, True]
+    # The same card at the photo's left edge, with a window that starts there.
+    at_edge = boxes((10, 200, 40, 60, 1)).quads
+    assert _wholly_inside(at_edge, (0, 100, 300, 300), size).tolist() == [True]
+    assert not _wholly_inside(at_edge, (5, 100, 300, 300), size).any()
+
+
+def test_closer_look_replaces_small_cards_and_keeps_a_card_its_window_cuts():
+    # Nine small cards (20 px short side at the finder's 512 px input: 78 px here) in a 3 × 3
+    # group, and a loose card beside them, just out of the group's reach (2.5 card lengths),
+    # whose centre lies in the group's window but whose left part does not.
+    small = [(1000 + 90 * i, 1000 + 120 * j, 78, 110, 0.9) for i in range(3) for j in range(3)]
+    loose = (720, 1000, 78, 110, 0.95)
+    first = boxes(*small, loose)
+    # The window: the group's extent plus 2.2 card lengths.
+    x0, y0 = np.floor(first.quads[:9].reshape(-1, 2).min(0) - 2.2 * 110).astype(int)
+    assert x0 < loose[0] < x0 + 40
+    # The closer look sees the small cards better (shifted 3 px), and the part of the loose
+    # card inside the window as a card of its own, at the window's edge.
+    cut_part = (759 - x0) / 2
+    closer = boxes(*[(x - x0 + 3, y - y0, w, h, s) for x, y, w, h, s in small], (cut_part, 1000 - y0, 2 * cut_part, 110, 0.8))
+    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
+    out = reader._zoom_small_groups(np.zeros((2000, 2000, 3), np.uint8), first)
+    assert len(reader.finder.windows) == 1
+    got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
+    assert got == sorted([(720, 1000)] + [(x + 3, y) for x, y, *_ in small]), (
+        "the loose card comes whole from the first look, the small cards from the closer one")
