@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         state["store"] = Store(settings.db_url)
         if reader is None:
             state["reader"] = await run_in_threadpool(lambda: Reader(concurrent=settings.workers))
-            await run_in_threadpool(state["reader"].finder.warm_up)  # no compile on a user's first photo
+            await run_in_threadpool(state["reader"].warm_up)  # no compile on a user's first photo
         else:
             state["reader"] = reader
         state["slots"] = asyncio.Semaphore(settings.workers)

@@ -134,11 +134,14 @@ class CardFinder:
         self.network = _network(self.path, concurrent)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
 
-    def warm_up(self) -> None:
+    def warm_up(self, sizes: tuple[int, ...] = ()) -> None:
         """Compile the network for every canvas now rather than on the first photo of each
-        shape (a long-running service; a one-shot command compiles only what it meets)."""
-        for h, w in {canvas(h, w, self.imgsz, self.rect) for h, w in ((9, 16), (3, 4), (1, 1), (4, 3), (16, 9))}:
-            self.network(np.zeros((1, 3, h, w), np.float32))
+        shape (a long-running service; a one-shot command compiles only what it meets).
+        ``sizes``: other long sides the caller will ask for, besides the trained one."""
+        shapes = ((9, 16), (3, 4), (1, 1), (4, 3), (16, 9))
+        for size in {self.imgsz, *(sizes if self.rect else ())}:
+            for h, w in {canvas(h, w, size, self.rect) for h, w in shapes}:
+                self.network(np.zeros((1, 3, h, w), np.float32))
 
     def __call__(self, image: np.ndarray, size: int | None = None) -> Detections:
         """Cards in ``image``; ``size``: the canvas's long side, if not the trained one (an
