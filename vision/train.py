@@ -5,11 +5,11 @@ export them to ONNX for the torch-free runtime.
     ecoscore train classifier --deck standin    # 11 types + empty on 64 × 64 cell crops
 
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
-run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder-416 ->
-finder-512 -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and a
-recipe whose starting run is not finished trains it first. Datasets are rendered on first use and
-reused after (each split records how many items it holds once complete). A run interrupted at any
-point resumes from its last checkpoint.
+run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder-416 -> finder;
+classifier-base -> classifier-hard -> classifier-loose -> classifier), and a recipe whose starting run is not
+finished trains it first. Datasets are rendered on first use and reused after (each split
+records how many items it holds once complete). A run interrupted at any point resumes from
+its last checkpoint.
 """
 from __future__ import annotations
 
@@ -48,7 +48,6 @@ class Recipe:
     init: str | None = None  # start from this recipe's best weights instead of random ones
     warmup_epochs: float = 3.0
     crop_jitter: float = 0.04  # classifier: corner noise of the training crops, in card widths
-    loose_cards: tuple[int, int] | None = None  # how many loose cards a photo holds, if not the scene's default
 
 
 RECIPES = {
@@ -72,14 +71,9 @@ RECIPES = {
                          p_hole=0.5, p_multi=0.4, hard_share=0.25, init="finder-holes", warmup_epochs=0.5),
     # Run in bfloat16 the 416 px finder took half its old time, which buys more pixels again:
     # small, dark cards in photos of several tableaux were still the most tableaux lost.
-    "finder-512": Recipe("finder-512", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=5, batch=16, train_scenes=1500,
-                         val_scenes=200, render_long_side=672, train_seed=51, val_seed=1051, p_random_faces=0.3,
-                         p_hole=0.5, p_multi=0.5, hard_share=0.3, init="finder-416", warmup_epochs=0.5),
-    # Loose cards (a draw pile, cards face down on a busy table) were most of the cards it still
-    # missed in normal photos: fresh photos with two to six of them each.
     "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=5, batch=16, train_scenes=1500,
-                     val_scenes=200, render_long_side=672, train_seed=61, val_seed=1061, p_random_faces=0.3,
-                     p_hole=0.5, p_multi=0.5, hard_share=0.3, init="finder-512", warmup_epochs=0.5, loose_cards=(2, 6)),
+                     val_scenes=200, render_long_side=672, train_seed=51, val_seed=1051, p_random_faces=0.3,
+                     p_hole=0.5, p_multi=0.5, hard_share=0.3, init="finder-416", warmup_epochs=0.5),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
@@ -116,8 +110,6 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
     """Render (or reuse) the train and val splits; return what Ultralytics' ``data=`` takes."""
     settings = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole,
                     p_multi=recipe.p_multi)
-    if recipe.loose_cards is not None:
-        settings["loose_cards"] = recipe.loose_cards
     kind = recipe.kind
     splits = {"train": [root / "train"], "val": [root / "val"]}
     jitter = recipe.crop_jitter
