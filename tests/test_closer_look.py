@@ -20,12 +20,13 @@ class ScriptedFinder:
     imgsz, iou = 512, 0.45
 
     def __init__(self, first: Detections, closer: Detections):
-        self.first, self.closer, self.windows = first, closer, []
+        self.first, self.closer, self.windows, self.sizes = first, closer, [], []
 
     def __call__(self, image, size=None):
         if image.shape[:2] == (2000, 2000):
             return self.first
         self.windows.append(image.shape[:2])
+        self.sizes.append(size)
         return Detections(self.closer.centers.copy(), self.closer.sizes.copy(), self.closer.angles.copy(),
                           self.closer.scores.copy())
 
@@ -57,6 +58,19 @@ def test_closer_look_replaces_small_cards_and_keeps_a_card_its_window_cuts():
     reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
     out = reader._zoom_small_groups(np.zeros((2000, 2000, 3), np.uint8), first)
     assert len(reader.finder.windows) == 1
+    # The window's long side (1,074 px) at 32 px a card of 78 px wants 440 px: the first canvas.
+    assert reader.finder.sizes == [512]
     got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
     assert got == sorted([(720, 1000)] + [(x + 3, y) for x, y, *_ in small]), (
         "the loose card comes whole from the first look, the small cards from the closer one")
+
+
+def test_closer_look_magnifies_tiny_cards_on_a_bigger_canvas():
+    # A long group (two tableaux side by side make one) of cards 30 px wide: its window,
+    # 12 cards of 35 px plus 2.2 card lengths each side (~640 px), at 32 px a card wants a
+    # canvas of ~680 px, so the 768 px one.
+    tiny = [(600 + 35 * i, 1000, 30, 42, 0.9) for i in range(12)]
+    first = boxes(*tiny)
+    reader = Reader(finder=ScriptedFinder(first, boxes((0, 0, 1, 1, 0.1))), classifier=object())
+    reader._zoom_small_groups(np.zeros((2000, 2000, 3), np.uint8), first)
+    assert reader.finder.sizes == [768]

@@ -28,6 +28,9 @@ SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it l
 # The closer look shows the finder a group's cards at about this short side (px at its input),
 # on the first of these canvases big enough: on the tuning sets 32 px found more cards than the
 # first look's canvas (512) and than 40 or 48 px, which magnify past what the finder was trained on.
+# A lone upright tableau's window is ~13 cards long, so 512 px does; tableaux lying close enough
+# to make one group, or turned ones, take the bigger canvases (up to 768: 3 more hard tableaux
+# read exactly than with 640).
 CLOSER_CARD_PX = 32
 CLOSER_SIZES = (512, 640, 768)
 # A cell read at its first turn with at least this belief needs no other turn. Chosen on the
