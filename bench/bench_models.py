@@ -73,9 +73,7 @@ def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used:
     for path in sorted((folder / "truth").glob("*.json"))[:limit]:
         truth = json.loads(path.read_text())
         photo = decode((folder / truth["image"]).read_bytes())
-        det = finder(photo.image)
-        if reader:
-            det = reader._zoom_small_groups(photo.image, det)
+        det = reader.find(photo.image) if reader else finder(photo.image)
         quads = det.quads / photo.scale
         w, h = truth["width"], truth["height"]
         setting = "multi" if len(truth["tableaux"]) > 1 else "single"

@@ -145,7 +145,7 @@ class Reader:
         t0 = time.perf_counter()
         photo = decode(data)
         t1 = time.perf_counter()
-        det = self._zoom_small_groups(photo.image, self.finder(photo.image))
+        det = self.find(photo.image)
         t2 = time.perf_counter()
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         t3 = time.perf_counter()
@@ -163,6 +163,10 @@ class Reader:
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
 
+    def find(self, image: np.ndarray) -> Detections:
+        """The cards in a photo: the finder's look, then a closer look at small ones."""
+        return self._zoom_small_groups(image, self.finder(image))
+
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).
 
@@ -179,17 +183,19 @@ class Reader:
         keep = np.ones(len(det), bool)
         found = []
         for group in clusters(det):
-            if float(np.median(det.sizes[group, 1])) * to_input >= SMALL_CARD_PX:
+            card = float(np.median(det.sizes[group, 1]))  # the group's short side, photo pixels
+            if card * to_input >= SMALL_CARD_PX:
                 continue
             quads = det.quads[group].reshape(-1, 2)
             pad = 2.2 * float(np.median(det.sizes[group, 0]))
             x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
             x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
-            keep &= ~_wholly_inside(det.quads, (x0, y0, x1, y1), (w, h))
-            want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / float(np.median(det.sizes[group, 1]))
+            window = (x0, y0, x1, y1)
+            keep &= ~_wholly_inside(det.quads, window, (w, h))
+            want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
             closer.centers = closer.centers + [x0, y0]
-            found.append(closer.subset(_wholly_inside(closer.quads, (x0, y0, x1, y1), (w, h))))
+            found.append(closer.subset(_wholly_inside(closer.quads, window, (w, h))))
         if not found:
             return det
         # Closer looks overlap where groups lie close: one card may be found by two of them.
