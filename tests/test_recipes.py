@@ -1,0 +1,33 @@
+"""Training recipes: what data a recipe trains on (no training here: that is test_ultralytics)."""
+import json
+from pathlib import Path
+from dataclasses import replace
+
+from ecoscore.vision.train import RECIPES, _dataset_dir, prepare_data
+
+TINY = dict(train_scenes=2, val_scenes=1, render_long_side=160)
+
+
+def test_a_replayed_recipe_trains_and_validates_beside_the_new_photos(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    loose = replace(RECIPES["finder-loose"], **TINY)
+    base = replace(RECIPES[loose.replay], **TINY)
+    written = prepare_data(loose, "standin", _dataset_dir(loose, "standin"), 1, replay=base).read_text()
+    data = {key: json.loads(value) for key, _, value in (line.partition(": ") for line in written.splitlines())
+            if key in ("train", "val")}
+
+    own, replayed = _dataset_dir(loose, "standin"), _dataset_dir(base, "standin")
+    for split in ("train", "val"):
+        assert data[split] == [str((root / part / "images").resolve())
+                               for root in (own, replayed) for part in (split, f"{split}-hard")]
+        assert all(any(Path(folder).glob("*.jpg")) for folder in data[split])
+    # The new photos are rendered with the recipe's loose cards; the replayed ones are the base recipe's own.
+    for truth in (own / "train" / "truth").glob("*.json"):
+        assert json.loads(truth.read_text())["params"]["loose_cards"] == list(loose.loose_cards)
+    assert json.loads((replayed / "train" / ".complete.json").read_text())["seed"] == base.train_seed
+
+
+def test_every_recipe_starts_from_and_replays_recipes_that_exist():
+    for recipe in RECIPES.values():
+        for other in (recipe.init, recipe.replay):
+            assert other is None or (other in RECIPES and RECIPES[other].kind == recipe.kind)
