@@ -28,6 +28,7 @@ SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cel
 SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
 MAX_AREA_RATIO = 4.0  # largest over smallest cell of one tableau: a steep phone shot gives ~2
+MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 
 
 @dataclass
@@ -122,12 +123,11 @@ def clusters(det: Detections, reach: float = 2.5, min_size: int = 3) -> list[lis
     return [c for c in _components(n, steps) if len(c) >= min_size]
 
 
-def _walk(comp: list[int], det: Detections, steps) -> dict[int, tuple[int, int]]:
-    """Integer lattice coordinates (u, v) of each card of a component, walking from its most
-    confident card. Each card carries a frame (its two axes, matched to its parent's), so
-    perspective may turn the frame gradually across the tableau."""
+def _walk(comp: list[int], det: Detections, steps, start: int) -> dict[int, tuple[int, int]]:
+    """Integer lattice coordinates (u, v) of each card of a component, walking from ``start``.
+    Each card carries a frame (its two axes, matched to its parent's), so perspective may turn
+    the frame gradually across the tableau."""
     e1, e2 = _axes(det)
-    start = max(comp, key=lambda i: det.scores[i])
     # Start frame: u along the short side, v along the long side (cards are portrait, so this
     # is columns and rows unless the photo is very oblique); v runs down the picture and the
     # frame keeps the photo's handedness, so the grid reads the way the photo looks.
@@ -209,11 +209,7 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
         comp = [i for i in comp if i not in used]
         if len(comp) < MIN_CARDS:
             continue
-        coords = _walk(comp, det, steps)
-        H = _fit_homography(coords, det)
-        if H is None:
-            continue
-        fit = _snap(H, det, used, (w, h), coords)
+        fit = _fit_group(comp, det, steps, used, (w, h))
         if fit is None:
             continue
         fits.append(fit)
@@ -228,6 +224,23 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
     for fit in fits:  # a card beside one grid may be part of another tableau after all
         fit.off_grid = [i for i in fit.off_grid if i in loose]
     return fits, loose
+
+
+def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) -> TableauFit | None:
+    """The lattice of one group of neighbouring cards: walked from its most confident card, and
+    again from the next ones while a fit leaves some of its cards out, keeping the fit that holds
+    the most. Seen steeply, a card's side and the step to its neighbour look alike, and one wrong
+    step early in a walk can skew the whole lattice or lose it."""
+    best = None
+    for start in sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]:
+        coords = _walk(comp, det, steps, start)
+        H = _fit_homography(coords, det)
+        fit = _snap(H, det, used, size, coords) if H is not None else None
+        if fit is not None and (best is None or (len(fit.detections), -fit.residual) > (len(best.detections), -best.residual)):
+            best = fit
+        if best is not None and len(best.detections) >= min(len(comp), ROWS * COLS):
+            break
+    return best
 
 
 def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
