@@ -10,7 +10,7 @@ TINY = dict(train_scenes=2, val_scenes=1, render_long_side=160)
 
 def test_a_replayed_recipe_trains_and_validates_beside_the_new_photos(tmp_path, monkeypatch):
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
-    loose = replace(RECIPES["finder-loose"], **TINY)
+    loose = replace(RECIPES["finder"], **TINY)
     base = replace(RECIPES[loose.replay], **TINY)
     written = prepare_data(loose, "standin", _dataset_dir(loose, "standin"), 1, replay=base).read_text()
     data = {key: json.loads(value) for key, _, value in (line.partition(": ") for line in written.splitlines())

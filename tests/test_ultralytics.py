@@ -56,6 +56,16 @@ JOB = textwrap.dedent(
     YOLO(str(out).replace(".onnx", ".pt")).predict(np.zeros((64, 64, 3), np.uint8), verbose=False)
     CardFinder()(np.zeros((120, 160, 3), np.uint8))
     CardClassifier()([np.zeros((64, 64, 3), np.uint8)])
+    # The shipped finder is the mean of its fine-tune's weights and those it started from.
+    import torch
+    from ecoscore.paths import data_dir
+    def weights(path):
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+        return next(iter((ckpt.get("ema") or ckpt["model"]).float().state_dict().values()))
+    runs = data_dir() / "runs"
+    base, tuned = weights(runs / "finder-512-standin/weights/best.pt"), weights(runs / "finder-standin/weights/best.pt")
+    mean = weights(runs / "finder-standin/weights/averaged.pt")
+    assert not torch.equal(base, tuned) and torch.allclose(mean, (base + tuned) / 2, atol=2e-3), "not averaged"
     print("done")
     """
 )
