@@ -37,6 +37,7 @@ CLOSER_SIZES = (512, 640, 768)
 # tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
 # 0.999 keeps a margin.
 SURE_AT_ONCE = 0.999
+MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
 @dataclass
@@ -204,9 +205,11 @@ class Reader:
         return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
 
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
-        # Small cards: decode the photo again with more pixels so crops show the art.
+        # Small cards: decode the photo again with more pixels so crops show the art. Not for a
+        # few per cent more (a second decode of a 12 MP JPEG costs more than the whole read).
         card_px = np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])
-        detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, 1.25 * CROP_SIZE / card_px)))
+        gain = min(4.0, 1.25 * CROP_SIZE / card_px)
+        detail = photo.at_least(int(max(photo.image.shape[:2]) * gain)) if gain >= MIN_DETAIL_GAIN else photo
         k = detail.scale / photo.scale
         crops, where = [], []
         for t, fit in enumerate(fits):
