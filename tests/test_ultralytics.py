@@ -66,6 +66,13 @@ JOB = textwrap.dedent(
     base, tuned = weights(runs / "finder-512-standin/weights/best.pt"), weights(runs / "finder-standin/weights/best.pt")
     mean = weights(runs / "finder-standin/weights/averaged.pt")
     assert not torch.equal(base, tuned) and torch.allclose(mean, (base + tuned) / 2, atol=2e-3), "not averaged"
+    # Stopped after training and before its export: run again, it exports and trains no more.
+    results = runs / "finder-standin" / "results.csv"
+    before = results.read_text()
+    (runs / "finder-standin" / "finished.json").unlink()
+    train("finder", overrides=dict(train_scenes=4, val_scenes=2, epochs=1, batch=2, imgsz=64, render_long_side=160),
+          workers=1, ship=False)
+    assert results.read_text() == before and (runs / "finder-standin" / "finished.json").is_file()
     print("done")
     """
 )

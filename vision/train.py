@@ -207,9 +207,10 @@ def train(
     last = run_dir / "weights" / "last.pt"
     started = time.time()
     if last.is_file() and not (run_dir / "finished.json").is_file():
-        model = ultralytics.YOLO(str(last))
-        _stop_after(model, recipe.stop_after)
-        model.train(resume=True, device="cpu", workers=0)
+        if _epochs_left(last, recipe.stop_after):
+            model = ultralytics.YOLO(str(last))
+            _stop_after(model, recipe.stop_after)
+            model.train(resume=True, device="cpu", workers=0)
     else:
         if run_dir.exists():
             shutil.rmtree(run_dir)
@@ -253,6 +254,16 @@ def train(
     if ship:
         ship_model(onnx_path, recipe, deck)
     return onnx_path
+
+
+def _epochs_left(last: Path, stop_after: int | None) -> bool:
+    """Whether an interrupted run still has epochs to train, or only its export is left:
+    Ultralytics marks the checkpoints of a run that ended with epoch -1, and a run that stops
+    early must not train one epoch more on resuming."""
+    import torch
+
+    epoch = torch.load(last, map_location="cpu", weights_only=False).get("epoch", -1)  # last epoch done, from 0
+    return epoch >= 0 and (stop_after is None or epoch + 1 < stop_after)
 
 
 def _stop_after(model, epochs: int | None) -> None:
