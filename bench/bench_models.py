@@ -95,6 +95,7 @@ def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used:
             if any(cv2.pointPolygonTest(hull, tuple(map(float, q.mean(0))), False) >= 0 for hull in hulls):
                 false[setting][1] += 1
                 false[setting][0] += max((poly_iou(t, q) for t in labelled), default=0) < 0.5
+    false["all"] = [sum(f for f, _ in false.values()), sum(n for _, n in false.values())]
     return {
         "recall@0.5": {k: {"cards": n, "recall": round(hit / n, 4)} for k, (n, hit) in sorted(kinds.items())},
         "false_cards_in_tableaux": {f"{k} tableau photos": {"detections": n, "false": round(f / max(n, 1), 4)}
