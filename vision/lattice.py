@@ -231,12 +231,15 @@ def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) ->
     again from the next ones while a fit leaves some of its cards out, keeping the fit that holds
     the most. Seen steeply, a card's side and the step to its neighbour look alike, and one wrong
     step early in a walk can skew the whole lattice or lose it."""
+    def holds(fit: TableauFit) -> tuple[int, float]:  # more cards, then the smaller error
+        return len(fit.detections), -fit.residual
+
     best = None
     for start in sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]:
         coords = _walk(comp, det, steps, start)
         H = _fit_homography(coords, det)
         fit = _snap(H, det, used, size, coords) if H is not None else None
-        if fit is not None and (best is None or (len(fit.detections), -fit.residual) > (len(best.detections), -best.residual)):
+        if fit is not None and (best is None or holds(fit) > holds(best)):
             best = fit
         if best is not None and len(best.detections) >= min(len(comp), ROWS * COLS):
             break

@@ -7,9 +7,9 @@ export them to ONNX for the torch-free runtime.
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
 run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder-416 ->
 finder-512 -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and
-a recipe whose starting run is not finished trains it first. Datasets are rendered on first use and reused after (each split
-records how many items it holds once complete). A run interrupted at any point resumes from
-its last checkpoint.
+a recipe whose starting run is not finished trains it first. Datasets are rendered on first use
+and reused after (each split records how many items it holds once complete). A run interrupted
+at any point resumes from its last checkpoint.
 """
 from __future__ import annotations
 
@@ -125,7 +125,8 @@ def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, 
     marker.write_text(json.dumps({"scenes": n, "items": count, "seed": seed, "deck": str(deck)}))
 
 
-def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = None, replay: Recipe | None = None) -> Path:
+def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = None,
+                 replay: Recipe | None = None) -> Path:
     """Render (or reuse) the train and val splits, and those of ``replay`` (the recipe named by
     ``recipe.replay``); return what Ultralytics' ``data=`` takes."""
     settings = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole,
@@ -268,8 +269,11 @@ def _epochs_left(last: Path, stop_after: int | None) -> bool:
 
 def _stop_after(model, epochs: int | None) -> None:
     """Stop training after ``epochs`` epochs, whatever the schedule's length."""
+    def stop(trainer) -> None:  # Ultralytics ends the run after an epoch whose end sets ``stop``
+        trainer.stop = trainer.stop or trainer.epoch + 1 >= epochs
+
     if epochs is not None:
-        model.add_callback("on_fit_epoch_end", lambda trainer: setattr(trainer, "stop", trainer.stop or trainer.epoch + 1 >= epochs))
+        model.add_callback("on_fit_epoch_end", stop)
 
 
 def average_weights(base: Path, tuned: Path, weight: float, out: Path) -> Path:
