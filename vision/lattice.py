@@ -27,7 +27,8 @@ ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes
 SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cells
 SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
-MAX_AREA_RATIO = 4.0  # largest over smallest cell of one tableau: a steep phone shot gives ~2
+MAX_AREA_RATIO = 16.0  # largest over smallest cell of one tableau: seen at 25° from 45 cm, up to 10 (steep tuning set)
+GROW = True
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 
 
@@ -238,12 +239,57 @@ def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) ->
     for start in sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]:
         coords = _walk(comp, det, steps, start)
         H = _fit_homography(coords, det)
+        if H is not None and GROW:
+            H, coords = _grow(H, coords, det, used)
         fit = _snap(H, det, used, size, coords) if H is not None else None
         if fit is not None and (best is None or holds(fit) > holds(best)):
             best = fit
         if best is not None and len(best.detections) >= min(len(comp), ROWS * COLS):
             break
     return best
+
+
+def _grow(H: np.ndarray, coords: dict[int, tuple[int, int]], det: Detections, used: set[int]):
+    """Extend a walked lattice ring by ring, refitting the homography after each ring.
+
+    The walk steps from box to box, and a box says little about where the next card lies when
+    perspective shrinks the spacing with depth; the homography of the cards placed so far
+    does (it carries the foreshortening). Each round takes the boxes that sit on a free lattice
+    point next to a placed card, as the current homography sees them, then refits on all of
+    them. Cards the walk could not reach (its steps broken by a steep view) join this way."""
+    coords = dict(coords)
+    row_dir = None
+    for _ in range(max(COLS, ROWS)):
+        lat = project(np.linalg.inv(H), det.centers)
+        rounded = np.round(lat).astype(int)
+        near = np.all(np.abs(lat - rounded) < SNAP_TOLERANCE, axis=1)
+        row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
+        aligned = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0])) < 1.5 * MAX_ANGLE_DIFF
+        taken = set(coords.values())
+        cols = [c for c, _ in taken]
+        rows = [r for _, r in taken]
+        span = max(COLS, ROWS) + 1  # a tableau and a card beside it; a grid in line stays out
+        added: dict[tuple[int, int], int] = {}
+        for i in np.argsort(-det.scores):
+            i = int(i)
+            if i in coords or i in used or not (near[i] and aligned[i]):
+                continue
+            p = (int(rounded[i, 0]), int(rounded[i, 1]))
+            if p in taken or p in added:
+                continue
+            if not any((p[0] + dc, p[1] + dr) in taken for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))):
+                continue
+            if max(cols + [p[0]]) - min(cols + [p[0]]) >= span or max(rows + [p[1]]) - min(rows + [p[1]]) >= span:
+                continue
+            added[p] = i
+        if not added:
+            break
+        coords.update({i: p for p, i in added.items()})
+        refit = _fit_homography(coords, det)
+        if refit is None:
+            break
+        H = refit
+    return H, coords
 
 
 def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 
+from . import photo_doubts
 from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
@@ -154,15 +155,37 @@ class Reader:
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
-            raise NoTableauError(
-                f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
-                f"but no 5 × 4 grid of at least 5 aligned cards"
-            )
+            self._refuse(photo, det)
         reads = self._classify(photo, det, fits)
         timings["classify"] = (time.perf_counter() - t3) * 1e3
+        reads = self._doubt_the_photo(photo, det, fits, reads)
+        if not reads:
+            self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
+
+    def _refuse(self, photo: Photo, det: Detections) -> None:
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
+        raise NoTableauError(
+            f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
+            f"but no 5 × 4 grid of at least 5 aligned cards" + "".join(f"; {tip}" for tip in tips)
+        )
+
+    @staticmethod
+    def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
+                         reads: list[TableauRead]) -> list[TableauRead]:
+        """Drop lattices with too few cards to be a tableau (a cloth's checks, a play mat's
+        printed slots), and add what the photo itself says to each tableau: how to retake it."""
+        kept = []
+        for fit, read in zip(fits, reads):
+            if photo_doubts.is_phantom([cell.detected and cell.type is not None for cell in read.cells]):
+                continue
+            widths = [det.sizes[i, 1] for i in fit.detections]
+            seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale)
+            read.doubts.extend(photo_doubts.retake_advice(seen, doubtful=bool(read.doubts)))
+            kept.append(read)
+        return kept
 
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones."""

@@ -1,0 +1,141 @@
+"""Doubts about the photo and the geometry, as retake advice (``advice.py``), and the rule that
+keeps phantom tableaux out: a lattice of cells with too few cards in it is no player's tableau.
+
+Works on what the reader already has (the decoded photo, the lattice fits, the cells as read),
+so it adds no pass of either model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import COLS, ROWS
+
+from . import advice
+from .lattice import MIN_CARDS, TableauFit, project
+
+# Below this many cells holding a card the finder boxed and the classifier named (not empty),
+# a fitted lattice is not reported as a tableau: a cloth's checks or a play mat's printed card
+# slots boxed as cards read as empty; a real tableau has at least MIN_CARDS cards (the
+# lattice's own minimum), so this drops none the lattice would otherwise keep for its cards.
+MIN_CARD_CELLS = MIN_CARDS
+# A cell in which at least this share of pixels is washed out (near white, no colour) carries
+# a glare doubt. Stand-in art has no white area this large (a face's border is coloured).
+GLARE_SHARE = 0.25
+GLARE_VALUE, GLARE_SATURATION = 235, 40
+# The camera's elevation over the table below which a doubtful read says to hold the phone
+# higher; the focal length is a phone's main camera (about 65° across the long side).
+TOO_STEEP_DEG = 35.0
+FOCAL_PER_LONG_SIDE = 0.8
+# Cards narrower than this (original photo pixels) in a doubtful read: come closer. The
+# classifier sees 64 px crops; under ~40 px its crops are magnified past the photo's detail.
+TOO_FAR_PX = 40.0
+# The photo is too dark when the brightest cards (99th percentile of grey in the cells) are below this.
+TOO_DARK_LEVEL = 60
+
+
+@dataclass
+class Look:
+    """What one tableau's photo looks like, measured for the advice."""
+
+    elevation_deg: float
+    card_px: float  # median card width in the original photo
+    brightest: float  # 99th percentile of grey over the cells in view
+    glare: list[tuple[int, int]]  # (row, col) of washed-out cells
+    cells_outside: int
+
+
+def elevation_deg(H: np.ndarray, image_size: tuple[int, int], at: np.ndarray) -> float:
+    """The camera's angle above the table plane, seen along the ray to image point ``at``.
+
+    The lattice homography's first two columns, through the inverse of a guessed camera matrix,
+    are the plane's two axes in camera space; their cross product is the plane's normal."""
+    w, h = image_size
+    f = FOCAL_PER_LONG_SIDE * max(w, h)
+    K_inv = np.array([[1 / f, 0, -w / (2 * f)], [0, 1 / f, -h / (2 * f)], [0, 0, 1]])
+    M = K_inv @ H
+    normal = np.cross(M[:, 0], M[:, 1])
+    ray = K_inv @ np.array([at[0], at[1], 1.0])
+    s = abs(normal @ ray) / (np.linalg.norm(normal) * np.linalg.norm(ray))
+    return math.degrees(math.asin(min(1.0, s)))
+
+
+def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_original: float) -> Look:
+    """Measure a tableau's cells in the (decoded, reduced) photo ``image``."""
+    h, w = image.shape[:2]
+    centre = np.mean([cell.quad.mean(0) for cell in fit.cells.values()], axis=0)
+    values, glare = [], []
+    for (r, c), cell in fit.cells.items():
+        if not cell.inside:
+            continue
+        # Only the cell's own box of pixels: a whole-photo mask per cell would cost ~1 ms each.
+        x0, y0 = np.maximum(np.floor(cell.quad.min(0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(cell.quad.max(0)).astype(int) + 1, [w, h])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        patch = image[y0:y1, x0:x1]
+        mask = np.zeros(patch.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(cell.quad - [x0, y0]).astype(np.int32)], 1)
+        inside = mask.astype(bool)
+        if not inside.any():
+            continue
+        values.append(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)[inside])
+        px = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[inside]
+        washed = np.mean((px[:, 2] >= GLARE_VALUE) & (px[:, 1] <= GLARE_SATURATION))
+        if washed >= GLARE_SHARE:
+            glare.append((r, c))
+    brightest = float(np.percentile(np.concatenate(values), 99)) if values else 0.0
+    return Look(
+        elevation_deg=elevation_deg(fit.homography, (w, h), centre),
+        card_px=float(np.median(card_widths)) * to_original if card_widths else 0.0,
+        brightest=brightest,
+        glare=sorted(glare),
+        cells_outside=sum(not cell.inside for cell in fit.cells.values()),
+    )
+
+
+def retake_advice(seen: Look, doubtful: bool) -> list[str]:
+    """The advice for one tableau. Cut by the frame and glare are said always (cells went unread
+    or may be misread); the others only for a read that has doubts (they say why, and how to do
+    better; a good read needs no lecture)."""
+    out = []
+    if seen.cells_outside:
+        out.append(advice.CUT_BY_FRAME(cells=seen.cells_outside))
+    if seen.glare:
+        where = ", ".join(f"row {r + 1} col {c + 1}" for r, c in seen.glare)
+        out.append(advice.GLARE(cells=where))
+    if doubtful:
+        if seen.elevation_deg < TOO_STEEP_DEG:
+            out.append(advice.TOO_STEEP(angle=int(round(seen.elevation_deg))))
+        if seen.card_px < TOO_FAR_PX:
+            out.append(advice.TOO_FAR(px=int(round(seen.card_px))))
+        if seen.brightest < TOO_DARK_LEVEL:
+            out.append(advice.TOO_DARK(level=int(round(seen.brightest))))
+    return out
+
+
+def card_cells(detected_and_named: list[bool]) -> int:
+    """How many cells hold card evidence: a box from the finder and a card's name from the classifier."""
+    return sum(detected_and_named)
+
+
+def is_phantom(detected_and_named: list[bool]) -> bool:
+    return card_cells(detected_and_named) < MIN_CARD_CELLS
+
+
+def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float) -> list[str]:
+    """Advice for a photo in which no tableau was read."""
+    out = []
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    level = float(np.percentile(grey, 99))
+    if level < TOO_DARK_LEVEL:
+        out.append(advice.TOO_DARK(level=int(round(level))))
+    if card_widths and np.median(card_widths) * to_original < TOO_FAR_PX:
+        out.append(advice.TOO_FAR(px=int(round(float(np.median(card_widths)) * to_original))))
+    return out
+
+
+__all__ = ["Look", "look", "retake_advice", "is_phantom", "photo_advice", "elevation_deg", "ROWS", "COLS"]
