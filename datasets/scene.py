@@ -58,6 +58,7 @@ class SceneParams:
     # random stream, so the normal and hard splits render exactly as before.
     camera_mm: tuple[float, float] = (1000.0, 1000.0)  # camera to the tableaux' centre; closer: stronger perspective
     p_world_table: float = 0.0  # a patterned cloth, wood or play mat drawn on the table plane (in perspective)
+    world_kinds: tuple[str, ...] = textures.WORLD_KINDS  # which of them
     p_sleeves: float = 0.0  # a tableau's cards in glossy sleeves (rims, sheen, a glare patch)
     p_lamp: float = 0.0  # a lamp off to one side: falloff, a warm or cold colour
     p_hard_shadow: float = 0.0  # a sharp shadow across the tableau
@@ -85,13 +86,16 @@ def _card_corners(center, w, h, deg) -> np.ndarray:
     return local @ _rot(deg).T + center
 
 
-def camera_homography(rng, params: SceneParams, size: tuple[int, int]) -> np.ndarray:
-    """Table plane (mm, z = 0) to image pixels, for a random phone pose looking at the origin."""
+def camera_homography(rng, params: SceneParams, size: tuple[int, int], pose: dict | None = None) -> np.ndarray:
+    """Table plane (mm, z = 0) to image pixels, for a random phone pose looking at the origin.
+    ``pose``, when given, receives the camera's elevation (degrees) and distance (mm)."""
     w, h = size
     elev = math.radians(min(89.5, rng.uniform(*params.elevation_deg)))
     azim = rng.uniform(0, 2 * math.pi)
     lo, hi = params.camera_mm
     dist = lo if lo == hi else rng.uniform(lo, hi)  # no draw when fixed: older splits render as before
+    if pose is not None:
+        pose.update(elevation_deg=round(math.degrees(elev), 1), distance_mm=round(dist))
     cam = dist * np.array([math.cos(elev) * math.cos(azim), math.cos(elev) * math.sin(azim), math.sin(elev)])
     fwd = -cam / np.linalg.norm(cam)
     right = np.cross(fwd, [0.0, 0.0, 1.0])
@@ -291,7 +295,8 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
             lay.cells[key] = lay.cells[key] - center
 
     all_world = np.concatenate([cell for lay in layouts for cell in lay.cells.values()])
-    Himg = camera_homography(rng, params, size)
+    pose: dict = {}
+    Himg = camera_homography(rng, params, size, pose)
     Himg = _fit_to_frame(rng, Himg, all_world, params, size)
 
     # The steep split's additions draw from their own stream (older splits stay as they were).
@@ -309,7 +314,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     loose = [card for card in _loose_cards(rng, deck, params, hull, extent) if in_front(Himg, card.world)]
     world_kind = None
     if params.p_world_table and rng2.random() < params.p_world_table:
-        world_kind = textures.WORLD_KINDS[rng2.integers(len(textures.WORLD_KINDS))]
+        world_kind = params.world_kinds[rng2.integers(len(params.world_kinds))]
         extras["table"] = world_kind
     canvas = _table(rng, rng2, Himg, w, h, params, world_kind, deck, extent)
     clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
@@ -361,6 +366,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         ],
         "clutter": clutter_world,
         "table_extras": extras,
+        "camera": pose,
         "homography": _round(Himg, 8),
         "params": _params_dict(params),
     }

@@ -28,7 +28,8 @@ SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cel
 SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
 MAX_AREA_RATIO = 16.0  # largest over smallest cell of one tableau: seen at 25° from 45 cm, up to 10 (steep tuning set)
-GROW = True
+GROW = False  # grow the walked lattice ring by ring (_grow): no change on the steep tuning set
+PREFER_CUT = True
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 
 
@@ -182,15 +183,23 @@ def project(H: np.ndarray, pts) -> np.ndarray:
     return q[:, :2] / q[:, 2:3]
 
 
-def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int, in_view=None):
+    """The window with the most cards. ``in_view(c, r)``: whether a lattice point lies in the photo."""
     cols = [c for c, _ in occupied]
     rows = [r for _, r in occupied]
     best, best_count = None, -1
     for c0 in range(min(cols) - width + 1, max(cols) + 1):
         for r0 in range(min(rows) - height + 1, max(rows) + 1):
             count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
-            # Ties: the window that starts at the first occupied column / row (deterministic).
-            key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
+            # Among windows holding as many cards, an empty cell we can see is evidence against a
+            # window; one outside the photo is not: a tableau cut by the frame runs off the
+            # photo, not onto the bare table beside it. Then the window that starts at the first
+            # occupied column / row (deterministic).
+            seen_empty = 0
+            if in_view is not None:
+                seen_empty = sum(1 for c in range(c0, c0 + width) for r in range(r0, r0 + height)
+                                 if (c, r) not in occupied and in_view(c, r))
+            key = (count, -seen_empty if PREFER_CUT else 0, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
             if best is None or key > best_count:
                 best, best_count = (c0, r0), key
     return best, best_count[0]
@@ -339,8 +348,14 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     for i in candidates:
         occupied.setdefault((int(round(lat[i, 0])), int(round(lat[i, 1]))), []).append(i)
 
-    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS)
-    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS)
+    w, h = size
+
+    def in_view(c: int, r: int) -> bool:
+        x, y = project(H, [[c, r]])[0]
+        return 0 <= x < w and 0 <= y < h
+
+    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, in_view)
+    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, in_view)
     transposed = n4x5 > n5x4
     width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
     if transposed:
