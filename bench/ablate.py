@@ -1,18 +1,19 @@
 """Run another bench with lattice and pipeline switches set, to measure what each step buys:
-    python bench/ablate.py GROW=0 -- bench/bench_pipeline.py --set data/test/steep
-Each NAME=VALUE sets ecoscore.vision.lattice.NAME (or pipeline.NAME) before the bench runs."""
+    python bench/ablate.py BOX_WEIGHT=0.25 -- bench/bench_pipeline.py --set data/tune/steep
+Each NAME=VALUE sets NAME in ecoscore.vision.lattice, photo_doubts or pipeline (the first that has it)
+before the bench runs."""
 from __future__ import annotations
 
 import runpy
 import sys
 
-from ecoscore.vision import lattice, pipeline
+from ecoscore.vision import lattice, photo_doubts, pipeline
 
 args = sys.argv[1:]
 split = args.index("--")
 for item in args[:split]:
     name, value = item.split("=", 1)
-    module = lattice if hasattr(lattice, name) else pipeline
+    module = next(m for m in (lattice, photo_doubts, pipeline) if hasattr(m, name))
     old = getattr(module, name)
     setattr(module, name, type(old)(float(value)) if not isinstance(old, bool) else value not in ("0", "false", "False"))
     print(f"{module.__name__}.{name} = {getattr(module, name)!r}", file=sys.stderr)

@@ -35,7 +35,7 @@ class Advice:
 
 TOO_STEEP = Advice(
     "too_steep",
-    "taken at a low angle (about {angle}° above the table), the far cards are small and squeezed: "
+    "taken at a low angle (the far cards look {ratio} times smaller than the near ones): "
     "hold the phone higher, more over the cards",
 )
 TOO_FAR = Advice(

@@ -28,8 +28,8 @@ SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cel
 SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
 MAX_AREA_RATIO = 16.0  # largest over smallest cell of one tableau: seen at 25° from 45 cm, up to 10 (steep tuning set)
-GROW = False  # grow the walked lattice ring by ring (_grow): no change on the steep tuning set
 PREFER_CUT = True
+BOX_WEIGHT = 0.5  # a found card's cut: this much its own box, the rest its cell in the homography
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 
 
@@ -248,57 +248,12 @@ def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) ->
     for start in sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]:
         coords = _walk(comp, det, steps, start)
         H = _fit_homography(coords, det)
-        if H is not None and GROW:
-            H, coords = _grow(H, coords, det, used)
         fit = _snap(H, det, used, size, coords) if H is not None else None
         if fit is not None and (best is None or holds(fit) > holds(best)):
             best = fit
         if best is not None and len(best.detections) >= min(len(comp), ROWS * COLS):
             break
     return best
-
-
-def _grow(H: np.ndarray, coords: dict[int, tuple[int, int]], det: Detections, used: set[int]):
-    """Extend a walked lattice ring by ring, refitting the homography after each ring.
-
-    The walk steps from box to box, and a box says little about where the next card lies when
-    perspective shrinks the spacing with depth; the homography of the cards placed so far
-    does (it carries the foreshortening). Each round takes the boxes that sit on a free lattice
-    point next to a placed card, as the current homography sees them, then refits on all of
-    them. Cards the walk could not reach (its steps broken by a steep view) join this way."""
-    coords = dict(coords)
-    row_dir = None
-    for _ in range(max(COLS, ROWS)):
-        lat = project(np.linalg.inv(H), det.centers)
-        rounded = np.round(lat).astype(int)
-        near = np.all(np.abs(lat - rounded) < SNAP_TOLERANCE, axis=1)
-        row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
-        aligned = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0])) < 1.5 * MAX_ANGLE_DIFF
-        taken = set(coords.values())
-        cols = [c for c, _ in taken]
-        rows = [r for _, r in taken]
-        span = max(COLS, ROWS) + 1  # a tableau and a card beside it; a grid in line stays out
-        added: dict[tuple[int, int], int] = {}
-        for i in np.argsort(-det.scores):
-            i = int(i)
-            if i in coords or i in used or not (near[i] and aligned[i]):
-                continue
-            p = (int(rounded[i, 0]), int(rounded[i, 1]))
-            if p in taken or p in added:
-                continue
-            if not any((p[0] + dc, p[1] + dr) in taken for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))):
-                continue
-            if max(cols + [p[0]]) - min(cols + [p[0]]) >= span or max(rows + [p[1]]) - min(rows + [p[1]]) >= span:
-                continue
-            added[p] = i
-        if not added:
-            break
-        coords.update({i: p for p, i in added.items()})
-        refit = _fit_homography(coords, det)
-        if refit is None:
-            break
-        H = refit
-    return H, coords
 
 
 def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
@@ -350,9 +305,13 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
 
     w, h = size
 
-    def in_view(c: int, r: int) -> bool:
-        x, y = project(H, [[c, r]])[0]
-        return 0 <= x < w and 0 <= y < h
+    seen: dict[tuple[int, int], bool] = {}
+
+    def in_view(c: int, r: int) -> bool:  # asked of each window's cells: once per lattice point
+        if (c, r) not in seen:
+            x, y = project(H, [[c, r]])[0]
+            seen[(c, r)] = bool(0 <= x < w and 0 <= y < h)
+        return seen[(c, r)]
 
     (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, in_view)
     (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, in_view)
@@ -396,7 +355,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # follow a card laid a little off; each halves the other's error. Measured
                 # (bench/bench_pipeline.py, tuning and test sets): whole tableaux read exactly
                 # 592 of 668 with the box alone, 603 with the grid alone, 603 with the mean.
-                quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
+                quad = BOX_WEIGHT * _order_like(det.quads[best], Hinv, (c, r)) + (1 - BOX_WEIGHT) * quad
                 residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
             key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
             # The same card found twice (boxes a little apart) is one card; a second box well off
