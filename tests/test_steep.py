@@ -2,6 +2,8 @@
 perspective, no phantom tableaux, and retake advice."""
 import hashlib
 
+import cv2
+
 import numpy as np
 import pytest
 
@@ -34,18 +36,19 @@ def test_steep_split_has_low_cameras_strong_foreshortening_and_neighbours(deck):
         truth = render_scene(deck, (15, i), steep_params(long_side=480)).truth
         elevations.append(truth["camera"]["elevation_deg"])
         tab = truth["tableaux"][0]
-        heights = [np.linalg.norm(np.subtract(c["cell_corners"][3], c["cell_corners"][0])) for c in tab["cells"]]
-        squeeze.append(min(heights) / max(heights))
+        areas = [abs(cv2.contourArea(np.float32(c["cell_corners"]))) for c in tab["cells"]]
+        squeeze.append(max(areas) / min(areas))
         neighbours += any(t["neighbour"] for t in truth["tableaux"])
         sleeves += "sleeves" in truth["table_extras"]
     assert 25 <= min(elevations) and max(elevations) <= 55 and min(elevations) < 35
-    assert min(squeeze) < 0.4  # far cards under 0.4 of the near ones' height: true perspective
+    # Near cells several times the far ones' area: true perspective (normal and hard test sets: at most 2.9)
+    assert max(squeeze) > 4 and np.median(squeeze) > 2.5
     assert neighbours >= 3 and sleeves >= 4
 
 
 def test_perfect_boxes_of_steep_tableaux_fit_their_lattice(deck):
     """Given each card's true oriented box, the fit puts every card of a steep tableau in its
-    own cell. (With cells allowed to differ at most 4x in area, as before, 10 of these 24 fitted.)"""
+    own cell. (With cells allowed to differ at most 4x in area, as before: 12 of the 22 in view.)"""
     ok = total = 0
     params = steep_params(long_side=960, p_neighbour=0.0, p_occluder=0.0, photometric=False, loose_cards=(0, 0),
                           clutter=(0, 0))

@@ -26,7 +26,6 @@ MIN_CONFIDENCE = 0.9
 MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
-SMALL_SHARE = 0.5  # ... for this share of a group's cards (0.5: the median card)
 # The closer look shows the finder a group's cards at about this short side (px at its input),
 # on the first of these canvases big enough: on the tuning sets 32 px found more cards than the
 # first look's canvas (512) and than 40 or 48 px, which magnify past what the finder was trained on.
@@ -184,7 +183,8 @@ class Reader:
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale)
-            read.doubts.extend(photo_doubts.retake_advice(seen, doubtful=bool(read.doubts)))
+            unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
+            read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
         return kept
 
@@ -209,8 +209,7 @@ class Reader:
         found = []
         for group in clusters(det):
             card = float(np.median(det.sizes[group, 1]))  # the group's short side, photo pixels
-            smallest = float(np.percentile(det.sizes[group, 1], SMALL_SHARE * 100))
-            if smallest * to_input >= SMALL_CARD_PX:
+            if card * to_input >= SMALL_CARD_PX:
                 continue
             quads = det.quads[group].reshape(-1, 2)
             pad = 2.2 * float(np.median(det.sizes[group, 0]))
