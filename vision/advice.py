@@ -2,7 +2,8 @@
 one place, each one sentence template with named parameters.
 
 The page translates doubts; it can key a translation on ``Advice.key`` and fill in the same
-parameters (``Advice.parse`` gives them back from the English sentence). A doubt that carries
+parameters (``Advice.parse`` gives them back from the English sentence). Parameter names follow
+the service's catalogue (``n`` a count, ``where`` a list of cells "row 1 col 2, row 3 col 4"). A doubt that carries
 advice is the advice's sentence, nothing else, so the two never drift apart.
 """
 from __future__ import annotations
@@ -44,7 +45,7 @@ TOO_FAR = Advice(
 )
 CUT_BY_FRAME = Advice(
     "cut_by_frame",
-    "the tableau is cut by the frame ({cells} of 20 cells outside the photo): step back or turn the phone "
+    "the tableau is cut by the frame ({n} of 20 cells outside the photo): step back or turn the phone "
     "so all 20 cards are in view",
 )
 TOO_DARK = Advice(
@@ -53,14 +54,9 @@ TOO_DARK = Advice(
 )
 GLARE = Advice(
     "glare",
-    "glare washes out {cells}: tilt the phone or move the lamp so its reflection leaves the cards",
+    "glare washes out {where}: tilt the phone or move the lamp so its reflection leaves the cards",
 )
-NO_CARD_EVIDENCE = Advice(
-    "no_card_evidence",
-    "{cells} cells in line like a tableau's, but only {cards} hold a card: not read as a player's tableau",
-)
-
-ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, NO_CARD_EVIDENCE)
+ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE)
 
 
 def which(text: str) -> tuple[Advice, dict[str, str]] | None:

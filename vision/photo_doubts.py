@@ -95,10 +95,10 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int
     has doubts (they say why, and how to do better; a good read needs no lecture)."""
     out = []
     if seen.cells_outside:
-        out.append(advice.CUT_BY_FRAME(cells=seen.cells_outside))
+        out.append(advice.CUT_BY_FRAME(n=seen.cells_outside))
     glared = [rc for rc in seen.glare if rc in doubtful_cells]
     if glared:
-        out.append(advice.GLARE(cells=", ".join(f"row {r + 1} col {c + 1}" for r, c in glared)))
+        out.append(advice.GLARE(where=", ".join(f"row {r + 1} col {c + 1}" for r, c in glared)))
     if doubtful:
         if seen.squeeze > TOO_STEEP_RATIO:
             out.append(advice.TOO_STEEP(ratio=f"{seen.squeeze:.0f}"))
