@@ -209,8 +209,11 @@ def open_matcher(name: str | None = None, store: DeckStore | None = None, embedd
 
 
 def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore | None = None):
-    """A reader whose cells are named by ``deck``'s references."""
+    """A reader whose cells are named by ``deck``'s references (no deck: the shipped classifier,
+    trained on the stand-in deck)."""
     from .pipeline import Reader
 
+    if deck is None:
+        return Reader(concurrent=concurrent)
     matcher = open_matcher(deck, store, concurrent=concurrent)
     return Reader(classifier=matcher, concurrent=concurrent)
