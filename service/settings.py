@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     request_timeout: float = Field(90.0, gt=0, description="seconds for a whole request, queue included")
     db_timeout: float = Field(5.0, gt=0, description="seconds to wait for the database's write lock before a 503")
     # retention
-    room_idle_days: float = Field(30.0, gt=0, description="rooms untouched this long are deleted, overlays too")
+    room_idle_days: float = Field(30.0, ge=0, description="rooms untouched this long are deleted, overlays too")
     prune_every_hours: float = Field(6.0, gt=0)
     access_log: bool = True
 
