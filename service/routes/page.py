@@ -9,10 +9,10 @@ from fastapi.responses import FileResponse
 from ecoscore import __version__
 
 from ..deps import Svc
-from ..schemas import Health
+from ..schemas import Health, Problem
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-router = APIRouter()
+router = APIRouter(responses={503: {"model": Problem}})
 
 
 @router.get("/", include_in_schema=False)

@@ -17,11 +17,11 @@ from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
 
 from .. import names
 from ..deps import IfMatch, PlayerToken, RoomToken, Svc
-from ..schemas import MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
+from ..schemas import ERRORS, MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
 from .photos import read_photo
 from .score import tableau
 
-router = APIRouter(tags=["rooms"])
+router = APIRouter(tags=["rooms"], responses=ERRORS)
 
 RoomId = Annotated[str, Path(max_length=20, description="the room's code (its password: keep it among players)")]
 PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]

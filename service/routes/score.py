@@ -14,10 +14,10 @@ from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.report import score_reads
 
 from ..deps import Svc
-from ..schemas import MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
+from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
 from .photos import photo_name, read_photo
 
-router = APIRouter(tags=["score"])
+router = APIRouter(tags=["score"], responses=ERRORS)
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
 
