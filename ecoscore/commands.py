@@ -214,20 +214,45 @@ def register_eval(sub) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from ecoscore.service.app import serve
 
-    print(f"ecoscore: serving on http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
+    print(f"ecoscore: serving on http://{args.host or '127.0.0.1'}:{args.port or 8000}/ (API docs at /docs)",
+          file=sys.stderr)
     _reader(args.deck)  # an unknown deck is refused before the server starts
-    serve(args.host, args.port, args.db, args.workers, deck=args.deck)
+    serve(host=args.host, port=args.port, db_url=args.db, workers=args.workers, public_url=args.public_url,
+          room_idle_days=args.room_idle_days, deck=args.deck)
     return 0
 
 
 def register_serve(sub) -> None:
-    p = sub.add_parser("serve", help="run the upload service and phone page")
-    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to reach it from a phone on the same network")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--db", default="", help="database URL (default: sqlite:///<data>/service/ecoscore.sqlite3)")
-    p.add_argument("--workers", type=int, default=2, help="photos read at once")
+    # Unset flags fall back to ECOSCORE_* environment variables, then to service/settings.py.
+    p = sub.add_parser("serve", help="run the upload service and phone page (settings: service/settings.py)")
+    p.add_argument("--host", default=None, help="0.0.0.0 to reach it from a phone on the same network")
+    p.add_argument("--port", type=int, default=None, help="default 8000")
+    p.add_argument("--db", default=None, help="database URL (default: sqlite:///<data>/service/ecoscore.sqlite3)")
+    p.add_argument("--workers", type=int, default=None, help="photos read at once (default 2)")
+    p.add_argument("--public-url", default=None, help="the address phones use, for room links and QR codes")
+    p.add_argument("--room-idle-days", type=float, default=None, help="rooms idle this long are deleted (default 30)")
     add_deck_option(p)
     p.set_defaults(run=_serve)
+
+
+def _rooms_prune(args: argparse.Namespace) -> int:
+    from ecoscore.service.settings import Settings
+    from ecoscore.service.store import Store
+
+    settings = Settings(**{k: v for k, v in (("db_url", args.db), ("room_idle_days", args.days)) if v is not None})
+    gone = Store(settings.database_url()).prune(settings.room_idle_days)
+    print(f"ecoscore: deleted {gone['rooms']} rooms idle for {settings.room_idle_days:g} days or more, "
+          f"{gone['players']} players, {gone['overlays']} overlays", file=sys.stderr)
+    return 0
+
+
+def register_rooms(sub) -> None:
+    p = sub.add_parser("rooms", help="look after the service's game rooms")
+    actions = p.add_subparsers(dest="action", required=True)
+    prune = actions.add_parser("prune", help="delete rooms idle for N days, with their players and overlays")
+    prune.add_argument("--days", type=float, default=None, help="default: ECOSCORE_ROOM_IDLE_DAYS or 30")
+    prune.add_argument("--db", default=None, help="database URL (default: the service's)")
+    prune.set_defaults(run=_rooms_prune)
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -352,5 +377,5 @@ def register_deck(sub) -> None:
     p.set_defaults(run=_deck)
 
 
-REGISTER = [register_synth, register_train, register_score, register_read, register_eval, register_serve, register_batch,
-            register_deck]
+REGISTER = [register_synth, register_train, register_score, register_read, register_eval, register_serve, register_rooms,
+            register_batch, register_deck]

@@ -35,6 +35,14 @@ def server(tmp_path, reader):
     thread.join(10)
 
 
+def expect(locator):
+    # Playwright's expect polls without eval: wait_for_function's string predicates are eval'd in
+    # the page, which the service's Content-Security-Policy (script-src 'self') rightly refuses.
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
 @pytest.fixture()
 def page():
     from playwright.sync_api import sync_playwright
@@ -42,8 +50,12 @@ def page():
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         context = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True, has_touch=True)
-        yield context.new_page()
+        page = context.new_page()
+        refused = []  # the page must keep to the service's Content-Security-Policy
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        yield page
         browser.close()
+        assert not refused, refused
 
 
 def test_upload_see_score_correct_a_cell(server, page, photo_set, reader, tmp_path):
@@ -61,7 +73,7 @@ def test_upload_see_score_correct_a_cell(server, page, photo_set, reader, tmp_pa
     expected = score_tableau(Tableau([new_type, *read.cells[1:]])).total
     page.click("#grid button >> nth=0")
     page.click(f"#choices button:text-is('{new_type.value}')")
-    page.wait_for_function(f"document.querySelector('#total').textContent === '{expected}'", timeout=10000)
+    expect(page.locator("#total")).to_have_text(str(expected), timeout=10000)
     assert page.text_content("#status") == "Score updated with your correction."
     assert page.text_content("#grid button >> nth=0").startswith(new_type.value)
 
@@ -80,7 +92,7 @@ def test_room_three_players_live(server, page, photo_set, tmp_path):
     assert page.eval_on_selector("#qr", "img => img.complete && img.naturalWidth > 0") is not None
     page.fill("#player-name", "Ann")
     page.set_input_files("#room-photo", str(path))
-    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Ann')", timeout=20000)
+    expect(page.locator("#room-pad")).to_contain_text("Ann", timeout=20000)
     # two more players join from their own phones (the API), and show up live
     for name in ("bruno", "chiara"):
         body = json.dumps({"grid": (EXAMPLES / f"{name}.txt").read_text()}).encode()
@@ -88,13 +100,13 @@ def test_room_three_players_live(server, page, photo_set, tmp_path):
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request) as response:
             assert response.status == 200
-    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('chiara')", timeout=10000)
+    expect(page.locator("#room-pad")).to_contain_text("chiara", timeout=10000)
     headers = page.eval_on_selector_all("#room-pad tr:first-child th", "ths => ths.map(t => t.textContent)")
     assert headers[1:] == ["Ann", "bruno", "chiara"]
     # Ann corrects her own tableau from the page (she holds the token)
     page.wait_for_selector("#mine .grid button")
     page.click("#mine .grid button >> nth=0")
     page.click("#choices button:text-is('meadow')")
-    page.wait_for_function("document.querySelector('#room-status').textContent.includes('Correction saved')", timeout=10000)
+    expect(page.locator("#room-status")).to_contain_text("Correction saved", timeout=10000)
     page.reload()
-    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('chiara')", timeout=10000)
+    expect(page.locator("#room-pad")).to_contain_text("chiara", timeout=10000)

@@ -12,7 +12,9 @@ async function api(method, url, body, headers = {}) {
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
     const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
-    throw new Error(detail || `${res.status} ${res.statusText}`);
+    const err = new Error(detail || `${res.status} ${res.statusText}`);
+    err.status = res.status;  // 409: someone wrote in between (see correctRoom)
+    throw err;
   }
   return data;
 }
@@ -122,6 +124,8 @@ async function correctSolo(r, c, type) {
 // ---------- game rooms ----------
 const room = { id: null, version: -1, doc: null };
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
+const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
+const ownerHeaders = () => ({ "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "" });
 
 async function loadRoom(force = false) {
   try {
@@ -132,7 +136,7 @@ async function loadRoom(force = false) {
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
-  const link = location.origin + doc.url;
+  const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
   $("qr").src = doc.qr_url;
   $("neutral-box").hidden = doc.mode !== "two-player";
@@ -161,11 +165,23 @@ function showRoom(doc) {
 }
 
 async function correctRoom(player, r, c, type) {
-  const grid = player.grid.map((row) => row.slice());
-  grid[r][c] = type;
+  // Each write carries the version it was made on (If-Match). If the tableau moved on meanwhile
+  // (409), take the latest and apply this one cell to it again: the corrections merge.
   try {
-    await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(player.name)}/grid`, { grid },
-      { "X-Player-Token": localStorage.getItem(tokenKey(player.name)) });
+    for (let attempt = 0; ; attempt++) {
+      const latest = room.doc.game.players.find((p) => p.name === player.name) || player;
+      const grid = latest.grid.map((row) => row.slice());
+      grid[r][c] = type;
+      try {
+        await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(player.name)}/grid`, { grid },
+          { "X-Player-Token": localStorage.getItem(tokenKey(player.name)),
+            "If-Match": `"${room.doc.versions[player.name]}"` });
+        break;
+      } catch (err) {
+        if (err.status !== 409 || attempt >= 2) throw err;
+        await loadRoom(true);
+      }
+    }
     setStatus($("room-status"), "Correction saved.");
     await loadRoom(true);
   } catch (err) { setStatus($("room-status"), err.message, true); }
@@ -179,9 +195,11 @@ async function joinRoom(file) {
   const form = new FormData();
   form.append("photo", file); form.append("name", name);
   const token = localStorage.getItem(tokenKey(name));
+  const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await api("POST", `/api/rooms/${room.id}/photo`, form, token ? { "X-Player-Token": token } : {});
-    localStorage.setItem(tokenKey(name), res.token);
+    const res = await api("POST", `/api/rooms/${room.id}/photo`, form,
+      token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
+    localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
     setStatus($("room-status"), `Added ${name}'s tableau.`);
     room.version = -1;
     await loadRoom(true);
@@ -197,8 +215,8 @@ function start() {
     $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
     $("join").addEventListener("submit", (e) => e.preventDefault());
     $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
-      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
-    $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value })
+      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
+    $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
       .then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
     loadRoom(true);
     setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
@@ -209,6 +227,7 @@ function start() {
   $("new-room").addEventListener("click", async () => {
     try {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
+      localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
       location.href = doc.url;
     } catch (err) { setStatus($("status"), err.message, true); }
   });
