@@ -26,6 +26,10 @@ from .crops import CROP_SIZE
 from .models import EMPTY, ModelError, _blob, _metadata, _network, _round_up
 
 NOT_OURS = "not ours"  # a card, but none of this deck's types
+# A cell the matcher names with less belief is flagged (the reader's threshold for the
+# classifier does not carry over: the two are calibrated differently). Chosen with
+# bench/tune_matcher.py on decks of its own: see models/MODEL_CARD.md.
+MIN_CONFIDENCE = 0.9
 TYPES = list(CardType)
 
 
@@ -88,7 +92,8 @@ class CardMatcher:
 
     names = [card.value for card in TYPES] + [EMPTY, NOT_OURS]
 
-    def __init__(self, embedder: CardEmbedder, references: References):
+    def __init__(self, embedder: CardEmbedder, references: References, min_confidence: float = MIN_CONFIDENCE):
+        self.min_confidence = min_confidence
         self.embedder = embedder
         self.references = references
         self.imgsz = embedder.imgsz

@@ -222,9 +222,12 @@ class Reader:
                     where.append((t, r, c))
         by_cell = dict(zip(where, name_cells(classifier, crops)))
         names = classifier.names
-        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
+        # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
+        least = getattr(classifier, "min_confidence", self.min_confidence)
+        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
 
-    def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
+    def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original,
+                      min_confidence: float) -> TableauRead:
         cells = []
         for r in range(ROWS):
             for c in range(COLS):
@@ -245,7 +248,7 @@ class Reader:
                         # other than the one enrolled (the wrong --deck?).
                         doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
                                       "another game's card, a card face down, or the wrong deck chosen")
-                    elif conf < self.min_confidence:
+                    elif conf < min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                         belief = f"{top} {mean[chosen]:.0%}"
