@@ -6,6 +6,7 @@ at most ``workers`` photos at a time, with the models loaded once at start-up.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.pipeline import NoTableauError, PhotoRead, Reader
 from ecoscore.vision.report import read_to_dict, score_reads
 
+from . import i18n
 from .store import Forbidden, NotFound, Store, StoreError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -88,6 +90,36 @@ def _others(text: str | None):
         raise HTTPException(422, str(err)) from None
 
 
+def _photo_jpeg(read: PhotoRead, max_side: int = 1280, quality: int = 82) -> bytes:
+    """The photo as read, upright and at most ``max_side`` px, with nothing drawn on it: the page
+    draws the grid, the labels and the current points itself, so they never go stale."""
+    import cv2
+
+    img = read.photo.image
+    if max(img.shape[:2]) > max_side:
+        f = max_side / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+
+
+def _carry_read(read: dict | None, old_grid: list, new_grid: list) -> dict | None:
+    """A player's read after they corrected some cells: the corrected cells lose their doubts
+    (and take the new type), every other cell and doubt stays as it was read."""
+    if not read:
+        return None
+    changed = {(r, c) for r in range(len(new_grid)) for c in range(len(new_grid[r]))
+               if old_grid[r][c] != new_grid[r][c]}
+    read = {**read, "grid": new_grid, "corrected": sorted({tuple(x) for x in read.get("corrected", [])} | changed)}
+    cells = [[dict(cell) for cell in row] for row in read.get("cells", [])]
+    for r, c in changed:
+        if r < len(cells) and c < len(cells[r]):
+            cells[r][c].update(type=new_grid[r][c], doubts=[])
+    read["cells"] = cells
+    read["doubts"] = [d for d in read.get("doubts", [])
+                      if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in changed)]
+    return read
+
+
 def create_app(settings: Settings | None = None, reader: Reader | None = None) -> FastAPI:
     settings = settings or Settings()
     state: dict = {}
@@ -110,6 +142,17 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         lifespan=lifespan,
     )
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
+
+    # The installable page: its manifest, and its service worker served from the root so that its
+    # scope covers / and every /r/ROOM (a worker under /static/ could only control /static/).
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    async def manifest():
+        return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
+    @app.get("/sw.js", include_in_schema=False)
+    async def service_worker():
+        return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     @app.middleware("http")
     async def refuse_huge_bodies(request: Request, call_next):
@@ -150,8 +193,14 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
             jpeg = await run_in_threadpool(overlay_jpeg, read, scored)
             oid = await run_in_threadpool(state["store"].put_overlay, jpeg)
             overlay_ids.extend([oid] * len(read.tableaux))
-        for fields, oid in zip(extras, overlay_ids):
+        photo_ids = []
+        for _, read in reads:
+            pid = await run_in_threadpool(state["store"].put_overlay, await run_in_threadpool(_photo_jpeg, read))
+            photo_ids.extend([(pid, read.size)] * len(read.tableaux))
+        for fields, oid, (pid, size) in zip(extras, overlay_ids, photo_ids):
             fields["overlay_url"] = f"/api/overlays/{oid}.jpg"
+            fields["photo_url"] = f"/api/overlays/{pid}.jpg"  # the plain photo: the page draws on it
+            fields["photo_size"] = list(size)  # the pixels the cells' quads are given in
         return game_to_dict(game, extras)
 
     @app.get("/", include_in_schema=False)
@@ -213,7 +262,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
             players = [(p.name, parse_json(p.grid)) for p in room.players]
             game = score_game(players, neutral=room.neutral if room.mode == "two-player" else None,
                               bot=bot if len(players) == 1 else None)
-            extras = [(p.read or {}) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
+            # A room keeps each player's plain photo (photo_url); overlay_url names the same
+            # picture for older clients: a drawn overlay would show points scored alone.
+            extras = [(p.read or {}) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
+                                        "photo_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
                       for p in room.players]
             doc["game"] = game_to_dict(game, extras)
             doc["players"] = [p.name for p in room.players]
@@ -235,7 +287,11 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     async def room_qr(room_id: str, request: Request):
         _room_doc(room_id)
         url = str(request.base_url).rstrip("/") + f"/r/{room_id}"
-        return Response(segno.make(url, error="m").svg_inline(scale=6), media_type="image/svg+xml")
+        # A standalone SVG needs its xmlns (svg_inline() leaves it out, and an <img> then shows
+        # nothing); a white background keeps it readable by cameras on a dark page.
+        svg = io.BytesIO()
+        segno.make(url, error="m").save(svg, kind="svg", scale=6, border=4, xmldecl=False, light="#fff")
+        return Response(svg.getvalue(), media_type="image/svg+xml")
 
     def _put(room_id, name, grid, read, overlay, token):
         try:
@@ -251,20 +307,22 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         _room_doc(room_id)
         read = await _read(name, await _bytes(photo))
         tab = read.tableaux[0]
-        alone = score_game([(name, tab.tableau)]).players[0]
-        jpeg = await run_in_threadpool(overlay_jpeg, read, [alone] + [None] * (len(read.tableaux) - 1))
+        jpeg = await run_in_threadpool(_photo_jpeg, read)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
         if len(read.tableaux) > 1:
             doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
                           "(photograph yours alone to be sure)")
-        fields = read_to_dict(tab, doubts)
+        fields = read_to_dict(tab, doubts) | {"photo_size": list(read.size)}
         token = await run_in_threadpool(_put, room_id, name, to_json(tab.tableau), fields, jpeg, x_player_token)
         return {"name": name, "token": token, "room": _room_doc(room_id)}
 
     @app.put("/api/rooms/{room_id}/players/{name}/grid", tags=["rooms"], summary="Add or correct your tableau as a grid")
     async def room_grid(room_id: str, name: str, body: GridOnly, x_player_token: str | None = Header(None)):
         tableau = _tableau(body.grid, name)
-        token = await run_in_threadpool(_put, room_id, name, to_json(tableau), None, None, x_player_token)
+        before = next((p for p in state["store"].room(room_id).players if p.name == name), None) \
+            if _room_doc(room_id) else None
+        read = _carry_read(before.read, before.grid, to_json(tableau)) if before else None
+        token = await run_in_threadpool(_put, room_id, name, to_json(tableau), read, None, x_player_token)
         return {"name": name, "token": token, "room": _room_doc(room_id)}
 
     @app.put("/api/rooms/{room_id}/neutral", tags=["rooms"], summary="2-player game: the neutral pile")
