@@ -102,22 +102,20 @@ def _photo_jpeg(read: PhotoRead, max_side: int = 1280, quality: int = 82) -> byt
     return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
 
 
-def _carry_read(read: dict | None, old_grid: list, new_grid: list) -> dict | None:
-    """A player's read after they corrected some cells: the corrected cells lose their doubts
-    (and take the new type), every other cell and doubt stays as it was read."""
-    if not read:
-        return None
-    changed = {(r, c) for r in range(len(new_grid)) for c in range(len(new_grid[r]))
-               if old_grid[r][c] != new_grid[r][c]}
-    read = {**read, "grid": new_grid, "corrected": sorted({tuple(x) for x in read.get("corrected", [])} | changed)}
-    cells = [[dict(cell) for cell in row] for row in read.get("cells", [])]
-    for r, c in changed:
-        if r < len(cells) and c < len(cells[r]):
-            cells[r][c].update(type=new_grid[r][c], doubts=[])
-    read["cells"] = cells
-    read["doubts"] = [d for d in read.get("doubts", [])
-                      if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in changed)]
-    return read
+def _with_corrections(read: dict | None, grid: list) -> dict:
+    """A player's read as it stands after their corrections: the cells whose type now differs
+    from the read are listed in ``corrected`` and lose their doubts; every other cell and doubt
+    stays as it was read (the cells keep the types read, so "back to what was read" can work)."""
+    read = {k: v for k, v in (read or {}).items() if k != "grid"}  # the grid is the one scored
+    if not read.get("cells"):
+        return read
+    corrected = [[r, c] for r, row in enumerate(read["cells"]) for c, cell in enumerate(row)
+                 if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
+    gone = {(r, c) for r, c in corrected}
+    cells = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
+             for r, row in enumerate(read["cells"])]
+    doubts = [d for d in read.get("doubts", []) if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in gone)]
+    return read | {"cells": cells, "doubts": doubts, "corrected": corrected}
 
 
 def create_app(settings: Settings | None = None, reader: Reader | None = None) -> FastAPI:
@@ -264,7 +262,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                               bot=bot if len(players) == 1 else None)
             # A room keeps each player's plain photo (photo_url); overlay_url names the same
             # picture for older clients: a drawn overlay would show points scored alone.
-            extras = [(p.read or {}) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
+            extras = [_with_corrections(p.read, p.grid) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
                                         "photo_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
                       for p in room.players]
             doc["game"] = game_to_dict(game, extras)
@@ -319,9 +317,9 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     @app.put("/api/rooms/{room_id}/players/{name}/grid", tags=["rooms"], summary="Add or correct your tableau as a grid")
     async def room_grid(room_id: str, name: str, body: GridOnly, x_player_token: str | None = Header(None)):
         tableau = _tableau(body.grid, name)
-        before = next((p for p in state["store"].room(room_id).players if p.name == name), None) \
-            if _room_doc(room_id) else None
-        read = _carry_read(before.read, before.grid, to_json(tableau)) if before else None
+        _room_doc(room_id)  # 404 for an unknown room
+        before = next((p for p in state["store"].room(room_id).players if p.name == name), None)
+        read = before.read if before else None  # a correction keeps the read: its other doubts stay
         token = await run_in_threadpool(_put, room_id, name, to_json(tableau), read, None, x_player_token)
         return {"name": name, "token": token, "room": _room_doc(room_id)}
 
