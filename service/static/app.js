@@ -435,7 +435,8 @@ function pick(view, r, c, review) {
     const list = [...first, ...order.filter((x) => !first.includes(x))];
     choices.innerHTML = "";
     let done = false;
-    const finish = (value) => { if (done) return; done = true; dialog.close(); resolve(value); };
+    // the close event comes later: by then the next card's picker may be open (the review walk)
+    const finish = (value) => { if (done) return; done = true; dialog.onclose = null; if (dialog.open) dialog.close(); resolve(value); };
     list.forEach((type, i) => {
       const b = document.createElement("button");
       b.type = "button"; b.className = "button"; b.dataset.type = type || "";
@@ -450,7 +451,7 @@ function pick(view, r, c, review) {
     });
     $("keep").onclick = () => finish("keep");
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
-    dialog.onclose = () => finish(undefined);
+    dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
     choices.firstElementChild.focus();
   });
