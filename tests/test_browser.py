@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import uvicorn
 from conftest import needs_models
-from helpers import EXAMPLES
+from helpers import EXAMPLES, spoil
 from PIL import Image
 
 from ecoscore.scoring import CardType, Tableau, score_tableau
@@ -110,19 +110,6 @@ def write(tmp_path, name, data: bytes) -> str:
     path = tmp_path / name
     path.write_bytes(data)
     return str(path)
-
-
-def spoil(jpeg: bytes, reader, cells: int) -> bytes:
-    """The photo with noise over the middle of its first ``cells`` cards: doubtful cells."""
-    tab = reader.read(jpeg).tableaux[0]
-    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    noise = np.random.default_rng(0).integers(0, 255, img.shape, dtype=np.uint8)
-    for cell in tab.cells[:cells]:
-        q = cell.quad.astype(np.float32)
-        mask = np.zeros(img.shape[:2], np.uint8)
-        cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
-        img[mask > 0] = noise[mask > 0]
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
 
 
 def put_grid(server, room_id, name, grid_text, token=None):
