@@ -15,6 +15,7 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
+from .matcher import NOT_OURS
 from .models import EMPTY, CardClassifier, CardFinder, Detections, fast_nms
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
@@ -141,7 +142,9 @@ class Reader:
         """Compile the finder for every canvas a read may use (a long-running service)."""
         self.finder.warm_up(CLOSER_SIZES)
 
-    def read(self, data: bytes) -> PhotoRead:
+    def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
+        """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
+        the reader's own."""
         timings = {}
         t0 = time.perf_counter()
         photo = decode(data)
@@ -158,7 +161,7 @@ class Reader:
                 f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
                 f"but no 5 × 4 grid of at least 5 aligned cards"
             )
-        reads = self._classify(photo, det, fits)
+        reads = self._classify(photo, det, fits, classifier or self.classifier)
         timings["classify"] = (time.perf_counter() - t3) * 1e3
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
@@ -204,7 +207,7 @@ class Reader:
         boxes = np.concatenate([merged.centers, merged.sizes, merged.angles[:, None]], 1)
         return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
 
-    def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> list[TableauRead]:
+    def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit], classifier) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art. Not for a
         # few per cent more (a second decode of a 12 MP JPEG costs more than the whole read).
         card_px = np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])
@@ -217,8 +220,8 @@ class Reader:
                 if cell.inside:
                     crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
                     where.append((t, r, c))
-        by_cell = dict(zip(where, name_cells(self.classifier, crops)))
-        names = self.classifier.names
+        by_cell = dict(zip(where, name_cells(classifier, crops)))
+        names = classifier.names
         return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
 
     def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
@@ -236,8 +239,13 @@ class Reader:
                     mean, chosen, conf = read
                     second = max((j for j in range(len(names)) if j != chosen), key=lambda j: mean[j])
                     top, runner, runner_conf = names[chosen], names[second], float(mean[second])
-                    card = None if top == EMPTY else CardType(top)
-                    if conf < self.min_confidence:
+                    card = None if top in (EMPTY, NOT_OURS) else CardType(top)
+                    if top == NOT_OURS:
+                        # Never scored as a type: a face-down card, another game's, or a deck
+                        # other than the one enrolled (the wrong --deck?).
+                        doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
+                                      "another game's card, a card face down, or the wrong deck chosen")
+                    elif conf < self.min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                         belief = f"{top} {mean[chosen]:.0%}"
@@ -246,7 +254,7 @@ class Reader:
                         doubts.append(f"low confidence: {belief}, or {runner} {runner_conf:.0%}")
                     # Weak boxes over holes are dropped by the finder itself (CardFinder's threshold),
                     # so any box over a cell read as empty is worth a word.
-                    if card is None and det_conf is not None:
+                    if card is None and top == EMPTY and det_conf is not None:
                         doubts.append(f"a card was detected here ({det_conf:.0%}) but the cell reads as empty")
                     if card is not None and fc.detection is None and conf < 0.98:
                         doubts.append(f"no card was detected here, yet the cell reads as {top}")

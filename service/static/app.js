@@ -26,7 +26,7 @@ async function api(method, url, body, headers = {}) {
   try { res = await fetch(url, init); } catch { showOffline(true); throw new Error(t("ui.network_error")); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(errorText(data, res));
+  if (!res.ok) throw Object.assign(new Error(errorText(data, res)), { status: res.status });  // 409: written in between
   return data;
 }
 
@@ -530,6 +530,9 @@ async function correctSolo(grid, message) {
 // ---------- game rooms ----------
 const room = { id: null, version: -1, doc: null, views: new Map(), other: null, otherName: null };
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
+const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
+// Room-wide writes: the creator's token and the version they were made on (If-Match).
+const ownerHeaders = () => ({ "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "", "If-Match": `"${room.doc ? room.doc.version : 0}"` });
 let sendRoom, sendBot;
 
 async function loadRoom(force = false) {
@@ -553,7 +556,7 @@ function winnersText(game) {
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
-  const link = location.origin + doc.url;
+  const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
   if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
   $("neutral-box").hidden = doc.mode !== "two-player";
@@ -613,8 +616,19 @@ function closeOther() { $("others").innerHTML = ""; room.other = null; room.othe
 async function correctRoom(name, grid, message) {
   if (!grid) { setStatus($("room-status"), message || ""); return null; }
   try {
-    const res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid },
-      { "X-Player-Token": localStorage.getItem(tokenKey(name)) });
+    // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
+    // (409: this player's other phone), take the latest version and write again.
+    let res;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid },
+          { "X-Player-Token": localStorage.getItem(tokenKey(name)), "If-Match": `"${(room.doc.versions || {})[name]}"` });
+        break;
+      } catch (err) {
+        if (err.status !== 409 || attempt >= 2) throw err;
+        room.doc = await api("GET", `/api/rooms/${room.id}`);
+      }
+    }
     setStatus($("room-status"), message || t("ui.saved"));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
@@ -638,10 +652,12 @@ async function joinRoom(file) {
   const name = $("player-name").value.trim();
   if (!file || !name) return;
   const token = localStorage.getItem(tokenKey(name));
+  const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name }, token ? { "X-Player-Token": token } : {});
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name },
+      token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
-    localStorage.setItem(tokenKey(name), res.token);
+    localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
     setStatus($("room-status"), t("ui.added", { name }));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
@@ -655,7 +671,7 @@ async function botFromPhoto(file) {
     const doc = await sendBot("/api/photo", file, { name: "bot" });
     if (!doc) return;
     const grid = doc.players[0].grid;
-    const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid });
+    const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
     $("bot-grid").value = gridText(grid);
     setStatus($("room-status"), t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
@@ -702,8 +718,8 @@ async function start() {
     $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
     $("share").addEventListener("click", share);
     $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
-      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
-    $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value })
+      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
+    $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
       .then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
     $("bot-photo").addEventListener("click", () => $("bot-file").click());
     $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
@@ -721,6 +737,7 @@ async function start() {
   $("new-room").addEventListener("click", async () => {
     try {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
+      localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
       location.href = doc.url;
     } catch (err) { setStatus($("status"), err.message, true); }
   });
