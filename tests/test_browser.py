@@ -40,12 +40,12 @@ class SlowFirstRead:
         self.reader, self.calls, self.started, self.release = reader, 0, threading.Event(), threading.Event()
         self.finder, self.classifier = reader.finder, reader.classifier
 
-    def read(self, data):
+    def read(self, data, *args):
         self.calls += 1
         if self.calls == 1:
             self.started.set()
             self.release.wait(20)
-        return self.reader.read(data)
+        return self.reader.read(data, *args)
 
 
 def start_server(tmp_path, reader):
@@ -84,12 +84,14 @@ def new_page(browser):
     contexts = []
 
     def make(viewport=PHONE, mobile=True, locale="en-US", **kw):
-        ctx = browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile, locale=locale, **kw)
+        # bypass_csp: the tests' own wait_for_function predicates are eval'd in the page; the page
+        # itself keeps to the policy (test_the_page_keeps_to_the_content_security_policy).
+        ctx = browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile, locale=locale,
+                                  bypass_csp=kw.pop("bypass_csp", True), **kw)
         contexts.append(ctx)
         page = ctx.new_page()
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
-        # the page keeps to the service's Content-Security-Policy
         page.on("console", lambda m: page.errors.append(m.text) if "Content Security Policy" in m.text else None)
         return page
 
@@ -196,7 +198,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     page.wait_for_function("document.querySelector('#qr').complete && document.querySelector('#qr').naturalWidth > 0", timeout=10000)
     png = page.locator("#qr").screenshot()
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))
-    assert text == f"{server}/r/{room_id}"
+    assert text == page.get_attribute("#room-link", "href") and text.endswith(f"/r/{room_id}")  # the public link
     page.fill("#player-name", "Ann")
     with page.expect_file_chooser() as chooser:
         page.click("#add-photo")
@@ -319,6 +321,22 @@ def test_keyboard_reaches_take_a_photo_and_choose_a_file(server, page):
     page.focus("#choose")
     with page.expect_file_chooser():
         page.keyboard.press("Enter")
+
+
+def test_the_page_keeps_to_the_content_security_policy(server, new_page, photo_set, tmp_path):
+    from playwright.sync_api import expect
+
+    page = new_page(bypass_csp=False)
+    page.goto(server)
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    expect(page.locator("#solo-tableau .marks g")).to_have_count(20, timeout=30000)
+    page.click("#solo-tableau .marks g >> nth=0")
+    expect(page.locator("#picker")).to_be_visible()
+    page.click("#choices button >> nth=0")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.", timeout=10000)
+    page.select_option("#lang", "it")
+    expect(page.locator("#take")).to_have_text("Scatta una foto")
+    assert not page.errors, page.errors
 
 
 # ---------------------------------------------------------------- the player's language
@@ -485,7 +503,8 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     room_id = new_room(page, server, "solo")
     page.click("#share")
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith('Link copied')")
-    assert page.evaluate("navigator.clipboard.readText()") == f"{server}/r/{room_id}"
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert link == page.get_attribute("#room-link", "href") and link.endswith(f"/r/{room_id}")
     page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
     assert len(page.input_value("#bot-grid").split("\n")) == 4

@@ -128,7 +128,7 @@ def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
     assert seen  # the photo set has doubts to check
 
 
-def test_the_api_speaks_the_players_language(reader):
+def test_the_api_speaks_the_players_language(reader, tmp_path):
     import cv2
     import numpy as np
     from fastapi.testclient import TestClient
@@ -136,7 +136,7 @@ def test_the_api_speaks_the_players_language(reader):
     from ecoscore.service.app import Settings, create_app
 
     blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
-    with TestClient(create_app(Settings(db_url="sqlite:///:memory:"), reader=reader)) as client:
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'db.sqlite3'}"), reader=reader)) as client:
         r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")}, headers={"Accept-Language": "cs-CZ,cs;q=0.9"})
         assert r.status_code == 422 and r.headers["content-language"] == "cs"
         assert r.json()["detail"].startswith("x: žádný ekosystém nenalezen")

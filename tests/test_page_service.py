@@ -47,18 +47,20 @@ def test_a_room_correction_keeps_the_other_doubts(client, photo_set, reader):
     rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
     r = client.post(f"/api/rooms/{rid}/photo", files={"photo": ("a.jpg", spoil(photo_set[1].jpeg, reader, 3), "image/jpeg")},
                     data={"name": "ann"})
-    token, ann = r.json()["token"], r.json()["room"]["game"]["players"][0]
+    token, version, ann = r.json()["token"], r.json()["version"], r.json()["room"]["game"]["players"][0]
     doubtful = [(i, j) for i, row in enumerate(ann["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
     assert len(doubtful) >= 2
     grid = [row[:] for row in ann["grid"]]
     i, j = doubtful[0]
     grid[i][j] = "meadow" if grid[i][j] != "meadow" else "bee"
-    after = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": grid}, headers={"X-Player-Token": token}).json()
+    after = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": grid},
+                       headers={"X-Player-Token": token, "If-Match": f'"{version}"'}).json()
     p = after["room"]["game"]["players"][0]
     assert p["grid"][i][j] == grid[i][j] and p["corrected"] == [[i, j]]
     assert not p["cells"][i][j]["doubts"] and p["cells"][i][j]["type"] == ann["cells"][i][j]["type"]  # as read
     assert all(p["cells"][a][b]["doubts"] for a, b in doubtful[1:])
     assert not any(d.startswith(f"row {i + 1}, col {j + 1}: ") for d in p["doubts"]) and len(p["doubts"]) >= len(doubtful) - 1
     # back to what was read: the doubt comes back
-    back = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": ann["grid"]}, headers={"X-Player-Token": token}).json()
+    back = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": ann["grid"]},
+                      headers={"X-Player-Token": token, "If-Match": f'"{after["version"]}"'}).json()
     assert back["room"]["game"]["players"][0]["doubts"] == ann["doubts"]
