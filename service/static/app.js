@@ -668,7 +668,7 @@ async function botFromPhoto(file) {
   $("bot-file").value = "";
   if (!file) return;
   try {
-    const doc = await sendBot("/api/photo", file, { name: "bot" });
+    const doc = await sendBot("/api/photo", file);
     if (!doc) return;
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
