@@ -21,6 +21,7 @@ from starlette.types import Scope
 from ecoscore import __version__
 from ecoscore.vision.pipeline import Reader
 
+from . import i18n
 from .decks import Decks
 from .deps import Services
 from .middleware import AccessLog, Admission, Bounds, SecurityHeaders
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     app.include_router(score.router)
     app.include_router(rooms.router)
     app.include_router(deck_routes.router)
+    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
 
     def queue() -> ReadQueue | None:
         services = getattr(app.state, "services", None)

@@ -21,6 +21,18 @@ async def page(room_id: str | None = None):
     return FileResponse(STATIC / "index.html")
 
 
+# The installable page: its manifest, and its service worker served from the root so that its
+# scope covers / and every /r/ROOM (a worker under /static/ could only control /static/).
+@router.get("/manifest.webmanifest", include_in_schema=False)
+async def manifest():
+    return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker():
+    return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+
 @router.get("/health", tags=["service"], response_model=Health)
 async def health(svc: Svc):
     r = svc.reader
