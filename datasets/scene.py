@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType
-from ecoscore.vision.lattice import project
+from ecoscore.geometry import project
 
 from . import effects
 from .deck import Deck

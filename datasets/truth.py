@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import Tableau, parse_json
-from ecoscore.vision.models import Detections
+from ecoscore.geometry import Detections
 
 from .yolo import card_quads
 

@@ -18,9 +18,9 @@ import numpy as np
 from tqdm import tqdm
 
 from ecoscore.datasets.truth import fully_visible, truth_tableau
+from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.scoring import score_tableau
 
-from .crops import CROP_SIZE, warp_quad
 from .decode import ImageError, decode
 from .models import EMPTY
 from .pipeline import NoTableauError, Reader, TableauRead, name_cells

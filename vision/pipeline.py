@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ecoscore.geometry import CROP_SIZE, Detections, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 
-from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
-from .models import EMPTY, CardClassifier, CardFinder, Detections, fast_nms
+from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -132,10 +132,11 @@ class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
-                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1):
-        """``concurrent``: how many reads this process runs at once (the cores are shared out)."""
-        self.finder = finder or CardFinder(concurrent=concurrent)
-        self.classifier = classifier or CardClassifier(concurrent=concurrent)
+                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None):
+        """``concurrent``: how many reads this process runs at once (the cores are shared out);
+        ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``)."""
+        self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
+        self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
 
     def warm_up(self) -> None:
@@ -198,7 +199,7 @@ class Reader:
             keep &= ~_wholly_inside(det.quads, window, (w, h))
             want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
-            closer.centers = closer.centers + [x0, y0]
+            closer = closer.shifted((x0, y0))
             found.append(closer.subset(_wholly_inside(closer.quads, window, (w, h))))
         if not found:
             return det
