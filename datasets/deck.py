@@ -34,10 +34,6 @@ class Deck:
     faces: dict[CardType, list[np.ndarray]]  # BGR uint8, portrait
     path: Path
 
-    @property
-    def aspect(self) -> float:
-        return self.card_mm[1] / self.card_mm[0]
-
 
 def resolve_deck_path(deck: str | Path) -> Path:
     """A deck name (a folder under ``datasets/decks``) or a path to a deck folder."""

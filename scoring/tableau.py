@@ -36,10 +36,14 @@ NEIGHBOURS = _cells_within(1)
 WITHIN_TWO = _cells_within(2)
 
 
+def cell_at(row: int, col: int) -> str:
+    """The one wording of a cell for people, from 0-based (row, col), counted from 1: 'row 2, col 3'."""
+    return f"row {row + 1}, col {col + 1}"
+
+
 def cell_name(index: int) -> str:
-    """Human name of a cell, 1-based as people count: 'row 2, col 3'."""
-    r, c = divmod(index, COLS)
-    return f"row {r + 1}, col {c + 1}"
+    """Human name of a cell by its index in reading order: 'row 2, col 3'."""
+    return cell_at(*divmod(index, COLS))
 
 
 class Tableau:

@@ -10,6 +10,8 @@ from ecoscore.datasets.deck import load_deck
 from ecoscore.scoring import CardType
 from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 
 def test_a_generated_deck_is_a_function_of_its_seed():
     a, b, c = generate_deck(5), generate_deck(5), generate_deck(6)

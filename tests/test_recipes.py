@@ -3,7 +3,11 @@ import json
 from pathlib import Path
 from dataclasses import replace
 
+import pytest
+
 from ecoscore.vision.train import RECIPES, _dataset_dir, prepare_data
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
 TINY = dict(train_scenes=2, val_scenes=1, render_long_side=160)
 

@@ -11,6 +11,8 @@ from service_helpers import SlowReader
 from ecoscore.service.app import Settings, create_app
 from ecoscore.service.store import Store
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 GRIDS = {n: (EXAMPLES / f"{n}.txt").read_text() for n in ("alice", "bruno", "chiara")}
 EMPTY = ". . . . .\n" * 4
 

@@ -20,6 +20,8 @@ from ecoscore.scoring import GridError, parse_grid, parse_json
 from ecoscore.scoring.majority import places
 from ecoscore.service.app import Settings, create_app
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 ALICE = (EXAMPLES / "alice.txt").read_text()
 
 

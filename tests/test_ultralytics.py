@@ -12,7 +12,7 @@ import pytest
 from conftest import needs_models
 
 # Checked without importing it: a bare `import ultralytics` looks up DNS names.
-pytestmark = [pytest.mark.training,
+pytestmark = [pytest.mark.training, pytest.mark.slow,
               pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="needs the train extra")]
 
 GUARD = textwrap.dedent(
