@@ -18,6 +18,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.yolo import MIN_VISIBLE, card_quads, cell_crops, obb_label_lines, visible_part
 from ecoscore.geometry import CROP_SIZE, warp_quad
@@ -26,7 +27,6 @@ from ecoscore.truthfile import read_set
 from ecoscore.vision.decode import decode
 from ecoscore.vision.models import CardClassifier, CardFinder, decode_obb, letterbox
 from ecoscore.vision.pipeline import Reader, name_cells
-from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:

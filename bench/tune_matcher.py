@@ -5,13 +5,14 @@ deck, each enrolled from one face per type and read on its own normal and hard p
 """
 from __future__ import annotations
 
+from bench_decks import rendered  # bench/ is on the path when a bench runs as a script
+from other_decks import mosaic_deck
+from tune_confidence import collect, report
+
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck
 from ecoscore.paths import data_dir
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.pipeline import Reader
-from bench_decks import rendered  # bench/ is on the path when a bench runs as a script
-from other_decks import mosaic_deck
-from tune_confidence import collect, report
 
 
 def main() -> None:

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 import cv2
 import numpy as np
 
+from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS, CardType
 from ecoscore.truthfile import Truth
-from ecoscore.geometry import project
 
 from . import effects
 from .deck import Deck

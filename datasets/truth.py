@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ecoscore.scoring import Tableau, parse_json
 from ecoscore.geometry import Detections
+from ecoscore.scoring import Tableau, parse_json
 
 from .yolo import card_quads
 

@@ -74,7 +74,7 @@ def warp_quad(image: np.ndarray, quad: np.ndarray, size: int = CROP_SIZE) -> np.
     """Warp the quadrilateral ``quad`` (TL, TR, BR, BL, pixels of ``image``) to a size × size
     square. A portrait card is squashed to a square; the classifier is trained the same way."""
     src = np.asarray(quad, np.float32).reshape(4, 2)
-    dst = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     M = cv2.getPerspectiveTransform(src, dst)
     # INTER_AREA is not supported by warpPerspective; shrink big cells first so the crop
     # averages the card's pixels instead of sampling a few of them (aliasing).

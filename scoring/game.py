@@ -187,7 +187,7 @@ def score_game(
         winners=winners,
         provisional=provisional,
         deck_issues=[issue for s in scores for issue in s.deck_issues] + game_issues,
-        neutral=tuple(neutral) if neutral is not None else None,
+        neutral=(neutral[0], neutral[1]) if neutral is not None else None,
         others=list(others or ()),
         solo=solo,
     )

@@ -81,9 +81,7 @@ class Tableau:
         return self.cells[_index(row, col)]
 
     def counts(self) -> Counter[CardType]:
-        held = Counter(self.cells)
-        held.pop(None, None)
-        return held
+        return Counter(card for card in self.cells if card is not None)
 
     def empty_cells(self) -> list[int]:
         return [i for i, cell in enumerate(self.cells) if cell is None]

@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import needs_models
 
 pytestmark = [needs_models, pytest.mark.slow]

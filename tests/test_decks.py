@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.scoring import CardType
 from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError
 

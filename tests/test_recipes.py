@@ -1,7 +1,7 @@
 """Training recipes: what data a recipe trains on (no training here: that is test_ultralytics)."""
 import json
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 

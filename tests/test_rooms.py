@@ -171,8 +171,8 @@ def test_room_codes_stay_out_of_the_access_log(client, caplog):
 
 
 def test_security_headers_and_a_page_that_keeps_to_them(client):
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     for path in ("/", "/health", "/api/rooms/nope", "/static/app.js"):
         h = client.get(path).headers

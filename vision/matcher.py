@@ -22,7 +22,6 @@ import numpy as np
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .crops import CROP_SIZE
 from .models import EMPTY, ModelError, _blob, _metadata, _network, _round_up
 
 NOT_OURS = "not ours"  # a card, but none of this deck's types

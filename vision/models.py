@@ -17,7 +17,6 @@ from ecoscore.paths import models_dir
 
 from .runtime import Network
 
-
 __all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_obb", "fast_nms",
            "letterbox", "obb_corners", "probiou"]
 

@@ -309,5 +309,6 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     if fit.ambiguous_window:
         doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
     if fit.off_grid:
-        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid but outside its 5 × 4 were left out")
+        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
+                      "but outside its 5 × 4 were left out")
     return doubts
