@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.deck import Deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck, write_deck
@@ -31,7 +32,6 @@ from ecoscore.vision.enrol import from_photo
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.pipeline import Reader
-from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
 
 FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
 

@@ -14,13 +14,13 @@ import json
 
 import cv2
 import numpy as np
+from bench_decks import unseen_decks  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.paths import data_dir
 from ecoscore.scoring import CardType
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 from ecoscore.vision.decode import decode
 from ecoscore.vision.matcher import CardEmbedder
-from bench_decks import unseen_decks  # bench/ is on the path when a bench runs as a script
 
 TYPES = list(CardType)
 

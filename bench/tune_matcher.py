@@ -5,12 +5,13 @@ deck, each enrolled from one face per type and read on its own normal and hard p
 """
 from __future__ import annotations
 
-from ecoscore.paths import data_dir
-from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
-from ecoscore.vision.pipeline import Reader
 from bench_decks import rendered  # bench/ is on the path when a bench runs as a script
 from render_bench_sets import tuning_decks
 from tune_confidence import collect, report
+
+from ecoscore.paths import data_dir
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+from ecoscore.vision.pipeline import Reader
 
 
 def main() -> None:

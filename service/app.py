@@ -32,7 +32,7 @@ from .routes.page import STATIC
 from .settings import Settings
 from .store import Store
 
-__all__ = ["Settings", "create_app", "serve"]
+__all__ = ["Settings", "create_app"]
 log = logging.getLogger("ecoscore.service")
 ROOM_PHOTO = re.compile(r"/api/rooms/[^/]+/photo")
 DECK_PHOTO = re.compile(r"/api/decks/[^/]+/photo")
@@ -67,10 +67,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         store = Store(settings.database_url(), lock_timeout=settings.db_timeout, max_players=settings.max_players)
         the_reader = reader
         if the_reader is None:
-            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.workers))
+            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.workers, threads=settings.threads))
             await run_in_threadpool(the_reader.warm_up)  # no compile on a user's first photo
         reads = ReadQueue(settings.workers, settings.read_queue, settings.queue_wait)
-        decks = Decks(concurrent=settings.workers)
+        decks = Decks(concurrent=settings.workers, threads=settings.threads)
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
         app.state.services = Services(settings, store, the_reader, reads, decks)
@@ -109,9 +109,3 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     if settings.access_log:
         app.add_middleware(AccessLog)
     return app
-
-
-def serve(settings: Settings | None = None, **flags) -> None:
-    from .server import run
-
-    run(settings or Settings(**{k: v for k, v in flags.items() if v is not None}))

@@ -10,11 +10,11 @@ log is replaced by ours, which leaves room codes out.
 from __future__ import annotations
 
 import logging
-import os
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .app import create_app
 from .settings import Settings
 
 
@@ -40,10 +40,12 @@ def header_deadline(seconds: float) -> type[H11Protocol]:
     return HeaderDeadline
 
 
-def run(settings: Settings) -> None:
-    from .app import create_app
+def serve(settings: Settings | None = None, **flags) -> None:
+    """Run the service; ``flags`` (the command line's) win over the environment's settings."""
+    run(settings or Settings(**{k: v for k, v in flags.items() if v is not None}))
 
-    os.environ.setdefault("ECOSCORE_THREADS", "1")  # parallel photos, one core each
+
+def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="info",
                             access_log=False, http=header_deadline(settings.header_timeout),

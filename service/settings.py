@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     deck: str = Field("", max_length=40, description="the enrolled deck photos are read against when a request names "
                                                       "none (`ecoscore deck list`); empty: the built-in stand-in")
     workers: int = Field(2, ge=1, le=64, description="photos read at once: one per core")
+    threads: int = Field(1, ge=0, le=64, description="threads per inference: photos are read in parallel, one core "
+                                                     "each (0: the cores shared out among the workers)")
     read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
                                                   "more are answered 503 + Retry-After before their body is read")
     queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")

@@ -25,7 +25,7 @@ from ecoscore.scoring import CardType, Tableau, score_tableau
 from ecoscore.service.app import Settings, create_app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [needs_models, pytest.mark.browser, pytest.mark.skipif(not CHROMIUM, reason="chromium is not installed")]
+pytestmark = [needs_models, pytest.mark.browser, pytest.mark.slow, pytest.mark.skipif(not CHROMIUM, reason="chromium is not installed")]
 # Chromium on this machine: no sandbox as root, and no background calls to Google's hosts.
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]

@@ -12,6 +12,8 @@ from service_helpers import SlowReader
 from ecoscore.service.app import Settings, create_app
 from ecoscore.service.store import Store
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 GRIDS = {n: (EXAMPLES / f"{n}.txt").read_text() for n in ("alice", "bruno", "chiara")}
 EMPTY = ". . . . .\n" * 4
 
@@ -172,8 +174,8 @@ def test_room_codes_stay_out_of_the_access_log(client, caplog):
 
 
 def test_security_headers_and_a_page_that_keeps_to_them(client):
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     for path in ("/", "/health", "/api/rooms/nope", "/static/app.js"):
         h = client.get(path).headers

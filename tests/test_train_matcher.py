@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.training
+pytestmark = [pytest.mark.training, pytest.mark.slow]
 torch = pytest.importorskip("torch")
 
 

@@ -22,7 +22,6 @@ import numpy as np
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .crops import CROP_SIZE
 from .models import EMPTY, ModelError, _blob, _metadata, _network, _round_up
 
 NOT_OURS = "not ours"  # a card, but none of this deck's types
@@ -36,14 +35,14 @@ TYPES = list(CardType)
 class CardEmbedder:
     """The matcher's network: crops -> unit vectors."""
 
-    def __init__(self, path: Path | None = None, concurrent: int = 1):
+    def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "matcher.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.scale = float(self.meta["scale"])
         self.not_ours = float(self.meta["not_ours"])
         self.empty = np.asarray(self.meta["empty"], np.float32)
-        self.network = _network(self.path, concurrent)
+        self.network = _network(self.path, concurrent, threads)
         # References embedded by another model are embedded again: the hash says which model.
         self.version = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
 

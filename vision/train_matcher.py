@@ -19,11 +19,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from ecoscore.datasets.deckgen import TRAIN_SEEDS
-from ecoscore.datasets.matchset import EMPTY, FOREIGN, STANDIN, TYPES, build_bank, deck_for
+from ecoscore.datasets.matchset import EMPTY, FOREIGN, TYPES, build_bank, deck_for
 from ecoscore.paths import data_dir, models_dir
 
 from .crops import CROP_SIZE, warp_quad

@@ -1,17 +1,16 @@
 """The phone page (static files, served as they are) and the health check."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from ecoscore import __version__
+from ecoscore.paths import static_dir
 
 from ..deps import Svc
 from ..schemas import Health, Problem
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
+STATIC = static_dir()
 router = APIRouter(responses={503: {"model": Problem}})
 
 

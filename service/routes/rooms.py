@@ -11,8 +11,7 @@ from typing import Annotated
 import io
 
 import segno
-from fastapi import APIRouter, HTTPException, Path, Request, Response, UploadFile
-from fastapi import File, Form
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
