@@ -1,6 +1,5 @@
 """The message catalogues: complete in every language, and every message the reader, the scorer
 and the service send matched by a template (so it reaches the player translated)."""
-import json
 import re
 from pathlib import Path
 
@@ -113,9 +112,9 @@ def test_every_message_is_translated(lang):
 
 
 def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
-    from ecoscore.vision.report import read_to_dict
-
     from helpers import spoil
+
+    from ecoscore.vision.report import read_to_dict
 
     seen = 0
     for jpeg in [s.jpeg for s in photo_set] + [spoil(photo_set[0].jpeg, reader, 6)]:
