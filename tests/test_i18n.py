@@ -97,6 +97,10 @@ MESSAGES = [
     "alice has 13 wolf cards but a deck holds only 12: a misread card or a second deck",
     "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
     "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
+    "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
+    "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
+    "the built-in deck cannot learn cards: name your own deck",
+    "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
 ]
 
 
