@@ -50,11 +50,21 @@ def client(port: int, bodies, deadline: float, results: list, lock: threading.Lo
             results.append((ok, time.perf_counter() - start, time.perf_counter()))
 
 
+def rss_mb(pid: int) -> float:
+    """The server's resident memory (Linux), for the issue #17 floor: back within 20 % of idle."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--photos", type=Path, required=True, help="folder with images/*.jpg (12 MP)")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--settle", type=float, default=60, help="seconds after the load before RSS is read again")
+    parser.add_argument("--no-batch", action="store_true", help="skip the batch comparison")
     args = parser.parse_args()
     photos = sorted((args.photos / "images").glob("*.jpg"))
     bodies = [multipart(p.read_bytes(), p.name) for p in photos]
@@ -74,6 +84,15 @@ def main() -> None:
                     break
             except OSError:
                 time.sleep(0.1)
+        idle_rss = rss_mb(server.pid)
+        peak = [idle_rss]
+        sampling = threading.Event()
+
+        def sample_rss():
+            while not sampling.wait(0.5):
+                peak[0] = max(peak[0], rss_mb(server.pid))
+
+        threading.Thread(target=sample_rss, daemon=True).start()
         results: list = []
         lock = threading.Lock()
         start = time.perf_counter()
@@ -85,6 +104,9 @@ def main() -> None:
         for t in threads:
             t.join()
         elapsed = max(r[2] for r in results) - start
+        sampling.set()
+        time.sleep(args.settle)
+        after_rss = rss_mb(server.pid)
     finally:
         server.terminate()
         server.wait(10)
@@ -92,14 +114,16 @@ def main() -> None:
     errors = sum(not r[0] for r in results)
     service_rate = len(results) / elapsed
     # the batch command on the same photos, same machine, right after
-    batch_dir = tmp / "batch"
-    batch_dir.mkdir()
-    for k in range(max(60, 2 * len(photos))):  # enough that the workers' start-up is amortised
-        shutil.copy(photos[k % len(photos)], batch_dir / f"{k:03d}.jpg")
-    t0 = time.perf_counter()
-    subprocess.run([*exe, "batch", str(batch_dir), "--out", str(tmp / "out.csv")], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
-    batch_rate = len(list(batch_dir.iterdir())) / (time.perf_counter() - t0)
+    batch_rate = float("nan")
+    if not args.no_batch:
+        batch_dir = tmp / "batch"
+        batch_dir.mkdir()
+        for k in range(max(60, 2 * len(photos))):  # enough that the workers' start-up is amortised
+            shutil.copy(photos[k % len(photos)], batch_dir / f"{k:03d}.jpg")
+        t0 = time.perf_counter()
+        subprocess.run([*exe, "batch", str(batch_dir), "--out", str(tmp / "out.csv")], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
+        batch_rate = len(list(batch_dir.iterdir())) / (time.perf_counter() - t0)
     shutil.rmtree(tmp, ignore_errors=True)
     q = lambda p: latencies[min(len(latencies) - 1, int(p * len(latencies)))]  # noqa: E731
     print(json.dumps({
@@ -107,6 +131,8 @@ def main() -> None:
         "latency_s": {"p50": round(statistics.median(latencies), 3), "p90": round(q(0.9), 3), "p99": round(q(0.99), 3),
                       "max": round(latencies[-1], 3)},
         "service_photos_per_s": round(service_rate, 2),
+        "server_rss_mb": {"idle": round(idle_rss), "peak": round(peak[0]), f"{args.settle:g}s_after": round(after_rss),
+                          "after_vs_idle": round(after_rss / idle_rss - 1, 3)},
         "batch_photos_per_s": round(batch_rate, 2),
         "service_over_batch": round(service_rate / batch_rate, 2),
         "floors": {"errors": 0, "p99_s": 2.0, "service_over_batch": 0.8},

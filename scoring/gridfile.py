@@ -21,10 +21,12 @@ class GridError(ValueError):
 
 
 def _parse_token(token: str | None, where: str) -> CardType | None:
-    if token is None or token in EMPTY_TOKENS:
+    if token is None:
         return None
-    if not isinstance(token, str):
-        raise GridError(f"{where}: expected a card name or null, got {token!r}")
+    if not isinstance(token, str):  # before the set lookup below: a list or dict is unhashable
+        raise GridError(f"{where}: expected a card name or null, got {type(token).__name__} {_clip(token)}")
+    if token in EMPTY_TOKENS:
+        return None
     try:
         return parse_card(token)
     except KeyError:
@@ -32,6 +34,11 @@ def _parse_token(token: str | None, where: str) -> CardType | None:
             f"{where}: unknown card {token!r} (use a type name such as 'meadow', an alias "
             f"such as 'louka', a code such as 'MD', or '.' for an empty cell)"
         ) from None
+
+
+def _clip(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _tableau_from(rows: Sequence[Sequence[CardType | None]], source: str) -> Tableau:
@@ -57,6 +64,9 @@ def parse_json(data: object, source: str = "grid") -> Tableau:
         data = data.get("grid")
     if not isinstance(data, list) or not all(isinstance(row, list) for row in data):
         raise GridError(f"{source}: expected a list of rows (or {{\"grid\": [...]}})")
+    if len(data) > 5 or any(len(row) > 5 for row in data):  # refuse before parsing every token of a huge list
+        raise GridError(f"{source}: a grid is 4 rows of 5 cards (or 5 of 4); got {len(data)} rows, "
+                        f"the longest of {max(map(len, data))}")
     rows = [
         [_parse_token(tok, f"{source}, row {r + 1}, cell {c + 1}") for c, tok in enumerate(row)]
         for r, row in enumerate(data)
@@ -72,6 +82,8 @@ def parse_grid(text: str, source: str = "grid") -> Tableau:
             data = json.loads(stripped)
         except json.JSONDecodeError as err:
             raise GridError(f"{source}: invalid JSON ({err})") from None
+        except RecursionError:  # thousands of nested brackets: no grid is nested more than twice
+            raise GridError(f"{source}: invalid JSON (nested too deeply; a grid is a list of rows)") from None
         return parse_json(data, source)
     return parse_text(text, source)
 

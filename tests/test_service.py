@@ -10,7 +10,7 @@ from helpers import EXAMPLES
 
 from ecoscore.service.app import Settings, create_app
 
-pytestmark = needs_models
+pytestmark = [needs_models, pytest.mark.slow]
 
 
 @pytest.fixture()
@@ -128,7 +128,7 @@ def test_room_with_three_players_survives_a_restart(db, reader, photo_set):
                       headers={"X-Player-Token": bruno["token"]})
         assert wrong.status_code == 403
         mine = c.put(f"/api/rooms/{rid}/players/chiara/grid", json={"grid": (EXAMPLES / "chiara.txt").read_text()},
-                     headers={"X-Player-Token": chiara["token"]})
+                     headers={"X-Player-Token": chiara["token"], "If-Match": f'"{chiara["version"]}"'})
         assert mine.status_code == 200
         totals = [p["total"] for p in mine.json()["room"]["game"]["players"]]
         assert totals == [50, 36, 43]
@@ -137,14 +137,18 @@ def test_room_with_three_players_survives_a_restart(db, reader, photo_set):
 
 
 def test_two_player_and_solo_rooms(client):
-    rid = client.post("/api/rooms", json={"mode": "two-player"}).json()["id"]
+    two = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    rid = two["id"]
     client.put(f"/api/rooms/{rid}/players/alice/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()})
-    doc = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0}).json()
+    doc = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0},
+                     headers={"X-Room-Token": two["owner_token"]}).json()
     assert doc["game"]["neutral"] == {"streams": 6, "wolves": 0}
     assert doc["game"]["players"][0]["cards"]["stream"] == 5  # the pile's 6 beat alice's 4
-    sid = client.post("/api/rooms", json={"mode": "solo"}).json()["id"]
+    solo = client.post("/api/rooms", json={"mode": "solo"}).json()
+    sid = solo["id"]
     client.put(f"/api/rooms/{sid}/players/me/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()})
-    doc = client.put(f"/api/rooms/{sid}/bot", json={"grid": "RB . . . .\n. . . . .\n. . . . .\n. . . . ."}).json()
+    doc = client.put(f"/api/rooms/{sid}/bot", json={"grid": "RB . . . .\n. . . . .\n. . . . .\n. . . . ."},
+                     headers={"X-Room-Token": solo["owner_token"]}).json()
     assert doc["game"]["solo"] == {"margin": 52, "outcome": "remarkable"}
 
 

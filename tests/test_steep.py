@@ -3,11 +3,10 @@ perspective, no phantom tableaux, and retake advice."""
 import hashlib
 
 import cv2
-
 import numpy as np
 import pytest
-
 from conftest import needs_models
+
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import SceneParams, hard_params, render_scene, steep_params
 from ecoscore.datasets.truth import detections_from_truth, fully_visible

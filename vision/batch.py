@@ -32,15 +32,14 @@ def collect(target: str) -> list[Path]:
     return sorted(files)
 
 
-def _init() -> None:
+def _init(deck: str | None = None) -> None:
     global _reader
-    os.environ["ECOSCORE_THREADS"] = "1"  # one process per core
     import cv2
 
     cv2.setNumThreads(1)
-    from ecoscore.vision.pipeline import Reader
+    from ecoscore.vision.deckstore import open_reader
 
-    _reader = Reader()
+    _reader = open_reader(deck, threads=1)  # one process per core
 
 
 def score_file(path: str) -> dict:
@@ -89,7 +88,7 @@ def _done(out: Path, jsonl: bool) -> set[str]:
 
 
 def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True) -> dict:
+              progress: bool = True, deck: str | None = None) -> dict:
     files = [str(p) for p in collect(target)]
     done = _done(out, jsonl) if resume else set()
     todo = [f for f in files if f not in done]
@@ -103,7 +102,8 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
         if writer and mode == "w":
             writer.writeheader()
         # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init) as pool, tqdm(
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
+                                 initargs=(deck,)) as pool, tqdm(
             total=len(todo), desc="scoring", unit="photo", disable=not progress
         ) as bar:
             for result in pool.map(score_file, todo):

@@ -16,6 +16,8 @@ from PIL import Image, ImageOps
 
 MAX_BYTES = 40 * 1024 * 1024
 MAX_PIXELS = 60_000_000  # a 48 MP phone photo passes; a decompression bomb does not
+MIN_SIDE = 64  # pixels across the short side: less cannot hold a readable tableau
+MAX_ASPECT = 8  # long side / short side: a 5 × 4 tableau photo is near 4:3; 10000 × 1 broke the resize
 WORK_LONG_SIDE = 1000  # decode at least this large: detection needs ~320, crops want detail
 
 try:  # HEIC/HEIF, if the optional library is installed
@@ -48,7 +50,6 @@ class Photo:
     image: np.ndarray  # BGR uint8
     scale: float  # image pixels per original pixel
     original_size: tuple[int, int]  # width, height of the original, upright
-    format: str
     data: bytes  # the file, kept so detail can be decoded again when cards are small
 
     def at_least(self, long_side: int) -> Photo:
@@ -104,6 +105,9 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         raise ImageError(
             f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
         )
+    if min(w, h) < MIN_SIDE or max(w, h) > MAX_ASPECT * min(w, h):
+        raise ImageError(f"the image is {w} × {h} pixels: too small or too narrow to hold a tableau "
+                         f"(at least {MIN_SIDE} pixels across, at most {MAX_ASPECT}:1)")
     if orientation in (5, 6, 7, 8):
         w, h = h, w
     return fmt, (w, h), orientation
@@ -136,4 +140,4 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
     k = long_side / max(image.shape[:2])
     if k < 0.5:
         image = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-    return Photo(image, image.shape[1] / w, (w, h), fmt, data)
+    return Photo(image, image.shape[1] / w, (w, h), data)

@@ -1,0 +1,257 @@
+"""/health while one client sends the worst input of each kind (issue #17), and 10 concurrent
+corrections of one player.
+
+Starts `ecoscore serve` (the real models) on a free port with a fresh store. A poller asks
+/health every 20 ms over keep-alive while an abuser sends one kind of bad input after another,
+each for a few seconds; prints per kind the answers it got and /health's p50/p99 meanwhile.
+    python bench/bench_abuse.py [--seconds-each 4]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+GRID = "RB TR FX BR DF\nBE EG WF DR ST\nMD RB TR FX BR\nDF BE EG WF DR\n"
+
+
+def request(port, method, path, body=b"", headers=None, timeout=30):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.read()
+    except (OSError, http.client.HTTPException) as err:
+        return type(err).__name__, b""
+    finally:
+        conn.close()
+
+
+def as_json(port, method, path, doc, headers=None):
+    return request(port, method, path, json.dumps(doc).encode(), {"Content-Type": "application/json", **(headers or {})})
+
+
+def multipart(fields: dict, files: dict) -> tuple[bytes, dict]:
+    b = "benchboundary"
+    out = b""
+    for k, v in fields.items():
+        out += f"--{b}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n".encode()
+    for k, (name, data) in files.items():
+        out += f"--{b}\r\nContent-Disposition: form-data; name=\"{k}\"; filename=\"{name}\"\r\n\r\n".encode() + data + b"\r\n"
+    return out + f"--{b}--\r\n".encode(), {"Content-Type": f"multipart/form-data; boundary={b}"}
+
+
+def raw(port, data: bytes, wait: float = 0.0, read: bool = True):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    try:
+        s.sendall(data)
+        time.sleep(wait)
+        return s.recv(200).split(b"\r\n")[0].decode(errors="replace") if read else "sent"
+    except OSError as err:
+        return type(err).__name__
+    finally:
+        s.close()
+
+
+def chunked_400mb(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+              b"Transfer-Encoding: chunked\r\n\r\n")
+    chunk = b"\xff" * 2**20
+    try:
+        for _ in range(400):
+            s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    except OSError:
+        pass
+    try:
+        return s.recv(200).split(b"\r\n")[0].decode(errors="replace") or "closed"
+    except OSError as err:
+        return type(err).__name__
+    finally:
+        s.close()
+
+
+def slow_headers(port, n=200):
+    socks = []
+    for _ in range(n):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+        except OSError:
+            break
+    time.sleep(3)
+    closed = 0
+    for s in socks:
+        s.settimeout(0.2)
+        try:
+            closed += s.recv(10) == b""
+        except OSError:
+            pass
+        s.close()
+    return f"{closed} of {len(socks)} closed by the server"
+
+
+def kinds(port):
+    png_wide = cv2.imencode(".png", np.full((1, 10000, 3), 128, np.uint8))[1].tobytes()
+    png_tall = cv2.imencode(".png", np.full((10000, 1, 3), 128, np.uint8))[1].tobytes()
+    jpeg_long = cv2.imencode(".jpg", np.full((1, 60000, 3), 128, np.uint8))[1].tobytes()
+    pairs = ",".join(["5:2"] * 300_000)
+    big_form = multipart({"others": pairs}, {"photo": ("a.jpg", b"\xff\xd8\xff")})
+    room = json.loads(as_json(port, "POST", "/api/rooms", {"mode": "solo"})[1])
+    counter = iter(range(10**9))
+    return {
+        "others: 300,000 pairs, JSON (2.4 MB)": lambda: as_json(
+            port, "POST", "/api/grid", {"players": [{"name": "a", "grid": GRID}], "others": [[5, 2]] * 300_000})[0],
+        "others: 300,000 pairs, photo form": lambda: request(port, "POST", "/api/photo", *big_form)[0],
+        "others: 11 pairs": lambda: as_json(
+            port, "POST", "/api/grid", {"players": [{"name": "a", "grid": GRID}], "others": [[5, 2]] * 11})[0],
+        "grid: 100,000 nested [": lambda: as_json(
+            port, "POST", "/api/grid", {"players": [{"name": "a", "grid": "[" * 100_000}]})[0],
+        "grid: 60,000 nested [ in the body": lambda: request(
+            port, "POST", "/api/grid", b'{"players":[{"name":"a","grid":' + b"[" * 30000 + b"]" * 30000 + b"}]}",
+            {"Content-Type": "application/json"})[0],
+        "grid: a cell that is a list": lambda: as_json(
+            port, "POST", "/api/grid", {"players": [{"name": "a", "grid": [[["RB"]] * 5] * 4}]})[0],
+        "image: PNG 10000 x 1": lambda: request(port, "POST", "/api/photo", *multipart({}, {"photo": ("a.png", png_wide)}))[0],
+        "image: PNG 1 x 10000": lambda: request(port, "POST", "/api/photo", *multipart({}, {"photo": ("a.png", png_tall)}))[0],
+        "image: JPEG 60000 x 1": lambda: request(port, "POST", "/api/photo", *multipart({}, {"photo": ("a.jpg", jpeg_long)}))[0],
+        "upload: chunked, 400 MB": lambda: chunked_400mb(port),
+        "upload: Content-Length 400 MB": lambda: raw(
+            port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                  b"Content-Length: 400000000\r\n\r\n"),
+        "upload: 8 photos of junk, 10 at once": lambda: _parallel(10, lambda: request(
+            port, "POST", "/api/game", *multipart({}, {"photos": ("a.jpg", b"\xff\xd8\xff" + b"\0" * 5_000_000)}))[0]),
+        "body: stalls after 10 bytes": lambda: raw(
+            port, b"POST /api/grid HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 999\r\n\r\n"
+                  b"{\"players\""),
+        "headers: 200 connections that never finish": lambda: slow_headers(port),
+        "room: 600 players": lambda: as_json(
+            port, "PUT", f"/api/rooms/{room['id']}/players/junk{next(counter)}/grid", {"grid": GRID})[0],
+        "room: bot and neutral without a token": lambda: as_json(
+            port, "PUT", f"/api/rooms/{room['id']}/bot", {"grid": GRID})[0],
+        "room: a player named 'bot' in a solo room": lambda: as_json(
+            port, "PUT", f"/api/rooms/{room['id']}/players/bot/grid", {"grid": GRID})[0],
+        "room: a 6,000-character name": lambda: as_json(
+            port, "PUT", f"/api/rooms/{room['id']}/players/{'x' * 6000}/grid", {"grid": GRID})[0],
+    }
+
+
+def _parallel(n, fn):
+    out = [None] * n
+    threads = [threading.Thread(target=lambda k=k: out.__setitem__(k, fn())) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return ",".join(sorted(str(o) for o in set(out)))
+
+
+def corrections(port) -> dict:
+    room = json.loads(as_json(port, "POST", "/api/rooms", {})[1])
+    me = json.loads(as_json(port, "PUT", f"/api/rooms/{room['id']}/players/me/grid", {"grid": GRID})[1])
+    codes = ["RB", "TR", "FX", "BR", "DF", "BE", "EG", "WF", "DR", "MD"]
+    out = [None] * 10
+
+    def correct(k):
+        grid = codes[k] + GRID[2:]
+        out[k] = as_json(port, "PUT", f"/api/rooms/{room['id']}/players/me/grid", {"grid": grid},
+                         {"X-Player-Token": me["token"], "If-Match": f'"{me["version"]}"'})[0]
+
+    threads = [threading.Thread(target=correct, args=(k,)) for k in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    doc = json.loads(request(port, "GET", f"/api/rooms/{room['id']}")[1])
+    kept = [k for k, s in enumerate(out) if s == 200]
+    first = doc["game"]["players"][0]["grid"][0][0]
+    expected = [json.loads(as_json(port, "POST", "/api/grid", {"players": [{"name": "x", "grid": codes[k] + GRID[2:]}]})[1])
+                ["players"][0]["grid"][0][0] for k in kept]
+    return {"answers": dict(Counter(map(str, out))), "kept_is_stored": expected == [first],
+            "version_after": doc["versions"]["me"], "lost_silently": 10 - len(kept) - out.count(409)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds-each", type=float, default=4.0)
+    args = parser.parse_args()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tmp = Path(tempfile.mkdtemp())
+    server = subprocess.Popen([sys.executable, "-m", "ecoscore", "serve", "--port", str(port),
+                               "--db", f"sqlite:///{tmp / 'db.sqlite3'}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples: list[tuple[str, float]] = []
+    label = ["idle"]
+    stop = threading.Event()
+
+    def poll():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                conn.request("GET", "/health")
+                conn.getresponse().read()
+                samples.append((label[0], time.perf_counter() - t0))
+            except (OSError, http.client.HTTPException):
+                samples.append((label[0], float("inf")))
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            time.sleep(0.02)
+
+    try:
+        for _ in range(600):
+            if request(port, "GET", "/health", timeout=2)[0] == 200:
+                break
+            time.sleep(0.2)
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        time.sleep(args.seconds_each)
+        rows = []
+        for name, attack in kinds(port).items():
+            label[0] = name
+            answers: Counter = Counter()
+            end = time.perf_counter() + args.seconds_each
+            while time.perf_counter() < end:
+                answers[str(attack())] += 1
+            rows.append((name, answers))
+        label[0] = "corrections"
+        fixes = corrections(port)
+        stop.set()
+        poller.join()
+        alive = request(port, "GET", "/health")[0]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+    def pct(values, p):
+        values = sorted(values)
+        return values[min(len(values) - 1, int(p * len(values)))] * 1000
+
+    print(f"{'input':48} {'answers':44} {'health p50':>10} {'p99 ms':>8}")
+    for name, answers in [("idle", Counter())] + rows:
+        lat = [v for k, v in samples if k == name]
+        text = ", ".join(f"{k} x{v}" for k, v in answers.most_common(3))
+        print(f"{name:48} {text[:44]:44} {statistics.median(lat) * 1000:10.1f} {pct(lat, 0.99):8.1f}")
+    under = [v for k, v in samples if k not in ("idle", "corrections")]
+    server_errors = sum(v for _, a in rows for k, v in a.items() if k.startswith("5") and k != "503")
+    print(json.dumps({"health_p99_ms_under_abuse": round(pct(under, 0.99), 1),
+                      "health_max_ms": round(max(under) * 1000, 1), "health_samples": len(under),
+                      "server_errors_5xx": server_errors, "alive_after": alive, "corrections": fixes}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Reading decks no training run has seen (issue #14), and the stand-in through the matcher.
+
+For each unseen deck (held-out seeds of the generator, and decks drawn in other styles by
+bench/other_decks.py), rendered photos of its own are read with the deck enrolled
+  - from one flat face per type (as from scans), and
+  - from one photo of one of its tableaux (holding all 11 types) with its grid;
+then read against another deck's references (wrong deck) and on tableaux of another game's
+cards (foreign), where nothing may come out confidently wrong. Prints every floor.
+
+    python bench/bench_decks.py [--normal 40 --hard 30] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
+
+from ecoscore.datasets.deck import Deck
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck, write_deck
+from ecoscore.datasets.scene import SceneParams, hard_params, render_scene
+from ecoscore.datasets.synth import synthesize
+from ecoscore.datasets.truth import truth_tableau
+from ecoscore.paths import data_dir
+from ecoscore.scoring import CardType
+from ecoscore.vision.deckstore import DeckStore
+from ecoscore.vision.enrol import from_photo
+from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+from ecoscore.vision.pipeline import Reader
+
+FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
+
+
+def unseen_decks() -> list[Deck]:
+    seeds = list(HELD_OUT_SEEDS)
+    generated = [generate_deck(seeds[i], style) for i, style in enumerate(STYLES)]
+    return [*generated, mosaic_deck(1), silhouette_deck(1)]
+
+
+def rendered(deck: Deck, root: Path, split: str, n: int, seed: int) -> Path:
+    folder = root / deck.name / split
+    if not (folder / "truth").is_dir() or len(list((folder / "truth").glob("*.json"))) < n:
+        deck_dir = write_deck(deck, root / deck.name / "deck")
+        params = {"normal": SceneParams(long_side=1600), "hard": hard_params(long_side=1600),
+                  "foreign": SceneParams(long_side=1600, p_random_faces=1.0, p_multi=0.0)}[split]
+        synthesize(deck_dir, n, folder, seed=seed, params=params, progress=False)
+    return folder
+
+
+def enrolment_photo(deck: Deck, seed: int) -> tuple[bytes, object]:
+    """A photo of one whole tableau of ``deck`` holding all 11 types, and its grid."""
+    for k in range(200):
+        scene = render_scene(deck, (seed, k), SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0, p_hole=0.0))
+        tab = scene.truth["tableaux"][0]
+        if len({c["type"] for c in tab["cells"]} - {None}) == len(CardType):
+            return scene.jpeg, truth_tableau(tab)
+    raise RuntimeError(f"no photo of {deck.name} holds all 11 types")
+
+
+def summary(ev) -> dict:
+    s = ev.summary()
+    return {k: s[k] for k in ("images", "tableaux", "tableau_exact_rate", "confident_wrong_rate", "flagged_rate",
+                              "refused_photos", "not_exact_because")} | {"confident_wrong": ev.confident_wrong}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--normal", type=int, default=40)
+    parser.add_argument("--hard", type=int, default=30)
+    parser.add_argument("--foreign", type=int, default=8)
+    parser.add_argument("--standin", type=Path, nargs="*", default=[])
+    parser.add_argument("--timing", type=Path)
+    args = parser.parse_args()
+    root = data_dir() / "bench-decks"
+    reader = Reader()
+    embedder = CardEmbedder()
+    report: dict = {"decks": {}}
+    decks = unseen_decks()
+    refs_by_deck = {}
+    for i, deck in enumerate(decks):
+        row: dict = {}
+        t0 = time.perf_counter()
+        faces = {card: [f[0]] for card, f in deck.faces.items()}  # one reference per type
+        refs = References.embed(deck.name, embedder, faces)
+        row["enrol_faces_s"] = round(time.perf_counter() - t0, 2)
+        refs_by_deck[deck.name] = refs
+        matcher = CardMatcher(embedder, refs)
+        for split, n in (("normal", args.normal), ("hard", args.hard)):
+            ev = evaluate(Reader(reader.finder, matcher), rendered(deck, root, split, n, 5000 + 10 * i), progress=False)
+            row[split] = summary(ev)
+        data, grid = enrolment_photo(deck, 7000 + i)
+        t0 = time.perf_counter()
+        crops = from_photo(reader, embedder, data, grid, deck.name)
+        photo_refs = References.embed(deck.name, embedder, crops)
+        row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
+        ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / "normal", progress=False)
+        row["photo_enrolled_normal"] = summary(ev)
+        report["decks"][deck.name] = row
+        print(deck.name, json.dumps({k: (v["tableau_exact_rate"], v["confident_wrong"]) if isinstance(v, dict) else v
+                                     for k, v in row.items()}), flush=True)
+    # Wrong deck: each deck's normal photos read with the next deck's references.
+    wrong = []
+    for deck, other in zip(decks, decks[1:] + decks[:1]):
+        ev = evaluate(Reader(reader.finder, CardMatcher(embedder, refs_by_deck[other.name])),
+                      root / deck.name / "normal", limit=20, progress=False)
+        wrong.append(ev.confident_wrong)
+    report["wrong_deck_confident_wrong"] = sum(wrong)
+    # Foreign cards: tableaux of another game's cards, read with the deck of the scene.
+    foreign = []
+    for i, deck in enumerate(decks[:3]):
+        ev = evaluate(Reader(reader.finder, CardMatcher(embedder, refs_by_deck[deck.name])),
+                      rendered(deck, root, "foreign", args.foreign, 6000 + i), progress=False)
+        foreign.append(ev.confident_wrong)
+    report["foreign_cards_confident_wrong"] = sum(foreign)
+    store = DeckStore(root / "store")
+    standin = CardMatcher(embedder, store.references("standin", embedder))
+    for folder in args.standin:
+        ev = evaluate(Reader(reader.finder, standin), folder, progress=False)
+        report[f"standin_{folder.name}"] = summary(ev)
+    if args.timing:
+        totals = []
+        paths = sorted((args.timing / "images").glob("*.jpg"))
+        timed = Reader(reader.finder, standin)
+        for k in range(4):
+            for path in paths:
+                t0 = time.perf_counter()
+                timed.read(path.read_bytes())
+                if k:
+                    totals.append((time.perf_counter() - t0) * 1e3)
+        report["timing_12mp_p50_ms"] = round(statistics.median(totals), 1)
+    rows = report["decks"].values()
+    report["floors"] = {
+        split: {"worst_deck": min(r[split]["tableau_exact_rate"] for r in rows), "floor": floor,
+                "mean": round(float(np.mean([r[split]["tableau_exact_rate"] for r in rows])), 4)}
+        for split, floor in FLOORS.items()
+    } | {"confident_wrong_unseen": sum(r[s]["confident_wrong"] for r in rows for s in FLOORS),
+         "enrol_max_s": max(max(r["enrol_faces_s"], r["enrol_photo_s"]) for r in rows)}
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""The card matcher's training bank: straightened cells of rendered photos of many decks.
+
+Each scene is rendered with its own generated deck (``deckgen``; a few with the stand-in), and
+every cell in the frame is cut the way the pipeline cuts it (perspective-warped to a square,
+corners perturbed as the lattice fit errs, turned a random quarter). Loose cards are cut too:
+face-down cards and cards of other games are the "not a card of this deck" examples.
+
+The bank is one ``.npz``: ``crops`` (N × S × S × 3 uint8, BGR), ``deck`` (N: the deck's seed,
+``STANDIN`` for the stand-in), ``label`` (N: a type's index in ``CardType`` order, ``EMPTY`` or
+``FOREIGN``).
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from ecoscore.scoring import CardType
+from ecoscore.vision.crops import CROP_SIZE, warp_quad
+
+from .deck import Deck, load_deck
+from .deckgen import generate_deck
+from .scene import SceneParams, hard_params, render_scene
+
+TYPES = list(CardType)
+EMPTY = len(TYPES)  # 11
+FOREIGN = EMPTY + 1  # 12: a face-down card, a card of another game
+STANDIN = -1
+P_STANDIN = 0.1
+
+
+def deck_for(seed: int) -> Deck:
+    return load_deck("standin") if seed == STANDIN else generate_deck(seed)
+
+
+def _perturbed(quad: np.ndarray, rng, jitter: float) -> np.ndarray:
+    side = np.linalg.norm(quad[1] - quad[0])
+    center = quad.mean(0)
+    quad = center + (quad - center) * rng.uniform(0.98, 1.12)
+    return quad + rng.normal(0, jitter * side, quad.shape)
+
+
+def scene_crops(image: np.ndarray, truth: dict, rng, jitter: float = 0.04) -> list[tuple[np.ndarray, int]]:
+    """(crop, label) of each cell and loose card wholly in the frame."""
+    h, w = image.shape[:2]
+    items = []
+    for tab in truth["tableaux"]:
+        for cell in tab["cells"]:
+            if cell["type"] is None:
+                label = EMPTY
+            else:
+                label = FOREIGN if tab["random_faces"] else TYPES.index(CardType(cell["type"]))
+            items.append((np.array(cell["corners"] or cell["cell_corners"], np.float64), label))
+    for card in truth["loose_cards"]:
+        label = TYPES.index(CardType(card["type"])) if card["type"] else FOREIGN
+        items.append((np.array(card["corners"], np.float64), label))
+    out = []
+    for quad, label in items:
+        if np.any(quad < 0) or np.any(quad > [w - 1, h - 1]):
+            continue
+        crop = warp_quad(image, _perturbed(quad, rng, jitter), CROP_SIZE)
+        out.append((np.ascontiguousarray(np.rot90(crop, int(rng.integers(4)))), label))
+    return out
+
+
+def _render(job: tuple[int, int, bool, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index, deck_seed, hard, long_side = job
+    cv2.setNumThreads(1)
+    deck = deck_for(deck_seed)
+    # Random-face tableaux and loose cards of other games: the matcher must learn to say "not ours".
+    overrides = dict(long_side=long_side, p_random_faces=0.08, p_multi=0.25, p_hole=0.5)
+    params = hard_params(**overrides) if hard else SceneParams(**overrides)
+    scene = render_scene(deck, (7, index), params)
+    rng = np.random.default_rng((8, index))
+    crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.02, 0.04, 0.07]))
+    if not crops:
+        return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    images, labels = zip(*crops)
+    return np.stack(images), np.full(len(images), deck_seed, np.int32), np.array(labels, np.int32)
+
+
+def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int = 0, p_hard: float = 0.35,
+               long_side: int = 960, workers: int = 2, progress: bool = True) -> Path:
+    """Render ``scenes`` photos (scene indices from ``first``), each of a deck drawn from ``decks``
+    (or the stand-in), and save their crops to ``out``."""
+    rng = np.random.default_rng((9, first))
+    decks = list(decks)
+    jobs = [(first + i, STANDIN if rng.random() < P_STANDIN else int(decks[rng.integers(len(decks))]),
+             bool(rng.random() < p_hard), long_side) for i in range(scenes)]
+    parts = []
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for part in tqdm(pool.map(_render, jobs, chunksize=4), total=len(jobs), disable=not progress, desc="bank"):
+            parts.append(part)
+    crops, deck_ids, labels = (np.concatenate(p) for p in zip(*parts))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, crops=crops, deck=deck_ids, label=labels)
+    return out

@@ -1,0 +1,49 @@
+"""The decks the service reads with: each enrolled deck's matcher, loaded on first use and kept
+for the next photos (a bounded few), beside the reader's own classifier for the default."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from ecoscore.vision.deckstore import DeckStore, DeckStoreError, check_name, default_store
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher
+
+KEEP = 16  # matchers kept loaded; each is a few hundred vectors
+
+
+class Decks:
+    def __init__(self, store: DeckStore | None = None, concurrent: int = 1, threads: int | None = None):
+        self.store = store or default_store()
+        self._concurrent, self._threads = concurrent, threads
+        self._embedder: CardEmbedder | None = None
+        self._loaded: OrderedDict[str, CardMatcher] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self) -> CardEmbedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = CardEmbedder(concurrent=self._concurrent, threads=self._threads)
+            return self._embedder
+
+    def matcher(self, name: str) -> CardMatcher:
+        """The matcher of deck ``name``; ``DeckStoreError`` if there is no such deck."""
+        check_name(name)
+        with self._lock:
+            if name in self._loaded:
+                self._loaded.move_to_end(name)
+                return self._loaded[name]
+        matcher = CardMatcher(self.embedder, self.store.references(name, self.embedder))
+        with self._lock:
+            self._loaded[name] = matcher
+            while len(self._loaded) > KEEP:
+                self._loaded.popitem(last=False)
+        return matcher
+
+    def forget(self, name: str) -> None:
+        """Drop a deck's loaded matcher (its references changed)."""
+        with self._lock:
+            self._loaded.pop(name, None)
+
+
+__all__ = ["Decks", "DeckStoreError"]

@@ -1,0 +1,90 @@
+"""What the routes share, as FastAPI dependencies: the settings, the store, the reader and its
+queue (made once at start-up, in ``app.state.services``), and the mapping of the store's
+refusals to HTTP answers."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, TypeVar
+
+from fastapi import Depends, Header, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
+
+from ecoscore.vision.pipeline import Reader
+
+from . import names
+from .decks import Decks, DeckStoreError
+from .reads import ReadQueue
+from .settings import Settings
+from .store import Busy, Conflict, Forbidden, Invalid, NotFound, PreconditionRequired, Store, StoreError
+
+T = TypeVar("T")
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    reader: Reader
+    reads: ReadQueue
+    decks: Decks
+
+    def classifier_for(self, deck: str):
+        """What names the cells of a photo of ``deck`` (empty: the service's default deck); None:
+        the reader's own classifier. An unknown deck is a 422, before any photo is read."""
+        name = deck.strip() or self.settings.deck
+        if not name:
+            return None
+        try:
+            return self.decks.matcher(name)
+        except DeckStoreError as err:
+            raise HTTPException(422, str(err)) from None
+
+    async def db(self, fn: Callable[..., T], *args) -> T:
+        """A store call in a worker thread (SQLite blocks), its refusals as HTTP answers."""
+        try:
+            return await run_in_threadpool(fn, *args)
+        except StoreError as err:
+            raise http_error(err) from None
+
+    def name(self, raw: str) -> str:
+        try:
+            return names.normalise(raw, self.settings.max_name)
+        except names.BadName as err:
+            raise HTTPException(422, str(err)) from None
+
+
+def http_error(err: StoreError) -> HTTPException:
+    if isinstance(err, Busy):
+        return HTTPException(503, str(err), headers={"Retry-After": "1"})
+    if isinstance(err, Conflict):
+        return HTTPException(409, str(err), headers={"ETag": f'"{err.current}"'})
+    status = {Forbidden: 403, NotFound: 404, PreconditionRequired: 428, Invalid: 422}.get(type(err), 422)
+    return HTTPException(status, str(err))
+
+
+def services(request: Request) -> Services:
+    return request.app.state.services
+
+
+Svc = Annotated[Services, Depends(services)]
+
+
+def _version(if_match: str | None) -> int | None:
+    if if_match is None:
+        return None
+    m = re.fullmatch(r'\s*(?:W/)?"?(\d{1,12})"?\s*', if_match)
+    if not m:
+        raise HTTPException(422, f'If-Match: expected a version like "3", got {if_match[:40]!r}')
+    return int(m.group(1))
+
+
+def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag)')] = None
+             ) -> int | None:
+    return _version(if_match)
+
+
+IfMatch = Annotated[int | None, Depends(if_match)]
+PlayerToken = Annotated[str | None, Header(description="your tableau's token", max_length=200)]
+RoomToken = Annotated[str | None, Header(description="the room creator's token", max_length=200)]

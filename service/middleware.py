@@ -1,0 +1,164 @@
+"""Plain ASGI middleware, each with one job, run around every request:
+
+- ``Bounds``: the body's size counted as it streams (chunked or not: a declared Content-Length
+  over the limit is refused before a byte is read), a pause in the body, and the whole request,
+  each bounded: 413, 408, 504.
+- ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
+  with Retry-After when there is none.
+- ``SecurityHeaders``: CSP, nosniff, frame-ancestors, no referrer (a room's link is its password).
+- ``AccessLog``: one line a request, with room codes blanked out.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .reads import ReadQueue
+
+ROOM_IN_PATH = re.compile(r"(/r/|/api/rooms/)[^/?]+")
+log = logging.getLogger("ecoscore.access")
+
+
+def redact(path: str) -> str:
+    return ROOM_IN_PATH.sub(r"\1…", path)
+
+
+async def _answer(send: Send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close"), *extra]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Refused(Exception):
+    pass
+
+
+class Bounds:
+    def __init__(self, app: ASGIApp, limit: Callable[[Scope], int], body_timeout: float, request_timeout: float):
+        self.app, self.limit, self.body_timeout, self.request_timeout = app, limit, body_timeout, request_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = self.limit(scope)
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            return await _answer(send, 413, f"request too large: the limit is {_size(limit)}")
+        state = {"read": 0, "more": True, "refusal": None, "started": False}
+
+        async def bounded_receive() -> Message:
+            if not state["more"]:  # the body is in: what is left to hear is a disconnect, unhurried
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.body_timeout)
+            except TimeoutError:
+                state["refusal"] = (408, f"the request body paused for more than {self.body_timeout:g} s")
+                raise _Refused() from None
+            if message["type"] == "http.request":
+                state["read"] += len(message.get("body", b""))
+                state["more"] = message.get("more_body", False)
+                if state["read"] > limit:
+                    state["refusal"] = (413, f"request too large: the limit is {_size(limit)}")
+                    raise _Refused()
+            return message
+
+        async def watched_send(message: Message) -> None:
+            if state["refusal"]:  # the app's own answer to the broken body (a 400) gives way to ours
+                return
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        try:
+            async with asyncio.timeout(self.request_timeout):
+                await self.app(scope, bounded_receive, watched_send)
+        except _Refused:
+            pass
+        except TimeoutError:
+            state["refusal"] = state["refusal"] or (504, f"the request took more than {self.request_timeout:g} s")
+        if state["refusal"] and not state["started"]:
+            await _answer(send, *state["refusal"])
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.0f} MB" if n >= 2**20 else f"{n // 1024} KB"
+
+
+class Admission:
+    def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool]):
+        self.app, self.queue, self.is_photo = app, queue, is_photo
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        queue = self.queue() if scope["type"] == "http" and self.is_photo(scope) else None
+        if queue is None:
+            return await self.app(scope, receive, send)
+        if not queue.admit():
+            wait = queue.retry_after()
+            return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
+                                 {"Retry-After": str(wait)})
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            queue.leave()
+
+
+# The page loads only its own files; its scripts are files too (no inline script). Inline style
+# attributes are allowed: the page sets a few, and styles cannot run code.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+# FastAPI's /docs and /redoc pull Swagger UI / ReDoc from a CDN with an inline script.
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
+            "worker-src blob:; frame-ancestors 'none'")
+
+
+class SecurityHeaders:
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        csp = DOCS_CSP if scope["path"] in ("/docs", "/redoc") else CSP
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []),
+                                      (b"content-security-policy", csp.encode()),
+                                      (b"x-content-type-options", b"nosniff"),
+                                      (b"x-frame-options", b"DENY"),
+                                      (b"referrer-policy", b"no-referrer")]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class AccessLog:
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started, status = time.monotonic(), [0]
+
+        async def noting(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noting)
+        finally:
+            client = (scope.get("client") or ("-",))[0]
+            log.info("%s %s %s %d %.0f ms", client, scope["method"], redact(scope["path"]), status[0],
+                     (time.monotonic() - started) * 1000)

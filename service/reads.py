@@ -1,0 +1,107 @@
+"""The queue of photo reads: a few readers, a bounded line in front of them.
+
+A photo request takes a ticket before its body is read (``admit``); with every ticket taken the
+answer is 503 with ``Retry-After``, and nothing is read or spooled. A ticket holder waits for a
+reader in order, at most ``queue_wait`` seconds, and gives up its place if the client goes away
+meanwhile. A read runs in the queue's own threads, and its reader is released when the thread
+ends, not when the request does: a timed-out request cannot push more reads onto the cores
+than there are readers.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class QueueFull(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(f"the service is busy reading photos; try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class Abandoned(Exception):
+    """The client went away while its photo waited: the read is not done."""
+
+
+class ReadQueue:
+    def __init__(self, workers: int, queue: int, wait: float):
+        self.workers, self.capacity, self.wait = workers, workers + queue, wait
+        self.tickets = 0
+        self._free = workers
+        self._waiters: deque[asyncio.Future] = deque()
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="read")
+        self._seconds = 1.0  # running mean of one read, for Retry-After
+        self.reads_started = 0
+
+    # tickets: taken by the middleware before the body is read
+    def admit(self) -> bool:
+        if self.tickets >= self.capacity:
+            return False
+        self.tickets += 1
+        return True
+
+    def leave(self) -> None:
+        self.tickets -= 1
+
+    def retry_after(self) -> int:
+        return max(1, min(120, math.ceil(self.tickets * self._seconds / self.workers)))
+
+    # readers
+    def _release(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free += 1
+
+    async def _acquire(self, gone: Callable[[], object]) -> None:
+        if self._free and not self._waiters:
+            self._free -= 1
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        deadline = time.monotonic() + self.wait
+        try:
+            while not waiter.done():
+                await asyncio.wait([waiter], timeout=0.2)
+                if waiter.done():
+                    break
+                if await gone():
+                    raise Abandoned()
+                if time.monotonic() > deadline:
+                    raise QueueFull(self.retry_after())
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._release()  # handed a reader just as we gave up: pass it on
+            else:
+                waiter.cancel()
+            raise
+
+    async def run(self, fn: Callable[..., T], *args, gone: Callable[[], object]) -> T:
+        """``fn(*args)`` on a reader once one is free; ``gone()`` says whether the client left."""
+        await self._acquire(gone)
+        loop = asyncio.get_running_loop()
+        if await gone():
+            self._release()
+            raise Abandoned()
+        self.reads_started += 1
+        started = time.monotonic()
+
+        def done(_):
+            self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+            loop.call_soon_threadsafe(self._release)
+
+        future = self._pool.submit(fn, *args)
+        future.add_done_callback(done)
+        return await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

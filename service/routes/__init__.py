@@ -1,0 +1,1 @@
+"""The API's routers, one file per part: the page and health, scoring, game rooms."""

@@ -1,0 +1,65 @@
+"""Decks: which ones the service knows, and "remember these cards": a photo of one tableau with
+its corrected grid adds each cell to a deck's references (a new deck needs every type)."""
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from ecoscore.scoring import GridError, parse_grid
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError
+from ecoscore.vision.enrol import EnrolError, from_photo
+
+from ..deps import Svc
+from ..reads import Abandoned, QueueFull
+from ..schemas import ERRORS, DeckOut, DecksOut
+
+router = APIRouter(tags=["decks"], responses=ERRORS)
+DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
+
+
+def _out(info: DeckInfo) -> DeckOut:
+    return DeckOut(name=info.name, references={c.value: n for c, n in info.counts.items()}, builtin=info.builtin,
+                   complete=info.complete)
+
+
+@router.get("/api/decks", summary="The decks photos can be read against", response_model=DecksOut)
+async def list_decks(svc: Svc):
+    def work() -> DecksOut:
+        store = svc.decks.store
+        return DecksOut(default=svc.settings.deck or DEFAULT_DECK, decks=[_out(store.info(n)) for n in store.names()])
+
+    return await run_in_threadpool(work)
+
+
+@router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
+             response_model=DeckOut)
+async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
+                         grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = ""):
+    if name == DEFAULT_DECK:
+        raise HTTPException(422, "the built-in deck cannot learn cards: name your own deck")
+    try:
+        tableau = parse_grid(grid, "grid")
+    except GridError as err:
+        raise HTTPException(422, str(err)) from None
+    limit = svc.settings.max_upload
+
+    def enrol() -> DeckInfo:
+        photo.file.seek(0)
+        data = photo.file.read(limit + 1)
+        if len(data) > limit:
+            raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
+        crops = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
+        info = svc.decks.store.add(name, crops, f"photo {photo.filename or ''} from the page".replace("  ", " "))
+        svc.decks.forget(name)
+        return info
+
+    try:
+        return _out(await svc.reads.run(enrol, gone=request.is_disconnected))
+    except QueueFull as err:
+        raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
+    except Abandoned:
+        raise HTTPException(408, "the client went away before its photo was read") from None
+    except (EnrolError, DeckStoreError) as err:
+        raise HTTPException(422, str(err)) from None

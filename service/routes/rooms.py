@@ -1,0 +1,187 @@
+"""Game rooms: every player adds their tableau; the room scores the whole game.
+
+The room's creator gets an owner token (X-Room-Token) for room-wide settings and for removing
+players; each player gets a token (X-Player-Token) for their own tableau. Writes that replace
+something carry the version the writer saw (If-Match; 409 when it moved on, 428 when missing).
+"""
+from __future__ import annotations
+
+import io
+from typing import Annotated
+
+import segno
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
+
+from .. import names
+from ..deps import IfMatch, PlayerToken, RoomToken, Svc
+from ..schemas import ERRORS, MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
+from .photos import photo_jpeg, read_photo
+from .score import tableau
+
+router = APIRouter(tags=["rooms"], responses=ERRORS)
+
+RoomId = Annotated[str, Path(max_length=20, description="the room's code (its password: keep it among players)")]
+PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]
+
+
+def with_corrections(read: dict | None, grid: list) -> dict:
+    """A player's read as it stands after their corrections: the cells whose type now differs
+    from the read are listed in ``corrected`` and lose their doubts; every other cell and doubt
+    stays as it was read (the cells keep the types read, so "back to what was read" can work)."""
+    read = {k: v for k, v in (read or {}).items() if k != "grid"}  # the grid is the one scored
+    if not read.get("cells"):
+        return read
+    corrected = [[r, c] for r, row in enumerate(read["cells"]) for c, cell in enumerate(row)
+                 if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
+    gone = {(r, c) for r, c in corrected}
+    cells = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
+             for r, row in enumerate(read["cells"])]
+    doubts = [d for d in read.get("doubts", []) if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in gone)]
+    return read | {"cells": cells, "doubts": doubts, "corrected": corrected}
+
+
+def _room_doc(svc, room_id: str) -> dict:
+    """The room with every player's score pad (blocking: the store and the scoring)."""
+    room = svc.store.room(room_id)
+    doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
+           "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
+           "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
+           "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
+           "game": None, "problem": None}
+    if room.players:
+        bot = parse_json(room.bot_grid) if room.mode == "solo" and room.bot_grid else None
+        try:
+            game = score_game([(p.name, parse_json(p.grid)) for p in room.players],
+                              neutral=room.neutral if room.mode == "two-player" else None,
+                              bot=bot if len(room.players) == 1 else None)
+        except ValueError as err:  # a room stored before names were checked: say so, do not fail
+            doc["problem"] = str(err)
+            return doc
+        # A room keeps each player's plain photo (photo_url); overlay_url names the same picture
+        # for older clients: a drawn overlay would show points scored alone, not the room's.
+        extras = [with_corrections(p.read, p.grid)
+                  | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
+                     "photo_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
+                  for p in room.players]
+        doc["game"] = game_to_dict(game, extras)
+    return doc
+
+
+async def room_doc(svc, room_id: str, response: Response | None = None) -> dict:
+    doc = await svc.db(_room_doc, svc, room_id)
+    if response is not None:
+        response.headers["ETag"] = f'"{doc["version"]}"'
+    return doc
+
+
+@router.post("/api/rooms", summary="Start a game room", response_model=NewRoomOut, response_model_exclude_unset=True)
+async def new_room(svc: Svc, body: NewRoom, response: Response):
+    room_id, owner = await svc.db(svc.store.create_room, body.mode)
+    return await room_doc(svc, room_id, response) | {"owner_token": owner}
+
+
+@router.get("/api/rooms/{room_id}", summary="A room with every player's score pad", response_model=RoomOut,
+            response_model_exclude_unset=True)
+async def get_room(svc: Svc, room_id: RoomId, response: Response):
+    return await room_doc(svc, room_id, response)
+
+
+@router.get("/api/rooms/{room_id}/qr.svg", summary="The room's link as a QR code", response_class=Response,
+            responses={200: {"content": {"image/svg+xml": {}}}, 404: {"description": "no such room"}})
+async def room_qr(svc: Svc, room_id: RoomId):
+    await svc.db(svc.store.room, room_id)  # 404 for a room that does not exist
+    # The public address from the settings: a request's Host header is the client's to choose.
+    # A standalone SVG needs its xmlns (svg_inline() leaves it out, and an <img> then shows
+    # nothing); a white background keeps it readable by cameras on a dark page.
+    def draw() -> bytes:
+        out = io.BytesIO()
+        segno.make(f"{svc.settings.link_base()}/r/{room_id}", error="m").save(
+            out, kind="svg", scale=6, border=4, xmldecl=False, light="#fff")
+        return out.getvalue()
+
+    return Response(await run_in_threadpool(draw), media_type="image/svg+xml")
+
+
+async def _written(svc, room_id: str, name: str, token_version: tuple[str, int], response: Response) -> dict:
+    token, version = token_version
+    response.headers["ETag"] = f'"{version}"'
+    return {"name": name, "token": token, "version": version, "room": await room_doc(svc, room_id)}
+
+
+@router.post("/api/rooms/{room_id}/photo", summary="Add (or replace) your tableau by photo", response_model=PlayerWrite,
+             response_model_exclude_unset=True)
+async def room_photo(svc: Svc, request: Request, response: Response, room_id: RoomId, if_match: IfMatch,
+                     photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=MAX_RAW_NAME),
+                     deck: str = Form("", max_length=40, description="the enrolled deck of the cards (GET /api/decks)"),
+                     x_player_token: PlayerToken = None):
+    name = svc.name(name)
+    await svc.db(svc.store.room, room_id)  # an unknown room before a read
+    read = await read_photo(svc, request, photo, name, deck)
+
+    def draw():
+        from ecoscore.vision.report import read_to_dict
+
+        tab = read.tableaux[0]
+        jpeg = photo_jpeg(read)  # plain: the page draws the room's points on it
+        doubts = list(read.doubts)
+        if len(read.tableaux) > 1:
+            doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
+                          "(photograph yours alone to be sure)")
+        return to_json(tab.tableau), read_to_dict(tab, doubts) | {"photo_size": list(read.size)}, jpeg
+
+    grid, fields, jpeg = await run_in_threadpool(draw)
+    if await request.is_disconnected():  # abandoned: store nothing
+        raise HTTPException(408, "the client went away")
+    written = await svc.db(svc.store.put_player, room_id, name, grid, fields, jpeg, x_player_token, if_match)
+    return await _written(svc, room_id, name, written, response)
+
+
+@router.put("/api/rooms/{room_id}/players/{name}/grid", summary="Add or correct your tableau as a grid",
+            response_model=PlayerWrite, response_model_exclude_unset=True)
+async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerName, body: GridOnly,
+                    if_match: IfMatch, x_player_token: PlayerToken = None):
+    name = svc.name(name)
+    grid = to_json(tableau(body.grid, name))
+    room = await svc.db(svc.store.room, room_id)
+    before = next((p for p in room.players if p.name == name), None)
+    read = before.read if before else None  # a correction keeps the read: its other doubts stay
+    written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
+    return await _written(svc, room_id, name, written, response)
+
+
+@router.patch("/api/rooms/{room_id}/players/{name}", summary="Rename yourself", response_model=PlayerWrite,
+              response_model_exclude_unset=True)
+async def rename_player(svc: Svc, response: Response, room_id: RoomId, name: PlayerName, body: Rename,
+                        if_match: IfMatch, x_player_token: PlayerToken = None):
+    name, new = names.fold(name), svc.name(body.name)
+    version = await svc.db(svc.store.rename_player, room_id, name, new, x_player_token, if_match)
+    return await _written(svc, room_id, new, (x_player_token, version), response)
+
+
+@router.delete("/api/rooms/{room_id}/players/{name}", summary="Leave (your token) or remove a player (the room's)",
+               response_model=Removed, response_model_exclude_unset=True)
+async def remove_player(svc: Svc, response: Response, room_id: RoomId, name: PlayerName,
+                        x_player_token: PlayerToken = None, x_room_token: RoomToken = None):
+    name = names.fold(name)  # as stored, unchecked: a name stored before the checks can still go
+    await svc.db(svc.store.remove_player, room_id, name, x_player_token, x_room_token)
+    return {"removed": name, "room": await room_doc(svc, room_id, response)}
+
+
+@router.put("/api/rooms/{room_id}/neutral", summary="2-player game: the neutral pile (the room's creator)",
+            response_model=RoomOut, response_model_exclude_unset=True)
+async def room_neutral(svc: Svc, response: Response, room_id: RoomId, body: Neutral, if_match: IfMatch,
+                       x_room_token: RoomToken = None):
+    await svc.db(svc.store.set_neutral, room_id, body.streams, body.wolves, x_room_token, if_match)
+    return await room_doc(svc, room_id, response)
+
+
+@router.put("/api/rooms/{room_id}/bot", summary="Solo game: the bot's grid (the room's creator)",
+            response_model=RoomOut, response_model_exclude_unset=True)
+async def room_bot(svc: Svc, response: Response, room_id: RoomId, body: GridOnly, if_match: IfMatch,
+                   x_room_token: RoomToken = None):
+    grid = to_json(tableau(body.grid, "bot"))
+    await svc.db(svc.store.set_bot, room_id, grid, x_room_token, if_match)
+    return await room_doc(svc, room_id, response)

@@ -1,0 +1,132 @@
+"""Scoring without a room: one photo, a game of photos, grids given as text or JSON."""
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from ecoscore.options import parse_others, parse_pair
+from ecoscore.scoring import GridError, Tableau, game_to_dict, parse_grid, parse_json, score_game
+from ecoscore.vision.overlay import overlay_jpeg
+from ecoscore.vision.report import score_reads
+
+from ..deps import Svc
+from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
+from .photos import photo_jpeg, photo_name, read_photo
+
+router = APIRouter(tags=["score"], responses=ERRORS)
+
+OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
+DeckName = Annotated[str, Form(max_length=40, description="the enrolled deck the cards belong to (GET /api/decks); "
+                                                           "empty: the service's default")]
+
+
+def tableau(grid: str | list, where: str) -> Tableau:
+    try:
+        return parse_grid(grid, where) if isinstance(grid, str) else parse_json(grid, where)
+    except GridError as err:
+        raise HTTPException(422, str(err)) from None
+
+
+def _pair(text: str, what: str) -> tuple[int, int] | None:
+    try:
+        return parse_pair(text, what) if text.strip() else None
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
+
+
+def others_of(text: str) -> list[tuple[int, int]] | None:
+    try:
+        others = parse_others(text) if text.strip() else None
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
+    if others and len(others) > MAX_OTHERS:
+        raise HTTPException(422, f"others: at most {MAX_OTHERS} players, got {len(others)}")
+    return others
+
+
+async def _score_photos(svc, request: Request, files: list[UploadFile], names: list[str], neutral, others, bot,
+                        deck: str = "") -> dict:
+    named = [photo_name(svc, names[k] if k < len(names) else "", f, k) for k, f in enumerate(files)]
+    reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
+
+    def score_and_draw() -> tuple[dict, list[bytes]]:
+        try:
+            game, extras = score_reads(reads, neutral=neutral, bot=bot, others=others)
+        except ValueError as err:
+            raise HTTPException(422, str(err)) from None
+        players, jpegs = iter(game.players), []
+        for _, read in reads:
+            jpegs.append(overlay_jpeg(read, [next(players) for _ in read.tableaux]))
+        return (game, extras), jpegs
+
+    (game, extras), jpegs = await run_in_threadpool(score_and_draw)
+    overlay_ids = []
+    for (_, read), jpeg in zip(reads, jpegs):
+        if await request.is_disconnected():  # no one to show it to: store nothing
+            raise HTTPException(408, "the client went away")
+        oid = await svc.db(svc.store.put_overlay, jpeg)
+        overlay_ids.extend([oid] * len(read.tableaux))
+    photos = []  # the plain photos: the page draws the grid and the current points on them
+    for _, read in reads:
+
+        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read))
+        photos.extend([(pid, list(read.size))] * len(read.tableaux))
+    for fields, oid, (pid, size) in zip(extras, overlay_ids, photos):
+        fields["overlay_url"] = f"/api/overlays/{oid}.jpg"
+        fields["photo_url"] = f"/api/overlays/{pid}.jpg"
+        fields["photo_size"] = size
+    return game_to_dict(game, extras)
+
+
+@router.post("/api/photo", summary="Score one photo (every tableau in it)", response_model=GameOut,
+             response_model_exclude_unset=True)
+async def score_photo(svc: Svc, request: Request, photo: UploadFile = File(...),
+                      name: Annotated[str, Form(max_length=MAX_RAW_NAME)] = "", others: OthersText = "",
+                      deck: DeckName = ""):
+    return await _score_photos(svc, request, [photo], [name], None, others_of(others), None, deck)
+
+
+@router.post("/api/game", summary="Score a game: one photo per player", response_model=GameOut,
+             response_model_exclude_unset=True)
+async def score_game_photos(
+    svc: Svc,
+    request: Request,
+    photos: list[UploadFile] = File(...),
+    names: Annotated[list[str], Form(description="each photo's player, in order")] = [],  # noqa: B006
+    neutral: Annotated[str, Form(max_length=50, description="2-player game: STREAMS,WOLVES of the neutral pile")] = "",
+    others: OthersText = "",
+    bot: Annotated[str, Form(max_length=MAX_GRID_TEXT, description="solo game: the bot's grid as text")] = "",
+    deck: DeckName = "",
+):
+    if len(photos) > svc.settings.max_photos:
+        raise HTTPException(422, f"at most {svc.settings.max_photos} photos per game")
+    if len(names) > MAX_PLAYERS:
+        raise HTTPException(422, f"at most {MAX_PLAYERS} names")
+    return await _score_photos(svc, request, photos, names, _pair(neutral, "neutral"), others_of(others),
+                               tableau(bot, "bot") if bot.strip() else None, deck)
+
+
+@router.post("/api/grid", summary="Score grids given as text or JSON (corrections)", response_model=GameOut,
+             response_model_exclude_unset=True)
+async def score_grids(svc: Svc, body: GridGame):
+    def work() -> dict:
+        players = [(svc.name(p.name), tableau(p.grid, p.name[:40])) for p in body.players]
+        try:
+            game = score_game(players, neutral=body.neutral, others=body.others,
+                              bot=tableau(body.bot, "bot") if body.bot else None)
+        except ValueError as err:
+            raise HTTPException(422, str(err)) from None
+        return game_to_dict(game)
+
+    return await run_in_threadpool(work)
+
+
+@router.get("/api/overlays/{overlay_id}.jpg", summary="A photo as read: the grid drawn on it",
+            response_class=Response, responses={200: {"content": {"image/jpeg": {}}}, 404: {"description": "gone"}})
+async def overlay(svc: Svc, overlay_id: Annotated[str, Path(max_length=40)]):
+    return Response(await svc.db(svc.store.overlay, overlay_id), media_type="image/jpeg",
+                    headers={"Cache-Control": "private, max-age=86400"})

@@ -1,0 +1,203 @@
+"""The API's documents: what each route takes and gives. The OpenAPI document built from these
+is the contract (and what the property-based test in tests/test_api_fuzz.py checks against).
+
+The bounds here are fixed by the game and keep every request's work small whatever the
+configuration: at most 8 players to a game, a tableau of 4 × 5 cards.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+MAX_PLAYERS = 8  # the game seats 2-6; 8 leaves room for a photo of two tableaux
+MAX_OTHERS = 10
+MAX_GRID_TEXT = 2000  # characters of a grid given as text (4 lines of 5 names, comments too)
+MAX_RAW_NAME = 200  # characters before normalising; the normalised name is capped by the settings
+
+Count = Annotated[int, Field(ge=0, le=100)]
+Cell = Annotated[str, Field(max_length=40)] | None
+GridRows = Annotated[list[Annotated[list[Cell], Field(max_length=5)]], Field(max_length=5)]
+Grid = Annotated[str, Field(max_length=MAX_GRID_TEXT)] | GridRows
+Name = Annotated[str, Field(min_length=1, max_length=MAX_RAW_NAME)]
+Position = Annotated[list[int], Field(min_length=2, max_length=2, description="[row, col], 0-based")]
+
+
+# ---- requests ----
+class GridPlayer(BaseModel):
+    name: Name
+    grid: Grid = Field(description="text grid (4 lines of 5 names) or JSON rows; null/'.' for empty")
+
+
+class GridGame(BaseModel):
+    players: list[GridPlayer] = Field(min_length=1, max_length=MAX_PLAYERS)
+    neutral: tuple[Count, Count] | None = Field(None, description="2-player game: the neutral pile's (streams, wolves)")
+    others: list[tuple[Count, Count]] | None = Field(None, max_length=MAX_OTHERS,
+                                                      description="(largest stream, wolves) of players not given")
+    bot: Grid | None = Field(None, description="solo game: the bot's grid")
+
+
+class NewRoom(BaseModel):
+    mode: Literal["game", "two-player", "solo"] = Field(
+        "game", description="game, two-player (with a neutral pile) or solo (with a bot)")
+
+
+class Neutral(BaseModel):
+    streams: int = Field(ge=0, le=20)
+    wolves: int = Field(ge=0, le=12)
+
+
+class GridOnly(BaseModel):
+    grid: Grid
+
+
+class Rename(BaseModel):
+    name: Name
+
+
+# ---- responses ----
+class MajorityOut(BaseModel):
+    value: int
+    place: int | None
+    points: int
+    provisional: bool
+
+
+class CardOut(BaseModel):
+    cell: Position
+    type: str
+    points: int
+    reason: str
+    because_of: list[Position]
+
+
+class GroupOut(BaseModel):
+    type: str
+    cells: list[Position]
+    points: int
+    reason: str
+
+
+class Explanation(BaseModel):
+    cards: list[CardOut]
+    groups: list[GroupOut]
+
+
+class CellRead(BaseModel):
+    type: str | None
+    confidence: float
+    runner_up: str | None
+    runner_up_confidence: float
+    detected: bool
+    doubts: list[str]
+    quad: list[list[float]]
+
+
+class PlayerOut(BaseModel):
+    name: str
+    bot: bool
+    cards: dict[str, int] = Field(description="points per card type, in score pad order")
+    biodiversity: int | None
+    gaps: list[str]
+    total: int
+    grid: list[list[str | None]]
+    incomplete: bool
+    empty_cells: list[Position]
+    majorities: dict[str, MajorityOut]
+    explanation: Explanation
+    deck_issues: list[str]
+    # what a photo's read adds
+    doubts: list[str] | None = None
+    confidence: float | None = None
+    cells: list[list[CellRead]] | None = None
+    photo: str | None = None
+    overlay_url: str | None = None
+    photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
+    photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")
+    corrected: list[Position] | None = Field(None, description="a room's cells the player corrected (their doubts dropped)")
+
+
+class NeutralOut(BaseModel):
+    streams: int
+    wolves: int
+
+
+class OtherOut(BaseModel):
+    largest_stream: int
+    wolves: int
+
+
+class SoloOut(BaseModel):
+    margin: int
+    outcome: str
+
+
+class GameOut(BaseModel):
+    players: list[PlayerOut]
+    winners: list[str]
+    provisional_majorities: bool
+    neutral: NeutralOut | None
+    others: list[OtherOut]
+    solo: SoloOut | None
+    deck_issues: list[str]
+
+
+class RoomOut(BaseModel):
+    id: str
+    mode: str
+    version: int = Field(description="the room's version: its ETag; If-Match of room-wide settings")
+    url: str = Field(description="the room's page, relative")
+    link: str = Field(description="the room's page at the service's public address (the QR code's)")
+    qr_url: str
+    neutral: list[int] | None
+    bot: list[list[str | None]] | None
+    players: list[str]
+    versions: dict[str, int] = Field(description="each player's version: If-Match of their writes")
+    game: GameOut | None
+    problem: str | None = Field(None, description="why the room's game cannot be scored, if it cannot")
+
+
+class NewRoomOut(RoomOut):
+    owner_token: str = Field(description="shown once: send it as X-Room-Token to change the room's settings "
+                                         "or remove a player")
+
+
+class PlayerWrite(BaseModel):
+    name: str = Field(description="the name as stored (normalised)")
+    token: str = Field(description="send as X-Player-Token to replace, rename or remove this tableau")
+    version: int = Field(description="the player's new version, for the next If-Match")
+    room: RoomOut
+
+
+class Removed(BaseModel):
+    removed: str
+    room: RoomOut
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    models: dict[str, str]
+    reads_waiting: int
+
+
+class Problem(BaseModel):
+    """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong)."""
+
+    detail: str | list
+
+
+# Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.
+ERRORS = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
+
+
+class DeckOut(BaseModel):
+    name: str
+    references: dict[str, int] = Field(description="reference crops per card type")
+    builtin: bool
+    complete: bool = Field(description="every type has a reference: the deck can read a tableau")
+
+
+class DecksOut(BaseModel):
+    default: str = Field(description="the deck a photo is read against when it names none")
+    decks: list[DeckOut]

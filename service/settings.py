@@ -1,0 +1,74 @@
+"""Every setting of the service in one place: defaults here, ``ECOSCORE_*`` environment variables
+over them, ``ecoscore serve`` flags over both (the command passes its flags as keyword arguments)."""
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ecoscore.paths import data_dir
+from ecoscore.vision.decode import MAX_BYTES
+
+MB = 2**20
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ECOSCORE_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="0.0.0.0 to reach it from a phone on the same network")
+    port: int = Field(8000, ge=0, le=65535)
+    db_url: str = Field("", description="sqlite:///PATH; empty: <data>/service/ecoscore.sqlite3")
+    public_url: str = Field("", description="the address phones use, for room links and QR codes "
+                                             "(never taken from the request's Host header)")
+    # photo reads
+    deck: str = Field("", max_length=40, description="the enrolled deck photos are read against when a request names "
+                                                      "none (`ecoscore deck list`); empty: the built-in stand-in")
+    workers: int = Field(2, ge=1, le=64, description="photos read at once: one per core")
+    threads: int = Field(1, ge=0, le=64, description="threads per inference: photos are read in parallel, one core "
+                                                     "each (0: the cores shared out among the workers)")
+    read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
+                                                  "more are answered 503 + Retry-After before their body is read")
+    queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")
+    # input bounds
+    max_upload: int = Field(MAX_BYTES, ge=1, description="bytes of one photo")
+    max_photos: int = Field(8, ge=1, description="photos in one game upload")
+    max_game_upload: int = Field(100 * MB, ge=1, description="bytes of one game upload, all photos together")
+    max_json: int = Field(64 * 1024, ge=1024, description="bytes of a JSON request body")
+    max_players: int = Field(8, ge=1, le=100, description="players in a room or a scored game")
+    max_others: int = Field(10, ge=0, description="other players' figures given with a photo or grid")
+    max_name: int = Field(40, ge=1, description="characters of a player's name")
+    # time bounds
+    max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
+    header_timeout: float = Field(10.0, gt=0, description="seconds to send a request's headers")
+    body_timeout: float = Field(15.0, gt=0, description="seconds the body may pause between two chunks")
+    request_timeout: float = Field(90.0, gt=0, description="seconds for a whole request, queue included")
+    db_timeout: float = Field(5.0, gt=0, description="seconds to wait for the database's write lock before a 503")
+    # retention
+    room_idle_days: float = Field(30.0, ge=0, description="rooms untouched this long are deleted, overlays too")
+    prune_every_hours: float = Field(6.0, gt=0)
+    access_log: bool = True
+
+    def database_url(self) -> str:
+        return self.db_url or f"sqlite:///{data_dir() / 'service' / 'ecoscore.sqlite3'}"
+
+    def link_base(self) -> str:
+        """Where phones reach the service: ``public_url``, else this machine's address and port."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = _lan_address() if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def upload_limit(self, photos: int) -> int:
+        """Bytes a multipart body of ``photos`` photos may take (form fields and boundaries beside them)."""
+        return min(self.max_upload * photos, self.max_game_upload if photos > 1 else self.max_upload) + 64 * 1024
+
+
+def _lan_address() -> str:
+    """This machine's address on its local network (no packet is sent: UDP connect only routes)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"

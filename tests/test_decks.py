@@ -1,0 +1,122 @@
+"""Decks as data: the generator, the deck store, and exports passed between players."""
+import zipfile
+
+import cv2
+import numpy as np
+import pytest
+
+from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
+from ecoscore.scoring import CardType
+from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
+
+def test_a_generated_deck_is_a_function_of_its_seed():
+    a, b, c = generate_deck(5), generate_deck(5), generate_deck(6)
+    for card in CardType:
+        assert np.array_equal(a.faces[card][0], b.faces[card][0])
+    assert any(not np.array_equal(a.faces[card][0], c.faces[card][0]) for card in CardType)
+
+
+def test_every_style_draws_eleven_different_faces():
+    for style in STYLES:
+        deck = generate_deck(1, style)
+        faces = [deck.faces[card][0].astype(np.int16) for card in CardType]
+        for i in range(len(faces)):
+            for j in range(i + 1, len(faces)):
+                assert np.abs(faces[i] - faces[j]).mean() > 2, f"{style}: two types drawn alike"
+
+
+def test_held_out_decks_are_never_trained_on():
+    from ecoscore.vision.train_matcher import MatcherRecipe
+
+    trained = TRAIN_SEEDS[: MatcherRecipe().bank_decks]
+    assert not set(trained) & set(HELD_OUT_SEEDS[:1000])
+    assert trained.stop <= HELD_OUT_SEEDS.start
+
+
+def test_a_written_deck_loads_back(tmp_path):
+    deck = generate_deck(HELD_OUT_SEEDS[3])
+    loaded = load_deck(write_deck(deck, tmp_path / "d"))
+    assert loaded.name == deck.name
+    assert all(np.array_equal(loaded.faces[c][0], deck.faces[c][0]) for c in CardType)
+
+
+def _crops(n=1, value=0):
+    return {card: [np.full((90, 60, 3), (value + 20 * i) % 255, np.uint8) for _ in range(n)]
+            for i, card in enumerate(CardType)}
+
+
+def test_store_adds_lists_shows_and_removes(tmp_path):
+    store = DeckStore(tmp_path)
+    assert store.names() == [DEFAULT_DECK]
+    info = store.add("kitchen-table", _crops(), "test")
+    assert info.complete and sum(info.counts.values()) == 11
+    store.add("kitchen-table", {CardType.BEAR: [np.zeros((90, 60, 3), np.uint8)]}, "one more bear")
+    info = store.info("kitchen-table")
+    assert info.counts[CardType.BEAR] == 2 and info.sources == ["test", "one more bear"]
+    assert store.names() == [DEFAULT_DECK, "kitchen-table"]
+    store.remove("kitchen-table")
+    assert store.names() == [DEFAULT_DECK]
+    with pytest.raises(DeckStoreError, match="no deck"):
+        store.info("kitchen-table")
+
+
+def test_store_refuses_what_it_cannot_use(tmp_path):
+    store = DeckStore(tmp_path)
+    for bad in ("", "Caps", "../up", "a" * 41, "sp ace"):
+        with pytest.raises(DeckStoreError, match="deck name"):
+            store.add(bad, _crops(), "test")
+    partial = _crops()
+    del partial[CardType.WOLF]
+    with pytest.raises(DeckStoreError, match="no reference for: wolf"):
+        store.add("partial", partial, "test")
+    with pytest.raises(DeckStoreError, match=f"more than {MAX_REFERENCES}"):
+        store.add("huge", _crops(n=MAX_REFERENCES // 11 + 1), "test")
+    with pytest.raises(DeckStoreError, match="cannot be removed"):
+        store.remove(DEFAULT_DECK)
+    assert store.names() == [DEFAULT_DECK]
+
+
+def test_export_and_import_pass_a_deck_whole(tmp_path):
+    store = DeckStore(tmp_path / "a")
+    store.add("ours", _crops(n=2, value=7), "test")
+    path = store.export("ours", tmp_path / "ours.zip")
+    friend = DeckStore(tmp_path / "b")
+    info = friend.import_(path)
+    assert info.name == "ours" and info.counts == store.info("ours").counts
+    mine, theirs = store.images("ours"), friend.images("ours")
+    assert all(np.array_equal(a, b) for card in CardType for a, b in zip(mine[card], theirs[card]))
+    with pytest.raises(DeckStoreError, match="exists already"):
+        friend.import_(path)
+    assert friend.import_(path, "ours-copy").name == "ours-copy"
+
+
+def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
+    store = DeckStore(tmp_path / "s")
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip at all")
+    with pytest.raises(DeckStoreError, match="not a zip"):
+        store.import_(junk)
+    bare = tmp_path / "bare.zip"
+    with zipfile.ZipFile(bare, "w") as z:
+        z.writestr("bear/0.png", cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
+    with pytest.raises(DeckStoreError, match="no readable deck.toml"):
+        store.import_(bare)
+    sneaky = tmp_path / "sneaky.zip"
+    good = DeckStore(tmp_path / "g")
+    good.add("ok", _crops(), "test")
+    good.export("ok", sneaky)
+    with zipfile.ZipFile(sneaky, "a") as z:  # entries outside the layout are never written anywhere
+        z.writestr("../../escaped.png", b"x")
+        z.writestr("bear/../../escaped2.png", b"x")
+    store.import_(sneaky)
+    assert not list(tmp_path.rglob("escaped*"))
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as z:
+        z.writestr("deck.toml", 'name = "broken"\n')
+        z.writestr("bear/0.png", b"not a png")
+    with pytest.raises(DeckStoreError, match="bear/0.png is not a readable image"):
+        store.import_(broken)

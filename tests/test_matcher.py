@@ -1,0 +1,123 @@
+"""The card matcher on decks no training run has seen: enrolled in seconds, read exactly, and
+never confidently wrong on another deck's or another game's cards. Real rendered photos,
+the real pipeline, the shipped models."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import MODELS, grid_matches_truth
+
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck, write_deck
+from ecoscore.datasets.effects import LightParams
+from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.datasets.truth import truth_tableau
+from ecoscore.scoring import CardType, format_text, score_tableau
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (MODELS / "matcher.onnx").is_file(), reason="the shipped matcher is not in models/"),
+]
+# Decks of the held-out family that neither the benchmark nor the threshold tuning uses.
+DECK_SEEDS = (HELD_OUT_SEEDS[50], HELD_OUT_SEEDS[51])
+PARAMS = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, elevation_deg=(55, 90),
+                     light=LightParams(p_motion=0.0, defocus_sigma=(0.3, 1.0)))
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from ecoscore.vision.matcher import CardEmbedder
+
+    return CardEmbedder()
+
+
+@pytest.fixture(scope="module")
+def decks():
+    return [generate_deck(seed) for seed in DECK_SEEDS]
+
+
+def _matcher(embedder, deck):
+    from ecoscore.vision.matcher import CardMatcher, References
+
+    return CardMatcher(embedder, References.embed(deck.name, embedder, {c: f[:1] for c, f in deck.faces.items()}))
+
+
+def test_an_unseen_deck_enrolled_from_one_face_per_type_reads_exactly(reader, embedder, decks):
+    matcher = _matcher(embedder, decks[0])
+    exact = 0
+    for i in range(5):
+        scene = render_scene(decks[0], (31, i), PARAMS)
+        tab = reader.read(scene.jpeg, matcher).tableaux[0]
+        ok = grid_matches_truth(tab, scene.truth["tableaux"][0])
+        exact += ok
+        assert ok or tab.doubts, "a wrong read must carry a doubt"
+    assert exact >= 4
+
+
+def test_another_decks_cards_are_never_read_with_confidence(reader, embedder, decks):
+    wrong_deck = _matcher(embedder, decks[1])
+    for i in range(3):
+        scene = render_scene(decks[0], (32, i), PARAMS)
+        tab = reader.read(scene.jpeg, wrong_deck).tableaux[0]
+        assert tab.doubts
+        assert sum("not a card of this deck" in d or "low confidence" in d for d in tab.doubts) >= 10
+
+
+def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
+    matcher = _matcher(embedder, decks[0])
+    scene = render_scene(decks[0], (33, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                         p_random_faces=1.0, elevation_deg=(60, 90)))
+    tab = reader.read(scene.jpeg, matcher).tableaux[0]
+    doubtful = [c for c in tab.cells if c.doubts]
+    assert len(doubtful) >= 15
+    assert all(c.type is None or c.doubts for c in tab.cells)
+
+
+def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embedder, decks):
+    from ecoscore.vision.enrol import from_photo
+    from ecoscore.vision.matcher import CardMatcher, References
+
+    deck = decks[0]
+    for k in range(100):
+        scene = render_scene(deck, (34, k), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                        elevation_deg=(60, 90)))
+        truth = scene.truth["tableaux"][0]
+        if len({c["type"] for c in truth["cells"]}) == len(CardType):
+            break
+    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo")
+    assert all(crops[c] for c in CardType)
+    assert sum(map(len, crops.values())) == 20
+    matcher = CardMatcher(embedder, References.embed("photo", embedder, crops))
+    other = render_scene(deck, (35, 0), PARAMS)
+    assert grid_matches_truth(reader.read(other.jpeg, matcher).tableaux[0], other.truth["tableaux"][0])
+
+
+def _cli(*args, env):
+    return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_enrol_and_score_from_the_command_line(tmp_path, decks):
+    env = dict(os.environ, ECOSCORE_DATA=str(tmp_path / "data"))
+    folder = write_deck(decks[0], tmp_path / "my-deck")
+    added = _cli("deck", "add", "kitchen", str(folder), env=env)
+    assert added.returncode == 0, added.stderr
+    assert "11 references" in added.stderr
+    scene = render_scene(decks[0], (36, 0), PARAMS)
+    photo = tmp_path / "table.jpg"
+    photo.write_bytes(scene.jpeg)
+    scored = _cli("score", str(photo), "--deck", "kitchen", "--json", env=env)
+    assert scored.returncode == 0, scored.stderr
+    total = json.loads(scored.stdout)["players"][0]["total"]
+    assert total == score_tableau(truth_tableau(scene.truth["tableaux"][0])).total
+    grid = tmp_path / "grid.txt"
+    grid.write_text(format_text(truth_tableau(scene.truth["tableaux"][0])))
+    unknown = _cli("score", str(photo), "--deck", "nosuch", env=env)
+    assert unknown.returncode == 2 and "no deck 'nosuch'" in unknown.stderr
+    listed = _cli("deck", "list", env=env)
+    assert "kitchen" in listed.stdout and "standin" in listed.stdout
+    empty = tmp_path / "empty-deck"
+    (empty / "bear").mkdir(parents=True)
+    no_card = _cli("deck", "add", "broken", str(empty), env=env)
+    assert no_card.returncode == 2 and "no image for" in no_card.stderr

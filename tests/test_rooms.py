@@ -1,0 +1,188 @@
+"""Issue 17, part 2: rooms with owners, versions, names, retention, links, logs and headers."""
+import io
+import logging
+import threading
+
+import pytest
+import segno
+from fastapi.testclient import TestClient
+from helpers import EXAMPLES
+from service_helpers import SlowReader
+
+from ecoscore.service.app import Settings, create_app
+from ecoscore.service.store import Store
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
+GRIDS = {n: (EXAMPLES / f"{n}.txt").read_text() for n in ("alice", "bruno", "chiara")}
+EMPTY = ". . . . .\n" * 4
+
+
+@pytest.fixture()
+def settings(tmp_path):
+    return Settings(db_url=f"sqlite:///{tmp_path / 'store.sqlite3'}", public_url="https://eco.example/")
+
+
+@pytest.fixture()
+def client(settings):
+    with TestClient(create_app(settings, reader=SlowReader())) as c:
+        yield c
+
+
+def join(client, rid, name, grid=EMPTY):
+    r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": grid})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_room_settings_need_the_creators_token(client):
+    room = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    rid, owner = room["id"], room["owner_token"]
+    alice = join(client, rid, "alice", GRIDS["alice"])
+    for token in (None, alice["token"], "guess"):
+        headers = {"X-Room-Token": token} if token else {}
+        assert client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0}, headers=headers).status_code == 403
+    assert "owner_token" not in client.get(f"/api/rooms/{rid}").json()  # shown once, to the creator
+    r = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0}, headers={"X-Room-Token": owner})
+    assert r.status_code == 200 and r.json()["neutral"] == [6, 0]
+    # with the room's version: a stale one is a conflict
+    stale = room["version"]
+    r = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 1, "wolves": 1},
+                   headers={"X-Room-Token": owner, "If-Match": f'"{stale}"'})
+    assert r.status_code == 409
+
+
+def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    rid, owner = room["id"], room["owner_token"]
+    ann, ben = join(client, rid, "ann"), join(client, rid, "ben")
+    # rename: own token and version
+    assert client.patch(f"/api/rooms/{rid}/players/ann", json={"name": "Anna"},
+                        headers={"X-Player-Token": ben["token"], "If-Match": '"1"'}).status_code == 403
+    assert client.patch(f"/api/rooms/{rid}/players/ann", json={"name": "Anna"},
+                        headers={"X-Player-Token": ann["token"]}).status_code == 428
+    r = client.patch(f"/api/rooms/{rid}/players/ann", json={"name": "Anna"},
+                     headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
+    assert r.status_code == 200 and r.json()["room"]["players"] == ["Anna", "ben"] and r.headers["ETag"] == '"2"'
+    assert client.patch(f"/api/rooms/{rid}/players/Anna", json={"name": "BEN"},
+                        headers={"X-Player-Token": ann["token"], "If-Match": '"2"'}).status_code == 422  # taken
+    # remove: not by another player; by oneself; by the creator
+    assert client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Player-Token": ann["token"]}).status_code == 403
+    assert client.delete(f"/api/rooms/{rid}/players/Anna", headers={"X-Player-Token": ann["token"]}).status_code == 200
+    r = client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner})
+    assert r.status_code == 200 and r.json()["room"]["players"] == []
+    assert client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner}).status_code == 404
+
+
+@pytest.mark.parametrize("name, stored", [("  Alice  ", "Alice"), ("Ｊｏｓé", "José"), ("Zoë  Li", "Zoë Li")])
+def test_names_are_normalised(client, name, stored):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    assert join(client, rid, name)["name"] == stored
+
+
+@pytest.mark.parametrize("name, status, why", [
+    ("alice", 422, "too like"), ("ALICE ", 422, "too like"), ("Аlice", 422, "mixes scripts"),  # Cyrillic А
+    ("Ａｌｉｃｅ", 403, "already has a tableau"),  # full width: NFKC makes it Alice herself
+    ("x" * 100, 422, "at most 40"), ("x" * 6000, 422, "at most 200"), ("a\u200bb", 422, "invisible"),
+])
+def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    join(client, rid, "Alice")
+    r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
+    assert r.status_code == status and why in str(r.json()["detail"]), r.text
+    assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Alice"]
+
+
+def test_a_room_has_at_most_eight_players(client):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    for k in range(8):
+        join(client, rid, f"p{k}")
+    r = client.put(f"/api/rooms/{rid}/players/p8/grid", json={"grid": EMPTY})
+    assert r.status_code == 422 and "full" in r.json()["detail"]
+
+
+def test_ten_concurrent_corrections_none_lost_silently(client):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    me = join(client, rid, "me")
+    rows = ["RB . . . .", "TR . . . .", "FX . . . .", "BR . . . .", "DF . . . .",
+            "BE . . . .", "EG . . . .", "WF . . . .", "DR . . . .", "MD . . . ."]
+    results = [None] * 10
+
+    def correct(k):
+        r = client.put(f"/api/rooms/{rid}/players/me/grid", json={"grid": rows[k] + "\n" + ". . . . .\n" * 3},
+                       headers={"X-Player-Token": me["token"], "If-Match": f'"{me["version"]}"'})
+        results[k] = r.status_code
+
+    threads = [threading.Thread(target=correct, args=(k,)) for k in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [200] + [409] * 9, results
+    kept = results.index(200)
+    doc = client.get(f"/api/rooms/{rid}").json()
+    assert doc["versions"]["me"] == 2
+    assert doc["game"]["players"][0]["grid"][0][0] == client.post(
+        "/api/grid", json={"players": [{"name": "x", "grid": rows[kept] + "\n" + ". . . . .\n" * 3}]}
+    ).json()["players"][0]["grid"][0][0]
+    # without a version a replacement is refused rather than risked
+    r = client.put(f"/api/rooms/{rid}/players/me/grid", json={"grid": EMPTY}, headers={"X-Player-Token": me["token"]})
+    assert r.status_code == 428
+
+
+def test_idle_rooms_go_with_their_overlays(settings, client, capsys):
+    import time
+
+    from ecoscore.cli import main
+
+    old = client.post("/api/rooms", json={}).json()["id"]
+    store = Store(settings.database_url())
+    store.put_player(old, "ann", [[None] * 5] * 4, None, b"\xff\xd8jpeg\xff\xd9", None)
+    overlay_id = store.room(old).players[0].overlay_id
+    assert client.get(f"/api/overlays/{overlay_id}.jpg").status_code == 200
+    gone = store.prune(settings.room_idle_days, now=time.time() + (settings.room_idle_days + 1) * 86400)
+    assert gone == {"rooms": 1, "players": 1, "overlays": 1}
+    assert client.get(f"/api/rooms/{old}").status_code == 404
+    assert client.get(f"/api/overlays/{overlay_id}.jpg").status_code == 404
+    # the maintenance command
+    fresh = client.post("/api/rooms", json={}).json()["id"]
+    assert main(["rooms", "prune", "--days", "1", "--db", settings.database_url()]) == 0
+    assert client.get(f"/api/rooms/{fresh}").status_code == 200  # not idle: kept
+    assert main(["rooms", "prune", "--days", "0", "--db", settings.database_url()]) == 0
+    assert client.get(f"/api/rooms/{fresh}").status_code == 404
+    assert "deleted 1 rooms" in capsys.readouterr().err
+
+
+def test_links_and_qr_come_from_the_settings_not_the_host_header(client):
+    room = client.post("/api/rooms", json={}, headers={"Host": "evil.example"}).json()
+    assert room["link"] == f"https://eco.example/r/{room['id']}"
+    qr = client.get(room["qr_url"], headers={"Host": "evil.example"}).text
+    expected = io.BytesIO()  # a standalone SVG (with its xmlns), so that an <img> shows it
+    segno.make(room["link"], error="m").save(expected, kind="svg", scale=6, border=4, xmldecl=False, light="#fff")
+    assert qr == expected.getvalue().decode()
+
+
+def test_room_codes_stay_out_of_the_access_log(client, caplog):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    with caplog.at_level(logging.INFO, logger="ecoscore.access"):
+        client.get(f"/api/rooms/{rid}")
+        client.get(f"/r/{rid}")
+        client.get(f"/api/rooms/{rid}/qr.svg")
+    lines = [r.getMessage() for r in caplog.records if r.name == "ecoscore.access"]
+    assert len(lines) == 3 and all(rid not in line for line in lines)
+    assert "GET /api/rooms/… 200" in lines[0]
+
+
+def test_security_headers_and_a_page_that_keeps_to_them(client):
+    import re
+    from pathlib import Path
+
+    for path in ("/", "/health", "/api/rooms/nope", "/static/app.js"):
+        h = client.get(path).headers
+        assert "frame-ancestors 'none'" in h["content-security-policy"] and "script-src 'self'" in h["content-security-policy"]
+        assert h["x-content-type-options"] == "nosniff" and h["referrer-policy"] == "no-referrer"
+    static = Path(__file__).resolve().parent.parent / "service" / "static"
+    html = (static / "index.html").read_text()
+    assert not re.search(r"<script(?![^>]*\bsrc=)", html), "an inline script: the CSP blocks it"
+    assert not re.search(r"\son[a-z]+\s*=", html + (static / "app.js").read_text().replace("addEventListener", "")), \
+        "an inline event handler: the CSP blocks it"

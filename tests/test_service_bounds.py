@@ -1,0 +1,246 @@
+"""Issue 17, part 1: every input has a bound and a 4xx, and nothing stops the server.
+
+Each of the four bugs that answered 500 has its regression test here, through the real app;
+queues, deadlines and abandoned uploads are tested against a live uvicorn with raw sockets,
+since a test client sends whole requests at once.
+"""
+import io
+import random
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from helpers import EXAMPLES
+from service_helpers import SlowReader, answer, live_server, raw
+
+from ecoscore.scoring import GridError, parse_grid, parse_json
+from ecoscore.scoring.majority import places
+from ecoscore.service.app import Settings, create_app
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
+ALICE = (EXAMPLES / "alice.txt").read_text()
+
+
+@pytest.fixture()
+def settings(tmp_path):
+    return Settings(db_url=f"sqlite:///{tmp_path / 'store.sqlite3'}", public_url="https://eco.example")
+
+
+@pytest.fixture()
+def client(settings):
+    with TestClient(create_app(settings, reader=SlowReader())) as c:
+        yield c
+
+
+def upload(data: bytes, name="x.png"):
+    return {"photo": (name, io.BytesIO(data), "image/png")}
+
+
+# ---- the 500s ----
+@pytest.mark.parametrize("shape, ext", [((1, 10000), ".png"), ((10000, 1), ".png"), ((1, 60000), ".jpg")])
+def test_images_of_extreme_aspect_get_a_422(settings, reader, shape, ext):
+    data = cv2.imencode(ext, np.full((*shape, 3), 128, np.uint8))[1].tobytes()
+    with TestClient(create_app(settings, reader=reader)) as c:  # the real reader: decoding is what broke
+        r = c.post("/api/photo", files=upload(data, "x" + ext))
+    assert r.status_code == 422 and "too small or too narrow" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("cell", [["bear"], {"card": "bear"}])
+def test_a_grid_cell_that_is_a_list_or_a_dict_gets_a_422(client, cell):
+    grid = [[cell, None, None, None, None]] + [[None] * 5 for _ in range(3)]
+    assert client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}]}).status_code == 422
+    room = client.post("/api/rooms", json={"mode": "solo"}).json()
+    assert client.put(f"/api/rooms/{room['id']}/players/a/grid", json={"grid": grid}).status_code == 422
+    r = client.put(f"/api/rooms/{room['id']}/bot", json={"grid": grid}, headers={"X-Room-Token": room["owner_token"]})
+    assert r.status_code == 422
+    # the parser itself refuses them with a message (the CLI reads JSON files too)
+    with pytest.raises(GridError, match="expected a card name or null"):
+        parse_json(grid)
+    with pytest.raises(GridError, match="expected a card name or null"):
+        parse_grid('{"grid": [[{"a": 1}, null, null, null, null]]}')
+
+
+def test_deeply_nested_brackets_get_a_4xx(client):
+    with pytest.raises(GridError, match="nested too deeply"):
+        parse_grid("[" * 100_000)
+    for grid in ("[" * 1_500, "[" * 100_000):  # under and over the body limit
+        r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}]})
+        assert r.status_code in (413, 422), r.text
+    r = client.post("/api/grid", content=b'{"players": [{"name": "a", "grid": ' + b"[" * 50_000 + b"]" * 50_000 + b"}]}",
+                    headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500
+
+
+def test_a_player_named_bot_cannot_break_a_solo_room(client, settings):
+    room = client.post("/api/rooms", json={"mode": "solo"}).json()
+    rid, owner = room["id"], room["owner_token"]
+    for name in ("bot", "BOT", " bot "):
+        r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": ALICE})
+        assert r.status_code == 422 and "reserved" in r.json()["detail"]
+    assert client.put(f"/api/rooms/{rid}/bot", json={"grid": ALICE}, headers={"X-Room-Token": owner}).status_code == 200
+    assert client.get(f"/api/rooms/{rid}").status_code == 200
+    assert client.get(f"/api/rooms/{rid}/qr.svg").status_code == 200
+    # a room stored before names were checked still answers, and says what is wrong
+    from ecoscore.service.store import Store
+
+    Store(settings.database_url()).put_player(rid, "bot", [[None] * 5] * 4, None, None, None)
+    r = client.get(f"/api/rooms/{rid}")
+    assert r.status_code == 200 and "bot" in r.json()["problem"] and r.json()["game"] is None
+    assert client.get(f"/api/rooms/{rid}/qr.svg").status_code == 200
+
+
+# ---- counts and the ranking ----
+def test_the_majority_ranking_is_not_quadratic():
+    rng = random.Random(1)
+    small = [rng.randrange(0, 6) for _ in range(300)]
+    assert places(small) == [1 + sum(o > v for o in small if o > 0) if v > 0 else None for v in small]
+    big = [rng.randrange(0, 20) for _ in range(300_000)]
+    started = time.perf_counter()
+    places(big)
+    assert time.perf_counter() - started < 2.0  # the old ranking: hours
+
+
+def test_long_lists_are_refused_before_any_work(client):
+    others = ",".join(["5:2"] * 11)
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": ALICE}], "others": [[5, 2]] * 11})
+    assert r.status_code == 422
+    r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": others})
+    assert r.status_code == 422 and "at most 10" in r.json()["detail"]
+    huge = ",".join(["5:2"] * 300_000)  # 2.4 MB: the request that hung the server
+    started = time.perf_counter()
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": ALICE}], "others": [[5, 2]] * 300_000})
+    assert r.status_code == 413 and time.perf_counter() - started < 5
+    r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": huge})
+    assert r.status_code == 400 and "maximum size" in r.json()["detail"]  # the form parser's own bound
+    r = client.post("/api/grid", json={"players": [{"name": f"p{k}", "grid": ALICE} for k in range(9)]})
+    assert r.status_code == 422
+
+
+def test_scoring_runs_off_the_event_loop(client, monkeypatch):
+    """A slow scoring (standing in for any CPU work) must not hold /health."""
+    import ecoscore.service.routes.score as score_routes
+
+    real = score_routes.score_game
+
+    def slow(*args, **kwargs):
+        time.sleep(1.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(score_routes, "score_game", slow)
+    worker = threading.Thread(target=client.post, args=("/api/grid",),
+                              kwargs={"json": {"players": [{"name": "a", "grid": ALICE}]}})
+    worker.start()
+    time.sleep(0.2)
+    started = time.perf_counter()
+    assert client.get("/health").status_code == 200
+    waited = time.perf_counter() - started
+    worker.join()
+    assert waited < 0.5, f"/health waited {waited:.2f} s behind a scoring"
+
+
+# ---- bodies: size while streaming, pauses, headers ----
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(settings):
+    settings.max_upload = 1_000_000
+    with live_server(settings, SlowReader()) as port:
+        sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                         b"Content-Length: 400000000\r\n\r\n")
+        reply = answer(sock)
+    assert reply.startswith(b"HTTP/1.1 413") and b"the limit is" in reply
+
+
+def test_a_chunked_upload_is_cut_off_at_the_limit(settings):
+    settings.max_upload = 1_000_000
+    reader = SlowReader()
+    with live_server(settings, reader) as port:
+        sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                         b"Transfer-Encoding: chunked\r\n\r\n")
+        part = b"--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\n"
+        chunk = part + b"\xff" * (64 * 1024 - len(part))
+        sent = 0
+        try:
+            for _ in range(400 * 16):  # up to 400 MB, as in the probe
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+                chunk = b"\xff" * 64 * 1024
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        reply = answer(sock)
+    assert b" 413 " in reply.split(b"\r\n")[0]
+    assert sent < 50 * 2**20, f"{sent / 2**20:.0f} MB went in before the refusal"
+    assert reader.calls == 0
+
+
+def test_a_body_that_stalls_gets_a_408(settings):
+    settings.body_timeout = 0.5
+    with live_server(settings, SlowReader()) as port:
+        sock = raw(port, b"POST /api/grid HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"players\"")
+        started = time.perf_counter()
+        reply = answer(sock)
+    assert reply.startswith(b"HTTP/1.1 408") and time.perf_counter() - started < 3
+
+
+def test_headers_sent_too_slowly_close_the_connection(settings):
+    settings.header_timeout = 0.5
+    with live_server(settings, SlowReader()) as port:
+        sock = raw(port, b"GET /health HTTP/1.1\r\n")
+        started = time.perf_counter()
+        for _ in range(20):  # a byte now and then, as a slowloris does
+            try:
+                sock.sendall(b"X")
+            except OSError:
+                break
+            time.sleep(0.1)
+        reply = answer(sock)
+    assert reply == b"" and time.perf_counter() - started < 2.5
+
+
+# ---- the read queue ----
+def _post_photo(port: int, results: list, k: int):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    body = b"--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\nxx\r\n--b--\r\n"
+    conn.request("POST", "/api/photo", body, {"Content-Type": "multipart/form-data; boundary=b"})
+    r = conn.getresponse()
+    results[k] = (r.status, r.getheader("Retry-After"), r.read())
+
+
+def test_a_full_queue_answers_503_with_retry_after(settings):
+    settings.workers, settings.read_queue = 1, 1
+    reader = SlowReader(1.0)
+    with live_server(settings, reader) as port:
+        results = [None] * 4
+        threads = [threading.Thread(target=_post_photo, args=(port, results, k)) for k in range(4)]
+        for t in threads:
+            t.start()
+            time.sleep(0.1)
+        for t in threads:
+            t.join()
+    statuses = sorted(r[0] for r in results)
+    assert statuses == [422, 422, 503, 503], results  # one read, one waiting, two turned away
+    assert all(r[1] and int(r[1]) >= 1 for r in results if r[0] == 503)
+    assert reader.calls == 2
+
+
+def test_an_abandoned_upload_is_not_read(settings):
+    settings.workers, settings.read_queue = 1, 4
+    reader = SlowReader(1.0)
+    with live_server(settings, reader) as port:
+        results = [None]
+        first = threading.Thread(target=_post_photo, args=(port, results, 0))
+        first.start()
+        time.sleep(0.2)  # the first photo holds the only reader
+        body = b"--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\nxx\r\n--b--\r\n"
+        sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        time.sleep(0.3)
+        sock.close()  # the second client gives up while its photo waits
+        first.join()
+        time.sleep(1.5)
+    assert results[0][0] == 422
+    assert reader.calls == 1, "the abandoned photo was read anyway"

@@ -1,0 +1,220 @@
+"""Enrolled decks, kept in the data directory: a folder per deck of reference crops per type.
+
+    <data>/decks/<name>/deck.toml            name, sources it was enrolled from
+    <data>/decks/<name>/<type>/<n>.png       reference crops (the card squashed to a square)
+    <data>/decks/<name>/embedded-<model>.npz the references as the matcher model sees them (a cache)
+
+The stand-in deck is built in (its faces ship with the package) and is the default. A deck
+travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothing else.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import CardType
+
+from .matcher import CardEmbedder, References
+
+DEFAULT_DECK = "standin"
+REFERENCE_PX = 128  # stored crops: twice the matcher's input, room for a bigger model later
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
+MAX_IMPORT_BYTES = 40 * 2**20
+
+
+class DeckStoreError(ValueError):
+    """A deck that cannot be stored, found or imported; the message says why."""
+
+
+@dataclass
+class DeckInfo:
+    name: str
+    counts: dict[CardType, int]
+    sources: list[str]
+    builtin: bool
+
+    @property
+    def complete(self) -> bool:
+        return all(self.counts.values())
+
+
+def check_name(name: str) -> str:
+    if not NAME.match(name or ""):
+        raise DeckStoreError(f"deck name {name!r}: use 1-40 lower-case letters, digits, '-' or '_'")
+    return name
+
+
+def reference_crop(card_bgr: np.ndarray) -> np.ndarray:
+    """A card image (upright or any turn, any size) squashed to the stored square."""
+    return cv2.resize(card_bgr, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
+
+
+def _builtin_faces() -> dict[CardType, list[np.ndarray]]:
+    from ecoscore.datasets.deck import load_deck  # the stand-in's faces ship with the package
+
+    return {card: [reference_crop(f) for f in faces] for card, faces in load_deck(DEFAULT_DECK).faces.items()}
+
+
+class DeckStore:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _dir(self, name: str) -> Path:
+        return self.root / check_name(name)
+
+    def names(self) -> list[str]:
+        stored = sorted(p.name for p in self.root.glob("*") if (p / "deck.toml").is_file()) if self.root.is_dir() else []
+        return [DEFAULT_DECK, *(n for n in stored if n != DEFAULT_DECK)]
+
+    def info(self, name: str) -> DeckInfo:
+        if name == DEFAULT_DECK and not (self._dir(name) / "deck.toml").is_file():
+            faces = _builtin_faces()
+            return DeckInfo(name, {c: len(v) for c, v in faces.items()}, ["built in (the stand-in deck's faces)"], True)
+        folder = self._dir(name)
+        if not (folder / "deck.toml").is_file():
+            raise DeckStoreError(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
+        meta = tomllib.loads((folder / "deck.toml").read_text(encoding="utf-8"))
+        counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
+        return DeckInfo(name, counts, list(meta.get("sources", [])), False)
+
+    def images(self, name: str) -> dict[CardType, list[np.ndarray]]:
+        if self.info(name).builtin:
+            return _builtin_faces()
+        folder = self._dir(name)
+        return {card: [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in sorted((folder / card.value).glob("*.png"))]
+                for card in CardType}
+
+    def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
+        """Add reference crops to a deck (created if new). A new deck must have every type."""
+        folder = self._dir(name)
+        new = not (folder / "deck.toml").is_file()
+        have = {c: 0 for c in CardType} if new else self.info(name).counts
+        missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
+        if missing:
+            raise DeckStoreError(f"deck {name!r} would have no reference for: {', '.join(missing)} "
+                                 "(give at least one card of every type)")
+        if sum(have.values()) + sum(map(len, crops.values())) > MAX_REFERENCES:
+            raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
+        sources = [] if new else self.info(name).sources
+        for card, images in crops.items():
+            (folder / card.value).mkdir(parents=True, exist_ok=True)
+            for i, image in enumerate(images, start=have[card]):
+                cv2.imwrite(str(folder / card.value / f"{i:04d}.png"), reference_crop(image))
+        _write_toml(folder, name, [*sources, source])
+        for cache in folder.glob("embedded-*.npz"):
+            cache.unlink()
+        return self.info(name)
+
+    def remove(self, name: str) -> None:
+        folder = self._dir(name)
+        if not (folder / "deck.toml").is_file():
+            raise DeckStoreError(f"no enrolled deck {name!r}" + (" (the built-in deck cannot be removed)" if name == DEFAULT_DECK else ""))
+        shutil.rmtree(folder)
+
+    def references(self, name: str, embedder: CardEmbedder) -> References:
+        """The deck embedded by ``embedder``'s model (cached beside the crops)."""
+        info = self.info(name)
+        cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}.npz"
+        if cache.is_file():
+            data = np.load(cache)
+            return References(name, data["vectors"], data["types"])
+        refs = References.embed(name, embedder, self.images(name))
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, vectors=refs.vectors, types=refs.types)
+        except OSError:
+            pass  # read-only data directory: embed again next time
+        return refs
+
+    def export(self, name: str, out: Path) -> Path:
+        images = self.images(name)
+        info = self.info(name)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("deck.toml", _toml(name, info.sources))
+            for card, crops in images.items():
+                for i, crop in enumerate(crops):
+                    z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
+        return out
+
+    def import_(self, path: Path, name: str | None = None) -> DeckInfo:
+        """Take a deck exported by ``export``; only ``deck.toml`` and ``<type>/*.png`` are read."""
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            raise DeckStoreError(f"{path}: larger than {MAX_IMPORT_BYTES // 2**20} MB, not a deck export")
+        try:
+            z = zipfile.ZipFile(path)
+        except zipfile.BadZipFile:
+            raise DeckStoreError(f"{path}: not a deck export (not a zip file)") from None
+        crops: dict[CardType, list[np.ndarray]] = {c: [] for c in CardType}
+        with z:
+            members = z.infolist()
+            if len(members) > MAX_REFERENCES + 1 or sum(m.file_size for m in members) > 4 * MAX_IMPORT_BYTES:
+                raise DeckStoreError(f"{path}: too many or too large members for a deck export")
+            try:
+                meta = tomllib.loads(z.read("deck.toml").decode("utf-8"))
+            except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                raise DeckStoreError(f"{path}: no readable deck.toml in it, not a deck export") from None
+            for m in members:
+                parts = m.filename.split("/")
+                if len(parts) != 2 or not parts[1].endswith(".png"):
+                    continue
+                try:
+                    card = CardType(parts[0])
+                except ValueError:
+                    continue
+                image = cv2.imdecode(np.frombuffer(z.read(m), np.uint8), cv2.IMREAD_COLOR)
+                if image is None:
+                    raise DeckStoreError(f"{path}: {m.filename} is not a readable image")
+                crops[card].append(image)
+        name = check_name(name or str(meta.get("name", "")))
+        if (self._dir(name) / "deck.toml").is_file():
+            raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
+        return self.add(name, crops, f"imported from {path.name}")
+
+
+def _toml(name: str, sources: list[str]) -> str:
+    quoted = ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in sources)
+    return f'name = "{name}"\nsources = [{quoted}]\n'
+
+
+def _write_toml(folder: Path, name: str, sources: list[str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "deck.toml").write_bytes(_toml(name, sources).encode("utf-8"))
+
+
+def default_store() -> DeckStore:
+    from ecoscore.paths import data_dir
+
+    return DeckStore(data_dir() / "decks")
+
+
+
+
+
+def open_matcher(name: str | None = None, store: DeckStore | None = None, embedder: CardEmbedder | None = None,
+                 concurrent: int = 1, threads: int | None = None):
+    """The ``CardMatcher`` of an enrolled deck (the stand-in by default)."""
+    from .matcher import CardMatcher
+
+    embedder = embedder or CardEmbedder(concurrent=concurrent, threads=threads)
+    store = store or default_store()
+    return CardMatcher(embedder, store.references(name or DEFAULT_DECK, embedder))
+
+
+def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore | None = None,
+                threads: int | None = None):
+    """A reader whose cells are named by ``deck``'s references (no deck: the shipped classifier,
+    trained on the stand-in deck)."""
+    from .pipeline import Reader
+
+    if deck is None:
+        return Reader(concurrent=concurrent, threads=threads)
+    matcher = open_matcher(deck, store, concurrent=concurrent, threads=threads)
+    return Reader(classifier=matcher, concurrent=concurrent, threads=threads)

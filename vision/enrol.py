@@ -1,0 +1,159 @@
+"""Enrolment: turn a player's own cards into a deck's references, with the run-time install only.
+
+Two sources. A folder in the deck layout (``<type>/*.png|jpg``): each image is a flat scan
+(the card fills it) or a photo of one card on a table (the finder cuts the card out). A photo
+of a tableau with the grid it shows: the reader finds the grid and each cell becomes a
+reference of the type the grid names there, so the references are real cards in real light.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
+
+from .crops import warp_quad
+from .deckstore import REFERENCE_PX
+from .decode import ImageError, decode
+from .lattice import fit_tableaux
+from .matcher import CardEmbedder
+from .pipeline import Reader
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
+CARD_ASPECT = 88.9 / 63.5
+MIN_CARD_SHARE = 0.08  # of the photo's area: a smaller card is too far away to serve as a reference
+SCAN_ASPECT_TOLERANCE = 0.15
+
+
+class EnrolError(ValueError):
+    """Images that cannot become references; the message says which and why."""
+
+
+def _type_of_folder(name: str) -> CardType | None:
+    try:
+        return parse_card(name)  # any edition's name or code: "medvěd", "орёл", "BR"
+    except KeyError:
+        return None
+
+
+def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
+    """The card in an image of one card: the finder's box where it finds one, else the whole
+    image when it has a card's proportions (a scan cut to the card)."""
+    try:
+        photo = decode(data)
+    except ImageError as err:
+        raise EnrolError(f"{where}: {err}") from None
+    image = photo.image
+    h, w = image.shape[:2]
+    det = reader.find(image)
+    if len(det):
+        area = det.sizes[:, 0] * det.sizes[:, 1]
+        best = int(np.argmax(area * det.scores))
+        if area[best] >= MIN_CARD_SHARE * h * w:
+            quad = _portrait(det.quads[best])
+            full = photo.at_least(int(max(h, w) * min(4.0, 2 * REFERENCE_PX / det.sizes[best, 1])))
+            return warp_quad(full.image, quad * (full.scale / photo.scale), REFERENCE_PX)
+    aspect = max(h, w) / min(h, w)
+    if abs(aspect / CARD_ASPECT - 1) <= SCAN_ASPECT_TOLERANCE:
+        upright = image if h >= w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+        return cv2.resize(upright, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
+    raise EnrolError(f"{where}: no card found in it (photograph one card filling most of the frame, "
+                     "or give a scan cut to the card's edges)")
+
+
+def _portrait(quad: np.ndarray) -> np.ndarray:
+    """Corners ordered so the first side is a short one (the crop stands the card up)."""
+    if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[3] - quad[0]):
+        quad = np.roll(quad, -1, axis=0)
+    return quad
+
+
+def from_folder(reader: Reader, folder: Path) -> dict[CardType, list[np.ndarray]]:
+    """Reference crops from a folder in the deck layout; every type must have an image."""
+    if not folder.is_dir():
+        raise EnrolError(f"{folder}: not a folder (expected {folder}/<type>/*.png for each of the 11 types)")
+    crops: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
+    unknown = []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        card = _type_of_folder(sub.name)
+        if card is None:
+            unknown.append(sub.name)
+            continue
+        for f in sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+            crops[card].append(card_from_image(reader, f.read_bytes(), str(f)))
+    missing = [card.value for card in CardType if not crops[card]]
+    if missing:
+        hint = f" (folders not named after a type: {', '.join(unknown)})" if unknown else ""
+        raise EnrolError(f"{folder}: no image for {', '.join(missing)}{hint}")
+    return crops
+
+
+# The read grid's rows run down the photo; the player's grid may be written from the other side
+# of the table (turned 180°), or sideways and mirrored by the fit's transposition.
+_SYMMETRIES = {
+    "as written": lambda g: g,
+    "turned 180°": lambda g: [row[::-1] for row in g[::-1]],
+    "mirrored left-right": lambda g: [row[::-1] for row in g],
+    "mirrored top-bottom": lambda g: g[::-1],
+}
+
+
+def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str
+               ) -> dict[CardType, list[np.ndarray]]:
+    """Reference crops from a photo of one tableau and the grid it shows.
+
+    The grid may be written from any side: of its four placements on the cells read, the one
+    whose same-type cells look most alike (and whose cards lie where cards were found) wins;
+    where two placements are equally likely the photo is refused rather than guessed."""
+    try:
+        photo = decode(data)
+    except ImageError as err:
+        raise EnrolError(f"{where}: {err}") from None
+    det = reader.find(photo.image)
+    fits, _ = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+    if len(fits) != 1:
+        raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
+    fit = fits[0]
+    card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
+    detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
+    k = detail.scale / photo.scale
+    cells = {(r, c): fit.cells[(r, c)] for r in range(ROWS) for c in range(COLS)}
+    crops = {rc: warp_quad(detail.image, cell.quad * k, REFERENCE_PX) for rc, cell in cells.items() if cell.inside}
+    keys = list(crops)
+    vectors = embedder([crops[rc] for rc in keys])
+    found = {rc for rc, cell in cells.items() if cell.detection is not None}
+    grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
+    scored = []
+    for label, turn in _SYMMETRIES.items():
+        g = turn(grid)
+        occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
+        agree = len(occupied & found) - len(occupied ^ found)
+        scored.append((agree, _consistency(vectors, [g[r][c] for r, c in keys]), label, g))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    best, second = scored[0], scored[1]
+    if best[0] == second[0] and best[1] - second[1] < 0.05:
+        raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
+                         f"{best[2]} and {second[2]}); photograph it from the side the grid was written from")
+    g = best[3]
+    out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
+    for rc in keys:
+        card = g[rc[0]][rc[1]]
+        if card is not None:
+            out[card].append(crops[rc])
+    if not any(out.values()):
+        raise EnrolError(f"{where}: the grid names no card in the cells found")
+    return out
+
+
+def _consistency(vectors: np.ndarray, labels: list) -> float:
+    """How much more alike same-type cells are than cells of different types (mean cosines)."""
+    sims = vectors @ vectors.T
+    same, other = [], []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            if labels[i] is None or labels[j] is None:
+                continue
+            (same if labels[i] == labels[j] else other).append(sims[i, j])
+    return (float(np.mean(same)) if same else 0.0) - (float(np.mean(other)) if other else 0.0)

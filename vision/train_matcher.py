@@ -1,0 +1,278 @@
+"""Train the card matcher: an embedding in which two crops of the same card art lie close.
+
+Episodes as the matcher is used. Each step takes a few decks; each deck's 11 types are
+"enrolled" from their flat faces (as a scan is) or from a cell cut from another photo (as a
+phone photo is), and crops of photos of those decks must find their own type among all the
+step's references (the other decks' types are hard negatives: a card of one deck is not a card
+of another). Two more classes are scored beside them: ``empty`` (a learned prototype: table,
+no card) and ``not ours`` (a constant logit: a face-down card, a card of another game must stay
+below it). A cosine margin (CosFace) keeps what is learned compact, so a threshold on an unseen
+deck's similarities still means something.
+
+Needs torch (the train extra); the result is exported to ONNX and run without it
+(``vision/matcher.py``).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ecoscore.datasets.deckgen import TRAIN_SEEDS
+from ecoscore.datasets.matchset import EMPTY, FOREIGN, TYPES, build_bank, deck_for
+from ecoscore.paths import data_dir, models_dir
+
+from .crops import CROP_SIZE, warp_quad
+
+
+@dataclass
+class MatcherRecipe:
+    steps: int = 1500
+    decks_per_step: int = 10
+    queries_per_deck: int = 10
+    foreign_per_step: int = 16
+    empty_per_step: int = 12
+    p_photo_reference: float = 0.3  # a type enrolled from a photo's cell instead of its flat face
+    lr: float = 2e-3
+    weight_decay: float = 5e-4
+    scale: float = 20.0  # cosine -> logit
+    margin: float = 0.15
+    not_ours: float = 0.45  # cosine below which a crop is no card of the deck (its logit: scale × this)
+    dim: int = 128
+    width: int = 24
+    seed: int = 0
+    # The bank it learns from: photos of this many generated decks (training seeds only).
+    bank_scenes: int = 4500
+    bank_decks: int = 3000
+
+
+def build_network(recipe: MatcherRecipe):
+    import torch
+    from torch import nn
+
+    def block(cin, cout, stride):
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        )
+
+    class Embed(nn.Module):
+        """A small ResNet-like tower: 64 px crop -> unit vector."""
+
+        def __init__(self):
+            super().__init__()
+            w = recipe.width
+            # Stride 2 at once: a 64 px crop of a card shows its layout and colours, not fine
+            # detail, and a CPU trains this 4x faster than at full resolution.
+            self.stem = nn.Sequential(nn.Conv2d(3, w, 3, 2, 1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True))
+            self.stages = nn.Sequential(block(w, 2 * w, 2), block(2 * w, 4 * w, 2), block(4 * w, 8 * w, 2))
+            self.head = nn.Linear(8 * w * 2, recipe.dim)
+
+        def forward(self, x):
+            x = self.stages(self.stem(x))
+            # Mean and max pooling: the mean says the card's colours, the max its sharp marks.
+            x = torch.cat([x.mean((2, 3)), x.amax((2, 3))], 1)
+            return nn.functional.normalize(self.head(x), dim=1)
+
+    return Embed()
+
+
+def reference_crop(face: np.ndarray, rng: np.random.Generator | None = None, jitter: float = 0.0) -> np.ndarray:
+    """A flat face as the matcher sees an enrolled scan: squashed to the crop square, its
+    corners moved by ``jitter`` of its width (a scan cut a little off)."""
+    h, w = face.shape[:2]
+    quad = np.float64([[0, 0], [w, 0], [w, h], [0, h]])
+    if rng is not None and jitter:
+        quad += rng.normal(0, jitter * w, quad.shape)
+    return warp_quad(face, quad, CROP_SIZE)
+
+
+def _to_tensor(batch_bgr: np.ndarray):
+    import torch
+
+    x = torch.from_numpy(np.ascontiguousarray(batch_bgr[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+    return x.contiguous(memory_format=torch.channels_last)  # ~20 % faster convolutions on this CPU
+
+
+def _photometric(x, rng: np.random.Generator):
+    """Cheap extra variety on top of the renderer's: gain, colour cast, contrast, noise."""
+    import torch
+
+    n = x.shape[0]
+    gain = torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1))).float()
+    cast = torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
+    mean = x.mean((1, 2, 3), keepdim=True)
+    contrast = torch.from_numpy(rng.uniform(0.75, 1.25, (n, 1, 1, 1))).float()
+    x = (x - mean) * contrast + mean
+    x = x * gain * cast + torch.randn_like(x) * float(rng.uniform(0, 0.03))
+    return x.clamp(0, 1)
+
+
+class Episodes:
+    """Draws training steps from a bank (``datasets/matchset.py``)."""
+
+    def __init__(self, bank: Path, recipe: MatcherRecipe):
+        data = np.load(bank)
+        self.crops, self.deck, self.label = data["crops"], data["deck"], data["label"]
+        self.recipe = recipe
+        cards = self.label < EMPTY
+        self.by_deck: dict[int, np.ndarray] = {}
+        order = np.argsort(self.deck[cards], kind="stable")
+        idx = np.flatnonzero(cards)[order]
+        decks, starts = np.unique(self.deck[idx], return_index=True)
+        for d, part in zip(decks, np.split(idx, starts[1:])):
+            self.by_deck[int(d)] = part
+        self.decks = np.array([d for d, part in self.by_deck.items() if len(part) >= 8])
+        self.foreign = np.flatnonzero(self.label == FOREIGN)
+        self.empty = np.flatnonzero(self.label == EMPTY)
+        self._faces: dict[int, list[list[np.ndarray]]] = {}
+
+    def faces(self, deck: int) -> list[list[np.ndarray]]:
+        if deck not in self._faces:
+            d = deck_for(deck)
+            self._faces[deck] = [d.faces[t] for t in TYPES]
+            if len(self._faces) > 4000:
+                self._faces.pop(next(iter(self._faces)))
+        return self._faces[deck]
+
+    def step(self, rng: np.random.Generator):
+        """(queries, query targets, references, reference classes); classes are
+        slot × 11 + type, then ``n_classes`` = empty and ``n_classes + 1`` = not ours."""
+        r = self.recipe
+        decks = rng.choice(self.decks, min(r.decks_per_step, len(self.decks)), replace=False)
+        queries, targets, refs, ref_class = [], [], [], []
+        for slot, deck in enumerate(decks):
+            own = self.by_deck[int(deck)]
+            pick = rng.choice(own, min(r.queries_per_deck, len(own)), replace=False)
+            queries.extend(pick)
+            targets.extend(slot * len(TYPES) + self.label[pick])
+            faces = self.faces(int(deck))
+            for t in range(len(TYPES)):
+                photos = own[self.label[own] == t]
+                photos = photos[~np.isin(photos, pick)]
+                if len(photos) and rng.random() < r.p_photo_reference:
+                    refs.append(self.crops[rng.choice(photos)])
+                    ref_class.append(slot * len(TYPES) + t)
+                for face in faces[t]:  # every face of a type (the stand-in draws two)
+                    refs.append(np.ascontiguousarray(np.rot90(reference_crop(face, rng, 0.02), int(rng.integers(4)))))
+                    ref_class.append(slot * len(TYPES) + t)
+        n_classes = len(decks) * len(TYPES)
+        extra = [(rng.choice(self.foreign, r.foreign_per_step), n_classes + 1),
+                 (rng.choice(self.empty, r.empty_per_step), n_classes)]
+        for pick, target in extra:
+            queries.extend(pick)
+            targets.extend([target] * len(pick))
+        return (self.crops[np.array(queries)], np.array(targets), np.stack(refs), np.array(ref_class), n_classes)
+
+
+def episode_loss(net, empty_proto, batch, recipe: MatcherRecipe, rng):
+    import torch
+
+    q_img, targets, r_img, r_class, n_classes = batch
+    x = _photometric(_to_tensor(np.concatenate([q_img, r_img])), rng)
+    emb = net(x)
+    q, r = emb[: len(q_img)], emb[len(q_img):]
+    sims = q @ r.T  # queries × references
+    cls = torch.from_numpy(r_class)
+    per_class = torch.full((len(q_img), n_classes), -1.0).scatter_reduce(1, cls.expand(len(q_img), -1), sims, "amax")
+    empty = q @ torch.nn.functional.normalize(empty_proto, dim=0)
+    logits = torch.cat([per_class, empty[:, None], torch.full((len(q_img), 1), recipe.not_ours)], 1)
+    t = torch.from_numpy(targets)
+    margin = torch.zeros_like(logits)
+    margin[torch.arange(len(t)), t] = recipe.margin  # the target must win by the margin
+    loss = torch.nn.functional.cross_entropy(recipe.scale * (logits - margin), t)
+    acc = (logits.argmax(1) == t).float().mean()
+    return loss, acc
+
+
+def _warm_up(steps: int) -> float:
+    """The one-cycle schedule's warm-up share: 5 %, but at least 3 steps (a smoke run has few)."""
+    return min(0.75, max(0.05, 3 / steps))
+
+
+def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path | None = None, *,
+                  threads: int = 2, ship: bool = True, log_every: int = 50) -> Path:
+    """Train (or resume) the matcher; export ONNX and its sidecar; copy to ``models/`` if ``ship``."""
+    import torch
+
+    recipe = recipe or MatcherRecipe()
+    torch.set_num_threads(threads)
+    torch.manual_seed(recipe.seed)
+    run_dir = run_dir or data_dir() / "runs" / "matcher"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    net = build_network(recipe).to(memory_format=torch.channels_last)
+    empty_proto = torch.nn.Parameter(torch.randn(recipe.dim))
+    params = [*net.parameters(), empty_proto]
+    opt = torch.optim.AdamW(params, lr=recipe.lr, weight_decay=recipe.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.lr, total_steps=recipe.steps,
+                                                pct_start=_warm_up(recipe.steps))
+    start = 0
+    last = run_dir / "last.pt"
+    if last.is_file():  # resume where the last session stopped
+        state = torch.load(last, weights_only=False)
+        net.load_state_dict(state["net"])
+        empty_proto.data = state["empty"]
+        opt.load_state_dict(state["opt"])
+        start = state["step"]
+        if state["sched"]["total_steps"] == recipe.steps:
+            sched.load_state_dict(state["sched"])
+        else:  # a run cut shorter (or longer) on resuming: the same cycle, re-planned from here
+            sched = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.lr, total_steps=recipe.steps,
+                                                        pct_start=_warm_up(recipe.steps), last_epoch=start - 1)
+    episodes = Episodes(bank, recipe)
+    rng = np.random.default_rng((recipe.seed, start))
+    log = (run_dir / "log.txt").open("a")
+    t0, losses, accs = time.time(), [], []
+    net.train()
+    for step in range(start, recipe.steps):
+        loss, acc = episode_loss(net, empty_proto, episodes.step(rng), recipe, rng)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        accs.append(float(acc))
+        if (step + 1) % log_every == 0 or step + 1 == recipe.steps:
+            line = (f"step {step + 1}/{recipe.steps} loss {np.mean(losses):.3f} acc {np.mean(accs):.3f} "
+                    f"{(time.time() - t0) / len(losses):.2f} s/step")
+            print(line, flush=True)
+            log.write(line + "\n")
+            log.flush()
+            losses, accs, t0 = [], [], time.time()
+            torch.save({"net": net.state_dict(), "empty": empty_proto.data, "opt": opt.state_dict(),
+                        "sched": sched.state_dict(), "step": step + 1, "recipe": asdict(recipe)}, last)
+    onnx_path = export_matcher(net, empty_proto, recipe, run_dir)
+    if ship:
+        for suffix in (".onnx", ".json"):
+            target = models_dir() / f"matcher{suffix}"
+            target.write_bytes(onnx_path.with_suffix(suffix).read_bytes())
+    return onnx_path
+
+
+def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path) -> Path:
+    import torch
+
+    net.eval()
+    path = run_dir / "matcher.onnx"
+    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["embedding"],
+                      dynamic_axes={"crops": {0: "batch"}, "embedding": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    empty = torch.nn.functional.normalize(empty_proto.detach(), dim=0).tolist()
+    path.with_suffix(".json").write_text(json.dumps({
+        "imgsz": CROP_SIZE, "dim": recipe.dim, "scale": recipe.scale, "not_ours": recipe.not_ours,
+        "empty": [round(v, 6) for v in empty], "recipe": asdict(recipe),
+    }, indent=1))
+    return path
+
+
+def train(threads: int = 2, ship: bool = True, steps: int | None = None) -> Path:
+    """``ecoscore train matcher``: render the bank if it is not there, then train (or resume)."""
+    recipe = MatcherRecipe() if steps is None else MatcherRecipe(steps=steps)
+    bank = data_dir() / "matcher" / "bank-train.npz"
+    if not bank.is_file():
+        build_bank(bank, recipe.bank_scenes, TRAIN_SEEDS[: recipe.bank_decks], workers=threads)
+    return train_matcher(bank, recipe, threads=threads, ship=ship)
