@@ -1,5 +1,5 @@
 """Run another bench with lattice and pipeline switches set, to measure what each step buys:
-    python bench/ablate.py BOX_WEIGHT=0.25 -- bench/bench_pipeline.py --set data/tune/steep
+    python bench/ablate.py MAX_AREA_RATIO=4 MIN_CARD_CELLS=0 -- bench/bench_pipeline.py --set data/tune/steep
 Each NAME=VALUE sets NAME in ecoscore.vision.lattice, photo_doubts or pipeline (the first that has it)
 before the bench runs."""
 from __future__ import annotations

@@ -26,12 +26,11 @@ ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes
 SNAP_TOLERANCE = 0.3  # how far from a lattice point a detection may sit, in cells
 SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card found twice
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
-MAX_AREA_RATIO = 16.0  # largest over smallest cell of one tableau: seen at 25° from 45 cm, up to 10 (steep tuning set)
-PREFER_CUT = True
-# A found card's cut: this much its own box, the rest its cell in the homography. On the steep
-# tuning set 0.25 and 0.75 read the same 30 of 54 tableaux exactly as 0.5 (under perspective
-# the box of a trapezoid is loose, but so is the median card size the cell is cut with).
-BOX_WEIGHT = 0.5
+# Largest over smallest cell area of one tableau: what perspective can give before a lattice is
+# implausible (spurious lattices strung through false detections bend wildly). Seen at 25° from
+# 45 cm the near cells are up to 10x the far ones (steep tuning set; the normal and hard splits
+# never pass 2.9). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
+MAX_AREA_RATIO = 16.0
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 
 
@@ -178,23 +177,15 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     return H
 
 
-def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int, in_view=None):
-    """The window with the most cards. ``in_view(c, r)``: whether a lattice point lies in the photo."""
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):
     cols = [c for c, _ in occupied]
     rows = [r for _, r in occupied]
     best, best_count = None, -1
     for c0 in range(min(cols) - width + 1, max(cols) + 1):
         for r0 in range(min(rows) - height + 1, max(rows) + 1):
             count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
-            # Among windows holding as many cards, an empty cell we can see is evidence against a
-            # window; one outside the photo is not: a tableau cut by the frame runs off the
-            # photo, not onto the bare table beside it. Then the window that starts at the first
-            # occupied column / row (deterministic).
-            seen_empty = 0
-            if in_view is not None:
-                seen_empty = sum(1 for c in range(c0, c0 + width) for r in range(r0, r0 + height)
-                                 if (c, r) not in occupied and in_view(c, r))
-            key = (count, -seen_empty if PREFER_CUT else 0, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
+            # Ties: the window that starts at the first occupied column / row (deterministic).
+            key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
             if best is None or key > best_count:
                 best, best_count = (c0, r0), key
     return best, best_count[0]
@@ -298,18 +289,8 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     for i in candidates:
         occupied.setdefault((int(round(lat[i, 0])), int(round(lat[i, 1]))), []).append(i)
 
-    w, h = size
-
-    seen: dict[tuple[int, int], bool] = {}
-
-    def in_view(c: int, r: int) -> bool:  # asked of each window's cells: once per lattice point
-        if (c, r) not in seen:
-            x, y = project(H, [[c, r]])[0]
-            seen[(c, r)] = bool(0 <= x < w and 0 <= y < h)
-        return seen[(c, r)]
-
-    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, in_view)
-    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, in_view)
+    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS)
+    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS)
     transposed = n4x5 > n5x4
     width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
     if transposed:
@@ -350,7 +331,9 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # follow a card laid a little off; each halves the other's error. Measured
                 # (bench/bench_pipeline.py, tuning and test sets): whole tableaux read exactly
                 # 592 of 668 with the box alone, 603 with the grid alone, 603 with the mean.
-                quad = BOX_WEIGHT * _order_like(det.quads[best], Hinv, (c, r)) + (1 - BOX_WEIGHT) * quad
+                # Under strong perspective (steep tuning set) 1/4 box or 3/4 box read the same 30 of
+                # 54 tableaux exactly as the mean.
+                quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
                 residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
             key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
             # The same card found twice (boxes a little apart) is one card; a second box well off

@@ -169,8 +169,10 @@ class Reader:
         if not fits:
             self._refuse(photo, det)
         reads = self._classify(photo, det, fits, classifier or self.classifier)
-        timings["classify"] = (time.perf_counter() - t3) * 1e3
+        t4 = time.perf_counter()
+        timings["classify"] = (t4 - t3) * 1e3
         reads = self._doubt_the_photo(photo, det, fits, reads)
+        timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:
             self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
