@@ -38,6 +38,7 @@ class SceneParams:
     p_card_flipped: float = 0.03  # a card put down upside down
     p_hole: float = 0.25  # a tableau with empty cells (mid-game)
     max_holes: int = 6
+    min_holes: int = 1  # (20 with max_holes 20: a tableau's place with no card at all, for tests)
     tableaux: tuple[int, int] = (1, 4)  # how many tableaux in one photo
     p_multi: float = 0.15  # chance of more than one tableau
     # Camera.
@@ -280,7 +281,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         # Tableaux sit in a 2 × 2 block, each facing its own player (quarter turns plus a little).
         origin = np.array([(k % 2) * extent * rng.uniform(0.95, 1.2), (k // 2) * extent * rng.uniform(0.95, 1.2)])
         angle = base_angle + 90 * rng.integers(4) * (k > 0) + rng.normal(0, 4) * (k > 0)
-        holes = int(rng.integers(1, params.max_holes + 1)) if rng.random() < params.p_hole else 0
+        holes = int(rng.integers(params.min_holes, params.max_holes + 1)) if rng.random() < params.p_hole else 0
         grid = random_grid(rng, counts, holes)
         for row in grid:
             for card in row:
@@ -454,7 +455,7 @@ def _neighbour(rng2, deck: Deck, params: SceneParams, layouts, counts, extent, b
     direction = np.array([math.cos(toward), math.sin(toward)])
     distance = extent * rng2.uniform(0.75, 1.0)
     angle = base_angle + 90 * rng2.integers(4) + rng2.normal(0, 4)
-    holes = int(rng2.integers(1, params.max_holes + 1)) if rng2.random() < params.p_hole else 0
+    holes = int(rng2.integers(params.min_holes, params.max_holes + 1)) if rng2.random() < params.p_hole else 0
     grid = random_grid(rng2, counts, holes)
     mine = cv2.convexHull(np.concatenate([c for lay in layouts for c in lay.cells.values()]).astype(np.float32))
     state = rng2.bit_generator.state

@@ -89,7 +89,7 @@ def test_a_play_mat_with_no_cards_is_no_tableau(reader, deck):
     empty: whatever the finder boxes, no player's tableau is reported."""
     from ecoscore.vision.pipeline import NoTableauError
 
-    params = steep_params(long_side=1600, p_world_table=1.0, world_kinds=("mat", "checks"), p_hole=1.0, max_holes=20,
+    params = steep_params(long_side=1600, p_world_table=1.0, world_kinds=("mat", "checks"), p_hole=1.0, min_holes=20, max_holes=20,
                           p_neighbour=0.0, loose_cards=(0, 0))
     for i in range(6):
         scene = render_scene(deck, (2121, i), params)

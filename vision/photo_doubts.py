@@ -19,6 +19,10 @@ from .lattice import MIN_CARDS, TableauFit
 # slots boxed as cards read as empty; a real tableau has at least MIN_CARDS cards (the
 # lattice's own minimum), so this drops none the lattice would otherwise keep for its cards.
 MIN_CARD_CELLS = MIN_CARDS
+# ... named with at least this confidence. A play mat's empty slots were named "wolf" at 9-22 %
+# (tests/test_steep.py, the mat with no cards); a tableau with fewer than 5 cards named at 50 %
+# or more is no read anyone could use.
+EVIDENCE_CONFIDENCE = 0.5
 # A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
 # is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's
 # cards (36 of 1,570, first 60 photos) are this washed out with no glare at all (a bright photo
@@ -109,13 +113,14 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int
     return out
 
 
-def card_cells(detected_and_named: list[bool]) -> int:
-    """How many cells hold card evidence: a box from the finder and a card's name from the classifier."""
-    return sum(detected_and_named)
+def is_card(detected: bool, named: bool, confidence: float) -> bool:
+    """Card evidence in a cell: a box from the finder and a card's name, said with some confidence."""
+    return detected and named and confidence >= EVIDENCE_CONFIDENCE
 
 
-def is_phantom(detected_and_named: list[bool]) -> bool:
-    return card_cells(detected_and_named) < MIN_CARD_CELLS
+def is_phantom(evidence: list[bool]) -> bool:
+    """A lattice with too few cells holding card evidence (``is_card``) to be a player's tableau."""
+    return sum(evidence) < MIN_CARD_CELLS
 
 
 def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float) -> list[str]:
