@@ -40,6 +40,7 @@ TOO_STEEP_RATIO = 3.0
 TOO_FAR_PX = 40.0
 # The photo is too dark when the brightest cards (99th percentile of grey in the cells) are below this.
 TOO_DARK_LEVEL = 60
+LOOK_PX = 480  # the light and glare are measured on a copy of the photo this wide (statistics, not detail)
 
 
 @dataclass
@@ -60,37 +61,51 @@ def squeeze(fit: TableauFit) -> float:
     return max(areas) / max(min(areas), 1e-6)
 
 
-def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_original: float) -> Look:
-    """Measure a tableau's cells in the (decoded, reduced) photo ``image``."""
-    h, w = image.shape[:2]
-    values, glare = [], []
-    for (r, c), cell in fit.cells.items():
-        if not cell.inside:
-            continue
-        # Only the cell's own box of pixels: a whole-photo mask per cell would cost ~1 ms each.
-        x0, y0 = np.maximum(np.floor(cell.quad.min(0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(cell.quad.max(0)).astype(int) + 1, [w, h])
-        if x1 <= x0 or y1 <= y0:
-            continue
-        patch = image[y0:y1, x0:x1]
-        mask = np.zeros(patch.shape[:2], np.uint8)
-        cv2.fillPoly(mask, [np.round(cell.quad - [x0, y0]).astype(np.int32)], 1)
-        inside = mask.astype(bool)
-        if not inside.any():
-            continue
-        values.append(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)[inside])
-        px = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[inside]
-        washed = np.mean((px[:, 2] >= GLARE_VALUE) & (px[:, 1] <= GLARE_SATURATION))
-        if washed >= GLARE_SHARE:
-            glare.append((r, c))
-    brightest = float(np.percentile(np.concatenate(values), 99)) if values else 0.0
+def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_original: float,
+         doubtful_cells: set[tuple[int, int]]) -> Look:
+    """Measure a tableau in the (decoded, reduced) photo ``image``. The pixels are looked at only
+    for a read with doubtful cells (the light and glare advice is only for those), and on a copy
+    at most LOOK_PX wide: on every cell of every photo at full size this cost more than the lattice fit."""
+    brightest, glare = 255.0, []
+    if doubtful_cells:
+        brightest, glare = _light(image, fit, doubtful_cells)
     return Look(
         squeeze=squeeze(fit),
         card_px=float(np.median(card_widths)) * to_original if card_widths else 0.0,
         brightest=brightest,
-        glare=sorted(glare),
+        glare=glare,
         cells_outside=sum(not cell.inside for cell in fit.cells.values()),
     )
+
+
+def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
+    """(99th percentile of grey over the cells in view, the doubtful cells washed out by glare)."""
+    k = min(1.0, LOOK_PX / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
+    h, w = small.shape[:2]
+    values, glare = [], []
+    for (r, c), cell in fit.cells.items():
+        if not cell.inside:
+            continue
+        quad = cell.quad * k
+        # Only the cell's own box of pixels, not a whole-photo mask per cell.
+        x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 1, [w, h])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        patch = small[y0:y1, x0:x1]
+        mask = np.zeros(patch.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(quad - [x0, y0]).astype(np.int32)], 1)
+        inside = mask.astype(bool)
+        if not inside.any():
+            continue
+        values.append(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)[inside])
+        if (r, c) in doubtful_cells:
+            px = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[inside]
+            if np.mean((px[:, 2] >= GLARE_VALUE) & (px[:, 1] <= GLARE_SATURATION)) >= GLARE_SHARE:
+                glare.append((r, c))
+    brightest = float(np.percentile(np.concatenate(values), 99)) if values else 0.0
+    return brightest, sorted(glare)
 
 
 def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int]] = frozenset()) -> list[str]:
@@ -100,7 +115,7 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int
     out = []
     if seen.cells_outside:
         out.append(advice.CUT_BY_FRAME(n=seen.cells_outside))
-    glared = [rc for rc in seen.glare if rc in doubtful_cells]
+    glared = [rc for rc in seen.glare if rc in doubtful_cells]  # look() measured only those
     if glared:
         out.append(advice.GLARE(where=", ".join(f"row {r + 1} col {c + 1}" for r, c in glared)))
     if doubtful:

@@ -197,8 +197,8 @@ class Reader:
                                         for cell in read.cells]):
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
-            seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale)
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
+            seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale, unsure)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
         return kept
