@@ -17,7 +17,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
 from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.deck import Deck
