@@ -100,6 +100,7 @@ MESSAGES = [
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
     "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
+    "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
 ]
 

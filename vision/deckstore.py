@@ -9,6 +9,7 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import tomllib
@@ -106,8 +107,15 @@ class DeckStore:
         sources = [] if new else self.info(name).sources
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
-            for i, image in enumerate(images, start=have[card]):
-                cv2.imwrite(str(folder / card.value / f"{i:04d}.png"), reference_crop(image))
+            # The same card given twice (a folder added again) is kept once.
+            seen = {hashlib.sha256(f.read_bytes()).digest() for f in (folder / card.value).glob("*.png")}
+            i = have[card]
+            for image in images:
+                png = cv2.imencode(".png", reference_crop(image))[1].tobytes()
+                if hashlib.sha256(png).digest() not in seen:
+                    seen.add(hashlib.sha256(png).digest())
+                    (folder / card.value / f"{i:04d}.png").write_bytes(png)
+                    i += 1
         _write_toml(folder, name, [*sources, source])
         for cache in folder.glob("embedded-*.npz"):
             cache.unlink()
@@ -214,7 +222,7 @@ def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore |
     trained on the stand-in deck)."""
     from .pipeline import Reader
 
-    if deck is None:
+    if deck is None or deck == DEFAULT_DECK:  # the stand-in has a classifier trained on its art
         return Reader(concurrent=concurrent, threads=threads)
     matcher = open_matcher(deck, store, concurrent=concurrent, threads=threads)
     return Reader(classifier=matcher, concurrent=concurrent, threads=threads)
