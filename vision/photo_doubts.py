@@ -128,9 +128,11 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int
     return out
 
 
-def is_card(detected: bool, named: bool, confidence: float) -> bool:
-    """Card evidence in a cell: a box from the finder and a card's name, said with some confidence."""
-    return detected and named and confidence >= EVIDENCE_CONFIDENCE
+def is_card(detected: bool, named: bool, confidence: float, not_ours: bool = False) -> bool:
+    """Card evidence in a cell: a box from the finder and a card's name, said with some confidence;
+    or a box on a card a deck's matcher calls none of the deck's (a card still: read against the
+    wrong deck, a tableau must reach its "wrong deck?" doubt, not vanish as a phantom)."""
+    return detected and (not_ours or (named and confidence >= EVIDENCE_CONFIDENCE))
 
 
 def is_phantom(evidence: list[bool]) -> bool:

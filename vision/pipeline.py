@@ -197,8 +197,8 @@ class Reader:
         printed slots), and add what the photo itself says to each tableau: how to retake it."""
         kept = []
         for fit, read in zip(fits, reads):
-            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.confidence)
-                                        for cell in read.cells]):
+            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.confidence,
+                                                             cell.not_ours) for cell in read.cells]):
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
