@@ -100,6 +100,11 @@ MESSAGES = [
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
     "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
+    "taken at a low angle (the far cards look 4.2 times smaller than the near ones): hold the phone higher, more over the cards",
+    "the cards are small in the photo (about 31 px wide): come closer so the tableau fills the frame",
+    "the tableau is cut by the frame (3 of 20 cells outside the photo): step back or turn the phone so all 20 cards are in view",
+    "the photo is too dark (its brightest cards at 48 of 255): add light, or keep shadows off the cards",
+    "glare washes out row 1 col 2, row 3 col 4: tilt the phone or move the lamp so its reflection leaves the cards",
     "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
 ]
