@@ -26,7 +26,6 @@ import json
 import re
 import secrets
 import sqlite3
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -153,6 +152,16 @@ class _SQLite:
                 raise
             db.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self):
+        """Reads that see one state of the database (WAL: a deferred transaction, no lock taken)."""
+        with self.connect() as db:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+
     def close(self) -> None:
         pass
 
@@ -219,6 +228,13 @@ class _Postgres:
         with self.connect() as db, db.conn.transaction():
             yield db
 
+    @contextmanager
+    def snapshot(self):
+        """Reads that see one state of the database."""
+        with self.connect() as db, db.conn.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield db
+
     def close(self) -> None:
         self.pool.close()
 
@@ -258,7 +274,7 @@ class Store:
         return room_id, owner
 
     def room(self, room_id: str) -> Room:
-        with self._connect() as db:
+        with self.db.snapshot() as db:  # the room's version and its players as of one moment
             row = db.execute(
                 "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version FROM rooms WHERE id = ?",
                 (room_id,),
