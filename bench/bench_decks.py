@@ -7,7 +7,7 @@ bench/other_decks.py), rendered photos of its own are read with the deck enrolle
 then read against another deck's references (wrong deck) and on tableaux of another game's
 cards (foreign), where nothing may come out confidently wrong. Prints every floor.
 
-    python bench/bench_decks.py [--normal 60 --hard 40] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
+    python bench/bench_decks.py [--normal 40 --hard 30] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.deck import Deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck, write_deck
@@ -31,7 +32,6 @@ from ecoscore.vision.enrol import from_photo
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.pipeline import Reader
-from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
 
 FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
 
@@ -70,9 +70,9 @@ def summary(ev) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--normal", type=int, default=60)
-    parser.add_argument("--hard", type=int, default=40)
-    parser.add_argument("--foreign", type=int, default=10)
+    parser.add_argument("--normal", type=int, default=40)
+    parser.add_argument("--hard", type=int, default=30)
+    parser.add_argument("--foreign", type=int, default=8)
     parser.add_argument("--standin", type=Path, nargs="*", default=[])
     parser.add_argument("--timing", type=Path)
     args = parser.parse_args()

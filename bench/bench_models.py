@@ -18,14 +18,15 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.yolo import MIN_VISIBLE, card_quads, cell_crops, obb_label_lines, visible_part
+from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.paths import models_dir
-from ecoscore.vision.crops import CROP_SIZE, warp_quad
+from ecoscore.truthfile import read_set
 from ecoscore.vision.decode import decode
 from ecoscore.vision.models import CardClassifier, CardFinder, decode_obb, letterbox
 from ecoscore.vision.pipeline import Reader, name_cells
-from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -70,8 +71,7 @@ def finder_metrics(finder: CardFinder, folder: Path, limit: int | None, as_used:
         entry[0] += 1
         entry[1] += hit
 
-    for path in sorted((folder / "truth").glob("*.json"))[:limit]:
-        truth = json.loads(path.read_text())
+    for path, truth in read_set(folder, limit):
         photo = decode((folder / truth["image"]).read_bytes())
         det = reader.find(photo.image) if reader else finder(photo.image)
         quads = det.quads / photo.scale
@@ -108,19 +108,18 @@ def classifier_metrics(classifier: CardClassifier, folder: Path, limit: int | No
     unsure crop is read at all four quarter turns)."""
     right = total = right_as_read = 0
     confusions: dict[str, int] = {}
-    for path in sorted((folder / "truth").glob("*.json"))[:limit]:
-        truth = json.loads(path.read_text())
+    for path, truth in read_set(folder, limit):
         image = cv2.imdecode(np.frombuffer((folder / truth["image"]).read_bytes(), np.uint8), cv2.IMREAD_COLOR)
         crops = cell_crops(image, truth, np.random.default_rng(int(path.stem)))
         if not crops:
             continue
         probs = classifier([c for c, _ in crops])
         as_read = name_cells(classifier, [c for c, _ in crops])
-        for p, (_, chosen, _), (_, name) in zip(probs, as_read, crops):
+        for p, named, (_, name) in zip(probs, as_read, crops):
             guess = classifier.names[int(np.argmax(p))]
             total += 1
             right += guess == name
-            right_as_read += classifier.names[chosen] == name
+            right_as_read += classifier.names[named.chosen] == name
             if guess != name:
                 confusions[f"{name}->{guess}"] = confusions.get(f"{name}->{guess}", 0) + 1
     return {"crops": total, "top1": right / max(total, 1), "top1_as_read": right_as_read / max(total, 1),

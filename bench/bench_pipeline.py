@@ -14,10 +14,11 @@ import statistics
 import time
 from pathlib import Path
 
+from setnames import set_name  # bench/ is on the path when a bench runs as a script
+
 from ecoscore.scoring import score_game, score_pad
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.pipeline import Reader
-from setnames import set_name  # bench/ is on the path when a bench runs as a script
 
 
 def timing(reader: Reader, folder: Path, runs: int) -> dict:

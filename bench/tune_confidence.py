@@ -9,11 +9,11 @@ outcome), and the share flagged (what the user is asked to check).
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from ecoscore.datasets.truth import fully_visible, truth_tableau
+from ecoscore.truthfile import read_set
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.pipeline import NoTableauError, Reader
 
@@ -24,8 +24,7 @@ def collect(reader: Reader, folder: Path) -> list[tuple[bool, bool, float]]:
     """(exact, has other doubts, weakest cell confidence) of each tableau of ``folder``;
     ``reader`` built with ``min_confidence=0`` so only the other doubts are raised."""
     rows = []
-    for path in sorted((folder / "truth").glob("*.json")):
-        truth = json.loads(path.read_text())
+    for path, truth in read_set(folder):
         try:
             read = reader.read((folder / truth["image"]).read_bytes())
         except NoTableauError:

@@ -14,9 +14,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ecoscore.paths import decks_dir
 from ecoscore.scoring import CardType
 
-DECKS_DIR = Path(__file__).resolve().parent / "decks"
+DECKS_DIR = decks_dir()  # the shipped decks, a package resource
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp"}
 CARD_MM = (63.5, 88.9)  # a standard card, portrait
 
@@ -32,10 +33,6 @@ class Deck:
     source: str
     faces: dict[CardType, list[np.ndarray]]  # BGR uint8, portrait
     path: Path
-
-    @property
-    def aspect(self) -> float:
-        return self.card_mm[1] / self.card_mm[0]
 
 
 def resolve_deck_path(deck: str | Path) -> Path:

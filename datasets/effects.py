@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ecoscore.vision.lattice import project
+from ecoscore.geometry import project
 
 
 @dataclass

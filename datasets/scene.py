@@ -13,8 +13,9 @@ from dataclasses import asdict, dataclass, field
 import cv2
 import numpy as np
 
+from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS, CardType
-from ecoscore.vision.lattice import project
+from ecoscore.truthfile import Truth
 
 from . import effects
 from .deck import Deck
@@ -237,7 +238,7 @@ def _tableau_extent(deck: Deck) -> float:
 @dataclass
 class Scene:
     image: np.ndarray  # BGR, as decoded from ``jpeg``
-    truth: dict
+    truth: Truth
     jpeg: bytes  # the photo file, compressed once (re-encoding would compress twice)
 
 
@@ -304,7 +305,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     else:
         jpeg = cv2.imencode(".png", canvas)[1].tobytes()
 
-    truth = {
+    truth: Truth = {
         "width": w,
         "height": h,
         "seed": list(seed) if isinstance(seed, tuple) else seed,

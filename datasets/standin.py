@@ -14,11 +14,12 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ecoscore.paths import fonts_dir
 from ecoscore.scoring import CardType
 
 from .deck import DECKS_DIR
 
-FONTS = Path(__file__).resolve().parent / "fonts"
+FONTS = fonts_dir()
 W, H = 320, 448  # 63.5 × 88.9 mm at ~5 px/mm
 VARIANTS = 2
 

@@ -6,7 +6,6 @@ Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (O
 """
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ecoscore.scoring import CardType
+from ecoscore.truthfile import write_truth
 
 from .deck import load_deck
 from .scene import SceneParams, render_scene
@@ -39,8 +39,7 @@ def _render_one(index: int) -> int:
     if kind == "finder":
         (out / "images" / f"{stem}.jpg").write_bytes(scene.jpeg)
         (out / "labels" / f"{stem}.txt").write_text("\n".join(obb_label_lines(scene.truth)) + "\n")
-        truth = dict(scene.truth, image=f"images/{stem}.jpg")
-        (out / "truth" / f"{stem}.json").write_text(json.dumps(truth))
+        write_truth(out / "truth" / f"{stem}.json", {**scene.truth, "image": f"images/{stem}.jpg"})
         return 1
     crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"])
     for k, (crop, name) in enumerate(crops):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ecoscore.geometry import Detections
 from ecoscore.scoring import Tableau, parse_json
-from ecoscore.vision.models import Detections
 
 from .yolo import card_quads
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ecoscore.vision.crops import CROP_SIZE, warp_quad
+from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.vision.models import EMPTY
+
 MIN_VISIBLE = 0.5  # a card cut by the frame is labelled if at least half of it shows
 
 

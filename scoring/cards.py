@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import enum
 import unicodedata
+from collections.abc import Mapping
 
 
 class CardType(str, enum.Enum):
@@ -33,6 +34,11 @@ class CardType(str, enum.Enum):
 
 
 #: Cards of each type in one 130-card deck (RULES.md, "The deck").
+def over_deck(counts: Mapping[CardType, int]) -> list[tuple[CardType, int]]:
+    """The one deck check: (type, count) of each type with more cards than one deck holds."""
+    return [(card, n) for card, n in counts.items() if card is not None and n > DECK_COUNTS[card]]
+
+
 DECK_COUNTS: dict[CardType, int] = {
     CardType.RABBIT: 8,
     CardType.TROUT: 10,

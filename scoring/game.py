@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .cards import DECK_COUNTS, SCORE_PAD_ORDER, CardType
+from .cards import DECK_COUNTS, SCORE_PAD_ORDER, CardType, over_deck
 from .majority import STREAM_AWARDS, WOLF_AWARDS, awards
 from .rules import CardPoints, GroupPoints, score_cards
 from .tableau import Tableau
@@ -87,7 +87,7 @@ class GameScore:
 
 
 def _check_deck(counts: Counter[CardType], player: str | None) -> list[DeckIssue]:
-    return [DeckIssue(card, n, DECK_COUNTS[card], player) for card, n in counts.items() if n > DECK_COUNTS[card]]
+    return [DeckIssue(card, n, DECK_COUNTS[card], player) for card, n in over_deck(counts)]
 
 
 def score_game(
@@ -187,7 +187,7 @@ def score_game(
         winners=winners,
         provisional=provisional,
         deck_issues=[issue for s in scores for issue in s.deck_issues] + game_issues,
-        neutral=tuple(neutral) if neutral is not None else None,
+        neutral=(neutral[0], neutral[1]) if neutral is not None else None,
         others=list(others or ()),
         solo=solo,
     )

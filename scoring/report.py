@@ -4,7 +4,7 @@ from __future__ import annotations
 from .cards import SCORE_PAD_ORDER, CardType
 from .game import GameScore, Majority, PlayerScore
 from .gridfile import to_json
-from .tableau import COLS
+from .tableau import COLS, cell_at
 
 
 def _cell(index: int) -> list[int]:
@@ -105,7 +105,7 @@ def explain(player: PlayerScore) -> str:
     lines = [f"{player.name}:"]
     for c in player.cards:
         r, col = divmod(c.cell, COLS)
-        lines.append(f"  {c.type.value:<10} row {r + 1}, col {col + 1}: {c.points:>3}  {c.reason}")
+        lines.append(f"  {c.type.value:<10} {cell_at(r, col)}: {c.points:>3}  {c.reason}")
     for g in player.groups:
         size = f"{len(g.cells)} card{'s' if len(g.cells) > 1 else ''}"
         lines.append(f"  {g.type.value:<10} {size:<13}: {g.points:>3}  {g.reason}")

@@ -36,10 +36,14 @@ NEIGHBOURS = _cells_within(1)
 WITHIN_TWO = _cells_within(2)
 
 
+def cell_at(row: int, col: int) -> str:
+    """The one wording of a cell for people, from 0-based (row, col), counted from 1: 'row 2, col 3'."""
+    return f"row {row + 1}, col {col + 1}"
+
+
 def cell_name(index: int) -> str:
-    """Human name of a cell, 1-based as people count: 'row 2, col 3'."""
-    r, c = divmod(index, COLS)
-    return f"row {r + 1}, col {c + 1}"
+    """Human name of a cell by its index in reading order: 'row 2, col 3'."""
+    return cell_at(*divmod(index, COLS))
 
 
 class Tableau:
@@ -77,9 +81,7 @@ class Tableau:
         return self.cells[_index(row, col)]
 
     def counts(self) -> Counter[CardType]:
-        held = Counter(self.cells)
-        held.pop(None, None)
-        return held
+        return Counter(card for card in self.cells if card is not None)
 
     def empty_cells(self) -> list[int]:
         return [i for i, cell in enumerate(self.cells) if cell is None]

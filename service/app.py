@@ -21,6 +21,7 @@ from starlette.types import Scope
 from ecoscore import __version__
 from ecoscore.vision.pipeline import Reader
 
+from . import i18n
 from .decks import Decks
 from .deps import Services
 from .middleware import AccessLog, Admission, Bounds, SecurityHeaders
@@ -31,7 +32,7 @@ from .routes.page import STATIC
 from .settings import Settings
 from .store import Store
 
-__all__ = ["Settings", "create_app", "serve"]
+__all__ = ["Settings", "create_app"]
 log = logging.getLogger("ecoscore.service")
 ROOM_PHOTO = re.compile(r"/api/rooms/[^/]+/photo")
 DECK_PHOTO = re.compile(r"/api/decks/[^/]+/photo")
@@ -67,10 +68,11 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                                                       max_players=settings.max_players, pool_size=settings.db_pool))
         the_reader = reader
         if the_reader is None:
-            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.readers()))
+            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.readers(),
+                                                                threads=settings.inference_threads()))
             await run_in_threadpool(the_reader.warm_up)  # no compile on a user's first photo
         reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
-        decks = Decks(concurrent=settings.readers())
+        decks = Decks(concurrent=settings.readers(), threads=settings.inference_threads())
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
         app.state.services = Services(settings, store, the_reader, reads, decks)
@@ -92,6 +94,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     app.include_router(score.router)
     app.include_router(rooms.router)
     app.include_router(deck_routes.router)
+    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
 
     def queue() -> ReadQueue | None:
         services = getattr(app.state, "services", None)
@@ -109,9 +112,3 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     if settings.access_log:
         app.add_middleware(AccessLog)
     return app
-
-
-def serve(settings: Settings | None = None, **flags) -> None:
-    from .server import run
-
-    run(settings or Settings(**{k: v for k, v in flags.items() if v is not None}))

@@ -16,9 +16,9 @@ KEEP = 16  # matchers kept loaded; each is a few hundred vectors
 
 
 class Decks:
-    def __init__(self, store: DeckStore | None = None, concurrent: int = 1):
+    def __init__(self, store: DeckStore | None = None, concurrent: int = 1, threads: int | None = None):
         self.store = store or default_store()
-        self._concurrent = concurrent
+        self._concurrent, self._threads = concurrent, threads
         self._embedder: CardEmbedder | None = None
         self._loaded: OrderedDict[str, tuple[object, CardMatcher]] = OrderedDict()
         self._lock = threading.Lock()
@@ -27,7 +27,7 @@ class Decks:
     def embedder(self) -> CardEmbedder:
         with self._lock:
             if self._embedder is None:
-                self._embedder = CardEmbedder(concurrent=self._concurrent)
+                self._embedder = CardEmbedder(concurrent=self._concurrent, threads=self._threads)
             return self._embedder
 
     def matcher(self, name: str) -> CardMatcher:

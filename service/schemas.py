@@ -112,6 +112,9 @@ class PlayerOut(BaseModel):
     cells: list[list[CellRead]] | None = None
     photo: str | None = None
     overlay_url: str | None = None
+    photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
+    photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")
+    corrected: list[Position] | None = Field(None, description="a room's cells the player corrected (their doubts dropped)")
 
 
 class NeutralOut(BaseModel):

@@ -16,11 +16,11 @@ client polling a room sees the same version (its ETag) whichever worker answers.
 from __future__ import annotations
 
 import logging
-import os
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .app import create_app
 from .settings import Settings
 
 
@@ -67,10 +67,12 @@ def environment(settings: Settings) -> dict[str, str]:
     return out
 
 
-def run(settings: Settings) -> None:
-    from .app import create_app
+def serve(settings: Settings | None = None, **flags) -> None:
+    """Run the service; ``flags`` (the command line's) win over the environment's settings."""
+    run(settings or Settings(**{k: v for k, v in flags.items() if v is not None}))
 
-    os.environ.setdefault("ECOSCORE_THREADS", "1")  # parallel photos, one core each
+
+def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     common = dict(host=settings.host, port=settings.port, log_level="info", access_log=False,
                   timeout_keep_alive=5, limit_concurrency=settings.max_connections)

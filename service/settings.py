@@ -30,6 +30,8 @@ class Settings(BaseSettings):
                                                       "none (`ecoscore deck list`); empty: the built-in stand-in")
     reads: int = Field(0, ge=0, le=64, description="photos read at once in each worker; 0: the cores shared out "
                                                    "among the workers, at least one each")
+    threads: int = Field(1, ge=0, le=64, description="threads per inference: photos are read in parallel, one core "
+                                                     "each (0: the cores shared out among every reader of every worker)")
     read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
                                                   "more are answered 503 + Retry-After before their body is read")
     queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")
@@ -57,10 +59,12 @@ class Settings(BaseSettings):
 
     def readers(self) -> int:
         """Photos each worker reads at once: ``reads``, or this machine's cores over the workers."""
-        if self.reads:
-            return self.reads
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        return max(1, cores // self.workers)
+        return self.reads or max(1, _cores() // self.workers)
+
+    def inference_threads(self) -> int:
+        """Threads per inference: ``threads``, or the cores over all the readers of all the workers
+        (at most 2, as vision/runtime.py does within one process)."""
+        return self.threads or max(1, min(2, _cores() // (self.readers() * self.workers)))
 
     def link_base(self) -> str:
         """Where phones reach the service: ``public_url``, else this machine's address and port."""
@@ -72,6 +76,10 @@ class Settings(BaseSettings):
     def upload_limit(self, photos: int) -> int:
         """Bytes a multipart body of ``photos`` photos may take (form fields and boundaries beside them)."""
         return min(self.max_upload * photos, self.max_game_upload if photos > 1 else self.max_upload) + 64 * 1024
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _lan_address() -> str:

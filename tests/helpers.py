@@ -20,3 +20,19 @@ def points(text: str, card: CardType, others=None) -> int:
 
 def game(*texts: str, **options):
     return score_game([(f"p{k + 1}", grid(t)) for k, t in enumerate(texts)], **options)
+
+
+def spoil(jpeg: bytes, reader, cells: int) -> bytes:
+    """The photo with noise over the middle of its first ``cells`` cards: doubtful cells."""
+    import cv2
+    import numpy as np
+
+    tab = reader.read(jpeg).tableaux[0]
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    noise = np.random.default_rng(0).integers(0, 255, img.shape, dtype=np.uint8)
+    for cell in tab.cells[:cells]:
+        q = cell.quad.astype(np.float32)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
+        img[mask > 0] = noise[mask > 0]
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()

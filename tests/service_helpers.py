@@ -24,7 +24,7 @@ class SlowReader:
     def __init__(self, seconds: float = 0.0):
         self.seconds, self.calls = seconds, 0
 
-    def read(self, data: bytes, *args, **kwargs):
+    def read(self, data: bytes, classifier=None):
         self.calls += 1
         time.sleep(self.seconds)
         raise NoTableauError("no tableau found (a stand-in reader)")

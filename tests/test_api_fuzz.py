@@ -18,7 +18,7 @@ from service_helpers import live_server
 
 from ecoscore.service.app import Settings, create_app
 
-pytestmark = needs_models
+pytestmark = [needs_models, pytest.mark.slow]
 EXAMPLES = int(os.environ.get("ECOSCORE_FUZZ_EXAMPLES", "40"))
 SENT = {"requests": 0, "by_status": {}}
 

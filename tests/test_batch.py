@@ -4,9 +4,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import needs_models
 
-pytestmark = needs_models
+pytestmark = [needs_models, pytest.mark.slow]
 
 
 def make_folder(tmp_path, photo_set):

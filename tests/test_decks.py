@@ -5,10 +5,12 @@ import cv2
 import numpy as np
 import pytest
 
-from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.scoring import CardType
 from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
 
 def test_a_generated_deck_is_a_function_of_its_seed():

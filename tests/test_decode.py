@@ -86,7 +86,8 @@ def test_decompression_bomb_is_refused_before_decoding():
 
 
 @pytest.mark.parametrize("data, message", [(b"", "empty"), (b"hello, not a photo", "not an image"),
-                                           (b"\xff\xd8\xff" + b"\x00" * 100, "truncated"), (b"\xff\xd8\xff\xe0" + b"\x00" * 100 + b"\xff\xd9", "damaged")])
+                                           (b"\xff\xd8\xff" + b"\x00" * 100, "truncated"),
+                                           (b"\xff\xd8\xff\xe0" + b"\x00" * 100 + b"\xff\xd9", "damaged")])
 def test_not_an_image(data, message):
     with pytest.raises(ImageError, match=message):
         decode(data)

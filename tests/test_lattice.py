@@ -37,6 +37,7 @@ def adjacency_kept(pairs) -> bool:
     return all(adj(a, b) == adj(pairs[a], pairs[b]) for a in keys for b in keys)
 
 
+@pytest.mark.slow
 def test_every_card_of_a_visible_tableau_lands_in_its_own_cell(deck):
     ok = total = 0
     for i in range(60):
@@ -50,6 +51,7 @@ def test_every_card_of_a_visible_tableau_lands_in_its_own_cell(deck):
     assert ok >= 59, f"{ok} of {total}"
 
 
+@pytest.mark.slow
 def test_holes_missing_detections_and_jitter(deck):
     ok = 0
     for i in range(40):
@@ -63,6 +65,7 @@ def test_holes_missing_detections_and_jitter(deck):
     assert ok >= 38
 
 
+@pytest.mark.slow
 def test_loose_cards_stay_off_the_grid(deck):
     for i in range(20):
         scene = render_scene(deck, (79, i), SceneParams(long_side=640, p_multi=0.0, p_cut_off=0.0, loose_cards=(3, 4)))
@@ -75,6 +78,7 @@ def test_loose_cards_stay_off_the_grid(deck):
         assert len(loose) == len(scene.truth["loose_cards"])
 
 
+@pytest.mark.slow
 def test_several_tableaux_in_one_photo(deck):
     found = 0
     for i in range(20):

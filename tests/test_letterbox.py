@@ -29,6 +29,7 @@ def test_letterbox_centres_the_photo_on_its_canvas():
     assert (upright[:, :left] == 114).all() and (upright[:, left:left + 358] == 200).all()
 
 
+@pytest.mark.slow
 def test_warm_up_compiles_the_finder_for_every_canvas():
     from conftest import MODELS
 

@@ -12,7 +12,7 @@ from ecoscore.datasets.truth import truth_tableau
 from ecoscore.scoring import score_tableau
 from ecoscore.vision.pipeline import NoTableauError
 
-pytestmark = needs_models
+pytestmark = [needs_models, pytest.mark.slow]
 
 
 def test_reads_rendered_photos_exactly(reader, photo_set):

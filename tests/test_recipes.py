@@ -1,9 +1,13 @@
 """Training recipes: what data a recipe trains on (no training here: that is test_ultralytics)."""
 import json
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from ecoscore.vision.train import RECIPES, _dataset_dir, prepare_data
+
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
 TINY = dict(train_scenes=2, val_scenes=1, render_long_side=160)
 

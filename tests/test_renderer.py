@@ -12,6 +12,8 @@ from ecoscore.datasets.synth import synthesize
 from ecoscore.datasets.yolo import obb_label_lines
 from ecoscore.scoring import CardType
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 
 @pytest.fixture(scope="module")
 def deck():

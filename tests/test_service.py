@@ -10,7 +10,7 @@ from helpers import EXAMPLES
 
 from ecoscore.service.app import Settings, create_app
 
-pytestmark = needs_models
+pytestmark = [needs_models, pytest.mark.slow]
 
 
 @pytest.fixture()

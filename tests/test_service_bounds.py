@@ -20,6 +20,8 @@ from ecoscore.scoring import GridError, parse_grid, parse_json
 from ecoscore.scoring.majority import places
 from ecoscore.service.app import Settings, create_app
 
+pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
+
 ALICE = (EXAMPLES / "alice.txt").read_text()
 
 
@@ -59,7 +61,7 @@ def test_a_grid_cell_that_is_a_list_or_a_dict_gets_a_422(client, cell):
     with pytest.raises(GridError, match="expected a card name or null"):
         parse_json(grid)
     with pytest.raises(GridError, match="expected a card name or null"):
-        parse_grid(f'{{"grid": [[{{"a": 1}}, null, null, null, null]]}}')
+        parse_grid('{"grid": [[{"a": 1}, null, null, null, null]]}')
 
 
 def test_deeply_nested_brackets_get_a_4xx(client):

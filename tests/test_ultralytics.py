@@ -12,7 +12,7 @@ import pytest
 from conftest import needs_models
 
 # Checked without importing it: a bare `import ultralytics` looks up DNS names.
-pytestmark = [pytest.mark.training,
+pytestmark = [pytest.mark.training, pytest.mark.slow,
               pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="needs the train extra")]
 
 GUARD = textwrap.dedent(
@@ -110,10 +110,10 @@ def test_runtime_matches_ultralytics_predict(photo_set, monkeypatch, precision, 
     box the same card almost equally NMS may keep the other one: the same card, a few pixels off
     (seen: 2.7 px in a 416 px frame); most boxes move by 0.2 px at most."""
     monkeypatch.setenv("ECOSCORE_PRECISION", precision)
+    from ecoscore.vision.crops import warp_quad
+    from ecoscore.vision.decode import decode
     from ecoscore.vision.models import CardClassifier, CardFinder, letterbox
     from ecoscore.vision.offline import import_ultralytics
-    from ecoscore.vision.decode import decode
-    from ecoscore.vision.crops import warp_quad
 
     YOLO = import_ultralytics().YOLO
     finder = CardFinder()

@@ -35,13 +35,12 @@ def collect(target: str) -> list[Path]:
 
 def _init(deck: str | None = None) -> None:
     global _reader
-    os.environ["ECOSCORE_THREADS"] = "1"  # one process per core
     import cv2
 
     cv2.setNumThreads(1)
     from ecoscore.vision.deckstore import open_reader
 
-    _reader = open_reader(deck)
+    _reader = open_reader(deck, threads=1)  # one process per core
 
 
 def score_file(path: str) -> dict:

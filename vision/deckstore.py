@@ -230,21 +230,22 @@ def default_store() -> DeckStore:
 
 
 def open_matcher(name: str | None = None, store: DeckStore | None = None, embedder: CardEmbedder | None = None,
-                 concurrent: int = 1):
+                 concurrent: int = 1, threads: int | None = None):
     """The ``CardMatcher`` of an enrolled deck (the stand-in by default)."""
     from .matcher import CardMatcher
 
-    embedder = embedder or CardEmbedder(concurrent=concurrent)
+    embedder = embedder or CardEmbedder(concurrent=concurrent, threads=threads)
     store = store or default_store()
     return CardMatcher(embedder, store.references(name or DEFAULT_DECK, embedder))
 
 
-def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore | None = None):
+def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore | None = None,
+                threads: int | None = None):
     """A reader whose cells are named by ``deck``'s references (no deck: the shipped classifier,
     trained on the stand-in deck)."""
     from .pipeline import Reader
 
     if deck is None:
-        return Reader(concurrent=concurrent)
-    matcher = open_matcher(deck, store, concurrent=concurrent)
-    return Reader(classifier=matcher, concurrent=concurrent)
+        return Reader(concurrent=concurrent, threads=threads)
+    matcher = open_matcher(deck, store, concurrent=concurrent, threads=threads)
+    return Reader(classifier=matcher, concurrent=concurrent, threads=threads)

@@ -50,7 +50,6 @@ class Photo:
     image: np.ndarray  # BGR uint8
     scale: float  # image pixels per original pixel
     original_size: tuple[int, int]  # width, height of the original, upright
-    format: str
     data: bytes  # the file, kept so detail can be decoded again when cards are small
 
     def at_least(self, long_side: int) -> Photo:
@@ -141,4 +140,4 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
     k = long_side / max(image.shape[:2])
     if k < 0.5:
         image = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-    return Photo(image, image.shape[1] / w, (w, h), fmt, data)
+    return Photo(image, image.shape[1] / w, (w, h), data)

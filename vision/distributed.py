@@ -69,7 +69,6 @@ def scores(todo: list[str], *, cluster: str, workers: int, deck: str | None) -> 
     class Plugin(_Reader, WorkerPlugin):
         pass
 
-    os.environ.setdefault("ECOSCORE_THREADS", "1")  # the local cluster's workers inherit it
     client, local = open_client(cluster, workers)
     try:
         client.register_plugin(Plugin(deck), name=_Reader.name)

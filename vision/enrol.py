@@ -15,8 +15,8 @@ import numpy as np
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 
 from .crops import warp_quad
-from .decode import ImageError, decode
 from .deckstore import REFERENCE_PX
+from .decode import ImageError, decode
 from .lattice import fit_tableaux
 from .matcher import CardEmbedder
 from .pipeline import Reader

@@ -9,7 +9,6 @@ side of the table the photo was taken from does not matter.
 """
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +17,10 @@ import numpy as np
 from tqdm import tqdm
 
 from ecoscore.datasets.truth import fully_visible, truth_tableau
+from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.scoring import score_tableau
+from ecoscore.truthfile import read_truth, truth_files
 
-from .crops import CROP_SIZE, warp_quad
 from .decode import ImageError, decode
 from .models import EMPTY
 from .pipeline import NoTableauError, Reader, TableauRead, name_cells
@@ -93,15 +93,14 @@ def unreadable_cards(reader: Reader, data: bytes, tab: dict) -> list[tuple[int, 
     cells = tab["cells"]  # a fully visible tableau: every cell inside the photo
     crops = [warp_quad(photo.image, np.array(c["corners"] or c["cell_corners"]) * photo.scale, CROP_SIZE) for c in cells]
     names = reader.classifier.names
-    return [(c["row"], c["col"]) for c, (_, chosen, _) in zip(cells, name_cells(reader.classifier, crops))
-            if (c["type"] or EMPTY) != names[chosen]]
+    return [(c["row"], c["col"]) for c, named in zip(cells, name_cells(reader.classifier, crops))
+            if (c["type"] or EMPTY) != names[named.chosen]]
 
 
 def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: bool = True) -> Evaluation:
     ev = Evaluation()
-    truths = sorted((folder / "truth").glob("*.json"))[:limit]
-    for path in tqdm(truths, desc=f"evaluating {folder.name}", disable=not progress):
-        truth = json.loads(path.read_text())
+    for path in tqdm(truth_files(folder, limit), desc=f"evaluating {folder.name}", disable=not progress):
+        truth = read_truth(path)
         data = (folder / truth["image"]).read_bytes()
         ev.images += 1
         visible = [t for t in truth["tableaux"] if fully_visible(t, truth["width"], truth["height"])]

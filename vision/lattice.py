@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ecoscore.geometry import Detections, project
 from ecoscore.scoring import COLS, ROWS
-
-from .models import Detections
 
 MIN_CARDS = 5  # fewer connected cards are loose cards, not a tableau
 MAX_ANGLE_DIFF = np.radians(20)
@@ -172,13 +171,6 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     threshold = 0.3 * float(np.median(det.sizes[idx, 1]))
     H, _ = cv2.findHomography(src, dst, cv2.RANSAC, threshold)
     return H
-
-
-def project(H: np.ndarray, pts) -> np.ndarray:
-    """Points (N × 2) through the homography ``H``."""
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
-    return q[:, :2] / q[:, 2:3]
 
 
 def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):

@@ -22,24 +22,27 @@ import numpy as np
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .crops import CROP_SIZE
 from .models import EMPTY, ModelError, _blob, _metadata, _network, _round_up
 
 NOT_OURS = "not ours"  # a card, but none of this deck's types
+# A cell the matcher names with less belief is flagged (the reader's threshold for the
+# classifier does not carry over: the two are calibrated differently). Chosen with
+# bench/tune_matcher.py on decks of its own: see models/MODEL_CARD.md.
+MIN_CONFIDENCE = 0.9
 TYPES = list(CardType)
 
 
 class CardEmbedder:
     """The matcher's network: crops -> unit vectors."""
 
-    def __init__(self, path: Path | None = None, concurrent: int = 1):
+    def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "matcher.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.scale = float(self.meta["scale"])
         self.not_ours = float(self.meta["not_ours"])
         self.empty = np.asarray(self.meta["empty"], np.float32)
-        self.network = _network(self.path, concurrent)
+        self.network = _network(self.path, concurrent, threads)
         # References embedded by another model are embedded again: the hash says which model.
         self.version = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
 
@@ -88,7 +91,8 @@ class CardMatcher:
 
     names = [card.value for card in TYPES] + [EMPTY, NOT_OURS]
 
-    def __init__(self, embedder: CardEmbedder, references: References):
+    def __init__(self, embedder: CardEmbedder, references: References, min_confidence: float = MIN_CONFIDENCE):
+        self.min_confidence = min_confidence
         self.embedder = embedder
         self.references = references
         self.imgsz = embedder.imgsz

@@ -7,16 +7,18 @@ with grey 114, RGB / 255; class scores already sigmoid / softmax in the export).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from ecoscore.geometry import Detections, obb_corners
 from ecoscore.paths import models_dir
 
 from .runtime import Network
 
+__all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_obb", "fast_nms",
+           "letterbox", "obb_corners", "probiou"]
 
 EMPTY = "empty"  # the classifier's class for a cell where no card lies
 
@@ -25,10 +27,10 @@ class ModelError(RuntimeError):
     """A model file that is missing or unusable."""
 
 
-def _network(path: Path, concurrent: int) -> Network:
+def _network(path: Path, concurrent: int, threads: int | None = None) -> Network:
     if not path.is_file():
         raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
-    return Network(path, concurrent)
+    return Network(path, concurrent, threads)
 
 
 def _metadata(path: Path) -> dict:
@@ -36,41 +38,6 @@ def _metadata(path: Path) -> dict:
     if not sidecar.is_file():
         raise ModelError(f"{sidecar} is missing: it says the input size and class names of {path.name}")
     return json.loads(sidecar.read_text(encoding="utf-8"))
-
-
-@dataclass
-class Detections:
-    """Oriented card boxes in image pixels. ``quads`` are 4 corners each, in box order."""
-
-    centers: np.ndarray  # N × 2
-    sizes: np.ndarray  # N × 2: long side, short side
-    angles: np.ndarray  # N, radians: direction of the long side
-    scores: np.ndarray  # N
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def subset(self, keep) -> Detections:
-        return Detections(self.centers[keep], self.sizes[keep], self.angles[keep], self.scores[keep])
-
-    @staticmethod
-    def concat(parts: list[Detections]) -> Detections:
-        return Detections(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("centers", "sizes", "angles", "scores")))
-
-    @property
-    def quads(self) -> np.ndarray:
-        return obb_corners(self.centers, self.sizes, self.angles)
-
-
-def obb_corners(centers, sizes, angles) -> np.ndarray:
-    """Corners of rotated boxes (N × 4 × 2): long axis along ``angles``."""
-    c, s = np.cos(angles), np.sin(angles)
-    long_axis = np.stack([c, s], -1) * sizes[:, :1] / 2
-    short_axis = np.stack([-s, c], -1) * sizes[:, 1:2] / 2
-    return np.stack(
-        [centers - long_axis - short_axis, centers + long_axis - short_axis,
-         centers + long_axis + short_axis, centers - long_axis + short_axis], 1
-    )
 
 
 def canvas(h: int, w: int, size: int, rect: bool) -> tuple[int, int]:
@@ -126,12 +93,13 @@ class CardFinder:
     # normal, 99.73 % hard; tuning sets 99.88, 99.59) and halves the holes boxed as cards (0.81 ->
     # 0.40 %, 0.88 -> 0.44 %; tuning sets 1.1 -> 0.5 %). Read end to end it costs 4 of 151
     # tableaux in photos of several (small, dark cards) and flags 5 points fewer tableaux.
-    def __init__(self, path: Path | None = None, conf: float = 0.6, iou: float = 0.45, concurrent: int = 1):
+    def __init__(self, path: Path | None = None, conf: float = 0.6, iou: float = 0.45, concurrent: int = 1,
+                 threads: int | None = None):
         self.path = path or models_dir() / "finder.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
-        self.network = _network(self.path, concurrent)
+        self.network = _network(self.path, concurrent, threads)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
 
     def warm_up(self, sizes: tuple[int, ...] = ()) -> None:
@@ -203,12 +171,12 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
 class CardClassifier:
     """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
 
-    def __init__(self, path: Path | None = None, concurrent: int = 1):
+    def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "classifier.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
-        self.network = _network(self.path, concurrent)
+        self.network = _network(self.path, concurrent, threads)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (columns in ``self.names`` order)."""

@@ -13,9 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from ecoscore.paths import data_dir
+from ecoscore.paths import data_dir, fonts_dir
 
-FONT = Path(__file__).resolve().parent.parent / "datasets" / "fonts" / "DejaVuSans.ttf"
+FONT = fonts_dir() / "DejaVuSans.ttf"
 
 
 def prepare_ultralytics() -> Path:

@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ecoscore.geometry import CROP_SIZE, Detections, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
+from ecoscore.scoring.cards import over_deck
+from ecoscore.scoring.tableau import cell_at
 
-from .crops import CROP_SIZE, warp_quad
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
-from .models import EMPTY, CardClassifier, CardFinder, Detections, fast_nms
+from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -50,7 +52,6 @@ class CellRead:
     runner_up: str
     runner_up_confidence: float
     detected: bool  # the card finder saw a card in this cell
-    detection_confidence: float | None
     quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
     doubts: list[str] = field(default_factory=list)
 
@@ -59,8 +60,6 @@ class CellRead:
 class TableauRead:
     cells: list[CellRead]  # reading order, ROWS × COLS
     doubts: list[str]
-    residual: float
-    transposed: bool
 
     @property
     def tableau(self) -> Tableau:
@@ -102,8 +101,17 @@ def side_by_side(cards: Detections) -> int:
     return max(map(len, groups), default=0)
 
 
-def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
-    """(class probabilities, chosen class, confidence) of each straightened cell crop.
+@dataclass(frozen=True)
+class CellNaming:
+    """How the classifier (or a deck's matcher: the same probabilities) named one cell crop."""
+
+    probabilities: np.ndarray  # over the classifier's names: the mean of the turns read
+    chosen: int  # index into the classifier's names
+    confidence: float  # the belief in ``chosen`` at its least sure turn
+
+
+def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[CellNaming]:
+    """How each straightened cell crop is named (``CellNaming``).
 
     A cell the classifier is all but sure of at once is decided there. Any other is read
     at its three other quarter turns too (the classifier knows all four): the decision is
@@ -112,7 +120,7 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[tupl
     classifies ~3x fewer crops than four turns for every cell; on the test sets it gives the
     same reads, and no confident wrong either way."""
     first = classifier(crops)
-    named = [(p, int(p.argmax()), float(p.max())) for p in first]
+    named = [CellNaming(p, int(p.argmax()), float(p.max())) for p in first]
     unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
     turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
     others = classifier(turned).reshape(len(unsure), 3, first.shape[1])
@@ -120,7 +128,7 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[tupl
         views = np.concatenate([first[i : i + 1], more])
         mean = views.mean(0)
         chosen = int(mean.argmax())
-        named[i] = (mean, chosen, float(views[:, chosen].min()))
+        named[i] = CellNaming(mean, chosen, float(views[:, chosen].min()))
     return named
 
 
@@ -132,10 +140,11 @@ class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
-                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1):
-        """``concurrent``: how many reads this process runs at once (the cores are shared out)."""
-        self.finder = finder or CardFinder(concurrent=concurrent)
-        self.classifier = classifier or CardClassifier(concurrent=concurrent)
+                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None):
+        """``concurrent``: how many reads this process runs at once (the cores are shared out);
+        ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``)."""
+        self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
+        self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
 
     def warm_up(self) -> None:
@@ -198,7 +207,7 @@ class Reader:
             keep &= ~_wholly_inside(det.quads, window, (w, h))
             want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
-            closer.centers = closer.centers + [x0, y0]
+            closer = closer.shifted((x0, y0))
             found.append(closer.subset(_wholly_inside(closer.quads, window, (w, h))))
         if not found:
             return det
@@ -219,24 +228,29 @@ class Reader:
             for (r, c), cell in fit.cells.items():
                 if cell.inside:
                     crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
-                    where.append((t, r, c))
-        by_cell = dict(zip(where, name_cells(classifier, crops)))
+                    where.append((t, (r, c)))
+        named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
+        for (t, rc), naming in zip(where, name_cells(classifier, crops)):
+            named[t][rc] = naming
         names = classifier.names
-        return [self._tableau_read(t, fit, by_cell, names, det, 1 / photo.scale) for t, fit in enumerate(fits)]
+        # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
+        least = getattr(classifier, "min_confidence", self.min_confidence)
+        return [self._tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
 
-    def _tableau_read(self, t, fit: TableauFit, by_cell, names, det: Detections, to_original) -> TableauRead:
+    def _tableau_read(self, fit: TableauFit, named: dict[tuple[int, int], CellNaming], names: list[str],
+                      det: Detections, to_original: float, min_confidence: float) -> TableauRead:
         cells = []
         for r in range(ROWS):
             for c in range(COLS):
                 fc = fit.cells[(r, c)]
-                read = by_cell.get((t, r, c))
+                read = named.get((r, c))
                 doubts = []
                 det_conf = float(det.scores[fc.detection]) if fc.detection is not None else None
                 if read is None:
                     card, conf, runner, runner_conf = None, 0.0, "", 0.0
                     doubts.append("cell lies partly outside the photo: not read")
                 else:
-                    mean, chosen, conf = read
+                    mean, chosen, conf = read.probabilities, read.chosen, read.confidence
                     second = max((j for j in range(len(names)) if j != chosen), key=lambda j: mean[j])
                     top, runner, runner_conf = names[chosen], names[second], float(mean[second])
                     card = None if top in (EMPTY, NOT_OURS) else CardType(top)
@@ -245,7 +259,7 @@ class Reader:
                         # other than the one enrolled (the wrong --deck?).
                         doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
                                       "another game's card, a card face down, or the wrong deck chosen")
-                    elif conf < self.min_confidence:
+                    elif conf < min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                         belief = f"{top} {mean[chosen]:.0%}"
@@ -261,11 +275,11 @@ class Reader:
                 if fc.duplicates:
                     doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
                 cells.append(
-                    CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, det_conf,
-                             fc.quad * to_original, doubts)
+                    CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
+                             doubts)
                 )
         read_doubts = tableau_doubts(cells, fit)
-        return TableauRead(cells, read_doubts, fit.residual, fit.transposed)
+        return TableauRead(cells, read_doubts)
 
 
 def _wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
@@ -285,18 +299,18 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     doubts = []
     for cell in cells:
         for d in cell.doubts:
-            doubts.append(f"row {cell.row + 1}, col {cell.col + 1}: {d}")
+            doubts.append(f"{cell_at(cell.row, cell.col)}: {d}")
     empty = [cell for cell in cells if cell.type is None and not cell.doubts]
     if empty:
-        where = ", ".join(f"row {c.row + 1} col {c.col + 1}" for c in empty)
+        where = "; ".join(cell_at(c.row, c.col) for c in empty)
         doubts.append(f"{len(empty)} empty cell{'s' if len(empty) > 1 else ''} ({where}): a mid-game tableau, or a card missed")
-    for card, n in Tableau([cell.type for cell in cells]).counts().items():
-        if n > card.deck_count:
-            doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
+    for card, n in over_deck(Tableau([cell.type for cell in cells]).counts()):
+        doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
     if fit.residual > MAX_RESIDUAL:
         doubts.append(f"the cards do not sit on a regular grid (fit error {fit.residual:.2f} card widths)")
     if fit.ambiguous_window:
         doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
     if fit.off_grid:
-        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid but outside its 5 × 4 were left out")
+        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
+                      "but outside its 5 × 4 were left out")
     return doubts

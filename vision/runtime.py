@@ -17,11 +17,28 @@ from pathlib import Path
 import numpy as np
 
 
-def threads(concurrent: int = 1) -> int:
-    """Threads per inference: ``ECOSCORE_THREADS``, else the cores shared out among the reads
-    that run at once, at most 2 (more does not pay on models this small). Two reads at once at
-    two threads each oversubscribe a 2-core machine."""
-    return int(os.environ.get("ECOSCORE_THREADS", "0")) or max(1, min(2, (os.cpu_count() or 1) // concurrent))
+class RuntimeSettingError(ValueError):
+    """An ``ECOSCORE_*`` runtime setting in the environment that cannot be used."""
+
+
+def threads_from_env() -> int | None:
+    """``ECOSCORE_THREADS`` as the user set it (None: unset or 0, the cores shared out)."""
+    raw = os.environ.get("ECOSCORE_THREADS", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise RuntimeSettingError(f"ECOSCORE_THREADS={raw!r}: expected a whole number of threads per inference "
+                                  "(0 or unset: the cores shared out among the reads)")
+    return int(raw) or None
+
+
+def threads(concurrent: int = 1, wanted: int | None = None) -> int:
+    """Threads per inference: ``wanted`` (the caller's setting), else ``ECOSCORE_THREADS``, else
+    the cores shared out among the reads that run at once, at most 2 (more does not pay on
+    models this small). Two reads at once at two threads each oversubscribe a 2-core machine."""
+    if not wanted:
+        wanted = threads_from_env()
+    return wanted or max(1, min(2, (os.cpu_count() or 1) // concurrent))
 
 
 def _core():
@@ -49,14 +66,14 @@ class Network:
     A model whose image height and width are left open (``any_size``) is compiled once for
     each input shape it meets, on first use: a fixed shape runs faster than an open one."""
 
-    def __init__(self, path: Path, concurrent: int = 1):
+    def __init__(self, path: Path, concurrent: int = 1, threads_per_read: int | None = None):
         self._core = _core()
         self.config = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": concurrent,
-                       "INFERENCE_NUM_THREADS": concurrent * threads(concurrent)}
+                       "INFERENCE_NUM_THREADS": concurrent * threads(concurrent, threads_per_read)}
         native_bf16 = "BF16" in self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         wanted = os.environ.get("ECOSCORE_PRECISION", "auto")
         if wanted not in ("auto", "f32", "bf16"):
-            raise ValueError(f"ECOSCORE_PRECISION={wanted!r}: use auto, f32 or bf16")
+            raise RuntimeSettingError(f"ECOSCORE_PRECISION={wanted!r}: use auto, f32 or bf16")
         self.precision = "bf16" if wanted == "bf16" or (wanted == "auto" and native_bf16) else "f32"
         self.config["INFERENCE_PRECISION_HINT"] = self.precision
         self._read = self._core.read_model(str(path))

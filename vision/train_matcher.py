@@ -19,11 +19,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from ecoscore.datasets.deckgen import TRAIN_SEEDS
-from ecoscore.datasets.matchset import EMPTY, FOREIGN, STANDIN, TYPES, build_bank, deck_for
+from ecoscore.datasets.matchset import EMPTY, FOREIGN, TYPES, build_bank, deck_for
 from ecoscore.paths import data_dir, models_dir
 
 from .crops import CROP_SIZE, warp_quad
@@ -189,6 +188,11 @@ def episode_loss(net, empty_proto, batch, recipe: MatcherRecipe, rng):
     return loss, acc
 
 
+def _warm_up(steps: int) -> float:
+    """The one-cycle schedule's warm-up share: 5 %, but at least 3 steps (a smoke run has few)."""
+    return min(0.75, max(0.05, 3 / steps))
+
+
 def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path | None = None, *,
                   threads: int = 2, ship: bool = True, log_every: int = 50) -> Path:
     """Train (or resume) the matcher; export ONNX and its sidecar; copy to ``models/`` if ``ship``."""
@@ -204,7 +208,7 @@ def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path
     params = [*net.parameters(), empty_proto]
     opt = torch.optim.AdamW(params, lr=recipe.lr, weight_decay=recipe.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.lr, total_steps=recipe.steps,
-                                                pct_start=max(0.05, 3 / recipe.steps))
+                                                pct_start=_warm_up(recipe.steps))
     start = 0
     last = run_dir / "last.pt"
     if last.is_file():  # resume where the last session stopped
@@ -212,8 +216,12 @@ def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path
         net.load_state_dict(state["net"])
         empty_proto.data = state["empty"]
         opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
         start = state["step"]
+        if state["sched"]["total_steps"] == recipe.steps:
+            sched.load_state_dict(state["sched"])
+        else:  # a run cut shorter (or longer) on resuming: the same cycle, re-planned from here
+            sched = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.lr, total_steps=recipe.steps,
+                                                        pct_start=_warm_up(recipe.steps), last_epoch=start - 1)
     episodes = Episodes(bank, recipe)
     rng = np.random.default_rng((recipe.seed, start))
     log = (run_dir / "log.txt").open("a")

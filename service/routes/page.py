@@ -1,17 +1,16 @@
 """The phone page (static files, served as they are) and the health check."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from ecoscore import __version__
+from ecoscore.paths import static_dir
 
 from ..deps import Svc
 from ..schemas import Health, Problem
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
+STATIC = static_dir()
 router = APIRouter(responses={503: {"model": Problem}})
 
 
@@ -19,6 +18,18 @@ router = APIRouter(responses={503: {"model": Problem}})
 @router.get("/r/{room_id}", include_in_schema=False)
 async def page(room_id: str | None = None):
     return FileResponse(STATIC / "index.html")
+
+
+# The installable page: its manifest, and its service worker served from the root so that its
+# scope covers / and every /r/ROOM (a worker under /static/ could only control /static/).
+@router.get("/manifest.webmanifest", include_in_schema=False)
+async def manifest():
+    return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker():
+    return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
 
 @router.get("/health", tags=["service"], response_model=Health)

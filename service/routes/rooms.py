@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import io
+
 import segno
-from fastapi import APIRouter, HTTPException, Path, Request, Response, UploadFile
-from fastapi import File, Form
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
@@ -25,6 +26,34 @@ router = APIRouter(tags=["rooms"], responses=ERRORS)
 
 RoomId = Annotated[str, Path(max_length=20, description="the room's code (its password: keep it among players)")]
 PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]
+
+
+def photo_jpeg(read, max_side: int = 1280, quality: int = 82) -> bytes:
+    """The photo as read, upright and at most ``max_side`` px, with nothing drawn on it: the page
+    draws the grid, the labels and the current points itself, so they never go stale."""
+    import cv2
+
+    img = read.photo.image
+    if max(img.shape[:2]) > max_side:
+        f = max_side / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+
+
+def with_corrections(read: dict | None, grid: list) -> dict:
+    """A player's read as it stands after their corrections: the cells whose type now differs
+    from the read are listed in ``corrected`` and lose their doubts; every other cell and doubt
+    stays as it was read (the cells keep the types read, so "back to what was read" can work)."""
+    read = {k: v for k, v in (read or {}).items() if k != "grid"}  # the grid is the one scored
+    if not read.get("cells"):
+        return read
+    corrected = [[r, c] for r, row in enumerate(read["cells"]) for c, cell in enumerate(row)
+                 if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
+    gone = {(r, c) for r, c in corrected}
+    cells = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
+             for r, row in enumerate(read["cells"])]
+    doubts = [d for d in read.get("doubts", []) if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in gone)]
+    return read | {"cells": cells, "doubts": doubts, "corrected": corrected}
 
 
 def _room_doc(svc, room_id: str) -> dict:
@@ -44,7 +73,11 @@ def _room_doc(svc, room_id: str) -> dict:
         except ValueError as err:  # a room stored before names were checked: say so, do not fail
             doc["problem"] = str(err)
             return doc
-        extras = [(p.read or {}) | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
+        # A room keeps each player's plain photo (photo_url); overlay_url names the same picture
+        # for older clients: a drawn overlay would show points scored alone, not the room's.
+        extras = [with_corrections(p.read, p.grid)
+                  | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
+                     "photo_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
                   for p in room.players]
         doc["game"] = game_to_dict(game, extras)
     return doc
@@ -74,9 +107,15 @@ async def get_room(svc: Svc, room_id: RoomId, response: Response):
 async def room_qr(svc: Svc, room_id: RoomId):
     await svc.db(svc.store.room, room_id)  # 404 for a room that does not exist
     # The public address from the settings: a request's Host header is the client's to choose.
-    svg = await run_in_threadpool(lambda: segno.make(f"{svc.settings.link_base()}/r/{room_id}", error="m")
-                                  .svg_inline(scale=6))
-    return Response(svg, media_type="image/svg+xml")
+    # A standalone SVG needs its xmlns (svg_inline() leaves it out, and an <img> then shows
+    # nothing); a white background keeps it readable by cameras on a dark page.
+    def draw() -> bytes:
+        out = io.BytesIO()
+        segno.make(f"{svc.settings.link_base()}/r/{room_id}", error="m").save(
+            out, kind="svg", scale=6, border=4, xmldecl=False, light="#fff")
+        return out.getvalue()
+
+    return Response(await run_in_threadpool(draw), media_type="image/svg+xml")
 
 
 async def _written(svc, room_id: str, name: str, token_version: tuple[str, int], response: Response) -> dict:
@@ -96,17 +135,15 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     read = await read_photo(svc, request, photo, name, deck)
 
     def draw():
-        from ecoscore.vision.overlay import overlay_jpeg
         from ecoscore.vision.report import read_to_dict
 
         tab = read.tableaux[0]
-        alone = score_game([(name, tab.tableau)]).players[0]
-        jpeg = overlay_jpeg(read, [alone] + [None] * (len(read.tableaux) - 1))
+        jpeg = photo_jpeg(read)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
         if len(read.tableaux) > 1:
             doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
                           "(photograph yours alone to be sure)")
-        return to_json(tab.tableau), read_to_dict(tab, doubts), jpeg
+        return to_json(tab.tableau), read_to_dict(tab, doubts) | {"photo_size": list(read.size)}, jpeg
 
     grid, fields, jpeg = await run_in_threadpool(draw)
     if await request.is_disconnected():  # abandoned: store nothing
@@ -121,7 +158,10 @@ async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerN
                     if_match: IfMatch, x_player_token: PlayerToken = None):
     name = svc.name(name)
     grid = to_json(tableau(body.grid, name))
-    written = await svc.db(svc.store.put_player, room_id, name, grid, None, None, x_player_token, if_match)
+    room = await svc.db(svc.store.room, room_id)
+    before = next((p for p in room.players if p.name == name), None)
+    read = before.read if before else None  # a correction keeps the read: its other doubts stay
+    written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 
 

@@ -70,8 +70,16 @@ async def _score_photos(svc, request: Request, files: list[UploadFile], names: l
             raise HTTPException(408, "the client went away")
         oid = await svc.db(svc.store.put_overlay, jpeg)
         overlay_ids.extend([oid] * len(read.tableaux))
-    for fields, oid in zip(extras, overlay_ids):
+    photos = []  # the plain photos: the page draws the grid and the current points on them
+    for _, read in reads:
+        from .rooms import photo_jpeg
+
+        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read))
+        photos.extend([(pid, list(read.size))] * len(read.tableaux))
+    for fields, oid, (pid, size) in zip(extras, overlay_ids, photos):
         fields["overlay_url"] = f"/api/overlays/{oid}.jpg"
+        fields["photo_url"] = f"/api/overlays/{pid}.jpg"
+        fields["photo_size"] = size
     return game_to_dict(game, extras)
 
 

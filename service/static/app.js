@@ -1,131 +1,539 @@
 // ecoscore phone page: score a photo, correct cells, run a game room. No build step.
 "use strict";
+const { t } = I18N;
 const TYPES = ["rabbit", "trout", "fox", "bear", "dragonfly", "bee", "eagle", "wolf", "deer", "stream", "meadow"];
 const PAD = ["bear", "bee", "meadow", "trout", "eagle", "rabbit", "dragonfly", "fox", "deer", "stream", "wolf"];
+const GROUP_TYPES = new Set(["meadow", "deer", "stream", "wolf"]);
+// A photo is sent at most this large (long side, px): measured with the real reader, the read
+// holds at this size (see the README), and a 12 MP original would take 8 times as long to send.
+const SEND_LONG_SIDE = 2048, SEND_QUALITY = 0.9;
+// With this many doubtful cells of 20 the read is no score to show: the player is asked to retake.
+const UNREADABLE = 7;
 const $ = (id) => document.getElementById(id);
 
+// ---------- talking to the service ----------
+// The page asks for English and translates with I18N.message, so a change of language needs no
+// new request (the service speaks the player's language to other clients: Accept-Language).
+const API_HEADERS = { "Accept-Language": "en" };
+
+function showOffline(off) { $("offline").hidden = !off; }
+
 async function api(method, url, body, headers = {}) {
-  const init = { method, headers: { ...headers } };
+  const init = { method, headers: { ...API_HEADERS, ...headers } };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
-  const res = await fetch(url, init);
+  let res;
+  try { res = await fetch(url, init); } catch { showOffline(true); throw new Error(t("ui.network_error")); }
+  showOffline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
-    const err = new Error(detail || `${res.status} ${res.statusText}`);
-    err.status = res.status;  // 409: someone wrote in between (see correctRoom)
-    throw err;
-  }
+  if (!res.ok) throw Object.assign(new Error(errorText(data, res)), { status: res.status });  // 409: written in between
   return data;
 }
 
+function errorText(data, res) {
+  const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
+  return detail ? I18N.message(detail) : `${res.status} ${res.statusText}`;
+}
+
+// An upload with progress that can be cancelled: {promise, abort}. Only one at a time per
+// purpose: starting another aborts the one before, so an older photo never replaces a newer one.
+function upload(url, form, headers, onProgress) {
+  const xhr = new XMLHttpRequest();
+  const promise = new Promise((resolve, reject) => {
+    xhr.open("POST", url);
+    for (const [k, v] of Object.entries({ ...API_HEADERS, ...headers })) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded, e.total);
+    xhr.upload.onload = () => onProgress(1, 1, true);
+    xhr.onload = () => {
+      showOffline(false);
+      let data = {};
+      try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(data);
+      else reject(new Error(errorText(data, { status: xhr.status, statusText: xhr.statusText })));
+    };
+    xhr.onerror = () => { showOffline(true); reject(new Error(t("ui.network_error"))); };
+    xhr.onabort = () => reject(Object.assign(new Error(t("ui.cancelled")), { cancelled: true }));
+    xhr.send(form);
+  });
+  return { promise, abort: () => xhr.abort() };
+}
+
+// Shrink a photo on the phone before it is sent: upright (EXIF orientation applied by the
+// browser's decoder), long side at most SEND_LONG_SIDE, JPEG. What the browser cannot decode
+// (HEIC in most browsers) is sent as it is: the service decodes it.
+async function shrink(file) {
+  if (!window.createImageBitmap) return file;
+  let bitmap;
+  try { bitmap = await createImageBitmap(file, { imageOrientation: "from-image" }); } catch { return file; }
+  const long = Math.max(bitmap.width, bitmap.height);
+  if (long <= SEND_LONG_SIDE && file.size < 1.5e6) { bitmap.close(); return file; }
+  const f = Math.min(1, SEND_LONG_SIDE / long);
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(bitmap.width * f); canvas.height = Math.round(bitmap.height * f);
+  const ctx = canvas.getContext("2d");
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", SEND_QUALITY));
+  if (!blob || blob.size >= file.size) return file;
+  return new File([blob], (file.name || "photo").replace(/\.\w+$/, "") + ".jpg", { type: "image/jpeg" });
+}
+
+const sizeText = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`);
+
+// Send a photo with a progress bar and a Cancel button; resolves to the answer, or null when
+// the player cancelled or a newer photo replaced this one.
+function sender(box, bar, cancelButton, statusEl) {
+  let current = null, seq = 0;
+  cancelButton.addEventListener("click", () => current && current.abort());
+  return async function send(url, file, fields = {}, headers = {}) {
+    if (current) current.abort();
+    const mine = ++seq;
+    setStatus(statusEl, t("ui.shrinking"));
+    const small = await shrink(file);
+    if (mine !== seq) return null;
+    const form = new FormData();
+    form.append("photo", small, small.name || "photo.jpg");
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    box.hidden = false; bar.value = 0;
+    const job = upload(url, form, headers, (loaded, total, done) => {
+      if (mine !== seq) return;
+      bar.value = loaded / total;
+      setStatus(statusEl, done ? t("ui.reading") : t("ui.uploading", { pct: Math.round(100 * loaded / total), size: sizeText(total) }));
+    });
+    current = job;
+    try {
+      const data = await job.promise;
+      return mine === seq ? data : null;
+    } catch (err) {
+      if (mine !== seq) return null;
+      if (err.cancelled) { setStatus(statusEl, t("ui.cancelled")); return null; }
+      throw err;
+    } finally {
+      if (mine === seq) { box.hidden = true; current = null; }
+    }
+  };
+}
+
 function setStatus(el, text, isError = false) { el.textContent = text; el.classList.toggle("error", isError); }
-
-// Points shown on each cell: a card's own, or its group's (Σ) on the group's first card.
-function cellPoints(player) {
-  const labels = {};
-  for (const c of player.explanation.cards) labels[c.cell.join(",")] = String(c.points);
-  for (const g of player.explanation.groups) { const k = g.cells[0].join(","); if (!(k in labels)) labels[k] = "Σ" + g.points; }
-  return labels;
-}
-
-function renderPad(table, players) {
-  const head = "<tr><th></th>" + players.map((p) => `<th>${escapeHtml(p.name)}</th>`).join("") + "</tr>";
-  const rows = PAD.map((t) => `<tr><td>${t}</td>` + players.map((p) => `<td>${p.cards[t]}</td>`).join("") + "</tr>");
-  const bio = "<tr><td>biodiversity</td>" + players.map((p) => `<td>${p.biodiversity ?? "–"}</td>`).join("") + "</tr>";
-  const total = '<tr class="total"><td>total</td>' + players.map((p) => `<td>${p.total}</td>`).join("") + "</tr>";
-  table.innerHTML = head + rows.join("") + bio + total;
-}
-
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
+const key = (r, c) => `${r},${c}`;
+const pts = (n) => t("ui.points", { n });
 
-// A 5 × 4 grid of buttons; onPick(row, col, type) is called after the user picks a type.
-function renderGrid(container, player, doubtCells, onPick) {
-  const labels = cellPoints(player);
-  container.innerHTML = "";
-  player.grid.forEach((row, r) => row.forEach((type, c) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.row = r; b.dataset.col = c;
-    b.className = (type ? "" : "empty") + (doubtCells.has(`${r},${c}`) ? " doubt" : "");
-    b.innerHTML = `<span>${type || "empty"}</span><small>${labels[`${r},${c}`] ?? ""}</small>`;
-    b.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}: ${type || "empty"}`);
-    b.addEventListener("click", () => pick(type).then((t) => t !== undefined && onPick(r, c, t)));
-    container.appendChild(b);
-  }));
+// ---------- the score pad ----------
+// One column per player, the names fixed on top and the card names fixed on the left while it
+// scrolls sideways. onName(name): a player's name was tapped; bioTarget shows biodiversity.
+function renderPad(table, players, { onName, bioTarget } = {}) {
+  table.innerHTML = "";
+  const head = table.createTHead().insertRow();
+  head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
+  for (const p of players) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    const name = p.bot ? `${p.name} (${t("ui.bot")})` : p.name;
+    if (onName && !p.bot) {
+      const b = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: name });
+      b.setAttribute("aria-label", t("ui.view_read", { name: p.name }));
+      b.addEventListener("click", () => onName(p.name));
+      th.appendChild(b);
+    } else th.textContent = name;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  const row = (label, values, cls) => {
+    const tr = body.insertRow();
+    if (cls) tr.className = cls;
+    const th = document.createElement("th");
+    th.scope = "row";
+    if (label instanceof Node) th.appendChild(label); else th.textContent = label;
+    tr.appendChild(th);
+    values.forEach((v) => { tr.insertCell().textContent = v; });
+  };
+  for (const type of PAD) row(I18N.card(type), players.map((p) => p.cards[type]));
+  const bio = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: t("ui.biodiversity") });
+  bio.addEventListener("click", () => {
+    bioTarget.hidden = false;
+    bioTarget.textContent = players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
+  });
+  row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
+  row(t("ui.total_row"), players.map((p) => p.total), "total");
 }
 
-function pick(current) {
+function bioText(p) {
+  if (p.biodiversity === null || p.biodiversity === undefined) return t("ui.bio_bot");
+  const gaps = p.gaps.map((g) => I18N.card(g)).join(", ") || t("ui.bio_none");
+  const points = (p.biodiversity > 0 ? "+" : p.biodiversity < 0 ? "−" : "") + Math.abs(p.biodiversity);
+  return t("ui.bio_explain", { n: p.gaps.length, gaps, points });
+}
+
+// ---------- one tableau: photo, marks, grid, doubts, corrections, explanations ----------
+// Labels are drawn here from the current score, never baked into the photo, so a correction or
+// the room's majorities show at once on the photo as on the pad.
+const SVG = "http://www.w3.org/2000/svg";
+
+class TableauView {
+  constructor(slot, { editable, onChange, title }) {
+    this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
+    slot.appendChild(this.root);
+    this.q = (sel) => this.root.querySelector(sel);
+    this.editable = editable;
+    this.onChange = onChange;
+    this.title = title;
+    this.seq = 0;
+    I18N.apply(this.root);
+    this.q(".photo-hint").hidden = !editable;
+    this.q(".tools").hidden = !editable;
+    this.q(".undo").addEventListener("click", () => this.undo());
+    this.q(".revert").addEventListener("click", () => this.revert());
+    this.q(".review").addEventListener("click", () => this.review());
+    this.q(".change").addEventListener("click", () => this.selected && this.pickAndCorrect(...this.selected));
+    this.q(".change").hidden = !editable;
+  }
+
+  // A new read (a photo): its cells, doubts and the grid as read.
+  load(player) {
+    this.read = {
+      grid: (player.read_grid || player.grid).map((r) => r.slice()), cells: player.cells || null,
+      doubts: player.doubts || [], photo: player.photo_url || null, size: player.photo_size || null,
+    };
+    this.grid = player.grid.map((r) => r.slice());
+    this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
+    this.checked = new Set();
+    this.history = [];
+    this.selected = null;
+    this.player = player;
+    const img = this.q(".photo-img");
+    this.q(".photo").hidden = !this.read.photo;
+    if (this.read.photo && img.getAttribute("src") !== this.read.photo) img.src = this.read.photo;
+    this.render();
+  }
+
+  // A new score of the same read (a correction, the room's majorities changing).
+  update(player) {
+    this.player = player;
+    this.grid = player.grid.map((r) => r.slice());
+    if (player.corrected) this.corrected = new Set(player.corrected.map(([r, c]) => key(r, c)));
+    this.render();
+  }
+
+  doubtsOf(r, c) {
+    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c];
+    if (!cell || !cell.doubts || !cell.doubts.length || this.corrected.has(key(r, c)) || this.checked.has(key(r, c))) return [];
+    return cell.doubts;
+  }
+
+  doubtfulCells() {
+    const out = [];
+    this.grid.forEach((row, r) => row.forEach((_, c) => { if (this.doubtsOf(r, c).length) out.push([r, c]); }));
+    return out;
+  }
+
+  // How many cells the reader doubted, whatever has been corrected since.
+  readDoubtCount() {
+    return (this.read.cells || []).flat().filter((cell) => cell.doubts && cell.doubts.length).length;
+  }
+
+  labels() {
+    const labels = {}, group = {}, cause = {};
+    for (const c of this.player.explanation.cards) {
+      labels[key(...c.cell)] = c.points; cause[key(...c.cell)] = c;
+    }
+    for (const g of this.player.explanation.groups) {
+      g.cells.forEach((cell, i) => { group[key(...cell)] = g; if (i === 0 && !(key(...cell) in labels)) labels[key(...cell)] = g.points; });
+    }
+    return { labels, group, cause };
+  }
+
+  // the cells to highlight for the selected one: those that earned its points
+  causes() {
+    if (!this.selected) return new Set();
+    const [r, c] = this.selected, { group, cause } = this.labels();
+    const k = key(r, c);
+    if (cause[k]) return new Set(cause[k].because_of.map((x) => key(...x)));
+    if (group[k]) return new Set(group[k].cells.map((x) => key(...x)));
+    return new Set();
+  }
+
+  render() {
+    const { labels } = this.labels();
+    const causes = this.causes();
+    const sel = this.selected ? key(...this.selected) : null;
+    const title = this.q(".tableau-title");
+    title.hidden = !this.title;
+    if (this.title) title.textContent = this.title(this.player);
+    // the doubtful cells and what the reader said about the tableau
+    const done = new Set([...this.corrected, ...this.checked]);
+    const doubts = this.read.doubts.filter((d) => ![...done].some((k) => {
+      const [r, c] = k.split(",").map(Number);
+      return d.startsWith(`row ${r + 1}, col ${c + 1}: `);
+    }));
+    const issues = [...doubts, ...(this.player.deck_issues || [])];
+    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(I18N.message(d))}</li>`).join("");
+    this.q(".doubts-title").hidden = !issues.length;
+    const pending = this.doubtfulCells().length;
+    const review = this.q(".review");
+    review.hidden = !this.editable || !pending;
+    review.textContent = t("ui.review", { n: pending });
+    this.q(".undo").disabled = !this.history.length;
+    this.q(".revert").disabled = !this.history.length && !this.corrected.size;
+    // the grid of buttons
+    const grid = this.q(".grid");
+    grid.innerHTML = "";
+    this.grid.forEach((row, r) => row.forEach((type, c) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.row = r; b.dataset.col = c; b.dataset.type = type || "";
+      const k = key(r, c), d = this.doubtsOf(r, c);
+      b.className = [type ? "" : "empty", d.length ? "doubt" : "", k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").trim();
+      const points = labels[k] === undefined ? "" : pts(labels[k]);
+      b.innerHTML = `<span>${escapeHtml(I18N.card(type))}</span><small>${labels[k] ?? ""}</small>`;
+      b.setAttribute("aria-label", d.length
+        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: I18N.card(type), points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
+        : t("ui.cell_label", { row: r + 1, col: c + 1, card: I18N.card(type), points: points || pts(0) }));
+      b.setAttribute("aria-pressed", k === sel ? "true" : "false");
+      b.addEventListener("click", () => this.select(r, c));
+      grid.appendChild(b);
+    }));
+    this.renderMarks(labels, causes, sel);
+    this.renderExplain();
+  }
+
+  renderMarks(labels, causes, sel) {
+    const svg = this.q(".marks");
+    svg.innerHTML = "";
+    if (!this.read.cells || !this.read.size) { svg.hidden = true; return; }
+    svg.hidden = false;
+    const [w, h] = this.read.size;
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    svg.setAttribute("aria-label", t("ui.photo_alt"));
+    this.q(".photo-img").alt = t("ui.photo_alt");
+    this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
+      const k = key(r, c), type = this.grid[r][c];
+      const g = document.createElementNS(SVG, "g");
+      const cls = ["cell", type ? "" : "empty", this.doubtsOf(r, c).length ? "doubt" : "", this.corrected.has(k) ? "corrected" : "",
+        k === sel ? "selected" : "", causes.has(k) ? "cause" : ""];
+      g.setAttribute("class", cls.join(" ").replace(/\s+/g, " ").trim());
+      g.dataset.row = r; g.dataset.col = c;
+      const poly = document.createElementNS(SVG, "polygon");
+      poly.setAttribute("points", cell.quad.map((p) => p.join(",")).join(" "));
+      g.appendChild(poly);
+      const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
+      const width = Math.hypot(cell.quad[1][0] - cell.quad[0][0], cell.quad[1][1] - cell.quad[0][1]);
+      const text = document.createElementNS(SVG, "text");
+      text.setAttribute("x", cx); text.setAttribute("y", cy);
+      text.setAttribute("font-size", Math.max(10, width * 0.17));
+      text.setAttribute("stroke-width", Math.max(2, width * 0.05));
+      text.textContent = `${I18N.card(type)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
+      g.appendChild(text);
+      g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
+      svg.appendChild(g);
+    }));
+  }
+
+  select(r, c) {
+    this.selected = this.selected && this.selected[0] === r && this.selected[1] === c ? null : [r, c];
+    this.render();
+  }
+
+  renderExplain() {
+    const box = this.q(".card-explain");
+    const all = this.q(".explain");
+    const { cause, group } = this.labels();
+    all.innerHTML = [...this.player.explanation.cards.map((c) => this.cardText(c.cell[0], c.cell[1], cause, group)),
+      ...this.player.explanation.groups.map((g) => this.cardText(g.cells[0][0], g.cells[0][1], cause, group))]
+      .map((s) => `<li>${escapeHtml(s)}</li>`).join("") + (this.player.biodiversity !== undefined ? `<li>${escapeHtml(bioText(this.player))}</li>` : "");
+    box.hidden = !this.selected;
+    if (!this.selected) return;
+    const [r, c] = this.selected;
+    this.q(".card-explain-text").textContent = this.cardText(r, c, cause, group, true);
+  }
+
+  cardText(r, c, cause, group, withCause = false) {
+    const k = key(r, c), type = this.grid[r][c];
+    if (!type) return t("ui.explain_empty", { row: r + 1, col: c + 1 });
+    const cp = cause[k];
+    if (cp || !GROUP_TYPES.has(type)) {
+      const points = cp ? cp.points : 0;
+      const n = cp ? cp.because_of.length : 0;
+      return t("ui.explain_card", { card: I18N.card(type), row: r + 1, col: c + 1, points: pts(points), rule: t(`rule.${type}`) })
+        + (withCause && n ? " " + t("ui.explain_cause", { n }) : "");
+    }
+    const g = group[k];
+    const m = this.player.majorities || {};
+    let text;
+    if (type === "meadow") text = t("group.meadow", { n: g ? g.cells.length : 1, points: pts(g ? g.points : 0) });
+    else if (type === "deer") text = t("group.deer", { points: pts(g ? g.points : 0) });
+    else {
+      const maj = m[type] || {};
+      text = t(`group.${type}`, { n: maj.value ?? (g ? g.cells.length : 0), place: maj.place ?? t("group.no_place"), points: pts(maj.points ?? (g ? g.points : 0)) });
+    }
+    return t("ui.explain_group", { card: I18N.card(type), row: r + 1, col: c + 1, text });
+  }
+
+  // ---- correcting ----
+  async pickAndCorrect(r, c, review = null) {
+    const choice = await pick(this, r, c, review);
+    if (choice === undefined) return undefined;
+    if (choice === "keep") { this.checked.add(key(r, c)); this.render(); return choice; }
+    await this.correct(r, c, choice);
+    return choice;
+  }
+
+  async correct(r, c, type) {
+    if (this.grid[r][c] === type) { this.checked.add(key(r, c)); this.render(); return; }
+    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.grid[r][c] = type;
+    this.corrected.add(key(r, c));
+    await this.commit();
+  }
+
+  async undo() {
+    const last = this.history.pop();
+    if (!last) return;
+    this.grid = last.grid; this.corrected = last.corrected; this.checked = last.checked;
+    await this.commit();
+  }
+
+  async revert() {
+    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.grid = this.read.grid.map((row) => row.slice());
+    this.corrected = new Set(); this.checked = new Set();
+    await this.commit(t("ui.reverted"));
+  }
+
+  async commit(message) {
+    const mine = ++this.seq;
+    this.render();
+    const player = await this.onChange(this.grid.map((row) => row.slice()), message);
+    if (player && mine === this.seq) { this.player = player; this.render(); }
+  }
+
+  // "Review the 3 doubtful cards": one at a time, in reading order.
+  async review() {
+    const cells = this.doubtfulCells();
+    for (let k = 0; k < cells.length; k++) {
+      const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
+      if (choice === undefined) return;
+    }
+    this.onChange(null, t("ui.review_done"));
+  }
+}
+
+// The picker: the cell's own crop from the photo, the reader's runner-up first.
+function pick(view, r, c, review) {
   return new Promise((resolve) => {
     const dialog = $("picker"), choices = $("choices");
+    const cell = view.read.cells && view.read.cells[r] ? view.read.cells[r][c] : null;
+    const current = view.grid[r][c];
+    $("picker-cell").textContent = t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
+    $("review-step").hidden = !review;
+    if (review) $("review-step").textContent = t("ui.review_step", review);
+    drawCrop(view, cell);
+    const runner = cell && cell.runner_up ? (cell.runner_up === "empty" ? null : cell.runner_up) : undefined;
+    const order = [...TYPES, null];
+    const first = runner !== undefined && runner !== current ? [runner] : [];
+    const list = [...first, ...order.filter((x) => !first.includes(x))];
     choices.innerHTML = "";
-    [...TYPES, null].forEach((t) => {
+    let done = false;
+    // the close event comes later: by then the next card's picker may be open (the review walk)
+    const finish = (value) => { if (done) return; done = true; dialog.onclose = null; if (dialog.open) dialog.close(); resolve(value); };
+    list.forEach((type, i) => {
       const b = document.createElement("button");
-      b.type = "button"; b.className = "button"; b.textContent = t || "empty";
-      if (t === current) b.classList.add("primary");
-      b.addEventListener("click", () => { dialog.close(); resolve(t); });
+      b.type = "button"; b.className = "button"; b.dataset.type = type || "";
+      b.textContent = I18N.card(type);
+      if (i === 0 && first.length) {
+        b.classList.add("runner");
+        b.appendChild(Object.assign(document.createElement("small"), { textContent: ` (${t("ui.picker_runner")})` }));
+      }
+      if (type === current) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
+      b.addEventListener("click", () => finish(type));
       choices.appendChild(b);
     });
-    dialog.onclose = () => resolve(undefined);
+    $("keep").onclick = () => finish("keep");
+    $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
+    dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
+    dialog.showModal();
+    choices.firstElementChild.focus();
+  });
+}
+
+function drawCrop(view, cell) {
+  const canvas = $("crop"), ctx = canvas.getContext("2d");
+  const img = view.q(".photo-img");
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  canvas.hidden = !(cell && cell.quad && img.complete && img.naturalWidth && view.read.size);
+  if (canvas.hidden) return;
+  const k = img.naturalWidth / view.read.size[0];
+  const xs = cell.quad.map((p) => p[0] * k), ys = cell.quad.map((p) => p[1] * k);
+  let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const padX = (x1 - x0) * 0.08, padY = (y1 - y0) * 0.08;
+  x0 = Math.max(0, x0 - padX); y0 = Math.max(0, y0 - padY);
+  x1 = Math.min(img.naturalWidth, x1 + padX); y1 = Math.min(img.naturalHeight, y1 + padY);
+  const f = Math.min(200 / (x1 - x0), 200 / (y1 - y0));
+  canvas.width = Math.round((x1 - x0) * f); canvas.height = Math.round((y1 - y0) * f);
+  ctx.drawImage(img, x0, y0, x1 - x0, y1 - y0, 0, 0, canvas.width, canvas.height);
+}
+
+function confirmDialog(text) {
+  return new Promise((resolve) => {
+    const dialog = $("confirm");
+    $("confirm-text").textContent = text;
+    dialog.onclose = () => resolve(dialog.returnValue === "yes");
+    dialog.returnValue = "";
     dialog.showModal();
   });
 }
 
-function doubtCellsOf(player) {
-  const cells = new Set();
-  (player.cells || []).forEach((row, r) => row.forEach((cell, c) => { if (cell.doubts && cell.doubts.length) cells.add(`${r},${c}`); }));
-  return cells;
-}
-
 // ---------- one photo ----------
-const solo = { player: null, doubts: new Set(), corrected: new Set() };
+const solo = { doc: null, view: null, showAnyway: false };
+let sendSolo;
 
 async function scorePhoto(file) {
   if (!file) return;
-  setStatus($("status"), "Reading the photo…");
-  const form = new FormData();
-  form.append("photo", file);
+  // a new photo: nothing of the last one may look like its result
+  $("result").hidden = true; $("retake").hidden = true;
   try {
-    const doc = await api("POST", "/api/photo", form);
-    solo.player = doc.players[0];
-    solo.doubts = doubtCellsOf(solo.player);
-    solo.corrected = new Set();
-    $("overlay").src = solo.player.overlay_url;
-    showSolo(doc);
-    setStatus($("status"), doc.players.length > 1 ? `${doc.players.length} tableaux found; showing the first.` : "");
+    const doc = await sendSolo("/api/photo", file);
+    if (!doc) return;
+    solo.doc = doc; solo.showAnyway = false;
+    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo });
+    const p = doc.players[0];
+    solo.view.load({ ...p, read_grid: p.grid });
+    showSolo(p);
+    setStatus($("status"), doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     setStatus($("status"), err.message, true);
   }
 }
 
-function showSolo(doc) {
-  const p = doc.players[0];
-  $("result").hidden = false;
-  $("total").textContent = p.total;
-  $("provisional").textContent = doc.provisional_majorities ? "(stream and wolf majorities provisional: alone at the table)" : "";
-  const doubts = (solo.player.doubts || []).filter((d) => ![...solo.corrected].some((k) => d.startsWith(`row ${+k.split(",")[0] + 1}, col ${+k.split(",")[1] + 1}:`)));
-  $("doubts").innerHTML = doubts.map((d) => `<li>${escapeHtml(d)}</li>`).join("") + (p.deck_issues || []).map((d) => `<li>${escapeHtml(d)}</li>`).join("");
-  renderGrid($("grid"), p, new Set([...solo.doubts].filter((k) => !solo.corrected.has(k))), correctSolo);
-  renderPad($("pad"), [p]);
-  $("explain").innerHTML = p.explanation.cards.map((c) => `<li>${c.type} (row ${c.cell[0] + 1}, col ${c.cell[1] + 1}): ${c.points} — ${escapeHtml(c.reason)}</li>`).join("")
-    + p.explanation.groups.map((g) => `<li>${g.type}: ${g.points} — ${escapeHtml(g.reason)}</li>`).join("");
+function showSolo(player) {
+  const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
+  $("retake").hidden = !unreadable;
+  $("result").hidden = unreadable;
+  $("retake-text").textContent = t("ui.unreadable_text", { n: solo.view.readDoubtCount() });
+  $("total").textContent = player.total;
+  $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
+  renderPad($("pad"), [player], { bioTarget: $("bio-explain") });
 }
 
-async function correctSolo(r, c, type) {
-  solo.player.grid[r][c] = type;
-  solo.corrected.add(`${r},${c}`);
+async function correctSolo(grid, message) {
+  if (!grid) { setStatus($("status"), message || ""); return null; }
   try {
-    const doc = await api("POST", "/api/grid", { players: [{ name: solo.player.name, grid: solo.player.grid }] });
-    showSolo(doc);
-    setStatus($("status"), "Score updated with your correction.");
-  } catch (err) { setStatus($("status"), err.message, true); }
+    const doc = await api("POST", "/api/grid", { players: [{ name: solo.view.player.name, grid }] });
+    const player = { ...solo.view.player, ...doc.players[0] };
+    showSolo(player);
+    setStatus($("status"), message || t("ui.updated"));
+    return player;
+  } catch (err) { setStatus($("status"), err.message, true); return null; }
 }
 
 // ---------- game rooms ----------
-const room = { id: null, version: -1, doc: null };
+const room = { id: null, version: -1, doc: null, views: new Map(), other: null, otherName: null };
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
 const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
-const ownerHeaders = () => ({ "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "" });
+// Room-wide writes: the creator's token and the version they were made on (If-Match).
+const ownerHeaders = () => ({ "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "", "If-Match": `"${room.doc ? room.doc.version : 0}"` });
+let sendRoom, sendBot;
 
 async function loadRoom(force = false) {
   try {
@@ -134,96 +542,198 @@ async function loadRoom(force = false) {
   } catch (err) { setStatus($("room-status"), err.message, true); }
 }
 
+function winnersText(game) {
+  if (game.solo) {
+    const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
+    if (!bot) return "";
+    const margin = game.solo.margin;
+    if (game.solo.outcome !== "lost") return t("ui.solo_win", { margin, outcome: t(`ui.outcome.${game.solo.outcome}`) });
+    return human.total >= bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
+  }
+  return t("ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
+    + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
+}
+
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
   const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
-  $("qr").src = doc.qr_url;
+  if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
   $("neutral-box").hidden = doc.mode !== "two-player";
   $("bot-box").hidden = doc.mode !== "solo";
   if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
+  if (doc.bot && document.activeElement !== $("bot-grid") && !$("bot-grid").value) $("bot-grid").value = gridText(doc.bot);
   const game = doc.game;
-  if (!game) { $("room-pad").innerHTML = ""; $("room-winners").textContent = "No tableau yet."; $("mine").innerHTML = ""; return; }
-  renderPad($("room-pad"), game.players);
-  $("room-winners").textContent = `Winner${game.winners.length > 1 ? "s" : ""}: ${game.winners.join(", ")}`
-    + (game.solo ? ` — beat the bot by ${game.solo.margin}: ${game.solo.outcome}` : "")
-    + (game.provisional_majorities ? " (majorities provisional until more players join)" : "");
-  const mine = $("mine");
-  mine.innerHTML = "";
+  if (!game) {
+    $("room-pad").innerHTML = ""; $("room-winners").textContent = t("ui.no_tableau_yet");
+    $("mine").innerHTML = ""; room.views.clear(); return;
+  }
+  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio") });
+  $("room-winners").textContent = winnersText(game);
+  const mineNow = new Set();
   for (const p of game.players) {
     if (p.bot || !localStorage.getItem(tokenKey(p.name))) continue;
-    const box = document.createElement("div");
-    box.innerHTML = `<h3>${escapeHtml(p.name)}: ${p.total} points <small>(your tableau: tap to correct)</small></h3>`
-      + (p.overlay_url ? `<img class="mine-overlay" src="${p.overlay_url}" alt="your photo as read" style="width:100%">` : "")
-      + `<ul class="doubts">${(p.doubts || []).map((d) => `<li>${escapeHtml(d)}</li>`).join("")}</ul>`;
-    const grid = document.createElement("div");
-    grid.className = "grid";
-    renderGrid(grid, p, doubtCellsOf(p), (r, c, t) => correctRoom(p, r, c, t));
-    box.appendChild(grid);
-    mine.appendChild(box);
+    mineNow.add(p.name);
+    let entry = room.views.get(p.name);
+    if (!entry) {
+      const slot = document.createElement("div");
+      $("mine").appendChild(slot);
+      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle }), photo: null };
+      room.views.set(p.name, entry);
+    }
+    if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p);
   }
+  for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.slot.remove(); room.views.delete(name); }
+  if (room.otherName) showOther(room.otherName, true);
 }
 
-async function correctRoom(player, r, c, type) {
-  // Each write carries the version it was made on (If-Match). If the tableau moved on meanwhile
-  // (409), take the latest and apply this one cell to it again: the corrections merge.
+const yourTitle = (p) => `${p.name}: ${t("ui.points", { n: p.total })} — ${t("ui.yours")}`;
+const readOf = (p) => ({ ...p, read_grid: p.cells ? p.cells.map((row) => row.map((c) => c.type)) : p.grid });
+const gridText = (grid) => grid.map((row) => row.map((c) => I18N.card(c === null ? null : c).replace(/\s+/g, "_")).map((s) => (s === I18N.card(null) ? "." : s)).join(" ")).join("\n");
+
+// Another player's read: their photo and grid, to look at (not to correct).
+function showOther(name, refresh = false) {
+  const game = room.doc && room.doc.game;
+  const p = game && game.players.find((x) => x.name === name);
+  if (!p || (!refresh && room.otherName === name && room.other)) { closeOther(); if (!refresh) return; if (!p) return; }
+  if (room.views.has(name)) { room.views.get(name).slot.scrollIntoView({ behavior: "smooth" }); return; }
+  room.otherName = name;
+  if (!room.other) {
+    const box = $("others");
+    box.innerHTML = "";
+    const close = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: t("ui.close") });
+    close.addEventListener("click", closeOther);
+    const slot = document.createElement("div");
+    box.append(slot, close);
+    room.other = new TableauView(slot, { editable: false, onChange: () => null, title: (pl) => t("ui.their_read", { name: pl.name, points: t("ui.points", { n: pl.total }) }) });
+    room.other.load(readOf(p));
+    if (!refresh) box.scrollIntoView({ behavior: "smooth" });
+  } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
+}
+
+function closeOther() { $("others").innerHTML = ""; room.other = null; room.otherName = null; }
+
+async function correctRoom(name, grid, message) {
+  if (!grid) { setStatus($("room-status"), message || ""); return null; }
   try {
+    // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
+    // (409: this player's other phone), take the latest version and write again.
+    let res;
     for (let attempt = 0; ; attempt++) {
-      const latest = room.doc.game.players.find((p) => p.name === player.name) || player;
-      const grid = latest.grid.map((row) => row.slice());
-      grid[r][c] = type;
       try {
-        await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(player.name)}/grid`, { grid },
-          { "X-Player-Token": localStorage.getItem(tokenKey(player.name)),
-            "If-Match": `"${room.doc.versions[player.name]}"` });
+        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid },
+          { "X-Player-Token": localStorage.getItem(tokenKey(name)), "If-Match": `"${(room.doc.versions || {})[name]}"` });
         break;
       } catch (err) {
         if (err.status !== 409 || attempt >= 2) throw err;
-        await loadRoom(true);
+        room.doc = await api("GET", `/api/rooms/${room.id}`);
       }
     }
-    setStatus($("room-status"), "Correction saved.");
-    await loadRoom(true);
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+    setStatus($("room-status"), message || t("ui.saved"));
+    room.version = res.room.version; room.doc = res.room;
+    showRoom(res.room);
+    return null;  // showRoom has updated the view with the room's score
+  } catch (err) { setStatus($("room-status"), err.message, true); return null; }
+}
+
+// Before the file chooser opens: a name, and a yes before replacing a tableau.
+async function addPhotoClicked() {
+  const name = $("player-name").value.trim();
+  if (!name) { setStatus($("room-status"), t("ui.name_first"), true); $("player-name").focus(); return; }
+  const taken = room.doc && room.doc.players.includes(name);
+  if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), t("ui.name_taken", { name }), true); return; }
+  if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
+  setStatus($("room-status"), "");
+  $("room-photo").click();
 }
 
 async function joinRoom(file) {
+  $("room-photo").value = "";  // the same file chosen again is a new choice
   const name = $("player-name").value.trim();
-  if (!name) { setStatus($("room-status"), "Type your name first.", true); $("player-name").focus(); return; }
-  if (!file) return;
-  setStatus($("room-status"), "Reading your photo…");
-  const form = new FormData();
-  form.append("photo", file); form.append("name", name);
+  if (!file || !name) return;
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await api("POST", `/api/rooms/${room.id}/photo`, form,
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name },
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
+    if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
-    setStatus($("room-status"), `Added ${name}'s tableau.`);
-    room.version = -1;
-    await loadRoom(true);
+    setStatus($("room-status"), t("ui.added", { name }));
+    room.version = res.room.version; room.doc = res.room;
+    showRoom(res.room);
   } catch (err) { setStatus($("room-status"), err.message, true); }
-  $("room-photo").value = "";
 }
 
-function start() {
+async function botFromPhoto(file) {
+  $("bot-file").value = "";
+  if (!file) return;
+  try {
+    const doc = await sendBot("/api/photo", file);
+    if (!doc) return;
+    const grid = doc.players[0].grid;
+    const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
+    $("bot-grid").value = gridText(grid);
+    setStatus($("room-status"), t("ui.bot_read"));
+    room.version = saved.version; room.doc = saved; showRoom(saved);
+  } catch (err) { setStatus($("room-status"), err.message, true); }
+}
+
+async function share() {
+  const url = $("room-link").href;
+  if (navigator.share) {
+    try { await navigator.share({ title: "ecoscore", text: t("ui.share_text"), url }); return; } catch (err) { if (err.name === "AbortError") return; }
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    setStatus($("room-status"), t("ui.copied"));
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("room-link"));
+    getSelection().removeAllRanges(); getSelection().addRange(range);
+    setStatus($("room-status"), t("ui.copy_failed"));
+  }
+}
+
+// ---------- start ----------
+function rerender() {
+  if (solo.view && solo.doc) { solo.view.render(); showSolo(solo.view.player); }
+  if (room.doc) { for (const { view } of room.views.values()) view.render(); if (room.other) room.other.render(); showRoom(room.doc); }
+}
+
+async function start() {
+  await I18N.set(I18N.choose());
+  $("lang").value = I18N.lang;
+  $("lang").addEventListener("change", async (e) => { await I18N.set(e.target.value, true); rerender(); });
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  window.addEventListener("offline", () => showOffline(true));
+  window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));
   const match = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
   if (match) {
     room.id = match[1];
     $("solo-view").hidden = true; $("room-view").hidden = false;
+    sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
+    sendBot = sendRoom;
+    $("add-photo").addEventListener("click", addPhotoClicked);
     $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
-    $("join").addEventListener("submit", (e) => e.preventDefault());
+    $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
+    $("share").addEventListener("click", share);
     $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
       { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
     $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
       .then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
-    loadRoom(true);
+    $("bot-photo").addEventListener("click", () => $("bot-file").click());
+    $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
+    await loadRoom(true);
     setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
     return;
   }
-  $("camera").addEventListener("change", (e) => scorePhoto(e.target.files[0]));
-  $("file").addEventListener("change", (e) => scorePhoto(e.target.files[0]));
+  sendSolo = sender($("upload"), $("progress"), $("cancel"), $("status"));
+  $("take").addEventListener("click", () => $("camera").click());
+  $("choose").addEventListener("click", () => $("file").click());
+  for (const id of ["camera", "file"]) {
+    $(id).addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; scorePhoto(f); });
+  }
+  $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   $("new-room").addEventListener("click", async () => {
     try {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
@@ -231,5 +741,6 @@ function start() {
       location.href = doc.url;
     } catch (err) { setStatus($("status"), err.message, true); }
   });
+  fetch("/health", { cache: "no-store" }).then((r) => showOffline(!r.ok), () => showOffline(true));
 }
 start();

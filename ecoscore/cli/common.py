@@ -1,4 +1,5 @@
-"""The `ecoscore` command. Each subcommand imports its heavy parts only when it runs."""
+"""What the commands share: the user-error exception and exit codes, the game options of the
+commands that score a game (grid, score), and opening photos and the reader."""
 from __future__ import annotations
 
 import argparse
@@ -6,10 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from ecoscore.errors import BadInput
 from ecoscore.options import parse_others, parse_pair
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
+
+
+class BadInput(Exception):
+    """A user error: printed on stderr, exit code 2."""
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -60,65 +64,38 @@ def print_game(game, args: argparse.Namespace, extra: list[dict] | None = None) 
             sys.stdout.write("\n" + explain(player))
 
 
-def cmd_grid(args: argparse.Namespace) -> int:
-    from ecoscore.scoring import GridError, parse_grid, score_game
-
-    if args.name and len(args.name) != len(args.grids):
-        raise BadInput(f"--name given {len(args.name)} times for {len(args.grids)} grid files")
-    players = []
-    for k, path in enumerate(args.grids):
+def read_photos(paths: list[Path]) -> list[tuple[str, bytes]]:
+    photos = []
+    for path in paths:
         try:
-            text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+            photos.append((path.stem, path.read_bytes()))
         except OSError as err:
             raise BadInput(f"cannot read {path}: {err.strerror}") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{path}: not a text file (a grid is 4 lines of 5 card names)") from None
-        try:
-            tableau = parse_grid(text, str(path))
-        except GridError as err:
-            raise BadInput(str(err)) from None
-        players.append((args.name[k] if args.name else path.stem, tableau))
+    return photos
+
+
+def open_reader_or_fail(deck: str | None = None):
+    from ecoscore.vision.deckstore import DeckStoreError, open_reader
+    from ecoscore.vision.models import ModelError
+    from ecoscore.vision.runtime import RuntimeSettingError
+
     try:
-        game = score_game(players, **game_options(args))
-    except ValueError as err:
+        return open_reader(deck)
+    except (ModelError, DeckStoreError, RuntimeSettingError) as err:
         raise BadInput(str(err)) from None
-    print_game(game, args)
-    return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ecoscore", description="Score Ecosystem tableaux from grids or photos.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    grid = sub.add_parser("grid", help="score one game from text/JSON grid files (one per player)")
-    grid.add_argument("grids", nargs="+", type=Path, metavar="PLAYER.txt", help="grid file per player ('-' for stdin)")
-    grid.add_argument("--name", action="append", help="player name (repeat per file; default: the file stem)")
-    add_game_options(grid)
-    grid.set_defaults(run=cmd_grid)
-
-    for register in _plugins():
-        register(sub)
-    return parser
+def add_deck_option(p) -> None:
+    p.add_argument("--deck", default=None, metavar="NAME",
+                   help="the enrolled deck the cards belong to (`ecoscore deck list`; default: standin)")
 
 
-def _plugins():
-    """Subcommands living beside the parts they drive (vision, datasets, service)."""
-    from ecoscore import commands
+def read_or_fail(reader, name: str, data: bytes):
+    from ecoscore.vision.decode import ImageError
+    from ecoscore.vision.pipeline import NoTableauError
 
-    return commands.REGISTER
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
-    except BadInput as err:
-        print(f"ecoscore: error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("ecoscore: interrupted", file=sys.stderr)
-        return 130
+        return reader.read(data)
+    except (ImageError, NoTableauError) as err:
+        raise BadInput(f"{name}: {err}") from None
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from ecoscore.cli import main
+
+sys.exit(main())

@@ -1,0 +1,107 @@
+"""`ecoscore deck`: enrol your own deck's cards; list, show, remove, export or import decks."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import BadInput, open_reader_or_fail, read_photos
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.vision.deckstore import DeckStoreError, default_store
+
+    store = default_store()
+    try:
+        if args.action == "list":
+            for name in store.names():
+                info = store.info(name)
+                print(f"{name:<20} {sum(info.counts.values()):>4} references"
+                      f"{'  (built in, the default)' if info.builtin else ''}")
+        elif args.action == "show":
+            info = store.info(args.name)
+            print(f"deck {info.name}{' (built in)' if info.builtin else ''}")
+            for card, n in info.counts.items():
+                print(f"  {card.value:<10} {n} reference{'s' if n != 1 else ''}")
+            for source in info.sources:
+                print(f"  from: {source}")
+        elif args.action == "remove":
+            store.remove(args.name)
+            print(f"removed deck {args.name}", file=sys.stderr)
+        elif args.action == "export":
+            out = store.export(args.name, args.file)
+            print(f"wrote {out}", file=sys.stderr)
+        elif args.action == "import":
+            if not args.file.is_file():
+                raise BadInput(f"{args.file}: no such file")
+            info = store.import_(args.file, args.name)
+            print(f"imported deck {info.name}: {sum(info.counts.values())} references", file=sys.stderr)
+        else:
+            _deck_add(args, store)
+    except DeckStoreError as err:
+        raise BadInput(str(err)) from None
+    return 0
+
+
+def _deck_add(args: argparse.Namespace, store) -> None:
+    import time
+
+    from ecoscore.scoring import GridError, parse_grid
+    from ecoscore.vision.deckstore import check_name
+    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo
+    from ecoscore.vision.matcher import CardEmbedder
+
+    start = time.perf_counter()
+    check_name(args.name)
+    if not args.folder and not args.photo:
+        raise BadInput("give a FOLDER of card images, or --photo P.jpg --grid G.txt")
+    if len(args.photo) != len(args.grid):
+        raise BadInput(f"{len(args.photo)} --photo but {len(args.grid)} --grid: give one grid per photo")
+    reader = open_reader_or_fail()
+    embedder = CardEmbedder()
+    crops: dict = {}
+    sources = []
+    try:
+        if args.folder:
+            for card, images in from_folder(reader, args.folder).items():
+                crops.setdefault(card, []).extend(images)
+            sources.append(f"folder {args.folder}")
+        for photo, grid in zip(args.photo, args.grid):
+            try:
+                tableau = parse_grid(grid.read_text(encoding="utf-8"), str(grid))
+            except OSError as err:
+                raise BadInput(f"cannot read {grid}: {err.strerror}") from None
+            except GridError as err:
+                raise BadInput(str(err)) from None
+            (name, data), = read_photos([photo])
+            for card, images in from_photo(reader, embedder, data, tableau, str(photo)).items():
+                crops.setdefault(card, []).extend(images)
+            sources.append(f"photo {photo.name} with grid {grid.name}")
+    except EnrolError as err:
+        raise BadInput(str(err)) from None
+    info = store.add(args.name, crops, "; ".join(sources))
+    store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
+    print(f"deck {info.name}: {sum(info.counts.values())} references "
+          f"({', '.join(f'{c.value} {n}' for c, n in info.counts.items())}) in {time.perf_counter() - start:.1f} s",
+          file=sys.stderr)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("deck", help="enrol your own deck's cards, list, show, remove, export or import decks")
+    actions = p.add_subparsers(dest="action", required=True)
+    add = actions.add_parser("add", help="enrol cards: a folder <type>/*.png|jpg, or photos of tableaux with their grids")
+    add.add_argument("name", help="the deck's name (lower-case letters, digits, - or _)")
+    add.add_argument("folder", nargs="?", type=Path, help="a folder in the deck layout: <type>/*.png|jpg")
+    add.add_argument("--photo", type=Path, action="append", default=[], help="a photo of one tableau (repeatable)")
+    add.add_argument("--grid", type=Path, action="append", default=[], help="the grid that photo shows (one per --photo)")
+    actions.add_parser("list", help="the decks you can read with --deck")
+    for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck")):
+        actions.add_parser(action, help=what).add_argument("name")
+    export = actions.add_parser("export", help="write a deck to one .zip file, to pass to a friend")
+    export.add_argument("name")
+    export.add_argument("file", type=Path)
+    imp = actions.add_parser("import", help="add a deck from a file written by `deck export`")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--name", default=None, help="store it under another name")
+    p.set_defaults(run=run)
+

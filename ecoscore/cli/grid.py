@@ -1,0 +1,43 @@
+"""`ecoscore grid`: score one game from text/JSON grid files."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import EXIT_OK, BadInput, add_game_options, game_options, print_game
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.scoring import GridError, parse_grid, score_game
+
+    if args.name and len(args.name) != len(args.grids):
+        raise BadInput(f"--name given {len(args.name)} times for {len(args.grids)} grid files")
+    players = []
+    for k, path in enumerate(args.grids):
+        try:
+            text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise BadInput(f"cannot read {path}: {err.strerror}") from None
+        except UnicodeDecodeError:
+            raise BadInput(f"{path}: not a text file (a grid is 4 lines of 5 card names)") from None
+        try:
+            tableau = parse_grid(text, str(path))
+        except GridError as err:
+            raise BadInput(str(err)) from None
+        players.append((args.name[k] if args.name else path.stem, tableau))
+    try:
+        game = score_game(players, **game_options(args))
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+    print_game(game, args)
+    return EXIT_OK
+
+
+def register(sub) -> None:
+    grid = sub.add_parser("grid", help="score one game from text/JSON grid files (one per player)")
+    grid.add_argument("grids", nargs="+", type=Path, metavar="PLAYER.txt", help="grid file per player ('-' for stdin)")
+    grid.add_argument("--name", action="append", help="player name (repeat per file; default: the file stem)")
+    add_game_options(grid)
+    grid.set_defaults(run=run)
+

@@ -1,0 +1,33 @@
+"""`ecoscore read`: print the grid read from a photo, in the text grid format."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import add_deck_option, open_reader_or_fail, read_or_fail, read_photos
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.scoring import format_text
+
+    (name, data), = read_photos([args.photo])
+    read = read_or_fail(open_reader_or_fail(args.deck), name, data)
+    for doubt in read.doubts:
+        print(f"# doubt: {doubt}")
+    for k, tab in enumerate(read.tableaux):
+        if len(read.tableaux) > 1:
+            print(f"# tableau {k + 1} of {len(read.tableaux)}")
+        print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
+        for doubt in tab.doubts:
+            print(f"# doubt: {doubt}")
+        sys.stdout.write(format_text(tab.tableau))
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("read", help="print the grid read from a photo, in the text grid format")
+    p.add_argument("photo", type=Path)
+    add_deck_option(p)
+    p.set_defaults(run=run)
+

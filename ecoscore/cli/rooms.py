@@ -1,0 +1,30 @@
+"""`ecoscore rooms`: look after the service's game rooms."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.service.settings import Settings
+    from ecoscore.service.store import Store
+
+    settings = Settings(**{k: v for k, v in (("db_url", args.db), ("room_idle_days", args.days)) if v is not None})
+    store = Store(settings.database_url())
+    try:
+        gone = store.prune(settings.room_idle_days)
+    finally:
+        store.close()
+    print(f"ecoscore: deleted {gone['rooms']} rooms idle for {settings.room_idle_days:g} days or more, "
+          f"{gone['players']} players, {gone['overlays']} overlays", file=sys.stderr)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("rooms", help="look after the service's game rooms")
+    actions = p.add_subparsers(dest="action", required=True)
+    prune = actions.add_parser("prune", help="delete rooms idle for N days, with their players and overlays")
+    prune.add_argument("--days", type=float, default=None, help="default: ECOSCORE_ROOM_IDLE_DAYS or 30")
+    prune.add_argument("--db", default=None, help="database URL (default: the service's)")
+    prune.set_defaults(run=run)
+

@@ -1,0 +1,58 @@
+"""`ecoscore score`: score photos of tableaux: several photos are the players of one game."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import (
+    BadInput,
+    add_deck_option,
+    add_game_options,
+    game_options,
+    open_reader_or_fail,
+    print_game,
+    read_or_fail,
+    read_photos,
+)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.vision.overlay import overlay_jpeg
+    from ecoscore.vision.report import score_reads
+
+    photos = read_photos(args.photos)
+    reader = open_reader_or_fail(args.deck)
+    reads = [(name, read_or_fail(reader, name, data)) for name, data in photos]
+    try:
+        game, extras = score_reads(reads, **game_options(args))
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+        players = iter(game.players)
+        for name, read in reads:
+            scored = [next(players) for _ in read.tableaux]
+            path = args.overlay / f"{name}.overlay.jpg"
+            path.write_bytes(overlay_jpeg(read, scored))
+            print(f"overlay: {path}", file=sys.stderr)
+    print_game(game, args, extras)
+    for name, read in reads:
+        if len(read.tableaux) > 1:
+            print(f"note: {name} holds {len(read.tableaux)} tableaux, scored as players "
+                  f"{name}-1 to {name}-{len(read.tableaux)}", file=sys.stderr)
+    if not args.json:
+        for extra, player in zip(extras, game.players):
+            for doubt in extra["doubts"]:
+                print(f"doubt ({player.name}): {doubt}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("score", help="score photos of tableaux (several photos: the players of one game)")
+    p.add_argument("photos", nargs="+", type=Path, metavar="PHOTO")
+    add_game_options(p)
+    add_deck_option(p)
+    p.add_argument("--overlay", type=Path, metavar="DIR", help="write a picture of each read into DIR")
+    p.set_defaults(run=run)
+

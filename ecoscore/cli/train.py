@@ -1,0 +1,42 @@
+"""`ecoscore train`: train the card finder, the classifier or the matcher (the train extra)."""
+from __future__ import annotations
+
+import argparse
+
+from .common import BadInput
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecoscore.datasets.deck import DeckError, load_deck
+
+    if args.model == "matcher":  # trained on many generated decks, not on one: no --deck
+        from ecoscore.vision import train_matcher
+
+        print(f"exported {train_matcher.train(threads=max(args.threads, 2), ship=not args.no_ship)}")
+        return 0
+    from ecoscore.vision.train import RECIPES, train
+
+    if args.model not in RECIPES:
+        raise BadInput(f"no recipe {args.model!r}: choose one of {', '.join(RECIPES)}")
+    try:
+        load_deck(args.deck)
+    except DeckError as err:
+        raise BadInput(str(err)) from None
+    path = train(args.model, args.deck, epochs=args.epochs, threads=args.threads, workers=args.workers, ship=not args.no_ship)
+    print(f"exported {path}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
+    # Recipes are not listed as argparse choices: that would import the training code (and
+    # its dependencies) for every command.
+    p.add_argument("model", help="matcher, or a recipe of vision/train.py RECIPES: finder, classifier, or a stage "
+                                 "of their chains (a stage's starting run is trained first if needed)")
+    p.add_argument("--deck", default="standin")
+    p.add_argument("--epochs", type=int, default=None, help="override the recipe's epochs")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1 is safest on a busy 2-core machine)")
+    p.add_argument("--workers", type=int, default=None, help="rendering processes")
+    p.add_argument("--no-ship", action="store_true", help="do not copy the result into models/")
+    p.set_defaults(run=run)
+

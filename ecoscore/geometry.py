@@ -1,0 +1,92 @@
+"""The bottom layer's geometry, shared by the vision code, the renderer and the training code.
+
+Coordinate convention (one for the whole project): **image points are (x, y)** in pixels,
+x to the right and y down; **lattice points are (col, row)**, the same order as (x, y), so a
+homography maps lattice to image as it maps any point; **cells are (row, col)**, as grids are
+written (``grid[row][col]``, rows top to bottom). Image sizes are **(width, height)**, and
+arrays are indexed ``image[y, x]`` (``image.shape[:2]`` is (height, width)). Quads are 4
+corners in the order TL, TR, BR, BL of the card as it lies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+CROP_SIZE = 64  # side of a straightened cell: the classifier's and the matcher's input
+
+
+def project(H: np.ndarray, pts) -> np.ndarray:
+    """Points (N × 2, (x, y) or (col, row)) through the homography ``H``."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def obb_corners(centers, sizes, angles) -> np.ndarray:
+    """Corners of rotated boxes (N × 4 × 2): long axis along ``angles``."""
+    c, s = np.cos(angles), np.sin(angles)
+    long_axis = np.stack([c, s], -1) * sizes[:, :1] / 2
+    short_axis = np.stack([-s, c], -1) * sizes[:, 1:2] / 2
+    return np.stack(
+        [centers - long_axis - short_axis, centers + long_axis - short_axis,
+         centers + long_axis + short_axis, centers - long_axis + short_axis], 1
+    )
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Oriented card boxes in image pixels, never changed in place (``subset``, ``shifted`` and
+    ``concat`` make new ones). ``quads``: 4 corners each, in box order, computed once."""
+
+    centers: np.ndarray  # N × 2, (x, y)
+    sizes: np.ndarray  # N × 2: long side, short side
+    angles: np.ndarray  # N, radians: direction of the long side
+    scores: np.ndarray  # N
+    quads: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.scores)
+        if self.centers.shape != (n, 2) or self.sizes.shape != (n, 2) or self.angles.shape != (n,) \
+                or self.scores.shape != (n,):
+            raise ValueError(f"Detections: centers {self.centers.shape}, sizes {self.sizes.shape}, angles "
+                             f"{self.angles.shape}, scores {self.scores.shape} do not describe one set of boxes")
+        object.__setattr__(self, "quads", obb_corners(self.centers, self.sizes, self.angles))
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def subset(self, keep) -> Detections:
+        return Detections(self.centers[keep], self.sizes[keep], self.angles[keep], self.scores[keep])
+
+    def shifted(self, offset) -> Detections:
+        """The same boxes moved by ``offset`` (x, y): from a window's pixels to the photo's."""
+        return Detections(self.centers + np.asarray(offset, np.float64), self.sizes, self.angles, self.scores)
+
+    @staticmethod
+    def concat(parts: list[Detections]) -> Detections:
+        return Detections(*(np.concatenate([getattr(p, f) for p in parts])
+                            for f in ("centers", "sizes", "angles", "scores")))
+
+
+def warp_quad(image: np.ndarray, quad: np.ndarray, size: int = CROP_SIZE) -> np.ndarray:
+    """Warp the quadrilateral ``quad`` (TL, TR, BR, BL, pixels of ``image``) to a size × size
+    square. A portrait card is squashed to a square; the classifier is trained the same way."""
+    src = np.asarray(quad, np.float32).reshape(4, 2)
+    dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    M = cv2.getPerspectiveTransform(src, dst)
+    # INTER_AREA is not supported by warpPerspective; shrink big cells first so the crop
+    # averages the card's pixels instead of sampling a few of them (aliasing).
+    side = float(max(np.linalg.norm(src[1] - src[0]), np.linalg.norm(src[3] - src[0])))
+    if side > 3 * size:
+        k = 2 * size / side
+        x0, y0 = np.floor(src.min(0)).astype(int)
+        x1, y1 = np.ceil(src.max(0)).astype(int) + 1
+        x0, y0 = max(x0, 0), max(y0, 0)
+        roi = image[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
+        small = cv2.resize(roi, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        src = (src - [x0, y0]) * k
+        M = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
+        image = small
+    return cv2.warpPerspective(image, M, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -1,0 +1,239 @@
+"""The player's language: one message catalogue per language, shared by the page and the API.
+
+The catalogues are JSON files in ``static/i18n/`` (``en.json``, ``cs.json``, ``ru.json``,
+``it.json``): the page loads them as they are, and the service uses their ``api.*`` entries.
+An entry is a string with ``{named}`` parameters, or an object of plural forms (CLDR categories
+``one``/``few``/``many``/``other``) chosen by the parameter ``n``.
+
+The reader and the scorer speak English. Until they emit codes and parameters, their messages
+are translated *on the way out*: each English ``api.*`` template is turned into a pattern, a
+message is matched against them (the most specific first), its parameters are taken out,
+translated where they are words (card names, nested messages, lists of cells) and put into the
+same template of the player's language. A message no template matches is passed on in English.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+CATALOGUES = Path(__file__).resolve().parent / "static" / "i18n"
+LANGS = ("en", "cs", "ru", "it")
+DEFAULT = "en"
+
+# What each parameter of an api.* template may hold, by its name.
+_NUMBER = {"n", "row", "col", "deck", "mb", "limit", "w", "h"}
+_PERCENT = {"pct", "least", "runner_pct"}
+_CARD = {"card", "top", "runner"}
+_MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
+_CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
+_DECIMAL = {"residual"}
+
+
+@lru_cache(maxsize=None)
+def catalogue(lang: str) -> dict:
+    return json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def plural_category(lang: str, n: int) -> str:
+    """CLDR plural category of the integer ``n`` (what Intl.PluralRules gives the page)."""
+    n = abs(int(n))
+    if lang == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return "one"
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return "few"
+        return "many"
+    if lang == "cs":
+        return "one" if n == 1 else "few" if 2 <= n <= 4 else "other"
+    return "one" if n == 1 else "other"
+
+
+def negotiate(accept_language: str | None) -> str:
+    """The best of LANGS for an Accept-Language header (q-values honoured), else English."""
+    best, best_q = DEFAULT, -1.0
+    for part in (accept_language or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        m = re.search(r"q=([0-9.]+)", params)
+        if m:
+            try:
+                q = float(m.group(1))
+            except ValueError:
+                q = 0.0
+        lang = tag.strip().lower().split("-")[0]
+        if lang in LANGS and q > 0 and q > best_q:  # the first of equal q wins
+            best, best_q = lang, q
+    return best
+
+
+def _pattern(template: str) -> re.Pattern:
+    out, pos = [], 0
+    for m in re.finditer(r"\{(\w+)\}", template):
+        out.append(re.escape(template[pos:m.start()]))
+        name = m.group(1)
+        if name in _NUMBER:
+            group = r"\d+"
+        elif name in _PERCENT:
+            group = r"\d+ ?%"
+        elif name in _CARD:
+            group = r"[a-z]+"
+        elif name in _DECIMAL:
+            group = r"[\d.]+"
+        elif name in _MESSAGE or name in _CELLS:
+            group = r".+"
+        else:
+            group = r".+?"
+        out.append(f"(?P<{name}>{group})")
+        pos = m.end()
+    out.append(re.escape(template[pos:]))
+    return re.compile("^" + "".join(out) + "$", re.S)
+
+
+@lru_cache(maxsize=1)
+def _matchers() -> list[tuple[str, re.Pattern]]:
+    """(key, pattern) of every English api.* template and plural form, most specific first."""
+    found = []
+    for key, value in catalogue("en").items():
+        if not key.startswith("api."):
+            continue
+        for form in (value.values() if isinstance(value, dict) else [value]):
+            literal = len(re.sub(r"\{\w+\}", "", form))
+            found.append((literal, key, _pattern(form)))
+    found.sort(key=lambda t: -t[0])
+    return [(key, pattern) for _, key, pattern in found]
+
+
+def fill(lang: str, key: str, **params) -> str:
+    """The catalogue entry ``key`` of ``lang`` with its parameters (English if it lacks one)."""
+    entry = catalogue(lang).get(key, catalogue("en")[key])
+    if isinstance(entry, dict):
+        n = params.get("n", 0)
+        entry = entry.get(plural_category(lang, int(n)), entry.get("other") or next(iter(entry.values())))
+    return entry.format(**params)
+
+
+def card_name(lang: str, card: str) -> str:
+    return catalogue(lang).get(f"card.{card}", card)
+
+
+def match(text: str) -> tuple[str, dict] | None:
+    """The api.* key and parameters an English message was made from (None: no template fits).
+
+    A template with a nested message matches only if that message matches in turn."""
+    for key, pattern in _matchers():
+        m = pattern.match(text)
+        if not m:
+            continue
+        params = m.groupdict()
+        if all(match(params[name]) for name in params if name in _MESSAGE):
+            return key, params
+    return None
+
+
+def translate(text: str, lang: str) -> str:
+    """``text`` (an English message of the reader, scorer or service) in ``lang``."""
+    if lang == DEFAULT or lang not in LANGS:
+        return text
+    found = match(text)
+    if found is None:
+        return text
+    key, params = found
+    out = {}
+    for name, value in params.items():
+        if name in _MESSAGE:
+            out[name] = translate(value, lang)
+        elif name in _CARD:
+            out[name] = card_name(lang, value)
+        elif name in _CELLS:
+            out[name] = re.sub(r"row (\d+) col (\d+)",
+                               lambda m: fill(lang, "api.cell_short", row=m.group(1), col=m.group(2)), value)
+        else:
+            out[name] = value
+    return fill(lang, key, **out)
+
+
+_TRANSLATED_LISTS = ("doubts", "deck_issues")
+
+
+def translate_doc(doc, lang: str):
+    """A JSON document of the API with its messages in ``lang``: every ``detail`` string and
+    every item of a ``doubts`` or ``deck_issues`` list, at any depth."""
+    if isinstance(doc, dict):
+        out = {}
+        for k, v in doc.items():
+            if k in _TRANSLATED_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
+                out[k] = [translate(x, lang) for x in v]
+            elif k == "detail" and isinstance(v, str):
+                out[k] = translate(v, lang)
+            else:
+                out[k] = translate_doc(v, lang)
+        return out
+    if isinstance(doc, list):
+        return [translate_doc(v, lang) for v in doc]
+    return doc
+
+
+def request_lang(query_lang: str | None, accept_language: str | None) -> str:
+    if query_lang and query_lang.lower() in LANGS:
+        return query_lang.lower()
+    return negotiate(accept_language)
+
+
+class Localize:
+    """ASGI middleware: the API's JSON answers in the language the request asks for (``?lang=``
+    first, then Accept-Language). English answers, and everything that is not /api/ JSON, pass
+    through untouched and unbuffered."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            return await self.app(scope, receive, send)
+        from urllib.parse import parse_qs
+
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", [None])[0]
+        lang = request_lang(query, headers.get("accept-language"))
+        if lang == DEFAULT:
+            async def vary(message):
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", []), (b"vary", b"Accept-Language")]
+                await send(message)
+            return await self.app(scope, receive, vary)
+        start, body = None, []
+
+        async def buffer(message):
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                ctype = dict((k.lower(), v) for k, v in message.get("headers", [])).get(b"content-type", b"")
+                if not ctype.startswith(b"application/json"):
+                    start = None
+                    await send(message)
+                return
+            if message["type"] == "http.response.body" and start is not None:
+                body.append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                data = b"".join(body)
+                try:
+                    data = json.dumps(translate_doc(json.loads(data), lang), ensure_ascii=False).encode()
+                except ValueError:
+                    pass
+                hdrs = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length", b"content-language")]
+                hdrs += [(b"content-length", str(len(data)).encode()), (b"content-language", lang.encode()),
+                         (b"vary", b"Accept-Language")]
+                await send({**start, "headers": hdrs})
+                await send({"type": "http.response.body", "body": data})
+                return
+            await send(message)
+
+        return await self.app(scope, receive, buffer)
+
+
+def install(app) -> None:
+    """Translate the API's JSON answers (see Localize)."""
+    app.add_middleware(Localize)

@@ -1,0 +1,112 @@
+// The page's language: the catalogues in /static/i18n/ (the same files the service translates
+// its API messages with), chosen from the browser (navigator.languages) or by the player.
+"use strict";
+const I18N = (() => {
+  const LANGS = ["en", "cs", "ru", "it"];
+  const STORE = "ecoscore:lang";
+  let lang = "en", cat = {}, en = {}, matchers = null;
+
+  function choose() {
+    const saved = localStorage.getItem(STORE);
+    if (LANGS.includes(saved)) return saved;
+    for (const tag of navigator.languages || [navigator.language || "en"]) {
+      const base = String(tag).toLowerCase().split("-")[0];
+      if (LANGS.includes(base)) return base;
+    }
+    return "en";
+  }
+
+  async function load(l) {
+    const res = await fetch(`/static/i18n/${l}.json`);
+    if (!res.ok) throw new Error(`catalogue ${l}: ${res.status}`);
+    return res.json();
+  }
+
+  function fill(entry, params, l) {
+    if (entry && typeof entry === "object") {
+      const form = new Intl.PluralRules(l).select(Number(params.n ?? 0));
+      entry = entry[form] ?? entry.other ?? Object.values(entry)[0];
+    }
+    return String(entry).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+  }
+
+  function t(key, params = {}) {
+    if (key in cat) return fill(cat[key], params, lang);
+    if (key in en) return fill(en[key], params, "en");
+    return key;
+  }
+
+  const card = (type) => t(`card.${type || "empty"}`);
+
+  // ---- messages of the reader and the service (English) in the page's language ----
+  // The same matching as service/i18n.py: every English api.* template becomes a pattern,
+  // the most specific first; parameters that are words are translated in turn.
+  const KIND = {
+    n: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
+    pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
+    doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec",
+  };
+  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "[a-z]+", dec: "[\\d.]+", msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+  function buildMatchers() {
+    const found = [];
+    for (const [key, value] of Object.entries(en)) {
+      if (!key.startsWith("api.")) continue;
+      for (const form of typeof value === "object" ? Object.values(value) : [value]) {
+        let src = "", pos = 0;
+        for (const m of form.matchAll(/\{(\w+)\}/g)) {
+          src += escape(form.slice(pos, m.index)) + `(?<${m[1]}>${GROUP[KIND[m[1]]] || "[\\s\\S]+?"})`;
+          pos = m.index + m[0].length;
+        }
+        src += escape(form.slice(pos));
+        found.push({ key, literal: form.replace(/\{\w+\}/g, "").length, re: new RegExp(`^${src}$`) });
+      }
+    }
+    found.sort((a, b) => b.literal - a.literal);
+    return found;
+  }
+
+  function match(text) {
+    matchers = matchers || buildMatchers();
+    for (const { key, re } of matchers) {
+      const m = re.exec(text);
+      if (!m) continue;
+      const params = { ...m.groups };
+      if (Object.keys(params).every((k) => KIND[k] !== "msg" || match(params[k]))) return { key, params };
+    }
+    return null;
+  }
+
+  function message(text) {
+    if (lang === "en" || !text) return text;
+    const found = match(text);
+    if (!found) return text;
+    const out = {};
+    for (const [k, v] of Object.entries(found.params)) {
+      const kind = KIND[k];
+      out[k] = kind === "msg" ? message(v) : kind === "card" ? card(v === "empty" ? null : v)
+        : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c })) : v;
+    }
+    return t(found.key, out);
+  }
+
+  function apply(root = document) {
+    root.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+    root.querySelectorAll("[data-i18n-attr]").forEach((el) => el.dataset.i18nAttr.split(";").forEach((pair) => {
+      const [attr, key] = pair.split(":");
+      el.setAttribute(attr, t(key));
+    }));
+    if (root === document) { document.documentElement.lang = lang; document.title = t("ui.title"); }
+  }
+
+  async function set(l, remember = false) {
+    if (!Object.keys(en).length) en = await load("en");
+    cat = l === "en" ? en : await load(l);
+    lang = l;
+    if (remember) localStorage.setItem(STORE, l);
+    apply();
+  }
+
+  return { LANGS, get lang() { return lang; }, t, card, message, match, apply, set, choose };
+})();

@@ -1,0 +1,64 @@
+"""The finder's box post-processing on its own: probabilistic IoU, fast-NMS, decoding the raw
+OBB head, and the immutable, shape-checked Detections."""
+import numpy as np
+import pytest
+
+from ecoscore.geometry import Detections, obb_corners, project
+from ecoscore.vision.models import decode_obb, fast_nms, probiou
+
+
+def test_probiou_is_one_for_the_same_box_and_falls_with_distance():
+    boxes = np.array([[100, 100, 60, 40, 0.3], [100, 100, 60, 40, 0.3], [130, 100, 60, 40, 0.3], [400, 400, 60, 40, 0.3]],
+                     float)
+    iou = probiou(boxes)
+    assert iou.shape == (4, 4)
+    assert iou[0, 1] == pytest.approx(1.0, abs=1e-3)
+    assert 0.05 < iou[0, 2] < 0.95
+    assert iou[0, 3] < 1e-3
+    np.testing.assert_allclose(iou, iou.T, atol=1e-9)
+
+
+def test_probiou_knows_a_box_turned_half_a_turn_is_the_same():
+    a = np.array([[50, 50, 80, 30, 0.2], [50, 50, 80, 30, 0.2 + np.pi]])
+    assert probiou(a)[0, 1] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_fast_nms_keeps_the_best_of_overlapping_boxes_and_every_apart_one():
+    boxes = np.array([[100, 100, 60, 40, 0], [102, 101, 60, 40, 0], [300, 300, 60, 40, 0]], float)
+    scores = np.array([0.7, 0.9, 0.8])
+    assert fast_nms(boxes, scores, 0.45).tolist() == [1, 2]
+
+
+def test_decode_obb_undoes_the_letterbox_and_puts_the_long_side_first():
+    # 3 anchors: rows x, y, w, h, one class score, angle. The second is under the threshold.
+    raw = np.array([[110.0, 50.0, 300.0], [60.0, 50.0, 300.0], [20.0, 10.0, 40.0], [40.0, 10.0, 20.0],
+                    [0.9, 0.1, 0.8], [0.0, 0.0, 0.5]], np.float32)
+    det = decode_obb(raw, conf=0.6, iou=0.45, k=0.5, left=10, top=20)
+    assert len(det) == 2
+    np.testing.assert_allclose(det.centers[0], [(110 - 10) / 0.5, (60 - 20) / 0.5])
+    np.testing.assert_allclose(det.sizes[0], [80, 40])  # h > w: swapped, in photo pixels
+    assert det.angles[0] == pytest.approx(np.pi / 2)
+    np.testing.assert_allclose(det.sizes[1], [80, 40])
+    assert det.angles[1] == pytest.approx(0.5)
+    assert det.scores.tolist() == pytest.approx([0.9, 0.8])
+
+
+def test_detections_are_checked_immutable_and_carry_their_corners():
+    det = Detections(np.array([[10.0, 20.0]]), np.array([[8.0, 4.0]]), np.array([0.0]), np.array([0.9]))
+    np.testing.assert_allclose(det.quads[0], [[6, 18], [14, 18], [14, 22], [6, 22]])
+    moved = det.shifted((5, 5))
+    np.testing.assert_allclose(moved.quads[0], det.quads[0] + 5)
+    np.testing.assert_allclose(det.centers, [[10, 20]])  # the original is untouched
+    with pytest.raises(AttributeError):
+        det.centers = det.centers + 1  # type: ignore[misc]
+    with pytest.raises(ValueError, match="one set of boxes"):
+        Detections(np.zeros((2, 2)), np.zeros((1, 2)), np.zeros(2), np.zeros(2))
+    both = Detections.concat([det, moved])
+    assert len(both) == 2 and len(both.subset([1])) == 1
+
+
+def test_project_and_obb_corners_agree_with_a_plain_translation():
+    H = np.array([[1, 0, 3], [0, 1, 4], [0, 0, 1]], float)
+    np.testing.assert_allclose(project(H, [[0, 0], [1, 2]]), [[3, 4], [4, 6]])
+    corners = obb_corners(np.array([[0.0, 0.0]]), np.array([[2.0, 2.0]]), np.array([np.pi / 2]))
+    assert corners.shape == (1, 4, 2)

@@ -1,0 +1,146 @@
+"""The message catalogues: complete in every language, and every message the reader, the scorer
+and the service send matched by a template (so it reaches the player translated)."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ecoscore.scoring import CardType, parse_card
+from ecoscore.service import i18n
+
+STATIC = Path(i18n.__file__).resolve().parent / "static"
+CATEGORIES = {"en": {"one", "other"}, "it": {"one", "other"}, "cs": {"one", "few", "other"}, "ru": {"one", "few", "many"}}
+
+
+def placeholders(value) -> set[str]:
+    forms = value.values() if isinstance(value, dict) else [value]
+    return {name for form in forms for name in re.findall(r"\{(\w+)\}", form)}
+
+
+@pytest.mark.parametrize("lang", [lang for lang in i18n.LANGS if lang != "en"])
+def test_every_message_has_a_translation_with_the_same_parameters(lang):
+    en, other = i18n.catalogue("en"), i18n.catalogue(lang)
+    assert sorted(set(en) - set(other)) == [], f"{lang} lacks these messages"
+    assert sorted(set(other) - set(en)) == [], f"{lang} has messages English does not"
+    for key, value in other.items():
+        assert placeholders(value) == placeholders(en[key]), (lang, key)
+        if isinstance(en[key], dict):
+            assert isinstance(value, dict) and CATEGORIES[lang] <= set(value), (lang, key, "plural forms")
+        assert value and value != "", (lang, key)
+
+
+def test_the_page_uses_only_messages_of_the_catalogue():
+    html = (STATIC / "index.html").read_text()
+    js = (STATIC / "app.js").read_text()
+    used = set(re.findall(r'data-i18n="([\w.]+)"', html)) | {k for pair in re.findall(r'data-i18n-attr="([^"]+)"', html)
+                                                              for k in re.findall(r":([\w.]+)", pair)}
+    used |= set(re.findall(r'\bt\("([\w.]+)"', js))
+    missing = sorted(k for k in used if k not in i18n.catalogue("en"))
+    assert not missing
+    for prefix in ("rule.", "group.", "ui.outcome."):  # keys built at run time
+        assert any(k.startswith(prefix) for k in i18n.catalogue("en"))
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_card_names_are_the_editions_and_the_scorer_reads_them(lang):
+    cat = i18n.catalogue(lang)
+    for card in CardType:
+        assert parse_card(cat[f"card.{card.value}"]) is card, (lang, card)
+    editions = {"cs": "zajíc pstruh liška medvěd vážka včela orel vlk jelen potok louka",
+                "ru": "кролик форель лиса медведь стрекоза пчела орёл волк олень ручей луг",
+                "it": "coniglio trota volpe orso libellula ape aquila lupo cervo ruscello prato"}
+    if lang in editions:
+        assert [cat[f"card.{c.value}"] for c in CardType] == editions[lang].split()
+
+
+def test_plural_rules_match_cldr():
+    assert [i18n.plural_category("ru", n) for n in (1, 2, 5, 11, 21, 22, 25)] == ["one", "few", "many", "many", "one", "few", "many"]
+    assert [i18n.plural_category("cs", n) for n in (1, 2, 4, 5)] == ["one", "few", "few", "other"]
+    assert [i18n.plural_category("it", n) for n in (1, 2)] == ["one", "other"]
+
+
+def test_accept_language():
+    assert i18n.negotiate("cs-CZ,cs;q=0.9,en;q=0.8") == "cs"
+    assert i18n.negotiate("de-DE,ru;q=0.5,it;q=0.7") == "it"
+    assert i18n.negotiate("de") == "en" and i18n.negotiate(None) == "en"
+
+
+# Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
+# vision/decode.py, scoring/, service/): each must match a template, or it reaches players in English.
+MESSAGES = [
+    "row 2, col 3: low confidence: deer 61% (40% at its least sure turn), or fox 30%",
+    "row 1, col 5: low confidence: empty 80%, or stream 12%",
+    "row 4, col 1: a card was detected here (92%) but the cell reads as empty",
+    "row 3, col 3: no card was detected here, yet the cell reads as bee",
+    "row 1, col 1: 2 cards detected in one cell",
+    "row 1, col 2: cell lies partly outside the photo: not read",
+    "1 empty cell (row 1 col 1): a mid-game tableau, or a card missed",
+    "2 empty cells (row 1 col 1, row 4 col 5): a mid-game tableau, or a card missed",
+    "13 wolf cards read, but a deck holds only 12: a misread card?",
+    "the cards do not sit on a regular grid (fit error 0.31 card widths)",
+    "a whole edge row or column is empty: where the grid ends is a guess",
+    "1 card in line with the grid but outside its 5 × 4 were left out",
+    "3 cards in line with the grid but outside its 5 × 4 were left out",
+    "6 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)",
+    "photo.jpg: no tableau found: 1 card detected, but no 5 × 4 grid of at least 5 aligned cards",
+    "this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)",
+    "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
+    "ann: the file is empty",
+    "ann: the JPEG file is truncated (no end-of-image marker): the upload was cut short",
+    "ann: the HEIF file is damaged and cannot be read",
+    "ann: the image claims 70 MP; the limit is 60 MP",
+    "upload too large: the limit is 40 MB a photo",
+    "p.jpg: upload too large: the limit is 40 MB",
+    "at most 8 photos per game",
+    "'alice' already has a tableau in this room; only that player can replace it",
+    "no room 'abc'",
+    "alice has 13 wolf cards but a deck holds only 12: a misread card or a second deck",
+    "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
+    "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
+]
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_every_message_is_translated(lang):
+    for text in MESSAGES:
+        assert i18n.match(text) is not None, text
+        out = i18n.translate(text, lang)
+        assert out != text, (lang, text)
+        assert not re.search(r"\{\w+\}", out), out
+    assert i18n.translate(MESSAGES[0], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (40% v nejméně jistém natočení), nebo liška 30%"
+    assert i18n.translate(MESSAGES[7], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
+
+
+def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
+    from ecoscore.vision.report import read_to_dict
+
+    from helpers import spoil
+
+    seen = 0
+    for jpeg in [s.jpeg for s in photo_set] + [spoil(photo_set[0].jpeg, reader, 6)]:
+        read = reader.read(jpeg)
+        for tab in read.tableaux:
+            doc = read_to_dict(tab, read.doubts)
+            for text in doc["doubts"] + [d for row in doc["cells"] for cell in row for d in cell["doubts"]]:
+                assert i18n.match(text) is not None, text
+                seen += 1
+    assert seen  # the photo set has doubts to check
+
+
+def test_the_api_speaks_the_players_language(reader, tmp_path):
+    import cv2
+    import numpy as np
+    from fastapi.testclient import TestClient
+
+    from ecoscore.service.app import Settings, create_app
+
+    blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'db.sqlite3'}"), reader=reader)) as client:
+        r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")}, headers={"Accept-Language": "cs-CZ,cs;q=0.9"})
+        assert r.status_code == 422 and r.headers["content-language"] == "cs"
+        assert r.json()["detail"].startswith("x: žádný ekosystém nenalezen")
+        r = client.post("/api/photo?lang=ru", files={"photo": ("x.jpg", b"GIF89a", "image/gif")})
+        assert "это не изображение" in r.json()["detail"]
+        r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")})
+        assert "no tableau found" in r.json()["detail"]

@@ -1,0 +1,66 @@
+"""What the page needs from the service: a QR code an <img> can show, the worker at the root,
+iPhone photos, the plain photo to draw on, and a room correction that keeps the other doubts."""
+import io
+
+import pytest
+from conftest import needs_models
+from fastapi.testclient import TestClient
+from helpers import spoil
+
+from ecoscore.service.app import Settings, create_app
+
+pytestmark = needs_models
+
+
+@pytest.fixture()
+def client(tmp_path, reader):
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'db.sqlite3'}"), reader=reader)) as c:
+        yield c
+
+
+def test_qr_svg_is_standalone(client):
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    svg = client.get(room["qr_url"]).text
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+
+
+def test_worker_and_manifest_at_the_root(client):
+    sw = client.get("/sw.js")
+    assert sw.status_code == 200 and "javascript" in sw.headers["content-type"] and "caches" in sw.text
+    assert client.get("/manifest.webmanifest").json()["scope"] == "/"
+
+
+def test_heic_photos_are_read(client, photo_set):
+    from PIL import Image
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    out = io.BytesIO()
+    Image.open(io.BytesIO(photo_set[0].jpeg)).save(out, "HEIF", quality=90)
+    r = client.post("/api/photo", files={"photo": ("IMG_0001.HEIC", out.getvalue(), "image/heic")})
+    assert r.status_code == 200, r.text
+    p = r.json()["players"][0]
+    assert p["photo_url"] and len(p["photo_size"]) == 2 and client.get(p["photo_url"]).content[:2] == b"\xff\xd8"
+
+
+def test_a_room_correction_keeps_the_other_doubts(client, photo_set, reader):
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": ("a.jpg", spoil(photo_set[1].jpeg, reader, 3), "image/jpeg")},
+                    data={"name": "ann"})
+    token, version, ann = r.json()["token"], r.json()["version"], r.json()["room"]["game"]["players"][0]
+    doubtful = [(i, j) for i, row in enumerate(ann["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
+    assert len(doubtful) >= 2
+    grid = [row[:] for row in ann["grid"]]
+    i, j = doubtful[0]
+    grid[i][j] = "meadow" if grid[i][j] != "meadow" else "bee"
+    after = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": grid},
+                       headers={"X-Player-Token": token, "If-Match": f'"{version}"'}).json()
+    p = after["room"]["game"]["players"][0]
+    assert p["grid"][i][j] == grid[i][j] and p["corrected"] == [[i, j]]
+    assert not p["cells"][i][j]["doubts"] and p["cells"][i][j]["type"] == ann["cells"][i][j]["type"]  # as read
+    assert all(p["cells"][a][b]["doubts"] for a, b in doubtful[1:])
+    assert not any(d.startswith(f"row {i + 1}, col {j + 1}: ") for d in p["doubts"]) and len(p["doubts"]) >= len(doubtful) - 1
+    # back to what was read: the doubt comes back
+    back = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": ann["grid"]},
+                      headers={"X-Player-Token": token, "If-Match": f'"{after["version"]}"'}).json()
+    assert back["room"]["game"]["players"][0]["doubts"] == ann["doubts"]

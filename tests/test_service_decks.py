@@ -1,0 +1,61 @@
+"""Decks through the real app: listed, chosen per photo, and taught from a corrected photo."""
+import io
+
+import pytest
+from conftest import MODELS
+from fastapi.testclient import TestClient
+
+from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.datasets.truth import truth_tableau
+from ecoscore.scoring import CardType, format_text, score_tableau
+from ecoscore.service.app import Settings, create_app
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (MODELS / "matcher.onnx").is_file(), reason="the shipped matcher is not in models/"),
+]
+PARAMS = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+
+
+@pytest.fixture()
+def client(tmp_path, monkeypatch, reader):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}"), reader=reader)) as c:
+        yield c
+
+
+def _jpeg(scene):
+    return ("table.jpg", io.BytesIO(scene.jpeg), "image/jpeg")
+
+
+def test_decks_are_listed_and_an_unknown_one_refused_before_reading(client):
+    listed = client.get("/api/decks").json()
+    assert listed["default"] == "standin"
+    assert [d["name"] for d in listed["decks"]] == ["standin"] and listed["decks"][0]["complete"]
+    r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")},
+                    data={"deck": "nosuch"})
+    assert r.status_code == 422 and "no deck 'nosuch'" in r.json()["detail"]
+    r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"x"), "image/jpeg")}, data={"deck": "../x"})
+    assert r.status_code == 422
+
+
+def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
+    deck = generate_deck(HELD_OUT_SEEDS[52])
+    for k in range(100):
+        scene = render_scene(deck, (41, k), PARAMS)
+        truth = scene.truth["tableaux"][0]
+        if len({c["type"] for c in truth["cells"]}) == len(CardType):
+            break
+    grid = format_text(truth_tableau(truth))
+    r = client.post("/api/decks/standin/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    assert r.status_code == 422 and "built-in" in r.json()["detail"]
+    r = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    assert r.status_code == 200, r.text
+    assert r.json()["complete"] and sum(r.json()["references"].values()) == 20
+    other = render_scene(deck, (42, 0), PARAMS)
+    r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})
+    assert r.status_code == 200, r.text
+    player = r.json()["players"][0]
+    assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
+    assert "kitchen" in [d["name"] for d in client.get("/api/decks").json()["decks"]]

@@ -1,0 +1,40 @@
+"""The matcher's training end to end on a tiny bank: it learns, resumes, and its ONNX export
+gives the run time the same vectors torch computes."""
+import json
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.training, pytest.mark.slow]
+torch = pytest.importorskip("torch")
+
+
+def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypatch):
+    from ecoscore.datasets.matchset import EMPTY, FOREIGN, build_bank
+    from ecoscore.vision.train_matcher import MatcherRecipe, _to_tensor, build_network, train_matcher
+
+    bank = build_bank(tmp_path / "bank.npz", 8, range(0, 4), first=123, workers=1, progress=False)
+    data = np.load(bank)
+    assert data["crops"].shape[1:] == (64, 64, 3)
+    assert {EMPTY, FOREIGN} & set(data["label"].tolist()) and (data["label"] < EMPTY).sum() > 50
+    recipe = MatcherRecipe(steps=4, decks_per_step=3, queries_per_deck=4, foreign_per_step=2, empty_per_step=2)
+    run = tmp_path / "run"
+    short = MatcherRecipe(**{**recipe.__dict__, "steps": 2})
+    train_matcher(bank, short, run, threads=1, ship=False, log_every=1)
+    onnx = train_matcher(bank, recipe, run, threads=1, ship=False, log_every=1)  # resumes at step 2
+    assert [line.split()[1] for line in (run / "log.txt").read_text().splitlines()] == ["1/2", "2/2", "3/4", "4/4"]
+    meta = json.loads(onnx.with_suffix(".json").read_text())
+    assert meta["imgsz"] == 64 and len(meta["empty"]) == meta["dim"]
+
+    monkeypatch.setenv("ECOSCORE_PRECISION", "f32")
+    from ecoscore.vision.matcher import CardEmbedder
+
+    state = torch.load(run / "last.pt", weights_only=False)
+    net = build_network(recipe)
+    net.load_state_dict(state["net"])
+    net.eval()
+    crops = data["crops"][:5]
+    with torch.no_grad():
+        expected = net(_to_tensor(crops)).numpy()
+    got = CardEmbedder(onnx)(list(crops))
+    assert np.abs(got - expected).max() < 1e-4
