@@ -196,7 +196,7 @@ def kill(args) -> dict:
             token = version = None
             n = 0
             while time.perf_counter() < deadline:
-                grid = GRID_ROWS[n % len(GRID_ROWS)] + f"\n. . . . .\n. . . . .\n. . . . .\n"
+                grid = GRID_ROWS[n % len(GRID_ROWS)] + "\n. . . . .\n. . . . .\n. . . . .\n"
                 n += 1
                 headers = {"X-Player-Token": token, "If-Match": f'"{version}"'} if token else {}
                 try:

@@ -16,6 +16,7 @@ client polling a room sees the same version (its ETag) whichever worker answers.
 from __future__ import annotations
 
 import logging
+import os
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
