@@ -222,3 +222,47 @@ def test_a_writer_killed_mid_write_loses_no_acknowledged_write(db_url, tmp_path)
 def test_passwords_stay_out_of_messages():
     assert redact("postgresql://eco:s3cret@db.example:5432/eco") == "postgresql://eco:***@db.example:5432/eco"
     assert redact("sqlite:////tmp/x.sqlite3") == "sqlite:////tmp/x.sqlite3"
+
+
+def test_workers_starting_at_once_migrate_once(db_url):
+    """Every worker opens the store as it starts: on a new database one of them applies the
+    steps, the others find them done (an advisory lock on PostgreSQL, the write lock on SQLite)."""
+    opened, errors = [], []
+
+    def start():
+        try:
+            opened.append(Store(db_url))
+        except Exception as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(len(s.migrated) for s in opened) == [0, 0, 0, HEAD]
+    for s in opened:
+        s.close()
+
+
+def test_a_postgres_store_at_an_older_step_upgrades_in_place(pg_server):
+    import psycopg
+
+    url = pg_server.new_database()
+    first = migrations.steps("postgresql")[0]
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in migrations.statements(first[2]):
+            conn.execute(statement)
+        conn.execute(migrations.TABLE.format(real="DOUBLE PRECISION"))
+        conn.execute("INSERT INTO schema_migrations VALUES (1, 'rooms', 0)")
+        conn.execute("INSERT INTO rooms (id, mode, created, version) VALUES ('oldroom', 'game', 1000, 0)")
+        conn.execute("INSERT INTO players (room_id, name, token_hash, grid, updated) VALUES ('oldroom', 'zoe', 'h', %s, 1)",
+                     (json.dumps(EMPTY),))
+    store = Store(url)
+    assert store.migrated == list(range(2, HEAD + 1))
+    room = store.room("oldroom")
+    assert [p.name for p in room.players] == ["zoe"] and room.players[0].version == 1
+    store.put_player("oldroom", "adam", EMPTY, None, None, None)
+    assert store.room("oldroom").version == 1
+    store.close()
