@@ -82,5 +82,7 @@ def run(settings: Settings) -> None:
         uvicorn.Server(config).run()
         return
     os.environ.update(environment(settings))  # the workers are spawned: they inherit the environment
+    # A worker loading its models on a busy machine may not answer uvicorn's health ping for a
+    # while: 60 s before it is taken for hung and replaced (5 s by default).
     uvicorn.run("ecoscore.service.server:worker_app", factory=True, workers=settings.workers, http=HeaderDeadline,
-                **common)
+                timeout_worker_healthcheck=60, **common)

@@ -41,7 +41,8 @@ def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_p
         while log.read_text().count("Application startup complete") < 2:
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
             time.sleep(0.2)
-        assert len(workers_of(proc.pid)) == 2
+        workers = workers_of(proc.pid)
+        assert len(workers) == 2
         status, _, room = call(port, "POST", "/api/rooms", {})
         assert status == 201 or status == 200
         rid = room["id"]
@@ -57,6 +58,10 @@ def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_p
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(30)
+            code = proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+            raise
+    # Ctrl-C stops the supervisor cleanly, and its workers with it (none left orphaned)
+    assert code == 0, log.read_text()[-2000:]
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
