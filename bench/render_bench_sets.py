@@ -4,9 +4,10 @@ the tuning decks first, then the unseen decks.
 from __future__ import annotations
 
 from bench_decks import rendered, unseen_decks
+from other_decks import mosaic_deck
+
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck
 from ecoscore.paths import data_dir
-from other_decks import mosaic_deck
 
 
 def tuning_decks():

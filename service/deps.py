@@ -11,6 +11,7 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
+from ecoscore.vision.deckstore import DEFAULT_DECK
 from ecoscore.vision.pipeline import Reader
 
 from . import names
@@ -34,7 +35,7 @@ class Services:
         """What names the cells of a photo of ``deck`` (empty: the service's default deck); None:
         the reader's own classifier. An unknown deck is a 422, before any photo is read."""
         name = deck.strip() or self.settings.deck
-        if not name:
+        if not name or name == DEFAULT_DECK:  # the stand-in is read by its own classifier
             return None
         try:
             return self.decks.matcher(name)

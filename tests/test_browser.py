@@ -556,3 +556,54 @@ def test_contrast_of_all_text_light_and_dark(server, new_page, photo_set, reader
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == ("rgb(20, 26, 21)" if scheme == "dark" else "rgb(246, 244, 238)")
     assert page.evaluate(CONTRAST) == []
     shot(page, f"solo-phone-en-{scheme}")
+
+
+@pytest.fixture()
+def deck_server(tmp_path, reader, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path / "data"))  # the decks this server knows
+    srv, thread, url = start_server(tmp_path, reader)
+    yield url
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
+                    reason="the shipped matcher is not in models/")
+def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(deck_server, page, tmp_path):
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.scoring import format_text
+
+    deck = generate_deck(HELD_OUT_SEEDS[53])  # a deck no training run has seen
+    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scenes = (render_scene(deck, (43, k), params) for k in range(100))
+    first = next(s for s in scenes if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) == len(CardType))
+    second = render_scene(deck, (44, 0), params)
+    # The deck enrolled from one photo and its grid, as `ecoscore deck add --photo --grid` does.
+    boundary = "ecoscoreboundary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
+            f'{format_text(truth_tableau(first.truth["tableaux"][0]))}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
+            f'Content-Type: image/jpeg\r\n\r\n').encode() + first.jpeg + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(f"{deck_server}/api/decks/kitchen/photo", body, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with urllib.request.urlopen(request) as response:
+        assert json.loads(response.read())["complete"]
+
+    page.goto(deck_server)
+    expect(page.locator("#deck option")).to_have_count(2)
+    page.select_option("#deck", "kitchen")
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#result")).to_be_visible(timeout=30000)
+    truth_total = score_tableau(truth_tableau(second.truth["tableaux"][0])).total
+    expect(page.locator("#total")).to_have_text(str(truth_total))
+    page.reload()  # the choice is this phone's: it stays
+    expect(page.locator("#deck")).to_have_value("kitchen")
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#result")).to_be_visible(timeout=30000)
+    page.click("#remember")
+    expect(page.locator("#status")).to_have_text("40 cards in deck kitchen: photos are now read with it.", timeout=30000)
+    shot(page, "deck-remembered")

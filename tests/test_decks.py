@@ -120,3 +120,12 @@ def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
         z.writestr("bear/0.png", b"not a png")
     with pytest.raises(DeckStoreError, match="bear/0.png is not a readable image"):
         store.import_(broken)
+
+
+def test_the_same_cards_added_twice_are_kept_once(tmp_path):
+    store = DeckStore(tmp_path)
+    store.add("twice", _crops(), "first")
+    info = store.add("twice", _crops(), "the same folder again")
+    assert sum(info.counts.values()) == 11
+    info = store.add("twice", _crops(value=3), "other cards")
+    assert sum(info.counts.values()) == 22

@@ -1,6 +1,5 @@
 """The message catalogues: complete in every language, and every message the reader, the scorer
 and the service send matched by a template (so it reaches the player translated)."""
-import json
 import re
 from pathlib import Path
 
@@ -98,6 +97,11 @@ MESSAGES = [
     "alice has 13 wolf cards but a deck holds only 12: a misread card or a second deck",
     "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
     "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
+    "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
+    "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
+    "the built-in deck cannot learn cards: name your own deck",
+    "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
+    "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
 ]
 
 
@@ -113,9 +117,9 @@ def test_every_message_is_translated(lang):
 
 
 def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
-    from ecoscore.vision.report import read_to_dict
-
     from helpers import spoil
+
+    from ecoscore.vision.report import read_to_dict
 
     seen = 0
     for jpeg in [s.jpeg for s in photo_set] + [spoil(photo_set[0].jpeg, reader, 6)]:

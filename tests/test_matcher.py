@@ -6,12 +6,15 @@ import os
 import subprocess
 import sys
 
+import cv2
+import numpy as np
 import pytest
 from conftest import MODELS, grid_matches_truth
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.effects import LightParams
 from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.datasets.textures import table_surface
 from ecoscore.datasets.truth import truth_tableau
 from ecoscore.scoring import CardType, format_text, score_tableau
 
@@ -62,6 +65,7 @@ def test_another_decks_cards_are_never_read_with_confidence(reader, embedder, de
         tab = reader.read(scene.jpeg, wrong_deck).tableaux[0]
         assert tab.doubts
         assert sum("not a card of this deck" in d or "low confidence" in d for d in tab.doubts) >= 10
+        assert any("wrong deck" in d for d in tab.doubts)
 
 
 def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
@@ -117,6 +121,15 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert unknown.returncode == 2 and "no deck 'nosuch'" in unknown.stderr
     listed = _cli("deck", "list", env=env)
     assert "kitchen" in listed.stdout and "standin" in listed.stdout
+    table = tmp_path / "no-card"  # a 4:3 phone photo of the bare table, filed as a wolf
+    (table / "wolf").mkdir(parents=True)
+    for card in CardType:
+        if card is not CardType.WOLF:
+            (table / card.value).mkdir()
+            cv2.imwrite(str(table / card.value / "0.png"), decks[0].faces[card][0])
+    cv2.imwrite(str(table / "wolf" / "0.jpg"), table_surface(np.random.default_rng(0), 1200, 1600, "wood"))
+    refused = _cli("deck", "add", "table", str(table), env=env)
+    assert refused.returncode == 2 and "wolf/0.jpg: no card found" in refused.stderr
     empty = tmp_path / "empty-deck"
     (empty / "bear").mkdir(parents=True)
     no_card = _cli("deck", "add", "broken", str(empty), env=env)

@@ -9,9 +9,11 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
+import threading
 import tomllib
 import zipfile
 from contextlib import contextmanager
@@ -134,8 +136,15 @@ class DeckStore:
         sources = [] if new else self.info(name).sources
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
-            for i, image in enumerate(images, start=have[card]):
-                cv2.imwrite(str(folder / card.value / f"{i:04d}.png"), reference_crop(image))
+            # The same card given twice (a folder added again) is kept once.
+            seen = {hashlib.sha256(f.read_bytes()).digest() for f in (folder / card.value).glob("*.png")}
+            i = have[card]
+            for image in images:
+                png = cv2.imencode(".png", reference_crop(image))[1].tobytes()
+                if hashlib.sha256(png).digest() not in seen:
+                    seen.add(hashlib.sha256(png).digest())
+                    (folder / card.value / f"{i:04d}.png").write_bytes(png)
+                    i += 1
         _write_toml(folder, name, [*sources, source])
         for cache in folder.glob("embedded-*.npz"):
             cache.unlink()
@@ -157,7 +166,7 @@ class DeckStore:
         refs = References.embed(name, embedder, self.images(name))
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            part = cache.with_name(f".{cache.name}.{os.getpid()}")  # whole or not at all, for other processes
+            part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
             with open(part, "wb") as handle:
                 np.savez(handle, vectors=refs.vectors, types=refs.types)
             os.replace(part, cache)
@@ -245,7 +254,7 @@ def open_reader(deck: str | None = None, concurrent: int = 1, store: DeckStore |
     trained on the stand-in deck)."""
     from .pipeline import Reader
 
-    if deck is None:
+    if deck is None or deck == DEFAULT_DECK:  # the stand-in has a classifier trained on its art
         return Reader(concurrent=concurrent, threads=threads)
     matcher = open_matcher(deck, store, concurrent=concurrent, threads=threads)
     return Reader(classifier=matcher, concurrent=concurrent, threads=threads)

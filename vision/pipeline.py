@@ -40,6 +40,9 @@ CLOSER_SIZES = (512, 640, 768)
 # tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
 # 0.999 keeps a margin.
 SURE_AT_ONCE = 0.999
+# This many cards of one tableau named "not ours" say more than a stray card of another game:
+# the wrong deck chosen (read against another deck, most cells of a tableau come out so).
+WRONG_DECK_CARDS = 5
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
@@ -54,6 +57,7 @@ class CellRead:
     detected: bool  # the card finder saw a card in this cell
     quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
     doubts: list[str] = field(default_factory=list)
+    not_ours: bool = False  # a card, but of none of the deck's types (read by a deck's matcher)
 
 
 @dataclass
@@ -276,7 +280,7 @@ class Reader:
                     doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
                 cells.append(
                     CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
-                             doubts)
+                             doubts, read is not None and top == NOT_OURS)
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
@@ -313,4 +317,8 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     if fit.off_grid:
         doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
                       "but outside its 5 × 4 were left out")
+    foreign = sum(cell.not_ours for cell in cells)
+    if foreign >= WRONG_DECK_CARDS:
+        doubts.append(f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "
+                      "Choose your deck (Deck on the page, --deck on the command line)")
     return doubts

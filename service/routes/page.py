@@ -36,4 +36,5 @@ async def service_worker():
 async def health(svc: Svc):
     r = svc.reader
     return {"status": "ok", "version": __version__, "reads_waiting": svc.reads.tickets,
-            "models": {"finder": r.finder.path.name, "classifier": r.classifier.path.name}}
+            "models": {"finder": r.finder.path.name, "classifier": r.classifier.path.name,
+                       "matcher": "matcher.onnx"}}  # loaded with the first photo of an enrolled deck

@@ -52,3 +52,15 @@ def photo_name(svc: Services, given: str, upload: UploadFile, k: int) -> str:
         return names.normalise(Path(upload.filename or "").stem, svc.settings.max_name)
     except names.BadName:  # a file name is no one's choice: fall back rather than refuse
         return f"photo{k + 1}"
+
+
+def photo_jpeg(read, max_side: int = 1280, quality: int = 82) -> bytes:
+    """The photo as read, upright and at most ``max_side`` px, with nothing drawn on it: the page
+    draws the grid, the labels and the current points itself, so they never go stale."""
+    import cv2
+
+    img = read.photo.image
+    if max(img.shape[:2]) > max_side:
+        f = max_side / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()

@@ -6,9 +6,8 @@ something carry the version the writer saw (If-Match; 409 when it moved on, 428 
 """
 from __future__ import annotations
 
-from typing import Annotated
-
 import io
+from typing import Annotated
 
 import segno
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
@@ -19,25 +18,13 @@ from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
 from .. import names
 from ..deps import IfMatch, PlayerToken, RoomToken, Svc
 from ..schemas import ERRORS, MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
-from .photos import read_photo
+from .photos import photo_jpeg, read_photo
 from .score import tableau
 
 router = APIRouter(tags=["rooms"], responses=ERRORS)
 
 RoomId = Annotated[str, Path(max_length=20, description="the room's code (its password: keep it among players)")]
 PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]
-
-
-def photo_jpeg(read, max_side: int = 1280, quality: int = 82) -> bytes:
-    """The photo as read, upright and at most ``max_side`` px, with nothing drawn on it: the page
-    draws the grid, the labels and the current points itself, so they never go stale."""
-    import cv2
-
-    img = read.photo.image
-    if max(img.shape[:2]) > max_side:
-        f = max_side / max(img.shape[:2])
-        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
 
 
 def with_corrections(read: dict | None, grid: list) -> dict:

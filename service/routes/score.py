@@ -15,7 +15,7 @@ from ecoscore.vision.report import score_reads
 
 from ..deps import Svc
 from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
-from .photos import photo_name, read_photo
+from .photos import photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS)
 
@@ -72,7 +72,6 @@ async def _score_photos(svc, request: Request, files: list[UploadFile], names: l
         overlay_ids.extend([oid] * len(read.tableaux))
     photos = []  # the plain photos: the page draws the grid and the current points on them
     for _, read in reads:
-        from .rooms import photo_jpeg
 
         pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read))
         photos.extend([(pid, list(read.size))] * len(read.tableaux))

@@ -484,8 +484,44 @@ function confirmDialog(text) {
   });
 }
 
+// ---------- decks: this phone reads with one deck, remembered; the service knows which exist ----------
+const DECK_KEY = "ecoscore-deck";
+const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
+
+async function loadDecks(select) {
+  try {
+    const doc = await api("GET", "/api/decks");
+    const chosen = deckChosen() || doc.default;
+    select.replaceChildren(...doc.decks.filter((d) => d.complete).map((d) =>
+      Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${d.name} (${t("ui.deck_builtin")})` : d.name })));
+    select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
+  } catch { /* offline: the last choice is still sent */ }
+}
+
+// "Remember these cards": the photo again with its grid as corrected, so each cell becomes a
+// reference of its deck (a new deck is named here; the built-in deck cannot learn).
+async function rememberCards() {
+  if (!solo.file || !solo.view) return;
+  let name = deckChosen();
+  if (!name || name === "standin") {
+    name = (window.prompt(t("ui.remember_prompt")) || "").trim().toLowerCase();
+    if (!name) return;
+  }
+  const grid = solo.view.grid.map((row) => row.map((type) => type || ".").join(" ")).join("\n");
+  const form = new FormData();
+  form.append("photo", await shrink(solo.file), "photo.jpg");
+  form.append("grid", grid);
+  setStatus($("status"), t("ui.reading"));
+  try {
+    const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form);
+    localStorage.setItem(DECK_KEY, deck.name);
+    await loadDecks($("deck"));
+    setStatus($("status"), t("ui.remembered", { n: Object.values(deck.references).reduce((a, b) => a + b, 0), name: deck.name }));
+  } catch (err) { setStatus($("status"), err.message, true); }
+}
+
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false };
+const solo = { doc: null, view: null, showAnyway: false, file: null };
 let sendSolo;
 
 async function scorePhoto(file) {
@@ -493,9 +529,9 @@ async function scorePhoto(file) {
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true;
   try {
-    const doc = await sendSolo("/api/photo", file);
+    const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     if (!doc) return;
-    solo.doc = doc; solo.showAnyway = false;
+    solo.doc = doc; solo.showAnyway = false; solo.file = file;
     solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo });
     const p = doc.players[0];
     solo.view.load({ ...p, read_grid: p.grid });
@@ -654,7 +690,7 @@ async function joinRoom(file) {
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name },
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
@@ -728,6 +764,9 @@ async function start() {
     return;
   }
   sendSolo = sender($("upload"), $("progress"), $("cancel"), $("status"));
+  loadDecks($("deck"));
+  $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
+  $("remember").addEventListener("click", rememberCards);
   $("take").addEventListener("click", () => $("camera").click());
   $("choose").addEventListener("click", () => $("file").click());
   for (const id of ["camera", "file"]) {
