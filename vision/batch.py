@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -112,7 +113,7 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
         if cluster:
             from .distributed import scores
 
-            results = scores(todo, cluster=cluster, workers=workers, deck=deck) if todo else iter(())
+            results = scores(todo, score_file, partial(_init, deck), cluster=cluster, workers=workers) if todo else iter(())
         else:
             results = _pool_scores(todo, workers, deck) if todo else iter(())
         with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:

@@ -23,24 +23,23 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 IN_FLIGHT_PER_WORKER = 4  # photos queued on the cluster per worker: enough to keep it busy, little held in memory
 
 
-class _Reader:
-    """Loads a reader in each worker process as it starts (and in every worker that joins later)."""
+class _Setup:
+    """Runs ``init`` in each worker process as it starts (and in every worker that joins later):
+    the batch's reader, loaded once."""
 
     name = "ecoscore-reader"
 
-    def __init__(self, deck: str | None):
-        self.deck = deck
+    def __init__(self, init: Callable[[], None]):
+        self.init = init
 
     def setup(self, worker) -> None:
-        from ecoscore.vision import batch
-
         _malloc_as_usual()
-        batch._init(self.deck)
+        self.init()
 
 
 def _malloc_as_usual() -> None:
@@ -58,12 +57,6 @@ def _malloc_as_usual() -> None:
         libc.mallopt(-1, 256 * 2**20)  # M_TRIM_THRESHOLD: give memory back only past this
     except (OSError, AttributeError):
         pass  # not glibc: nothing to undo
-
-
-def _score(path: str) -> dict:
-    from ecoscore.vision.batch import score_file
-
-    return score_file(path)
 
 
 def open_client(cluster: str, workers: int):
@@ -85,17 +78,19 @@ def open_client(cluster: str, workers: int):
     return Client(cluster), None
 
 
-def scores(todo: list[str], *, cluster: str, workers: int, deck: str | None) -> Iterator[dict]:
-    """``score_file`` of each path on the cluster, yielded in the order of ``todo``."""
+def scores(todo: list[str], work: Callable[[str], dict], init: Callable[[], None], *, cluster: str,
+           workers: int) -> Iterator[dict]:
+    """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
+    in the order of ``todo``. vision/batch.py hands over its ``score_file`` and reader set-up."""
     from distributed import WorkerPlugin, as_completed
     from distributed.client import FutureCancelledError
 
-    class Plugin(_Reader, WorkerPlugin):
+    class Plugin(_Setup, WorkerPlugin):
         pass
 
     client, local = open_client(cluster, workers)
     try:
-        client.register_plugin(Plugin(deck), name=_Reader.name)
+        client.register_plugin(Plugin(init), name=_Setup.name)
         width = max(1, len(client.scheduler_info().get("workers", {})) or workers) * IN_FLIGHT_PER_WORKER
         pending = iter(enumerate(todo))
         futures = {}
@@ -107,7 +102,7 @@ def scores(todo: list[str], *, cluster: str, workers: int, deck: str | None) -> 
                 k, path = next(pending)
             except StopIteration:
                 return False
-            future = client.submit(_score, path, key=f"ecoscore-score-{k}-{os.getpid()}", pure=False, retries=1)
+            future = client.submit(work, path, key=f"ecoscore-score-{k}-{os.getpid()}", pure=False, retries=1)
             futures[future] = (k, path)
             waiting.add(future)
             return True
