@@ -57,7 +57,8 @@ def main() -> None:
     report = {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)
-        report[set_name(folder, args.set)] = ev.summary() | {"confident_wrong_images": ev.wrong}
+        report[set_name(folder, args.set)] = ev.summary() | {"confident_wrong_images": ev.wrong,
+                                                              "phantom_images": ev.phantom_images}
     if args.timing:
         report["timing_12mp"] = timing(reader, args.timing, args.runs)
     print(json.dumps(report, indent=2))

@@ -112,6 +112,9 @@ def clutter_on_table(canvas, rng, Himg, hull, extent, count_range) -> list[dict]
                 break
         else:
             continue
+        w0 = (Himg @ [0.0, 0.0, 1.0])[2]
+        if (Himg @ [center[0], center[1], 1.0])[2] / w0 < 0.2:  # under or behind a close, steep camera
+            continue
         angle = rng.uniform(0, 2 * math.pi)
         R = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
 
@@ -149,3 +152,153 @@ def clutter_on_table(canvas, rng, Himg, hull, extent, count_range) -> list[dict]
                                 max(0.2, float(np.abs(q[1] - q[0]).max()) / 250), (120, 60, 30), 1, cv2.LINE_AA)
         drawn.append({"kind": kind, "center_mm": [round(float(v), 1) for v in center]})
     return drawn
+
+
+# --- What players' tables add (the steep split): lamps, hard shadows, sleeves, hands -------------
+
+
+def _world_poly(Himg, pts_mm: np.ndarray) -> np.ndarray:
+    return project(Himg, pts_mm).astype(np.float32)
+
+
+def _ellipse_mm(center, rx, ry, angle, n=48) -> np.ndarray:
+    t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    local = np.stack([rx * np.cos(t), ry * np.sin(t)], 1)
+    c, s = math.cos(angle), math.sin(angle)
+    return local @ np.array([[c, s], [-s, c]]) + center
+
+
+def _mask(h, w, polys, blur_px: float) -> np.ndarray:
+    m = np.zeros((h, w), np.float32)
+    cv2.fillPoly(m, [np.round(p).astype(np.int32) for p in polys], 1.0, cv2.LINE_AA)
+    return cv2.GaussianBlur(m, (0, 0), blur_px) if blur_px > 0.3 else m
+
+
+def lamp(canvas: np.ndarray, rng, Himg: np.ndarray, focus_mm: np.ndarray, table_xy) -> dict:
+    """A lamp over the table, off to one side: light falling off with distance from its foot
+    (warm bulb or cold LED), normalised to 1 at the tableaux' centre. ``table_xy``: table
+    coordinates (X, Y, sees) on a coarse pixel grid (textures.table_to_image_grid)."""
+    X, Y, sees = table_xy
+    h, w = canvas.shape[:2]
+    height = rng.uniform(350, 900)
+    foot = focus_mm + rng.uniform(-1, 1, 2) * rng.uniform(100, 500)
+    r2 = (X - foot[0]) ** 2 + (Y - foot[1]) ** 2
+    field = (height**2 / (height**2 + r2)) ** 1.5
+    at_focus = (height**2 / (height**2 + float(np.sum((focus_mm - foot) ** 2)))) ** 1.5
+    field = np.where(sees, field / at_focus, 0.6).astype(np.float32)
+    field = cv2.resize(np.clip(field, 0.15, 1.6), (w, h), interpolation=cv2.INTER_CUBIC)
+    warm = rng.random() < 0.6
+    gains = np.array([0.72, 0.9, 1.1]) if warm else np.array([1.12, 1.02, 0.86])  # BGR
+    gains = gains * (1 + rng.uniform(-0.06, 0.06, 3))
+    canvas[:] = (canvas * field[..., None] * gains).clip(0, 255).astype(np.uint8)
+    return {"kind": "warm" if warm else "cold", "height_mm": round(height), "foot_mm": np.round(foot, 1).tolist()}
+
+
+def hard_shadow(canvas: np.ndarray, rng, Himg: np.ndarray, focus_mm: np.ndarray, reach_mm: float) -> None:
+    """A sharp shadow across the table and cards: an arm, a bottle, the phone itself under a lamp."""
+    h, w = canvas.shape[:2]
+    width = rng.uniform(40, 140)
+    angle = rng.uniform(0, math.pi)
+    along = np.array([math.cos(angle), math.sin(angle)])
+    side = np.array([-along[1], along[0]])
+    center = focus_mm + side * rng.uniform(-0.6, 0.6) * reach_mm
+    ends = [center - along * 2 * reach_mm, center + along * rng.uniform(-0.3, 0.8) * reach_mm]
+    quad = np.array([ends[0] - side * width / 2, ends[1] - side * width / 2, ends[1] + side * width / 2,
+                     ends[0] + side * width / 2])
+    m = _mask(h, w, [_world_poly(Himg, quad)], max(0.6, _scale(canvas) * rng.uniform(0.5, 1.5)))
+    canvas[:] = (canvas * (1 - rng.uniform(0.3, 0.6) * m[..., None])).astype(np.uint8)
+
+
+def sleeve_rims(canvas: np.ndarray, rng, Himg: np.ndarray, cards_mm: list[np.ndarray]) -> None:
+    """Clear plastic sleeves stick out 1–3 mm round each card: a faint glossy rim on the table.
+    Drawn before the cards, which then cover the sleeve's middle."""
+    h, w = canvas.shape[:2]
+    margin = rng.uniform(1.0, 3.0)
+    polys = []
+    for quad in cards_mm:
+        center = quad.mean(0)
+        grow = 1 + 2 * margin / np.linalg.norm(quad[1] - quad[0])
+        polys.append(_world_poly(Himg, (quad - center) * grow + center))
+    m = _mask(h, w, polys, 0)
+    a = rng.uniform(0.08, 0.25)
+    canvas[:] = (canvas * (1 - a * m[..., None]) + 235 * a * m[..., None]).astype(np.uint8)
+
+
+def sleeve_glare(canvas: np.ndarray, rng, Himg: np.ndarray, sleeved_px: list[np.ndarray], focus_mm: np.ndarray,
+                 reach_mm: float) -> dict:
+    """The lamp mirrored in glossy sleeves: a broad sheen and a bright patch that washes out part
+    of a few cards. Only the sleeves shine (the table is matte)."""
+    h, w = canvas.shape[:2]
+    on = _mask(h, w, sleeved_px, 0)
+    center = focus_mm + rng.uniform(-0.5, 0.5, 2) * reach_mm
+    angle = rng.uniform(0, math.pi)
+    broad = _ellipse_mm(center, rng.uniform(80, 220), rng.uniform(50, 150), angle)
+    r = rng.uniform(12, 45)  # the patch: a quarter of a card to about a card and a half wide
+    patch = _ellipse_mm(center + rng.uniform(-30, 30, 2), r * rng.uniform(1, 2.2), r, angle)
+    size = math.sqrt(abs(cv2.contourArea(_world_poly(Himg, patch))) + 1)
+    g = rng.uniform(0.12, 0.35) * _mask(h, w, [_world_poly(Himg, broad)], size * 0.8)
+    strength = rng.uniform(0.55, 0.97)
+    g = np.maximum(g, strength * _mask(h, w, [_world_poly(Himg, patch)], size * 0.15 + 0.5)) * on
+    canvas[:] = (canvas + (255 - canvas.astype(np.float32)) * g[..., None]).clip(0, 255).astype(np.uint8)
+    return {"center_mm": np.round(center, 1).tolist(), "radius_mm": round(r, 1), "strength": round(strength, 2)}
+
+
+def occluder(canvas: np.ndarray, rng, card_quads: list[np.ndarray], max_cover: float = 0.12) -> dict | None:
+    """A hand or a phone reaching in from an edge of the frame towards the tableau, pulled back
+    until it hides at most ``max_cover`` of any card (a reader should still read every card)."""
+    h, w = canvas.shape[:2]
+    if not card_quads:
+        return None
+    card_w = float(np.median([np.linalg.norm(q[1] - q[0]) for q in card_quads]))
+    target = card_quads[rng.integers(len(card_quads))].mean(0)
+    edge = rng.integers(4)
+    start = np.array([[rng.uniform(0, w), 0], [w, rng.uniform(0, h)], [rng.uniform(0, w), h], [0, rng.uniform(0, h)]][edge])
+    direction = (target - start) / max(np.linalg.norm(target - start), 1)
+    side = np.array([-direction[1], direction[0]])
+    kind = "hand" if rng.random() < 0.6 else "phone"
+    width = card_w * (rng.uniform(1.3, 2.2) if kind == "hand" else rng.uniform(1.1, 1.6))
+    card_masks = []
+    for q in card_quads:
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(m, [np.round(q).astype(np.int32)], 1)
+        card_masks.append((m, max(int(m.sum()), 1)))
+    reach = float(np.linalg.norm(target - start))
+    for frac in (1.0, 0.85, 0.7, 0.55, 0.4, 0.25):
+        tip = start + direction * reach * frac
+        shapes = _hand(start, tip, direction, side, width) if kind == "hand" else _phone(start, tip, side, width)
+        m = np.zeros((h, w), np.uint8)
+        for poly in shapes:
+            cv2.fillPoly(m, [np.round(poly).astype(np.int32)], 1)
+        if all((m & cm).sum() / area <= max_cover for cm, area in card_masks):
+            break
+    else:
+        return None
+    if kind == "hand":
+        skin = np.array([rng.uniform(60, 150), rng.uniform(90, 180), rng.uniform(140, 235)])  # BGR
+        color = skin
+    else:
+        color = np.array([rng.uniform(10, 60)] * 3)
+    shade = cv2.GaussianBlur(m.astype(np.float32), (0, 0), width * 0.15)  # rounded, lit from above
+    body = color[None, None] * (0.7 + 0.3 * shade[..., None])
+    soft = cv2.GaussianBlur(m.astype(np.float32), (0, 0), 1.0)[..., None]
+    canvas[:] = (canvas * (1 - soft) + body * soft).clip(0, 255).astype(np.uint8)
+    return {"kind": kind, "tip": np.round(tip, 1).tolist()}
+
+
+def _hand(start, tip, direction, side, width) -> list[np.ndarray]:
+    palm_c = tip - direction * width * 0.9
+    palm = np.array([palm_c + side * width / 2 * math.cos(t) * 1.0 + direction * width * 0.6 * math.sin(t)
+                     for t in np.linspace(0, 2 * math.pi, 24)])
+    arm = np.array([start - side * width * 0.4, palm_c - side * width * 0.4, palm_c + side * width * 0.4,
+                    start + side * width * 0.4])
+    fingers = []
+    for k, length in zip(range(4), (0.75, 0.9, 0.85, 0.65)):
+        base = palm_c + side * width * (-0.36 + 0.24 * k) + direction * width * 0.4
+        end = base + direction * width * length
+        fw = width * 0.1
+        fingers.append(np.array([base - side * fw, end - side * fw, end + side * fw, base + side * fw]))
+    return [arm, palm, *fingers]
+
+
+def _phone(start, tip, side, width) -> list[np.ndarray]:
+    return [np.array([start - side * width / 2, tip - side * width / 2, tip + side * width / 2, start + side * width / 2])]

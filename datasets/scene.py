@@ -17,7 +17,7 @@ from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS, CardType
 from ecoscore.truthfile import Truth
 
-from . import effects
+from . import effects, textures
 from .deck import Deck
 from .faces import card_back, random_face
 from .textures import table_surface
@@ -38,6 +38,7 @@ class SceneParams:
     p_card_flipped: float = 0.03  # a card put down upside down
     p_hole: float = 0.25  # a tableau with empty cells (mid-game)
     max_holes: int = 6
+    min_holes: int = 1  # (20 with max_holes 20: a tableau's place with no card at all, for tests)
     tableaux: tuple[int, int] = (1, 4)  # how many tableaux in one photo
     p_multi: float = 0.15  # chance of more than one tableau
     # Camera.
@@ -55,6 +56,16 @@ class SceneParams:
     light: effects.LightParams = field(default_factory=effects.LightParams)
     photometric: bool = True  # False: a clean render (no light, blur, noise; lossless)
     table: str | None = None  # a table surface kind (textures.KINDS); None: any
+    # What players' tables add (the steep split). All off by default: these draw from their own
+    # random stream, so the normal and hard splits render exactly as before.
+    camera_mm: tuple[float, float] = (1000.0, 1000.0)  # camera to the tableaux' centre; closer: stronger perspective
+    p_world_table: float = 0.0  # a patterned cloth, wood or play mat drawn on the table plane (in perspective)
+    world_kinds: tuple[str, ...] = textures.WORLD_KINDS  # which of them
+    p_sleeves: float = 0.0  # a tableau's cards in glossy sleeves (rims, sheen, a glare patch)
+    p_lamp: float = 0.0  # a lamp off to one side: falloff, a warm or cold colour
+    p_hard_shadow: float = 0.0  # a sharp shadow across the tableau
+    p_neighbour: float = 0.0  # a neighbour's tableau beside the player's, often cut by the frame
+    p_occluder: float = 0.0  # a hand or phone reaching in over the edge of the grid
 
 
 @dataclass
@@ -77,12 +88,17 @@ def _card_corners(center, w, h, deg) -> np.ndarray:
     return local @ _rot(deg).T + center
 
 
-def camera_homography(rng, params: SceneParams, size: tuple[int, int]) -> np.ndarray:
-    """Table plane (mm, z = 0) to image pixels, for a random phone pose looking at the origin."""
+def camera_homography(rng, params: SceneParams, size: tuple[int, int], pose: dict | None = None) -> np.ndarray:
+    """Table plane (mm, z = 0) to image pixels, for a random phone pose looking at the origin.
+    ``pose``, when given, receives the camera's elevation (degrees) and distance (mm)."""
     w, h = size
     elev = math.radians(min(89.5, rng.uniform(*params.elevation_deg)))
     azim = rng.uniform(0, 2 * math.pi)
-    cam = 1000.0 * np.array([math.cos(elev) * math.cos(azim), math.cos(elev) * math.sin(azim), math.sin(elev)])
+    lo, hi = params.camera_mm
+    dist = lo if lo == hi else rng.uniform(lo, hi)  # no draw when fixed: older splits render as before
+    if pose is not None:
+        pose.update(elevation_deg=round(math.degrees(elev), 1), distance_mm=round(dist))
+    cam = dist * np.array([math.cos(elev) * math.cos(azim), math.cos(elev) * math.sin(azim), math.sin(elev)])
     fwd = -cam / np.linalg.norm(cam)
     right = np.cross(fwd, [0.0, 0.0, 1.0])
     if np.linalg.norm(right) < 1e-6:
@@ -191,6 +207,7 @@ class TableauLayout:
     grid: list[list[CardType | None]]
     cards: dict[tuple[int, int], Placed]
     cells: dict[tuple[int, int], np.ndarray]  # ideal cell rectangles (card size), world mm
+    neighbour: bool = False  # another player's tableau beside the photographed one
 
 
 def random_grid(rng, deck_counts: dict[CardType, int], holes: int) -> list[list[CardType | None]]:
@@ -264,7 +281,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         # Tableaux sit in a 2 × 2 block, each facing its own player (quarter turns plus a little).
         origin = np.array([(k % 2) * extent * rng.uniform(0.95, 1.2), (k // 2) * extent * rng.uniform(0.95, 1.2)])
         angle = base_angle + 90 * rng.integers(4) * (k > 0) + rng.normal(0, 4) * (k > 0)
-        holes = int(rng.integers(1, params.max_holes + 1)) if rng.random() < params.p_hole else 0
+        holes = int(rng.integers(params.min_holes, params.max_holes + 1)) if rng.random() < params.p_hole else 0
         grid = random_grid(rng, counts, holes)
         for row in grid:
             for card in row:
@@ -280,25 +297,40 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
             lay.cells[key] = lay.cells[key] - center
 
     all_world = np.concatenate([cell for lay in layouts for cell in lay.cells.values()])
-    Himg = camera_homography(rng, params, size)
+    pose: dict = {}
+    Himg = camera_homography(rng, params, size, pose)
     Himg = _fit_to_frame(rng, Himg, all_world, params, size)
 
+    # The steep split's additions draw from their own stream (older splits stay as they were).
+    rng2 = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 15])
+    extras: dict = {}
+    if params.p_neighbour and rng2.random() < params.p_neighbour:
+        neighbour = _neighbour(rng2, deck, params, layouts, counts, extent, base_angle, random_pool, Himg)
+        if neighbour is not None:
+            layouts.append(neighbour)
+            extras["neighbour"] = True
+    hull_world = np.concatenate([cell for lay in layouts for cell in lay.cells.values()])
+
     # Loose cards and clutter lie on the table around the tableaux, never on them.
-    hull = cv2.convexHull(all_world.astype(np.float32))
-    loose = _loose_cards(rng, deck, params, hull, extent)
-    # Big photos get their table drawn at 1200 px and scaled: texture detail is not the point.
-    canvas = table_surface(rng, h, w, params.table) if max(w, h) <= 1600 else cv2.resize(
-        table_surface(rng, h * 1200 // max(w, h), w * 1200 // max(w, h), params.table), (w, h),
-        interpolation=cv2.INTER_CUBIC,
-    )
+    hull = cv2.convexHull(hull_world.astype(np.float32))
+    loose = [card for card in _loose_cards(rng, deck, params, hull, extent) if in_front(Himg, card.world)]
+    world_kind = None
+    if params.p_world_table and rng2.random() < params.p_world_table:
+        world_kind = params.world_kinds[rng2.integers(len(params.world_kinds))]
+        extras["table"] = world_kind
+    canvas = _table(rng, rng2, Himg, w, h, params, world_kind, deck, extent)
     clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
 
     placed = [card for lay in layouts for card in lay.cards.values()] + loose
     effects.drop_shadows(canvas, rng, [project(Himg, card.world) for card in placed])
+    sleeved = [lay for lay in layouts if params.p_sleeves and rng2.random() < params.p_sleeves]
+    if sleeved:
+        effects.sleeve_rims(canvas, rng2, Himg, [card.world for lay in sleeved for card in lay.cards.values()])
     cache = FaceCache()
     image_corners = {}
     for card in placed:
         image_corners[id(card)] = draw_card(canvas, Himg, card, cache, rng, params.bend)
+    extras.update(_players_table(canvas, rng2, params, Himg, layouts, sleeved, image_corners, extent))
 
     if params.photometric:
         canvas, jpeg = effects.photometric(canvas, rng, params.light)
@@ -314,6 +346,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
             {
                 "grid": [[card.value if card else None for card in row] for row in lay.grid],
                 "angle_deg": float(lay.angle % 360),
+                "neighbour": lay.neighbour,
                 "random_faces": use_random,
                 "cells": [
                     {
@@ -334,6 +367,8 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
             for card in loose
         ],
         "clutter": clutter_world,
+        "table_extras": extras,
+        "camera": pose,
         "homography": _round(Himg, 8),
         "params": _params_dict(params),
     }
@@ -390,3 +425,98 @@ def hard_params(**overrides) -> SceneParams:
     base = dict(elevation_deg=(40.0, 55.0), loose_cards=(2, 5), clutter=(4, 8), light=light, bend=1.0)
     base.update(overrides)
     return SceneParams(**base)
+
+
+def in_front(Himg: np.ndarray, world: np.ndarray, margin: float = 0.2) -> bool:
+    """Whether table points lie well in front of the camera (a close, steep camera has the near
+    table under and behind it: such points would project to nonsense)."""
+    w0 = (Himg @ [0.0, 0.0, 1.0])[2]
+    depth = (np.column_stack([world, np.ones(len(world))]) @ Himg.T)[:, 2] / w0
+    return bool(np.all(depth > margin))
+
+
+def _table(rng, rng2, Himg, w, h, params: SceneParams, world_kind, deck: Deck, extent) -> np.ndarray:
+    """The table surface. Big photos get it drawn at 1200 px and scaled: texture detail is not
+    the point. A world kind is drawn on the table plane, so its pattern has the cards' perspective."""
+    k = min(1.0, 1200 / max(w, h)) if max(w, h) > 1600 else 1.0
+    sw, sh = int(round(w * k)), int(round(h * k))
+    if world_kind is None:
+        small = table_surface(rng, sh, sw, params.table)
+    else:
+        S = np.diag([sw / w, sh / h, 1.0])
+        small = textures.world_surface(rng2, S @ Himg, sh, sw, world_kind, deck.card_mm, extent * rng2.uniform(1.2, 2.5))
+    return small if (sw, sh) == (w, h) else cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _neighbour(rng2, deck: Deck, params: SceneParams, layouts, counts, extent, base_angle, random_pool, Himg):
+    """Another player's tableau beside the first, turned to face its player: placed after the
+    frame is fitted to the photographed tableaux, so it is often cut by the frame's edge."""
+    toward = rng2.uniform(0, 2 * math.pi)
+    direction = np.array([math.cos(toward), math.sin(toward)])
+    distance = extent * rng2.uniform(0.75, 1.0)
+    angle = base_angle + 90 * rng2.integers(4) + rng2.normal(0, 4)
+    holes = int(rng2.integers(params.min_holes, params.max_holes + 1)) if rng2.random() < params.p_hole else 0
+    grid = random_grid(rng2, counts, holes)
+    mine = cv2.convexHull(np.concatenate([c for lay in layouts for c in lay.cells.values()]).astype(np.float32))
+    state = rng2.bit_generator.state
+    for _ in range(12):  # move it out until the two tableaux lie 2 cm apart or more
+        rng2.bit_generator.state = state  # the same cards at each try
+        lay = layout_tableau(rng2, deck, params, direction * distance, angle, grid, random_pool)
+        theirs = cv2.convexHull(np.concatenate(list(lay.cells.values())).astype(np.float32))
+        if cv2.intersectConvexConvex(mine, theirs)[0] == 0 and _hull_gap(mine, theirs) > 20:
+            break
+        distance *= 1.08
+    lay.neighbour = True
+    corners = np.concatenate(list(lay.cells.values()))
+    if not in_front(Himg, corners):
+        return None
+    for row in grid:
+        for card in row:
+            if card is not None:
+                counts[card] -= 1
+    return lay
+
+
+def _players_table(canvas, rng2, params: SceneParams, Himg, layouts, sleeved, image_corners, extent) -> dict:
+    """Glare on sleeves, a hand or phone, a lamp and its hard shadow: drawn on the finished
+    table, in that order (the lamp lights the hand too)."""
+    out: dict = {}
+    focus = np.mean([lay.origin for lay in layouts if not lay.neighbour], axis=0)
+    if sleeved:
+        quads = [image_corners[id(card)] for lay in sleeved for card in lay.cards.values()]
+        out["sleeves"] = effects.sleeve_glare(canvas, rng2, Himg, quads, focus, extent / 2)
+    if params.p_occluder and rng2.random() < params.p_occluder:
+        quads = [image_corners[id(card)] for lay in layouts for card in lay.cards.values()]
+        hand = effects.occluder(canvas, rng2, quads)
+        if hand:
+            out["occluder"] = hand
+    if params.p_lamp and rng2.random() < params.p_lamp:
+        h, w = canvas.shape[:2]
+        k = 160 / max(w, h)
+        coarse = textures.table_to_image_grid(np.diag([k, k, 1.0]) @ Himg, max(2, int(h * k)), max(2, int(w * k)))
+        out["lamp"] = effects.lamp(canvas, rng2, Himg, focus, coarse)
+    if params.p_hard_shadow and rng2.random() < params.p_hard_shadow:
+        effects.hard_shadow(canvas, rng2, Himg, focus, extent / 2)
+        out["hard_shadow"] = True
+    return out
+
+
+def steep_params(**overrides) -> SceneParams:
+    """The steep split: photos as players take them sitting at the table. The phone 25–55°
+    above the table and close (45–90 cm: far cards a third to a half the height of near ones),
+    cards in glossy sleeves under a warm or cold lamp with hard shadows, patterned cloths, wood
+    and play mats, a neighbour's tableau at the edge of the frame, a hand or phone over the grid.
+    Blur and noise as in everyday photos (the hard split covers the worst of those)."""
+    light = effects.LightParams(brightness=(0.6, 1.2), p_glare=0.15)
+    base = dict(elevation_deg=(25.0, 55.0), camera_mm=(450.0, 900.0), fov_deg=(62.0, 78.0), fill=(0.3, 0.85),
+                gap_mm=(0.0, 15.0), p_multi=0.0, p_cut_off=0.03, loose_cards=(0, 3), light=light,
+                p_world_table=0.6, p_sleeves=0.6, p_lamp=0.6, p_hard_shadow=0.4, p_neighbour=0.5, p_occluder=0.25)
+    base.update(overrides)
+    return SceneParams(**base)
+
+
+def _hull_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Smallest distance (mm) from a vertex of one convex hull to the other hull."""
+    d1 = min(-cv2.pointPolygonTest(b, tuple(map(float, p[0])), True) for p in a)
+    d2 = min(-cv2.pointPolygonTest(a, tuple(map(float, p[0])), True) for p in b)
+    return min(d1, d2)

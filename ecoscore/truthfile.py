@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 Corners = list[list[float]]  # 4 × (x, y)
 
@@ -29,6 +29,7 @@ class TruthTableau(TypedDict):
     grid: list[list[str | None]]  # 4 rows of 5, as a grid file reads
     angle_deg: float
     random_faces: bool  # faces drawn at random (finder training), not the deck's
+    neighbour: NotRequired[bool]  # another player's tableau beside the photographed one (steep split)
     cells: list[TruthCell]  # reading order, row by row
 
 
@@ -53,6 +54,8 @@ class Truth(TypedDict, total=False):
     clutter: list[TruthClutter]
     homography: list[list[float]]  # table millimetres to image pixels
     params: dict[str, Any]  # the renderer's SceneParams
+    camera: dict[str, float]  # elevation_deg, distance_mm of the camera over the tableaux' centre
+    table_extras: dict[str, Any]  # what the steep split added: table kind, sleeves, lamp, neighbour, hand
     image: str  # the photo, relative to the set's folder (written files only)
 
 

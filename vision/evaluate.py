@@ -22,6 +22,7 @@ from ecoscore.scoring import score_tableau
 from ecoscore.truthfile import read_truth, truth_files
 
 from .decode import ImageError, decode
+from .lattice import MIN_CARDS
 from .models import EMPTY
 from .pipeline import NoTableauError, Reader, TableauRead, name_cells
 
@@ -42,6 +43,11 @@ class Evaluation:
     wrong: list[str] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # photos of one / several tableaux: [tableaux, exact]
     missed: dict[str, int] = field(default_factory=dict)  # why tableaux were not read exactly
+    phantom: int = 0  # tableaux reported where no tableau lies (a cloth's checks, loose cards)
+    phantom_images: list[str] = field(default_factory=list)
+    cut: int = 0  # tableaux cut by the frame with at least MIN_CARDS cards in it (a neighbour's)
+    cut_reported: int = 0  # ... reported as a tableau (on that tableau's cells)
+    cut_reported_with_doubt: int = 0  # ... and saying the frame cuts it
 
     def summary(self) -> dict:
         t = max(self.tableaux, 1)
@@ -59,6 +65,9 @@ class Evaluation:
             "tableau_exact_rate_by_photo": {k: round(e / max(n, 1), 4) for k, (n, e) in self.by_kind.items()},
             "tableaux_by_photo": {k: n for k, (n, _) in self.by_kind.items()},
             "not_exact_because": dict(sorted(self.missed.items())),
+            "phantom_tableaux": self.phantom,
+            "tableaux_cut_by_frame": {"with_5_cards_or_more_in_view": self.cut, "reported": self.cut_reported,
+                                      "reported_with_doubt": self.cut_reported_with_doubt},
         }
 
     def miss(self, why: str) -> None:
@@ -79,6 +88,24 @@ def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | Non
             return None
         mapping[i] = keys[j]
     return mapping if len(set(mapping.values())) == len(read.cells) else None
+
+
+def lies_on(read: TableauRead, tab: dict, width: int, height: int) -> bool:
+    """Whether a read tableau stands for this truth tableau: most of its cells where a card was
+    found sit on this tableau's cells (a cut tableau's cells outside the photo say nothing)."""
+    centres = np.array([np.mean(c["cell_corners"], 0) for c in tab["cells"]])
+    pitch = np.median([np.linalg.norm(np.subtract(c["cell_corners"][1], c["cell_corners"][0])) for c in tab["cells"]])
+    found = [cell.quad.mean(0) for cell in read.cells if cell.detected]
+    on = sum(np.min(np.linalg.norm(centres - q, axis=1)) < 0.5 * pitch for q in found)
+    return len(found) > 0 and on >= max(1, len(found) / 2)
+
+
+def cards_in_view(tab: dict, width: int, height: int) -> int:
+    return sum(c["corners"] is not None and 0 <= np.mean(c["corners"], 0)[0] < width
+               and 0 <= np.mean(c["corners"], 0)[1] < height for c in tab["cells"])
+
+
+CUT_DOUBT = "cut by the frame"  # the words a tableau's doubt uses when the photo's edge cuts it
 
 
 NOT_FOUND = "not found"
@@ -116,6 +143,18 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             continue
         for stage, ms in read.timings_ms.items():
             ev.timings.setdefault(stage, []).append(ms)
+        w, h = truth["width"], truth["height"]
+        for r in read.tableaux:
+            if not any(lies_on(r, tab, w, h) for tab in truth["tableaux"]):
+                ev.phantom += 1
+                ev.phantom_images.append(path.stem)
+        for tab in truth["tableaux"]:
+            if tab in visible or cards_in_view(tab, w, h) < MIN_CARDS:
+                continue
+            ev.cut += 1
+            on = [r for r in read.tableaux if lies_on(r, tab, w, h)]
+            ev.cut_reported += bool(on)
+            ev.cut_reported_with_doubt += any(CUT_DOUBT in " ".join(r.doubts) for r in on)
         for tab in visible:
             r, mapping = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), (None, None))
             if mapping is None:

@@ -15,6 +15,7 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from ecoscore.scoring.cards import over_deck
 from ecoscore.scoring.tableau import cell_at
 
+from . import photo_doubts
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
@@ -170,15 +171,41 @@ class Reader:
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
-            raise NoTableauError(
-                f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
-                f"but no 5 × 4 grid of at least 5 aligned cards"
-            )
+            self._refuse(photo, det)
         reads = self._classify(photo, det, fits, classifier or self.classifier)
-        timings["classify"] = (time.perf_counter() - t3) * 1e3
+        t4 = time.perf_counter()
+        timings["classify"] = (t4 - t3) * 1e3
+        reads = self._doubt_the_photo(photo, det, fits, reads)
+        timings["doubts"] = (time.perf_counter() - t4) * 1e3
+        if not reads:
+            self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
+
+    def _refuse(self, photo: Photo, det: Detections) -> None:
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
+        raise NoTableauError(
+            f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
+            f"but no 5 × 4 grid of at least 5 aligned cards" + "".join(f"; {tip}" for tip in tips)
+        )
+
+    @staticmethod
+    def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
+                         reads: list[TableauRead]) -> list[TableauRead]:
+        """Drop lattices with too few cards to be a tableau (a cloth's checks, a play mat's
+        printed slots), and add what the photo itself says to each tableau: how to retake it."""
+        kept = []
+        for fit, read in zip(fits, reads):
+            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.confidence,
+                                                             cell.not_ours) for cell in read.cells]):
+                continue
+            widths = [det.sizes[i, 1] for i in fit.detections]
+            unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
+            seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale, unsure)
+            read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
+            kept.append(read)
+        return kept
 
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones."""

@@ -12,10 +12,13 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from ecoscore.datasets.deck import DeckError
-    from ecoscore.datasets.scene import SceneParams, hard_params
+    from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
     from ecoscore.datasets.synth import contact_sheet, synthesize
 
-    params = hard_params(long_side=args.size) if args.hard else SceneParams(long_side=args.size)
+    if args.hard and args.steep:
+        raise BadInput("--hard and --steep are two splits: choose one")
+    split = hard_params if args.hard else steep_params if args.steep else SceneParams
+    params = split(long_side=args.size)
     try:
         if args.preview:
             args.out.mkdir(parents=True, exist_ok=True)
@@ -42,6 +45,8 @@ def register(sub) -> None:
     p.add_argument("--kind", choices=["finder", "classifier"], default="finder",
                    help="finder: photos + OBB labels + truth; classifier: straightened cell crops")
     p.add_argument("--hard", action="store_true", help="the hard split: steep angles, blur, dark light, clutter")
+    p.add_argument("--steep", action="store_true",
+                   help="the steep split: phone 25-55° above the table, sleeves, lamps, patterned cloths, neighbours")
     p.add_argument("--preview", action="store_true", help="write a contact sheet with labels drawn on instead")
     p.set_defaults(run=run)
 
