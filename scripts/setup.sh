@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv and install the project. Usage: scripts/setup.sh [run|test]
 #   run   the runtime and the web service (no torch, no ultralytics)
-#   test  everything: the service, training (torch + hash-pinned ultralytics), test tools,
-#         and Debian's chromium for the browser tests
+#   test  everything: the service, training (torch + hash-pinned ultralytics), test tools, the
+#         postgres and distributed extras, Debian's chromium for the browser tests and Debian's
+#         postgresql for the store tests on a server (the tests start their own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:-run}
@@ -17,13 +18,16 @@ if [ "$target" = test ]; then
   .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
   # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
   .venv/bin/python -c 'import ultralytics' 2>/dev/null || "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
-  "${pip[@]}" -e '.[service,train,test]'
-  if ! command -v chromium >/dev/null 2>&1; then
+  "${pip[@]}" -e '.[service,train,test,postgres,distributed]'
+  missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || missing+=(postgresql)
+  if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
-        echo "warning: could not install chromium; browser tests will be skipped" >&2
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) ||
+        echo "warning: could not install ${missing[*]}; browser or PostgreSQL tests will be skipped" >&2
     else
-      echo "warning: chromium not found (apt-get install chromium); browser tests will be skipped" >&2
+      echo "warning: ${missing[*]} not found (apt-get install ${missing[*]}); their tests will be skipped" >&2
     fi
   fi
 else

@@ -3,7 +3,7 @@
 ``create_app`` wires the parts: settings (settings.py), the store (store.py), the reader and its
 bounded queue (reads.py), the middleware that bounds every request (middleware.py) and the
 routers (routes/). Inference runs in the queue's threads (OpenVINO and OpenCV release the GIL),
-at most ``workers`` photos at a time, with the models loaded once at start-up; database and
+at most ``reads`` photos at a time in each worker process, with the models loaded once at start-up; database and
 scoring work runs in worker threads too, so the event loop only ever waits.
 """
 from __future__ import annotations
@@ -64,13 +64,15 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        store = Store(settings.database_url(), lock_timeout=settings.db_timeout, max_players=settings.max_players)
+        store = await run_in_threadpool(lambda: Store(settings.database_url(), lock_timeout=settings.db_timeout,
+                                                      max_players=settings.max_players, pool_size=settings.db_pool))
         the_reader = reader
         if the_reader is None:
-            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.workers, threads=settings.threads))
+            the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.readers(),
+                                                                threads=settings.inference_threads()))
             await run_in_threadpool(the_reader.warm_up)  # no compile on a user's first photo
-        reads = ReadQueue(settings.workers, settings.read_queue, settings.queue_wait)
-        decks = Decks(concurrent=settings.workers, threads=settings.threads)
+        reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
+        decks = Decks(concurrent=settings.readers(), threads=settings.inference_threads())
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
         app.state.services = Services(settings, store, the_reader, reads, decks)
@@ -79,6 +81,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         yield
         pruning.cancel()
         reads.close()
+        store.close()
 
     app = FastAPI(
         title="ecoscore",

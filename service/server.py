@@ -6,10 +6,17 @@ ever; 220 such connections held the server 40 s in a probe. ``HeaderDeadline`` c
 connection whose request has not fully arrived ``header_timeout`` seconds after it opened or
 after its last response. The body has its own deadline (middleware.Bounds); uvicorn's access
 log is replaced by ours, which leaves room codes out.
+
+With ``workers`` > 1 uvicorn starts that many processes on one listening socket (a dead one is
+replaced); each builds the app from the settings, handed down as ``ECOSCORE_*`` variables, with
+its own readers (the cores shared out, ``Settings.readers``) and its own connections to the one
+database. Nothing of a room is kept in a process: every request reads the database, so a
+client polling a room sees the same version (its ETag) whichever worker answers.
 """
 from __future__ import annotations
 
 import logging
+import os
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -18,26 +25,47 @@ from .app import create_app
 from .settings import Settings
 
 
+class HeaderDeadline(H11Protocol):
+    seconds = 10.0  # set from the settings (a worker process sets it as it builds its app)
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def _arm(self) -> None:
+        cycle = self.cycle  # the request under way when armed: a new request replaces it
+        self.loop.call_later(self.seconds, self._expire, cycle)
+
+    def _expire(self, cycle) -> None:
+        waiting = self.cycle is cycle and (cycle is None or cycle.response_complete)
+        if waiting and not self.transport.is_closing():
+            self.transport.close()
+
+
 def header_deadline(seconds: float) -> type[H11Protocol]:
-    class HeaderDeadline(H11Protocol):
-        def connection_made(self, transport) -> None:
-            super().connection_made(transport)
-            self._arm()
+    return type("HeaderDeadline", (HeaderDeadline,), {"seconds": seconds})
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
 
-        def _arm(self) -> None:
-            cycle = self.cycle  # the request under way when armed: a new request replaces it
-            self.loop.call_later(seconds, self._expire, cycle)
+def worker_app():
+    """The app of one worker process (uvicorn calls this in each): settings from the environment."""
+    from .app import create_app
 
-        def _expire(self, cycle) -> None:
-            waiting = self.cycle is cycle and (cycle is None or cycle.response_complete)
-            if waiting and not self.transport.is_closing():
-                self.transport.close()
+    settings = Settings()
+    HeaderDeadline.seconds = settings.header_timeout
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(name)s %(message)s")
+    return create_app(settings)
 
-    return HeaderDeadline
+
+def environment(settings: Settings) -> dict[str, str]:
+    """The settings as ``ECOSCORE_*`` variables, for worker processes to read back."""
+    out = {}
+    for name, value in settings.model_dump().items():
+        out[f"ECOSCORE_{name.upper()}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
 
 
 def serve(settings: Settings | None = None, **flags) -> None:
@@ -47,7 +75,14 @@ def serve(settings: Settings | None = None, **flags) -> None:
 
 def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="info",
-                            access_log=False, http=header_deadline(settings.header_timeout),
-                            timeout_keep_alive=5, limit_concurrency=settings.max_connections)
-    uvicorn.Server(config).run()
+    common = dict(host=settings.host, port=settings.port, log_level="info", access_log=False,
+                  timeout_keep_alive=5, limit_concurrency=settings.max_connections)
+    if settings.workers == 1:
+        config = uvicorn.Config(create_app(settings), http=header_deadline(settings.header_timeout), **common)
+        uvicorn.Server(config).run()
+        return
+    os.environ.update(environment(settings))  # the workers are spawned: they inherit the environment
+    # A worker loading its models on a busy machine may not answer uvicorn's health ping for a
+    # while: 60 s before it is taken for hung and replaced (5 s by default).
+    uvicorn.run("ecoscore.service.server:worker_app", factory=True, workers=settings.workers, http=HeaderDeadline,
+                timeout_worker_healthcheck=60, **common)

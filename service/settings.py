@@ -2,6 +2,8 @@
 over them, ``ecoscore serve`` flags over both (the command passes its flags as keyword arguments)."""
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -16,15 +18,20 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="0.0.0.0 to reach it from a phone on the same network")
     port: int = Field(8000, ge=0, le=65535)
-    db_url: str = Field("", description="sqlite:///PATH; empty: <data>/service/ecoscore.sqlite3")
+    db_url: str = Field("", description="sqlite:///PATH or postgresql://USER:PASSWORD@HOST/NAME (the postgres extra); "
+                                        "empty: <data>/service/ecoscore.sqlite3")
+    db_pool: int = Field(8, ge=1, le=100, description="PostgreSQL connections each worker keeps at most")
+    workers: int = Field(1, ge=1, le=64, description="processes serving over one database (uvicorn's workers); "
+                                                    "each has its own readers")
     public_url: str = Field("", description="the address phones use, for room links and QR codes "
                                              "(never taken from the request's Host header)")
     # photo reads
     deck: str = Field("", max_length=40, description="the enrolled deck photos are read against when a request names "
                                                       "none (`ecoscore deck list`); empty: the built-in stand-in")
-    workers: int = Field(2, ge=1, le=64, description="photos read at once: one per core")
+    reads: int = Field(0, ge=0, le=64, description="photos read at once in each worker; 0: the cores shared out "
+                                                   "among the workers, at least one each")
     threads: int = Field(1, ge=0, le=64, description="threads per inference: photos are read in parallel, one core "
-                                                     "each (0: the cores shared out among the workers)")
+                                                     "each (0: the cores shared out among every reader of every worker)")
     read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
                                                   "more are answered 503 + Retry-After before their body is read")
     queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")
@@ -50,6 +57,15 @@ class Settings(BaseSettings):
     def database_url(self) -> str:
         return self.db_url or f"sqlite:///{data_dir() / 'service' / 'ecoscore.sqlite3'}"
 
+    def readers(self) -> int:
+        """Photos each worker reads at once: ``reads``, or this machine's cores over the workers."""
+        return self.reads or max(1, _cores() // self.workers)
+
+    def inference_threads(self) -> int:
+        """Threads per inference: ``threads``, or the cores over all the readers of all the workers
+        (at most 2, as vision/runtime.py does within one process)."""
+        return self.threads or max(1, min(2, _cores() // (self.readers() * self.workers)))
+
     def link_base(self) -> str:
         """Where phones reach the service: ``public_url``, else this machine's address and port."""
         if self.public_url:
@@ -60,6 +76,10 @@ class Settings(BaseSettings):
     def upload_limit(self, photos: int) -> int:
         """Bytes a multipart body of ``photos`` photos may take (form fields and boundaries beside them)."""
         return min(self.max_upload * photos, self.max_game_upload if photos > 1 else self.max_upload) + 64 * 1024
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _lan_address() -> str:

@@ -1,8 +1,16 @@
 """The service's store: game rooms, their players' tableaux, and overlay pictures.
 
-SQLite by default (a file in the data folder), one short transaction per change, so a failure
-leaves nothing half-written and a restart finds every room as it was. ``--db`` takes a URL so a
-server database can be added later; only ``sqlite:///PATH`` is implemented.
+SQLite by default (a file in the data folder); PostgreSQL with ``--db postgresql://...`` (the
+``postgres`` extra), for several workers or machines over one database. One short transaction
+per change, so a failure leaves nothing half-written and a restart finds every room as it was.
+The queries are written once, with ``?`` parameters; ``_SQLite`` and ``_Postgres`` below are the
+thin layer that runs them on each (placeholders, the few words the two spell differently, locks
+and the errors that mean "busy"). The schema is kept in ``migrations/``: a store is brought up to
+date when it is opened, an existing one in place.
+
+Every write to a room first bumps the room's version (``UPDATE rooms ...``): that takes the
+room's row lock on PostgreSQL and the write lock on SQLite, so two writes to one room run one
+after the other on either, and each sees what the other wrote.
 
 Who may write what: a room's creator holds its owner token (room-wide settings, removing any
 player); each player holds a token for their own tableau (replace, rename, leave). Tokens are
@@ -15,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import sqlite3
 import time
@@ -22,46 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import names
+from . import migrations, names
 
 ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read out and type
 ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 MODES = ("game", "two-player", "solo")
 KEEP_OVERLAYS = 2000
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS rooms (
-    id TEXT PRIMARY KEY,
-    mode TEXT NOT NULL,
-    created REAL NOT NULL,
-    neutral_streams INTEGER NOT NULL DEFAULT 0,
-    neutral_wolves INTEGER NOT NULL DEFAULT 0,
-    bot_grid TEXT,
-    version INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS players (
-    room_id TEXT NOT NULL REFERENCES rooms(id),
-    name TEXT NOT NULL,
-    token_hash TEXT NOT NULL,
-    grid TEXT NOT NULL,
-    read TEXT,
-    overlay_id TEXT,
-    updated REAL NOT NULL,
-    PRIMARY KEY (room_id, name)
-);
-CREATE TABLE IF NOT EXISTS overlays (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    jpeg BLOB NOT NULL
-);
-"""
-# Columns added since the first release: (table, column, declaration). Old stores gain them on start.
-MIGRATIONS = [
-    ("rooms", "owner_hash", "TEXT"),  # NULL: a room made before owners; its settings are closed
-    ("rooms", "updated", "REAL"),  # last write, for retention
-    ("players", "version", "INTEGER NOT NULL DEFAULT 1"),
-]
-
 
 class StoreError(ValueError):
     """A request the store refuses (unknown room, wrong token ...); the message says why."""
@@ -126,25 +101,33 @@ def _holds(token_hash: str | None, token: str | None) -> bool:
 
 def path_from_url(url: str) -> Path:
     if not url.startswith("sqlite:///"):
-        raise StoreError(f"unsupported database URL {url!r}: only sqlite:///PATH is implemented")
+        raise StoreError(f"not an SQLite URL: {redact(url)!r} (sqlite:///PATH)")
     return Path(url[len("sqlite:///"):])
 
 
-class Store:
-    def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8):
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+def is_postgres(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://", "postgresql+psycopg://"))
+
+
+class _SQLite:
+    """One file; a connection per call (cheap), WAL, a short wait for the write lock."""
+
+    dialect = "sqlite"
+    all_rows = "LIMIT -1"  # OFFSET needs a LIMIT in SQLite
+    join_order = "rowid"
+
+    def __init__(self, url: str, lock_timeout: float):
         self.path = path_from_url(url)
         self.lock_timeout = lock_timeout
-        self.max_players = max_players
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.executescript(SCHEMA)
-            for table, column, decl in MIGRATIONS:
-                if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
-            db.execute("UPDATE rooms SET updated = created WHERE updated IS NULL")
 
     @contextmanager
-    def _connect(self):
+    def connect(self):
         # A short lock wait: a writer queued behind a long one is answered 503, not held for 30 s.
         db = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None)
         try:
@@ -159,8 +142,8 @@ class Store:
             db.close()
 
     @contextmanager
-    def _transaction(self):
-        with self._connect() as db:
+    def transaction(self):
+        with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -168,6 +151,114 @@ class Store:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self):
+        """Reads that see one state of the database (WAL: a deferred transaction, no lock taken)."""
+        with self.connect() as db:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+
+    def close(self) -> None:
+        pass
+
+
+class _PgConnection:
+    """A psycopg connection that takes the store's ``?`` placeholders."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def execute(self, sql: str, params=()):
+        return self.conn.execute(sql.replace("?", "%s"), params)
+
+
+class _Postgres:
+    """A server: a small pool of connections per process (a worker's threads share it), a
+    lock wait of ``lock_timeout``, and "busy" for a lock, a pool or a server that does not answer
+    in time (503 + Retry-After, as SQLite's locked file)."""
+
+    dialect = "postgresql"
+    all_rows = "LIMIT ALL"
+    join_order = "seq"
+
+    def __init__(self, url: str, lock_timeout: float, pool_size: int = 8):
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise StoreError("a postgresql:// database needs the postgres extra: "
+                             "pip install 'ecoscore[postgres]'") from None
+        self._psycopg = psycopg
+        url = url.replace("postgresql+psycopg://", "postgresql://", 1)
+        ms = int(lock_timeout * 1000)
+        self.pool = ConnectionPool(
+            url, min_size=1, max_size=pool_size, timeout=lock_timeout, open=False, name="ecoscore",
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(lock_timeout)),
+                    "options": f"-c lock_timeout={ms} -c statement_timeout={ms * 6}",
+                    "application_name": "ecoscore"})
+        try:
+            self.pool.open(wait=True, timeout=max(lock_timeout, 5.0))
+        except Exception as err:  # PoolTimeout: the server is not there
+            self.pool.close()
+            raise StoreError(f"cannot reach the database {redact(url)!r}: {err}") from None
+
+    def _busy(self, err: Exception) -> bool:
+        from psycopg_pool import PoolTimeout
+
+        errors = self._psycopg.errors
+        return isinstance(err, (PoolTimeout, self._psycopg.OperationalError, errors.LockNotAvailable,
+                                errors.DeadlockDetected, errors.SerializationFailure, errors.QueryCanceled))
+
+    @contextmanager
+    def connect(self):
+        try:
+            with self.pool.connection() as conn:
+                yield _PgConnection(conn)
+        except Exception as err:
+            if self._busy(err):
+                raise Busy("the database is busy or unreachable; try again in a moment") from None
+            raise
+
+    @contextmanager
+    def transaction(self):
+        with self.connect() as db, db.conn.transaction():
+            yield db
+
+    @contextmanager
+    def snapshot(self):
+        """Reads that see one state of the database."""
+        with self.connect() as db, db.conn.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield db
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+class Store:
+    def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8, pool_size: int = 8):
+        self.lock_timeout = lock_timeout
+        self.max_players = max_players
+        self.db = _Postgres(url, lock_timeout, pool_size) if is_postgres(url) else _SQLite(url, lock_timeout)
+        with self.db.transaction() as db:
+            self.migrated = migrations.upgrade(db, self.db.dialect)
+
+    @property
+    def dialect(self) -> str:
+        return self.db.dialect
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _connect(self):
+        return self.db.connect()
+
+    def _transaction(self):
+        return self.db.transaction()
 
     # rooms
     def create_room(self, mode: str = "game") -> tuple[str, str]:
@@ -183,7 +274,7 @@ class Store:
         return room_id, owner
 
     def room(self, room_id: str) -> Room:
-        with self._connect() as db:
+        with self.db.snapshot() as db:  # the room's version and its players as of one moment
             row = db.execute(
                 "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version FROM rooms WHERE id = ?",
                 (room_id,),
@@ -193,28 +284,32 @@ class Store:
             players = [
                 PlayerRow(name, json.loads(grid), json.loads(read) if read else None, overlay, updated, version)
                 for name, grid, read, overlay, updated, version in db.execute(
-                    "SELECT name, grid, read, overlay_id, updated, version FROM players WHERE room_id = ? ORDER BY rowid",
+                    f"SELECT name, grid, read, overlay_id, updated, version FROM players WHERE room_id = ? "
+                    f"ORDER BY {self.db.join_order}",
                     (room_id,),
                 )
             ]
         return Room(row[0], row[1], row[2], (row[3], row[4]), json.loads(row[5]) if row[5] else None, row[6], players)
 
-    def _bump(self, db, room_id: str) -> str:
-        """Count a write to the room (its version, its last use); returns its mode."""
-        if db.execute("UPDATE rooms SET version = version + 1, updated = ? WHERE id = ?",
-                      (time.time(), room_id)).rowcount == 0:
+    def _bump(self, db, room_id: str) -> tuple[str, str | None, int]:
+        """Count a write to the room (its version, its last use), holding the room until the
+        transaction ends; returns its mode, owner hash and the version before this write."""
+        row = db.execute("UPDATE rooms SET version = version + 1, updated = ? WHERE id = ? "
+                         "RETURNING mode, owner_hash, version", (time.time(), room_id)).fetchall()
+        if not row:
             raise NotFound(f"no room {room_id!r}")
-        return db.execute("SELECT mode FROM rooms WHERE id = ?", (room_id,)).fetchone()[0]
+        mode, owner_hash, version = row[0]
+        return mode, owner_hash, version - 1
 
     def _as_owner(self, db, room_id: str, owner_token: str | None, if_match: int | None) -> str:
-        row = db.execute("SELECT owner_hash, version FROM rooms WHERE id = ?", (room_id,)).fetchone()
-        if row is None:
-            raise NotFound(f"no room {room_id!r}")
-        if not _holds(row[0], owner_token):
+        # The room is bumped (and so held) before it is checked: a concurrent write cannot slip
+        # in between; a refusal rolls the bump back.
+        mode, owner_hash, version = self._bump(db, room_id)
+        if not _holds(owner_hash, owner_token):
             raise Forbidden("only the room's creator can change its settings (X-Room-Token)")
-        if if_match is not None and if_match != row[1]:
-            raise Conflict(f"the room changed (version {row[1]}, you had {if_match}); reload and try again", row[1])
-        return self._bump(db, room_id)
+        if if_match is not None and if_match != version:
+            raise Conflict(f"the room changed (version {version}, you had {if_match}); reload and try again", version)
+        return mode
 
     def set_neutral(self, room_id: str, streams: int, wolves: int, owner_token: str | None = None,
                     if_match: int | None = None) -> None:
@@ -296,9 +391,8 @@ class Store:
     def remove_player(self, room_id: str, name: str, token: str | None, owner_token: str | None) -> None:
         """A player leaves (their token) or is removed by the room's creator (the owner token)."""
         with self._transaction() as db:
-            self._bump(db, room_id)
+            _, owner, _ = self._bump(db, room_id)
             token_hash, _ = self._player(db, room_id, name)
-            owner = db.execute("SELECT owner_hash FROM rooms WHERE id = ?", (room_id,)).fetchone()[0]
             if not (_holds(token_hash, token) or _holds(owner, owner_token)):
                 raise Forbidden(f"only {name!r} or the room's creator can remove {name!r}")
             db.execute("DELETE FROM players WHERE room_id = ? AND name = ?", (room_id, name))
@@ -310,7 +404,7 @@ class Store:
         # Keep the store bounded: drop the oldest overlays no room refers to.
         db.execute(
             "DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE id NOT IN "
-            "(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL) ORDER BY created DESC LIMIT -1 OFFSET ?)",
+            f"(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL) ORDER BY created DESC {self.db.all_rows} OFFSET ?)",
             (KEEP_OVERLAYS,),
         )
         return overlay_id
@@ -333,6 +427,9 @@ class Store:
         cutoff = (now or time.time()) - idle_days * 86400
         idle = "SELECT id FROM rooms WHERE updated < ?"
         with self._transaction() as db:
+            if self.dialect == "postgresql":  # workers prune on a timer: one at a time is enough
+                if not db.execute("SELECT pg_try_advisory_xact_lock(?)", (migrations.PG_LOCK + 1,)).fetchone()[0]:
+                    return {"rooms": 0, "players": 0, "overlays": 0}
             overlays = db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
                                   f"WHERE room_id IN ({idle}))", (cutoff,)).rowcount
             players = db.execute(f"DELETE FROM players WHERE room_id IN ({idle})", (cutoff,)).rowcount

@@ -52,3 +52,23 @@ def grid_matches_truth(read_tableau, truth_tab) -> bool:
 @pytest.fixture(scope="session")
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL server of the tests' own, for the session (skipped where it cannot start)."""
+    from pg_helpers import postgres_server, why_not
+
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """The store's URL on each backend: an SQLite file, or a fresh database on the tests' server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    return request.getfixturevalue("pg_server").new_database()

@@ -60,3 +60,28 @@ def test_glob_and_empty_target(tmp_path, photo_set):
     assert len(list(csv.DictReader(out.open()))) == 3
     r = batch(str(tmp_path / "nothing*"), "--out", str(out))
     assert r.returncode == 2 and "no files" in r.stderr
+
+
+def _rows(out):
+    """The rows without their timings (the only thing two runs may differ in)."""
+    return [{k: v for k, v in row.items() if k != "ms"} for row in csv.DictReader(out.open())]
+
+
+def test_a_two_worker_local_cluster_writes_the_same_rows_and_resumes(tmp_path, photo_set):
+    """Issue 19: the batch on Dask (a local cluster of two worker processes) scores the same rows,
+    in the same order, as the plain batch, errors included, and resumes a cut run."""
+    import pytest
+
+    pytest.importorskip("distributed", reason="the distributed extra is not installed")
+    folder = make_folder(tmp_path, photo_set)
+    plain, spread = tmp_path / "plain.csv", tmp_path / "spread.csv"
+    assert batch(str(folder), "--out", str(plain), "--workers", "2").returncode == 0
+    r = batch(str(folder), "--out", str(spread), "--workers", "2", "--cluster", "local")
+    assert r.returncode == 0, r.stderr
+    assert _rows(spread) == _rows(plain) and len(_rows(plain)) == 5
+    # cut after two rows and half a third: --resume on the cluster finishes it, the same rows again
+    lines = spread.read_text().splitlines(keepends=True)
+    spread.write_text("".join(lines[:3]) + lines[3][:10])
+    r = batch(str(folder), "--out", str(spread), "--cluster", "local", "--resume")
+    assert r.returncode == 0 and "2 skipped" in r.stderr, r.stderr
+    assert _rows(spread) == _rows(plain)

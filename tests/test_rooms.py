@@ -19,8 +19,8 @@ EMPTY = ". . . . .\n" * 4
 
 
 @pytest.fixture()
-def settings(tmp_path):
-    return Settings(db_url=f"sqlite:///{tmp_path / 'store.sqlite3'}", public_url="https://eco.example/")
+def settings(db_url):
+    return Settings(db_url=db_url, public_url="https://eco.example/")
 
 
 @pytest.fixture()

@@ -211,7 +211,7 @@ def _post_photo(port: int, results: list, k: int):
 
 
 def test_a_full_queue_answers_503_with_retry_after(settings):
-    settings.workers, settings.read_queue = 1, 1
+    settings.reads, settings.read_queue = 1, 1
     reader = SlowReader(1.0)
     with live_server(settings, reader) as port:
         results = [None] * 4
@@ -228,7 +228,7 @@ def test_a_full_queue_answers_503_with_retry_after(settings):
 
 
 def test_an_abandoned_upload_is_not_read(settings):
-    settings.workers, settings.read_queue = 1, 4
+    settings.reads, settings.read_queue = 1, 4
     reader = SlowReader(1.0)
     with live_server(settings, reader) as port:
         results = [None]

@@ -1,6 +1,7 @@
 """Score a folder of photos on all cores: one row per file (its grid, score and doubts, or its
 error), written and flushed as each finishes, so an interrupted run loses nothing and
-``resume`` skips what is done."""
+``resume`` skips what is done. With ``cluster`` the same rows come from a Dask cluster
+(vision/distributed.py) instead of this machine's process pool."""
 from __future__ import annotations
 
 import csv
@@ -11,6 +12,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -87,8 +89,15 @@ def _done(out: Path, jsonl: bool) -> set[str]:
     return {row["file"] for row in csv.DictReader(io.StringIO(text))}
 
 
+def _pool_scores(todo: list[str], workers: int, deck: str | None):
+    # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
+                             initargs=(deck,)) as pool:
+        yield from pool.map(score_file, todo)
+
+
 def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True, deck: str | None = None) -> dict:
+              progress: bool = True, deck: str | None = None, cluster: str | None = None) -> dict:
     files = [str(p) for p in collect(target)]
     done = _done(out, jsonl) if resume else set()
     todo = [f for f in files if f not in done]
@@ -101,12 +110,14 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
         writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
         if writer and mode == "w":
             writer.writeheader()
-        # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                                 initargs=(deck,)) as pool, tqdm(
-            total=len(todo), desc="scoring", unit="photo", disable=not progress
-        ) as bar:
-            for result in pool.map(score_file, todo):
+        if cluster:
+            from .distributed import scores
+
+            results = scores(todo, score_file, partial(_init, deck), cluster=cluster, workers=workers) if todo else iter(())
+        else:
+            results = _pool_scores(todo, workers, deck) if todo else iter(())
+        with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
+            for result in results:
                 if jsonl:
                     handle.write(json.dumps(result, ensure_ascii=False) + "\n")
                 else:

@@ -10,10 +10,13 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
+import threading
 import tomllib
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,8 +96,34 @@ class DeckStore:
         return {card: [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in sorted((folder / card.value).glob("*.png"))]
                 for card in CardType}
 
+    def stamp(self, name: str) -> tuple[int, int] | None:
+        """What changes whenever the deck does (its deck.toml is rewritten by every add): a
+        process that keeps a deck loaded compares it to notice another process's changes."""
+        try:
+            st = (self._dir(name) / "deck.toml").stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    @contextmanager
+    def _locked(self):
+        """One writer at a time, across the processes sharing this folder (POSIX locks hold on NFS too)."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "a+b") as handle:
+            fcntl.lockf(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.lockf(handle, fcntl.LOCK_UN)
+
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
         """Add reference crops to a deck (created if new). A new deck must have every type."""
+        with self._locked():
+            return self._add(name, crops, source)
+
+    def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
         folder = self._dir(name)
         new = not (folder / "deck.toml").is_file()
         have = {c: 0 for c in CardType} if new else self.info(name).counts
@@ -137,7 +166,10 @@ class DeckStore:
         refs = References.embed(name, embedder, self.images(name))
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(cache, vectors=refs.vectors, types=refs.types)
+            part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
+            with open(part, "wb") as handle:
+                np.savez(handle, vectors=refs.vectors, types=refs.types)
+            os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time
         return refs

@@ -15,7 +15,7 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"no files in {args.target!r}")
     open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
     counts = run_batch(args.target, args.out, jsonl=args.jsonl, resume=args.resume, workers=args.workers,
-                       deck=args.deck)
+                       deck=args.deck, cluster=args.cluster)
     print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors, {counts['skipped']} skipped (already in "
           f"{args.out}); {counts['images_per_second']} photos/s", file=sys.stderr)
     return 0
@@ -28,6 +28,10 @@ def register(sub) -> None:
     p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
     p.add_argument("--resume", action="store_true", help="skip photos already in --out")
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2, one per core)")
+    p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="score on a Dask cluster: its scheduler's address (tcp://host:8786; the workers must see "
+                        "the photos at the same path), or 'local' for --workers processes here "
+                        "(the distributed extra)")
     add_deck_option(p)
     p.set_defaults(run=run)
 

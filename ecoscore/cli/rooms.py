@@ -10,7 +10,11 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.service.store import Store
 
     settings = Settings(**{k: v for k, v in (("db_url", args.db), ("room_idle_days", args.days)) if v is not None})
-    gone = Store(settings.database_url()).prune(settings.room_idle_days)
+    store = Store(settings.database_url())
+    try:
+        gone = store.prune(settings.room_idle_days)
+    finally:
+        store.close()
     print(f"ecoscore: deleted {gone['rooms']} rooms idle for {settings.room_idle_days:g} days or more, "
           f"{gone['players']} players, {gone['overlays']} overlays", file=sys.stderr)
     return 0

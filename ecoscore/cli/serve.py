@@ -7,14 +7,30 @@ import sys
 from .common import add_deck_option, open_reader_or_fail
 
 
+def _check(deck: str | None) -> None:
+    open_reader_or_fail(deck)
+
+
 def run(args: argparse.Namespace) -> int:
     from ecoscore.service.server import serve
+    from ecoscore.service.settings import Settings
 
-    print(f"ecoscore: serving on http://{args.host or '127.0.0.1'}:{args.port or 8000}/ (API docs at /docs)",
-          file=sys.stderr)
-    open_reader_or_fail(args.deck)  # an unknown deck is refused before the server starts
-    serve(host=args.host, port=args.port, db_url=args.db, workers=args.workers, public_url=args.public_url,
-          room_idle_days=args.room_idle_days, deck=args.deck)
+    flags = dict(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
+                 public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
+    settings = Settings(**{k: v for k, v in flags.items() if v is not None})
+    print(f"ecoscore: serving on http://{settings.host}:{settings.port}/ (API docs at /docs)", file=sys.stderr)
+    # An unknown deck or missing models are refused before the server starts. With several
+    # workers the check runs in a process of its own: the models loaded in the supervisor would
+    # make it crash on Ctrl-C (OpenVINO's threads and a Python signal handler), orphaning them.
+    if settings.workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pool.submit(_check, args.deck).result()
+    else:
+        open_reader_or_fail(args.deck)
+    serve(settings)
     return 0
 
 
@@ -23,8 +39,11 @@ def register(sub) -> None:
     p = sub.add_parser("serve", help="run the upload service and phone page (settings: service/settings.py)")
     p.add_argument("--host", default=None, help="0.0.0.0 to reach it from a phone on the same network")
     p.add_argument("--port", type=int, default=None, help="default 8000")
-    p.add_argument("--db", default=None, help="database URL (default: sqlite:///<data>/service/ecoscore.sqlite3)")
-    p.add_argument("--workers", type=int, default=None, help="photos read at once (default 2)")
+    p.add_argument("--db", default=None, help="database URL: sqlite:///PATH (default <data>/service/ecoscore.sqlite3) "
+                                               "or postgresql://USER:PASSWORD@HOST/NAME")
+    p.add_argument("--workers", type=int, default=None, help="processes over one database (default 1)")
+    p.add_argument("--reads", type=int, default=None,
+                   help="photos read at once in each worker (default: the cores shared out among the workers)")
     p.add_argument("--public-url", default=None, help="the address phones use, for room links and QR codes")
     p.add_argument("--room-idle-days", type=float, default=None, help="rooms idle this long are deleted (default 30)")
     add_deck_option(p)

@@ -19,7 +19,7 @@ def _too_large(svc: Services, name: str) -> HTTPException:
 
 async def read_photo(svc: Services, request: Request, upload: UploadFile, name: str, deck: str = "") -> PhotoRead:
     """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
-    reader's thread, so waiting photos stay spooled and memory holds ``workers`` photos at most."""
+    reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most."""
     limit = svc.settings.max_upload
     classifier = svc.classifier_for(deck)
     if upload.size is not None and upload.size > limit:

@@ -1,0 +1,268 @@
+"""Issue 19: the store on either backend (SQLite, or a PostgreSQL server the tests start), its
+migrations, an existing store upgraded in place, several processes over one database, and a
+writer killed mid-write."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from ecoscore.service import migrations
+from ecoscore.service.store import Busy, Conflict, Invalid, NotFound, Store, redact
+
+EMPTY = [[None] * 5] * 4
+HEAD = migrations.head("sqlite")
+
+# The schema as the service made it before migrations (issue 17's store: tables, then columns
+# added on start), and before owners and versions (issue 10's): both must open and upgrade.
+SCHEMA_17 = """
+CREATE TABLE rooms (id TEXT PRIMARY KEY, mode TEXT NOT NULL, created REAL NOT NULL,
+    neutral_streams INTEGER NOT NULL DEFAULT 0, neutral_wolves INTEGER NOT NULL DEFAULT 0, bot_grid TEXT,
+    version INTEGER NOT NULL DEFAULT 0, owner_hash TEXT, updated REAL);
+CREATE TABLE players (room_id TEXT NOT NULL REFERENCES rooms(id), name TEXT NOT NULL, token_hash TEXT NOT NULL,
+    grid TEXT NOT NULL, read TEXT, overlay_id TEXT, updated REAL NOT NULL, version INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (room_id, name));
+CREATE TABLE overlays (id TEXT PRIMARY KEY, created REAL NOT NULL, jpeg BLOB NOT NULL);
+"""
+SCHEMA_10 = """
+CREATE TABLE rooms (id TEXT PRIMARY KEY, mode TEXT NOT NULL, created REAL NOT NULL,
+    neutral_streams INTEGER NOT NULL DEFAULT 0, neutral_wolves INTEGER NOT NULL DEFAULT 0, bot_grid TEXT,
+    version INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE players (room_id TEXT NOT NULL REFERENCES rooms(id), name TEXT NOT NULL, token_hash TEXT NOT NULL,
+    grid TEXT NOT NULL, read TEXT, overlay_id TEXT, updated REAL NOT NULL, PRIMARY KEY (room_id, name));
+CREATE TABLE overlays (id TEXT PRIMARY KEY, created REAL NOT NULL, jpeg BLOB NOT NULL);
+"""
+
+
+@pytest.fixture()
+def store(db_url):
+    s = Store(db_url)
+    yield s
+    s.close()
+
+
+def test_a_new_store_has_every_step_and_opening_again_applies_none(db_url):
+    first = Store(db_url)
+    assert first.migrated == list(range(1, HEAD + 1))
+    first.close()
+    again = Store(db_url)
+    assert again.migrated == []
+    with again._connect() as db:
+        assert [v for (v,) in db.execute("SELECT version FROM schema_migrations ORDER BY version")] == \
+            list(range(1, HEAD + 1))
+    again.close()
+
+
+def test_both_backends_have_the_same_steps():
+    assert [(n, name) for n, name, _ in migrations.steps("sqlite")] == \
+        [(n, name) for n, name, _ in migrations.steps("postgresql")]
+
+
+@pytest.mark.parametrize("schema, owned", [(SCHEMA_17, True), (SCHEMA_10, False)])
+def test_an_existing_sqlite_store_upgrades_in_place(tmp_path, schema, owned):
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(schema)
+    cols = "id, mode, created, version" + (", owner_hash, updated" if owned else "")
+    vals = "'oldroom', 'game', 1000.0, 2" + (", 'x', 1000.0" if owned else "")
+    db.execute(f"INSERT INTO rooms ({cols}) VALUES ({vals})")
+    for name in ("zoe", "adam"):  # joined in this order: kept in this order
+        db.execute("INSERT INTO players (room_id, name, token_hash, grid, updated) VALUES (?, ?, 'h', ?, 1000.0)",
+                   ("oldroom", name, json.dumps(EMPTY)))
+    db.execute("INSERT INTO overlays VALUES ('ov', 1000.0, x'ffd8ffd9')")
+    db.commit()
+    db.close()
+
+    store = Store(f"sqlite:///{path}")
+    assert store.migrated == list(range(1, HEAD + 1))
+    room = store.room("oldroom")
+    assert [p.name for p in room.players] == ["zoe", "adam"] and room.version == 2
+    assert all(p.version == 1 for p in room.players)
+    assert store.overlay("ov") == b"\xff\xd8\xff\xd9"
+    # and it takes writes as a new store does
+    token, version = store.put_player("oldroom", "bea", EMPTY, None, None, None)
+    assert (version, store.room("oldroom").version) == (1, 3)
+    rid, owner = store.create_room("solo")
+    store.set_bot(rid, EMPTY, owner)
+    with store._connect() as db:
+        updated = db.execute("SELECT updated FROM rooms WHERE id = 'oldroom'").fetchone()[0]
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert updated is not None and {"rooms_updated", "overlays_created"} <= indexes
+    assert Store(f"sqlite:///{path}").migrated == []
+
+
+def test_rooms_players_versions_and_overlays(store):
+    rid, owner = store.create_room("two-player")
+    tokens = {}
+    for name in ("zoe", "adam", "mia"):
+        tokens[name], _ = store.put_player(rid, name, EMPTY, {"confidence": 0.5}, b"\xff\xd8" + name.encode(), None)
+    room = store.room(rid)
+    assert [p.name for p in room.players] == ["zoe", "adam", "mia"]  # the order they joined
+    assert room.version == 3 and room.players[0].read == {"confidence": 0.5}
+    assert store.overlay(room.players[1].overlay_id) == b"\xff\xd8adam"
+    _, v = store.put_player(rid, "adam", [["RB"] + [None] * 4] + EMPTY[1:], None, None, tokens["adam"], 1)
+    assert v == 2 and store.room(rid).players[1].grid[0][0] == "RB"
+    with pytest.raises(Conflict):
+        store.put_player(rid, "adam", EMPTY, None, None, tokens["adam"], 1)
+    assert store.rename_player(rid, "adam", "ada", tokens["adam"], 2) == 3
+    assert [p.name for p in store.room(rid).players] == ["zoe", "ada", "mia"]  # renaming keeps the place
+    store.set_neutral(rid, 2, 1, owner, store.room(rid).version)
+    with pytest.raises(Conflict):
+        store.set_neutral(rid, 0, 0, owner, 1)
+    assert store.room(rid).neutral == (2, 1)
+    store.remove_player(rid, "mia", None, owner)
+    assert [p.name for p in store.room(rid).players] == ["zoe", "ada"]
+    with pytest.raises(NotFound):
+        store.room("nosuchroom")
+
+
+def test_two_processes_worth_of_stores_write_one_room_without_losing_or_overfilling(db_url):
+    """Two stores on one database stand for two workers: concurrent corrections with one version
+    let exactly one through; concurrent joins never pass the room's cap."""
+    a, b = Store(db_url, max_players=8), Store(db_url, max_players=8)
+    rid, _ = a.create_room()
+    token, version = a.put_player(rid, "me", EMPTY, None, None, None)
+    results = []
+
+    def correct(store, k):
+        try:
+            store.put_player(rid, "me", [[f"c{k}"] + [None] * 4] + EMPTY[1:], None, None, token, version)
+            results.append(("ok", k))
+        except Conflict:
+            results.append(("conflict", k))
+        except Busy:
+            results.append(("busy", k))
+
+    threads = [threading.Thread(target=correct, args=((a, b)[k % 2], k)) for k in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r for r, _ in results) == ["conflict"] * 11 + ["ok"], results
+    winner = next(k for r, k in results if r == "ok")
+    assert b.room(rid).players[0].grid[0][0] == f"c{winner}" and a.room(rid).players[0].version == 2
+
+    joined, refused = [], []
+
+    def join(store, k):
+        try:
+            store.put_player(rid, f"p{k}", EMPTY, None, None, None)
+            joined.append(k)
+        except Invalid:
+            refused.append(k)
+
+    threads = [threading.Thread(target=join, args=((a, b)[k % 2], k)) for k in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(joined) == 7 and len(refused) == 5  # "me" and 7 more: 8
+    assert len(a.room(rid).players) == 8
+    a.close()
+    b.close()
+
+
+def test_prune_on_both(store):
+    rid, _ = store.create_room()
+    store.put_player(rid, "ann", EMPTY, None, b"jpeg", None)
+    lone = store.put_overlay(b"single photo")
+    assert store.prune(30) == {"rooms": 0, "players": 0, "overlays": 0}
+    gone = store.prune(30, now=time.time() + 31 * 86400)
+    assert gone == {"rooms": 1, "players": 1, "overlays": 2}
+    with pytest.raises(NotFound):
+        store.overlay(lone)
+
+
+def test_a_writer_killed_mid_write_loses_no_acknowledged_write(db_url, tmp_path):
+    """kill -9 of a process while it writes: every write it reported done is there, nothing is
+    half-written, and another store goes on writing the same room."""
+    store = Store(db_url)
+    rid, _ = store.create_room()
+    script = tmp_path / "writer.py"
+    script.write_text(
+        "import sys\n"
+        "from ecoscore.service.store import Store\n"
+        "store = Store(sys.argv[1])\n"
+        "rid = sys.argv[2]\n"
+        "token, version = store.put_player(rid, 'p0', [[None] * 5] * 4, {'k': 0}, b'x' * 20000, None)\n"
+        "print(0, flush=True)\n"
+        "k = 1\n"
+        "while True:\n"
+        "    token, version = store.put_player(rid, 'p0', [[None] * 5] * 4, {'k': k}, b'x' * 20000, token, version)\n"
+        "    print(k, flush=True)  # acknowledged: committed\n"
+        "    k += 1\n")
+    proc = subprocess.Popen([sys.executable, str(script), db_url, rid], stdout=subprocess.PIPE, text=True)
+    acked = []
+    deadline = time.monotonic() + 60
+    while len(acked) < 40 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        acked.append(int(line))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    acked += [int(line) for line in proc.stdout.read().split()]  # acknowledged before the kill, read late
+    assert len(acked) >= 40, "the writer did not get going"
+    room = store.room(rid)
+    player = room.players[0]
+    # the last acknowledged write is there (or the one after it, committed as the kill landed)
+    assert player.read["k"] in (acked[-1], acked[-1] + 1)
+    assert player.version == player.read["k"] + 1 and store.overlay(player.overlay_id) == b"x" * 20000
+    # the database goes on: another process's store writes the same room
+    token2, _ = store.put_player(rid, "after", EMPTY, None, None, None)
+    assert [p.name for p in store.room(rid).players] == ["p0", "after"]
+    store.close()
+
+
+def test_passwords_stay_out_of_messages():
+    assert redact("postgresql://eco:s3cret@db.example:5432/eco") == "postgresql://eco:***@db.example:5432/eco"
+    assert redact("sqlite:////tmp/x.sqlite3") == "sqlite:////tmp/x.sqlite3"
+
+
+def test_workers_starting_at_once_migrate_once(db_url):
+    """Every worker opens the store as it starts: on a new database one of them applies the
+    steps, the others find them done (an advisory lock on PostgreSQL, the write lock on SQLite)."""
+    opened, errors = [], []
+
+    def start():
+        try:
+            opened.append(Store(db_url))
+        except Exception as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(len(s.migrated) for s in opened) == [0, 0, 0, HEAD]
+    for s in opened:
+        s.close()
+
+
+def test_a_postgres_store_at_an_older_step_upgrades_in_place(pg_server):
+    import psycopg
+
+    url = pg_server.new_database()
+    first = migrations.steps("postgresql")[0]
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in migrations.statements(first[2]):
+            conn.execute(statement)
+        conn.execute(migrations.TABLE.format(real="DOUBLE PRECISION"))
+        conn.execute("INSERT INTO schema_migrations VALUES (1, 'rooms', 0)")
+        conn.execute("INSERT INTO rooms (id, mode, created, version) VALUES ('oldroom', 'game', 1000, 0)")
+        conn.execute("INSERT INTO players (room_id, name, token_hash, grid, updated) VALUES ('oldroom', 'zoe', 'h', %s, 1)",
+                     (json.dumps(EMPTY),))
+    store = Store(url)
+    assert store.migrated == list(range(2, HEAD + 1))
+    room = store.room("oldroom")
+    assert [p.name for p in room.players] == ["zoe"] and room.players[0].version == 1
+    store.put_player("oldroom", "adam", EMPTY, None, None, None)
+    assert store.room("oldroom").version == 1
+    store.close()

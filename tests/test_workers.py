@@ -1,0 +1,67 @@
+"""Issue 19: `ecoscore serve --workers 2` over one PostgreSQL database: two processes, and a
+room written through one connection is seen, at its version, through every other."""
+import http.client
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import needs_models
+from pg_helpers import free_port
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+pytestmark = [pytest.mark.slow, needs_models]
+
+
+def call(port, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)  # a new connection each time
+    try:
+        conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                     headers={"Content-Type": "application/json", **(headers or {})})
+        r = conn.getresponse()
+        return r.status, r.getheader("ETag"), json.loads(r.read() or b"{}")
+    finally:
+        conn.close()
+
+
+def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_path):
+    from bench_workers import workers_of  # the bench's helper, in one place
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "ecoscore", "serve", "--port", str(port),
+                                 "--db", pg_server.new_database(), "--workers", "2"], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 240
+        while log.read_text().count("Application startup complete") < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.2)
+        workers = workers_of(proc.pid)
+        assert len(workers) == 2
+        status, _, room = call(port, "POST", "/api/rooms", {})
+        assert status == 201 or status == 200
+        rid = room["id"]
+        token = None
+        for k in range(6):  # writes and reads, each on a new connection: either worker may take it
+            headers = {"X-Player-Token": token, "If-Match": f'"{k}"'} if token else {}
+            status, etag, doc = call(port, "PUT", f"/api/rooms/{rid}/players/ann/grid",
+                                     {"grid": ". . . . .\n" * 4}, headers)
+            assert status == 200, doc
+            token = doc["token"]
+            seen = {call(port, "GET", f"/api/rooms/{rid}")[1] for _ in range(4)}
+            assert seen == {f'"{k + 1}"'}, seen  # the room's version after k + 1 writes, from every worker
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    # Ctrl-C stops the supervisor cleanly, and its workers with it (none left orphaned)
+    assert code == 0, log.read_text()[-2000:]
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]

@@ -1,0 +1,128 @@
+"""The batch spread over a Dask cluster: ``ecoscore batch DIR --out FILE --cluster ADDRESS``.
+
+The same work as the plain batch (vision/batch.py: ``score_file`` on each photo, one reader per
+worker process, loaded once) and the same rows in the same order, written and flushed as they
+come, so ``--resume`` works as it does there. ``--cluster local`` starts a cluster on this
+machine (``--workers`` processes of one thread each); an address (``tcp://host:8786``) joins a
+running one, whose workers (``dask worker tcp://host:8786 --nthreads 1``, ecoscore installed with
+the models) must see the photos at the same path: a shared volume, as the usual Dask cluster has.
+
+Why Dask, not Ray (issue 19): both run this job unchanged, and the job is the simplest kind (one
+independent task per photo, a second or more each), so the engine's own overhead per task is
+noise beside the read either way. What differs is the weight, measured on this machine
+(bench/bench_engines.py, a local cluster of two single-thread workers, machine load 11 on 2
+cores): ``pip install distributed`` is 44 MB installed, mostly pure Python (dask, tornado,
+msgpack ...), ``pip install ray`` 259 MB with a compiled core; Dask's cluster was up in 4.4 s
+and held 140 MB, Ray's in 13.6 s and 664 MB (its GCS server, raylet and agents besides the
+workers). Ray's tasks cost less (1.3 ms a no-op against Dask's 7.4 ms), 0.5 % of a 12 MP read
+at worst. The batch's own figures against the plain batch are in README's "Figures".
+
+A worker that dies mid-photo is replaced by its nanny and the photo retried on another worker;
+a photo that kills every worker it meets is recorded as an error row, not a stopped batch.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+IN_FLIGHT_PER_WORKER = 4  # photos queued on the cluster per worker: enough to keep it busy, little held in memory
+
+
+class _Setup:
+    """Runs ``init`` in each worker process as it starts (and in every worker that joins later):
+    the batch's reader, loaded once."""
+
+    name = "ecoscore-reader"
+
+    def __init__(self, init: Callable[[], None]):
+        self.init = init
+
+    def setup(self, worker) -> None:
+        _malloc_as_usual()
+        self.init()
+
+
+def _malloc_as_usual() -> None:
+    """Undo what Dask's nanny does to malloc for its workers (MALLOC_TRIM_THRESHOLD_=65536, which
+    also stops glibc raising its mmap threshold): every large image buffer of a read was then
+    mapped and faulted in afresh, and reads took 35-50 % longer than in the plain batch's
+    processes (bench/bench_batch_cluster.py). Big buffers come from the heap again, and are
+    kept for the next photo."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 32 * 2**20)  # M_MMAP_THRESHOLD: glibc's ceiling (64-bit)
+        libc.mallopt(-1, 256 * 2**20)  # M_TRIM_THRESHOLD: give memory back only past this
+    except (OSError, AttributeError):
+        pass  # not glibc: nothing to undo
+
+
+def open_client(cluster: str, workers: int):
+    """A Dask client on a new local cluster (``local``) or on the scheduler at ``cluster``."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SystemExit("ecoscore: --cluster needs the distributed extra: pip install 'ecoscore[distributed]'") from None
+    if cluster == "local":
+        import dask
+
+        # Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its workers' environment: see _malloc_as_usual.
+        environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+                   if k != "MALLOC_TRIM_THRESHOLD_"}
+        dask.config.set({"distributed.nanny.pre-spawn-environ": environ})
+        local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                             silence_logs=40)
+        return Client(local), local
+    return Client(cluster), None
+
+
+def scores(todo: list[str], work: Callable[[str], dict], init: Callable[[], None], *, cluster: str,
+           workers: int) -> Iterator[dict]:
+    """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
+    in the order of ``todo``. vision/batch.py hands over its ``score_file`` and reader set-up."""
+    from distributed import WorkerPlugin, as_completed
+    from distributed.client import FutureCancelledError
+
+    class Plugin(_Setup, WorkerPlugin):
+        pass
+
+    client, local = open_client(cluster, workers)
+    try:
+        client.register_plugin(Plugin(init), name=_Setup.name)
+        width = max(1, len(client.scheduler_info().get("workers", {})) or workers) * IN_FLIGHT_PER_WORKER
+        pending = iter(enumerate(todo))
+        futures = {}
+        done: dict[int, dict] = {}
+        following = 0
+
+        def submit() -> bool:
+            try:
+                k, path = next(pending)
+            except StopIteration:
+                return False
+            future = client.submit(work, path, key=f"ecoscore-score-{k}-{os.getpid()}", pure=False, retries=1)
+            futures[future] = (k, path)
+            waiting.add(future)
+            return True
+
+        waiting = as_completed()
+        for _ in range(width):
+            if not submit():
+                break
+        for future in waiting:
+            k, path = futures.pop(future)
+            try:
+                done[k] = future.result()
+            except (FutureCancelledError, Exception) as err:  # KilledWorker: the photo kills its readers
+                done[k] = {"file": path, "status": "error", "error": f"the cluster could not score it: {err}",
+                           "ms": 0.0}
+            submit()
+            while following in done:  # in input order, as the plain batch writes them
+                yield done.pop(following)
+                following += 1
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
