@@ -607,3 +607,30 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     page.click("#remember")
     expect(page.locator("#status")).to_have_text("40 cards in deck kitchen: photos are now read with it.", timeout=30000)
     shot(page, "deck-remembered")
+
+
+def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server, page):
+    from playwright.sync_api import expect
+
+    room_id = new_room(page, server)  # this page created the room: it holds the creator's token
+    grid = (EXAMPLES / "alice.txt").read_text()
+    ann = put_grid(server, room_id, "ann", grid)
+    put_grid(server, room_id, "bob", grid)
+    page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:ann', '{ann['token']}')")  # ann plays on this phone
+    page.reload()
+    rows = page.locator("#room-players li")
+    expect(rows).to_have_count(2)
+    expect(page.get_by_role("button", name="Rename ann")).to_be_visible()
+    expect(page.get_by_role("button", name="Rename bob")).to_have_count(0)  # not bob's phone
+    page.once("dialog", lambda dialog: dialog.accept("anna"))
+    page.get_by_role("button", name="Rename ann").click()
+    expect(page.locator("#room-status")).to_have_text("ann is now anna.")
+    expect(rows.first).to_contain_text("anna")
+    page.get_by_role("button", name="Remove bob").click()  # the creator may remove anyone
+    expect(page.locator("#confirm-yes")).to_have_text("Remove")
+    page.click("#confirm-yes")
+    expect(page.locator("#room-status")).to_have_text("bob was removed from the room.")
+    expect(rows).to_have_count(1)
+    with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
+        players = [p["name"] for p in json.loads(response.read())["game"]["players"]]
+    assert players == ["anna"]

@@ -474,10 +474,11 @@ function drawCrop(view, cell) {
   ctx.drawImage(img, x0, y0, x1 - x0, y1 - y0, 0, 0, canvas.width, canvas.height);
 }
 
-function confirmDialog(text) {
+function confirmDialog(text, yes = t("ui.yes_replace")) {
   return new Promise((resolve) => {
     const dialog = $("confirm");
     $("confirm-text").textContent = text;
+    $("confirm-yes").textContent = yes;
     dialog.onclose = () => resolve(dialog.returnValue === "yes");
     dialog.returnValue = "";
     dialog.showModal();
@@ -606,6 +607,7 @@ function showRoom(doc) {
   }
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio") });
   $("room-winners").textContent = winnersText(game);
+  showPlayers(game.players);
   const mineNow = new Set();
   for (const p of game.players) {
     if (p.bot || !localStorage.getItem(tokenKey(p.name))) continue;
@@ -621,6 +623,53 @@ function showRoom(doc) {
   }
   for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.slot.remove(); room.views.delete(name); }
   if (room.otherName) showOther(room.otherName, true);
+}
+
+// ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
+function showPlayers(players) {
+  const owner = !!localStorage.getItem(ownerKey(room.id));
+  const people = players.filter((p) => !p.bot);
+  const button = (label, action, aria) => {
+    const b = Object.assign(document.createElement("button"), { type: "button", className: "button small", textContent: label });
+    b.setAttribute("aria-label", aria);
+    b.addEventListener("click", action);
+    return b;
+  };
+  $("room-players").replaceChildren(...people.map((p) => {
+    const mine = !!localStorage.getItem(tokenKey(p.name));
+    const li = document.createElement("li");
+    li.append(Object.assign(document.createElement("span"), { textContent: p.name }));
+    if (mine) li.append(button(t("ui.rename"), () => renamePlayer(p.name), t("ui.rename_who", { name: p.name })));
+    if (mine || owner) li.append(button(t("ui.remove"), () => removePlayer(p.name), t("ui.remove_who", { name: p.name })));
+    return li;
+  }));
+  $("room-players").hidden = !people.length;
+}
+
+async function renamePlayer(name) {
+  const wanted = (window.prompt(t("ui.rename_prompt", { name }), name) || "").trim();
+  if (!wanted || wanted === name) return;
+  const version = room.doc && room.doc.versions && room.doc.versions[name];
+  try {
+    const res = await api("PATCH", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}`, { name: wanted },
+      { "X-Player-Token": localStorage.getItem(tokenKey(name)) || "", "If-Match": `"${version || 0}"` });
+    localStorage.setItem(tokenKey(res.name), localStorage.getItem(tokenKey(name)));
+    localStorage.removeItem(tokenKey(name));
+    setStatus($("room-status"), t("ui.renamed", { name, new: res.name }));
+    await loadRoom(true);
+  } catch (err) { setStatus($("room-status"), err.message, true); }
+}
+
+async function removePlayer(name) {
+  if (!(await confirmDialog(t("ui.remove_confirm", { name }), t("ui.remove")))) return;
+  const token = localStorage.getItem(tokenKey(name));
+  const headers = token ? { "X-Player-Token": token } : { "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "" };
+  try {
+    await api("DELETE", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}`, undefined, headers);
+    localStorage.removeItem(tokenKey(name));
+    setStatus($("room-status"), t("ui.removed", { name }));
+    await loadRoom(true);
+  } catch (err) { setStatus($("room-status"), err.message, true); }
 }
 
 const yourTitle = (p) => `${p.name}: ${t("ui.points", { n: p.total })} — ${t("ui.yours")}`;
