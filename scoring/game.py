@@ -15,6 +15,11 @@ BOT_NAME = "bot"
 SOLO_TIERS = ((70, "legendary"), (50, "remarkable"), (30, "win"))
 
 
+def solo_outcome(margin: int) -> str:
+    """A solo game's result for the player's lead over the bot (RULES.md, solo)."""
+    return next((tier for floor, tier in SOLO_TIERS if margin >= floor), "lost")
+
+
 def biodiversity_points(gaps: int) -> int:
     """Points for the number of types that scored nothing (RULES.md, "Biodiversity")."""
     if gaps >= 6:
@@ -175,7 +180,7 @@ def score_game(
     humans = [s for s in scores if not s.bot]
     if bot is not None:
         margin = humans[0].total - scores[-1].total
-        outcome = next((tier for floor, tier in SOLO_TIERS if margin >= floor), "lost")
+        outcome = solo_outcome(margin)
         solo = SoloResult(margin, outcome)
         winners = [humans[0].name] if outcome != "lost" else [BOT_NAME]
     else:

@@ -60,9 +60,9 @@ def test_solo_games(player, bot, margin, outcome):
 @pytest.mark.parametrize("margin, outcome", [(29, "lost"), (30, "win"), (49, "win"), (50, "remarkable"), (69, "remarkable"),
                                              (70, "legendary")])
 def test_solo_thresholds_exactly(margin, outcome):
-    from ecoscore.scoring.game import SOLO_TIERS
+    from ecoscore.scoring.game import solo_outcome
 
-    assert next((t for floor, t in SOLO_TIERS if margin >= floor), "lost") == outcome
+    assert solo_outcome(margin) == outcome  # the function score_game calls
 
 
 def test_bot_competes_in_majorities_but_takes_no_biodiversity():
