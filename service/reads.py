@@ -10,6 +10,8 @@ than there are readers.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import math
 import time
 from collections import deque
@@ -18,6 +20,18 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
+_LIBC = ctypes.util.find_library("c")
+
+
+def give_back_memory() -> None:
+    """Return the heap pages freed by the reads to the system. glibc keeps them in its per-thread
+    arenas, so after a burst of 12 MP photos the server stayed 46 % above its idle size a minute
+    later (bench/bench_service.py); trimmed when the queue goes idle, 31 % (one run each)."""
+    if _LIBC:
+        try:
+            ctypes.CDLL(_LIBC).malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc: nothing to trim this way
+            pass
 
 
 class QueueFull(Exception):
@@ -49,6 +63,8 @@ class ReadQueue:
 
     def leave(self) -> None:
         self.tickets -= 1
+        if not self.tickets and self._free == self.workers:
+            give_back_memory()  # the last photo request is answered: the queue is idle
 
     def retry_after(self) -> int:
         return max(1, min(120, math.ceil(self.tickets * self._seconds / self.workers)))
