@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from ecoscore.vision.deckstore import DeckStore, DeckStoreError, check_name, default_store
+from ecoscore.vision.deckstore import DeckStore, check_name, default_store
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
 KEEP = 16  # matchers kept loaded; each is a few hundred vectors
@@ -45,11 +45,3 @@ class Decks:
             while len(self._loaded) > KEEP:
                 self._loaded.popitem(last=False)
         return matcher
-
-    def forget(self, name: str) -> None:
-        """Drop a deck's loaded matcher (its references changed)."""
-        with self._lock:
-            self._loaded.pop(name, None)
-
-
-__all__ = ["Decks", "DeckStoreError"]

@@ -11,11 +11,11 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.deckstore import DEFAULT_DECK
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError
 from ecoscore.vision.pipeline import Reader
 
 from . import names
-from .decks import Decks, DeckStoreError
+from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
 from .store import Busy, Conflict, Forbidden, Invalid, NotFound, PreconditionRequired, Store, StoreError

@@ -125,15 +125,15 @@ class DeckStore:
 
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
         folder = self._dir(name)
-        new = not (folder / "deck.toml").is_file()
-        have = {c: 0 for c in CardType} if new else self.info(name).counts
+        before = None if not (folder / "deck.toml").is_file() else self.info(name)
+        have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
         if missing:
             raise DeckStoreError(f"deck {name!r} would have no reference for: {', '.join(missing)} "
                                  "(give at least one card of every type)")
         if sum(have.values()) + sum(map(len, crops.values())) > MAX_REFERENCES:
             raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
-        sources = [] if new else self.info(name).sources
+        sources = before.sources if before else []
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
             # The same card given twice (a folder added again) is kept once.
@@ -141,8 +141,9 @@ class DeckStore:
             i = have[card]
             for image in images:
                 png = cv2.imencode(".png", reference_crop(image))[1].tobytes()
-                if hashlib.sha256(png).digest() not in seen:
-                    seen.add(hashlib.sha256(png).digest())
+                digest = hashlib.sha256(png).digest()
+                if digest not in seen:
+                    seen.add(digest)
                     (folder / card.value / f"{i:04d}.png").write_bytes(png)
                     i += 1
         _write_toml(folder, name, [*sources, source])

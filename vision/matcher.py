@@ -12,7 +12,6 @@ treated the classifier: the same doubts, the same confidence threshold.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import numpy as np
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .models import EMPTY, ModelError, _blob, _metadata, _network, _round_up
+from .models import EMPTY, _blob, _metadata, _network, _round_up
 
 NOT_OURS = "not ours"  # a card, but none of this deck's types
 # A cell the matcher names with less belief is flagged (the reader's threshold for the
@@ -135,11 +134,3 @@ class CardMatcher:
         logits -= logits.max(1, keepdims=True)
         p = np.exp(logits)
         return (p / p.sum(1, keepdims=True)).astype(np.float32)
-
-
-def check_model(path: Path | None = None) -> None:
-    """Fail clearly where the matcher's files are missing (the sidecar says its settings)."""
-    path = path or models_dir() / "matcher.onnx"
-    if not path.is_file():
-        raise ModelError(f"model file not found: {path} (the shipped models live in models/)")
-    json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))

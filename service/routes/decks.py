@@ -52,7 +52,6 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
         crops = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
         info = svc.decks.store.add(name, crops, f"photo {photo.filename or ''} from the page".replace("  ", " "))
-        svc.decks.forget(name)
         return info
 
     try:
