@@ -18,7 +18,8 @@ from tqdm import tqdm
 from ecoscore.scoring import CardType
 from ecoscore.truthfile import write_truth
 
-from .deck import load_deck
+from .deck import Deck, load_deck
+from .deckgen import TRAIN_SEEDS, generate_deck
 from .scene import SceneParams, render_scene
 from .yolo import EMPTY, cell_crops, obb_label_lines
 
@@ -27,14 +28,25 @@ CLASSIFIER_CLASSES = [card.value for card in CardType] + [EMPTY]
 _worker: dict = {}
 
 
-def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float) -> None:
+def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float,
+          generated_decks: float = 0.0) -> None:
     cv2.setNumThreads(1)  # one process per core already
-    _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter)
+    _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter,
+                   generated_decks=generated_decks)
+
+
+def scene_deck(deck: Deck, generated_decks: float, seed: int, index: int) -> Deck:
+    """The deck scene ``index`` is drawn with: ``deck``, or with probability ``generated_decks`` a
+    deck of the generator's training family (so a finder learns "card", whatever the art)."""
+    rng = np.random.default_rng((seed, index, 0xDEC))  # its own stream: the scene's draws stay as they were
+    if generated_decks <= 0 or rng.random() >= generated_decks:
+        return deck
+    return generate_deck(int(rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop)))
 
 
 def _render_one(index: int) -> int:
     deck, params, out, kind, seed = (_worker[k] for k in ("deck", "params", "out", "kind", "seed"))
-    scene = render_scene(deck, (seed, index), params)
+    scene = render_scene(scene_deck(deck, _worker["generated_decks"], seed, index), (seed, index), params)
     stem = f"{index:06d}"
     if kind == "finder":
         (out / "images" / f"{stem}.jpg").write_bytes(scene.jpeg)
@@ -64,10 +76,12 @@ def synthesize(
     kind: str = "finder",
     progress: bool = True,
     crop_jitter: float = 0.04,
+    generated_decks: float = 0.0,
 ) -> int:
     """Render ``n`` scenes into ``out``; returns the number of items written.
 
-    ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``)."""
+    ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``).
+    ``generated_decks``: the share of scenes drawn with a generated deck instead of ``deck``."""
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
@@ -82,14 +96,14 @@ def synthesize(
     bar = tqdm(total=n, desc=f"rendering {out.name}", unit="img", disable=not progress)
     written = 0
     if workers == 1:
-        _init(str(deck), params, str(out), kind, seed, crop_jitter)
+        _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks)
         for i in range(n):
             written += _render_one(i)
             bar.update()
     else:
         # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                                 initargs=(str(deck), params, str(out), kind, seed, crop_jitter)) as pool:
+                                 initargs=(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()

@@ -14,7 +14,7 @@ TINY = dict(train_scenes=2, val_scenes=1, render_long_side=160)
 
 def test_a_replayed_recipe_trains_and_validates_beside_the_new_photos(tmp_path, monkeypatch):
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
-    loose = replace(RECIPES["finder"], **TINY)
+    loose = replace(RECIPES["finder-loose"], **TINY)
     base = replace(RECIPES[loose.replay], **TINY)
     written = prepare_data(loose, "standin", _dataset_dir(loose, "standin"), 1, replay=base).read_text()
     data = {key: json.loads(value) for key, _, value in (line.partition(": ") for line in written.splitlines())
@@ -35,3 +35,17 @@ def test_every_recipe_starts_from_and_replays_recipes_that_exist():
     for recipe in RECIPES.values():
         for other in (recipe.init, recipe.replay):
             assert other is None or (other in RECIPES and RECIPES[other].kind == recipe.kind)
+
+
+def test_the_shipped_finder_trains_on_decks_of_any_art_and_on_steep_photos(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["finder"], train_scenes=12, val_scenes=1, render_long_side=160)
+    base = replace(RECIPES[recipe.replay], **TINY)
+    written = prepare_data(recipe, "standin", _dataset_dir(recipe, "standin"), 1, replay=base).read_text()
+    train = json.loads(next(line for line in written.splitlines() if line.startswith("train:")).partition(": ")[2])
+    own = _dataset_dir(recipe, "standin")
+    assert train[:3] == [str((own / part / "images").resolve()) for part in ("train", "train-hard", "train-steep")]
+    decks = [json.loads(t.read_text())["deck"] for t in sorted((own / "train" / "truth").glob("*.json"))]
+    assert "standin" in decks and any(name.startswith("generated-") for name in decks)
+    steep = [json.loads(t.read_text())["params"] for t in (own / "train-steep" / "truth").glob("*.json")]
+    assert steep and all(p["elevation_deg"][0] < 40 and p["p_multi"] == 0.0 for p in steep)

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ecoscore.datasets.scene import SceneParams, hard_params
+from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
 from ecoscore.datasets.synth import CLASSIFIER_CLASSES, synthesize
 from ecoscore.paths import data_dir, models_dir
 
@@ -45,6 +45,8 @@ class Recipe:
     p_hole: float = 0.25
     p_multi: float = 0.15  # photos holding 2-4 tableaux (small cards)
     hard_share: float = 0.0  # extra scenes rendered with the hard split's settings, as a share of train_scenes
+    steep_share: float = 0.0  # extra scenes with the steep split's settings (a player's photo across the table)
+    generated_decks: float = 0.0  # share of scenes drawn with a generated deck (any art) instead of ``deck``
     init: str | None = None  # start from this recipe's best weights instead of random ones
     warmup_epochs: float = 3.0
     crop_jitter: float = 0.04  # classifier: corner noise of the training crops, in card widths
@@ -89,10 +91,19 @@ RECIPES = {
     # hard tableaux exactly. So: its own photos replayed beside them, half the learning rate, one
     # epoch of a three-epoch schedule, and the result averaged with the weights it started from
     # (chosen on the tuning sets: see the model card).
-    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16, train_scenes=1500,
-                     val_scenes=200, render_long_side=672, train_seed=61, val_seed=1061, p_random_faces=0.3,
+    "finder-loose": Recipe("finder-loose", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16,
+                           train_scenes=1500, val_scenes=200, render_long_side=672, train_seed=61, val_seed=1061, p_random_faces=0.3,
                      p_hole=0.5, p_multi=0.5, hard_share=0.3, init="finder-512", warmup_epochs=0.3,
                      loose_cards=(2, 6), replay="finder-512", lr0=0.001, stop_after=1, average_with_init=0.5),
+    # Every deck but the stand-in was a stranger to it: on decks of other art it found about half
+    # the cards (mosaic art's facets boxed as cards, dark cards lost on a dark cloth), and players'
+    # photos across the table (camera under 40 degrees) were beyond what it had seen. Fresh photos,
+    # most of them of generated decks of five styles, a share taken the way players take them
+    # (the steep split's settings), with finder-loose's photos replayed beside them.
+    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16, train_scenes=1500,
+                     val_scenes=200, render_long_side=672, train_seed=71, val_seed=1071, p_random_faces=0.2,
+                     p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.7,
+                     init="finder-loose", warmup_epochs=0.3, replay="finder-loose", lr0=0.001),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
@@ -115,14 +126,16 @@ RECIPES = {
 
 
 def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, kind: str, workers: int | None,
-                  crop_jitter: float) -> None:
+                  crop_jitter: float, generated_decks: float = 0.0) -> None:
     marker = out / ".complete.json"
     if marker.is_file() and json.loads(marker.read_text()).get("scenes") == n:
         return
     if out.exists():
         shutil.rmtree(out)  # a half-written split is re-rendered from scratch (same seed, same data)
-    count = synthesize(deck, n, out, seed=seed, workers=workers, params=params, kind=kind, crop_jitter=crop_jitter)
-    marker.write_text(json.dumps({"scenes": n, "items": count, "seed": seed, "deck": str(deck)}))
+    count = synthesize(deck, n, out, seed=seed, workers=workers, params=params, kind=kind, crop_jitter=crop_jitter,
+                       generated_decks=generated_decks)
+    marker.write_text(json.dumps({"scenes": n, "items": count, "seed": seed, "deck": str(deck),
+                                  "generated_decks": generated_decks}))
 
 
 def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = None,
@@ -135,16 +148,21 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
         settings["loose_cards"] = recipe.loose_cards
     kind = recipe.kind
     splits = {"train": [root / "train"], "val": [root / "val"]}
-    jitter = recipe.crop_jitter
-    _render_split(deck, root / "train", recipe.train_scenes, recipe.train_seed, SceneParams(**settings), kind, workers, jitter)
-    _render_split(deck, root / "val", recipe.val_scenes, recipe.val_seed, SceneParams(**settings), kind, workers, jitter)
-    if recipe.hard_share > 0:
-        # Seeds offset by 500: never the same scenes as the normal split nor the held-out test seeds.
-        for split, n, seed in (("train", recipe.train_scenes, recipe.train_seed), ("val", recipe.val_scenes, recipe.val_seed)):
+    jitter, decks = recipe.crop_jitter, recipe.generated_decks
+    for split, n, seed in (("train", recipe.train_scenes, recipe.train_seed), ("val", recipe.val_scenes, recipe.val_seed)):
+        _render_split(deck, root / split, n, seed, SceneParams(**settings), kind, workers, jitter, decks)
+        # Seeds offset by 500 (hard) and 700 (steep): never the same scenes as the normal split nor
+        # the held-out test seeds.
+        if recipe.hard_share > 0:
             hard = root / f"{split}-hard"
             _render_split(deck, hard, max(1, round(n * recipe.hard_share)), seed + 500, hard_params(**settings), kind,
-                          workers, jitter)
+                          workers, jitter, decks)
             splits[split].append(hard)
+        if recipe.steep_share > 0:  # one tableau a photo, as the steep split has it
+            steep = root / f"{split}-steep"
+            _render_split(deck, steep, max(1, round(n * recipe.steep_share)), seed + 700,
+                          steep_params(**{**settings, "p_multi": 0.0}), kind, workers, jitter, decks)
+            splits[split].append(steep)
     if kind == "classifier":
         return _classification_folder(root / "mix", splits)
     if replay is not None:
@@ -196,7 +214,9 @@ def train(
         base_dir = run_root / _run_name(recipe.init, deck)
         if not (base_dir / "finished.json").is_file():
             train(recipe.init, deck, threads=threads, workers=workers, run_root=run_root, ship=False, overrides=overrides)
-        init_weights = str(base_dir / "weights" / "best.pt")
+        # What the init run shipped: its weights averaged with its own init's, where it averages.
+        shipped = base_dir / "weights" / "averaged.pt"
+        init_weights = str(shipped if shipped.is_file() else base_dir / "weights" / "best.pt")
     replay = replace(RECIPES[recipe.replay], **(overrides or {})) if recipe.replay else None
     data = prepare_data(recipe, deck, _dataset_dir(recipe, deck), workers, replay)
 
