@@ -94,7 +94,7 @@ def _neighbour_steps(det: Detections) -> dict[tuple[int, int], np.ndarray]:
 
 
 def _components(n: int, steps) -> list[list[int]]:
-    adj = {i: [] for i in range(n)}
+    adj: dict[int, list[int]] = {i: [] for i in range(n)}
     for i, j in steps:
         adj[i].append(j)
     seen, comps = set(), []
@@ -177,18 +177,20 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     return H
 
 
-def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int) -> tuple[tuple[int, int], int]:
+    """The ``width`` × ``height`` window (its first column and row) holding most of the
+    occupied lattice points (col, row), and how many it holds."""
     cols = [c for c, _ in occupied]
     rows = [r for _, r in occupied]
-    best, best_count = None, -1
+    best, best_key = (0, 0), (-1, 0)
     for c0 in range(min(cols) - width + 1, max(cols) + 1):
         for r0 in range(min(rows) - height + 1, max(rows) + 1):
             count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
             # Ties: the window that starts at the first occupied column / row (deterministic).
             key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
-            if best is None or key > best_count:
-                best, best_count = (c0, r0), key
-    return best, best_count[0]
+            if key > best_key:
+                best, best_key = (c0, r0), key
+    return best, best_key[0]
 
 
 def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[TableauFit], list[int]]:
@@ -353,7 +355,7 @@ def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
     area = abs(cv2.contourArea(q))
     if area <= 0:
         return False
-    inter, _ = cv2.intersectConvexConvex(q, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    inter, _ = cv2.intersectConvexConvex(q, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     return inter / area >= MIN_VISIBLE
 
 
