@@ -46,9 +46,7 @@ class CellFit:
 @dataclass
 class TableauFit:
     cells: dict[tuple[int, int], CellFit]  # (row, col) -> cell, ROWS × COLS of them
-    homography: np.ndarray  # lattice (col, row) -> image pixels
     residual: float  # RMS distance of card centres from their lattice points, in card widths
-    transposed: bool  # the cards were laid 4 wide and 5 deep (read sideways), turned to 5 × 4
     ambiguous_window: bool  # fewer than 5 columns or 4 rows hold cards: the grid's place is a guess
     off_grid: list[int] = field(default_factory=list)  # in line with the grid, just outside its 5 × 4
 
@@ -346,7 +344,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
             cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others, again)
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
-    return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)
+    return TableauFit(cells, residual, ambiguous, off_grid)
 
 
 def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
