@@ -6,7 +6,7 @@ configuration: at most 8 players to a game, a tableau of 4 × 5 cards.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -188,7 +188,7 @@ class Problem(BaseModel):
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.
-ERRORS = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
 
 
 class DeckOut(BaseModel):

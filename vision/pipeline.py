@@ -161,7 +161,7 @@ class Reader:
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
         the reader's own."""
-        timings = {}
+        timings: dict[str, float] = {}
         t0 = time.perf_counter()
         photo = decode(data)
         t1 = time.perf_counter()
@@ -237,11 +237,11 @@ class Reader:
             x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
             x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
             window = (x0, y0, x1, y1)
-            keep &= ~_wholly_inside(det.quads, window, (w, h))
+            keep &= ~wholly_inside(det.quads, window, (w, h))
             want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
             closer = closer.shifted((x0, y0))
-            found.append(closer.subset(_wholly_inside(closer.quads, window, (w, h))))
+            found.append(closer.subset(wholly_inside(closer.quads, window, (w, h))))
         if not found:
             return det
         # Closer looks overlap where groups lie close: one card may be found by two of them.
@@ -315,7 +315,7 @@ class Reader:
         return TableauRead(cells, read_doubts)
 
 
-def _wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
+def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
                    margin: float = 2.0) -> np.ndarray:
     """Which boxes lie wholly inside ``window`` (x0, y0, x1, y1), ``margin`` pixels clear of
     each of its edges that is not also the photo's edge (a card cut by the photo is cut in

@@ -18,6 +18,7 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
 from ecoscore.datasets.synth import CLASSIFIER_CLASSES, synthesize
@@ -142,8 +143,8 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
                  replay: Recipe | None = None) -> Path:
     """Render (or reuse) the train and val splits, and those of ``replay`` (the recipe named by
     ``recipe.replay``); return what Ultralytics' ``data=`` takes."""
-    settings = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole,
-                    p_multi=recipe.p_multi)
+    settings: dict[str, Any] = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces,
+                                    p_hole=recipe.p_hole, p_multi=recipe.p_multi)
     if recipe.loose_cards is not None:
         settings["loose_cards"] = recipe.loose_cards
     kind = recipe.kind
@@ -266,8 +267,8 @@ def train(
             ),
         )
     best = run_dir / "weights" / "best.pt"
-    if recipe.average_with_init is not None:
-        best = average_weights(Path(init_weights), best, recipe.average_with_init, run_dir / "weights" / "averaged.pt")
+    if recipe.average_with_init is not None:  # a fine-tune: init_weights is set
+        best = average_weights(Path(init_weights), best, recipe.average_with_init, run_dir / "weights" / "averaged.pt")  # type: ignore[arg-type]
     onnx_path = export_onnx(best, recipe)
     (run_dir / "finished.json").write_text(
         json.dumps({"recipe": recipe.__dict__, "seconds_this_session": round(time.time() - started)}, indent=2)
