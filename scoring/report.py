@@ -66,6 +66,7 @@ class ReadDoc(TypedDict, total=False):
     confidence: float  # the weakest cell's
     cells: list[list[CellReadDoc]]  # 4 rows of 5
     photo: str  # the photo's name (its file's stem, or the name given)
+    deck: str  # the deck whose cards the cells were named as ("standin": the built-in classifier)
     overlay_url: str | None  # the service: the photo with the grid drawn on it
     photo_url: str | None  # the service: the plain photo (upright, at most 1280 px)
     photo_size: list[int]  # the service: width, height of the photo as sent (the quads are in it)

@@ -111,6 +111,7 @@ class PlayerOut(BaseModel):
     confidence: float | None = None
     cells: list[list[CellRead]] | None = None
     photo: str | None = None
+    deck: str | None = Field(None, description="the deck whose cards the cells were named as (standin: built in)")
     overlay_url: str | None = None
     photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
     photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")

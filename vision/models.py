@@ -176,6 +176,7 @@ class CardClassifier:
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
+        self.deck: str = str(self.meta.get("deck", "standin"))  # the deck it was trained on
         self.network = _network(self.path, concurrent, threads)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:

@@ -84,6 +84,7 @@ class PhotoRead:
     timings_ms: dict[str, float]
     photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
     loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
+    deck: str = "standin"  # the deck whose cards the cells were named as (the classifier's or a matcher's)
 
     @property
     def doubts(self) -> list[str]:
@@ -174,7 +175,8 @@ class Reader:
         loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
             self._refuse(photo, det)
-        reads = self._classify(photo, det, fits, classifier or self.classifier)
+        classifier = classifier or self.classifier
+        reads = self._classify(photo, det, fits, classifier)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
         reads = self._doubt_the_photo(photo, det, fits, reads)
@@ -183,7 +185,8 @@ class Reader:
             self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)),
+                         classifier.deck)
 
     def _refuse(self, photo: Photo, det: Detections) -> None:
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)

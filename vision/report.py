@@ -55,6 +55,7 @@ def score_reads(
             players.append((player, tab.tableau))
             doc = read_to_dict(tab, read.doubts)
             doc["photo"] = name
+            doc["deck"] = read.deck
             docs.append(doc)
     game = score_game(players, neutral=neutral, bot=bot, others=others)
     return game, docs
