@@ -16,7 +16,7 @@ from ecoscore.datasets.effects import LightParams
 from ecoscore.datasets.scene import SceneParams, render_scene
 from ecoscore.datasets.textures import table_surface
 from ecoscore.datasets.truth import truth_tableau
-from ecoscore.scoring import CardType, format_text, score_tableau
+from ecoscore.scoring import CardType, Tableau, format_text, score_tableau
 
 pytestmark = [
     pytest.mark.slow,
@@ -79,7 +79,7 @@ def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
 
 
 def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embedder, decks):
-    from ecoscore.vision.enrol import from_photo
+    from ecoscore.vision.enrol import EnrolError, from_photo
     from ecoscore.vision.matcher import CardMatcher, References
 
     deck = decks[0]
@@ -95,6 +95,13 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
     matcher = CardMatcher(embedder, References.embed("photo", embedder, crops))
     other = render_scene(deck, (35, 0), PARAMS)
     assert grid_matches_truth(reader.read(other.jpeg, matcher).tableaux[0], other.truth["tableaux"][0])
+
+    # A grid that leaves out a card the photo shows: the lattice and the grid disagree, and the
+    # photo is refused (its crops would teach the deck wrong pictures), naming the cell.
+    grid = truth_tableau(truth)
+    holed = Tableau([None if i == 7 else card for i, card in enumerate(grid.cells)])
+    with pytest.raises(EnrolError, match="disagree at row 2, col 3"):
+        from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
 def _cli(*args, env):

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
+from ecoscore.scoring.tableau import cell_at
 
 from .crops import warp_quad
 from .deckstore import REFERENCE_PX
@@ -110,7 +111,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
 
     The grid may be written from any side: of its four placements on the cells read, the one
     whose same-type cells look most alike (and whose cards lie where cards were found) wins;
-    where two placements are equally likely the photo is refused rather than guessed."""
+    where two placements are equally likely the photo is refused rather than guessed, and so is
+    a photo whose cards found do not lie where the grid has cards."""
     try:
         photo = decode(data)
     except ImageError as err:
@@ -134,13 +136,21 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         g = turn(grid)
         occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
         agree = len(occupied & found) - len(occupied ^ found)
-        scored.append((agree, _consistency(vectors, [g[r][c] for r, c in keys]), label, g))
+        scored.append((agree, _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
     best, second = scored[0], scored[1]
     if best[0] == second[0] and best[1] - second[1] < 0.05:
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best[2]} and {second[2]}); photograph it from the side the grid was written from")
     g = best[3]
+    # A card the grid names where none was found (or the other way round) means the lattice sits
+    # wrong somewhere: crops cut from it would teach the deck wrong pictures, so refuse.
+    named = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
+    if named != found:
+        grid_cell = best[4]([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # as the grid was written
+        where_not = "; ".join(cell_at(*grid_cell[r][c]) for r, c in sorted(named ^ found))
+        raise EnrolError(f"{where}: the grid and the cards found disagree at {where_not}; photograph the "
+                         f"tableau again, whole in the frame and from nearer above")
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
     for rc in keys:
         card = g[rc[0]][rc[1]]
