@@ -6,7 +6,7 @@ export them to ONNX for the torch-free runtime.
 
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
 run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder-416 ->
-finder-512 -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and
+finder-512 -> finder-loose -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and
 a recipe whose starting run is not finished trains it first. Datasets are rendered on first use
 and reused after (each split records how many items it holds once complete). A run interrupted
 at any point resumes from its last checkpoint.
