@@ -59,3 +59,70 @@ def test_the_heap_made_at_start_up_is_left_out_of_garbage_collection(settings):
         tracked = {id(o) for o in gc.get_objects()}
         assert id(app.state.services) not in tracked and id(app.router) not in tracked
     assert gc.get_freeze_count() == 0
+
+
+# ---- work that waited on the loop, or for a thread ----
+def test_health_needs_no_worker_thread(settings, monkeypatch):
+    """The services dependency was a plain ``def``, which FastAPI runs in its thread pool: with
+    its 40 threads busy (slow scorings, a locked database), /health queued behind them."""
+    import threading
+
+    import ecoscore.service.routes.score as score_routes
+
+    release = threading.Event()
+    real = score_routes.score_game
+
+    def held(*args, **kwargs):
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(score_routes, "score_game", held)
+    body = b'{"players": [{"name": "a", "grid": "RB TR FX BR DF\\nBE EG WF DR ST\\nMD RB TR FX BR\\nDF BE EG WF DR"}]}'
+
+    def post(port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/api/grid", body, {"Content-Type": "application/json"})
+        conn.getresponse().read()
+
+    with live_server(settings, SlowReader()) as port:
+        busy = [threading.Thread(target=post, args=(port,)) for _ in range(45)]  # more than the 40 threads
+        for t in busy:
+            t.start()
+        time.sleep(1.0)
+        threading.Timer(3.0, release.set).start()
+        started = time.perf_counter()
+        assert _get(port) == 200
+        waited = time.perf_counter() - started
+        release.set()
+        for t in busy:
+            t.join()
+    assert waited < 1.5, f"/health waited {waited:.2f} s for a thread"
+
+
+def test_a_decks_first_photo_does_not_hold_the_loop(settings, monkeypatch):
+    """The first photo of an enrolled deck loads its matcher (the deck's files and the embedder's
+    model, seconds): that ran on the event loop, and /health waited as long."""
+    import threading
+
+    from ecoscore.service.decks import Decks
+
+    monkeypatch.setattr(Decks, "matcher", lambda self, name: time.sleep(2.0))
+    body = (b"--b\r\nContent-Disposition: form-data; name=\"deck\"\r\n\r\nmine\r\n"
+            b"--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\nxx\r\n--b--\r\n")
+    statuses = []
+
+    def post(port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/api/photo", body, {"Content-Type": "multipart/form-data; boundary=b"})
+        statuses.append(conn.getresponse().status)
+
+    with live_server(settings, SlowReader()) as port:
+        upload = threading.Thread(target=post, args=(port,))
+        upload.start()
+        time.sleep(0.5)
+        started = time.perf_counter()
+        assert _get(port) == 200
+        waited = time.perf_counter() - started
+        upload.join()
+    assert statuses == [422]  # the stand-in reader finds no tableau
+    assert waited < 1.0, f"/health waited {waited:.2f} s for a deck to load"
