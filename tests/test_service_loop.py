@@ -126,3 +126,58 @@ def test_a_decks_first_photo_does_not_hold_the_loop(settings, monkeypatch):
         upload.join()
     assert statuses == [422]  # the stand-in reader finds no tableau
     assert waited < 1.0, f"/health waited {waited:.2f} s for a deck to load"
+
+
+# ---- bodies refused before they are parsed ----
+NESTED = b'{"players":[{"name":"a","grid":' + b"[" * 30000 + b"]" * 30000 + b"}]}"
+
+
+def test_deeply_nested_json_is_refused_before_it_is_parsed(settings, monkeypatch):
+    """60,000 nested ``[`` (under the 64 KB limit): the parser built a thousand lists before its
+    recursion limit, every request. Now the arrays and objects are counted first (strings left
+    out), in C, and the body is refused with a 400 that says why."""
+    import json
+
+    parsed = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **k: parsed.append(len(s)) or real(s, *a, **k))
+    with TestClient(create_app(settings, reader=SlowReader())) as client:
+        r = client.post("/api/grid", content=NESTED, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and "nests too deeply" in r.json()["detail"], r.text
+        assert len(NESTED) not in parsed, "the nested body went to the JSON parser"
+        # brackets inside strings are text: a grid given as text full of them is only refused by the grid parser
+        r = client.post("/api/grid", json={"players": [{"name": "a", "grid": "[{" * 900}]})
+        assert r.status_code == 422, r.text
+        players = [{"name": f"p{k}", "grid": [["RB"] * 5] * 4} for k in range(8)]  # the largest game there is
+        r = client.post("/api/grid", json={"players": players, "others": [[5, 2]] * 10})
+        assert r.status_code == 200, r.text
+
+
+def test_the_container_count_stays_linear_on_hostile_strings():
+    """Strings are stripped only for a body with many brackets, by one scan from each quote to
+    its closing quote or the end: quotes that never close cannot make it quadratic."""
+    from ecoscore.service.bodies import MAX_JSON_CONTAINERS, containers
+
+    for body in (b"[" * 300 + b'"' + b'\\"' * 32_000, b"[" * 300 + b'"' * 64_000, b"[" * 300 + b'"' + b"\\" * 64_000):
+        started = time.thread_time()
+        assert containers(body) > MAX_JSON_CONTAINERS
+        assert time.thread_time() - started < 0.5
+    assert containers(b'{"a": "' + b"[{" * 1000 + b'", "b": [1, {"c": "]]\\"{"}]}') == 3
+
+
+def test_a_long_form_field_is_refused_as_it_streams(settings):
+    """A 2.4 MB ``others`` field: Starlette's limit for a form field is 1 MB, so the server
+    parsed a megabyte before refusing, and then the rest of the body to drop it. Now the field
+    is refused at 16 KB, and the answer closes the connection: the rest is never parsed."""
+    from service_helpers import answer, raw
+
+    field = b"5:2," * 600_000
+    body = (b"--b\r\nContent-Disposition: form-data; name=\"others\"\r\n\r\n" + field +
+            b"\r\n--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\nxx\r\n--b--\r\n")
+    with live_server(settings, SlowReader()) as port:
+        sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:128 * 1024]), timeout=3)
+        reply = answer(sock)  # only an eighth of a megabyte sent: the answer must come without the rest
+    head = reply.split(b"\r\n\r\n")[0].lower()
+    assert head.startswith(b"http/1.1 400"), reply[:200]
+    assert b"connection: close" in head
