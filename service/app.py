@@ -77,11 +77,13 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         store = await run_in_threadpool(lambda: Store(settings.database_url(), lock_timeout=settings.db_timeout,
                                                       max_players=settings.max_players, pool_size=settings.db_pool))
         the_reader = reader
+        reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
         if the_reader is None:
             the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.readers(),
                                                                 threads=settings.inference_threads()))
-            await run_in_threadpool(the_reader.warm_up)  # no compile on a user's first photo
-        reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
+            # No compile on a user's first photo, and every reader's inference state made now,
+            # in the threads that read (reads.py, on_each_reader).
+            await reads.on_each_reader(the_reader.warm_up)
         decks = Decks(concurrent=settings.readers(), threads=settings.inference_threads())
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
