@@ -181,3 +181,84 @@ def test_a_long_form_field_is_refused_as_it_streams(settings):
     head = reply.split(b"\r\n\r\n")[0].lower()
     assert head.startswith(b"http/1.1 400"), reply[:200]
     assert b"connection: close" in head
+
+
+# ---- memory: the inference state is made at start-up, once ----
+def test_each_reader_is_warmed_in_its_own_thread_one_at_a_time():
+    """OpenVINO keeps working memory per stream, and a thread's inferences run on its stream:
+    warmed in another thread, the read threads' streams were made by the first reads and kept
+    (1.3 x idle RSS a minute after a burst). And two first inferences at once hung in a probe."""
+    import asyncio
+    import threading
+
+    from ecoscore.service.reads import ReadQueue
+
+    queue = ReadQueue(3, 4, 1.0)
+    seen, running, overlap = [], [0], [False]
+    lock = threading.Lock()
+
+    def warm():
+        with lock:
+            running[0] += 1
+            overlap[0] |= running[0] > 1
+        time.sleep(0.05)
+        seen.append(threading.current_thread().name)
+        with lock:
+            running[0] -= 1
+
+    asyncio.run(queue.on_each_reader(warm))
+    reads_on = set()
+    asyncio.run(_read_threads(queue, reads_on))
+    queue.close()
+    assert len(seen) == 3 and len(set(seen)) == 3 and not overlap[0]
+    assert reads_on <= set(seen)
+
+
+async def _read_threads(queue, names: set) -> None:
+    import asyncio
+    import threading
+
+    async def gone():
+        return False
+
+    def where():
+        time.sleep(0.02)
+        names.add(threading.current_thread().name)
+
+    await asyncio.gather(*(queue.run(where, gone=gone) for _ in range(12)))
+
+
+def test_the_service_warms_its_reader_in_the_read_threads(settings, monkeypatch):
+    import threading
+
+    import ecoscore.service.app as app_module
+
+    warmed = []
+
+    class Reader(SlowReader):
+        def __init__(self, **kwargs):
+            super().__init__()
+
+        def warm_up(self):
+            warmed.append(threading.current_thread().name)
+
+    monkeypatch.setattr(app_module, "Reader", Reader)
+    settings.reads = 2
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/health").status_code == 200
+    assert len(warmed) == 2 and len(set(warmed)) == 2 and all(n.startswith("read") for n in warmed), warmed
+
+
+@pytest.mark.skipif(not (__import__("ecoscore.paths").paths.models_dir() / "finder.onnx").is_file(),
+                    reason="the shipped models are not in models/")
+def test_closer_look_canvases_get_one_stream():
+    """Each stream holds working memory for each compiled canvas: with two reads at once the
+    finder's 15 canvases took 1.8 GB warmed. The first look's canvases keep a stream per read;
+    the closer looks' bigger ones (used now and then) one: 1.3 GB, the same reads, as fast."""
+    from ecoscore.vision.pipeline import CLOSER_SIZES, Reader
+
+    finder = Reader(concurrent=2, threads=1).finder
+    finder.warm_up(CLOSER_SIZES)
+    streams = {key: model.get_property("NUM_STREAMS") for key, model in finder.network._compiled.items()}
+    assert {n for key, n in streams.items() if max(key[1:]) <= finder.imgsz} == {2}
+    assert {n for key, n in streams.items() if max(key[1:]) > finder.imgsz} == {1}
