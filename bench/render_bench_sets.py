@@ -4,14 +4,15 @@ the tuning decks first, then the unseen decks.
 from __future__ import annotations
 
 from bench_decks import rendered, unseen_decks
-from other_decks import mosaic_deck
+from other_decks import mosaic_deck, silhouette_deck
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck
 from ecoscore.paths import data_dir
 
 
 def tuning_decks():
-    return [generate_deck(HELD_OUT_SEEDS[100 + i], style) for i, style in enumerate(STYLES)] + [mosaic_deck(2)]
+    return [generate_deck(HELD_OUT_SEEDS[100 + i], style) for i, style in enumerate(STYLES)] + [mosaic_deck(2),
+                                                                                               silhouette_deck(2)]
 
 
 def main() -> None:

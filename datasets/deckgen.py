@@ -28,12 +28,17 @@ FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COM
          cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_ITALIC | cv2.FONT_HERSHEY_SIMPLEX)
 
 
-def _color(rng, lo=0, hi=255) -> tuple[float, float, float]:
-    return tuple(float(v) for v in rng.uniform(lo, hi, 3))
+Color = tuple[float, float, float]  # B, G, R in 0 ... 255
 
 
-def _near(rng, base, spread) -> tuple[float, float, float]:
-    return tuple(float(v) for v in np.clip(np.asarray(base) + rng.normal(0, spread, 3), 0, 255))
+def _color(rng: np.random.Generator, lo: float = 0, hi: float = 255) -> Color:
+    b, g, r = (float(v) for v in rng.uniform(lo, hi, 3))
+    return b, g, r
+
+
+def _near(rng: np.random.Generator, base: Color, spread: float) -> Color:
+    b, g, r = (float(v) for v in np.clip(np.asarray(base) + rng.normal(0, spread, 3), 0, 255))
+    return b, g, r
 
 
 def _noise(rng, h, w, scale) -> np.ndarray:
@@ -110,7 +115,7 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
     bg = st.background[card]
     palette = [_color(rng) for _ in range(int(rng.integers(2, 6)))]
     face = np.empty((H, W, 3), np.uint8)
-    face[:] = np.uint8(st.frame)
+    face[:] = np.array(st.frame, np.uint8)
     m = st.frame_width
     inner = face[m:H - m, m:W - m]
     ih, iw = inner.shape[:2]
@@ -119,12 +124,12 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
         if st.style == "texture":  # photo-like: layered smooth noise through the type's colours
             for scale in (rng.uniform(20, 60), rng.uniform(5, 15)):
                 n = _noise(rng, ih, iw, scale)[..., None]
-                art = art * (1 - 0.6 * n) + 0.6 * n * np.float32(palette[int(rng.integers(len(palette)))])
+                art = art * (1 - 0.6 * n) + 0.6 * n * np.array(palette[int(rng.integers(len(palette)))], np.float32)
         art = art.clip(0, 255).astype(np.uint8)
         _shapes(rng, art, palette, int(rng.integers(3, 14)), iw)
         inner[:] = art
     else:
-        inner[:] = np.uint8(bg if st.style != "minimal" else _near(rng, (235, 235, 235), 10))
+        inner[:] = np.array(bg if st.style != "minimal" else _near(rng, (235, 235, 235), 10), np.uint8)
         y0, y1 = int(ih * rng.uniform(0.12, 0.22)), int(ih * rng.uniform(0.55, 0.72))
         pic = inner[y0:y1, 4:iw - 4]
         if st.style == "framed":
@@ -134,7 +139,7 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
             icon = np.zeros_like(pic)
             _shapes(rng, icon, [(255, 255, 255)], int(rng.integers(1, 4)), pic.shape[1] * 1.6)
             mask = icon[..., 0] > 0
-            pic[mask] = np.uint8(palette[0])
+            pic[mask] = np.array(palette[0], np.uint8)
         else:  # minimal: a small drawing on white
             sub = pic[pic.shape[0] // 5:, pic.shape[1] // 5: 4 * pic.shape[1] // 5]
             _shapes(rng, sub, palette, int(rng.integers(2, 6)), sub.shape[1] * 0.6)

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from ecoscore.geometry import project
+from ecoscore.truthfile import TruthClutter
 
 
 @dataclass
@@ -41,7 +42,7 @@ def photometric(img: np.ndarray, rng: np.random.Generator, p: LightParams) -> tu
     yy, xx = np.mgrid[0:lh, 0:lw].astype(np.float32)
     xx, yy = xx / (lw - 1) - 0.5, yy / (lh - 1) - 0.5
     a = rng.uniform(0, 2 * math.pi)
-    field = 1 + p.uneven * rng.uniform(0, 1) * (xx * math.cos(a) + yy * math.sin(a))
+    field: np.ndarray = 1 + p.uneven * rng.uniform(0, 1) * (xx * math.cos(a) + yy * math.sin(a))
     field *= 1 - p.uneven * rng.uniform(0, 0.8) * (xx**2 + yy**2)
     field *= rng.uniform(*p.brightness)
     if rng.random() < p.p_shadow:
@@ -53,9 +54,9 @@ def photometric(img: np.ndarray, rng: np.random.Generator, p: LightParams) -> tu
     gains = 1 + rng.uniform(-p.cast, p.cast) * np.array([1.0, 0.15, -1.0])  # BGR: cold ... warm
     gains *= 1 + rng.uniform(-p.cast / 3, p.cast / 3, 3)
     light = cv2.resize(field, (w, h), interpolation=cv2.INTER_CUBIC)
-    out = img.astype(np.float32) * light[..., None] * gains.astype(np.float32)
+    out: np.ndarray = img.astype(np.float32) * light[..., None] * gains.astype(np.float32)
     if rng.random() < p.p_glare:
-        glare = np.zeros((h, w), np.float32)
+        glare: np.ndarray = np.zeros((h, w), np.float32)
         center = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
         axes = (int(rng.uniform(0.03, 0.15) * w), int(rng.uniform(0.02, 0.1) * h))
         cv2.ellipse(glare, center, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
@@ -67,7 +68,7 @@ def photometric(img: np.ndarray, rng: np.random.Generator, p: LightParams) -> tu
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*p.defocus_sigma) * s)
     if rng.random() < p.p_motion:
         length = max(2, int(rng.uniform(*p.motion_px) * s))
-        kernel = np.zeros((length, length), np.float32)
+        kernel: np.ndarray = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1 / length
         rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
         kernel = cv2.warpAffine(kernel, rot, (length, length))
@@ -78,7 +79,9 @@ def photometric(img: np.ndarray, rng: np.random.Generator, p: LightParams) -> tu
     out = out.clip(0, 255).astype(np.uint8)
     quality = int(rng.integers(p.jpeg_quality[0], p.jpeg_quality[1] + 1))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None  # the JPEG just encoded
+    return decoded, buf.tobytes()
 
 
 def drop_shadows(canvas: np.ndarray, rng, quads: list[np.ndarray]) -> None:
@@ -101,9 +104,9 @@ def _outside(hull, pt, margin) -> bool:
     return cv2.pointPolygonTest(hull, (float(pt[0]), float(pt[1])), True) < -margin
 
 
-def clutter_on_table(canvas, rng, Himg, hull, extent, count_range) -> list[dict]:
+def clutter_on_table(canvas, rng, Himg, hull, extent, count_range) -> list[TruthClutter]:
     """Dice, coins, pens and a score pad, drawn in perspective around (not on) the tableaux."""
-    drawn = []
+    drawn: list[TruthClutter] = []
     for _ in range(int(rng.integers(count_range[0], count_range[1] + 1))):
         kind = ["die", "coin", "pen", "pad"][rng.integers(4)]
         for _attempt in range(10):

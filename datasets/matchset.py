@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ecoscore.scoring import CardType
+from ecoscore.truthfile import Truth
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 
 from .deck import Deck, load_deck
@@ -44,7 +46,7 @@ def _perturbed(quad: np.ndarray, rng, jitter: float) -> np.ndarray:
     return quad + rng.normal(0, jitter * side, quad.shape)
 
 
-def scene_crops(image: np.ndarray, truth: dict, rng, jitter: float = 0.04) -> list[tuple[np.ndarray, int]]:
+def scene_crops(image: np.ndarray, truth: Truth, rng, jitter: float = 0.04) -> list[tuple[np.ndarray, int]]:
     """(crop, label) of each cell and loose card wholly in the frame."""
     h, w = image.shape[:2]
     items = []
@@ -72,8 +74,8 @@ def _render(job: tuple[int, int, bool, int]) -> tuple[np.ndarray, np.ndarray, np
     cv2.setNumThreads(1)
     deck = deck_for(deck_seed)
     # Random-face tableaux and loose cards of other games: the matcher must learn to say "not ours".
-    overrides = dict(long_side=long_side, p_random_faces=0.08, p_multi=0.25, p_hole=0.5)
-    params = hard_params(**overrides) if hard else SceneParams(**overrides)
+    params = replace(hard_params() if hard else SceneParams(), long_side=long_side, p_random_faces=0.08, p_multi=0.25,
+                     p_hole=0.5)
     scene = render_scene(deck, (7, index), params)
     rng = np.random.default_rng((8, index))
     crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.02, 0.04, 0.07]))

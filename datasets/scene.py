@@ -8,7 +8,8 @@ the same seed gives the same image.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -139,7 +140,7 @@ def _fit_to_frame(rng, H, world_pts, params: SceneParams, size) -> np.ndarray:
 class FaceCache:
     """Faces pre-shrunk by powers of two, so warping never aliases, plus their alpha masks."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._levels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def get(self, face: np.ndarray, target_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +191,7 @@ def draw_card(canvas: np.ndarray, Himg: np.ndarray, card: Placed, cache: FaceCac
     face, alpha = cache.get(card.face, side)
     face = _bent(face, rng, bend)
     fh, fw = face.shape[:2]
-    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
     M = cv2.getPerspectiveTransform(src, (corners - [x0, y0]).astype(np.float32))
     size = (x1 - x0, y1 - y0)
     warped = cv2.warpPerspective(face, M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -327,9 +328,9 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     if sleeved:
         effects.sleeve_rims(canvas, rng2, Himg, [card.world for lay in sleeved for card in lay.cards.values()])
     cache = FaceCache()
-    image_corners = {}
-    for card in placed:
-        image_corners[id(card)] = draw_card(canvas, Himg, card, cache, rng, params.bend)
+    image_corners: dict[int, np.ndarray] = {}  # id of a Placed -> its corners in the image
+    for one in placed:
+        image_corners[id(one)] = draw_card(canvas, Himg, one, cache, rng, params.bend)
     extras.update(_players_table(canvas, rng2, params, Himg, layouts, sleeved, image_corners, extent))
 
     if params.photometric:
@@ -344,7 +345,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         "deck": deck.name,
         "tableaux": [
             {
-                "grid": [[card.value if card else None for card in row] for row in lay.grid],
+                "grid": [[_name(card) for card in row] for row in lay.grid],
                 "angle_deg": float(lay.angle % 360),
                 "neighbour": lay.neighbour,
                 "random_faces": use_random,
@@ -352,7 +353,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
                     {
                         "row": r,
                         "col": c,
-                        "type": lay.grid[r][c].value if lay.grid[r][c] else None,
+                        "type": _name(lay.grid[r][c]),
                         "corners": _round(image_corners[id(lay.cards[(r, c)])]) if (r, c) in lay.cards else None,
                         "cell_corners": _round(project(Himg, lay.cells[(r, c)])),
                     }
@@ -363,7 +364,7 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
             for lay in layouts
         ],
         "loose_cards": [
-            {"type": card.type.value if card.type else None, "face_up": card.face_up, "corners": _round(image_corners[id(card)])}
+            {"type": _name(card.type), "face_up": card.face_up, "corners": _round(image_corners[id(card)])}
             for card in loose
         ],
         "clutter": clutter_world,
@@ -373,6 +374,10 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         "params": _params_dict(params),
     }
     return Scene(canvas, truth, jpeg)
+
+
+def _name(card: CardType | None) -> str | None:
+    return card.value if card else None
 
 
 def _round(a: np.ndarray, nd: int = 2) -> list:
@@ -386,7 +391,7 @@ def _params_dict(params: SceneParams) -> dict:
 
 def _loose_cards(rng, deck: Deck, params: SceneParams, hull, extent) -> list[Placed]:
     cw, ch = deck.card_mm
-    out = []
+    out: list[Placed] = []
     for _ in range(int(rng.integers(params.loose_cards[0], params.loose_cards[1] + 1))):
         for _attempt in range(10):
             center = rng.uniform(-extent, extent, 2)
@@ -407,24 +412,22 @@ def _loose_cards(rng, deck: Deck, params: SceneParams, hull, extent) -> list[Pla
     return out
 
 
-def clean_params(**overrides) -> SceneParams:
+def clean_params(**overrides: Any) -> SceneParams:
     """A clean render: plain table, no clutter, no light or lens effects (label checks)."""
-    base = dict(photometric=False, loose_cards=(0, 0), clutter=(0, 0), bend=0.0, p_multi=0.0, p_cut_off=0.0,
-                table="plain", p_card_flipped=0.0)
-    base.update(overrides)
-    return SceneParams(**base)
+    base = SceneParams(photometric=False, loose_cards=(0, 0), clutter=(0, 0), bend=0.0, p_multi=0.0, p_cut_off=0.0,
+                       table="plain", p_card_flipped=0.0)
+    return replace(base, **overrides)
 
 
-def hard_params(**overrides) -> SceneParams:
+def hard_params(**overrides: Any) -> SceneParams:
     """The hard split: steep angles, strong blur, dark light, clutter."""
     light = effects.LightParams(
         uneven=0.7, brightness=(0.3, 0.6), p_shadow=0.7, p_glare=0.5, p_defocus=0.8,
         defocus_sigma=(1.2, 2.5), p_motion=0.5, motion_px=(4.0, 10.0), noise_sigma=(4.0, 12.0),
         jpeg_quality=(40, 70),
     )
-    base = dict(elevation_deg=(40.0, 55.0), loose_cards=(2, 5), clutter=(4, 8), light=light, bend=1.0)
-    base.update(overrides)
-    return SceneParams(**base)
+    base = SceneParams(elevation_deg=(40.0, 55.0), loose_cards=(2, 5), clutter=(4, 8), light=light, bend=1.0)
+    return replace(base, **overrides)
 
 
 def in_front(Himg: np.ndarray, world: np.ndarray, margin: float = 0.2) -> bool:
@@ -501,18 +504,18 @@ def _players_table(canvas, rng2, params: SceneParams, Himg, layouts, sleeved, im
     return out
 
 
-def steep_params(**overrides) -> SceneParams:
+def steep_params(**overrides: Any) -> SceneParams:
     """The steep split: photos as players take them sitting at the table. The phone 25–55°
     above the table and close (45–90 cm: far cards a third to a half the height of near ones),
     cards in glossy sleeves under a warm or cold lamp with hard shadows, patterned cloths, wood
     and play mats, a neighbour's tableau at the edge of the frame, a hand or phone over the grid.
     Blur and noise as in everyday photos (the hard split covers the worst of those)."""
     light = effects.LightParams(brightness=(0.6, 1.2), p_glare=0.15)
-    base = dict(elevation_deg=(25.0, 55.0), camera_mm=(450.0, 900.0), fov_deg=(62.0, 78.0), fill=(0.3, 0.85),
-                gap_mm=(0.0, 15.0), p_multi=0.0, p_cut_off=0.03, loose_cards=(0, 3), light=light,
-                p_world_table=0.6, p_sleeves=0.6, p_lamp=0.6, p_hard_shadow=0.4, p_neighbour=0.5, p_occluder=0.25)
-    base.update(overrides)
-    return SceneParams(**base)
+    base = SceneParams(elevation_deg=(25.0, 55.0), camera_mm=(450.0, 900.0), fov_deg=(62.0, 78.0), fill=(0.3, 0.85),
+                       gap_mm=(0.0, 15.0), p_multi=0.0, p_cut_off=0.03, loose_cards=(0, 3), light=light,
+                       p_world_table=0.6, p_sleeves=0.6, p_lamp=0.6, p_hard_shadow=0.4, p_neighbour=0.5,
+                       p_occluder=0.25)
+    return replace(base, **overrides)
 
 
 def _hull_gap(a: np.ndarray, b: np.ndarray) -> float:

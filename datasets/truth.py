@@ -7,11 +7,12 @@ import numpy as np
 
 from ecoscore.geometry import Detections
 from ecoscore.scoring import Tableau, parse_json
+from ecoscore.truthfile import Truth, TruthTableau
 
 from .yolo import card_quads
 
 
-def detections_from_truth(truth: dict, rng: np.random.Generator | None = None, drop: float = 0.0,
+def detections_from_truth(truth: Truth, rng: np.random.Generator | None = None, drop: float = 0.0,
                           jitter: float = 0.0) -> Detections:
     """Oriented boxes of every card in ``truth``; ``drop`` loses some, ``jitter`` (in card
     widths) moves the rest, as an imperfect finder would."""
@@ -33,11 +34,11 @@ def detections_from_truth(truth: dict, rng: np.random.Generator | None = None, d
                       np.array(angles, float), np.array(scores, float))
 
 
-def truth_tableau(tab: dict) -> Tableau:
+def truth_tableau(tab: TruthTableau) -> Tableau:
     return parse_json(tab["grid"], "truth")
 
 
-def fully_visible(tab: dict, width: int, height: int) -> bool:
+def fully_visible(tab: TruthTableau, width: int, height: int) -> bool:
     """Every cell of the tableau lies inside the photo."""
     for cell in tab["cells"]:
         quad = np.array(cell["corners"] or cell["cell_corners"])

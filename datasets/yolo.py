@@ -6,12 +6,13 @@ import cv2
 import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, warp_quad
+from ecoscore.truthfile import Truth
 from ecoscore.vision.models import EMPTY
 
 MIN_VISIBLE = 0.5  # a card cut by the frame is labelled if at least half of it shows
 
 
-def card_quads(truth: dict) -> list[np.ndarray]:
+def card_quads(truth: Truth) -> list[np.ndarray]:
     """Every card in a scene, in the tableaux and loose (face up or down): the finder's targets."""
     quads = [np.array(cell["corners"]) for tab in truth["tableaux"] for cell in tab["cells"] if cell["corners"]]
     quads += [np.array(card["corners"]) for card in truth["loose_cards"]]
@@ -22,11 +23,11 @@ def visible_part(quad: np.ndarray, w: int, h: int) -> tuple[float, np.ndarray | 
     """Share of a card's area inside the ``w`` × ``h`` frame, and that visible polygon."""
     quad = quad.astype(np.float32)
     area = abs(cv2.contourArea(quad))
-    visible, clipped = cv2.intersectConvexConvex(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    visible, clipped = cv2.intersectConvexConvex(quad, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     return (visible / area if area > 0 else 0.0), (None if clipped is None else clipped.reshape(-1, 2))
 
 
-def obb_label_lines(truth: dict) -> list[str]:
+def obb_label_lines(truth: Truth) -> list[str]:
     """Lines of an Ultralytics OBB label file: ``0 x1 y1 ... x4 y4``, normalised."""
     w, h = truth["width"], truth["height"]
     lines = []
@@ -44,7 +45,7 @@ def obb_label_lines(truth: dict) -> list[str]:
     return lines
 
 
-def cell_crops(image: np.ndarray, truth: dict, rng: np.random.Generator, jitter: float = 0.04):
+def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter: float = 0.04):
     """(crop, class name) for each cell of each tableau that lies fully in the frame.
 
     Quads are perturbed the way the lattice fit and the finder err (corner noise, a cell a

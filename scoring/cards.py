@@ -33,12 +33,12 @@ class CardType(str, enum.Enum):
         return DECK_COUNTS[self]
 
 
-#: Cards of each type in one 130-card deck (RULES.md, "The deck").
 def over_deck(counts: Mapping[CardType, int]) -> list[tuple[CardType, int]]:
     """The one deck check: (type, count) of each type with more cards than one deck holds."""
     return [(card, n) for card, n in counts.items() if card is not None and n > DECK_COUNTS[card]]
 
 
+#: Cards of each type in one 130-card deck (the game's rules: see README, "Rules").
 DECK_COUNTS: dict[CardType, int] = {
     CardType.RABBIT: 8,
     CardType.TROUT: 10,

@@ -16,12 +16,12 @@ SOLO_TIERS = ((70, "legendary"), (50, "remarkable"), (30, "win"))
 
 
 def solo_outcome(margin: int) -> str:
-    """A solo game's result for the player's lead over the bot (RULES.md, solo)."""
+    """A solo game's result for the player's lead over the bot (the game's rules: see README, "Rules", solo)."""
     return next((tier for floor, tier in SOLO_TIERS if margin >= floor), "lost")
 
 
 def biodiversity_points(gaps: int) -> int:
-    """Points for the number of types that scored nothing (RULES.md, "Biodiversity")."""
+    """Points for the number of types that scored nothing (the game's rules: see README, "Rules")."""
     if gaps >= 6:
         return -5
     return {5: 0, 4: 3, 3: 7}.get(gaps, 12)
@@ -106,7 +106,7 @@ def score_game(
 
     ``neutral`` is the 2-player neutral pile as (stream cards, wolf cards); ``bot`` the solo
     bot's tableau; ``others`` the (largest stream, wolves) of players not given here. With a
-    single player and none of these, majorities are provisional (RULES.md).
+    single player and none of these, majorities are provisional (the game's rules: see README, "Rules").
     """
     if not players:
         raise ValueError("a game needs at least one player")

@@ -1,22 +1,142 @@
-"""Present a scored game: the JSON document and the printed score pad."""
+"""Present a scored game: the JSON answer and the printed score pad.
+
+The JSON answer's shape is defined here, once (the ``...Doc`` TypedDicts), and built here, once
+(``game_to_dict``): the command line, the batch and the service only serialise it. A player read
+from a photo also carries a ``ReadDoc``: what the read adds (built by vision/report.py; the
+service adds its picture links; a room stores it). The service's OpenAPI models
+(service/schemas.py) describe the same shape for its clients; tests/test_answer.py holds the two
+together, key for key.
+"""
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypedDict, cast
 
 from .cards import SCORE_PAD_ORDER, CardType
 from .game import GameScore, Majority, PlayerScore
 from .gridfile import to_json
 from .tableau import COLS, cell_at
 
+Position = list[int]  # a cell as [row, col], 0-based
 
-def _cell(index: int) -> list[int]:
+
+class MajorityDoc(TypedDict):
+    value: int
+    place: int | None
+    points: int
+    provisional: bool
+
+
+class CardDoc(TypedDict):
+    cell: Position
+    type: str
+    points: int
+    reason: str
+    because_of: list[Position]
+
+
+class GroupDoc(TypedDict):
+    type: str
+    cells: list[Position]
+    points: int
+    reason: str
+
+
+class ExplanationDoc(TypedDict):
+    cards: list[CardDoc]
+    groups: list[GroupDoc]
+
+
+class CellReadDoc(TypedDict):
+    """One cell as read from a photo."""
+
+    type: str | None  # None: empty, or unreadable (see doubts)
+    confidence: float
+    runner_up: str | None
+    runner_up_confidence: float
+    detected: bool  # the card finder saw a card here
+    doubts: list[str]
+    quad: list[list[float]]  # corners (x, y) in the photo as sent: TL, TR, BR, BL
+
+
+class ReadDoc(TypedDict, total=False):
+    """What a photo's read adds to a player: every key is absent for a grid given as text."""
+
+    doubts: list[str]  # the photo's doubts, then the tableau's
+    confidence: float  # the weakest cell's
+    cells: list[list[CellReadDoc]]  # 4 rows of 5
+    photo: str  # the photo's name (its file's stem, or the name given)
+    deck: str  # the deck whose cards the cells were named as ("standin": the built-in classifier)
+    overlay_url: str | None  # the service: the photo with the grid drawn on it
+    photo_url: str | None  # the service: the plain photo (upright, at most 1280 px)
+    photo_size: list[int]  # the service: width, height of the photo as sent (the quads are in it)
+    corrected: list[Position]  # a room: the cells the player corrected (their doubts dropped)
+
+
+class ScoreDoc(TypedDict):
+    name: str
+    bot: bool
+    cards: dict[str, int]  # points per card type, in score pad order
+    biodiversity: int | None  # None for the solo bot
+    gaps: list[str]
+    total: int
+    grid: list[list[str | None]]
+    incomplete: bool
+    empty_cells: list[Position]
+    majorities: dict[str, MajorityDoc]  # "stream", "wolf"
+    explanation: ExplanationDoc
+    deck_issues: list[str]
+
+
+class PlayerDoc(ScoreDoc, ReadDoc):
+    """A player of the answer: the score, then what a photo's read adds (if it was read)."""
+
+
+class NeutralDoc(TypedDict):
+    streams: int
+    wolves: int
+
+
+class OtherDoc(TypedDict):
+    largest_stream: int
+    wolves: int
+
+
+class SoloDoc(TypedDict):
+    margin: int
+    outcome: str
+
+
+class GameDoc(TypedDict):
+    """The JSON answer: ``ecoscore grid --json``, ``score --json``, a batch's ``game``, the API's."""
+
+    players: list[PlayerDoc]
+    winners: list[str]
+    provisional_majorities: bool
+    neutral: NeutralDoc | None
+    others: list[OtherDoc]
+    solo: SoloDoc | None
+    deck_issues: list[str]
+
+
+def _cell(index: int) -> Position:
     return list(divmod(index, COLS))
 
 
-def _majority(m: Majority) -> dict:
+def _majority(m: Majority) -> MajorityDoc:
     return {"value": m.value, "place": m.place, "points": m.points, "provisional": m.provisional}
 
 
-def player_to_dict(p: PlayerScore) -> dict:
-    return {
+def _read_fields(read: ReadDoc) -> ReadDoc:
+    """A read's fields in the answer's order. A room's read stored by an older version may hold
+    keys the answer no longer has (its ``grid``): they are left out."""
+    fields: dict[str, object] = dict(read)
+    return cast(ReadDoc, {key: fields[key] for key in ReadDoc.__annotations__ if key in fields})
+
+
+def player_to_dict(p: PlayerScore, read: ReadDoc | None = None) -> PlayerDoc:
+    """One player of the answer; ``read``: what a photo's read adds, if it was read."""
+    doc: PlayerDoc = {
         "name": p.name,
         "bot": p.bot,
         "cards": {card.value: p.sheet[card] for card in SCORE_PAD_ORDER},
@@ -45,17 +165,16 @@ def player_to_dict(p: PlayerScore) -> dict:
         },
         "deck_issues": [str(issue) for issue in p.deck_issues],
     }
+    if read:
+        doc.update(_read_fields(read))
+    return doc
 
 
-def game_to_dict(game: GameScore, extras: list[dict] | None = None) -> dict:
-    """The JSON document of ``ecoscore grid --json`` (cells are [row, col], 0-based).
-
-    ``extras[k]`` is merged into player k: what a photo read adds (grid confidences, doubts ...)."""
-    players = [player_to_dict(p) for p in game.players]
-    for player, fields in zip(players, extras or []):
-        player.update(fields)
+def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameDoc:
+    """The JSON answer (cells are [row, col], 0-based). ``reads[k]``: what a photo's read adds to
+    player k (none for a player given as a grid, or past the end of ``reads``)."""
     return {
-        "players": players,
+        "players": [player_to_dict(p, reads[k] if k < len(reads) else None) for k, p in enumerate(game.players)],
         "winners": game.winners,
         "provisional_majorities": game.provisional,
         "neutral": {"streams": game.neutral[0], "wolves": game.neutral[1]} if game.neutral else None,
@@ -71,7 +190,7 @@ def score_pad(game: GameScore) -> str:
     label_width = max(len("biodiversity"), *(len(c.value) for c in CardType))
     col_width = max(6, *(len(n) for n in names))
 
-    def row(label: str, values) -> str:
+    def row(label: str, values: Sequence[object]) -> str:
         return label.ljust(label_width) + "".join(str(v).rjust(col_width + 2) for v in values)
 
     lines = [row("", names), "-" * (label_width + (col_width + 2) * len(names))]

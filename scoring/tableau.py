@@ -90,8 +90,8 @@ class Tableau:
     def is_complete(self) -> bool:
         return None not in self.cells
 
-    # Symmetries under which the score is invariant (used by the property tests and by the
-    # vision side, which may read a tableau from any side of the table).
+    # Symmetries under which the score is invariant: a tableau read from any side of the table
+    # scores the same (tests/test_properties.py holds the scorer to it).
     def rotated_180(self) -> Tableau:
         return Tableau(self.cells[::-1])
 

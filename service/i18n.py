@@ -157,11 +157,11 @@ def translate(text: str, lang: str) -> str:
 _TRANSLATED_LISTS = ("doubts", "deck_issues")
 
 
-def translate_doc(doc, lang: str):
+def translate_doc(doc: object, lang: str) -> object:
     """A JSON document of the API with its messages in ``lang``: every ``detail`` string and
     every item of a ``doubts`` or ``deck_issues`` list, at any depth."""
     if isinstance(doc, dict):
-        out = {}
+        out: dict[object, object] = {}
         for k, v in doc.items():
             if k in _TRANSLATED_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
                 out[k] = [translate(x, lang) for x in v]

@@ -16,6 +16,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -42,6 +43,16 @@ class _Refused(Exception):
     pass
 
 
+@dataclass
+class _BodyState:
+    """One request's body as Bounds has seen it."""
+
+    read: int = 0  # bytes so far
+    more: bool = True  # more of the body to come
+    refusal: tuple[int, str] | None = None  # our answer instead of the app's (status, why)
+    started: bool = False  # the app's answer has begun
+
+
 class Bounds:
     def __init__(self, app: ASGIApp, limit: Callable[[Scope], int], body_timeout: float, request_timeout: float):
         self.app, self.limit, self.body_timeout, self.request_timeout = app, limit, body_timeout, request_timeout
@@ -54,31 +65,31 @@ class Bounds:
         declared = headers.get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             return await _answer(send, 413, f"request too large: the limit is {_size(limit)}")
-        state = {"read": 0, "more": True, "refusal": None, "started": False}
+        state = _BodyState()
         has_body = declared not in (b"", b"0") or b"transfer-encoding" in headers
 
         async def bounded_receive() -> Message:
-            if not state["more"]:  # the body is in: what is left to hear is a disconnect, unhurried
+            if not state.more:  # the body is in: what is left to hear is a disconnect, unhurried
                 return await receive()
             try:
                 message = await asyncio.wait_for(receive(), self.body_timeout)
             except TimeoutError:
-                state["refusal"] = (408, f"the request body paused for more than {self.body_timeout:g} s")
+                state.refusal = (408, f"the request body paused for more than {self.body_timeout:g} s")
                 raise _Refused() from None
             if message["type"] == "http.request":
-                state["read"] += len(message.get("body", b""))
-                state["more"] = message.get("more_body", False)
-                if state["read"] > limit:
-                    state["refusal"] = (413, f"request too large: the limit is {_size(limit)}")
+                state.read += len(message.get("body", b""))
+                state.more = message.get("more_body", False)
+                if state.read > limit:
+                    state.refusal = (413, f"request too large: the limit is {_size(limit)}")
                     raise _Refused()
             return message
 
         async def watched_send(message: Message) -> None:
-            if state["refusal"]:  # the app's own answer to the broken body (a 400) gives way to ours
+            if state.refusal:  # the app's own answer to the broken body (a 400) gives way to ours
                 return
             if message["type"] == "http.response.start":
-                state["started"] = True
-                if has_body and state["more"]:
+                state.started = True
+                if has_body and state.more:
                     # Answered before the body is all in (a form field over its limit, say): the
                     # connection closes after the answer rather than parse the rest only to drop it.
                     message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
@@ -90,9 +101,9 @@ class Bounds:
         except _Refused:
             pass
         except TimeoutError:
-            state["refusal"] = state["refusal"] or (504, f"the request took more than {self.request_timeout:g} s")
-        if state["refusal"] and not state["started"]:
-            await _answer(send, *state["refusal"])
+            state.refusal = state.refusal or (504, f"the request took more than {self.request_timeout:g} s")
+        if state.refusal and not state.started:
+            await _answer(send, *state.refusal)
 
 
 def _size(n: int) -> str:

@@ -16,7 +16,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -79,7 +79,7 @@ class ReadQueue:
                 return
         self._free += 1
 
-    async def _acquire(self, gone: Callable[[], object]) -> None:
+    async def _acquire(self, gone: Callable[[], Awaitable[bool]]) -> None:
         if self._free and not self._waiters:
             self._free -= 1
             return
@@ -102,7 +102,7 @@ class ReadQueue:
                 waiter.cancel()
             raise
 
-    async def run(self, fn: Callable[..., T], *args, gone: Callable[[], object]) -> T:
+    async def run(self, fn: Callable[..., T], *args, gone: Callable[[], Awaitable[bool]]) -> T:
         """``fn(*args)`` on a reader once one is free; ``gone()`` says whether the client left."""
         await self._acquire(gone)
         loop = asyncio.get_running_loop()

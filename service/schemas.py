@@ -6,7 +6,7 @@ configuration: at most 8 players to a game, a tableau of 4 × 5 cards.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -111,6 +111,7 @@ class PlayerOut(BaseModel):
     confidence: float | None = None
     cells: list[list[CellRead]] | None = None
     photo: str | None = None
+    deck: str | None = Field(None, description="the deck whose cards the cells were named as (standin: built in)")
     overlay_url: str | None = None
     photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
     photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")
@@ -188,7 +189,7 @@ class Problem(BaseModel):
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.
-ERRORS = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
 
 
 class DeckOut(BaseModel):

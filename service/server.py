@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from typing import TypedDict
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -88,10 +89,21 @@ def serve(settings: Settings | None = None, **flags) -> None:
     run(settings or Settings(**{k: v for k, v in flags.items() if v is not None}))
 
 
+class _Common(TypedDict):
+    """uvicorn's options for one process and for several alike."""
+
+    host: str
+    port: int
+    log_level: str
+    access_log: bool
+    timeout_keep_alive: int
+    limit_concurrency: int
+
+
 def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    common = dict(host=settings.host, port=settings.port, log_level="info", access_log=False,
-                  timeout_keep_alive=5, limit_concurrency=settings.max_connections)
+    common = _Common(host=settings.host, port=settings.port, log_level="info", access_log=False,
+                     timeout_keep_alive=5, limit_concurrency=settings.max_connections)
     if settings.workers == 1:
         config = uvicorn.Config(create_app(settings), http=header_deadline(settings.header_timeout), **common)
         uvicorn.Server(config).run()

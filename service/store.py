@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ecoscore.scoring import ReadDoc
+
 from . import migrations, names
 
 ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read out and type
@@ -73,8 +75,8 @@ class Busy(StoreError):
 @dataclass
 class PlayerRow:
     name: str
-    grid: list
-    read: dict | None
+    grid: list[list[str | None]]
+    read: ReadDoc | None  # what the photo's read adds to the player in the answer (None: a grid given)
     overlay_id: str | None
     updated: float
     version: int = 1
@@ -86,7 +88,7 @@ class Room:
     mode: str
     created: float
     neutral: tuple[int, int]
-    bot_grid: list | None
+    bot_grid: list[list[str | None]] | None
     version: int
     players: list[PlayerRow]
 
@@ -317,7 +319,7 @@ class Store:
             self._as_owner(db, room_id, owner_token, if_match)
             db.execute("UPDATE rooms SET neutral_streams = ?, neutral_wolves = ? WHERE id = ?", (streams, wolves, room_id))
 
-    def set_bot(self, room_id: str, grid: list, owner_token: str | None = None, if_match: int | None = None) -> None:
+    def set_bot(self, room_id: str, grid: list[list[str | None]], owner_token: str | None = None, if_match: int | None = None) -> None:
         with self._transaction() as db:
             self._as_owner(db, room_id, owner_token, if_match)
             db.execute("UPDATE rooms SET bot_grid = ? WHERE id = ?", (json.dumps(grid), room_id))
@@ -332,7 +334,7 @@ class Store:
         if besides is None and len(others) >= self.max_players:
             raise Invalid(f"the room is full: at most {self.max_players} players")
 
-    def put_player(self, room_id: str, name: str, grid: list, read: dict | None, overlay: bytes | None,
+    def put_player(self, room_id: str, name: str, grid: list[list[str | None]], read: ReadDoc | None, overlay: bytes | None,
                    token: str | None, if_match: int | None = None) -> tuple[str, int]:
         """Add a player (a new secret token) or replace their tableau (their token and version).
 
@@ -344,7 +346,7 @@ class Store:
                 "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
             ).fetchone()
             if existing:
-                if not _holds(existing[0], token):
+                if token is None or not _holds(existing[0], token):
                     raise Forbidden(f"{name!r} already has a tableau in this room; only that player can replace it")
                 self._check_version(name, existing[2], if_match)
             else:
@@ -354,6 +356,7 @@ class Store:
             if existing:
                 db.execute("UPDATE players SET grid = ?, read = ?, overlay_id = ?, updated = ?, version = version + 1 "
                            "WHERE room_id = ? AND name = ?", (*encoded, room_id, name))
+                assert token is not None  # the player's own: checked above
                 return token, existing[2] + 1
             token = secrets.token_urlsafe(18)
             db.execute("INSERT INTO players (room_id, name, token_hash, grid, read, overlay_id, updated, version) "

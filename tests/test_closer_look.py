@@ -4,7 +4,7 @@ bench/bench_models.py.)"""
 import numpy as np
 
 from ecoscore.vision.models import Detections
-from ecoscore.vision.pipeline import Reader, _wholly_inside
+from ecoscore.vision.pipeline import Reader, wholly_inside
 
 
 def boxes(*rows) -> Detections:
@@ -34,11 +34,11 @@ class ScriptedFinder:
 def test_wholly_inside_treats_the_photos_own_edge_as_no_cut():
     window, size = (100, 100, 300, 300), (1000, 1000)
     quads = boxes((200, 200, 40, 60, 1), (295, 200, 40, 60, 1), (125, 200, 40, 60, 1)).quads
-    assert _wholly_inside(quads, window, size).tolist() == [True, False, True]
+    assert wholly_inside(quads, window, size).tolist() == [True, False, True]
     # The same card at the photo's left edge, with a window that starts there.
     at_edge = boxes((10, 200, 40, 60, 1)).quads
-    assert _wholly_inside(at_edge, (0, 100, 300, 300), size).tolist() == [True]
-    assert not _wholly_inside(at_edge, (5, 100, 300, 300), size).any()
+    assert wholly_inside(at_edge, (0, 100, 300, 300), size).tolist() == [True]
+    assert not wholly_inside(at_edge, (5, 100, 300, 300), size).any()
 
 
 def test_closer_look_replaces_small_cards_and_keeps_a_card_its_window_cuts():
@@ -56,7 +56,7 @@ def test_closer_look_replaces_small_cards_and_keeps_a_card_its_window_cuts():
     cut_part = (759 - x0) / 2
     closer = boxes(*[(x - x0 + 3, y - y0, w, h, s) for x, y, w, h, s in small], (cut_part, 1000 - y0, 2 * cut_part, 110, 0.8))
     reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
-    out = reader._zoom_small_groups(np.zeros((2000, 2000, 3), np.uint8), first)
+    out = reader.find(np.zeros((2000, 2000, 3), np.uint8))  # the scripted first look, then the closer one
     assert len(reader.finder.windows) == 1
     # The window's long side (1,074 px) at 32 px a card of 78 px wants 440 px: the first canvas.
     assert reader.finder.sizes == [512]
@@ -72,5 +72,5 @@ def test_closer_look_magnifies_tiny_cards_on_a_bigger_canvas():
     tiny = [(600 + 35 * i, 1000, 30, 42, 0.9) for i in range(12)]
     first = boxes(*tiny)
     reader = Reader(finder=ScriptedFinder(first, boxes((0, 0, 1, 1, 0.1))), classifier=object())
-    reader._zoom_small_groups(np.zeros((2000, 2000, 3), np.uint8), first)
+    reader.find(np.zeros((2000, 2000, 3), np.uint8))
     assert reader.finder.sizes == [768]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ecoscore.vision.train import RECIPES, _dataset_dir, prepare_data
+from ecoscore.vision.train import RECIPES, prepare_data
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
@@ -16,11 +16,14 @@ def test_a_replayed_recipe_trains_and_validates_beside_the_new_photos(tmp_path, 
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
     loose = replace(RECIPES["finder-loose"], **TINY)
     base = replace(RECIPES[loose.replay], **TINY)
-    written = prepare_data(loose, "standin", _dataset_dir(loose, "standin"), 1, replay=base).read_text()
+    own = tmp_path / "own"
+    written = prepare_data(loose, "standin", own, 1, replay=base).read_text()
     data = {key: json.loads(value) for key, _, value in (line.partition(": ") for line in written.splitlines())
             if key in ("train", "val")}
 
-    own, replayed = _dataset_dir(loose, "standin"), _dataset_dir(base, "standin")
+    # The replayed recipe's photos are rendered (or reused) where that recipe keeps its own data.
+    replayed = Path(data["train"][-1]).parent.parent
+    assert replayed.parent == (tmp_path / "datasets").resolve() and replayed != own.resolve()
     for split in ("train", "val"):
         assert data[split] == [str((root / part / "images").resolve())
                                for root in (own, replayed) for part in (split, f"{split}-hard")]
@@ -41,9 +44,9 @@ def test_the_shipped_finder_trains_on_decks_of_any_art_and_on_steep_photos(tmp_p
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
     recipe = replace(RECIPES["finder"], train_scenes=12, val_scenes=1, render_long_side=160)
     base = replace(RECIPES[recipe.replay], **TINY)
-    written = prepare_data(recipe, "standin", _dataset_dir(recipe, "standin"), 1, replay=base).read_text()
+    own = tmp_path / "own"
+    written = prepare_data(recipe, "standin", own, 1, replay=base).read_text()
     train = json.loads(next(line for line in written.splitlines() if line.startswith("train:")).partition(": ")[2])
-    own = _dataset_dir(recipe, "standin")
     assert train[:3] == [str((own / part / "images").resolve()) for part in ("train", "train-hard", "train-steep")]
     decks = [json.loads(t.read_text())["deck"] for t in sorted((own / "train" / "truth").glob("*.json"))]
     assert "standin" in decks and any(name.startswith("generated-") for name in decks)

@@ -1,4 +1,4 @@
-"""Hand-checked grids for every card type and every edge case in RULES.md."""
+"""Hand-checked grids for every card type and every edge case of the game's rules (see README, "Rules")."""
 from helpers import grid, points
 
 from ecoscore.scoring import CardType as T

@@ -42,7 +42,7 @@ def test_score_one_photo_with_overlay(client, photo_set):
     assert r.status_code == 200, r.text
     doc = r.json()
     p = doc["players"][0]
-    assert p["name"] == "alice" and doc["provisional_majorities"] is True
+    assert p["name"] == "alice" and doc["provisional_majorities"] is True and p["deck"] == "standin"
     assert len(p["grid"]) == 4 and len(p["cells"][0]) == 5 and "doubts" in p
     assert p["explanation"]["cards"] or p["explanation"]["groups"]
     img = client.get(p["overlay_url"])

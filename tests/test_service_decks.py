@@ -58,4 +58,5 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     assert r.status_code == 200, r.text
     player = r.json()["players"][0]
     assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
+    assert player["deck"] == "kitchen", "the answer says which deck's cards it read"
     assert "kitchen" in [d["name"] for d in client.get("/api/decks").json()["decks"]]

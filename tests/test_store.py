@@ -52,7 +52,7 @@ def test_a_new_store_has_every_step_and_opening_again_applies_none(db_url):
     first.close()
     again = Store(db_url)
     assert again.migrated == []
-    with again._connect() as db:
+    with again.db.connect() as db:
         assert [v for (v,) in db.execute("SELECT version FROM schema_migrations ORDER BY version")] == \
             list(range(1, HEAD + 1))
     again.close()
@@ -89,7 +89,7 @@ def test_an_existing_sqlite_store_upgrades_in_place(tmp_path, schema, owned):
     assert (version, store.room("oldroom").version) == (1, 3)
     rid, owner = store.create_room("solo")
     store.set_bot(rid, EMPTY, owner)
-    with store._connect() as db:
+    with store.db.connect() as db:
         updated = db.execute("SELECT updated FROM rooms WHERE id = 'oldroom'").fetchone()[0]
         indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert updated is not None and {"rooms_updated", "overlays_created"} <= indexes

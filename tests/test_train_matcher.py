@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypatch):
     from ecoscore.datasets.matchset import EMPTY, FOREIGN, build_bank
-    from ecoscore.vision.train_matcher import MatcherRecipe, _to_tensor, build_network, train_matcher
+    from ecoscore.vision.train_matcher import MatcherRecipe, build_network, to_tensor, train_matcher
 
     bank = build_bank(tmp_path / "bank.npz", 8, range(0, 4), first=123, workers=1, progress=False)
     data = np.load(bank)
@@ -35,6 +35,6 @@ def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypa
     net.eval()
     crops = data["crops"][:5]
     with torch.no_grad():
-        expected = net(_to_tensor(crops)).numpy()
+        expected = net(to_tensor(crops)).numpy()
     got = CardEmbedder(onnx)(list(crops))
     assert np.abs(got - expected).max() < 1e-4

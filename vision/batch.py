@@ -11,17 +11,32 @@ import json
 import multiprocessing
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from tqdm import tqdm
 
-from ecoscore.scoring import game_to_dict
+from ecoscore.scoring import GameDoc, game_to_dict
+
+if TYPE_CHECKING:
+    from .pipeline import Reader
 
 CSV_FIELDS = ["file", "status", "tableaux", "totals", "grids", "doubts", "confidence", "error", "ms"]
 
-_reader = None
+_reader: Reader | None = None
+
+
+class FileResult(TypedDict):
+    """One file's line of ``--jsonl`` (and what its CSV row is made from)."""
+
+    file: str
+    status: Literal["ok", "error"]
+    game: NotRequired[GameDoc]  # the JSON answer, when read
+    error: NotRequired[str]  # why not, when not
+    ms: float
 
 
 def collect(target: str) -> list[Path]:
@@ -44,27 +59,35 @@ def _init(deck: str | None = None) -> None:
     _reader = open_reader(deck, threads=1)  # one process per core
 
 
-def score_file(path: str) -> dict:
-    """One file's result as a dict (never raises for a bad photo: the error is the result)."""
+def score_file(path: str) -> FileResult:
+    """One file's result (never raises for a bad photo: the error is the result)."""
     from ecoscore.vision.decode import ImageError
     from ecoscore.vision.pipeline import NoTableauError
     from ecoscore.vision.report import score_reads
 
+    assert _reader is not None, "score_file runs in a worker set up by _init"
     start = time.perf_counter()
+
+    def ms() -> float:
+        return round((time.perf_counter() - start) * 1e3, 1)
+
     try:
         data = Path(path).read_bytes()
         read = _reader.read(data)
-        game, extras = score_reads([(Path(path).stem, read)])
-        result = {"file": path, "status": "ok", "game": game_to_dict(game, extras)}
+        game, read_docs = score_reads([(Path(path).stem, read)])
+        return {"file": path, "status": "ok", "game": game_to_dict(game, read_docs), "ms": ms()}
     except (ImageError, NoTableauError, OSError) as err:
-        result = {"file": path, "status": "error", "error": str(err)}
-    result["ms"] = round((time.perf_counter() - start) * 1e3, 1)
-    return result
+        return error_result(path, str(err), ms())
 
 
-def csv_row(result: dict) -> dict:
-    row = {"file": result["file"], "status": result["status"], "error": result.get("error", ""), "ms": result["ms"]}
-    if result["status"] == "ok":
+def error_result(path: str, why: str, ms: float = 0.0) -> FileResult:
+    return {"file": path, "status": "error", "error": why, "ms": ms}
+
+
+def csv_row(result: FileResult) -> dict[str, object]:
+    row: dict[str, object] = {"file": result["file"], "status": result["status"], "error": result.get("error", ""),
+                              "ms": result["ms"]}
+    if "game" in result:
         players = result["game"]["players"]
         row.update(
             tableaux=len(players),
@@ -89,7 +112,7 @@ def _done(out: Path, jsonl: bool) -> set[str]:
     return {row["file"] for row in csv.DictReader(io.StringIO(text))}
 
 
-def _pool_scores(todo: list[str], workers: int, deck: str | None):
+def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[FileResult]:
     # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
                              initargs=(deck,)) as pool:
@@ -97,12 +120,12 @@ def _pool_scores(todo: list[str], workers: int, deck: str | None):
 
 
 def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True, deck: str | None = None, cluster: str | None = None) -> dict:
+              progress: bool = True, deck: str | None = None, cluster: str | None = None) -> dict[str, float]:
     files = [str(p) for p in collect(target)]
     done = _done(out, jsonl) if resume else set()
     todo = [f for f in files if f not in done]
     mode = "a" if resume and out.is_file() else "w"
-    counts = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
+    counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -110,15 +133,17 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
         writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
         if writer and mode == "w":
             writer.writeheader()
+        results: Iterator[FileResult]
         if cluster:
             from .distributed import scores
 
-            results = scores(todo, score_file, partial(_init, deck), cluster=cluster, workers=workers) if todo else iter(())
+            results = (scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
+                       if todo else iter(()))
         else:
             results = _pool_scores(todo, workers, deck) if todo else iter(())
         with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
             for result in results:
-                if jsonl:
+                if writer is None:
                     handle.write(json.dumps(result, ensure_ascii=False) + "\n")
                 else:
                     writer.writerow(csv_row(result))

@@ -67,6 +67,13 @@ def _builtin_faces() -> dict[CardType, list[np.ndarray]]:
     return {card: [reference_crop(f) for f in faces] for card, faces in load_deck(DEFAULT_DECK).faces.items()}
 
 
+def _imread(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise DeckStoreError(f"{path}: not a readable image (remove it, or enrol the deck again)")
+    return image
+
+
 class DeckStore:
     def __init__(self, root: Path):
         self.root = root
@@ -93,8 +100,7 @@ class DeckStore:
         if self.info(name).builtin:
             return _builtin_faces()
         folder = self._dir(name)
-        return {card: [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in sorted((folder / card.value).glob("*.png"))]
-                for card in CardType}
+        return {card: [_imread(f) for f in sorted((folder / card.value).glob("*.png"))] for card in CardType}
 
     def stamp(self, name: str) -> tuple[int, int] | None:
         """What changes whenever the deck does (its deck.toml is rewritten by every add): a

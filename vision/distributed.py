@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
+R = TypeVar("R")
 IN_FLIGHT_PER_WORKER = 4  # photos queued on the cluster per worker: enough to keep it busy, little held in memory
 
 
@@ -78,10 +80,11 @@ def open_client(cluster: str, workers: int):
     return Client(cluster), None
 
 
-def scores(todo: list[str], work: Callable[[str], dict], init: Callable[[], None], *, cluster: str,
-           workers: int) -> Iterator[dict]:
+def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str], R], init: Callable[[], None], *,
+           cluster: str, workers: int) -> Iterator[R]:
     """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
-    in the order of ``todo``. vision/batch.py hands over its ``score_file`` and reader set-up."""
+    in the order of ``todo``; ``failed(path, why)`` for a path the cluster could not do.
+    vision/batch.py hands over its ``score_file``, its error row and its reader set-up."""
     from distributed import WorkerPlugin, as_completed
     from distributed.client import FutureCancelledError
 
@@ -94,7 +97,7 @@ def scores(todo: list[str], work: Callable[[str], dict], init: Callable[[], None
         width = max(1, len(client.scheduler_info().get("workers", {})) or workers) * IN_FLIGHT_PER_WORKER
         pending = iter(enumerate(todo))
         futures = {}
-        done: dict[int, dict] = {}
+        done: dict[int, R] = {}
         following = 0
 
         def submit() -> bool:
@@ -116,8 +119,7 @@ def scores(todo: list[str], work: Callable[[str], dict], init: Callable[[], None
             try:
                 done[k] = future.result()
             except (FutureCancelledError, Exception) as err:  # KilledWorker: the photo kills its readers
-                done[k] = {"file": path, "status": "error", "error": f"the cluster could not score it: {err}",
-                           "ms": 0.0}
+                done[k] = failed(path, f"the cluster could not score it: {err}")
             submit()
             while following in done:  # in input order, as the plain batch writes them
                 yield done.pop(following)

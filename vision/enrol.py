@@ -154,7 +154,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
 def _consistency(vectors: np.ndarray, labels: list) -> float:
     """How much more alike same-type cells are than cells of different types (mean cosines)."""
     sims = vectors @ vectors.T
-    same, other = [], []
+    same: list[float] = []
+    other: list[float] = []
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
             if labels[i] is None or labels[j] is None:

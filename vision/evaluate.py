@@ -19,7 +19,7 @@ from tqdm import tqdm
 from ecoscore.datasets.truth import fully_visible, truth_tableau
 from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.scoring import score_tableau
-from ecoscore.truthfile import read_truth, truth_files
+from ecoscore.truthfile import TruthTableau, read_truth, truth_files
 
 from .decode import ImageError, decode
 from .lattice import MIN_CARDS
@@ -74,7 +74,7 @@ class Evaluation:
         self.missed[why] = self.missed.get(why, 0) + 1
 
 
-def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | None:
+def match_read(read: TableauRead, tab: TruthTableau) -> dict[int, tuple[int, int]] | None:
     """Read cell index -> truth (row, col), when the read covers this truth tableau one to one."""
     truth_centres = {(c["row"], c["col"]): np.mean(c["cell_corners"], 0) for c in tab["cells"]}
     keys = list(truth_centres)
@@ -90,7 +90,7 @@ def match_read(read: TableauRead, tab: dict) -> dict[int, tuple[int, int]] | Non
     return mapping if len(set(mapping.values())) == len(read.cells) else None
 
 
-def lies_on(read: TableauRead, tab: dict, width: int, height: int) -> bool:
+def lies_on(read: TableauRead, tab: TruthTableau, width: int, height: int) -> bool:
     """Whether a read tableau stands for this truth tableau: most of its cells where a card was
     found sit on this tableau's cells (a cut tableau's cells outside the photo say nothing)."""
     centres = np.array([np.mean(c["cell_corners"], 0) for c in tab["cells"]])
@@ -100,7 +100,7 @@ def lies_on(read: TableauRead, tab: dict, width: int, height: int) -> bool:
     return len(found) > 0 and on >= max(1, len(found) / 2)
 
 
-def cards_in_view(tab: dict, width: int, height: int) -> int:
+def cards_in_view(tab: TruthTableau, width: int, height: int) -> int:
     return sum(c["corners"] is not None and 0 <= np.mean(c["corners"], 0)[0] < width
                and 0 <= np.mean(c["corners"], 0)[1] < height for c in tab["cells"])
 
@@ -113,7 +113,7 @@ UNREADABLE = "a card misnamed even when cut at its true corners"
 CUT_WRONG = "a card cut or placed wrong (found by the finder or the lattice)"
 
 
-def unreadable_cards(reader: Reader, data: bytes, tab: dict) -> list[tuple[int, int]]:
+def unreadable_cards(reader: Reader, data: bytes, tab: TruthTableau) -> list[tuple[int, int]]:
     """Cells of a truth tableau the classifier misnames even from crops cut at the true card
     corners, read as the pipeline reads (all four turns when unsure)."""
     photo = decode(data, 10**6)  # full size
@@ -156,10 +156,11 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             ev.cut_reported += bool(on)
             ev.cut_reported_with_doubt += any(CUT_DOUBT in " ".join(r.doubts) for r in on)
         for tab in visible:
-            r, mapping = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), (None, None))
-            if mapping is None:
+            match = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), None)
+            if match is None:
                 ev.miss(NOT_FOUND)
                 continue  # the photo's other doubts or errors speak for it
+            r, mapping = match
             ev.found += 1
             truth_grid = truth_tableau(tab)
             right = sum(r.cells[i].type == truth_grid.at(*rc) for i, rc in mapping.items())

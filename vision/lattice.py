@@ -46,9 +46,7 @@ class CellFit:
 @dataclass
 class TableauFit:
     cells: dict[tuple[int, int], CellFit]  # (row, col) -> cell, ROWS × COLS of them
-    homography: np.ndarray  # lattice (col, row) -> image pixels
     residual: float  # RMS distance of card centres from their lattice points, in card widths
-    transposed: bool  # the cards were laid 4 wide and 5 deep (read sideways), turned to 5 × 4
     ambiguous_window: bool  # fewer than 5 columns or 4 rows hold cards: the grid's place is a guess
     off_grid: list[int] = field(default_factory=list)  # in line with the grid, just outside its 5 × 4
 
@@ -94,7 +92,7 @@ def _neighbour_steps(det: Detections) -> dict[tuple[int, int], np.ndarray]:
 
 
 def _components(n: int, steps) -> list[list[int]]:
-    adj = {i: [] for i in range(n)}
+    adj: dict[int, list[int]] = {i: [] for i in range(n)}
     for i, j in steps:
         adj[i].append(j)
     seen, comps = set(), []
@@ -177,18 +175,20 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     return H
 
 
-def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int):
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int) -> tuple[tuple[int, int], int]:
+    """The ``width`` × ``height`` window (its first column and row) holding most of the
+    occupied lattice points (col, row), and how many it holds."""
     cols = [c for c, _ in occupied]
     rows = [r for _, r in occupied]
-    best, best_count = None, -1
+    best, best_key = (0, 0), (-1, 0)
     for c0 in range(min(cols) - width + 1, max(cols) + 1):
         for r0 in range(min(rows) - height + 1, max(rows) + 1):
             count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
             # Ties: the window that starts at the first occupied column / row (deterministic).
             key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
-            if best is None or key > best_count:
-                best, best_count = (c0, r0), key
-    return best, best_count[0]
+            if key > best_key:
+                best, best_key = (c0, r0), key
+    return best, best_key[0]
 
 
 def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[TableauFit], list[int]]:
@@ -344,7 +344,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
             cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others, again)
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
-    return TableauFit(cells, H, residual, transposed, ambiguous, off_grid)
+    return TableauFit(cells, residual, ambiguous, off_grid)
 
 
 def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
@@ -353,7 +353,7 @@ def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
     area = abs(cv2.contourArea(q))
     if area <= 0:
         return False
-    inter, _ = cv2.intersectConvexConvex(q, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    inter, _ = cv2.intersectConvexConvex(q, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     return inter / area >= MIN_VISIBLE
 
 

@@ -102,8 +102,8 @@ class CardFinder:
         self.network = _network(self.path, concurrent, threads)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
         # The first look's canvases serve every read; the bigger ones only closer looks at small
-        # cards (pipeline.CLOSER_SIZES): one stream each, not one per concurrent read. Two reads
-        # with reads at once (the service) held 1.9 GB warmed instead of 1.3 (bench_service).
+        # cards (pipeline.CLOSER_SIZES): one stream each, not one per concurrent read. With two
+        # reads at once (the service) the finder held 1.8 GB warmed, now 1.3 (bench_service).
         self.network.one_stream_above = self.imgsz
 
     def warm_up(self, sizes: tuple[int, ...] = ()) -> None:
@@ -180,6 +180,7 @@ class CardClassifier:
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
+        self.deck: str = str(self.meta.get("deck", "standin"))  # the deck it was trained on
         self.network = _network(self.path, concurrent, threads)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:

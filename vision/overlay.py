@@ -2,6 +2,8 @@
 doubtful cells highlighted, loose cards marked, the total on top."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -21,7 +23,7 @@ def cell_points(player: PlayerScore) -> dict[int, str]:
     return labels
 
 
-def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarray:
+def draw_overlay(read: PhotoRead, players: Sequence[PlayerScore | None]) -> np.ndarray:
     """``players[k]`` is the score of ``read.tableaux[k]`` (None: not scored)."""
     img = read.photo.image
     if max(img.shape[:2]) > MAX_SIDE:
@@ -60,6 +62,6 @@ def draw_overlay(read: PhotoRead, players: list[PlayerScore | None]) -> np.ndarr
     return img
 
 
-def overlay_jpeg(read: PhotoRead, players: list[PlayerScore | None], quality: int = 80) -> bytes:
+def overlay_jpeg(read: PhotoRead, players: Sequence[PlayerScore | None], quality: int = 80) -> bytes:
     ok, buf = cv2.imencode(".jpg", draw_overlay(read, players), [cv2.IMWRITE_JPEG_QUALITY, quality])
     return buf.tobytes()

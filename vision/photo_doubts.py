@@ -6,6 +6,7 @@ so it adds no pass of either model.
 """
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
 import cv2
@@ -62,11 +63,12 @@ def squeeze(fit: TableauFit) -> float:
 
 
 def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_original: float,
-         doubtful_cells: set[tuple[int, int]]) -> Look:
+         doubtful_cells: Set[tuple[int, int]]) -> Look:
     """Measure a tableau in the (decoded, reduced) photo ``image``. The pixels are looked at only
     for a read with doubtful cells (the light and glare advice is only for those), and on a copy
     at most LOOK_PX wide: on every cell of every photo at full size this cost more than the lattice fit."""
-    brightest, glare = 255.0, []
+    brightest: float = 255.0
+    glare: list[tuple[int, int]] = []
     if doubtful_cells:
         brightest, glare = _light(image, fit, doubtful_cells)
     return Look(
@@ -78,7 +80,7 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
     )
 
 
-def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
+def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
     """(99th percentile of grey over the cells in view, the doubtful cells washed out by glare)."""
     k = min(1.0, LOOK_PX / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
@@ -108,7 +110,7 @@ def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: set[tuple[int, in
     return brightest, sorted(glare)
 
 
-def retake_advice(seen: Look, doubtful: bool, doubtful_cells: set[tuple[int, int]] = frozenset()) -> list[str]:
+def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int]] = frozenset()) -> list[str]:
     """The advice for one tableau. Cut by the frame is said always (cells went unread); glare
     for the doubtful cells it washes out (``doubtful_cells``); the others only for a read that
     has doubts (they say why, and how to do better; a good read needs no lecture)."""

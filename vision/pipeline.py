@@ -84,6 +84,7 @@ class PhotoRead:
     timings_ms: dict[str, float]
     photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
     loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
+    deck: str = "standin"  # the deck whose cards the cells were named as (the classifier's or a matcher's)
 
     @property
     def doubts(self) -> list[str]:
@@ -126,7 +127,9 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[Cell
     same reads, and no confident wrong either way."""
     first = classifier(crops)
     named = [CellNaming(p, int(p.argmax()), float(p.max())) for p in first]
-    unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
+    # A deck's matcher carries its own (its references already hold all four turns).
+    sure = getattr(classifier, "sure_at_once", SURE_AT_ONCE)
+    unsure = np.flatnonzero(first.max(1) < sure)
     turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
     others = classifier(turned).reshape(len(unsure), 3, first.shape[1])
     for i, more in zip(unsure, others):
@@ -159,7 +162,7 @@ class Reader:
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
         the reader's own."""
-        timings = {}
+        timings: dict[str, float] = {}
         t0 = time.perf_counter()
         photo = decode(data)
         t1 = time.perf_counter()
@@ -172,7 +175,8 @@ class Reader:
         loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
             self._refuse(photo, det)
-        reads = self._classify(photo, det, fits, classifier or self.classifier)
+        classifier = classifier or self.classifier
+        reads = self._classify(photo, det, fits, classifier)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
         reads = self._doubt_the_photo(photo, det, fits, reads)
@@ -181,7 +185,8 @@ class Reader:
             self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)))
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)),
+                         classifier.deck)
 
     def _refuse(self, photo: Photo, det: Detections) -> None:
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
@@ -235,11 +240,11 @@ class Reader:
             x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
             x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
             window = (x0, y0, x1, y1)
-            keep &= ~_wholly_inside(det.quads, window, (w, h))
+            keep &= ~wholly_inside(det.quads, window, (w, h))
             want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
             closer = closer.shifted((x0, y0))
-            found.append(closer.subset(_wholly_inside(closer.quads, window, (w, h))))
+            found.append(closer.subset(wholly_inside(closer.quads, window, (w, h))))
         if not found:
             return det
         # Closer looks overlap where groups lie close: one card may be found by two of them.
@@ -313,7 +318,7 @@ class Reader:
         return TableauRead(cells, read_doubts)
 
 
-def _wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
+def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
                    margin: float = 2.0) -> np.ndarray:
     """Which boxes lie wholly inside ``window`` (x0, y0, x1, y1), ``margin`` pixels clear of
     each of its edges that is not also the photo's edge (a card cut by the photo is cut in

@@ -1,9 +1,10 @@
-"""Score photos as players of one game, and describe each read for JSON."""
+"""Score photos as players of one game, and describe each read for the JSON answer (its
+``ReadDoc``: the answer's shape is defined, and the answer built, in scoring/report.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ecoscore.scoring import GameScore, Tableau, score_game, to_json
+from ecoscore.scoring import GameScore, ReadDoc, Tableau, score_game
 
 from .pipeline import PhotoRead, TableauRead
 
@@ -15,10 +16,9 @@ def player_names(name: str, read: PhotoRead) -> list[str]:
     return [f"{name}-{k + 1}" for k in range(len(read.tableaux))]
 
 
-def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> dict:
-    """The per-player fields a photo adds to the score JSON."""
+def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
+    """What a tableau's read adds to its player in the answer (``extra_doubts``: the photo's)."""
     return {
-        "grid": to_json(tab.tableau),
         "doubts": [*extra_doubts, *tab.doubts],
         "confidence": round(tab.confidence, 4),
         "cells": [
@@ -45,12 +45,17 @@ def score_reads(
     neutral: tuple[int, int] | None = None,
     bot: Tableau | None = None,
     others: Sequence[tuple[int, int]] | None = None,
-) -> tuple[GameScore, list[dict]]:
-    """Score read photos as one game. Returns the game and, per player, the read's fields."""
-    players, extras = [], []
+) -> tuple[GameScore, list[ReadDoc]]:
+    """Score read photos as one game. Returns the game and, per player, what the read adds
+    (``game_to_dict(game, reads)`` is the answer)."""
+    players: list[tuple[str, Tableau]] = []
+    docs: list[ReadDoc] = []
     for name, read in reads:
         for player, tab in zip(player_names(name, read), read.tableaux):
             players.append((player, tab.tableau))
-            extras.append(read_to_dict(tab, read.doubts) | {"photo": name})
+            doc = read_to_dict(tab, read.doubts)
+            doc["photo"] = name
+            doc["deck"] = read.deck
+            docs.append(doc)
     game = score_game(players, neutral=neutral, bot=bot, others=others)
-    return game, extras
+    return game, docs

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,15 +86,23 @@ class Network:
         self._read = self._core.read_model(str(path))
         shape = self._read.inputs[0].partial_shape
         self.any_size = shape.rank.get_length() == 4 and shape[2].is_dynamic and shape[3].is_dynamic
-        self._compiled = {} if self.any_size else {None: self._core.compile_model(self._read, "CPU", self.config)}
+        # One compiled model per input shape (C, H, W) of an open-size model, else one for all (None).
+        self._compiled: dict[tuple[int, ...] | None, Any] = (
+            {} if self.any_size else {None: self._core.compile_model(self._read, "CPU", self.config)})
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    def _model_for(self, shape: tuple[int, ...]):
+    @property
+    def compiled_shapes(self) -> set[tuple[int, ...]]:
+        """The input shapes (C, H, W) an open-size model has been compiled for so far."""
+        return {key for key in self._compiled if key is not None}
+
+    def _model_for(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, Any]:
         key = shape[1:] if self.any_size else None  # any batch size; one model per image shape
         if key not in self._compiled:
             with self._lock:
                 if key not in self._compiled:
+                    assert key is not None  # a fixed-size model is compiled at start
                     model = self._read.clone()
                     model.reshape({model.inputs[0].any_name: [-1, *key]})
                     config = self.config

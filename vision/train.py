@@ -18,6 +18,7 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
 from ecoscore.datasets.synth import CLASSIFIER_CLASSES, synthesize
@@ -99,11 +100,14 @@ RECIPES = {
     # the cards (mosaic art's facets boxed as cards, dark cards lost on a dark cloth), and players'
     # photos across the table (camera under 40 degrees) were beyond what it had seen. Fresh photos,
     # most of them of generated decks of five styles, a share taken the way players take them
-    # (the steep split's settings), with finder-loose's photos replayed beside them.
+    # (the steep split's settings), with finder-loose's photos replayed beside them. Two epochs
+    # of a three-epoch schedule, averaged with finder-loose: chosen on the tuning material
+    # (bench/compare_finders.py; the model card has the figures).
     "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16, train_scenes=1500,
                      val_scenes=200, render_long_side=672, train_seed=71, val_seed=1071, p_random_faces=0.2,
                      p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.7,
-                     init="finder-loose", warmup_epochs=0.3, replay="finder-loose", lr0=0.001),
+                     init="finder-loose", warmup_epochs=0.3, replay="finder-loose", lr0=0.001, stop_after=2,
+                     average_with_init=0.5),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
@@ -142,8 +146,8 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
                  replay: Recipe | None = None) -> Path:
     """Render (or reuse) the train and val splits, and those of ``replay`` (the recipe named by
     ``recipe.replay``); return what Ultralytics' ``data=`` takes."""
-    settings = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces, p_hole=recipe.p_hole,
-                    p_multi=recipe.p_multi)
+    settings: dict[str, Any] = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces,
+                                    p_hole=recipe.p_hole, p_multi=recipe.p_multi)
     if recipe.loose_cards is not None:
         settings["loose_cards"] = recipe.loose_cards
     kind = recipe.kind
@@ -266,8 +270,8 @@ def train(
             ),
         )
     best = run_dir / "weights" / "best.pt"
-    if recipe.average_with_init is not None:
-        best = average_weights(Path(init_weights), best, recipe.average_with_init, run_dir / "weights" / "averaged.pt")
+    if recipe.average_with_init is not None:  # a fine-tune: init_weights is set
+        best = average_weights(Path(init_weights), best, recipe.average_with_init, run_dir / "weights" / "averaged.pt")  # type: ignore[arg-type]
     onnx_path = export_onnx(best, recipe)
     (run_dir / "finished.json").write_text(
         json.dumps({"recipe": recipe.__dict__, "seconds_this_session": round(time.time() - started)}, indent=2)

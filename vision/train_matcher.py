@@ -84,13 +84,14 @@ def reference_crop(face: np.ndarray, rng: np.random.Generator | None = None, jit
     """A flat face as the matcher sees an enrolled scan: squashed to the crop square, its
     corners moved by ``jitter`` of its width (a scan cut a little off)."""
     h, w = face.shape[:2]
-    quad = np.float64([[0, 0], [w, 0], [w, h], [0, h]])
+    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     if rng is not None and jitter:
         quad += rng.normal(0, jitter * w, quad.shape)
     return warp_quad(face, quad, CROP_SIZE)
 
 
-def _to_tensor(batch_bgr: np.ndarray):
+def to_tensor(batch_bgr: np.ndarray):
+    """The network's input: a batch of BGR uint8 crops (N, H, W, 3) as RGB floats in 0 ... 1, NCHW."""
     import torch
 
     x = torch.from_numpy(np.ascontiguousarray(batch_bgr[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
@@ -143,7 +144,10 @@ class Episodes:
         slot × 11 + type, then ``n_classes`` = empty and ``n_classes + 1`` = not ours."""
         r = self.recipe
         decks = rng.choice(self.decks, min(r.decks_per_step, len(self.decks)), replace=False)
-        queries, targets, refs, ref_class = [], [], [], []
+        queries: list[int] = []  # indices into the bank's crops
+        targets: list[int] = []
+        refs: list[np.ndarray] = []
+        ref_class: list[int] = []
         for slot, deck in enumerate(decks):
             own = self.by_deck[int(deck)]
             pick = rng.choice(own, min(r.queries_per_deck, len(own)), replace=False)
@@ -172,7 +176,7 @@ def episode_loss(net, empty_proto, batch, recipe: MatcherRecipe, rng):
     import torch
 
     q_img, targets, r_img, r_class, n_classes = batch
-    x = _photometric(_to_tensor(np.concatenate([q_img, r_img])), rng)
+    x = _photometric(to_tensor(np.concatenate([q_img, r_img])), rng)
     emb = net(x)
     q, r = emb[: len(q_img)], emb[len(q_img):]
     sims = q @ r.T  # queries × references
@@ -258,7 +262,7 @@ def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path) -> Pa
     net.eval()
     path = run_dir / "matcher.onnx"
     dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
-    torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["embedding"],
+    torch.onnx.export(net, (dummy,), str(path), input_names=["crops"], output_names=["embedding"],
                       dynamic_axes={"crops": {0: "batch"}, "embedding": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     empty = torch.nn.functional.normalize(empty_proto.detach(), dim=0).tolist()

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ecoscore.options import parse_others, parse_pair
+
+if TYPE_CHECKING:
+    from ecoscore.scoring import GameScore, ReadDoc
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -50,12 +55,13 @@ def game_options(args: argparse.Namespace) -> dict:
     return options
 
 
-def print_game(game, args: argparse.Namespace, extra: list[dict] | None = None) -> None:
-    """Print a scored game as the score pad or JSON; ``extra`` merges per-player fields."""
+def print_game(game: GameScore, args: argparse.Namespace, reads: Sequence[ReadDoc] = ()) -> None:
+    """Print a scored game as the score pad or the JSON answer; ``reads``: what each player's
+    photo read adds (``score``; none for ``grid``)."""
     from ecoscore.scoring import explain, game_to_dict, score_pad
 
     if args.json:
-        json.dump(game_to_dict(game, extra), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(game_to_dict(game, reads), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
     sys.stdout.write(score_pad(game))

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     reader = open_reader_or_fail(args.deck)
     reads = [(name, read_or_fail(reader, name, data)) for name, data in photos]
     try:
-        game, extras = score_reads(reads, **game_options(args))
+        game, read_docs = score_reads(reads, **game_options(args))
     except ValueError as err:
         raise BadInput(str(err)) from None
     if args.overlay:
@@ -36,14 +36,14 @@ def run(args: argparse.Namespace) -> int:
             path = args.overlay / f"{name}.overlay.jpg"
             path.write_bytes(overlay_jpeg(read, scored))
             print(f"overlay: {path}", file=sys.stderr)
-    print_game(game, args, extras)
+    print_game(game, args, read_docs)
     for name, read in reads:
         if len(read.tableaux) > 1:
             print(f"note: {name} holds {len(read.tableaux)} tableaux, scored as players "
                   f"{name}-1 to {name}-{len(read.tableaux)}", file=sys.stderr)
     if not args.json:
-        for extra, player in zip(extras, game.players):
-            for doubt in extra["doubts"]:
+        for read_doc, player in zip(read_docs, game.players):
+            for doubt in read_doc["doubts"]:
                 print(f"doubt ({player.name}): {doubt}")
     return 0
 

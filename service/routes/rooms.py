@@ -13,7 +13,8 @@ import segno
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.scoring import game_to_dict, parse_json, score_game, to_json
+from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
+from ecoscore.scoring.tableau import cell_at
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -28,20 +29,23 @@ RoomId = Annotated[str, Path(max_length=20, description="the room's code (its pa
 PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]
 
 
-def with_corrections(read: dict | None, grid: list) -> dict:
+def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> ReadDoc:
     """A player's read as it stands after their corrections: the cells whose type now differs
     from the read are listed in ``corrected`` and lose their doubts; every other cell and doubt
     stays as it was read (the cells keep the types read, so "back to what was read" can work)."""
-    read = {k: v for k, v in (read or {}).items() if k != "grid"}  # the grid is the one scored
+    read = ReadDoc(**read) if read else ReadDoc()
     if not read.get("cells"):
         return read
-    corrected = [[r, c] for r, row in enumerate(read["cells"]) for c, cell in enumerate(row)
+    cells = read["cells"]
+    corrected = [[r, c] for r, row in enumerate(cells) for c, cell in enumerate(row)
                  if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
     gone = {(r, c) for r, c in corrected}
-    cells = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
-             for r, row in enumerate(read["cells"])]
-    doubts = [d for d in read.get("doubts", []) if not any(d.startswith(f"row {r + 1}, col {c + 1}: ") for r, c in gone)]
-    return read | {"cells": cells, "doubts": doubts, "corrected": corrected}
+    read["cells"] = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
+                     for r, row in enumerate(cells)]
+    read["doubts"] = [d for d in read.get("doubts", [])
+                      if not any(d.startswith(f"{cell_at(r, c)}: ") for r, c in gone)]
+    read["corrected"] = corrected
+    return read
 
 
 def _room_doc(svc, room_id: str) -> dict:
@@ -63,11 +67,12 @@ def _room_doc(svc, room_id: str) -> dict:
             return doc
         # A room keeps each player's plain photo (photo_url); overlay_url names the same picture
         # for older clients: a drawn overlay would show points scored alone, not the room's.
-        extras = [with_corrections(p.read, p.grid)
-                  | {"overlay_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None,
-                     "photo_url": f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None}
-                  for p in room.players]
-        doc["game"] = game_to_dict(game, extras)
+        reads = []
+        for p in room.players:
+            read = with_corrections(p.read, p.grid)
+            read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
+            reads.append(read)
+        doc["game"] = game_to_dict(game, reads)
     return doc
 
 
@@ -122,7 +127,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     await svc.db(svc.store.room, room_id)  # an unknown room before a read
     read = await read_photo(svc, request, photo, name, deck)
 
-    def draw():
+    def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict
 
         tab = read.tableaux[0]
@@ -131,12 +136,14 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         if len(read.tableaux) > 1:
             doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
                           "(photograph yours alone to be sure)")
-        return to_json(tab.tableau), read_to_dict(tab, doubts) | {"photo_size": list(read.size)}, jpeg
+        read_doc = read_to_dict(tab, doubts)
+        read_doc["photo_size"] = list(read.size)
+        return to_json(tab.tableau), read_doc, jpeg
 
-    grid, fields, jpeg = await run_in_threadpool(draw)
+    grid, read_doc, jpeg = await run_in_threadpool(draw)
     if await request.is_disconnected():  # abandoned: store nothing
         raise HTTPException(408, "the client went away")
-    written = await svc.db(svc.store.put_player, room_id, name, grid, fields, jpeg, x_player_token, if_match)
+    written = await svc.db(svc.store.put_player, room_id, name, grid, read_doc, jpeg, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 
 
@@ -159,6 +166,7 @@ async def rename_player(svc: Svc, response: Response, room_id: RoomId, name: Pla
                         if_match: IfMatch, x_player_token: PlayerToken = None):
     name, new = names.fold(name), svc.name(body.name)
     version = await svc.db(svc.store.rename_player, room_id, name, new, x_player_token, if_match)
+    assert x_player_token is not None  # the store renames only for the player's own token
     return await _written(svc, room_id, new, (x_player_token, version), response)
 
 

@@ -9,12 +9,12 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.options import parse_others, parse_pair
-from ecoscore.scoring import GridError, Tableau, game_to_dict, parse_grid, parse_json, score_game
+from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, game_to_dict, parse_grid, parse_json, score_game
 from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.report import score_reads
 
 from ..bodies import BoundedRoute
-from ..deps import Svc
+from ..deps import Services, Svc
 from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
 from .photos import photo_jpeg, photo_name, read_photo
 
@@ -49,38 +49,38 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
     return others
 
 
-async def _score_photos(svc, request: Request, files: list[UploadFile], names: list[str], neutral, others, bot,
-                        deck: str = "") -> dict:
+async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
+                        neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
+                        deck: str = "") -> GameDoc:
     named = [photo_name(svc, names[k] if k < len(names) else "", f, k) for k, f in enumerate(files)]
     reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
 
-    def score_and_draw() -> tuple[dict, list[bytes]]:
+    def score_and_draw() -> tuple[GameScore, list[ReadDoc], list[bytes]]:
         try:
-            game, extras = score_reads(reads, neutral=neutral, bot=bot, others=others)
+            game, read_docs = score_reads(reads, neutral=neutral, bot=bot, others=others)
         except ValueError as err:
             raise HTTPException(422, str(err)) from None
         players, jpegs = iter(game.players), []
         for _, read in reads:
             jpegs.append(overlay_jpeg(read, [next(players) for _ in read.tableaux]))
-        return (game, extras), jpegs
+        return game, read_docs, jpegs
 
-    (game, extras), jpegs = await run_in_threadpool(score_and_draw)
-    overlay_ids = []
+    game, read_docs, jpegs = await run_in_threadpool(score_and_draw)
+    overlay_ids: list[str] = []
     for (_, read), jpeg in zip(reads, jpegs):
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
         oid = await svc.db(svc.store.put_overlay, jpeg)
         overlay_ids.extend([oid] * len(read.tableaux))
-    photos = []  # the plain photos: the page draws the grid and the current points on them
+    photos: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
     for _, read in reads:
-
         pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read))
         photos.extend([(pid, list(read.size))] * len(read.tableaux))
-    for fields, oid, (pid, size) in zip(extras, overlay_ids, photos):
-        fields["overlay_url"] = f"/api/overlays/{oid}.jpg"
-        fields["photo_url"] = f"/api/overlays/{pid}.jpg"
-        fields["photo_size"] = size
-    return game_to_dict(game, extras)
+    for read_doc, oid, (pid, size) in zip(read_docs, overlay_ids, photos):  # the service's part of each read
+        read_doc["overlay_url"] = f"/api/overlays/{oid}.jpg"
+        read_doc["photo_url"] = f"/api/overlays/{pid}.jpg"
+        read_doc["photo_size"] = size
+    return game_to_dict(game, read_docs)
 
 
 @router.post("/api/photo", summary="Score one photo (every tableau in it)", response_model=GameOut,
@@ -114,7 +114,7 @@ async def score_game_photos(
 @router.post("/api/grid", summary="Score grids given as text or JSON (corrections)", response_model=GameOut,
              response_model_exclude_unset=True)
 async def score_grids(svc: Svc, body: GridGame):
-    def work() -> dict:
+    def work() -> GameDoc:
         players = [(svc.name(p.name), tableau(p.grid, p.name[:40])) for p in body.players]
         try:
             game = score_game(players, neutral=body.neutral, others=body.others,

@@ -1,0 +1,69 @@
+"""Choose between card finders on the tuning material only (never the test sets): tableaux read
+exactly, and confidently wrong, with each finder in the pipeline as shipped —
+  - decks of other art (bench/render_bench_sets.py's tuning decks), each enrolled from one
+    face per type and read by the matcher, on their normal and hard photos;
+  - the stand-in deck's tuning sets (normal, hard, steep) read by the classifier.
+    python bench/compare_finders.py models/finder.onnx data/runs/finder-standin/weights/best.onnx
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from bench_decks import rendered, summary  # bench/ is on the path when a bench runs as a script
+from render_bench_sets import tuning_decks
+
+from ecoscore.paths import data_dir
+from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+from ecoscore.vision.models import CardFinder
+from ecoscore.vision.pipeline import Reader
+
+STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
+
+
+def read_all(finder: CardFinder, embedder: CardEmbedder) -> dict:
+    rows = {}
+    for i, deck in enumerate(tuning_decks()):
+        refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
+        reader = Reader(finder, CardMatcher(embedder, refs))
+        for split, n in (("normal", 20), ("hard", 12)):
+            folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
+            rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
+    reader = Reader(finder)
+    for name in STANDIN_SETS:
+        folder = data_dir() / "tune" / name
+        if folder.is_dir():
+            rows[f"standin/{name}"] = summary(evaluate(reader, folder, progress=False))
+    return rows
+
+
+def pooled(rows: dict, keys: list[str]) -> str:
+    tabs = sum(rows[k]["tableaux"] for k in keys)
+    exact = sum(round(rows[k]["tableau_exact_rate"] * rows[k]["tableaux"]) for k in keys)
+    wrong = sum(rows[k]["confident_wrong"] for k in keys)
+    return f"{exact}/{tabs} exact ({exact / max(1, tabs):.1%}), {wrong} confident wrong"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("finders", type=Path, nargs="+")
+    args = parser.parse_args()
+    embedder = CardEmbedder()
+    for path in args.finders:
+        t0 = time.perf_counter()
+        rows = read_all(CardFinder(path), embedder)
+        print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
+        for key, row in rows.items():
+            print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "
+                  f"{row['confident_wrong']} confident wrong, {row['refused_photos']} refused photos")
+        decks = [k for k in rows if not k.startswith("standin/")]
+        print("  other decks, pooled:", pooled(rows, decks))
+        print("  stand-in, pooled:   ", pooled(rows, [k for k in rows if k.startswith("standin/")]))
+        print(json.dumps({"finder": str(path), "rows": rows}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

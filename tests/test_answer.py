@@ -1,0 +1,87 @@
+"""The JSON answer: one shape (the TypedDicts of scoring/report.py), built in one place
+(``game_to_dict``), and the service's OpenAPI models (service/schemas.py) describing the same."""
+import json
+
+import numpy as np
+import pytest
+from helpers import EXAMPLES
+
+from ecoscore.scoring import CardType, parse_text, score_game
+from ecoscore.scoring import report as answer
+from ecoscore.vision.decode import Photo
+from ecoscore.vision.pipeline import CellRead, PhotoRead, TableauRead
+from ecoscore.vision.report import score_reads
+
+
+def _photo_read() -> PhotoRead:
+    """A hand-made read of one tableau (no models): the first cell doubtful, the last empty."""
+    cells = []
+    for r in range(4):
+        for c in range(5):
+            x0, y0 = 100 + 300 * c, 100 + 320 * r
+            quad = np.array([[x0, y0], [x0 + 260, y0], [x0 + 260, y0 + 300], [x0, y0 + 300]], np.float64)
+            card = None if (r, c) == (3, 4) else list(CardType)[(r * 5 + c) % 11]
+            doubts = ["low confidence: test"] if (r, c) == (0, 0) else []
+            cells.append(CellRead(r, c, card, 0.61 if doubts else 0.99987, "bear", 0.01, card is not None, quad, doubts))
+    tab = TableauRead(cells, ["row 1, col 1: low confidence: test"])
+    photo = Photo(image=np.zeros((8, 8, 3), np.uint8), scale=1.0, original_size=(1700, 1400), data=b"")
+    return PhotoRead([tab], [], (1700, 1400), {}, photo)
+
+
+def _answer(read_after=None) -> answer.GameDoc:
+    """A game of one photo read and one grid given as text, with everything a read can carry."""
+    game, reads = score_reads([("ann", _photo_read())], others=[(3, 2)])
+    reads[0].update(overlay_url="/api/overlays/a.jpg", photo_url="/api/overlays/b.jpg", photo_size=[1700, 1400],
+                    corrected=[[0, 0]])
+    bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
+    both = score_game([("ann", game.players[0].tableau), ("bruno", bruno)], others=[(3, 2)])
+    return answer.game_to_dict(both, [reads[0], read_after])
+
+
+PAIRS = [("GameOut", "GameDoc"), ("PlayerOut", "PlayerDoc"), ("CellRead", "CellReadDoc"),
+         ("MajorityOut", "MajorityDoc"), ("CardOut", "CardDoc"), ("GroupOut", "GroupDoc"),
+         ("Explanation", "ExplanationDoc"), ("NeutralOut", "NeutralDoc"), ("OtherOut", "OtherDoc"),
+         ("SoloOut", "SoloDoc")]
+
+
+@pytest.mark.parametrize("model, doc", PAIRS)
+def test_the_services_models_describe_the_answer_key_for_key(model, doc):
+    pytest.importorskip("pydantic", reason="the service extra is not installed")
+    from ecoscore.service import schemas
+
+    fields = getattr(schemas, model).model_fields
+    shape = getattr(answer, doc)
+    assert list(fields) == list(shape.__annotations__), "the same keys in the same order"
+    assert {k for k, f in fields.items() if f.is_required()} == set(shape.__required_keys__), \
+        "a key the answer may leave out is optional in the OpenAPI document, and only such a key"
+
+
+def test_the_answer_goes_through_the_services_model_unchanged():
+    pytest.importorskip("pydantic", reason="the service extra is not installed")
+    from ecoscore.service.schemas import GameOut
+
+    doc = _answer()
+    served = GameOut.model_validate(doc).model_dump(mode="json", exclude_unset=True)
+    assert json.dumps(served) == json.dumps(doc)  # keys, their order and values
+
+
+def test_a_player_read_from_a_photo_carries_its_read_and_one_given_as_a_grid_none_of_it():
+    ann, bruno = _answer()["players"]
+    read_keys = list(answer.ReadDoc.__annotations__)
+    assert list(ann) == list(answer.ScoreDoc.__annotations__) + read_keys
+    assert list(bruno) == list(answer.ScoreDoc.__annotations__)
+    assert ann["photo"] == "ann" and ann["doubts"] == ["row 1, col 1: low confidence: test"]
+    assert ann["confidence"] == 0.61 and ann["cells"][0][0]["confidence"] == 0.61
+    assert ann["cells"][3][4] | {"quad": None} == {"type": None, "confidence": 0.9999, "runner_up": "bear",
+                                                    "runner_up_confidence": 0.01, "detected": False, "doubts": [],
+                                                    "quad": None}
+    assert ann["cells"][0][1]["quad"] == [[400.0, 100.0], [660.0, 100.0], [660.0, 400.0], [400.0, 400.0]]
+    assert ann["grid"][3][4] is None and ann["empty_cells"] == [[3, 4]]
+
+
+def test_a_rooms_read_stored_by_an_older_version_loses_only_what_the_answer_no_longer_has():
+    stored = {"grid": [[None] * 5] * 4, "doubts": ["x"], "confidence": 0.5, "photo_size": [10, 20]}
+    bruno = _answer(read_after=stored)["players"][1]
+    assert "grid" in bruno and bruno["grid"] != stored["grid"]  # the grid scored, not the one stored
+    assert [k for k in bruno if k in answer.ReadDoc.__annotations__] == ["doubts", "confidence", "photo_size"]
+    assert bruno["doubts"] == ["x"] and bruno["photo_size"] == [10, 20]
