@@ -3,7 +3,7 @@
 Starts `ecoscore serve` on a free port with a fresh store, drives it from this process with
 keep-alive HTTP clients, then runs `ecoscore batch` over the same photos, and prints errors,
 latency percentiles and throughput against the batch command's photos/s (same machine, same run).
-    python bench/bench_service.py --photos data/test/12mp [--clients 20] [--seconds 60]
+    python bench/bench_service.py --photos data/test/12mp [--clients 20] [--seconds 60] [--python PATH]
 """
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU time of the server so far, every thread (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--photos", type=Path, required=True, help="folder with images/*.jpg (12 MP)")
@@ -65,6 +71,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--settle", type=float, default=60, help="seconds after the load before RSS is read again")
     parser.add_argument("--no-batch", action="store_true", help="skip the batch comparison")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter that runs the server and the batch (another checkout, same run conditions)")
     args = parser.parse_args()
     photos = sorted((args.photos / "images").glob("*.jpg"))
     bodies = [multipart(p.read_bytes(), p.name) for p in photos]
@@ -72,7 +80,7 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     tmp = Path(tempfile.mkdtemp())
-    exe = [sys.executable, "-m", "ecoscore"]
+    exe = [args.python, "-m", "ecoscore"]
     server = subprocess.Popen([*exe, "serve", "--port", str(port), "--db", f"sqlite:///{tmp / 'db.sqlite3'}"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -95,6 +103,7 @@ def main() -> None:
         threading.Thread(target=sample_rss, daemon=True).start()
         results: list = []
         lock = threading.Lock()
+        cpu0 = cpu_s(server.pid)
         start = time.perf_counter()
         deadline = start + args.seconds
         threads = [threading.Thread(target=client, args=(port, bodies[k % len(bodies):] + bodies[:k % len(bodies)],
@@ -104,6 +113,7 @@ def main() -> None:
         for t in threads:
             t.join()
         elapsed = max(r[2] for r in results) - start
+        cpu = cpu_s(server.pid) - cpu0
         sampling.set()
         time.sleep(args.settle)
         after_rss = rss_mb(server.pid)
@@ -131,6 +141,10 @@ def main() -> None:
         "latency_s": {"p50": round(statistics.median(latencies), 3), "p90": round(q(0.9), 3), "p99": round(q(0.99), 3),
                       "max": round(latencies[-1], 3)},
         "service_photos_per_s": round(service_rate, 2),
+        # the server's CPU time (all its threads) per photo, and the cores it had on average: on a
+        # shared machine photos/s and latency follow the share of CPU the server got, this does not
+        "server_cpu_ms_per_photo": round(cpu / max(1, len(results)) * 1000),
+        "server_cores_used": round(cpu / elapsed, 2),
         "server_rss_mb": {"idle": round(idle_rss), "peak": round(peak[0]), f"{args.settle:g}s_after": round(after_rss),
                           "after_vs_idle": round(after_rss / idle_rss - 1, 3)},
         "batch_photos_per_s": round(batch_rate, 2),

@@ -9,6 +9,7 @@ scoring work runs in worker threads too, so the event loop only ever waits.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 from contextlib import asynccontextmanager, suppress
@@ -48,6 +49,15 @@ def photos_allowed(scope: Scope, settings: Settings) -> int:
     return settings.max_photos if path == "/api/game" else 0
 
 
+def freeze_heap() -> None:
+    """Leave what start-up made (modules, models, the app: ~100,000 objects) out of garbage
+    collection. A full collection runs on the event loop, whichever request happens to allocate,
+    and walked all of them: 90-160 ms on a loaded 2-core machine, every second or two while a
+    client sent bodies of deeply nested JSON, so /health's p99 went over 100 ms (bench_abuse)."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(settings: Settings | None = None, reader: Reader | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -67,18 +77,22 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         store = await run_in_threadpool(lambda: Store(settings.database_url(), lock_timeout=settings.db_timeout,
                                                       max_players=settings.max_players, pool_size=settings.db_pool))
         the_reader = reader
+        reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
         if the_reader is None:
             the_reader = await run_in_threadpool(lambda: Reader(concurrent=settings.readers(),
                                                                 threads=settings.inference_threads()))
-            await run_in_threadpool(the_reader.warm_up)  # no compile on a user's first photo
-        reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
+            # No compile on a user's first photo, and every reader's inference state made now,
+            # in the threads that read (reads.py, on_each_reader).
+            await reads.on_each_reader(the_reader.warm_up)
         decks = Decks(concurrent=settings.readers(), threads=settings.inference_threads())
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
         app.state.services = Services(settings, store, the_reader, reads, decks)
         await prune_now(store)
         pruning = asyncio.create_task(prune_forever(store))
+        freeze_heap()
         yield
+        gc.unfreeze()
         pruning.cancel()
         reads.close()
         store.close()

@@ -65,7 +65,10 @@ def http_error(err: StoreError) -> HTTPException:
     return HTTPException(status, str(err))
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
+    # async on purpose, as every dependency here: FastAPI runs a plain ``def`` dependency in its
+    # thread pool, so each request (/health too) waited for a free thread and two thread hops
+    # on a loaded machine, and queued behind 40 busy threads.
     return request.app.state.services
 
 
@@ -81,7 +84,7 @@ def _version(if_match: str | None) -> int | None:
     return int(m.group(1))
 
 
-def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag)')] = None
+async def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag)')] = None
              ) -> int | None:
     return _version(if_match)
 

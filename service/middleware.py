@@ -2,7 +2,7 @@
 
 - ``Bounds``: the body's size counted as it streams (chunked or not: a declared Content-Length
   over the limit is refused before a byte is read), a pause in the body, and the whole request,
-  each bounded: 413, 408, 504.
+  each bounded: 413, 408, 504. An answer given before the body is all in closes the connection.
 - ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
   with Retry-After when there is none.
 - ``SecurityHeaders``: CSP, nosniff, frame-ancestors, no referrer (a room's link is its password).
@@ -61,10 +61,12 @@ class Bounds:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = self.limit(scope)
-        declared = dict(scope["headers"]).get(b"content-length", b"")
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             return await _answer(send, 413, f"request too large: the limit is {_size(limit)}")
         state = _BodyState()
+        has_body = declared not in (b"", b"0") or b"transfer-encoding" in headers
 
         async def bounded_receive() -> Message:
             if not state.more:  # the body is in: what is left to hear is a disconnect, unhurried
@@ -87,6 +89,10 @@ class Bounds:
                 return
             if message["type"] == "http.response.start":
                 state.started = True
+                if has_body and state.more:
+                    # Answered before the body is all in (a form field over its limit, say): the
+                    # connection closes after the answer rather than parse the rest only to drop it.
+                    message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
             await send(message)
 
         try:

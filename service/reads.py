@@ -13,6 +13,7 @@ import asyncio
 import ctypes
 import ctypes.util
 import math
+import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -118,6 +119,23 @@ class ReadQueue:
         future = self._pool.submit(fn, *args)
         future.add_done_callback(done)
         return await asyncio.wrap_future(future)
+
+    async def on_each_reader(self, fn: Callable[[], object]) -> None:
+        """``fn()`` once in each of the queue's threads, before any read (start-up).
+
+        Inference keeps state per calling thread: OpenVINO runs a thread's requests on that
+        thread's stream, and a stream's memory for each of the finder's canvases is allocated on
+        its first run there. Warmed in a thread of Starlette's pool, only one stream was: the
+        other grew by ~400-600 MB with the first reads at once and stayed (1.3 x idle a minute
+        after a burst, bench_service). Warmed here, idle is the size the service reads at."""
+        start, one_at_a_time = threading.Barrier(self.workers), threading.Lock()
+
+        def each() -> None:
+            start.wait(60)  # every task on a thread of its own
+            with one_at_a_time:  # two first inferences at once hung OpenVINO in a probe (both in infer, idle)
+                fn()
+
+        await asyncio.gather(*(asyncio.wrap_future(self._pool.submit(each)) for _ in range(self.workers)))
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

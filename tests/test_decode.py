@@ -66,6 +66,30 @@ def test_truncated_jpeg_is_refused():
         decode(data[: len(data) // 2])
 
 
+def test_junk_of_zeros_is_refused_cheaply_and_a_padded_jpeg_is_read():
+    """The end-marker check read the whole file in one call (``rstrip``): on 40 MB of zeros,
+    88 ms holding the GIL in a read thread while the service's event loop waited (bench_abuse).
+    Zero bytes after the end marker (cameras pad to a block) are still allowed, up to 1 MB."""
+    import time
+
+    from ecoscore.vision.decode import _check_complete
+
+    def cost(n: int) -> float:
+        junk = b"\xff\xd8\xff" + b"\x00" * n
+        started = time.thread_time()
+        for _ in range(3):
+            with pytest.raises(ImageError, match="truncated"):
+                _check_complete(junk, "JPEG")
+        return time.thread_time() - started
+
+    assert cost(39_000_000) < 5 * cost(2_000_000) + 0.005  # the scan stops after 1 MB of zeros, whatever the size
+    data = jpeg_bytes(marked_image())
+    for pad in (1, 65_535, 65_536, 65_537, 2**20):
+        assert decode(data + b"\x00" * pad).image.shape[:2] == (300, 400)
+    with pytest.raises(ImageError, match="truncated"):
+        decode(data + b"\x00" * (2**20 + 70_000))
+
+
 def test_truncated_png_is_refused():
     data = cv2.imencode(".png", marked_image())[1].tobytes()
     with pytest.raises(ImageError, match="truncated"):

@@ -69,8 +69,14 @@ class Network:
 
     def __init__(self, path: Path, concurrent: int = 1, threads_per_read: int | None = None):
         self._core = _core()
+        self._per_read = threads(concurrent, threads_per_read)
         self.config = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": concurrent,
-                       "INFERENCE_NUM_THREADS": concurrent * threads(concurrent, threads_per_read)}
+                       "INFERENCE_NUM_THREADS": concurrent * self._per_read}
+        # Image shapes whose long side is over this get one stream, whatever ``concurrent``:
+        # each stream holds its own working memory for every compiled shape (~40 MB a stream
+        # for one of the finder's closer-look canvases), and canvases used only now and then
+        # are not worth a copy per concurrent read. None: every shape gets ``concurrent``.
+        self.one_stream_above: int | None = None
         native_bf16 = "BF16" in self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         wanted = os.environ.get("ECOSCORE_PRECISION", "auto")
         if wanted not in ("auto", "f32", "bf16"):
@@ -99,7 +105,10 @@ class Network:
                     assert key is not None  # a fixed-size model is compiled at start
                     model = self._read.clone()
                     model.reshape({model.inputs[0].any_name: [-1, *key]})
-                    self._compiled[key] = self._core.compile_model(model, "CPU", self.config)
+                    config = self.config
+                    if self.one_stream_above is not None and max(key[1:]) > self.one_stream_above:
+                        config = config | {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
+                    self._compiled[key] = self._core.compile_model(model, "CPU", config)
         return key, self._compiled[key]
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:

@@ -11,11 +11,12 @@ from ecoscore.scoring import GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError
 from ecoscore.vision.enrol import EnrolError, from_photo
 
+from ..bodies import BoundedRoute
 from ..deps import Svc
 from ..reads import Abandoned, QueueFull
 from ..schemas import ERRORS, DeckOut, DecksOut
 
-router = APIRouter(tags=["decks"], responses=ERRORS)
+router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
 
 

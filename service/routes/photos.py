@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import HTTPException, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
 
 from ecoscore.vision.decode import ImageError
 from ecoscore.vision.pipeline import NoTableauError, PhotoRead
@@ -21,7 +22,8 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
     """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
     reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most."""
     limit = svc.settings.max_upload
-    classifier = svc.classifier_for(deck)
+    # A deck's first photo loads its matcher (files, and the embedder's model: seconds): not on the loop.
+    classifier = await run_in_threadpool(svc.classifier_for, deck) if deck.strip() or svc.settings.deck else None
     if upload.size is not None and upload.size > limit:
         raise _too_large(svc, name)
 

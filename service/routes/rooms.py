@@ -17,12 +17,13 @@ from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_j
 from ecoscore.scoring.tableau import cell_at
 
 from .. import names
+from ..bodies import BoundedRoute
 from ..deps import IfMatch, PlayerToken, RoomToken, Svc
 from ..schemas import ERRORS, MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
 from .photos import photo_jpeg, read_photo
 from .score import tableau
 
-router = APIRouter(tags=["rooms"], responses=ERRORS)
+router = APIRouter(tags=["rooms"], responses=ERRORS, route_class=BoundedRoute)
 
 RoomId = Annotated[str, Path(max_length=20, description="the room's code (its password: keep it among players)")]
 PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]

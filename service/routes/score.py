@@ -13,11 +13,12 @@ from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, ga
 from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.report import score_reads
 
+from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
 from .photos import photo_jpeg, photo_name, read_photo
 
-router = APIRouter(tags=["score"], responses=ERRORS)
+router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
 DeckName = Annotated[str, Form(max_length=40, description="the enrolled deck the cards belong to (GET /api/decks); "

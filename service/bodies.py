@@ -1,0 +1,63 @@
+"""Request bodies checked before FastAPI parses them, as a route class (FastAPI's "custom Request
+and APIRoute class"): every router with a body uses ``BoundedRoute``.
+
+- JSON: the body (at most ``max_json`` bytes, counted as it streamed: middleware.Bounds) may hold
+  at most ``MAX_JSON_CONTAINERS`` arrays and objects outside its strings; more is refused with a
+  400 before ``json.loads`` builds any of them. A request of this API holds fewer than 100; a
+  body of 60,000 nested ``[`` made the parser build a thousand lists before giving up, every
+  request.
+- Forms: a text field of at most ``MAX_FIELD_BYTES`` (the longest, a bot's grid, is 2,000
+  characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
+  multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import HTTPException, Request, Response
+from fastapi.routing import APIRoute
+
+MAX_JSON_CONTAINERS = 256
+MAX_FIELD_BYTES = 16 * 1024
+MAX_FORM_FIELDS = 64
+MAX_FORM_FILES = 64
+# A string, or what is left of the body after an opening quote that is never closed: a match
+# from every quote, so the scan stays linear whatever the quotes and backslashes.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+
+
+def containers(body: bytes) -> int:
+    """Arrays and objects in a JSON text, its strings left out (brackets inside them are text)."""
+    n = body.count(b"[") + body.count(b"{")
+    if n <= MAX_JSON_CONTAINERS:  # the common case: no string to strip
+        return n
+    bare = _STRING.sub(b"", body)
+    return bare.count(b"[") + bare.count(b"{")
+
+
+class BoundedRequest(Request):
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            if containers(body) > MAX_JSON_CONTAINERS:
+                raise HTTPException(400, "the JSON body nests too deeply or holds too many arrays and objects "
+                                         f"(at most {MAX_JSON_CONTAINERS})")
+            self._json = json.loads(body)
+        return self._json
+
+    def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,
+             max_part_size: int = MAX_FIELD_BYTES):
+        return super().form(max_files=max_files, max_fields=max_fields, max_part_size=max_part_size)
+
+
+class BoundedRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def bounded(request: Request) -> Response:
+            return await handler(BoundedRequest(request.scope, request.receive))
+
+        return bounded
