@@ -149,8 +149,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     if named != found:
         grid_cell = best[4]([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # as the grid was written
         where_not = "; ".join(cell_at(*grid_cell[r][c]) for r, c in sorted(named ^ found))
-        raise EnrolError(f"{where}: the grid and the cards found disagree at {where_not}; photograph the "
-                         f"tableau again, whole in the frame and from nearer above")
+        raise EnrolError(f"{where}: the grid and the cards found disagree at {where_not}: check the grid "
+                         f"there, or photograph the tableau again, whole in the frame and from nearer above")
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
     for rc in keys:
         card = g[rc[0]][rc[1]]
