@@ -172,7 +172,7 @@ class _CountingClassifier:
     first cell's first turn is made less than sure and its three other turns name that class."""
 
     def __init__(self, real, other_turns_say: int | None = None):
-        self.real, self.names, self.other_turns_say = real, real.names, other_turns_say
+        self.real, self.names, self.deck, self.other_turns_say = real, real.names, real.deck, other_turns_say
         self.crops = self.calls = 0
 
     def __call__(self, crops):
