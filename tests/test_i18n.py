@@ -100,6 +100,7 @@ MESSAGES = [
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
     "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
+    "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
     "the service is busy reading photos; try again in 4 s",
     "the database is busy; try again in a moment",
     "the database is busy or unreachable; try again in a moment",

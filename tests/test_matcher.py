@@ -100,7 +100,7 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
     # photo is refused (its crops would teach the deck wrong pictures), naming the cell.
     grid = truth_tableau(truth)
     holed = Tableau([None if i == 7 else card for i, card in enumerate(grid.cells)])
-    with pytest.raises(EnrolError, match="disagree at row 2, col 3"):
+    with pytest.raises(EnrolError, match="disagree at row 2 col 3:"):
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 

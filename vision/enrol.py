@@ -13,7 +13,6 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
-from ecoscore.scoring.tableau import cell_at
 
 from .crops import warp_quad
 from .deckstore import REFERENCE_PX
@@ -148,7 +147,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     named = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
     if named != found:
         grid_cell = best[4]([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # as the grid was written
-        where_not = "; ".join(cell_at(*grid_cell[r][c]) for r, c in sorted(named ^ found))
+        where_not = ", ".join("row {} col {}".format(*(i + 1 for i in grid_cell[r][c])) for r, c in sorted(named ^ found))
         raise EnrolError(f"{where}: the grid and the cards found disagree at {where_not}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
