@@ -133,7 +133,7 @@ class _SQLite:
         # A short lock wait: a writer queued behind a long one is answered 503, not held for 30 s.
         db = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            self._wal(db)
             db.execute("PRAGMA foreign_keys=ON")
             yield db
         except sqlite3.OperationalError as err:
@@ -142,6 +142,19 @@ class _SQLite:
             raise
         finally:
             db.close()
+
+    def _wal(self, db: sqlite3.Connection) -> None:
+        """Turn WAL on. On a new file, connections doing so at once (workers starting together)
+        get "database is locked" at once, without SQLite's lock wait: wait here instead."""
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @contextmanager
     def transaction(self):
