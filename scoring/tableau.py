@@ -41,6 +41,12 @@ def cell_at(row: int, col: int) -> str:
     return f"row {row + 1}, col {col + 1}"
 
 
+def cells_short(cells) -> str:
+    """Several cells in the short wording the message catalogue translates, from 0-based
+    (row, col): 'row 1 col 2, row 3 col 4'."""
+    return ", ".join(f"row {r + 1} col {c + 1}" for r, c in cells)
+
+
 def cell_name(index: int) -> str:
     """Human name of a cell by its index in reading order: 'row 2, col 3'."""
     return cell_at(*divmod(index, COLS))

@@ -7,12 +7,15 @@ reference of the type the grid names there, so the references are real cards in 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
+from ecoscore.scoring.tableau import cells_short
 
 from .crops import warp_quad
 from .deckstore import REFERENCE_PX
@@ -104,6 +107,17 @@ _SYMMETRIES = {
 }
 
 
+class _Placement(NamedTuple):
+    """The grid laid on the cells read one way round."""
+
+    agree: int  # cards where the grid has cards, less the cells where only one of them has one
+    consistency: float  # how much more alike same-type cells are (``_consistency``)
+    label: str
+    grid: list[list[CardType | None]]
+    turn: Callable[[list], list]
+    mismatch: set[tuple[int, int]]  # cells where the grid and the cards found disagree
+
+
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str
                ) -> dict[CardType, list[np.ndarray]]:
     """Reference crops from a photo of one tableau and the grid it shows.
@@ -130,26 +144,26 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     vectors = embedder([crops[rc] for rc in keys])
     found = {rc for rc, cell in cells.items() if cell.detection is not None}
     grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
-    scored = []
+    placements = []
     for label, turn in _SYMMETRIES.items():
         g = turn(grid)
         occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
-        agree = len(occupied & found) - len(occupied ^ found)
-        scored.append((agree, _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn))
-    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-    best, second = scored[0], scored[1]
-    if best[0] == second[0] and best[1] - second[1] < 0.05:
+        placements.append(_Placement(len(occupied & found) - len(occupied ^ found),
+                                     _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn,
+                                     occupied ^ found))
+    placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
+    best, second = placements[0], placements[1]
+    if best.agree == second.agree and best.consistency - second.consistency < 0.05:
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
-                         f"{best[2]} and {second[2]}); photograph it from the side the grid was written from")
-    g = best[3]
+                         f"{best.label} and {second.label}); photograph it from the side the grid was written from")
     # A card the grid names where none was found (or the other way round) means the lattice sits
     # wrong somewhere: crops cut from it would teach the deck wrong pictures, so refuse.
-    named = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
-    if named != found:
-        grid_cell = best[4]([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # as the grid was written
-        where_not = ", ".join("row {} col {}".format(*(i + 1 for i in grid_cell[r][c])) for r, c in sorted(named ^ found))
-        raise EnrolError(f"{where}: the grid and the cards found disagree at {where_not}: check the grid "
+    if best.mismatch:
+        as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
+        raise EnrolError(f"{where}: the grid and the cards found disagree at "
+                         f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
+    g = best.grid
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
     for rc in keys:
         card = g[rc[0]][rc[1]]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ecoscore.scoring.tableau import cells_short
+
 from . import advice
 from .lattice import MIN_CARDS, TableauFit
 
@@ -119,7 +121,7 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int
         out.append(advice.CUT_BY_FRAME(n=seen.cells_outside))
     glared = [rc for rc in seen.glare if rc in doubtful_cells]  # look() measured only those
     if glared:
-        out.append(advice.GLARE(where=", ".join(f"row {r + 1} col {c + 1}" for r, c in glared)))
+        out.append(advice.GLARE(where=cells_short(glared)))
     if doubtful:
         if seen.squeeze > TOO_STEEP_RATIO:
             out.append(advice.TOO_STEEP(ratio=f"{seen.squeeze:.0f}"))
