@@ -153,20 +153,17 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
     kind = recipe.kind
     splits = {"train": [root / "train"], "val": [root / "val"]}
     jitter, decks = recipe.crop_jitter, recipe.generated_decks
+    # Extra parts of each split: (name, share of its scenes, seed offset, settings). The offsets
+    # keep them clear of the normal split's scenes and of the held-out test seeds.
+    extras = [("hard", recipe.hard_share, 500, hard_params(**settings)),
+              ("steep", recipe.steep_share, 700, steep_params(**{**settings, "p_multi": 0.0}))]  # one tableau a photo
     for split, n, seed in (("train", recipe.train_scenes, recipe.train_seed), ("val", recipe.val_scenes, recipe.val_seed)):
         _render_split(deck, root / split, n, seed, SceneParams(**settings), kind, workers, jitter, decks)
-        # Seeds offset by 500 (hard) and 700 (steep): never the same scenes as the normal split nor
-        # the held-out test seeds.
-        if recipe.hard_share > 0:
-            hard = root / f"{split}-hard"
-            _render_split(deck, hard, max(1, round(n * recipe.hard_share)), seed + 500, hard_params(**settings), kind,
-                          workers, jitter, decks)
-            splits[split].append(hard)
-        if recipe.steep_share > 0:  # one tableau a photo, as the steep split has it
-            steep = root / f"{split}-steep"
-            _render_split(deck, steep, max(1, round(n * recipe.steep_share)), seed + 700,
-                          steep_params(**{**settings, "p_multi": 0.0}), kind, workers, jitter, decks)
-            splits[split].append(steep)
+        for name, share, offset, params in extras:
+            if share > 0:
+                part = root / f"{split}-{name}"
+                _render_split(deck, part, max(1, round(n * share)), seed + offset, params, kind, workers, jitter, decks)
+                splits[split].append(part)
     if kind == "classifier":
         return _classification_folder(root / "mix", splits)
     if replay is not None:
