@@ -29,8 +29,6 @@ NOT_OURS = "not ours"  # a card, but none of this deck's types
 # (bench/tune_matcher.py, 176 tableaux) no tableau was confidently wrong from 0.5 up; 0.9 keeps
 # the margin the classifier's threshold has, for art less like the generator's.
 MIN_CONFIDENCE = 0.9
-# A cell named with at least this belief at its first turn is not read at the other three.
-SURE_AT_ONCE = 0.999
 TYPES = list(CardType)
 
 
@@ -108,10 +106,8 @@ class CardMatcher:
 
     names = [card.value for card in TYPES] + [EMPTY, NOT_OURS]
 
-    def __init__(self, embedder: CardEmbedder, references: References, min_confidence: float = MIN_CONFIDENCE,
-                 sure_at_once: float = SURE_AT_ONCE):
+    def __init__(self, embedder: CardEmbedder, references: References, min_confidence: float = MIN_CONFIDENCE):
         self.min_confidence = min_confidence
-        self.sure_at_once = sure_at_once
         self.embedder = embedder
         self.references = references
         self.imgsz = embedder.imgsz

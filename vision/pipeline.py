@@ -127,9 +127,7 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[Cell
     same reads, and no confident wrong either way."""
     first = classifier(crops)
     named = [CellNaming(p, int(p.argmax()), float(p.max())) for p in first]
-    # A deck's matcher carries its own (its references already hold all four turns).
-    sure = getattr(classifier, "sure_at_once", SURE_AT_ONCE)
-    unsure = np.flatnonzero(first.max(1) < sure)
+    unsure = np.flatnonzero(first.max(1) < SURE_AT_ONCE)
     turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
     others = classifier(turned).reshape(len(unsure), 3, first.shape[1])
     for i, more in zip(unsure, others):
