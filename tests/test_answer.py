@@ -25,7 +25,7 @@ def _photo_read() -> PhotoRead:
             cells.append(CellRead(r, c, card, 0.61 if doubts else 0.99987, "bear", 0.01, card is not None, quad, doubts))
     tab = TableauRead(cells, ["row 1, col 1: low confidence: test"])
     photo = Photo(image=np.zeros((8, 8, 3), np.uint8), scale=1.0, original_size=(1700, 1400), data=b"")
-    return PhotoRead([tab], [], (1700, 1400), {}, photo)
+    return PhotoRead([tab], [], (1700, 1400), {}, photo, "standin")
 
 
 def _answer(read_after=None) -> answer.GameDoc:

@@ -21,7 +21,7 @@ def _read(size=(2000, 1500), doubtful=(0, 0)):
             cells.append(CellRead(r, c, card, 0.99, "bear", 0.01, True, quad, doubts))
     tab = TableauRead(cells, [f"row {doubtful[0] + 1}, col {doubtful[1] + 1}: low confidence: test"])
     photo = Photo(image=image, scale=0.5, original_size=size, data=b"")
-    return PhotoRead([tab], [], size, {}, photo), tab
+    return PhotoRead([tab], [], size, {}, photo, "standin"), tab
 
 
 def test_overlay_is_the_photo_scaled_with_each_cell_drawn_in_its_colour():

@@ -83,8 +83,8 @@ class PhotoRead:
     size: tuple[int, int]
     timings_ms: dict[str, float]
     photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
+    deck: str  # the deck whose cards the cells were named as (the classifier's or a matcher's)
     loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
-    deck: str = "standin"  # the deck whose cards the cells were named as (the classifier's or a matcher's)
 
     @property
     def doubts(self) -> list[str]:
@@ -183,8 +183,8 @@ class Reader:
             self._refuse(photo, det)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
-        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, side_by_side(det.subset(loose)),
-                         classifier.deck)
+        return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
+                         side_by_side(det.subset(loose)))
 
     def _refuse(self, photo: Photo, det: Detections) -> None:
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
