@@ -224,42 +224,37 @@ def test_passwords_stay_out_of_messages():
     assert redact("sqlite:////tmp/x.sqlite3") == "sqlite:////tmp/x.sqlite3"
 
 
+def _open_at_once(url: str, workers: int = 4) -> tuple[list[Store], list[Exception]]:
+    """Open ``workers`` stores on ``url`` from as many threads at once (workers starting together)."""
+    opened: list[Store] = []
+    errors: list[Exception] = []
+
+    def start():
+        try:
+            opened.append(Store(url))
+        except Exception as err:  # reported by the caller
+            errors.append(err)
+
+    threads = [threading.Thread(target=start) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return opened, errors
+
+
 def test_many_stores_opening_a_new_sqlite_file_at_once_all_open(tmp_path):
     """Switching a new file to WAL from several connections at once answers "locked" without
     SQLite's lock wait (one start in ~10 failed so before): the store waits for it itself."""
     for k in range(40):
-        errors = []
-
-        def start(url=f"sqlite:///{tmp_path}/new-{k}.sqlite3"):
-            try:
-                Store(url)
-            except Exception as err:  # reported below
-                errors.append(err)
-
-        threads = [threading.Thread(target=start) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        _, errors = _open_at_once(f"sqlite:///{tmp_path}/new-{k}.sqlite3")
         assert not errors, (k, errors)
 
 
 def test_workers_starting_at_once_migrate_once(db_url):
     """Every worker opens the store as it starts: on a new database one of them applies the
     steps, the others find them done (an advisory lock on PostgreSQL, the write lock on SQLite)."""
-    opened, errors = [], []
-
-    def start():
-        try:
-            opened.append(Store(db_url))
-        except Exception as err:  # reported below
-            errors.append(err)
-
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    opened, errors = _open_at_once(db_url)
     assert not errors, errors
     assert sorted(len(s.migrated) for s in opened) == [0, 0, 0, HEAD]
     for s in opened:
