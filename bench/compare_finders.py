@@ -4,6 +4,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     face per type and read by the matcher, on their normal and hard photos;
   - the stand-in deck's tuning sets (normal, hard, steep) read by the classifier.
     python bench/compare_finders.py models/finder.onnx data/runs/finder-standin/weights/best.onnx
+    python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
 """
 from __future__ import annotations
 
@@ -24,15 +25,15 @@ from ecoscore.vision.pipeline import Reader
 STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
 
 
-def read_all(finder: CardFinder, embedder: CardEmbedder) -> dict:
+def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True) -> dict:
     rows = {}
     for i, deck in enumerate(tuning_decks()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
-        reader = Reader(finder, CardMatcher(embedder, refs))
+        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
-    reader = Reader(finder)
+    reader = Reader(finder, second_look=second_look)
     for name in STANDIN_SETS:
         folder = data_dir() / "tune" / name
         if folder.is_dir():
@@ -50,11 +51,12 @@ def pooled(rows: dict, keys: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("finders", type=Path, nargs="+")
+    parser.add_argument("--no-second-look", action="store_true", help="read without the pipeline's second look")
     args = parser.parse_args()
     embedder = CardEmbedder()
     for path in args.finders:
         t0 = time.perf_counter()
-        rows = read_all(CardFinder(path), embedder)
+        rows = read_all(CardFinder(path), embedder, not args.no_second_look)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "

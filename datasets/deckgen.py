@@ -6,6 +6,10 @@ typeface, a palette family per habitat) and differs per type where real decks di
 illustration, its colours, the name). Styles range from framed illustrations to full-bleed art,
 big icons, photo-like textures and sparse minimal cards.
 
+A deck may also be drawn *dark* (``dark=True``): near-black cards with light art and lettering,
+as many real decks are; on a dark cloth their edges all but vanish. The same seed gives the same
+layout either way, and a deck not drawn dark is exactly what it was before dark decks existed.
+
 Seeds are split into families that never meet: training draws from ``TRAIN_SEEDS``; benchmarks
 of unseen decks draw from ``HELD_OUT_SEEDS`` (a deck is a pure function of its seed and style).
 """
@@ -109,6 +113,19 @@ class _Style:
         bases = [_color(rng, 30, 230) for _ in range(families)]
         self.background = {card: _near(rng, bases[i % families], 18) for i, card in enumerate(rng.permutation(list(CardType)))}
         self.names = {card: _word(rng) for card in CardType}
+        self.paper = (235.0, 235.0, 235.0)  # the minimal style's card stock
+        self.outline: Color | None = None  # a thin line round the card's edge (dark decks, often)
+
+    def darken(self, rng: np.random.Generator) -> None:
+        """Near-black card stock, light lettering: drawn from a stream of its own (``rng``) so
+        the deck's layout, art and names stay those of its seed."""
+        self.frame = _color(rng, 0, 35)
+        self.paper = _color(rng, 5, 35)
+        self.background = {card: tuple(float(v) * rng.uniform(0.08, 0.3) for v in bg)  # type: ignore[misc]
+                           for card, bg in self.background.items()}
+        self.text_color = _color(rng, 170, 255)
+        self.text_box = self.text_box and rng.random() < 0.3
+        self.outline = _color(rng, 90, 230) if rng.random() < 0.5 else None
 
 
 def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
@@ -129,7 +146,7 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
         _shapes(rng, art, palette, int(rng.integers(3, 14)), iw)
         inner[:] = art
     else:
-        inner[:] = np.array(bg if st.style != "minimal" else _near(rng, (235, 235, 235), 10), np.uint8)
+        inner[:] = np.array(bg if st.style != "minimal" else _near(rng, st.paper, 10), np.uint8)
         y0, y1 = int(ih * rng.uniform(0.12, 0.22)), int(ih * rng.uniform(0.55, 0.72))
         pic = inner[y0:y1, 4:iw - 4]
         if st.style == "framed":
@@ -160,16 +177,21 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
         cv2.circle(face, (m + 14, m + 14), 10, palette[-1], -1, cv2.LINE_AA)
         cv2.putText(face, str(int(rng.integers(1, 13))), (m + 8, m + 19), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
                     (255, 255, 255), 1, cv2.LINE_AA)
+    if st.outline is not None:
+        cv2.rectangle(face, (1, 1), (W - 2, H - 2), st.outline, 1, cv2.LINE_AA)
     return face
 
 
-def generate_deck(seed: int, style: str | None = None) -> Deck:
-    """One deck: a face per type, all drawn from ``seed`` (and ``style``, else one chosen by the seed)."""
+def generate_deck(seed: int, style: str | None = None, dark: bool = False) -> Deck:
+    """One deck: a face per type, all drawn from ``seed`` (and ``style``, else one chosen by the
+    seed); ``dark``: on near-black card stock."""
     rng = np.random.default_rng((0xDEC4, seed))  # a seed space of its own
     style = style or STYLES[int(rng.integers(len(STYLES)))]
     st = _Style(rng, style)
+    if dark:
+        st.darken(np.random.default_rng((0xDA4C, seed)))
     faces = {card: [_face(rng, st, card)] for card in CardType}
-    return Deck(name=f"generated-{style}-{seed}", card_mm=CARD_MM, source=f"ecoscore.datasets.deckgen seed {seed}",
+    return Deck(name=f"generated-{style}{'-dark' if dark else ''}-{seed}", card_mm=CARD_MM, source=f"ecoscore.datasets.deckgen seed {seed}",
                 faces=faces, path=Path("."))
 
 

@@ -29,24 +29,26 @@ _worker: dict = {}
 
 
 def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float,
-          generated_decks: float = 0.0) -> None:
+          generated_decks: float = 0.0, dark_decks: float = 0.0) -> None:
     cv2.setNumThreads(1)  # one process per core already
     _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter,
-                   generated_decks=generated_decks)
+                   generated_decks=generated_decks, dark_decks=dark_decks)
 
 
-def scene_deck(deck: Deck, generated_decks: float, seed: int, index: int) -> Deck:
+def scene_deck(deck: Deck, generated_decks: float, seed: int, index: int, dark_decks: float = 0.0) -> Deck:
     """The deck scene ``index`` is drawn with: ``deck``, or with probability ``generated_decks`` a
-    deck of the generator's training family (so a finder learns "card", whatever the art)."""
+    deck of the generator's training family (so a finder learns "card", whatever the art), of
+    which a share ``dark_decks`` is drawn on near-black card stock."""
     rng = np.random.default_rng((seed, index, 0xDEC))  # its own stream: the scene's draws stay as they were
     if generated_decks <= 0 or rng.random() >= generated_decks:
         return deck
-    return generate_deck(int(rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop)))
+    seed_of_deck = int(rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop))
+    return generate_deck(seed_of_deck, dark=dark_decks > 0 and rng.random() < dark_decks)
 
 
 def _render_one(index: int) -> int:
     deck, params, out, kind, seed = (_worker[k] for k in ("deck", "params", "out", "kind", "seed"))
-    scene = render_scene(scene_deck(deck, _worker["generated_decks"], seed, index), (seed, index), params)
+    scene = render_scene(scene_deck(deck, _worker["generated_decks"], seed, index, _worker["dark_decks"]), (seed, index), params)
     stem = f"{index:06d}"
     if kind == "finder":
         (out / "images" / f"{stem}.jpg").write_bytes(scene.jpeg)
@@ -77,11 +79,13 @@ def synthesize(
     progress: bool = True,
     crop_jitter: float = 0.04,
     generated_decks: float = 0.0,
+    dark_decks: float = 0.0,
 ) -> int:
     """Render ``n`` scenes into ``out``; returns the number of items written.
 
     ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``).
-    ``generated_decks``: the share of scenes drawn with a generated deck instead of ``deck``."""
+    ``generated_decks``: the share of scenes drawn with a generated deck instead of ``deck``;
+    ``dark_decks``: the share of those drawn dark."""
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
@@ -96,14 +100,15 @@ def synthesize(
     bar = tqdm(total=n, desc=f"rendering {out.name}", unit="img", disable=not progress)
     written = 0
     if workers == 1:
-        _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks)
+        _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks, dark_decks)
         for i in range(n):
             written += _render_one(i)
             bar.update()
     else:
         # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                                 initargs=(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks)) as pool:
+                                 initargs=(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks,
+                                           dark_decks)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()

@@ -39,6 +39,27 @@ def test_photo_with_no_tableau_is_a_clear_error(reader):
         reader.read(cv2.imencode(".jpg", table)[1].tobytes())
 
 
+def test_a_deck_not_enrolled_is_refused_with_what_to_do(reader):
+    """A player's own deck read against the stand-in (not enrolled yet): its cards are boxed and
+    lie in a grid, but none reads as a stand-in card. The answer says so and what to do, not
+    "no 5 x 4 grid" (the grid is there); and no such photo is ever read without a doubt."""
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    deck = generate_deck(HELD_OUT_SEEDS[60], "icon")
+    refused = 0
+    for i in range(4):
+        scene = render_scene(deck, (2323, i), SceneParams(long_side=1600, p_multi=0.0, p_hole=0.0))
+        try:
+            read = reader.read(scene.jpeg)
+        except NoTableauError as err:
+            assert "do not read as cards of this deck" in str(err) and "enrol it" in str(err)
+            refused += 1
+            continue
+        assert all(tab.doubts for tab in read.tableaux)
+    assert refused >= 3
+
+
 def test_a_missing_card_is_reported(reader, photo_set):
     """Paint over one card with the table: the reader says the cell is empty, and doubts."""
     scene = photo_set[0]

@@ -20,6 +20,7 @@ from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
+from .second_look import from_quads, look_again, missing_cells, oblique
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -44,6 +45,9 @@ SURE_AT_ONCE = 0.999
 # This many cards of one tableau named "not ours" say more than a stray card of another game:
 # the wrong deck chosen (read against another deck, most cells of a tableau come out so).
 WRONG_DECK_CARDS = 5
+# A grid whose cells look this far from square (degrees) is looked at again, straightened: its
+# cards' boxes are rectangles round parallelograms (second_look.py).
+OBLIQUE_DEGREES = 12.0
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
@@ -138,6 +142,16 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[Cell
     return named
 
 
+def agree(first: CellNaming, second: CellNaming) -> CellNaming:
+    """One naming of a cell from two cuts of it (the second look's corners and the first look's
+    box): the mean belief decides, and the confidence is the least either cut has in that
+    decision, so two cuts that disagree make a doubt, never a confident choice of one of them."""
+    mean = (first.probabilities + second.probabilities) / 2
+    chosen = int(mean.argmax())
+    belief = [v.confidence if v.chosen == chosen else float(v.probabilities[chosen]) for v in (first, second)]
+    return CellNaming(mean, chosen, min(belief))
+
+
 class NoTableauError(ValueError):
     """The photo holds no tableau the reader can find."""
 
@@ -146,12 +160,16 @@ class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
-                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None):
+                 min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None,
+                 second_look: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
-        ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``)."""
+        ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
+        ``second_look``: look again at tableaux with cells where no card was found (benchmarks
+        turn it off to measure what it buys)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
+        self.second_look = second_look
 
     def warm_up(self) -> None:
         """Compile the finder for every canvas a read may use (a long-running service)."""
@@ -167,6 +185,8 @@ class Reader:
         det = self.find(photo.image)
         t2 = time.perf_counter()
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+        if self.second_look:
+            det, fits, loose = self._look_again(photo, det, fits, loose)
         t3 = time.perf_counter()
         timings.update(decode=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, snap=(t3 - t2) * 1e3)
         to_original = 1 / photo.scale
@@ -179,12 +199,33 @@ class Reader:
         timings["classify"] = (t4 - t3) * 1e3
         reads = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
-        if not reads:
-            self._refuse(photo, det)
+        if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
+            raise NoTableauError(not_this_deck(max(len(fit.detections) for fit in fits)))
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
                          side_by_side(det.subset(loose)))
+
+    def _look_again(self, photo: Photo, det: Detections, fits: list[TableauFit],
+                    loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
+        """A second look (``second_look.py``) at each tableau with cells where no card was found,
+        or seen so obliquely that its cards' boxes are poor rectangles: each card it finds gives
+        its cell the card's own corners, and a cell that had none its card."""
+        added = []
+        for fit in fits:
+            if not missing_cells(fit) and oblique(fit) < OBLIQUE_DEGREES:
+                continue
+            for rc, (quad, score) in look_again(self.finder, photo.image, fit).items():
+                cell = fit.cells[rc]
+                if cell.detection is not None:
+                    cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
+                cell.quad = quad
+                if cell.detection is None:
+                    cell.detection = len(det) + len(added)
+                    added.append((quad, score))
+        if added:
+            det = Detections.concat([det, from_quads(np.array([q for q, _ in added]), np.array([s for _, s in added]))])
+        return det, fits, loose
 
     def _refuse(self, photo: Photo, det: Detections) -> None:
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
@@ -261,11 +302,12 @@ class Reader:
         for t, fit in enumerate(fits):
             for (r, c), cell in fit.cells.items():
                 if cell.inside:
-                    crops.append(warp_quad(detail.image, cell.quad * k, CROP_SIZE))
-                    where.append((t, (r, c)))
+                    for quad in [cell.quad] + ([cell.first_quad] if cell.first_quad is not None else []):
+                        crops.append(warp_quad(detail.image, quad * k, CROP_SIZE))
+                        where.append((t, (r, c)))
         named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
         for (t, rc), naming in zip(where, name_cells(classifier, crops)):
-            named[t][rc] = naming
+            named[t][rc] = agree(named[t][rc], naming) if rc in named[t] else naming
         names = classifier.names
         # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
         least = getattr(classifier, "min_confidence", self.min_confidence)
@@ -314,6 +356,14 @@ class Reader:
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
+
+
+def not_this_deck(cards: int) -> str:
+    """Why a photo whose only grids held no card of the deck is refused. Most often the player's
+    own deck, not yet enrolled, read against the stand-in (or another deck); a cloth's checks
+    boxed as cards are the rarer case, and the same retake or enrolment answers both."""
+    return (f"no tableau read: a grid of {cards} cards was found, but they do not read as cards of this deck: "
+            "if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line)")
 
 
 def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],

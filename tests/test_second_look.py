@@ -1,0 +1,79 @@
+"""The second look: a tableau straightened and looked at again (vision/second_look.py), and two
+cuts of one card that must agree (pipeline.agree)."""
+import numpy as np
+import pytest
+from conftest import grid_matches_truth, needs_models
+
+from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.scene import render_scene, steep_params
+from ecoscore.geometry import project
+from ecoscore.scoring import COLS, ROWS
+from ecoscore.vision.evaluate import match_read
+from ecoscore.vision.lattice import CellFit, TableauFit
+from ecoscore.vision.pipeline import CellNaming, Reader, agree
+from ecoscore.vision.second_look import MARGIN, oblique, straighten
+
+
+def grid_seen_through(H: np.ndarray) -> TableauFit:
+    """A fit whose cells are the unit lattice's cards (0.9 of a cell) seen through ``H``."""
+    cells = {}
+    for r in range(ROWS):
+        for c in range(COLS):
+            corners = [[c - 0.45, r - 0.45], [c + 0.45, r - 0.45], [c + 0.45, r + 0.45], [c - 0.45, r + 0.45]]
+            cells[(r, c)] = CellFit(project(H, corners), 0, True)
+    return TableauFit(cells, 0.0, False)
+
+
+# A camera low over the table and turned: cards far away are smaller, and sheared.
+STEEP = np.array([[90.0, 40.0, 400.0], [10.0, 60.0, 300.0], [0.0, 0.12, 1.0]])
+ABOVE = np.array([[100.0, 0.0, 200.0], [0.0, 130.0, 150.0], [0.0, 0.0, 1.0]])
+
+
+def test_straightening_puts_every_cell_upright_and_alike():
+    fit = grid_seen_through(STEEP)
+    H, (w, h) = straighten(fit, 512)
+    assert max(w, h) == 512
+    px, py = w / (COLS + 2 * MARGIN), h / (ROWS + 2 * MARGIN)
+    for (r, c), cell in fit.cells.items():
+        centre = project(H, cell.quad).mean(0)
+        assert np.allclose(centre, [(MARGIN + c + 0.5) * px, (MARGIN + r + 0.5) * py], atol=1.5)
+
+
+def test_a_steep_grid_is_oblique_one_seen_from_above_is_not():
+    assert oblique(grid_seen_through(ABOVE)) < 1
+    assert oblique(grid_seen_through(STEEP)) > 12
+
+
+def naming(p: list[float], least: float | None = None) -> CellNaming:
+    probs = np.array(p)
+    chosen = int(probs.argmax())
+    return CellNaming(probs, chosen, float(probs[chosen]) if least is None else least)
+
+
+def test_two_cuts_that_disagree_make_a_doubt_never_a_confident_choice():
+    sure_a, sure_b = naming([0.95, 0.03, 0.02]), naming([0.2, 0.78, 0.02])
+    both = agree(sure_a, sure_b)
+    assert both.chosen == 0 and both.confidence == pytest.approx(0.2)  # the second cut's belief in it
+    alike = agree(naming([0.97, 0.02, 0.01]), naming([0.93, 0.05, 0.02], least=0.91))
+    assert alike.chosen == 0 and alike.confidence == pytest.approx(0.91)  # the least sure of the two
+
+
+@needs_models
+@pytest.mark.slow
+def test_the_second_look_reads_steep_photos_at_least_as_well_and_never_confidently_wrong():
+    deck = load_deck("standin")
+    looking, not_looking = Reader(), Reader(second_look=False)
+    exact = {True: 0, False: 0}
+    for i in range(8):
+        scene = render_scene(deck, (3131, i), steep_params(long_side=1600))
+        truth = scene.truth["tableaux"][0]
+        for second_look, reader in ((True, looking), (False, not_looking)):
+            try:
+                read = reader.read(scene.jpeg)
+            except ValueError:
+                continue
+            on = [t for t in read.tableaux if match_read(t, truth) is not None]  # not a neighbour's
+            exact[second_look] += any(grid_matches_truth(t, truth) for t in on)
+            if second_look:
+                assert all(t.doubts for t in on if not grid_matches_truth(t, truth)), f"scene {i}: confidently wrong"
+    assert exact[True] >= exact[False]

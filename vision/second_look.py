@@ -1,0 +1,119 @@
+"""A second look where a tableau's lattice has cells with no card found: the finder again, on
+the tableau seen straight on.
+
+Seen at an angle, far cards are small and squashed; cards of unfamiliar art (near-black stock on
+a dark cloth, mosaic faces) are missed where the first look found their neighbours. Such a cell
+is then cut where the lattice puts it, and a card laid a little off its place is cut wrong. The
+lattice fitted to the cards that were found says where the tableau lies: warping the photo so
+that the grid stands upright with all its cells one size shows the finder every card alike.
+Boxes found there in cells that had none are mapped back to the photo, and the caller fits the
+lattice again with them.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ecoscore.geometry import Detections, project
+from ecoscore.scoring import COLS, ROWS
+
+from .lattice import TableauFit
+from .models import CardFinder
+
+# A card seen again must cover its cell about as the grid has it (intersection over union):
+# a box round part of a card (a mosaic's facet) or round two is no better corners for it.
+MIN_OVERLAP = 0.4
+# Cells of photo kept round the grid on the straightened canvas: room for a card laid off its
+# place, and context like the first look's. With the canvas's long side at the finder's own
+# size this puts a card at ~55 px across at its input.
+MARGIN = 1.0
+
+
+def missing_cells(fit: TableauFit) -> list[tuple[int, int]]:
+    """Cells (row, col) inside the photo where no card was found."""
+    return [rc for rc, cell in fit.cells.items() if cell.detection is None and cell.inside]
+
+
+def straighten(fit: TableauFit, long_side: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """The homography from photo pixels to a canvas on which the fit's grid stands upright,
+    every cell one size, ``MARGIN`` cells of photo round it; and the canvas's (width, height).
+
+    The cells' aspect is their mean aspect in the photo (the pitch along rows over the pitch
+    along columns, measured between cell centres), so the canvas undoes the perspective's
+    change of scale across the grid but keeps the photo's mean foreshortening, which the finder
+    was trained on."""
+    centres = {rc: cell.quad.mean(0) for rc, cell in fit.cells.items()}
+    along_row = np.median([np.linalg.norm(centres[(r, c + 1)] - centres[(r, c)])
+                           for r in range(ROWS) for c in range(COLS - 1)])
+    along_col = np.median([np.linalg.norm(centres[(r + 1, c)] - centres[(r, c)])
+                           for r in range(ROWS - 1) for c in range(COLS)])
+    aspect = along_col / max(along_row, 1e-6)
+    pitch = long_side / max(COLS + 2 * MARGIN, (ROWS + 2 * MARGIN) * aspect)
+    px, py = pitch, pitch * aspect
+    src = np.array([centres[(r, c)] for r in range(ROWS) for c in range(COLS)], np.float64)
+    dst = np.array([((MARGIN + c + 0.5) * px, (MARGIN + r + 0.5) * py) for r in range(ROWS) for c in range(COLS)])
+    H, _ = cv2.findHomography(src, dst)  # least squares over all 20 cells
+    size = (int(round((COLS + 2 * MARGIN) * px)), int(round((ROWS + 2 * MARGIN) * py)))
+    return H, size
+
+
+def from_quads(quads: np.ndarray, scores: np.ndarray) -> Detections:
+    """Oriented boxes (the smallest rectangle round each quad) for quads mapped back to the photo."""
+    centers, sizes, angles = [], [], []
+    for quad in quads:
+        (cx, cy), (w, h), degrees = cv2.minAreaRect(quad.astype(np.float32))
+        long_side_first = w >= h
+        centers.append((cx, cy))
+        sizes.append((max(w, h), min(w, h)))
+        angles.append(np.radians(degrees if long_side_first else degrees + 90))
+    return Detections(np.array(centers, np.float64).reshape(-1, 2), np.array(sizes, np.float64).reshape(-1, 2),
+                      np.array(angles, np.float64), np.asarray(scores, np.float64))
+
+
+def oblique(fit: TableauFit) -> float:
+    """How far from square the grid's cells look, in degrees (the largest corner angle's
+    departure from 90° over the cells): ~0 from above, tens of degrees across the table."""
+    worst = 0.0
+    for cell in fit.cells.values():
+        q = cell.quad
+        for k in range(4):
+            a, b = q[(k + 1) % 4] - q[k], q[(k - 1) % 4] - q[k]
+            cos = a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
+            worst = max(worst, abs(90 - float(np.degrees(np.arccos(np.clip(cos, -1, 1))))))
+    return worst
+
+
+def _like(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``quad``'s corners in the order of ``reference``'s (the cyclic turn nearest it)."""
+    turns = [np.roll(quad, -k, axis=0) for k in range(4)]
+    return min(turns, key=lambda q: float(np.linalg.norm(q - reference, axis=1).sum()))
+
+
+def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit) -> dict[tuple[int, int], tuple[np.ndarray, float]]:
+    """Cards the finder sees on the straightened tableau, by the cell (row, col) they lie in:
+    each card's four corners mapped back to the photo (a true quadrilateral under perspective,
+    where a first-look box is only a rectangle), in the cell's corner order, and its score."""
+    H, (w, h) = straighten(fit, finder.imgsz)
+    canvas = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    seen = finder(canvas)
+    px, py = w / (COLS + 2 * MARGIN), h / (ROWS + 2 * MARGIN)
+    back = project(np.linalg.inv(H), seen.quads.reshape(-1, 2)).reshape(-1, 4, 2)
+    found: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
+    for k in np.argsort(-seen.scores):
+        x, y = seen.centers[k]
+        c, r = int(np.floor(x / px - MARGIN)), int(np.floor(y / py - MARGIN))
+        if not (0 <= r < ROWS and 0 <= c < COLS) or (r, c) in found:
+            continue
+        cell = fit.cells[(r, c)].quad
+        if overlap(back[k], cell) < MIN_OVERLAP:
+            continue
+        found[(r, c)] = (_like(back[k], cell), float(seen.scores[k]))
+    return found
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    union = abs(cv2.contourArea(a32)) + abs(cv2.contourArea(b32)) - inter
+    return float(inter / union) if union > 0 else 0.0
