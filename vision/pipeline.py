@@ -211,7 +211,7 @@ class Reader:
         """A second look (``second_look.py``) at each tableau with cells where no card was found,
         or seen so obliquely that its cards' boxes are poor rectangles: each card it finds gives
         its cell the card's own corners, and a cell that had none its card."""
-        added = []
+        added: list[tuple[np.ndarray, float]] = []
         for fit in fits:
             if not missing_cells(fit) and oblique(fit) < OBLIQUE_DEGREES:
                 continue
