@@ -77,3 +77,21 @@ def test_the_second_look_reads_steep_photos_at_least_as_well_and_never_confident
             if second_look:
                 assert all(t.doubts for t in on if not grid_matches_truth(t, truth)), f"scene {i}: confidently wrong"
     assert exact[True] >= exact[False]
+
+
+def test_the_outline_of_a_turned_group_of_cards_is_its_four_corners_clockwise():
+    from ecoscore.vision.second_look import outline
+
+    # Cards of a 5 x 4 grid seen through the steep camera, then turned 45° in the photo.
+    turn = np.array([[np.cos(0.8), -np.sin(0.8), 600], [np.sin(0.8), np.cos(0.8), 100], [0, 0, 1]])
+    fit = grid_seen_through(turn @ STEEP)
+    quads = np.array([cell.quad for cell in fit.cells.values()])
+    corners = outline(quads)
+    assert corners is not None and len(corners) == 4
+    outer = np.array([fit.cells[(0, 0)].quad[0], fit.cells[(0, COLS - 1)].quad[1],
+                      fit.cells[(ROWS - 1, COLS - 1)].quad[2], fit.cells[(ROWS - 1, 0)].quad[3]])
+    for corner in outer:  # each true outer corner is one of the outline's (a few px of rounding)
+        assert np.min(np.linalg.norm(corners - corner, axis=1)) < 3
+    edges = np.roll(corners, -1, axis=0) - corners
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    assert np.all(turns > 0)  # clockwise on the photo (y down)

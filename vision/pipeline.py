@@ -20,7 +20,7 @@ from .decode import Photo, decode
 from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
-from .second_look import from_quads, look_again, missing_cells, oblique
+from .second_look import OUTLINE_CARDS, fit_outline, from_quads, look_again, missing_cells, oblique
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -187,6 +187,7 @@ class Reader:
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         if self.second_look:
             det, fits, loose = self._look_again(photo, det, fits, loose)
+            det, fits, loose = self._fit_outlines(photo, det, fits, loose)
         t3 = time.perf_counter()
         timings.update(decode=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, snap=(t3 - t2) * 1e3)
         to_original = 1 / photo.scale
@@ -225,6 +226,22 @@ class Reader:
                     added.append((quad, score))
         if added:
             det = Detections.concat([det, from_quads(np.array([q for q, _ in added]), np.array([s for _, s in added]))])
+        return det, fits, loose
+
+    def _fit_outlines(self, photo: Photo, det: Detections, fits: list[TableauFit],
+                      loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
+        """Each group of loose cards lying side by side that no lattice fitted, fitted again on
+        its outline straightened (``second_look.fit_outline``): a tableau seen steeply and
+        turned, whose cards' boxes misled the lattice in the photo."""
+        groups = clusters(det.subset(loose), reach=NEIGHBOUR_REACH, min_size=OUTLINE_CARDS)
+        for group in sorted(groups, key=len, reverse=True):
+            members = [loose[k] for k in group]
+            found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
+            if not more:
+                continue
+            det = Detections.concat([det, found])
+            fits = fits + more
+            loose = [i for i in loose if i not in members]
         return det, fits, loose
 
     def _refuse(self, photo: Photo, det: Detections) -> None:

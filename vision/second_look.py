@@ -17,7 +17,7 @@ import numpy as np
 from ecoscore.geometry import Detections, project
 from ecoscore.scoring import COLS, ROWS
 
-from .lattice import TableauFit
+from .lattice import TableauFit, fit_tableaux
 from .models import CardFinder
 
 # A card seen again must cover its cell about as the grid has it (intersection over union):
@@ -117,3 +117,65 @@ def overlap(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(a32, b32)
     union = abs(cv2.contourArea(a32)) + abs(cv2.contourArea(b32)) - inter
     return float(inter / union) if union > 0 else 0.0
+
+
+# The straightened canvas for a group of cards no lattice fitted: its outline's corners go this
+# far in from the canvas's edges (a share of its side), so the group's edge cards lie whole on it.
+OUTLINE_MARGIN = 0.12
+OUTLINE_CARDS = 5  # at least this many loose cards side by side are worth a look
+
+
+def outline(quads: np.ndarray) -> np.ndarray | None:
+    """The four corners (clockwise from the top left, as the photo shows them) of the quadrilateral round a
+    group of card boxes: under perspective a tableau's outline is a quadrilateral, whatever its
+    cards' boxes look like. None if the hull is not near one."""
+    hull = cv2.convexHull(quads.reshape(-1, 1, 2).astype(np.float32))
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04, 0.06, 0.08, 0.1):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
+        if len(poly) == 4:
+            break
+    else:
+        return None
+    # Clockwise as the photo shows them (y down), from the corner nearest the top left.
+    centre = poly.mean(0)
+    clockwise = poly[np.argsort(np.arctan2(poly[:, 1] - centre[1], poly[:, 0] - centre[0]))].astype(np.float64)
+    corners = np.roll(clockwise, -int(np.argmin(clockwise.sum(1))), axis=0)
+    return corners if cv2.isContourConvex(corners.astype(np.float32)) else None
+
+
+def fit_outline(finder: CardFinder, image: np.ndarray, quads: np.ndarray, offset: int) -> tuple[Detections, list[TableauFit]]:
+    """Tableaux in a group of cards that no lattice fitted in the photo (seen steeply and turned,
+    a card's box is a rectangle round a parallelogram and says little of where its neighbours
+    lie): the group's outline straightened to a square canvas, the finder and the lattice fit
+    run there, and each fitted cell's corners mapped back to the photo. Returns the cards found
+    (photo pixels) and the fits, whose detections index into them from ``offset`` on (where
+    the caller puts them after the photo's own)."""
+    none = Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+    corners = outline(quads)
+    if corners is None:
+        return none, []
+    side = finder.imgsz
+    m = OUTLINE_MARGIN * side
+    square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float64)
+    H = cv2.getPerspectiveTransform(corners.astype(np.float32), square.astype(np.float32))
+    canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    seen = finder(canvas)
+    fits, _ = fit_tableaux(seen, (side, side))
+    if not fits:
+        return none, []
+    back = np.linalg.inv(H)
+    found = from_quads(project(back, seen.quads.reshape(-1, 2)).reshape(-1, 4, 2), seen.scores)
+    for tableau in fits:
+        tableau.off_grid = [i + offset for i in tableau.off_grid]
+        for cell in tableau.cells.values():
+            cell.quad = project(back, cell.quad)
+            cell.inside = cell.inside and _in_photo(cell.quad, image.shape[1], image.shape[0])
+            cell.detection = None if cell.detection is None else cell.detection + offset
+            cell.duplicates = [i + offset for i in cell.duplicates]
+            cell.found_twice = [i + offset for i in cell.found_twice]
+    return found, fits
+
+
+def _in_photo(quad: np.ndarray, w: int, h: int) -> bool:
+    return bool(np.all((quad >= -1) & (quad <= [w + 1, h + 1])))
