@@ -63,6 +63,13 @@ class CellRead:
     quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
     doubts: list[str] = field(default_factory=list)
     not_ours: bool = False  # a card, but of none of the deck's types (read by a deck's matcher)
+    # The surest any one cut of the cell was of its type (two cuts that disagree make a doubt,
+    # yet a card named surely by one of them is still a card: no phantom tableau).
+    evidence: float | None = None
+
+    @property
+    def card_evidence(self) -> float:
+        return self.confidence if self.evidence is None else self.evidence
 
 
 @dataclass
@@ -118,6 +125,7 @@ class CellNaming:
     probabilities: np.ndarray  # over the classifier's names: the mean of the turns read
     chosen: int  # index into the classifier's names
     confidence: float  # the belief in ``chosen`` at its least sure turn
+    evidence: float | None = None  # from two cuts (``agree``): the surer cut's belief in ``chosen``
 
 
 def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[CellNaming]:
@@ -149,7 +157,7 @@ def agree(first: CellNaming, second: CellNaming) -> CellNaming:
     mean = (first.probabilities + second.probabilities) / 2
     chosen = int(mean.argmax())
     belief = [v.confidence if v.chosen == chosen else float(v.probabilities[chosen]) for v in (first, second)]
-    return CellNaming(mean, chosen, min(belief))
+    return CellNaming(mean, chosen, min(belief), max(belief))
 
 
 class NoTableauError(ValueError):
@@ -258,7 +266,7 @@ class Reader:
         printed slots), and add what the photo itself says to each tableau: how to retake it."""
         kept = []
         for fit, read in zip(fits, reads):
-            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.confidence,
+            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence,
                                                              cell.not_ours) for cell in read.cells]):
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
@@ -339,6 +347,7 @@ class Reader:
                 read = named.get((r, c))
                 doubts = []
                 det_conf = float(det.scores[fc.detection]) if fc.detection is not None else None
+                evidence = None if read is None else read.evidence
                 if read is None:
                     card, conf, runner, runner_conf = None, 0.0, "", 0.0
                     doubts.append("cell lies partly outside the photo: not read")
@@ -369,7 +378,7 @@ class Reader:
                     doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
                 cells.append(
                     CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
-                             doubts, read is not None and top == NOT_OURS)
+                             doubts, read is not None and top == NOT_OURS, evidence)
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
