@@ -129,3 +129,23 @@ def test_the_same_cards_added_twice_are_kept_once(tmp_path):
     assert sum(info.counts.values()) == 11
     info = store.add("twice", _crops(value=3), "other cards")
     assert sum(info.counts.values()) == 22
+
+
+def test_a_dark_deck_is_its_seed_drawn_on_near_black_stock():
+    from ecoscore.datasets.deck import load_deck as load
+    from ecoscore.datasets.synth import scene_deck
+
+    for style in ("framed", "icon", "minimal"):
+        light, dark = generate_deck(7, style), generate_deck(7, style, dark=True)
+        assert dark.name == f"generated-{style}-dark-7"
+        for card in CardType:
+            grey = cv2.cvtColor(dark.faces[card][0], cv2.COLOR_BGR2GRAY)
+            frame = np.concatenate([grey[2], grey[-3], grey[:, 2], grey[:, -3]])  # inside any outline
+            assert np.median(frame) < 45 and np.median(grey) < 100, f"{style} {card.value}: not dark"
+            assert not np.array_equal(dark.faces[card][0], light.faces[card][0])
+    # A share of dark decks changes which decks are dark, never which deck a scene draws.
+    standin = load("standin")
+    plain = [scene_deck(standin, 0.8, 81, i).name for i in range(60)]
+    some_dark = [scene_deck(standin, 0.8, 81, i, dark_decks=0.4).name for i in range(60)]
+    assert [n.replace("-dark", "") for n in some_dark] == plain
+    assert 10 <= sum("-dark-" in n for n in some_dark) <= 35
