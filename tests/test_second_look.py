@@ -95,3 +95,35 @@ def test_the_outline_of_a_turned_group_of_cards_is_its_four_corners_clockwise():
     edges = np.roll(corners, -1, axis=0) - corners
     turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
     assert np.all(turns > 0)  # clockwise on the photo (y down)
+
+
+class GridOnEveryCanvas:
+    """A finder that sees an upright 5 x 4 grid of cards on whatever canvas it is shown."""
+
+    imgsz = 512
+
+    def __call__(self, image, size=None):
+        from ecoscore.geometry import Detections
+
+        centres = np.array([[96 + 80 * c, 96 + 100 * r] for r in range(ROWS) for c in range(COLS)], np.float64)
+        n = len(centres)
+        return Detections(centres, np.tile([[88.0, 63.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
+
+
+def test_every_group_of_loose_cards_gets_its_outline_fitted():
+    """Two groups of cards lying close, askew (no lattice links them), each fitted on its
+    outline: the second group's cards are still found after the first group's are taken."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+
+    rng = np.random.default_rng(5)
+    centres = np.concatenate([rng.uniform(0, 1, (6, 2)) * 150 + [200, 300], rng.uniform(0, 1, (6, 2)) * 150 + [900, 300]])
+    det = Detections(centres, np.tile([[88.0, 63.0]], (12, 1)), rng.uniform(0, np.pi, 12), np.full(12, 0.8))
+    reader = Reader.__new__(Reader)  # only the finder is needed
+    reader.finder = GridOnEveryCanvas()
+    photo = Photo(np.zeros((800, 1300, 3), np.uint8), 1.0, (1300, 800), b"")
+    det2, fits, loose = reader._fit_outlines(photo, det, [], list(range(12)))
+    assert len(fits) == 2 and loose == []
+    assert len(det2) == 12 + 2 * ROWS * COLS
+    for fit in fits:
+        assert all(cell.detection is not None and 12 <= cell.detection < len(det2) for cell in fit.cells.values())

@@ -242,8 +242,7 @@ class Reader:
         its outline straightened (``second_look.fit_outline``): a tableau seen steeply and
         turned, whose cards' boxes misled the lattice in the photo."""
         groups = clusters(det.subset(loose), reach=NEIGHBOUR_REACH, min_size=OUTLINE_CARDS)
-        for group in sorted(groups, key=len, reverse=True):
-            members = [loose[k] for k in group]
+        for members in sorted(([loose[k] for k in group] for group in groups), key=len, reverse=True):
             found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
             if not more:
                 continue
