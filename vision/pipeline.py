@@ -17,10 +17,10 @@ from ecoscore.scoring.tableau import cell_at
 
 from . import photo_doubts
 from .decode import Photo, decode
-from .lattice import MIN_CARDS, TableauFit, clusters, fit_tableaux
+from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
-from .second_look import OUTLINE_CARDS, fit_outline, from_quads, look_again, missing_cells, oblique
+from .second_look import OUTLINE_CARDS, fit_outline, from_quads, look_again, missing_cells, oblique, overlap
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -48,6 +48,7 @@ WRONG_DECK_CARDS = 5
 # A grid whose cells look this far from square (degrees) is looked at again, straightened: its
 # cards' boxes are rectangles round parallelograms (second_look.py).
 OBLIQUE_DEGREES = 12.0
+HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
@@ -222,10 +223,15 @@ class Reader:
         its cell the card's own corners, and a cell that had none its card."""
         added: list[tuple[np.ndarray, float]] = []
         for fit in fits:
-            if not missing_cells(fit) and oblique(fit) < OBLIQUE_DEGREES:
+            skewed = oblique(fit) >= OBLIQUE_DEGREES
+            if not skewed and not missing_cells(fit):
                 continue
             for rc, (quad, score) in look_again(self.finder, photo.image, fit).items():
                 cell = fit.cells[rc]
+                if cell.detection is not None and not skewed:
+                    continue  # seen from above, a found card's box is as good a cut
+                if cell.detection is None and not self._new_card(det, quad, cell.quad):
+                    continue
                 if cell.detection is not None:
                     cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
                 cell.quad = quad
@@ -235,6 +241,18 @@ class Reader:
         if added:
             det = Detections.concat([det, from_quads(np.array([q for q, _ in added]), np.array([s for _, s in added]))])
         return det, fits, loose
+
+    @staticmethod
+    def _new_card(det: Detections, quad: np.ndarray, cell: np.ndarray) -> bool:
+        """Whether a card the second look found in a cell with none is a card of its own: on
+        the cell, not a neighbour's card boxed again a little off (on the hard test set such
+        boxes named 4 empty-looking cells wrong)."""
+        if overlap(quad, cell) < HOLE_OVERLAP:
+            return False
+        if len(det) == 0:
+            return True
+        centre = quad.mean(0)
+        return bool(np.min(np.linalg.norm(det.centers - centre, axis=1) / det.sizes[:, 1]) > SAME_CARD)
 
     def _fit_outlines(self, photo: Photo, det: Detections, fits: list[TableauFit],
                       loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
