@@ -40,7 +40,7 @@ def test_every_recipe_starts_from_and_replays_recipes_that_exist():
             assert other is None or (other in RECIPES and RECIPES[other].kind == recipe.kind)
 
 
-def test_the_shipped_finder_trains_on_decks_of_any_art_and_on_steep_photos(tmp_path, monkeypatch):
+def test_the_shipped_finder_trains_on_decks_of_any_art_dark_ones_too_and_on_steep_photos(tmp_path, monkeypatch):
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
     recipe = replace(RECIPES["finder"], train_scenes=12, val_scenes=1, render_long_side=160)
     base = replace(RECIPES[recipe.replay], **TINY)
@@ -50,5 +50,6 @@ def test_the_shipped_finder_trains_on_decks_of_any_art_and_on_steep_photos(tmp_p
     assert train[:3] == [str((own / part / "images").resolve()) for part in ("train", "train-hard", "train-steep")]
     decks = [json.loads(t.read_text())["deck"] for t in sorted((own / "train" / "truth").glob("*.json"))]
     assert "standin" in decks and any(name.startswith("generated-") for name in decks)
+    assert any("-dark-" in name for name in decks)  # dark card stock: what finder-steep lost
     steep = [json.loads(t.read_text())["params"] for t in (own / "train-steep" / "truth").glob("*.json")]
     assert steep and all(p["elevation_deg"][0] < 40 and p["p_multi"] == 0.0 for p in steep)

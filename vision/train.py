@@ -6,7 +6,7 @@ export them to ONNX for the torch-free runtime.
 
 A recipe may start from another recipe's best weights (``init``): each shipped model is a base
 run fine-tuned on harder photos (finder-base -> finder-small -> finder-holes -> finder-416 ->
-finder-512 -> finder-loose -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and
+finder-512 -> finder-loose -> finder-steep -> finder; classifier-base -> classifier-hard -> classifier-loose -> classifier), and
 a recipe whose starting run is not finished trains it first. Datasets are rendered on first use
 and reused after (each split records how many items it holds once complete). A run interrupted
 at any point resumes from its last checkpoint.
@@ -104,20 +104,21 @@ RECIPES = {
     # (the steep split's settings), with finder-loose's photos replayed beside them. Two epochs
     # of a three-epoch schedule, averaged with finder-loose: chosen on the tuning material
     # (bench/compare_finders.py; the model card has the figures).
-    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16, train_scenes=1500,
+    "finder-steep": Recipe("finder-steep", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=3, batch=16, train_scenes=1500,
                      val_scenes=200, render_long_side=672, train_seed=71, val_seed=1071, p_random_faces=0.2,
                      p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.7,
                      init="finder-loose", warmup_epochs=0.3, replay="finder-loose", lr0=0.001, stop_after=2,
                      average_with_init=0.5),
     # Dark cards (near-black stock, light art) were what the finder still lost on decks of other
     # art: on a dark cloth their edges vanish and whole cards went unboxed. A short fine-tune of
-    # the finder on fresh photos, most of them of generated decks and two in five of those drawn
-    # dark, with the finder's own photos replayed beside them (a candidate: see the model card).
-    "finder-dark": Recipe("finder-dark", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=2, batch=16, train_scenes=1000,
-                          val_scenes=150, render_long_side=672, train_seed=81, val_seed=1081, p_random_faces=0.2,
-                          p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.8,
-                          dark_decks=0.4, init="finder", warmup_epochs=0.3, replay="finder", lr0=0.001,
-                          average_with_init=0.5),
+    # finder-steep on fresh photos, most of them of generated decks and two in five of those drawn
+    # dark, with finder-steep's own photos replayed beside them; two epochs, averaged with
+    # finder-steep (chosen on the tuning material: see the model card).
+    "finder": Recipe("finder", "finder", "yolo11n-obb.yaml", imgsz=512, epochs=2, batch=16, train_scenes=1000,
+                     val_scenes=150, render_long_side=672, train_seed=81, val_seed=1081, p_random_faces=0.2,
+                     p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.8,
+                     dark_decks=0.4, init="finder-steep", warmup_epochs=0.3, replay="finder-steep", lr0=0.001,
+                     average_with_init=0.5),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
