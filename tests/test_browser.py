@@ -325,6 +325,23 @@ def test_keyboard_reaches_take_a_photo_and_choose_a_file(server, page):
         page.keyboard.press("Enter")
 
 
+def test_choose_a_file_works_before_the_language_has_loaded(server, page):
+    """On a slow network the buttons show before the message catalogue arrives: a tap then must
+    open the file chooser (the buttons were wired only after the catalogue had loaded)."""
+    held = []  # the catalogue's requests, answered only after the tap
+    page.route("**/static/i18n/*.json", lambda route: held.append(route))
+    page.goto(server, wait_until="domcontentloaded")
+    page.wait_for_selector("#choose")
+    page.wait_for_function("document.readyState === 'complete'")
+    try:
+        assert held, "the catalogue was not requested yet: the test would prove nothing"
+        with page.expect_file_chooser(timeout=5000):
+            page.click("#choose")
+    finally:
+        for route in held:
+            route.continue_()
+
+
 def test_the_page_keeps_to_the_content_security_policy(server, new_page, photo_set, tmp_path):
     from playwright.sync_api import expect
 

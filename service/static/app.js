@@ -785,7 +785,20 @@ function rerender() {
   if (room.doc) { for (const { view } of room.views.values()) view.render(); if (room.other) room.other.render(); showRoom(room.doc); }
 }
 
+function bindPhotoButtons() {
+  // Bound before the language is loaded: a player who taps "Choose a file" at once (a slow
+  // phone, a slow network) must get the file chooser, not a dead button.
+  sendSolo = sender($("upload"), $("progress"), $("cancel"), $("status"));
+  $("take").addEventListener("click", () => $("camera").click());
+  $("choose").addEventListener("click", () => $("file").click());
+  for (const id of ["camera", "file"]) {
+    $(id).addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; scorePhoto(f); });
+  }
+}
+
 async function start() {
+  const inRoom = /^\/r\/([a-z0-9]+)$/.test(location.pathname);
+  if (!inRoom) bindPhotoButtons();
   await I18N.set(I18N.choose());
   $("lang").value = I18N.lang;
   $("lang").addEventListener("change", async (e) => { await I18N.set(e.target.value, true); rerender(); });
@@ -812,15 +825,9 @@ async function start() {
     setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
     return;
   }
-  sendSolo = sender($("upload"), $("progress"), $("cancel"), $("status"));
   loadDecks($("deck"));
   $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
   $("remember").addEventListener("click", rememberCards);
-  $("take").addEventListener("click", () => $("camera").click());
-  $("choose").addEventListener("click", () => $("file").click());
-  for (const id of ["camera", "file"]) {
-    $(id).addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; scorePhoto(f); });
-  }
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   $("new-room").addEventListener("click", async () => {
     try {
