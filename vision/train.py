@@ -145,6 +145,12 @@ RECIPES = {
                                train_scenes=400, val_scenes=60, render_long_side=960, train_seed=15, val_seed=1015,
                                p_hole=0.6, hard_share=1.0, steep_share=2.0, init="classifier", warmup_epochs=0.3,
                                crop_jitter=0.07, lr0=0.0005, average_with_init=0.5),
+    # classifier-steep traded hard tableaux for steep ones (tuning sets: steep +4, hard -4): the
+    # same, with as many hard crops as steep ones (a candidate: see the model card).
+    "classifier-steep-hard": Recipe("classifier-steep-hard", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=3,
+                                    batch=128, train_scenes=400, val_scenes=60, render_long_side=960, train_seed=16,
+                                    val_seed=1016, p_hole=0.6, hard_share=2.0, steep_share=2.0, init="classifier",
+                                    warmup_epochs=0.3, crop_jitter=0.07, lr0=0.0005, average_with_init=0.5),
 }
 
 
