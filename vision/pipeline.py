@@ -173,8 +173,9 @@ class Reader:
                  second_look: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
         ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
-        ``second_look``: look again at tableaux with cells where no card was found (benchmarks
-        turn it off to measure what it buys)."""
+        ``second_look``: look again, straightened, at tableaux seen obliquely or with cells where
+        no card was found, and at groups of cards no lattice fitted (benchmarks turn it off to
+        measure what it buys)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
@@ -195,7 +196,7 @@ class Reader:
         t2 = time.perf_counter()
         fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         if self.second_look:
-            det, fits, loose = self._look_again(photo, det, fits, loose)
+            det = self._look_again(photo, det, fits)
             det, fits, loose = self._fit_outlines(photo, det, fits, loose)
         t3 = time.perf_counter()
         timings.update(decode=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, snap=(t3 - t2) * 1e3)
@@ -216,11 +217,11 @@ class Reader:
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
                          side_by_side(det.subset(loose)))
 
-    def _look_again(self, photo: Photo, det: Detections, fits: list[TableauFit],
-                    loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
+    def _look_again(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> Detections:
         """A second look (``second_look.py``) at each tableau with cells where no card was found,
         or seen so obliquely that its cards' boxes are poor rectangles: each card it finds gives
-        its cell the card's own corners, and a cell that had none its card."""
+        its cell the card's own corners, and a cell that had none its card. The fits' cells are
+        changed in place; returns the detections with the cards found in empty cells added."""
         added: list[tuple[np.ndarray, float]] = []
         for fit in fits:
             skewed = oblique(fit) >= OBLIQUE_DEGREES
@@ -228,19 +229,19 @@ class Reader:
                 continue
             for rc, (quad, score) in look_again(self.finder, photo.image, fit).items():
                 cell = fit.cells[rc]
-                if cell.detection is not None and not skewed:
-                    continue  # seen from above, a found card's box is as good a cut
-                if cell.detection is None and not self._new_card(det, quad, cell.quad):
-                    continue
-                if cell.detection is not None:
-                    cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
-                cell.quad = quad
                 if cell.detection is None:
+                    if not self._new_card(det, quad, cell.quad):
+                        continue
                     cell.detection = len(det) + len(added)
                     added.append((quad, score))
-        if added:
-            det = Detections.concat([det, from_quads(np.array([q for q, _ in added]), np.array([s for _, s in added]))])
-        return det, fits, loose
+                elif skewed:
+                    cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
+                else:
+                    continue  # seen from above, a found card's box is as good a cut
+                cell.quad = quad
+        if not added:
+            return det
+        return Detections.concat([det, from_quads(np.array([q for q, _ in added]), np.array([s for _, s in added]))])
 
     @staticmethod
     def _new_card(det: Detections, quad: np.ndarray, cell: np.ndarray) -> bool:

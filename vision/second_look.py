@@ -1,13 +1,15 @@
-"""A second look where a tableau's lattice has cells with no card found: the finder again, on
-the tableau seen straight on.
+"""A second look at a tableau, straightened: the finder again where the first look's boxes
+served the lattice poorly.
 
-Seen at an angle, far cards are small and squashed; cards of unfamiliar art (near-black stock on
-a dark cloth, mosaic faces) are missed where the first look found their neighbours. Such a cell
-is then cut where the lattice puts it, and a card laid a little off its place is cut wrong. The
-lattice fitted to the cards that were found says where the tableau lies: warping the photo so
-that the grid stands upright with all its cells one size shows the finder every card alike.
-Boxes found there in cells that had none are mapped back to the photo, and the caller fits the
-lattice again with them.
+Seen at an angle, a card is a parallelogram and its oriented box a poor rectangle round it; far
+cards are small and squashed, and cards of unfamiliar art (near-black stock on a dark cloth,
+mosaic faces) are missed where the first look found their neighbours. The lattice fitted to the
+cards that were found says where the tableau lies: warping the photo so that the grid stands
+upright with all its cells one size shows the finder every card alike (``look_again``), and each
+card found there is mapped back with its own four corners. A group of cards that no lattice
+fitted is straightened on its outline instead, and the lattice is fitted on that canvas
+(``fit_outline``). What the reader does with what is found: ``Reader._look_again`` and
+``Reader._fit_outlines`` (pipeline.py).
 """
 from __future__ import annotations
 
