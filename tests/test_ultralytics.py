@@ -63,7 +63,8 @@ JOB = textwrap.dedent(
         ckpt = torch.load(path, map_location="cpu", weights_only=False)
         return next(iter((ckpt.get("ema") or ckpt["model"]).float().state_dict().values()))
     runs = data_dir() / "runs"
-    base, tuned = weights(runs / "finder-512-standin/weights/best.pt"), weights(runs / "finder-standin/weights/best.pt")
+    # Its init is what the stage before shipped: finder-steep's own mean with its init.
+    base, tuned = weights(runs / "finder-steep-standin/weights/averaged.pt"), weights(runs / "finder-standin/weights/best.pt")
     mean = weights(runs / "finder-standin/weights/averaged.pt")
     assert not torch.equal(base, tuned) and torch.allclose(mean, (base + tuned) / 2, atol=2e-3), "not averaged"
     # Stopped after training and before its export: run again, it exports and trains no more.
