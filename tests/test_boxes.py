@@ -62,3 +62,29 @@ def test_project_and_obb_corners_agree_with_a_plain_translation():
     np.testing.assert_allclose(project(H, [[0, 0], [1, 2]]), [[3, 4], [4, 6]])
     corners = obb_corners(np.array([[0.0, 0.0]]), np.array([[2.0, 2.0]]), np.array([np.pi / 2]))
     assert corners.shape == (1, 4, 2)
+
+
+def _fast_nms_every_pair(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    order = np.argsort(-scores, kind="stable")
+    overlaps = np.triu(probiou(boxes[order]), k=1)
+    return order[(overlaps > iou).sum(0) == 0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_nms_skipping_far_pairs_keeps_exactly_what_every_pair_would(seed):
+    # Candidates as the finder gives them: clusters of jittered boxes round each card, cards of
+    # many sizes and shapes side by side, some long and thin, at any angle, and thresholds
+    # from loose to strict.
+    rng = np.random.default_rng(seed)
+    cards = rng.integers(1, 25)
+    centres = rng.uniform(0, 1000, (cards, 2))
+    sizes = rng.uniform(5, 200, (cards, 2)) * rng.choice([1, 1, 0.2], (cards, 1))
+    per = rng.integers(1, 30, cards)
+    boxes = np.concatenate([np.column_stack([
+        centres[k] + rng.normal(0, rng.choice([0.5, 5, 30]), (n, 2)),
+        np.abs(sizes[k] * rng.normal(1, 0.1, (n, 2))) + 1,
+        rng.uniform(0, np.pi, n) if rng.random() < 0.3 else np.full(n, rng.uniform(0, np.pi)) + rng.normal(0, 0.05, n),
+    ]) for k, n in enumerate(per)])
+    scores = rng.uniform(0.5, 1, len(boxes))
+    for iou in (0.1, 0.45, 0.7, 0.95):
+        assert fast_nms(boxes, scores, iou).tolist() == _fast_nms_every_pair(boxes, scores, iou).tolist()

@@ -131,27 +131,46 @@ def _covariance(xywhr: np.ndarray):
     return a * cos**2 + b * sin**2, a * sin**2 + b * cos**2, (a - b) * cos * sin
 
 
-def probiou(boxes: np.ndarray, eps: float = 1e-7) -> np.ndarray:
-    """Pairwise probabilistic IoU of oriented boxes (xywhr), as Ultralytics' OBB NMS uses."""
-    x, y = boxes[:, 0], boxes[:, 1]
+def _pair_probiou(boxes: np.ndarray, i: np.ndarray, j: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Probabilistic IoU of the box pairs (``i[k]``, ``j[k]``)."""
     a, b, c = _covariance(boxes)
-    A, B, C = a[:, None] + a[None], b[:, None] + b[None], c[:, None] + c[None]
-    dx, dy = x[:, None] - x[None], y[:, None] - y[None]
+    A, B, C = a[i] + a[j], b[i] + b[j], c[i] + c[j]
+    dx, dy = boxes[i, 0] - boxes[j, 0], boxes[i, 1] - boxes[j, 1]
     det = A * B - C**2
     t1 = (A * dy**2 + B * dx**2) / (det + eps) * 0.25
     t2 = (C * -dx * dy) / (det + eps) * 0.5
     own = np.clip(a * b - c**2, 0, None)
-    t3 = np.log(det / (4 * np.sqrt(own[:, None] * own[None]) + eps) + eps) * 0.5
+    t3 = np.log(det / (4 * np.sqrt(own[i] * own[j]) + eps) + eps) * 0.5
     bd = np.clip(t1 + t2 + t3, eps, 100.0)
     return 1 - np.sqrt(1.0 - np.exp(-bd) + eps)
 
 
+def probiou(boxes: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Pairwise probabilistic IoU of oriented boxes (xywhr), as Ultralytics' OBB NMS uses."""
+    n = len(boxes)
+    i, j = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    return _pair_probiou(boxes, i, j, eps).reshape(n, n)
+
+
 def fast_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Fast-NMS (Bolya et al.) over oriented boxes, as Ultralytics does it: a box goes when any
-    higher-scored box overlaps it more than ``iou``. Returns kept indices, best first."""
+    higher-scored box overlaps it more than ``iou``. Returns kept indices, best first.
+
+    The same answer as comparing every pair, without computing the pairs that cannot overlap
+    (the finder's few hundred candidates made the full n × n table a tenth of a read). The
+    Bhattacharyya distance of two boxes is at least |d|² / (4 (tr Σ₁ + tr Σ₂)) for centres
+    |d| apart (its log-determinant term is never negative), so pairs farther apart than that
+    allows for ``iou`` are skipped; a factor of 2 keeps rounding on the safe side."""
     order = np.argsort(-scores, kind="stable")
-    overlaps = np.triu(probiou(boxes[order]), k=1)
-    return order[(overlaps > iou).sum(0) == 0]
+    boxes = boxes[order]
+    a, b, _ = _covariance(boxes)
+    spread = a + b
+    most = -np.log(max(1e-12, 1.0 - (1.0 - iou) ** 2))  # the largest distance at which IoU > iou
+    d2 = (boxes[:, None, 0] - boxes[None, :, 0]) ** 2 + (boxes[:, None, 1] - boxes[None, :, 1]) ** 2
+    i, j = np.nonzero(np.triu(d2 < 8 * (spread[:, None] + spread[None]) * most + 1e-9, k=1))
+    dropped = np.zeros(len(boxes), bool)
+    dropped[j[_pair_probiou(boxes, i, j) > iou]] = True
+    return order[~dropped]
 
 
 def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float,
