@@ -116,6 +116,8 @@ def test_long_lists_are_refused_before_any_work(client):
     assert r.status_code == 413 and time.perf_counter() - started < 5
     r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": huge})
     assert r.status_code == 400 and "maximum size" in r.json()["detail"]  # the form parser's own bound
+    r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": huge}, headers={"Accept-Language": "cs"})
+    assert r.status_code == 400 and r.json()["detail"] == "pole formuláře je příliš dlouhé: nejvýše 16 KB"
     r = client.post("/api/grid", json={"players": [{"name": f"p{k}", "grid": ALICE} for k in range(9)]})
     assert r.status_code == 422
 
