@@ -7,7 +7,8 @@ face-down cards and cards of other games are the "not a card of this deck" examp
 
 The bank is one ``.npz``: ``crops`` (N × S × S × 3 uint8, BGR), ``deck`` (N: the deck's seed,
 ``STANDIN`` for the stand-in), ``label`` (N: a type's index in ``CardType`` order, ``EMPTY`` or
-``FOREIGN``).
+``FOREIGN``). A deck drawn dark (near-black stock, ``deckgen``'s ``dark``) is stored as its seed
+plus ``DARK``, so a bank says which decks were dark and ``deck_for`` draws the same deck again.
 """
 from __future__ import annotations
 
@@ -26,17 +27,22 @@ from ecoscore.vision.crops import CROP_SIZE, warp_quad
 
 from .deck import Deck, load_deck
 from .deckgen import generate_deck
-from .scene import SceneParams, hard_params, render_scene
+from .scene import SceneParams, hard_params, render_scene, steep_params
 
 TYPES = list(CardType)
 EMPTY = len(TYPES)  # 11
 FOREIGN = EMPTY + 1  # 12: a face-down card, a card of another game
 STANDIN = -1
 P_STANDIN = 0.1
+DARK = 100_000_000  # deck id = seed + DARK: the seed's deck drawn dark (training seeds stay far below)
 
 
-def deck_for(seed: int) -> Deck:
-    return load_deck("standin") if seed == STANDIN else generate_deck(seed)
+def deck_for(deck_id: int) -> Deck:
+    if deck_id == STANDIN:
+        return load_deck("standin")
+    if deck_id >= DARK:
+        return generate_deck(deck_id - DARK, dark=True)
+    return generate_deck(deck_id)
 
 
 def _perturbed(quad: np.ndarray, rng, jitter: float) -> np.ndarray:
@@ -69,13 +75,13 @@ def scene_crops(image: np.ndarray, truth: Truth, rng, jitter: float = 0.04) -> l
     return out
 
 
-def _render(job: tuple[int, int, bool, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    index, deck_seed, hard, long_side = job
+def _render(job: tuple[int, int, str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index, deck_seed, split, long_side = job
     cv2.setNumThreads(1)
     deck = deck_for(deck_seed)
+    base = {"normal": SceneParams, "hard": hard_params, "steep": steep_params}[split]()
     # Random-face tableaux and loose cards of other games: the matcher must learn to say "not ours".
-    params = replace(hard_params() if hard else SceneParams(), long_side=long_side, p_random_faces=0.08, p_multi=0.25,
-                     p_hole=0.5)
+    params = replace(base, long_side=long_side, p_random_faces=0.08, p_multi=0.25, p_hole=0.5)
     scene = render_scene(deck, (7, index), params)
     rng = np.random.default_rng((8, index))
     crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.02, 0.04, 0.07]))
@@ -86,13 +92,22 @@ def _render(job: tuple[int, int, bool, int]) -> tuple[np.ndarray, np.ndarray, np
 
 
 def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int = 0, p_hard: float = 0.35,
-               long_side: int = 960, workers: int = 2, progress: bool = True) -> Path:
+               p_steep: float = 0.0, p_dark: float = 0.0, long_side: int = 960, workers: int = 2,
+               progress: bool = True) -> Path:
     """Render ``scenes`` photos (scene indices from ``first``), each of a deck drawn from ``decks``
-    (or the stand-in), and save their crops to ``out``."""
+    (or the stand-in; a ``p_dark`` share of the generated ones drawn dark), ``p_hard`` of them with
+    the hard split's settings and ``p_steep`` with the steep split's, and save their crops to ``out``."""
     rng = np.random.default_rng((9, first))
+    extra = np.random.default_rng((10, first))  # its own stream: p_dark = p_steep = 0 draws the same bank as before
     decks = list(decks)
-    jobs = [(first + i, STANDIN if rng.random() < P_STANDIN else int(decks[rng.integers(len(decks))]),
-             bool(rng.random() < p_hard), long_side) for i in range(scenes)]
+    jobs = []
+    for i in range(scenes):
+        deck = STANDIN if rng.random() < P_STANDIN else int(decks[rng.integers(len(decks))])
+        hard = bool(rng.random() < p_hard)
+        steep, dark = extra.random() < p_steep, extra.random() < p_dark
+        if dark and deck != STANDIN:
+            deck += DARK
+        jobs.append((first + i, deck, "steep" if steep else "hard" if hard else "normal", long_side))
     parts = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for part in tqdm(pool.map(_render, jobs, chunksize=4), total=len(jobs), disable=not progress, desc="bank"):

@@ -20,9 +20,14 @@ def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypa
     recipe = MatcherRecipe(steps=4, decks_per_step=3, queries_per_deck=4, foreign_per_step=2, empty_per_step=2)
     run = tmp_path / "run"
     short = MatcherRecipe(**{**recipe.__dict__, "steps": 2})
-    train_matcher(bank, short, run, threads=1, ship=False, log_every=1)
-    onnx = train_matcher(bank, recipe, run, threads=1, ship=False, log_every=1)  # resumes at step 2
+    train_matcher([bank], short, run, threads=1, ship=False, log_every=1)
+    onnx = train_matcher([bank], recipe, run, threads=1, ship=False, log_every=1)  # resumes at step 2
     assert [line.split()[1] for line in (run / "log.txt").read_text().splitlines()] == ["1/2", "2/2", "3/4", "4/4"]
+    # A fine-tune starts from the run's weights, not from its step: a cycle of its own, on two banks.
+    dark = build_bank(tmp_path / "dark.npz", 4, range(4, 8), first=456, p_dark=1.0, workers=1, progress=False)
+    fine = tmp_path / "fine"
+    train_matcher([bank, dark], short, fine, init=run / "last.pt", threads=1, ship=False, log_every=1)
+    assert [line.split()[1] for line in (fine / "log.txt").read_text().splitlines()] == ["1/2", "2/2"]
     meta = json.loads(onnx.with_suffix(".json").read_text())
     assert meta["imgsz"] == 64 and len(meta["empty"]) == meta["dim"]
 
@@ -38,3 +43,16 @@ def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypa
         expected = net(to_tensor(crops)).numpy()
     got = CardEmbedder(onnx)(list(crops))
     assert np.abs(got - expected).max() < 1e-4
+
+
+def test_a_dark_bank_holds_dark_decks_and_names_them_again(tmp_path):
+    from ecoscore.datasets.deckgen import generate_deck
+    from ecoscore.datasets.matchset import DARK, build_bank, deck_for
+
+    plain = build_bank(tmp_path / "plain.npz", 6, range(0, 4), first=7, workers=1, progress=False)
+    dark = build_bank(tmp_path / "dark.npz", 6, range(0, 4), first=7, p_dark=1.0, workers=1, progress=False)
+    plain_ids, dark_ids = np.load(plain)["deck"], np.load(dark)["deck"]
+    generated = plain_ids >= 0  # the stand-in is never drawn dark
+    assert generated.any() and (dark_ids[dark_ids >= 0] >= DARK).all()
+    seed = int(dark_ids[dark_ids >= DARK][0]) - DARK
+    assert deck_for(seed + DARK).name == generate_deck(seed, dark=True).name != deck_for(seed).name

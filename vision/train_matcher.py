@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +30,8 @@ from .crops import CROP_SIZE, warp_quad
 
 @dataclass
 class MatcherRecipe:
-    steps: int = 1500
-    decks_per_step: int = 10
+    steps: int = 1000
+    decks_per_step: int = 14
     queries_per_deck: int = 10
     foreign_per_step: int = 16
     empty_per_step: int = 12
@@ -47,6 +47,20 @@ class MatcherRecipe:
     # The bank it learns from: photos of this many generated decks (training seeds only).
     bank_scenes: int = 4500
     bank_decks: int = 3000
+
+
+@dataclass
+class MatcherFineTune:
+    """The second stage: the first stage's net, trained on further with its bank and a second one
+    of decks it never saw, most drawn dark (near-black stock, light art: the first bank had none,
+    and an unseen dark deck was misnamed), a third of the photos at steep angles."""
+    steps: int = 1400
+    lr: float = 1e-3
+    scenes: int = 1500
+    first_scene: int = 100_000  # scene indices the first bank never drew
+    decks: range = TRAIN_SEEDS[3000:6000]  # decks the first bank never drew
+    p_dark: float = 0.6
+    p_steep: float = 0.3
 
 
 def build_network(recipe: MatcherRecipe):
@@ -115,9 +129,9 @@ def _photometric(x, rng: np.random.Generator):
 class Episodes:
     """Draws training steps from a bank (``datasets/matchset.py``)."""
 
-    def __init__(self, bank: Path, recipe: MatcherRecipe):
-        data = np.load(bank)
-        self.crops, self.deck, self.label = data["crops"], data["deck"], data["label"]
+    def __init__(self, banks: list[Path], recipe: MatcherRecipe):
+        parts = [np.load(bank) for bank in banks]
+        self.crops, self.deck, self.label = (np.concatenate([p[k] for p in parts]) for k in ("crops", "deck", "label"))
         self.recipe = recipe
         cards = self.label < EMPTY
         self.by_deck: dict[int, np.ndarray] = {}
@@ -197,9 +211,10 @@ def _warm_up(steps: int) -> float:
     return min(0.75, max(0.05, 3 / steps))
 
 
-def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path | None = None, *,
-                  threads: int = 2, ship: bool = True, log_every: int = 50) -> Path:
-    """Train (or resume) the matcher; export ONNX and its sidecar; copy to ``models/`` if ``ship``."""
+def train_matcher(banks: list[Path], recipe: MatcherRecipe | None = None, run_dir: Path | None = None, *,
+                  init: Path | None = None, threads: int = 2, ship: bool = True, log_every: int = 50) -> Path:
+    """Train (or resume) the matcher; export ONNX and its sidecar; copy to ``models/`` if ``ship``.
+    ``init``: a checkpoint whose net (not its optimiser) a new run starts from."""
     import torch
 
     recipe = recipe or MatcherRecipe()
@@ -215,6 +230,10 @@ def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path
                                                 pct_start=_warm_up(recipe.steps))
     start = 0
     last = run_dir / "last.pt"
+    if not last.is_file() and init is not None:  # a fine-tune: the weights, a fresh optimiser and cycle
+        state = torch.load(init, weights_only=False)
+        net.load_state_dict(state["net"])
+        empty_proto.data = state["empty"]
     if last.is_file():  # resume where the last session stopped
         state = torch.load(last, weights_only=False)
         net.load_state_dict(state["net"])
@@ -226,7 +245,7 @@ def train_matcher(bank: Path, recipe: MatcherRecipe | None = None, run_dir: Path
         else:  # a run cut shorter (or longer) on resuming: the same cycle, re-planned from here
             sched = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.lr, total_steps=recipe.steps,
                                                         pct_start=_warm_up(recipe.steps), last_epoch=start - 1)
-    episodes = Episodes(bank, recipe)
+    episodes = Episodes(banks, recipe)
     rng = np.random.default_rng((recipe.seed, start))
     log = (run_dir / "log.txt").open("a")
     t0, losses, accs = time.time(), [], []
@@ -274,9 +293,19 @@ def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path) -> Pa
 
 
 def train(threads: int = 2, ship: bool = True, steps: int | None = None) -> Path:
-    """``ecoscore train matcher``: render the bank if it is not there, then train (or resume)."""
+    """``ecoscore train matcher``: render the banks that are not there, then train (or resume) the
+    first stage (``runs/matcher-base``) and the fine-tune on dark and steep decks (``runs/matcher``)."""
     recipe = MatcherRecipe() if steps is None else MatcherRecipe(steps=steps)
+    tune = MatcherFineTune()
     bank = data_dir() / "matcher" / "bank-train.npz"
     if not bank.is_file():
         build_bank(bank, recipe.bank_scenes, TRAIN_SEEDS[: recipe.bank_decks], workers=threads)
-    return train_matcher(bank, recipe, threads=threads, ship=ship)
+    dark_bank = data_dir() / "matcher" / "bank-dark.npz"
+    if not dark_bank.is_file():
+        build_bank(dark_bank, tune.scenes, tune.decks, first=tune.first_scene, p_dark=tune.p_dark,
+                   p_steep=tune.p_steep, workers=threads)
+    base_dir = data_dir() / "runs" / "matcher-base"
+    train_matcher([bank], recipe, base_dir, threads=threads, ship=False)
+    fine = replace(recipe, steps=tune.steps, lr=tune.lr)
+    return train_matcher([bank, dark_bank], fine, data_dir() / "runs" / "matcher", init=base_dir / "last.pt",
+                         threads=threads, ship=ship)
