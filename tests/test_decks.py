@@ -30,11 +30,13 @@ def test_every_style_draws_eleven_different_faces():
 
 
 def test_held_out_decks_are_never_trained_on():
-    from ecoscore.vision.train_matcher import MatcherRecipe
+    from ecoscore.datasets.matchset import DARK
+    from ecoscore.vision.train_matcher import MatcherFineTune, MatcherRecipe
 
-    trained = TRAIN_SEEDS[: MatcherRecipe().bank_decks]
-    assert not set(trained) & set(HELD_OUT_SEEDS[:1000])
-    assert trained.stop <= HELD_OUT_SEEDS.start
+    for trained in (TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks):
+        assert not set(trained) & set(HELD_OUT_SEEDS[:1000])
+        assert trained.start >= TRAIN_SEEDS.start and trained.stop <= min(TRAIN_SEEDS.stop, HELD_OUT_SEEDS.start)
+    assert TRAIN_SEEDS.stop <= DARK  # a dark deck's id never names another seed
 
 
 def test_a_written_deck_loads_back(tmp_path):

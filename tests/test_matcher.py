@@ -104,6 +104,25 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
+def test_a_tableau_photographed_at_a_slant_enrols_as_a_read_would_locate_it(reader, embedder):
+    # Seen at 30-45° the finder's first look misses a card or two; the read's second look finds
+    # them, and enrolment locates the cards the same way. Before, this photo was refused ("the
+    # grid and the cards found disagree at row 1 col 5"): 4 of 10 such photos enrolled, now 8.
+    from ecoscore.vision.enrol import from_photo
+    from ecoscore.vision.matcher import CardMatcher, References
+
+    deck = generate_deck(HELD_OUT_SEEDS[52])
+    scene = render_scene(deck, (36, 8), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                    elevation_deg=(30, 45)))
+    truth = scene.truth["tableaux"][0]
+    assert 30 <= scene.truth["camera"]["elevation_deg"] <= 45
+    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo")
+    assert all(crops[c] for c in CardType) and sum(map(len, crops.values())) == 20
+    matcher = CardMatcher(embedder, References.embed("slant", embedder, crops))
+    other = render_scene(deck, (35, 0), PARAMS)
+    assert grid_matches_truth(reader.read(other.jpeg, matcher).tableaux[0], other.truth["tableaux"][0])
+
+
 def _cli(*args, env):
     return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, env=env,
                           timeout=300)

@@ -20,7 +20,6 @@ from ecoscore.scoring.tableau import cells_short
 from .crops import warp_quad
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, decode
-from .lattice import fit_tableaux
 from .matcher import CardEmbedder
 from .pipeline import Reader
 
@@ -130,8 +129,9 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         photo = decode(data)
     except ImageError as err:
         raise EnrolError(f"{where}: {err}") from None
-    det = reader.find(photo.image)
-    fits, _ = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+    # Located as a read locates it (second look included): a card the first look missed, or a
+    # grid seen at a slant, must not refuse an enrolment that a read of the same photo gets right.
+    det, fits, _ = reader.locate(photo)
     if len(fits) != 1:
         raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
     fit = fits[0]

@@ -191,15 +191,9 @@ class Reader:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         photo = decode(data)
-        t1 = time.perf_counter()
-        det = self.find(photo.image)
-        t2 = time.perf_counter()
-        fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
-        if self.second_look:
-            det = self._look_again(photo, det, fits)
-            det, fits, loose = self._fit_outlines(photo, det, fits, loose)
+        timings["decode"] = (time.perf_counter() - t0) * 1e3
+        det, fits, loose = self.locate(photo, timings)
         t3 = time.perf_counter()
-        timings.update(decode=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, snap=(t3 - t2) * 1e3)
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
@@ -216,6 +210,22 @@ class Reader:
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
                          side_by_side(det.subset(loose)))
+
+    def locate(self, photo: Photo, timings: dict[str, float] | None = None
+               ) -> tuple[Detections, list[TableauFit], list[int]]:
+        """Where the cards and tableaux lie: (the cards found, the tableaux fitted on them, the
+        cards outside every tableau). The finder's looks, the lattice fit, then the second look.
+        ``timings``: gets the milliseconds of ``detect`` and ``snap``."""
+        t1 = time.perf_counter()
+        det = self.find(photo.image)
+        t2 = time.perf_counter()
+        fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+        if self.second_look:
+            det = self._look_again(photo, det, fits)
+            det, fits, loose = self._fit_outlines(photo, det, fits, loose)
+        if timings is not None:
+            timings.update(detect=(t2 - t1) * 1e3, snap=(time.perf_counter() - t2) * 1e3)
+        return det, fits, loose
 
     def _look_again(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> Detections:
         """A second look (``second_look.py``) at each tableau with cells where no card was found,
