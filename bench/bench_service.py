@@ -71,10 +71,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--settle", type=float, default=60, help="seconds after the load before RSS is read again")
     parser.add_argument("--no-batch", action="store_true", help="skip the batch comparison")
+    parser.add_argument("--one-tableau", action="store_true",
+                        help="only the photos of one tableau (a player's own upload; the others show the whole game)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter that runs the server and the batch (another checkout, same run conditions)")
     args = parser.parse_args()
     photos = sorted((args.photos / "images").glob("*.jpg"))
+    if args.one_tableau:
+        photos = [p for p in photos
+                  if len(json.loads((args.photos / "truth" / f"{p.stem}.json").read_text())["tableaux"]) == 1]
     bodies = [multipart(p.read_bytes(), p.name) for p in photos]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

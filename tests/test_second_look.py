@@ -127,3 +127,20 @@ def test_every_group_of_loose_cards_gets_its_outline_fitted():
     assert len(det2) == 12 + 2 * ROWS * COLS
     for fit in fits:
         assert all(cell.detection is not None and 12 <= cell.detection < len(det2) for cell in fit.cells.values())
+
+
+@needs_models
+@pytest.mark.slow
+def test_a_tableau_fitted_in_part_beside_its_loose_cards_is_fitted_again_whole(monkeypatch):
+    # Seen at 32°, the lattice walked off course: 16 cards fitted, 6 left "side by side outside
+    # every tableau" (issue #15). Fitted again on the whole group's outline, the tableau reads
+    # exactly; without that refit it does not.
+    from dataclasses import replace
+
+    deck = load_deck("standin")
+    scene = render_scene(deck, (91, 75), replace(steep_params(), long_side=1600))
+    truth = scene.truth["tableaux"][0]
+    reader = Reader()
+    assert any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)
+    monkeypatch.setattr(Reader, "_beside", staticmethod(lambda det, own, loose: own))
+    assert not any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)

@@ -48,6 +48,13 @@ WRONG_DECK_CARDS = 5
 # A grid whose cells look this far from square (degrees) is looked at again, straightened: its
 # cards' boxes are rectangles round parallelograms (second_look.py).
 OBLIQUE_DEGREES = 12.0
+# A tableau fitted on at most PARTIAL_FIT cards, with at least REFIT_LOOSE loose cards beside
+# it, is fitted again on the whole group's outline, and the new fit kept if it holds REFIT_GAIN
+# more cards. Looser rules (any fit short of 20, one loose card, any gain) refitted whole
+# tableaux beside a stray card and lost them (fresh steep renders).
+PARTIAL_FIT = 16
+REFIT_LOOSE = 3
+REFIT_GAIN = 2
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
@@ -267,9 +274,9 @@ class Reader:
 
     def _fit_outlines(self, photo: Photo, det: Detections, fits: list[TableauFit],
                       loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
-        """Each group of loose cards lying side by side that no lattice fitted, fitted again on
-        its outline straightened (``second_look.fit_outline``): a tableau seen steeply and
-        turned, whose cards' boxes misled the lattice in the photo."""
+        """Each group of loose cards lying side by side that no lattice fitted, or fitted only in
+        part, fitted again on its outline straightened (``second_look.fit_outline``): a tableau
+        seen steeply and turned, whose cards' boxes misled the lattice in the photo."""
         groups = clusters(det.subset(loose), reach=NEIGHBOUR_REACH, min_size=OUTLINE_CARDS)
         for members in sorted(([loose[k] for k in group] for group in groups), key=len, reverse=True):
             found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
@@ -278,7 +285,31 @@ class Reader:
             det = Detections.concat([det, found])
             fits = fits + more
             loose = [i for i in loose if i not in members]
-        return det, fits, loose
+        # A tableau fitted on part of its cards, the rest left loose beside it (the lattice
+        # walked off course across a steep photo): the whole group fitted again the same way,
+        # and kept where that fit holds more of the cards.
+        refitted = []
+        for fit in fits:
+            own = fit.detections
+            members = self._beside(det, own, loose) if len(own) <= PARTIAL_FIT else own
+            if len(members) >= len(own) + REFIT_LOOSE:
+                found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
+                if len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN:
+                    det = Detections.concat([det, found])
+                    fit = more[0]
+                    loose = [i for i in loose if i not in members]
+            refitted.append(fit)
+        return det, refitted, loose
+
+    @staticmethod
+    def _beside(det: Detections, own: list[int], loose: list[int]) -> list[int]:
+        """A tableau's cards and the loose cards lying side by side with them, in a chain."""
+        group = own + loose
+        members = set(own)
+        for component in clusters(det.subset(group), reach=NEIGHBOUR_REACH, min_size=1):
+            if any(group[k] in members for k in component):
+                members |= {group[k] for k in component}
+        return sorted(members)
 
     def _refuse(self, photo: Photo, det: Detections) -> None:
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
