@@ -79,7 +79,7 @@ def _render(job: tuple[int, int, str, int]) -> tuple[np.ndarray, np.ndarray, np.
     index, deck_seed, split, long_side = job
     cv2.setNumThreads(1)
     deck = deck_for(deck_seed)
-    base = {"normal": SceneParams, "hard": hard_params, "steep": steep_params}[split]()
+    base = hard_params() if split == "hard" else steep_params() if split == "steep" else SceneParams()
     # Random-face tableaux and loose cards of other games: the matcher must learn to say "not ours".
     params = replace(base, long_side=long_side, p_random_faces=0.08, p_multi=0.25, p_hole=0.5)
     scene = render_scene(deck, (7, index), params)
