@@ -267,7 +267,7 @@ def train_matcher(banks: list[Path], recipe: MatcherRecipe | None = None, run_di
             losses, accs, t0 = [], [], time.time()
             torch.save({"net": net.state_dict(), "empty": empty_proto.data, "opt": opt.state_dict(),
                         "sched": sched.state_dict(), "step": step + 1, "recipe": asdict(recipe)}, last)
-    onnx_path = export_matcher(net, empty_proto, recipe, run_dir)
+    onnx_path = export_matcher(net, empty_proto, recipe, run_dir, init=init.parent.name if init else None)
     if ship:
         for suffix in (".onnx", ".json"):
             target = models_dir() / f"matcher{suffix}"
@@ -275,7 +275,7 @@ def train_matcher(banks: list[Path], recipe: MatcherRecipe | None = None, run_di
     return onnx_path
 
 
-def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path) -> Path:
+def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path, init: str | None = None) -> Path:
     import torch
 
     net.eval()
@@ -287,7 +287,7 @@ def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path) -> Pa
     empty = torch.nn.functional.normalize(empty_proto.detach(), dim=0).tolist()
     path.with_suffix(".json").write_text(json.dumps({
         "imgsz": CROP_SIZE, "dim": recipe.dim, "scale": recipe.scale, "not_ours": recipe.not_ours,
-        "empty": [round(v, 6) for v in empty], "recipe": asdict(recipe),
+        "empty": [round(v, 6) for v in empty], "recipe": asdict(recipe) | {"init": init},
     }, indent=1))
     return path
 
