@@ -138,6 +138,10 @@ def translate(text: str, lang: str) -> str:
         return text
     found = match(text)
     if found is None:
+        # A refusal with retake advice after it: messages joined by "; ", each translated.
+        parts = text.split("; ")
+        if len(parts) > 1 and all(match(part) for part in parts):
+            return "; ".join(translate(part, lang) for part in parts)
         return text
     key, params = found
     out = {}

@@ -174,3 +174,20 @@ def test_the_api_speaks_the_players_language(reader, tmp_path):
         assert "это не изображение" in r.json()["detail"]
         r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")})
         assert "no tableau found" in r.json()["detail"]
+
+
+def test_a_refusal_with_retake_advice_is_translated_whole():
+    # The reader joins a refusal and its retake tips with "; " (issue #15's advice); no one
+    # template holds them all, and the whole message reached Czech players in English.
+    refusal = ("no tableau found: 12 cards detected, but no 5 × 4 grid of at least 5 aligned cards; taken at a "
+               "low angle (the far cards look 2.5 times smaller than the near ones): hold the phone higher, "
+               "more over the cards; the photo is too dark (its brightest cards at 40 of 255): add light, "
+               "or keep shadows off the cards")
+    for lang in ("cs", "ru", "it"):
+        parts = i18n.translate(refusal, lang).split("; ")
+        assert len(parts) == 3
+        assert parts[0] == i18n.translate(refusal.split("; ")[0], lang) != refusal.split("; ")[0]
+        assert "hold the phone" not in parts[1] and "add light" not in parts[2]
+    # Text that is not all messages is left as it came.
+    assert i18n.translate("no tableau found: 12 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
+                          "something else", "cs").endswith("; something else")

@@ -39,6 +39,36 @@ def test_photo_with_no_tableau_is_a_clear_error(reader):
         reader.read(cv2.imencode(".jpg", table)[1].tobytes())
 
 
+def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
+    """A group of cards far smaller at one end than the other (a phone held low) earns "hold the
+    phone higher", a dark photo "add light", also when the refusal is that the cards read as no
+    card of the deck (a grid seen too steeply often does)."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+    from ecoscore.vision.pipeline import Reader
+
+    widths = np.linspace(20, 60, 10)  # near cards 3 times as wide as far ones: 9 times the area
+    xs = 100 + np.cumsum(widths * 1.1)  # side by side, a little apart
+    det = Detections(np.column_stack([xs, np.full(10, 400.0)]),
+                     np.column_stack([widths * 1.4, widths]), np.zeros(10), np.full(10, 0.9))
+    lit = Photo(np.full((800, 1000, 3), 150, np.uint8), 1.0, (1000, 800), b"")
+    dark = Photo(np.full((800, 1000, 3), 20, np.uint8), 1.0, (1000, 800), b"")
+    with pytest.raises(NoTableauError) as err:
+        Reader._refuse(lit, det)
+    assert str(err.value).startswith("no tableau found: 10 cards detected")
+    assert "; taken at a low angle (the far cards look 7 times smaller" in str(err.value)
+    assert "too dark" not in str(err.value)
+    with pytest.raises(NoTableauError) as err:
+        Reader._refuse(dark, det, "no tableau read: a grid of 10 cards was found, but they do not read as cards")
+    assert str(err.value).startswith("no tableau read: a grid of 10 cards")
+    assert "hold the phone higher" in str(err.value) and "too dark" in str(err.value)
+    level = Detections(np.column_stack([np.arange(10) * 50.0 + 100, np.full(10, 400.0)]),
+                       np.tile([[56.0, 40.0]], (10, 1)), np.zeros(10), np.full(10, 0.9))  # alike, as from above
+    with pytest.raises(NoTableauError) as err:
+        Reader._refuse(lit, level)
+    assert str(err.value).startswith("no tableau found: 10 cards") and "low angle" not in str(err.value)
+
+
 def test_a_deck_not_enrolled_is_refused_with_what_to_do(reader):
     """A player's own deck read against the stand-in (not enrolled yet): its cards are boxed and
     lie in a grid, but none reads as a stand-in card. The answer says so and what to do, not

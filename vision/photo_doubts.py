@@ -6,7 +6,7 @@ so it adds no pass of either model.
 """
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 import cv2
@@ -144,9 +144,23 @@ def is_phantom(evidence: list[bool]) -> bool:
     return sum(evidence) < MIN_CARD_CELLS
 
 
-def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float) -> list[str]:
-    """Advice for a photo in which no tableau was read."""
+def box_squeeze(card_areas: list[float]) -> float:
+    """How much nearer the near cards are, from the cards' boxes alone (no lattice fitted): the
+    95th over the 5th percentile of their areas (a stray big or small box does not decide it)."""
+    if len(card_areas) < 5:
+        return 1.0
+    low, high = np.percentile(card_areas, [5, 95])
+    return float(high / max(low, 1e-6))
+
+
+def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float,
+                 card_areas: Sequence[float] = ()) -> list[str]:
+    """Advice for a photo in which no tableau was read; ``card_areas``: the boxes of the largest
+    group of cards, for the angle."""
     out = []
+    steep = box_squeeze(list(card_areas))
+    if steep > TOO_STEEP_RATIO:
+        out.append(advice.TOO_STEEP(ratio=f"{steep:.0f}"))
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     level = float(np.percentile(grey, 99))
     if level < TOO_DARK_LEVEL:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 
@@ -212,7 +213,7 @@ class Reader:
         reads = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
-            raise NoTableauError(not_this_deck(max(len(fit.detections) for fit in fits)))
+            self._refuse(photo, det, not_this_deck(max(len(fit.detections) for fit in fits)))
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
@@ -311,12 +312,18 @@ class Reader:
                 members |= {group[k] for k in component}
         return sorted(members)
 
-    def _refuse(self, photo: Photo, det: Detections) -> None:
-        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale)
-        raise NoTableauError(
-            f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
-            f"but no 5 × 4 grid of at least 5 aligned cards" + "".join(f"; {tip}" for tip in tips)
-        )
+    @staticmethod
+    def _refuse(photo: Photo, det: Detections, why: str | None = None) -> NoReturn:
+        """Refuse the photo, saying ``why`` (else: no grid found) and how to retake it (too steep,
+        too far, too dark...), whichever refusal it is: a grid too steep to read is often read as
+        cards of no type of the deck."""
+        why = why or (f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
+                      f"but no 5 × 4 grid of at least 5 aligned cards")
+        groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
+        biggest = max(groups, key=len) if groups else []
+        areas = [float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest]
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, areas)
+        raise NoTableauError(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
