@@ -144,3 +144,42 @@ def test_a_tableau_fitted_in_part_beside_its_loose_cards_is_fitted_again_whole(m
     assert any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)
     monkeypatch.setattr(Reader, "_beside", staticmethod(lambda det, own, loose: own))
     assert not any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)
+
+
+def _block_fit(centres: dict[tuple[int, int], np.ndarray], detections: dict[tuple[int, int], int]) -> TableauFit:
+    """A fit whose cell (r, c) is a 60 × 80 box round ``centres[(r, c)]``."""
+    half = np.array([[-30, -40], [30, -40], [30, 40], [-30, 40]], np.float64)
+    return TableauFit({rc: CellFit(centre + half, detections.get(rc), True) for rc, centre in centres.items()}, 0.0, False)
+
+
+def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards():
+    """Eight cards fitted, four loose ones in line below them and one far off: the refit on the
+    group's outline takes the twelve and leaves the far card loose. With another tableau's card
+    inside that outline, the refit is refused: no card is read in two tableaux."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+
+    grid = {(r, c): np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    fitted = [(r, c) for r in range(2) for c in range(4)]
+    below = [(2, c) for c in range(4)]
+    centres = np.array([grid[rc] for rc in fitted + below] + [[1000.0, 700.0]])
+    n = len(centres)
+    det = Detections(centres, np.tile([[80.0, 58.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
+    partial = _block_fit(grid, {rc: k for k, rc in enumerate(fitted)})
+    loose = list(range(8, n))
+    reader = Reader.__new__(Reader)  # only the finder is needed
+    reader.finder = GridOnEveryCanvas()
+    photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
+    det2, fits, left = reader._fit_outlines(photo, det, [partial], loose)
+    assert len(fits) == 1 and fits[0] is not partial and len(fits[0].detections) == ROWS * COLS
+    assert left == [12]  # the far card, outside the new fit's cells, stays loose
+
+    # Another tableau (17 cards: not refitted itself) with a card among the group's.
+    other_centres = np.array([[205.0, 145.0]] * 17)
+    both = Detections.concat([det, Detections(other_centres, np.tile([[80.0, 58.0]], (17, 1)), np.full(17, np.pi / 2),
+                                              np.full(17, 0.9))])
+    other = _block_fit({(0, c): np.array([2000.0 + 70 * c, 100.0]) for c in range(COLS)} |
+                       {(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(1, ROWS) for c in range(COLS)},
+                       {rc: n + k for k, rc in enumerate([(r, c) for r in range(ROWS) for c in range(COLS)][:17])})
+    det3, fits, left = reader._fit_outlines(photo, both, [partial, other], loose)
+    assert fits[0] is partial and left == loose and len(det3) == len(both)

@@ -144,21 +144,23 @@ def is_phantom(evidence: list[bool]) -> bool:
     return sum(evidence) < MIN_CARD_CELLS
 
 
-def box_squeeze(card_areas: list[float]) -> float:
+BOX_SQUEEZE_CARDS = 10  # fewer boxes than this say nothing of the angle: one stray box would decide it
+
+
+def box_squeeze(card_areas: Sequence[float]) -> float:
     """How much nearer the near cards are, from the cards' boxes alone (no lattice fitted): the
-    95th over the 5th percentile of their areas (a stray big or small box does not decide it)."""
-    if len(card_areas) < 5:
+    90th over the 10th percentile of their areas, from BOX_SQUEEZE_CARDS boxes on (with fewer, 1:
+    one stray box of ten times the area among nine moves it to 1.9, under the 3 that means steep)."""
+    if len(card_areas) < BOX_SQUEEZE_CARDS:
         return 1.0
-    low, high = np.percentile(card_areas, [5, 95])
+    low, high = np.percentile(card_areas, [10, 90])
     return float(high / max(low, 1e-6))
 
 
-def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float,
-                 card_areas: Sequence[float] = ()) -> list[str]:
-    """Advice for a photo in which no tableau was read; ``card_areas``: the boxes of the largest
-    group of cards, for the angle."""
+def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float, steep: float = 1.0) -> list[str]:
+    """Advice for a photo in which no tableau was read; ``steep``: how much nearer the near cards
+    are (``squeeze`` of a fitted grid, or ``box_squeeze``)."""
     out = []
-    steep = box_squeeze(list(card_areas))
     if steep > TOO_STEEP_RATIO:
         out.append(advice.TOO_STEEP(ratio=f"{steep:.0f}"))
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)

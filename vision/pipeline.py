@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+import cv2
 import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, Detections, warp_quad
@@ -213,7 +214,7 @@ class Reader:
         reads = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
-            self._refuse(photo, det, not_this_deck(max(len(fit.detections) for fit in fits)))
+            self._refuse(photo, det, not_this_deck(max(len(fit.detections) for fit in fits)), fits)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
@@ -295,10 +296,13 @@ class Reader:
             members = self._beside(det, own, loose) if len(own) <= PARTIAL_FIT else own
             if len(members) >= len(own) + REFIT_LOOSE:
                 found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
-                if len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN:
+                others = [i for other in fits if other is not fit for i in other.detections]
+                if (len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN
+                        and not _covers(more[0], det.centers[others])):  # never a card read twice
                     det = Detections.concat([det, found])
                     fit = more[0]
-                    loose = [i for i in loose if i not in members]
+                    placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
+                    loose = [i for i, inside in zip(loose, placed) if not inside]
             refitted.append(fit)
         return det, refitted, loose
 
@@ -313,16 +317,21 @@ class Reader:
         return sorted(members)
 
     @staticmethod
-    def _refuse(photo: Photo, det: Detections, why: str | None = None) -> NoReturn:
+    def _refuse(photo: Photo, det: Detections, why: str | None = None,
+                fits: list[TableauFit] | None = None) -> NoReturn:
         """Refuse the photo, saying ``why`` (else: no grid found) and how to retake it (too steep,
         too far, too dark...), whichever refusal it is: a grid too steep to read is often read as
-        cards of no type of the deck."""
+        cards of no type of the deck. The angle is judged on the ``fits`` where there are some,
+        else on the boxes of the biggest group of cards."""
         why = why or (f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
                       f"but no 5 × 4 grid of at least 5 aligned cards")
-        groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
-        biggest = max(groups, key=len) if groups else []
-        areas = [float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest]
-        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, areas)
+        if fits:
+            steep = max(photo_doubts.squeeze(fit) for fit in fits)
+        else:
+            groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
+            biggest = max(groups, key=len) if groups else []
+            steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep)
         raise NoTableauError(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
@@ -448,6 +457,15 @@ class Reader:
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
+
+
+def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
+    """Whether any of ``points`` (each of them, with ``each``) lies in one of the fit's cells."""
+    inside = np.zeros(len(points), bool)
+    for cell in fit.cells.values() if len(points) else ():
+        quad = cell.quad.astype(np.float32)
+        inside |= np.array([cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in points], bool)
+    return inside if each else bool(inside.any())
 
 
 def not_this_deck(cards: int) -> str:
