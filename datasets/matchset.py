@@ -95,8 +95,9 @@ def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int =
                p_steep: float = 0.0, p_dark: float = 0.0, long_side: int = 960, workers: int = 2,
                progress: bool = True) -> Path:
     """Render ``scenes`` photos (scene indices from ``first``), each of a deck drawn from ``decks``
-    (or the stand-in; a ``p_dark`` share of the generated ones drawn dark), ``p_hard`` of them with
-    the hard split's settings and ``p_steep`` with the steep split's, and save their crops to ``out``."""
+    (or the stand-in; a ``p_dark`` share of the generated ones drawn dark), a ``p_steep`` share with
+    the steep split's settings and ``p_hard`` of the others with the hard split's, and save their
+    crops to ``out``."""
     rng = np.random.default_rng((9, first))
     extra = np.random.default_rng((10, first))  # its own stream: p_dark = p_steep = 0 draws the same bank as before
     decks = list(decks)

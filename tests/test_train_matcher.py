@@ -26,8 +26,15 @@ def test_tiny_training_resumes_exports_and_runs_without_torch(tmp_path, monkeypa
     # A fine-tune starts from the run's weights, not from its step: a cycle of its own, on two banks.
     dark = build_bank(tmp_path / "dark.npz", 4, range(4, 8), first=456, p_dark=1.0, workers=1, progress=False)
     fine = tmp_path / "fine"
-    train_matcher([bank, dark], short, fine, init=run / "last.pt", threads=1, ship=False, log_every=1)
+    still = MatcherRecipe(**{**short.__dict__, "lr": 0.0})  # no step moves a weight: the init's must be there
+    train_matcher([bank, dark], still, fine, init=run / "last.pt", threads=1, ship=False, log_every=1)
     assert [line.split()[1] for line in (fine / "log.txt").read_text().splitlines()] == ["1/2", "2/2"]
+    started, tuned = torch.load(run / "last.pt", weights_only=False), torch.load(fine / "last.pt", weights_only=False)
+    convs = [k for k in started["net"] if k.endswith("weight") and started["net"][k].dim() == 4]
+    assert convs and all(torch.equal(started["net"][k], tuned["net"][k]) for k in convs)
+    assert tuned["init"] == "run"
+    with pytest.raises(ValueError, match="continues a run started from run"):  # not another run's checkpoint
+        train_matcher([bank], short, fine, threads=1, ship=False, log_every=1)
     meta = json.loads(onnx.with_suffix(".json").read_text())
     assert meta["imgsz"] == 64 and len(meta["empty"]) == meta["dim"]
 
@@ -54,5 +61,7 @@ def test_a_dark_bank_holds_dark_decks_and_names_them_again(tmp_path):
     plain_ids, dark_ids = np.load(plain)["deck"], np.load(dark)["deck"]
     generated = plain_ids >= 0  # the stand-in is never drawn dark
     assert generated.any() and (dark_ids[dark_ids >= 0] >= DARK).all()
+    # The same photos and decks, drawn dark: the dark draws take a random stream of their own.
+    assert np.array_equal(np.unique(np.where(dark_ids >= DARK, dark_ids - DARK, dark_ids)), np.unique(plain_ids))
     seed = int(dark_ids[dark_ids >= DARK][0]) - DARK
     assert deck_for(seed + DARK).name == generate_deck(seed, dark=True).name != deck_for(seed).name

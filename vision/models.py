@@ -156,7 +156,8 @@ def fast_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Fast-NMS (Bolya et al.) over oriented boxes, as Ultralytics does it: a box goes when any
     higher-scored box overlaps it more than ``iou``. Returns kept indices, best first.
 
-    The same answer as comparing every pair, without computing the pairs that cannot overlap
+    The same answer as comparing every pair (for boxes a pixel across or more: two boxes of no
+    size "overlap" at any distance in the full table), without computing the pairs that cannot overlap
     (the finder's few hundred candidates made the full n × n table a tenth of a read). The
     Bhattacharyya distance of two boxes is at least |d|² / (4 (tr Σ₁ + tr Σ₂)) for centres
     |d| apart (its log-determinant term is never negative), so pairs farther apart than that
