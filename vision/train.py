@@ -120,7 +120,8 @@ RECIPES = {
                      p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.8,
                      dark_decks=0.4, init="finder-steep", warmup_epochs=0.3, replay="finder-steep", lr0=0.001,
                      average_with_init=0.5),
-    # A candidate (session of 2026-11-23, later): on unseen decks the misses are now mostly cards
+    # A candidate, not shipped (tuning: other decks 173 against 171, the stand-in 181 against
+    # 188; see the model card). On unseen decks the misses are now mostly cards
     # not found or cut wrong in hard and steep photos. Fresh photos, nine in ten of generated
     # decks (four in ten of those dark), half as many again hard and steep as normal, the shipped
     # finder's photos replayed beside them; one epoch of a two-epoch schedule, averaged with it.
