@@ -287,3 +287,15 @@ def test_an_unknown_precision_is_refused(monkeypatch):
     monkeypatch.setenv("ECOSCORE_PRECISION", "fp8")
     with pytest.raises(ValueError, match="ECOSCORE_PRECISION='fp8'"):
         CardFinder()
+
+
+def test_crops_are_cut_from_a_halved_decode_where_it_shows_the_card_well_enough():
+    from ecoscore.geometry import CROP_SIZE
+    from ecoscore.vision.pipeline import detail_gain
+
+    assert detail_gain(30) == 2.0  # 2.67 wanted; halved, the card is 60 px: 0.94 of a 64 px crop
+    assert detail_gain(20) == 4.0  # halved it would be 40 px: the full decode
+    assert detail_gain(40) == 2.0 and detail_gain(64) == pytest.approx(1.25) and detail_gain(8) == 4.0
+    for card in range(5, 120):  # never less than a crop's worth where the full decode could give it
+        gain = detail_gain(card)
+        assert gain * card >= min(0.75 * CROP_SIZE, 4 * card) and gain <= 4
