@@ -66,8 +66,9 @@ def detail_gain(card_px: float) -> float:
     ``card_px`` wide (short side) there: a crop's worth with a quarter to spare (at most 4: full
     size), but only twice where twice already shows a card at 3/4 of a crop. A JPEG halved in
     its DCT decodes at about half the cost of a full 12 MP decode; on the tuning sets the halved
-    crops read the same (stand-in 188 of 213, other decks 172 against 171 of 223), and a 12 MP
-    read took 0.9 x the time on average (p90 0.8-0.87 x; one alternating run, two rounds)."""
+    crops read the same (stand-in 188 of 213, other decks 172 against 171 of 223); the 12 MP
+    photos' p90 (whole-game photos) took 0.79-0.88 x the time, their mean 0.9-1.0 x (two
+    alternating runs of two rounds on a noisy machine; the p50 photo decodes no finer)."""
     gain = min(4.0, 1.25 * CROP_SIZE / card_px)
     if gain > 2.0 and 2.0 * card_px >= 0.75 * CROP_SIZE:
         return 2.0
