@@ -304,13 +304,14 @@ class Reader:
         # A tableau fitted on part of its cards, the rest left loose beside it (the lattice
         # walked off course across a steep photo): the whole group fitted again the same way,
         # and kept where that fit holds more of the cards.
-        refitted = []
-        for fit in fits:
+        refitted: list[TableauFit] = []
+        for k, fit in enumerate(fits):
             own = fit.detections
             members = self._beside(det, own, loose) if len(own) <= PARTIAL_FIT else own
             if len(members) >= len(own) + REFIT_LOOSE:
                 found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
-                others = [i for other in fits if other is not fit for i in other.detections]
+                # The other tableaux as they stand now: those before this one already refitted.
+                others = [i for other in refitted + fits[k + 1:] for i in other.detections]
                 if (len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN
                         and not _covers(more[0], det.centers[others])):  # never a card read twice
                     det = Detections.concat([det, found])
