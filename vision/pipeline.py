@@ -327,7 +327,7 @@ class Reader:
         group = own + loose
         members = set(own)
         for component in clusters(det.subset(group), reach=NEIGHBOUR_REACH, min_size=1):
-            if any(group[k] in members for k in component):
+            if any(k < len(own) for k in component):  # the group lists the tableau's own cards first
                 members |= {group[k] for k in component}
         return sorted(members)
 
