@@ -5,6 +5,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
   - the stand-in deck's tuning sets (normal, hard, steep) read by the classifier.
     python bench/compare_finders.py models/finder.onnx data/runs/finder-standin/weights/best.onnx
     python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
+    python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
 """
 from __future__ import annotations
 
@@ -25,15 +26,15 @@ from ecoscore.vision.pipeline import Reader
 STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
 
 
-def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True) -> dict:
+def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True) -> dict:
     rows = {}
     for i, deck in enumerate(tuning_decks()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
-        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look)
+        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
-    reader = Reader(finder, second_look=second_look)
+    reader = Reader(finder, second_look=second_look, quick_look=quick_look)
     for name in STANDIN_SETS:
         folder = data_dir() / "tune" / name
         if folder.is_dir():
@@ -52,11 +53,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("finders", type=Path, nargs="+")
     parser.add_argument("--no-second-look", action="store_true", help="read without the pipeline's second look")
+    parser.add_argument("--no-quick-look", action="store_true", help="read without the pipeline's quick look")
     args = parser.parse_args()
     embedder = CardEmbedder()
     for path in args.finders:
         t0 = time.perf_counter()
-        rows = read_all(CardFinder(path), embedder, not args.no_second_look)
+        rows = read_all(CardFinder(path), embedder, not args.no_second_look, not args.no_quick_look)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "

@@ -17,7 +17,7 @@ class ScriptedFinder:
     """Answers the whole photo with ``first`` and any smaller window with ``closer`` (in the
     window's own pixels), recording the windows it was shown."""
 
-    imgsz, iou = 512, 0.45
+    imgsz, iou, rect = 512, 0.45, False
 
     def __init__(self, first: Detections, closer: Detections):
         self.first, self.closer, self.windows, self.sizes = first, closer, [], []

@@ -40,6 +40,19 @@ SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it l
 # read exactly than with 640).
 CLOSER_CARD_PX = 32
 CLOSER_SIZES = (512, 640, 768)
+# The quick look: the finder on a canvas of QUICK_SIZE px first (0.56 x the first look's pixels:
+# ~32 against ~55 ms of CPU on one thread), kept when it shows one tableau, every card at least
+# QUICK_CARD_PX across its short side there (where the first look would not look closer
+# either), and no loose card lying beside the tableau (one may be the tableau's own, for the
+# first look and the refit to place); a loose card well apart (a draw pile) is no reason to
+# look again. Cells where it found no card are looked at by the second look at full size.
+# Otherwise the photo gets the first look as well (~32 ms more: photos of the whole game).
+# Chosen on the tuning material (bench/compare_finders.py --no-quick-look; the model card has
+# the figures): at 320 px the stand-in read the same but 9 more of the other decks' 223
+# tableaux were flagged (a deck's matcher wants cards cut closer than the small canvas's boxes
+# do); kept with loose cards beside the tableau too, 2 stand-in tableaux were lost.
+QUICK_SIZE = 384
+QUICK_CARD_PX = 22
 # A cell read at its first turn with at least this belief needs no other turn. Chosen on the
 # tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
 # 0.999 keeps a margin.
@@ -193,20 +206,21 @@ class Reader:
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
                  min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None,
-                 second_look: bool = True):
+                 second_look: bool = True, quick_look: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
         ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
         ``second_look``: look again, straightened, at tableaux seen obliquely or with cells where
         no card was found, and at groups of cards no lattice fitted (benchmarks turn it off to
-        measure what it buys)."""
+        measure what it buys); ``quick_look``: try the finder on a small canvas first (``QUICK_SIZE``)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
         self.second_look = second_look
+        self.quick_look = quick_look and self.finder.rect  # a square-only export has one canvas
 
     def warm_up(self) -> None:
         """Compile the finder for every canvas a read may use (a long-running service)."""
-        self.finder.warm_up(CLOSER_SIZES)
+        self.finder.warm_up((QUICK_SIZE, *CLOSER_SIZES))
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
@@ -238,11 +252,16 @@ class Reader:
                ) -> tuple[Detections, list[TableauFit], list[int]]:
         """Where the cards and tableaux lie: (the cards found, the tableaux fitted on them, the
         cards outside every tableau). The finder's looks, the lattice fit, then the second look.
-        ``timings``: gets the milliseconds of ``detect`` and ``snap``."""
+        ``timings``: gets the milliseconds of ``detect`` (the looks and the lattice fit) and ``snap``
+        (the second look)."""
         t1 = time.perf_counter()
-        det = self.find(photo.image)
+        seen = self._quick(photo.image) if self.quick_look else None
+        if seen is None:
+            det = self.find(photo.image)
+            fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+        else:
+            det, fits, loose = seen
         t2 = time.perf_counter()
-        fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         if self.second_look:
             det = self._look_again(photo, det, fits)
             det, fits, loose = self._fit_outlines(photo, det, fits, loose)
@@ -365,6 +384,21 @@ class Reader:
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
         return kept
+
+    def _quick(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
+        """The quick look's cards and fit, when it shows one tableau of big cards and nothing
+        else (``QUICK_SIZE``); None: the photo needs the first look."""
+        det = self.finder(image, QUICK_SIZE)
+        if len(det) < MIN_CARDS:
+            return None
+        fits, loose = fit_tableaux(det, (image.shape[1], image.shape[0]))
+        smallest = float(det.sizes[:, 1].min()) * QUICK_SIZE / max(image.shape[:2])
+        if len(fits) != 1 or fits[0].ambiguous_window or smallest < QUICK_CARD_PX:
+            return None
+        own = fits[0].detections
+        if loose and len(self._beside(det, own, loose)) > len(own):
+            return None
+        return det, fits, loose
 
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones."""

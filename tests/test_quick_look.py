@@ -1,0 +1,102 @@
+"""The quick look: the finder on a small canvas first, kept only when it shows one tableau of big
+cards and nothing else (pipeline.QUICK_SIZE). A scripted finder says which canvas was asked
+for; the shipped models show that a kept quick look reads as the first look does."""
+import numpy as np
+from conftest import grid_matches_truth, needs_models
+
+from ecoscore.scoring import COLS, ROWS
+from ecoscore.vision.evaluate import match_read
+from ecoscore.vision.models import Detections
+from ecoscore.vision.pipeline import QUICK_CARD_PX, QUICK_SIZE, Reader
+
+PHOTO = (1000, 1000)  # height, width of the scripted photo
+
+
+def grid(card_short: float, holes: int = 0, extra: list[tuple[float, float]] | None = None) -> Detections:
+    """A 5 × 4 grid of upright cards (short side ``card_short`` px in the photo), the last
+    ``holes`` cells left empty, plus loose cards at ``extra`` (centres)."""
+    long = card_short * 1.4
+    centres = [(200 + c * card_short * 1.1, 200 + r * long * 1.1) for r in range(ROWS) for c in range(COLS)]
+    centres = centres[: len(centres) - holes] + list(extra or [])
+    n = len(centres)
+    return Detections(np.array(centres, float), np.tile([long, card_short], (n, 1)), np.full(n, np.pi / 2),
+                      np.full(n, 0.9))
+
+
+class CanvasFinder:
+    """Answers the quick look's canvas with ``quick`` and any other with ``first``."""
+
+    imgsz, iou, conf, rect = 512, 0.45, 0.6, True
+
+    def __init__(self, quick: Detections, first: Detections):
+        self.quick, self.first, self.sizes = quick, first, []
+
+    def __call__(self, image, size=None):
+        self.sizes.append(size or self.imgsz)
+        return self.quick if size == QUICK_SIZE else self.first
+
+
+def locate(finder: CanvasFinder):
+    from ecoscore.vision.decode import Photo
+
+    photo = Photo(np.zeros((*PHOTO, 3), np.uint8), 1.0, PHOTO[::-1], b"")
+    return Reader(finder=finder, classifier=object(), second_look=False).locate(photo)
+
+
+# A card QUICK_CARD_PX across at the quick canvas is this many photo pixels across.
+BIG = QUICK_CARD_PX * PHOTO[0] / QUICK_SIZE * 1.2
+SMALL = QUICK_CARD_PX * PHOTO[0] / QUICK_SIZE * 0.8
+
+
+def test_one_tableau_of_big_cards_is_read_from_the_quick_look_alone():
+    finder = CanvasFinder(grid(BIG), grid(BIG))
+    det, fits, loose = locate(finder)
+    assert finder.sizes == [QUICK_SIZE]
+    assert len(fits) == 1 and len(fits[0].detections) == ROWS * COLS and not loose
+
+
+def test_cells_without_a_card_do_not_stop_the_quick_look():
+    # The second look examines them at full size (tests/test_second_look.py).
+    finder = CanvasFinder(grid(BIG, holes=2), grid(BIG, holes=2))
+    _, fits, _ = locate(finder)
+    assert finder.sizes == [QUICK_SIZE] and len(fits[0].detections) == ROWS * COLS - 2
+
+
+def test_small_cards_or_a_card_beside_the_tableau_take_the_first_look():
+    small = CanvasFinder(grid(SMALL), grid(SMALL))
+    locate(small)
+    assert small.sizes[:2] == [QUICK_SIZE, 512]
+    # A card in line with the grid's last column, one step on: maybe the tableau's own, which
+    # the first look and the refit of a partial fit should see (a 6th column is no tableau).
+    step = BIG * 1.1
+    beside = CanvasFinder(grid(BIG, extra=[(200 + 5 * step, 200)]), grid(BIG))
+    det, fits, loose = locate(beside)
+    assert beside.sizes == [QUICK_SIZE, 512]
+    assert len(det) == ROWS * COLS, "the first look's cards are the ones kept"
+    nothing = CanvasFinder(grid(BIG).subset(np.arange(3)), grid(BIG))
+    locate(nothing)
+    assert nothing.sizes == [QUICK_SIZE, 512]
+
+
+def test_a_loose_card_well_apart_from_the_tableau_does_not_stop_the_quick_look():
+    # A draw pile or a discarded card at the table's edge, several cards away.
+    finder = CanvasFinder(grid(BIG, extra=[(900, 900)]), grid(BIG))
+    det, fits, loose = locate(finder)
+    assert finder.sizes == [QUICK_SIZE]
+    assert len(fits[0].detections) == ROWS * COLS and loose == [ROWS * COLS]
+
+
+@needs_models
+def test_a_quick_look_reads_the_rendered_photos_as_the_first_look_does(reader, photo_set):
+    slow = Reader(finder=reader.finder, classifier=reader.classifier, quick_look=False)
+    quick_taken = 0
+    for scene in photo_set:
+        fast_read, slow_read = reader.read(scene.jpeg), slow.read(scene.jpeg)
+        truth = scene.truth["tableaux"][0]
+        for read in (fast_read, slow_read):
+            tab = next(t for t in read.tableaux if match_read(t, truth))
+            assert grid_matches_truth(tab, truth)
+        assert [c.type for t in fast_read.tableaux for c in t.cells] == \
+            [c.type for t in slow_read.tableaux for c in t.cells]
+        quick_taken += reader._quick(fast_read.photo.image) is not None
+    assert quick_taken >= len(photo_set) // 2, "one-tableau photos from above are what the quick look is for"
