@@ -9,7 +9,7 @@ from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.models import Detections
 from ecoscore.vision.pipeline import QUICK_CARD_PX, QUICK_SIZE, Reader
 
-PHOTO = (1000, 1000)  # height, width of the scripted photo
+PHOTO = (2000, 2000)  # height, width of the scripted photo
 
 
 def grid(card_short: float, holes: int = 0, extra: list[tuple[float, float]] | None = None) -> Detections:
@@ -78,9 +78,24 @@ def test_small_cards_or_a_card_beside_the_tableau_take_the_first_look():
     assert nothing.sizes == [QUICK_SIZE, 512]
 
 
+def test_two_tableaux_or_a_group_of_loose_cards_take_the_first_look():
+    # The second tableau's cards listed first, so the kept tableau's own cards are not 0..19.
+    shift = 1000
+    second = grid(BIG)
+    two = Detections.concat([second.shifted((shift, 0)), grid(BIG)])
+    finder = CanvasFinder(two, two)
+    locate(finder)
+    assert finder.sizes == [QUICK_SIZE, 512]
+    # Five cards side by side well apart from the tableau: a neighbour's tableau cut by the frame.
+    row = [(200 + k * BIG * 1.1, 1800) for k in range(5)]
+    finder = CanvasFinder(grid(BIG, extra=row), grid(BIG, extra=row))
+    locate(finder)
+    assert finder.sizes == [QUICK_SIZE, 512]
+
+
 def test_a_loose_card_well_apart_from_the_tableau_does_not_stop_the_quick_look():
     # A draw pile or a discarded card at the table's edge, several cards away.
-    finder = CanvasFinder(grid(BIG, extra=[(900, 900)]), grid(BIG))
+    finder = CanvasFinder(grid(BIG, extra=[(1800, 1800)]), grid(BIG))
     det, fits, loose = locate(finder)
     assert finder.sizes == [QUICK_SIZE]
     assert len(fits[0].detections) == ROWS * COLS and loose == [ROWS * COLS]

@@ -103,7 +103,8 @@ class CardFinder:
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
         # The first look's canvases serve every read; the bigger ones only closer looks at small
         # cards (pipeline.CLOSER_SIZES): one stream each, not one per concurrent read. With two
-        # reads at once (the service) the finder held 1.8 GB warmed, now 1.3 (bench_service).
+        # reads at once (the service) the finder held 1.8 GB warmed, then 1.3 (bench_service); the
+        # quick look's smaller canvases (pipeline.QUICK_SIZE) get a stream per read: ~1.8 again.
         self.network.one_stream_above = self.imgsz
 
     def warm_up(self, sizes: tuple[int, ...] = ()) -> None:

@@ -216,11 +216,13 @@ class Reader:
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
         self.second_look = second_look
-        self.quick_look = quick_look and self.finder.rect  # a square-only export has one canvas
+        # A square-only export has one canvas, and a finder trained at QUICK_SIZE or less has no
+        # smaller one to try.
+        self.quick_look = quick_look and self.finder.rect and self.finder.imgsz > QUICK_SIZE
 
     def warm_up(self) -> None:
         """Compile the finder for every canvas a read may use (a long-running service)."""
-        self.finder.warm_up((QUICK_SIZE, *CLOSER_SIZES))
+        self.finder.warm_up(((QUICK_SIZE,) if self.quick_look else ()) + CLOSER_SIZES)
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
@@ -386,8 +388,9 @@ class Reader:
         return kept
 
     def _quick(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
-        """The quick look's cards and fit, when it shows one tableau of big cards and nothing
-        else (``QUICK_SIZE``); None: the photo needs the first look."""
+        """The quick look's cards and fit, when it shows one tableau of big cards, and no loose
+        card beside it nor a group of loose cards lying side by side (``QUICK_SIZE``); None: the
+        photo needs the first look."""
         det = self.finder(image, QUICK_SIZE)
         if len(det) < MIN_CARDS:
             return None
@@ -396,8 +399,8 @@ class Reader:
         if len(fits) != 1 or fits[0].ambiguous_window or smallest < QUICK_CARD_PX:
             return None
         own = fits[0].detections
-        if loose and len(self._beside(det, own, loose)) > len(own):
-            return None
+        if loose and (len(self._beside(det, own, loose)) > len(own) or side_by_side(det.subset(loose))):
+            return None  # maybe the tableau's own card, or a tableau cut by the frame: look properly
         return det, fits, loose
 
     def find(self, image: np.ndarray) -> Detections:
