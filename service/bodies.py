@@ -13,6 +13,7 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -38,6 +39,20 @@ def containers(body: bytes) -> int:
     return bare.count(b"[") + bare.count(b"{")
 
 
+NOT_FINITE = "the JSON body holds a number that is not finite (NaN, Infinity or too big): JSON allows none"
+
+
+def _not_finite(_: str) -> float:
+    raise HTTPException(400, NOT_FINITE)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise HTTPException(400, NOT_FINITE)
+    return value
+
+
 class BoundedRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
@@ -45,7 +60,10 @@ class BoundedRequest(Request):
             if containers(body) > MAX_JSON_CONTAINERS:
                 raise HTTPException(400, "the JSON body nests too deeply or holds too many arrays and objects "
                                          f"(at most {MAX_JSON_CONTAINERS})")
-            self._json = json.loads(body)
+            # NaN, Infinity and 1e999 are no JSON, though Python reads them: a float that is not
+            # finite passed the parser, failed validation, and the 422 that echoes the input could
+            # not be written as JSON (a 500).
+            self._json = json.loads(body, parse_constant=_not_finite, parse_float=_finite)
         return self._json
 
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,

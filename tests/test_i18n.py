@@ -121,6 +121,7 @@ MESSAGES = [
     "'bot' is reserved (the solo bot's seat); choose another name",
     "the client went away before its photo was read",
     "the JSON body nests too deeply or holds too many arrays and objects (at most 256)",
+    "the JSON body holds a number that is not finite (NaN, Infinity or too big): JSON allows none",
     "taken at a low angle (the far cards look 4.2 times smaller than the near ones): hold the phone higher, more over the cards",
     "the cards are small in the photo (about 31 px wide): come closer so the tableau fills the frame",
     "the tableau is cut by the frame (3 of 20 cells outside the photo): step back or turn the phone so all 20 cards are in view",

@@ -153,6 +153,21 @@ def test_deeply_nested_json_is_refused_before_it_is_parsed(settings, monkeypatch
         assert r.status_code == 200, r.text
 
 
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "NaN", "Infinity", "-Infinity"])
+def test_a_number_that_is_not_finite_is_refused_not_echoed_into_a_500(settings, number):
+    """Python's JSON parser reads these; the 422 that echoed one back could not be written (500)."""
+    body = f'{{"grid": [[{number}]], "others": [[{number}, 1]]}}'.encode()
+    with TestClient(create_app(settings, reader=SlowReader()), raise_server_exceptions=False) as client:
+        r = client.post("/api/grid", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and "not finite" in r.json()["detail"], r.text
+        r = client.post("/api/grid", content=body, headers={"Content-Type": "application/json",
+                                                             "Accept-Language": "cs"})
+        assert r.status_code == 400 and "není konečné" in r.json()["detail"], r.text
+        # a big but finite number is a number: the grid parser says what is wrong with it
+        r = client.post("/api/grid", content=b'{"grid": [[1e300]]}', headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, r.text
+
+
 def test_the_container_count_stays_linear_on_hostile_strings():
     """Strings are stripped only for a body with many brackets, by one scan from each quote to
     its closing quote or the end: quotes that never close cannot make it quadratic."""
