@@ -8,6 +8,7 @@ from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import render_scene, steep_params
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
+from ecoscore.vision.decode import decode
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.lattice import CellFit, TableauFit
 from ecoscore.vision.pipeline import CellNaming, Reader, agree
@@ -183,3 +184,35 @@ def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards()
                        {rc: n + k for k, rc in enumerate([(r, c) for r in range(ROWS) for c in range(COLS)][:17])})
     det3, fits, left = reader._fit_outlines(photo, both, [partial, other], loose)
     assert fits[0] is partial and left == loose and len(det3) == len(both)
+
+
+class CountingNamer:
+    """The reader's classifier, counting the crops of its first call (each cell's first turn)."""
+
+    def __init__(self, inner, both_cuts: bool):
+        self.inner, self.both_cuts, self.first_call = inner, both_cuts, None
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def __call__(self, crops):
+        if self.first_call is None:
+            self.first_call = len(crops)
+        return self.inner(crops)
+
+
+@needs_models
+def test_a_steep_card_is_cut_once_for_the_classifier_twice_for_a_namer_that_wants_both_cuts():
+    """The stand-in's classifier reads a steep card at the second look's corners alone; a namer
+    that wants both cuts (a deck's matcher) gets the first look's box of it too."""
+    scene = render_scene(load_deck("standin"), (3131, 1), steep_params(long_side=1600))
+    reader = Reader()
+    _, fits, _ = reader.locate(decode(scene.jpeg))
+    cells = [cell for fit in fits for cell in fit.cells.values() if cell.inside]
+    cut_twice = sum(cell.first_quad is not None for cell in cells)
+    assert cut_twice >= 5  # an oblique tableau: the second look found its cards' own corners
+    once, twice = CountingNamer(reader.classifier, False), CountingNamer(reader.classifier, True)
+    reader.read(scene.jpeg, once)
+    reader.read(scene.jpeg, twice)
+    assert once.first_call == len(cells)
+    assert twice.first_call == len(cells) + cut_twice

@@ -86,19 +86,25 @@ def test_every_advice_is_one_template_whose_parameters_come_back():
 @needs_models
 def test_a_play_mat_with_no_cards_is_no_tableau(reader, deck):
     """Printed card slots, checks and stripes in perspective, with every cell of the tableau
-    empty: whatever the finder boxes, no player's tableau is reported."""
+    empty: whatever the finder boxes, no player's tableau is reported; a refusal for a grid of
+    boxes that read as no card says that no cards may lie there, not only "enrol your deck"."""
     from ecoscore.vision.pipeline import NoTableauError
 
     params = steep_params(long_side=1600, p_world_table=1.0, world_kinds=("mat", "checks"), p_hole=1.0, min_holes=20, max_holes=20,
                           p_neighbour=0.0, loose_cards=(0, 0))
+    grids = 0
     for i in range(6):
         scene = render_scene(deck, (2121, i), params)
         assert all(c["type"] is None for c in scene.truth["tableaux"][0]["cells"])
         try:
             read = reader.read(scene.jpeg)
-        except NoTableauError:
+        except NoTableauError as err:
+            if "a grid of" in str(err):
+                grids += 1
+                assert "if no cards lie there (a play mat's printed slots" in str(err)
             continue
         assert read.tableaux == [], (i, [t.doubts for t in read.tableaux])
+    assert grids >= 1  # seeds 2, 3 and 5 box the slots as a grid: the message above is exercised
 
 
 @needs_models

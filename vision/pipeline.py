@@ -289,7 +289,7 @@ class Reader:
                     cell.detection = len(det) + len(added)
                     added.append((quad, score))
                 elif skewed:
-                    cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
+                    cell.first_quad = cell.quad  # read too where the namer wants both cuts (``agree``)
                 else:
                     continue  # seen from above, a found card's box is as good a cut
                 cell.quad = quad
@@ -449,11 +449,12 @@ class Reader:
         gain = detail_gain(float(np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])))
         detail = photo.at_least(int(max(photo.image.shape[:2]) * gain)) if gain >= MIN_DETAIL_GAIN else photo
         k = detail.scale / photo.scale
+        both_cuts = getattr(classifier, "both_cuts", True)  # the namer's own rule (``CardClassifier.both_cuts``)
         crops, where = [], []
         for t, fit in enumerate(fits):
             for (r, c), cell in fit.cells.items():
                 if cell.inside:
-                    for quad in [cell.quad] + ([cell.first_quad] if cell.first_quad is not None else []):
+                    for quad in [cell.quad] + ([cell.first_quad] if both_cuts and cell.first_quad is not None else []):
                         crops.append(warp_quad(detail.image, quad * k, CROP_SIZE))
                         where.append((t, (r, c)))
         named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
@@ -521,10 +522,13 @@ def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
 
 def not_this_deck(cards: int) -> str:
     """Why a photo whose only grids held no card of the deck is refused. Most often the player's
-    own deck, not yet enrolled, read against the stand-in (or another deck); a cloth's checks
-    boxed as cards are the rarer case, and the same retake or enrolment answers both."""
+    own deck, not yet enrolled, read against the stand-in (or another deck); the rarer case is a
+    grid of no cards at all (a play mat's printed slots, a cloth's checks boxed as cards). The two
+    cannot be told apart surely from the cells alone (a plain deck's cards have as little detail
+    as a textured cloth's squares), so the answer names both."""
     return (f"no tableau read: a grid of {cards} cards was found, but they do not read as cards of this deck: "
-            "if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line)")
+            "if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line); "
+            "if no cards lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself")
 
 
 def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
