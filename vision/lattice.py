@@ -41,8 +41,7 @@ class CellFit:
     inside: bool  # (almost) all the cell lies inside the photo: it can be read
     duplicates: list[int] = field(default_factory=list)  # other detections in the same cell
     found_twice: list[int] = field(default_factory=list)  # the same card boxed again (not a second card)
-    # Where a second look found the card's own corners (``quad``), the first look's cut: read too
-    # when the namer wants both cuts to agree (``both_cuts``: a deck's matcher does).
+    # Where a second look found the card's own corners (``quad``), the first look's cut, read too.
     first_quad: np.ndarray | None = None
 
 

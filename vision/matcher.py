@@ -105,10 +105,6 @@ class CardMatcher:
     ``names`` are the 11 types, ``empty`` and ``not ours``; calling gives probabilities."""
 
     names = [card.value for card in TYPES] + [EMPTY, NOT_OURS]
-    # A steep card is read at the second look's corners and at the first look's box, and the
-    # two must agree: with one flat reference a type, the second look's cut alone read 7 of the
-    # other tuning decks' 223 tableaux fewer (a box round part of a mosaic card; the model card).
-    both_cuts = True
 
     def __init__(self, embedder: CardEmbedder, references: References, min_confidence: float = MIN_CONFIDENCE):
         self.min_confidence = min_confidence

@@ -196,12 +196,6 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
 class CardClassifier:
     """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
 
-    # Where the second look found a steep card's own corners, that cut alone is read: the
-    # classifier was fine-tuned on steep cards cut so. Reading the first look's rectangle too
-    # (two cuts that must agree) lost 2 of 54 steep tuning tableaux and doubted 7 more correct
-    # ones; normal and hard read the same (bench/compare_finders.py; the model card).
-    both_cuts = False
-
     def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "classifier.onnx"
         self.meta = _metadata(self.path)

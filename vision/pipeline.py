@@ -289,7 +289,7 @@ class Reader:
                     cell.detection = len(det) + len(added)
                     added.append((quad, score))
                 elif skewed:
-                    cell.first_quad = cell.quad  # read too where the namer wants both cuts (``agree``)
+                    cell.first_quad = cell.quad  # read too: both cuts must agree (``agree``)
                 else:
                     continue  # seen from above, a found card's box is as good a cut
                 cell.quad = quad
@@ -449,12 +449,11 @@ class Reader:
         gain = detail_gain(float(np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])))
         detail = photo.at_least(int(max(photo.image.shape[:2]) * gain)) if gain >= MIN_DETAIL_GAIN else photo
         k = detail.scale / photo.scale
-        both_cuts = getattr(classifier, "both_cuts", True)  # the namer's own rule (``CardClassifier.both_cuts``)
         crops, where = [], []
         for t, fit in enumerate(fits):
             for (r, c), cell in fit.cells.items():
                 if cell.inside:
-                    for quad in [cell.quad] + ([cell.first_quad] if both_cuts and cell.first_quad is not None else []):
+                    for quad in [cell.quad] + ([cell.first_quad] if cell.first_quad is not None else []):
                         crops.append(warp_quad(detail.image, quad * k, CROP_SIZE))
                         where.append((t, (r, c)))
         named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
