@@ -5,11 +5,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 from conftest import MODELS, grid_matches_truth
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # decks of other styles
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.effects import LightParams
@@ -76,6 +79,36 @@ def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
     doubtful = [c for c in tab.cells if c.doubts]
     assert len(doubtful) >= 15
     assert all(c.type is None or c.doubts for c in tab.cells)
+
+
+def test_a_dark_deck_of_another_style_under_hard_light_is_named_by_both_votes(embedder):
+    # Silhouettes on near-black cards (bench/other_decks.py: a style the generator does not
+    # draw) in the hard split's light: the embedding alone misnames many cards a player tells
+    # apart at a glance; the colour pattern, blind to the lamp's cast, names most of them.
+    from other_decks import silhouette_deck  # the bench's decks of other styles, in one place
+
+    from ecoscore.datasets.scene import hard_params
+    from ecoscore.geometry import warp_quad
+    from ecoscore.vision.matcher import TYPES
+
+    deck = silhouette_deck(5)  # the benchmark reads seeds 1 and 2
+    matcher = _matcher(embedder, deck)
+    rng = np.random.default_rng(0)
+    crops, truth = [], []
+    for i in range(4):
+        scene = render_scene(deck, (39, i), hard_params(long_side=1600, p_multi=0.0, p_cut_off=0.0))
+        photo = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        for cell in scene.truth["tableaux"][0]["cells"]:
+            if cell["type"] is None:
+                continue
+            quad = np.array(cell["corners"], np.float32)
+            quad += rng.normal(0, 0.05 * np.linalg.norm(quad[1] - quad[0]), quad.shape).astype(np.float32)  # as cut
+            crops.append(warp_quad(photo, quad, 64))
+            truth.append(TYPES.index(CardType(cell["type"])))
+    alone = (matcher.similarities(embedder(crops))[:, :len(TYPES)].argmax(1) == truth).sum()
+    both = (matcher(crops)[:, :len(TYPES)].argmax(1) == truth).sum()
+    assert both >= 0.9 * len(truth)
+    assert both >= alone + 0.1 * len(truth)
 
 
 def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embedder, decks):

@@ -169,13 +169,14 @@ class DeckStore:
         cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}.npz"
         if cache.is_file():
             data = np.load(cache)
-            return References(name, data["vectors"], data["types"])
+            return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"])
         refs = References.embed(name, embedder, self.images(name))
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
             with open(part, "wb") as handle:
-                np.savez(handle, vectors=refs.vectors, types=refs.types)
+                np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,
+                         pattern_types=refs.pattern_types)
             os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time
