@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
@@ -79,12 +80,14 @@ def colour_patterns(crops: list[np.ndarray]) -> np.ndarray:
     and unit-norm on its own, so that the dot product of two is their normalised
     cross-correlation, blind to a lamp's colour cast and to exposure, which the embedding is
     not (an unseen dark deck under a warm lamp: shapes any player tells apart were misnamed).
-    All crops at once, stacked: at 16 px a 64 px crop shrinks by a whole factor (fast), and
-    the blur reaches no further than the edge left out, so crops do not bleed into each other."""
+    All crops at once, stacked: at 16 px a cell's crop (CROP_SIZE, 64 px) shrinks by a whole
+    factor (fast), and the blur reaches no further than the edge left out, so crops do not
+    bleed into each other."""
     n, size, edge = len(crops), PATTERN_SIZE, PATTERN_EDGE
     if not n:
         return np.zeros((0, 3 * (size - 2 * edge) ** 2), np.float32)
-    tall = np.concatenate([c if c.shape[:2] == (64, 64) else cv2.resize(c, (64, 64), interpolation=cv2.INTER_AREA)
+    side = CROP_SIZE
+    tall = np.concatenate([c if c.shape[:2] == (side, side) else cv2.resize(c, (side, side), interpolation=cv2.INTER_AREA)
                            for c in crops])
     small = cv2.resize(tall, (size, size * n), interpolation=cv2.INTER_AREA).astype(np.float32)
     blurred = np.asarray(cv2.GaussianBlur(small, (2 * edge + 1, 2 * edge + 1), size / 24), np.float32)
@@ -162,19 +165,25 @@ class CardMatcher:
 
     def similarities(self, vectors: np.ndarray, patterns: np.ndarray | None = None) -> np.ndarray:
         """N × 13: each type's nearest reference by cosine, the empty prototype, the not-ours
-        level. With the cells' colour patterns, the types are ranked by cosine + PATTERN_WEIGHT
-        × pattern correlation, and the best of them keeps the best cosine: the pattern moves
-        belief between types, never from "empty" or "not ours" (a card of another game or deck
-        is judged as before)."""
+        level; with the cells' colour patterns, as ``with_patterns`` turns them."""
         per_type = _per_type(vectors @ self.references.vectors.T, self.references.types)
-        if patterns is not None:
-            corr = _per_type(patterns @ self.references.patterns.T, self.references.pattern_types)
-            fused = per_type + PATTERN_WEIGHT * corr
-            # Which type: both votes; whether a card of this deck at all: the embedding's best
-            # cosine alone, as before (the fused best is set to it).
-            per_type = fused - fused.max(1, keepdims=True) + per_type.max(1, keepdims=True)
         empty = vectors @ self.embedder.empty
-        return np.column_stack([per_type, empty, np.full(len(vectors), self.embedder.not_ours, np.float32)])
+        sims = np.column_stack([per_type, empty, np.full(len(vectors), self.embedder.not_ours, np.float32)])
+        return sims if patterns is None else self.with_patterns(sims, patterns)
+
+    def with_patterns(self, sims: np.ndarray, patterns: np.ndarray) -> np.ndarray:
+        """The embedding's N × 13 similarities with the pattern's vote: the types ranked by cosine
+        + PATTERN_WEIGHT × pattern correlation, and the best of them keeps the best cosine. The
+        pattern moves belief between types, never from "empty" or "not ours" (a card of another
+        game or deck is judged as before)."""
+        n = len(TYPES)
+        per_type = sims[:, :n]
+        corr = _per_type(patterns @ self.references.patterns.T, self.references.pattern_types)
+        fused = per_type + PATTERN_WEIGHT * corr
+        # Which type: both votes; whether a card of this deck at all: the embedding's best
+        # cosine alone, as before (the fused best is set to it).
+        fused += per_type.max(1, keepdims=True) - fused.max(1, keepdims=True)
+        return np.column_stack([fused, sims[:, n:]])
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Probabilities over ``names``: the mean of the embedding's alone and of the embedding
@@ -184,10 +193,10 @@ class CardMatcher:
         whose photo references differed mostly in their light)."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
-        vectors = self.embedder(crops)
-        alone = _softmax(self.embedder.scale * self.similarities(vectors))
-        both = _softmax(self.embedder.scale * self.similarities(vectors, colour_patterns(crops)))
-        return ((alone + both) / 2).astype(np.float32)
+        alone = self.similarities(self.embedder(crops))  # the cosines once, for both votes
+        both = self.with_patterns(alone, colour_patterns(crops))
+        scale = self.embedder.scale
+        return ((_softmax(scale * alone) + _softmax(scale * both)) / 2).astype(np.float32)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
