@@ -69,10 +69,15 @@ def negotiate(accept_language: str | None) -> str:
 
 
 def _pattern(template: str) -> re.Pattern:
-    out, pos = [], 0
+    out, pos, seen = [], 0, set()
     for m in re.finditer(r"\{(\w+)\}", template):
         out.append(re.escape(template[pos:m.start()]))
         name = m.group(1)
+        if name in seen:  # a name used twice is the same text both times
+            out.append(f"(?P={name})")
+            pos = m.end()
+            continue
+        seen.add(name)
         if name in _NUMBER:
             group = r"\d+"
         elif name in _PERCENT:
@@ -138,10 +143,14 @@ def translate(text: str, lang: str) -> str:
         return text
     found = match(text)
     if found is None:
-        # A refusal with retake advice after it: messages joined by "; ", each translated.
+        # A refusal with retake advice after it: messages joined by "; ", each translated. The
+        # refusal itself may hold a "; " (why, then what to do), so it is the longest head that
+        # is a message.
         parts = text.split("; ")
-        if len(parts) > 1 and all(match(part) for part in parts):
-            return "; ".join(translate(part, lang) for part in parts)
+        for cut in range(len(parts) - 1, 0, -1):
+            head = "; ".join(parts[:cut])
+            if match(head) and all(match(part) for part in parts[cut:]):
+                return "; ".join(translate(part, lang) for part in [head, *parts[cut:]])
         return text
     key, params = found
     out = {}

@@ -7,6 +7,7 @@ import pytest
 
 from ecoscore.scoring import CardType, parse_card
 from ecoscore.service import i18n
+from ecoscore.vision.pipeline import not_this_deck
 
 STATIC = Path(i18n.__file__).resolve().parent / "static"
 CATEGORIES = {"en": {"one", "other"}, "it": {"one", "other"}, "cs": {"one", "few", "other"}, "ru": {"one", "few", "many"}}
@@ -89,6 +90,10 @@ MESSAGES = [
     "photo.jpg: no tableau read: a grid of 18 cards was found, but they do not read as cards of this deck: if it is "
     "your own deck, enrol it and choose it (Deck on the page, --deck on the command line); if no cards lie there (a play "
     "mat's printed slots, a pattern on the table), photograph the tableau itself",
+    "photo.jpg: no tableau read: a grid of 19 cards was found, but none reads as a card of the deck kitchen: if they "
+    "are its cards, this photo shows them unlike its references (another light, another edition): enrol more of them "
+    "from a photo like this one (deck add kitchen --photo P.jpg --grid G.txt), or choose the right deck; if no cards "
+    "lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself",
     "this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)",
     "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
     "ann: the file is empty",
@@ -193,3 +198,14 @@ def test_a_refusal_with_retake_advice_is_translated_whole():
     # Text that is not all messages is left as it came.
     assert i18n.translate("no tableau found: 12 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
                           "something else", "cs").endswith("; something else")
+
+
+@pytest.mark.parametrize("refusal", [not_this_deck(18), not_this_deck(19, "kitchen")])
+def test_a_refusal_holding_a_semicolon_is_translated_with_its_advice(refusal):
+    # "Not this deck" says why, then "; " what to do: with retake advice after it, no split into
+    # messages at every "; " matched, and such refusals reached players in English.
+    dark = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
+    for lang in ("cs", "ru", "it"):
+        whole = i18n.translate(f"{refusal}; {dark}", lang)
+        assert whole == f"{i18n.translate(refusal, lang)}; {i18n.translate(dark, lang)}"
+        assert "add light" not in whole and "no tableau read" not in whole

@@ -20,7 +20,7 @@ from ecoscore.scoring.tableau import cell_at
 from . import photo_doubts
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux
-from .matcher import NOT_OURS
+from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 from .second_look import OUTLINE_CARDS, fit_outline, from_quads, look_again, missing_cells, oblique, overlap
 
@@ -244,7 +244,9 @@ class Reader:
         reads = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
-            self._refuse(photo, det, not_this_deck(max(len(fit.detections) for fit in fits)), fits)
+            cards = max(len(fit.detections) for fit in fits)
+            enrolled = classifier.deck if isinstance(classifier, CardMatcher) else None
+            self._refuse(photo, det, not_this_deck(cards, enrolled), fits)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
@@ -519,12 +521,22 @@ def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
     return inside if each else bool(inside.any())
 
 
-def not_this_deck(cards: int) -> str:
+def not_this_deck(cards: int, enrolled: str | None = None) -> str:
     """Why a photo whose only grids held no card of the deck is refused. Most often the player's
     own deck, not yet enrolled, read against the stand-in (or another deck); the rarer case is a
     grid of no cards at all (a play mat's printed slots, a cloth's checks boxed as cards). The two
     cannot be told apart surely from the cells alone (a plain deck's cards have as little detail
-    as a textured cloth's squares), so the answer names both."""
+    as a textured cloth's squares), so the answer names both. Read against a deck the player
+    ``enrolled``, "enrol it" would mislead: its references may show the cards unlike the photo
+    does (a lamp, another edition), and more references cut from such a photo are what may help.
+    (A deck told apart by its lettering alone is beyond the matcher: from scans or from photos,
+    its photos are refused with this answer; the model card says so.)"""
+    if enrolled is not None:
+        return (f"no tableau read: a grid of {cards} cards was found, but none reads as a card of the deck {enrolled}: "
+                "if they are its cards, this photo shows them unlike its references (another light, another edition): "
+                f"enrol more of them from a photo like this one (deck add {enrolled} --photo P.jpg --grid G.txt), "
+                "or choose the right deck; if no cards lie there (a play mat's printed slots, a pattern on the table), "
+                "photograph the tableau itself")
     return (f"no tableau read: a grid of {cards} cards was found, but they do not read as cards of this deck: "
             "if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line); "
             "if no cards lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself")
