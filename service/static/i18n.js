@@ -55,8 +55,11 @@ const I18N = (() => {
       if (!key.startsWith("api.")) continue;
       for (const form of typeof value === "object" ? Object.values(value) : [value]) {
         let src = "", pos = 0;
+        const seen = new Set();  // a name used twice is the same text both times (a group may be named once)
         for (const m of form.matchAll(/\{(\w+)\}/g)) {
-          src += escape(form.slice(pos, m.index)) + `(?<${m[1]}>${GROUP[KIND[m[1]]] || "[\\s\\S]+?"})`;
+          src += escape(form.slice(pos, m.index)) +
+            (seen.has(m[1]) ? `\\k<${m[1]}>` : `(?<${m[1]}>${GROUP[KIND[m[1]]] || "[\\s\\S]+?"})`);
+          seen.add(m[1]);
           pos = m.index + m[0].length;
         }
         src += escape(form.slice(pos));
