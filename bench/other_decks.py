@@ -1,6 +1,6 @@
 """Decks drawn in styles the deck generator does not draw (never imported by training code):
 stained-glass mosaics and silhouettes with a big initial, as tests of a matcher that must hold
-for art it was never trained on."""
+for art it was never trained on; and plain lettered cards, a deck beyond it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,10 +10,11 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ecoscore.datasets.deck import CARD_MM, Deck
+from ecoscore.paths import fonts_dir
 from ecoscore.scoring import CardType
 
 W, H = 240, 336
-FONT = Path(__file__).resolve().parent.parent / "datasets" / "fonts" / "DejaVuSans-Bold.ttf"
+FONT = fonts_dir() / "DejaVuSans-Bold.ttf"
 
 
 def _mosaic_face(rng: np.random.Generator, frame, hue_base: float) -> np.ndarray:
@@ -61,3 +62,17 @@ def silhouette_deck(seed: int) -> Deck:
     bg = rng.uniform(0, 70, 3)
     faces = {card: [_silhouette_face(rng, bg, rng.uniform(140, 255, 3), card.value[0].upper())] for card in CardType}
     return Deck(f"silhouette-{seed}", CARD_MM, "bench/other_decks.py silhouette", faces, Path("."))
+
+
+def lettered_deck() -> Deck:
+    """Plain cards with only the type's name lettered on them: the finder boxes them, but no
+    drawing tells the types apart, and the matcher reads them as no card of any deck."""
+    font = ImageFont.truetype(str(FONT), 34)
+    faces = {}
+    for card in CardType:
+        face = Image.new("RGB", (W, H), (200, 190, 160))
+        draw = ImageDraw.Draw(face)
+        draw.rectangle([6, 6, W - 7, H - 7], outline=(60, 50, 40), width=6)
+        draw.text((W / 2, H / 2), card.value.upper(), font=font, fill=(40, 30, 20), anchor="mm")
+        faces[card] = [cv2.cvtColor(np.asarray(face), cv2.COLOR_RGB2BGR)]
+    return Deck("lettered", CARD_MM, "bench/other_decks.py lettered", faces, Path("."))

@@ -68,29 +68,29 @@ def negotiate(accept_language: str | None) -> str:
     return best
 
 
+def _group(name: str) -> str:
+    """What a parameter may hold, as a regular expression (by its name)."""
+    if name in _NUMBER:
+        return r"\d+"
+    if name in _PERCENT:
+        return r"\d+ ?%"
+    if name in _CARD:
+        return r"[a-z]+"
+    if name in _DECIMAL:
+        return r"[\d.]+"
+    if name in _MESSAGE or name in _CELLS:
+        return r".+"
+    return r".+?"
+
+
 def _pattern(template: str) -> re.Pattern:
     out, pos, seen = [], 0, set()
     for m in re.finditer(r"\{(\w+)\}", template):
         out.append(re.escape(template[pos:m.start()]))
         name = m.group(1)
-        if name in seen:  # a name used twice is the same text both times
-            out.append(f"(?P={name})")
-            pos = m.end()
-            continue
+        # A name used twice is the same text both times (and a group may be named only once).
+        out.append(f"(?P={name})" if name in seen else f"(?P<{name}>{_group(name)})")
         seen.add(name)
-        if name in _NUMBER:
-            group = r"\d+"
-        elif name in _PERCENT:
-            group = r"\d+ ?%"
-        elif name in _CARD:
-            group = r"[a-z]+"
-        elif name in _DECIMAL:
-            group = r"[\d.]+"
-        elif name in _MESSAGE or name in _CELLS:
-            group = r".+"
-        else:
-            group = r".+?"
-        out.append(f"(?P<{name}>{group})")
         pos = m.end()
     out.append(re.escape(template[pos:]))
     return re.compile("^" + "".join(out) + "$", re.S)

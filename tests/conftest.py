@@ -5,8 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# Let test modules import the shared helpers (pytest runs with --import-mode=importlib).
+# Let test modules import the shared helpers (pytest runs with --import-mode=importlib), and the
+# benchmarks' (their decks of other styles, their helpers: kept in one place).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from ecoscore.paths import models_dir  # noqa: E402
 

@@ -5,14 +5,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 from conftest import MODELS, grid_matches_truth
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # decks of other styles
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.effects import LightParams

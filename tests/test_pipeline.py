@@ -2,7 +2,6 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -302,30 +301,13 @@ def test_crops_are_cut_from_a_halved_decode_where_it_shows_the_card_well_enough(
         assert gain * card >= min(0.75 * CROP_SIZE, 4 * card) and gain <= 4
 
 
-def lettered_deck():
-    """A deck of plain cards with only the type's name lettered on them: our finder boxes them,
-    but nothing in their art is a drawing, and the matcher reads them as no card of any deck."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    from ecoscore.datasets.deck import CARD_MM, Deck
-    from ecoscore.scoring import CardType
-
-    font = ImageFont.truetype(str(Path(__file__).parents[1] / "datasets" / "fonts" / "DejaVuSans-Bold.ttf"), 34)
-    faces = {}
-    for card in CardType:
-        face = Image.new("RGB", (240, 336), (200, 190, 160))
-        draw = ImageDraw.Draw(face)
-        draw.rectangle([6, 6, 233, 329], outline=(60, 50, 40), width=6)
-        draw.text((120, 168), card.value.upper(), font=font, fill=(40, 30, 20), anchor="mm")
-        faces[card] = [np.array(face)[:, :, ::-1].copy()]
-    return Deck("lettered", CARD_MM, "plain lettered cards", faces, Path("."))
-
-
 def test_an_enrolled_deck_that_reads_no_card_says_to_enrol_more_not_to_enrol(reader):
     """Read against the deck the player enrolled (from its flat faces), a photo whose grid reads
     as none of its cards is refused with the deck named and what may help (references from such
     a photo, or the right deck chosen): "enrol it", the answer for a deck not enrolled, sent the
     player in a circle."""
+    from other_decks import lettered_deck  # the bench's decks of other styles, in one place
+
     from ecoscore.datasets.scene import SceneParams, render_scene
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 

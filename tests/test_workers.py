@@ -12,8 +12,6 @@ import pytest
 from conftest import needs_models
 from pg_helpers import free_port
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 pytestmark = [pytest.mark.slow, needs_models]
 
 

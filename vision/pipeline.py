@@ -531,15 +531,14 @@ def not_this_deck(cards: int, enrolled: str | None = None) -> str:
     does (a lamp, another edition), and more references cut from such a photo are what may help.
     (A deck told apart by its lettering alone is beyond the matcher: from scans or from photos,
     its photos are refused with this answer; the model card says so.)"""
+    no_cards = "if no cards lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself"
     if enrolled is not None:
         return (f"no tableau read: a grid of {cards} cards was found, but none reads as a card of the deck {enrolled}: "
                 "if they are its cards, this photo shows them unlike its references (another light, another edition): "
                 f"enrol more of them from a photo like this one (deck add {enrolled} --photo P.jpg --grid G.txt), "
-                "or choose the right deck; if no cards lie there (a play mat's printed slots, a pattern on the table), "
-                "photograph the tableau itself")
+                f"or choose the right deck; {no_cards}")
     return (f"no tableau read: a grid of {cards} cards was found, but they do not read as cards of this deck: "
-            "if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line); "
-            "if no cards lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself")
+            f"if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line); {no_cards}")
 
 
 def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
