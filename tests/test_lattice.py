@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ecoscore.datasets.deck import load_deck
-from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.datasets.scene import SceneParams, render_scene, steep_params
 from ecoscore.datasets.truth import detections_from_truth, fully_visible
 from ecoscore.vision.lattice import fit_tableaux
 from ecoscore.vision.models import Detections
@@ -115,3 +115,34 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     assert len(fits) == 3
     assert sorted(len(f.detections) for f in fits) == [14, 15, 20]
     assert all(f.residual < 0.25 for f in fits)
+
+
+@pytest.mark.slow
+def test_the_grid_reads_as_the_photo_shows_it_turned_never_mirrored(deck):
+    # Seen steeply, cards look wider than tall and the lattice's window lies sideways (4 × 5).
+    # Its cells were indexed by a transpose: the same score, but the grid a mirror of the photo,
+    # so "row 1, col 1" named another card than the player sees there (3 of these 40 scenes).
+    checked = turned = 0
+    for i in range(40):
+        scene = render_scene(deck, (79, i), steep_params(long_side=640, p_multi=0.0, p_cut_off=0.0))
+        det = detections_from_truth(scene.truth, np.random.default_rng(i))
+        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        for fit, tab in ((f, t) for f in fits for t in scene.truth["tableaux"]):  # a neighbour's tableau too
+            truth = {(c["row"], c["col"]): np.mean(c["cell_corners"], 0) for c in tab["cells"]}
+            pitch = np.median([np.linalg.norm(np.subtract(c["cell_corners"][1], c["cell_corners"][0])) for c in tab["cells"]])
+            at = {}
+            for key in ((0, 0), (0, 1), (1, 0)):
+                centre = fit.cells[key].quad.mean(0)
+                near = min(truth, key=lambda k: np.linalg.norm(truth[k] - centre))
+                if np.linalg.norm(truth[near] - centre) < 0.5 * pitch:
+                    at[key] = np.array(near, float)
+            if len(at) < 3:
+                continue  # not this tableau, or these cells out of the photo
+            checked += 1
+            along_row, down_col = at[(0, 1)] - at[(0, 0)], at[(1, 0)] - at[(0, 0)]  # truth (row, col) steps
+            assert along_row[1] * down_col[0] - along_row[0] * down_col[1] > 0, f"scene {i}: a mirror"
+            turned += along_row[0] != 0  # our columns run along the truth's rows: read sideways
+            # Each cell's corners run as the grid does: TL -> TR towards the next column.
+            step = fit.cells[(0, 1)].quad.mean(0) - fit.cells[(0, 0)].quad.mean(0)
+            assert (fit.cells[(0, 0)].quad[1] - fit.cells[(0, 0)].quad[0]) @ step > 0
+    assert checked >= 35 and turned >= 2  # the sideways windows were met

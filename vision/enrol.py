@@ -96,13 +96,11 @@ def from_folder(reader: Reader, folder: Path) -> dict[CardType, list[np.ndarray]
     return crops
 
 
-# The read grid's rows run down the photo; the player's grid may be written from the other side
-# of the table (turned 180°), or sideways and mirrored by the fit's transposition.
+# The read grid's rows run down the photo (a grid seen sideways is turned a quarter, never
+# mirrored: lattice.py); the player's grid may be written from the other side of the table.
 _SYMMETRIES = {
     "as written": lambda g: g,
     "turned 180°": lambda g: [row[::-1] for row in g[::-1]],
-    "mirrored left-right": lambda g: [row[::-1] for row in g],
-    "mirrored top-bottom": lambda g: g[::-1],
 }
 
 

@@ -337,7 +337,14 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # 54 tableaux exactly as the mean.
                 quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
                 residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
-            key = (lc, lr) if transposed else (lr, lc)  # transposed: its columns are our rows
+            if transposed:
+                # Its columns are our rows, its rows our columns counted back: a quarter turn,
+                # not a transpose, which would mirror the grid (its scores are the same, but
+                # "row 1, col 1" would name the photo's top-right card). The cell's corners
+                # turn with it: TL, TR, BR, BL as our rows and columns run.
+                key, quad = (lc, height - 1 - lr), np.roll(quad, 1, axis=0)
+            else:
+                key = (lr, lc)
             # The same card found twice (boxes a little apart) is one card; a second box well off
             # the first is a second card lying in this cell.
             others = [i for i in members[1:]
