@@ -383,6 +383,31 @@ def test_page_in_the_browsers_language_and_switchable(server, new_page, photo_se
     assert page.evaluate("document.documentElement.lang") == "en"
 
 
+
+@pytest.mark.parametrize("locale, lang", [("cs-CZ", "cs"), ("ru-RU", "ru"), ("it-IT", "it")])
+def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, new_page, tmp_path, locale, lang):
+    # The page asks the API in English and translates what it shows: a refusal that holds a "; "
+    # of its own, with retake advice joined after it, matched no one template and was shown in
+    # English. The answer is fixed here, so the page's own translation is what is tested
+    # (the service's: tests/test_i18n.py).
+    from ecoscore.service import i18n
+    from ecoscore.vision.pipeline import not_this_deck
+
+    refusal = (f"{not_this_deck(18, 'kitchen')}; the photo is too dark (its brightest cards at 40 of 255): "
+               "add light, or keep shadows off the cards")
+    page = new_page(locale=locale)
+    page.route("**/api/photo*", lambda route: route.fulfill(
+        status=422, content_type="application/json", body=json.dumps({"detail": refusal})))
+    page.goto(server)
+    photo = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
+    page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
+    shown = page.text_content("#status")
+    assert i18n.translate(refusal, lang) in shown
+    assert "no tableau read" not in shown and "add light" not in shown
+    assert not page.errors
+
+
 # ---------------------------------------------------------------- weak signal
 
 def rotated_12mp(photo: bytes) -> bytes:

@@ -84,7 +84,7 @@ const I18N = (() => {
   function message(text) {
     if (lang === "en" || !text) return text;
     const found = match(text);
-    if (!found) return text;
+    if (!found) return joined(text);
     const out = {};
     for (const [k, v] of Object.entries(found.params)) {
       const kind = KIND[k];
@@ -92,6 +92,20 @@ const I18N = (() => {
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c })) : v;
     }
     return t(found.key, out);
+  }
+
+  // A refusal with retake advice after it: messages joined by "; ", each translated. The refusal
+  // itself may hold a "; " (why, then what to do), so the head is the longest one that is a
+  // message (as service/i18n.py translate). Anything else is left as it came.
+  function joined(text) {
+    const parts = text.split("; ");
+    for (let cut = parts.length - 1; cut > 0; cut--) {
+      const head = parts.slice(0, cut).join("; ");
+      if (match(head) && parts.slice(cut).every((part) => match(part))) {
+        return [head, ...parts.slice(cut)].map(message).join("; ");
+      }
+    }
+    return text;
   }
 
   function apply(root = document) {
