@@ -6,6 +6,7 @@ after a room correction, an error never shown above an older result, the upload 
 before the file chooser, an unreadable photo, solo wording, keyboard access."""
 import io
 import json
+import re
 import shutil
 import socket
 import threading
@@ -406,6 +407,42 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     assert i18n.translate(refusal, lang) in shown
     assert "no tableau read" not in shown and "add light" not in shown
     assert not page.errors
+
+
+
+def catalogue_messages() -> list[str]:
+    """Every English api.* message form with sample parameters (by the service's kinds), and a
+    refusal with retake advice joined after it: what the page and the service both translate."""
+    from ecoscore.service import i18n
+
+    plain = next(v for k, v in i18n.catalogue("en").items() if k.startswith("api.") and isinstance(v, str) and "{" not in v)
+    sample = {**dict.fromkeys(i18n._NUMBER, "3"), **dict.fromkeys(i18n._PERCENT, "40 %"),
+              **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._MESSAGE, plain),
+              **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12")}
+    texts = []
+    for key, value in i18n.catalogue("en").items():
+        for form in (value.values() if isinstance(value, dict) else [value]) if key.startswith("api.") else ():
+            names = set(re.findall(r"\{(\w+)\}", form))
+            texts.append(form.format(**{name: sample.get(name, "kitchen") for name in names}))
+    advice = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
+    return texts + [f"{text}; {advice}" for text in texts if text.startswith("no tableau")]
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_the_page_translates_every_message_as_the_service_does(server, page, lang):
+    # Two matchers of the same catalogue, one in Python (the API's ?lang=) and one in the page's
+    # script (which asks in English): they must agree on every message, or players see one
+    # thing on the page and another in the API.
+    from ecoscore.service import i18n
+
+    texts = catalogue_messages()
+    page.goto(server)
+    page.select_option("#lang", lang)
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+    shown = page.evaluate("(texts) => texts.map((t) => I18N.message(t))", texts)
+    differ = [(text, own, i18n.translate(text, lang)) for text, own in zip(texts, shown) if own != i18n.translate(text, lang)]
+    assert not differ, differ[:3]
+    assert sum(own != text for text, own in zip(texts, shown)) == len(texts)  # and each is translated
 
 
 # ---------------------------------------------------------------- weak signal
