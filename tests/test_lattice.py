@@ -146,3 +146,24 @@ def test_the_grid_reads_as_the_photo_shows_it_turned_never_mirrored(deck):
             step = fit.cells[(0, 1)].quad.mean(0) - fit.cells[(0, 0)].quad.mean(0)
             assert (fit.cells[(0, 0)].quad[1] - fit.cells[(0, 0)].quad[0]) @ step > 0
     assert checked >= 35 and turned >= 2  # the sideways windows were met
+
+
+def test_the_grid_is_read_the_right_way_up_whichever_way_its_window_lay(deck):
+    # A window lying sideways (4 × 5) was always turned a quarter the same way; when its
+    # columns ran up the picture the grid came out upside down: the same score, but "row 1,
+    # col 1" named the photo's bottom-right card (cards laid overlapping, seen across the table,
+    # composited by hand: 2 of 6; in steep renders too). Rows must run down the photo and
+    # columns across it, and each cell's corners as the grid runs.
+    checked = upright = 0
+    for i in range(60):
+        scene = render_scene(deck, (83, i), steep_params(long_side=640, p_multi=0.0, p_cut_off=0.0))
+        det = detections_from_truth(scene.truth, np.random.default_rng(i))
+        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        for fit in fits:
+            centre = {key: cell.quad.mean(0) for key, cell in fit.cells.items()}
+            down, across = centre[(3, 2)] - centre[(0, 2)], centre[(1, 4)] - centre[(1, 0)]
+            checked += 1
+            upright += bool(down[1] > 0 and across[0] * down[1] - across[1] * down[0] > 0)
+            first = fit.cells[(0, 0)].quad
+            assert (first[1] - first[0]) @ across > 0 and (first[3] - first[0]) @ down > 0, f"scene {i}: corners turned"
+    assert checked >= 50 and upright == checked, f"{checked - upright} of {checked} grids upside down or mirrored"

@@ -299,6 +299,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
         c0, r0 = c0t, r0t
     if not _plausible(H, c0, r0, width, height):
         return None
+    turn = _reading_turn(H, c0, r0, width, height, transposed)
     span_c = max(c for c, _ in occupied) - min(c for c, _ in occupied) + 1
     span_r = max(r for _, r in occupied) - min(r for _, r in occupied) + 1
 
@@ -337,14 +338,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # 54 tableaux exactly as the mean.
                 quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
                 residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
-            if transposed:
-                # Its columns are our rows, its rows our columns counted back: a quarter turn,
-                # not a transpose, which would mirror the grid (its scores are the same, but
-                # "row 1, col 1" would name the photo's top-right card). The cell's corners
-                # turn with it: TL, TR, BR, BL as our rows and columns run.
-                key, quad = (lc, height - 1 - lr), np.roll(quad, 1, axis=0)
-            else:
-                key = (lr, lc)
+            key, quad = _turned(lr, lc, width, height, turn), np.roll(quad, turn, axis=0)
             # The same card found twice (boxes a little apart) is one card; a second box well off
             # the first is a second card lying in this cell.
             others = [i for i in members[1:]
@@ -354,6 +348,27 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, residual, ambiguous, off_grid)
+
+
+def _reading_turn(H, c0: int, r0: int, width: int, height: int, transposed: bool) -> int:
+    """Quarter turns (0-3) from the lattice's window to the grid as the photo shows it: rows
+    running down the picture, columns across it. The walk keeps the photo's handedness, so a
+    turn brings them together, never a mirror (a transpose would mirror the grid: its scores
+    are the same, but "row 1, col 1" would name another card than the player sees there). A
+    window lying sideways (4 × 5: cards that look wider than tall, seen steeply) is a quarter
+    turn one way or the other, by which way its columns run; one the right way up but upside
+    down (its rows running up the picture) is a half turn."""
+    centre = np.array([[c0 + (width - 1) / 2, r0 + (height - 1) / 2]])
+    at, along_c, along_r = project(H, np.concatenate([centre, centre + [1, 0], centre + [0, 1]]))
+    if transposed:  # the lattice's columns are our rows: which way do they run?
+        return 1 if (along_c - at)[1] >= 0 else 3
+    return 0 if (along_r - at)[1] >= 0 else 2
+
+
+def _turned(lr: int, lc: int, width: int, height: int, turn: int) -> tuple[int, int]:
+    """(row, col) of the window's cell (``lr``, ``lc``) after ``turn`` quarter turns; a cell's
+    corners (TL, TR, BR, BL as the lattice runs) turn with it by ``np.roll(quad, turn)``."""
+    return [(lr, lc), (lc, height - 1 - lr), (height - 1 - lr, width - 1 - lc), (width - 1 - lc, lr)][turn]
 
 
 def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
