@@ -6,6 +6,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     python bench/compare_finders.py models/finder.onnx data/runs/finder-standin/weights/best.onnx
     python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
     python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
+    python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from ecoscore.vision.pipeline import Reader
 STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
 
 
-def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True) -> dict:
+def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
+             standin: bool = True) -> dict:
     rows = {}
     for i, deck in enumerate(tuning_decks()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
@@ -35,7 +37,7 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
     reader = Reader(finder, second_look=second_look, quick_look=quick_look)
-    for name in STANDIN_SETS:
+    for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
         if folder.is_dir():
             rows[f"standin/{name}"] = summary(evaluate(reader, folder, progress=False))
@@ -54,11 +56,13 @@ def main() -> None:
     parser.add_argument("finders", type=Path, nargs="+")
     parser.add_argument("--no-second-look", action="store_true", help="read without the pipeline's second look")
     parser.add_argument("--no-quick-look", action="store_true", help="read without the pipeline's quick look")
+    parser.add_argument("--matcher", type=Path, help="the matcher to read the other decks with, if not the shipped one")
+    parser.add_argument("--decks-only", action="store_true", help="skip the stand-in's sets (read by the classifier)")
     args = parser.parse_args()
-    embedder = CardEmbedder()
+    embedder = CardEmbedder(args.matcher)
     for path in args.finders:
         t0 = time.perf_counter()
-        rows = read_all(CardFinder(path), embedder, not args.no_second_look, not args.no_quick_look)
+        rows = read_all(CardFinder(path), embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "

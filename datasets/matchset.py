@@ -45,15 +45,22 @@ def deck_for(deck_id: int) -> Deck:
     return generate_deck(deck_id)
 
 
-def _perturbed(quad: np.ndarray, rng, jitter: float) -> np.ndarray:
+def _perturbed(quad: np.ndarray, rng, jitter: float, shift: float = 0.0) -> np.ndarray:
+    """The corners moved as the lattice errs: each by ``jitter`` of the card's width, and with
+    ``shift`` the whole cut moved too (a lattice off by a fraction of a card: the cut holds a
+    strip of the neighbour or the table, and the cell still shows its card)."""
     side = np.linalg.norm(quad[1] - quad[0])
     center = quad.mean(0)
     quad = center + (quad - center) * rng.uniform(0.98, 1.12)
-    return quad + rng.normal(0, jitter * side, quad.shape)
+    quad = quad + rng.normal(0, jitter * side, quad.shape)
+    if shift:  # drawn only then: a bank without it is the one it always was
+        quad = quad + rng.normal(0, shift * side, 2)
+    return quad
 
 
-def scene_crops(image: np.ndarray, truth: Truth, rng, jitter: float = 0.04) -> list[tuple[np.ndarray, int]]:
-    """(crop, label) of each cell and loose card wholly in the frame."""
+def scene_crops(image: np.ndarray, truth: Truth, rng, jitter: float = 0.04,
+                shift: float = 0.0) -> list[tuple[np.ndarray, int]]:
+    """(crop, label) of each cell and loose card wholly in the frame (``_perturbed``)."""
     h, w = image.shape[:2]
     items = []
     for tab in truth["tableaux"]:
@@ -70,13 +77,13 @@ def scene_crops(image: np.ndarray, truth: Truth, rng, jitter: float = 0.04) -> l
     for quad, label in items:
         if np.any(quad < 0) or np.any(quad > [w - 1, h - 1]):
             continue
-        crop = warp_quad(image, _perturbed(quad, rng, jitter), CROP_SIZE)
+        crop = warp_quad(image, _perturbed(quad, rng, jitter, shift), CROP_SIZE)
         out.append((np.ascontiguousarray(np.rot90(crop, int(rng.integers(4)))), label))
     return out
 
 
-def _render(job: tuple[int, int, str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    index, deck_seed, split, long_side = job
+def _render(job: tuple[int, int, str, int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index, deck_seed, split, long_side, off_cuts = job
     cv2.setNumThreads(1)
     deck = deck_for(deck_seed)
     base = hard_params() if split == "hard" else steep_params() if split == "steep" else SceneParams()
@@ -84,7 +91,11 @@ def _render(job: tuple[int, int, str, int]) -> tuple[np.ndarray, np.ndarray, np.
     params = replace(base, long_side=long_side, p_random_faces=0.08, p_multi=0.25, p_hole=0.5)
     scene = render_scene(deck, (7, index), params)
     rng = np.random.default_rng((8, index))
-    crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.02, 0.04, 0.07]))
+    if off_cuts:  # cut as far off as the lattice's misses (a corner ~0.2 of a card from its place)
+        crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.04, 0.07, 0.10]),
+                            shift=rng.choice([0.06, 0.10, 0.15]))
+    else:
+        crops = scene_crops(scene.image, scene.truth, rng, jitter=rng.choice([0.02, 0.04, 0.07]))
     if not crops:
         return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int32)
     images, labels = zip(*crops)
@@ -93,11 +104,11 @@ def _render(job: tuple[int, int, str, int]) -> tuple[np.ndarray, np.ndarray, np.
 
 def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int = 0, p_hard: float = 0.35,
                p_steep: float = 0.0, p_dark: float = 0.0, long_side: int = 960, workers: int = 2,
-               progress: bool = True) -> Path:
+               off_cuts: bool = False, progress: bool = True) -> Path:
     """Render ``scenes`` photos (scene indices from ``first``), each of a deck drawn from ``decks``
     (or the stand-in; a ``p_dark`` share of the generated ones drawn dark), a ``p_steep`` share with
     the steep split's settings and ``p_hard`` of the others with the hard split's, and save their
-    crops to ``out``."""
+    crops to ``out``; ``off_cuts``: cut further off (``_render``)."""
     rng = np.random.default_rng((9, first))
     extra = np.random.default_rng((10, first))  # its own stream: p_dark = p_steep = 0 draws the same bank as before
     decks = list(decks)
@@ -108,7 +119,7 @@ def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int =
         steep, dark = extra.random() < p_steep, extra.random() < p_dark
         if dark and deck != STANDIN:
             deck += DARK
-        jobs.append((first + i, deck, "steep" if steep else "hard" if hard else "normal", long_side))
+        jobs.append((first + i, deck, "steep" if steep else "hard" if hard else "normal", long_side, off_cuts))
     parts = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for part in tqdm(pool.map(_render, jobs, chunksize=4), total=len(jobs), disable=not progress, desc="bank"):

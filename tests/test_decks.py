@@ -31,9 +31,9 @@ def test_every_style_draws_eleven_different_faces():
 
 def test_held_out_decks_are_never_trained_on():
     from ecoscore.datasets.matchset import DARK
-    from ecoscore.vision.train_matcher import MatcherFineTune, MatcherRecipe
+    from ecoscore.vision.train_matcher import MatcherFineTune, MatcherOffCuts, MatcherRecipe
 
-    for trained in (TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks):
+    for trained in (TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks, MatcherOffCuts().decks):
         assert not set(trained) & set(HELD_OUT_SEEDS[:1000])
         assert trained.start >= TRAIN_SEEDS.start and trained.stop <= min(TRAIN_SEEDS.stop, HELD_OUT_SEEDS.start)
     assert TRAIN_SEEDS.stop <= DARK  # a dark deck's id never names another seed
@@ -151,3 +151,18 @@ def test_a_dark_deck_is_its_seed_drawn_on_near_black_stock():
     some_dark = [scene_deck(standin, 0.8, 81, i, dark_decks=0.4).name for i in range(60)]
     assert [n.replace("-dark", "") for n in some_dark] == plain
     assert 10 <= sum("-dark-" in n for n in some_dark) <= 35
+
+
+def test_off_cuts_move_the_whole_cut_and_leave_the_other_banks_as_they_were():
+    from ecoscore.datasets.matchset import _perturbed
+
+    card = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], float)
+    assert np.array_equal(_perturbed(card, np.random.default_rng(1), 0.04),
+                          _perturbed(card, np.random.default_rng(1), 0.04, shift=0.0))
+
+    def centre_moved(shift: float) -> float:
+        moved = [_perturbed(card, np.random.default_rng(k), 0.04, shift).mean(0) - card.mean(0) for k in range(400)]
+        return float(np.median(np.linalg.norm(moved, axis=1)))
+
+    # Corner noise alone barely moves the cut's centre; a shift of σ 0.15 moves it ~18 px of 100.
+    assert centre_moved(0.0) < 4 and 12 < centre_moved(0.15) < 25

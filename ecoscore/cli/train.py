@@ -9,10 +9,12 @@ from .common import BadInput
 def run(args: argparse.Namespace) -> int:
     from ecoscore.datasets.deck import DeckError, load_deck
 
-    if args.model == "matcher":  # trained on many generated decks, not on one: no --deck
+    if args.model in ("matcher", "matcher-off-cuts"):  # trained on many generated decks, not on one: no --deck
         from ecoscore.vision import train_matcher
 
-        print(f"exported {train_matcher.train(threads=max(args.threads, 2), ship=not args.no_ship)}")
+        path = train_matcher.train(threads=max(args.threads, 2), ship=not args.no_ship,
+                                   off_cuts=args.model == "matcher-off-cuts")
+        print(f"exported {path}")
         return 0
     from ecoscore.vision.train import RECIPES, train
 
@@ -31,8 +33,9 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher, or a recipe of vision/train.py RECIPES: finder, classifier, or a stage "
-                                 "of their chains (a stage's starting run is trained first if needed)")
+    p.add_argument("model", help="matcher (or the candidate matcher-off-cuts), or a recipe of vision/train.py "
+                                 "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
+                                 "run is trained first if needed)")
     p.add_argument("--deck", default="standin")
     p.add_argument("--epochs", type=int, default=None, help="override the recipe's epochs")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is safest on a busy 2-core machine)")
