@@ -172,13 +172,14 @@ function bioText(p) {
 const SVG = "http://www.w3.org/2000/svg";
 
 class TableauView {
-  constructor(slot, { editable, onChange, title }) {
+  constructor(slot, { editable, onChange, title, unsure }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
     this.editable = editable;
     this.onChange = onChange;
     this.title = title;
+    this.unsure = unsure;  // where to say the total is not final while cells are doubtful (solo)
     this.seq = 0;
     I18N.apply(this.root);
     this.q(".photo-hint").hidden = !editable;
@@ -274,6 +275,10 @@ class TableauView {
     const review = this.q(".review");
     review.hidden = !this.editable || !pending;
     review.textContent = t("ui.review", { n: pending });
+    if (this.unsure) {  // the headline total is never shown as final while a card is in doubt
+      this.unsure.hidden = !pending;
+      this.unsure.textContent = t("ui.total_unsure", { n: pending });
+    }
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size;
     // the grid of buttons
@@ -533,7 +538,7 @@ async function scorePhoto(file) {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file;
-    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo });
+    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure") });
     const p = doc.players[0];
     solo.view.load({ ...p, read_grid: p.grid });
     showSolo(p);
