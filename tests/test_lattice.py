@@ -117,16 +117,23 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     assert all(f.residual < 0.25 for f in fits)
 
 
+def steep_fits(deck, seed: int, scenes: int):
+    """(scene index, scene, fits) of ``scenes`` steep renders of one tableau, fitted on perfect
+    detections from the truth (a neighbour's tableau may be fitted too)."""
+    for i in range(scenes):
+        scene = render_scene(deck, (seed, i), steep_params(long_side=640, p_multi=0.0, p_cut_off=0.0))
+        det = detections_from_truth(scene.truth, np.random.default_rng(i))
+        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+        yield i, scene, fits
+
+
 @pytest.mark.slow
 def test_the_grid_reads_as_the_photo_shows_it_turned_never_mirrored(deck):
     # Seen steeply, cards look wider than tall and the lattice's window lies sideways (4 × 5).
     # Its cells were indexed by a transpose: the same score, but the grid a mirror of the photo,
     # so "row 1, col 1" named another card than the player sees there (3 of these 40 scenes).
     checked = turned = 0
-    for i in range(40):
-        scene = render_scene(deck, (79, i), steep_params(long_side=640, p_multi=0.0, p_cut_off=0.0))
-        det = detections_from_truth(scene.truth, np.random.default_rng(i))
-        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+    for i, scene, fits in steep_fits(deck, 79, 40):
         for fit, tab in ((f, t) for f in fits for t in scene.truth["tableaux"]):  # a neighbour's tableau too
             truth = {(c["row"], c["col"]): np.mean(c["cell_corners"], 0) for c in tab["cells"]}
             pitch = np.median([np.linalg.norm(np.subtract(c["cell_corners"][1], c["cell_corners"][0])) for c in tab["cells"]])
@@ -148,6 +155,7 @@ def test_the_grid_reads_as_the_photo_shows_it_turned_never_mirrored(deck):
     assert checked >= 35 and turned >= 2  # the sideways windows were met
 
 
+@pytest.mark.slow
 def test_the_grid_is_read_the_right_way_up_whichever_way_its_window_lay(deck):
     # A window lying sideways (4 × 5) was always turned a quarter the same way; when its
     # columns ran up the picture the grid came out upside down: the same score, but "row 1,
@@ -155,10 +163,7 @@ def test_the_grid_is_read_the_right_way_up_whichever_way_its_window_lay(deck):
     # composited by hand: 2 of 6; in steep renders too). Rows must run down the photo and
     # columns across it, and each cell's corners as the grid runs.
     checked = upright = 0
-    for i in range(60):
-        scene = render_scene(deck, (83, i), steep_params(long_side=640, p_multi=0.0, p_cut_off=0.0))
-        det = detections_from_truth(scene.truth, np.random.default_rng(i))
-        fits, _ = fit_tableaux(det, (scene.truth["width"], scene.truth["height"]))
+    for i, _, fits in steep_fits(deck, 83, 60):
         for fit in fits:
             centre = {key: cell.quad.mean(0) for key, cell in fit.cells.items()}
             down, across = centre[(3, 2)] - centre[(0, 2)], centre[(1, 4)] - centre[(1, 0)]
