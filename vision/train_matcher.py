@@ -322,13 +322,9 @@ def train(threads: int = 2, ship: bool = True, steps: int | None = None, off_cut
     cells cut off (``runs/matcher-off-cuts``, a candidate not shipped: ``MatcherOffCuts``)."""
     recipe = MatcherRecipe() if steps is None else MatcherRecipe(steps=steps)
     tune = MatcherFineTune()
-    bank = data_dir() / "matcher" / "bank-train.npz"
-    if not bank.is_file():
-        build_bank(bank, recipe.bank_scenes, TRAIN_SEEDS[: recipe.bank_decks], workers=threads)
-    dark_bank = data_dir() / "matcher" / "bank-dark.npz"
-    if not dark_bank.is_file():
-        build_bank(dark_bank, tune.scenes, tune.decks, first=tune.first_scene, p_dark=tune.p_dark,
-                   p_steep=tune.p_steep, workers=threads)
+    bank = _bank("bank-train", recipe.bank_scenes, TRAIN_SEEDS[: recipe.bank_decks], workers=threads)
+    dark_bank = _bank("bank-dark", tune.scenes, tune.decks, first=tune.first_scene, p_dark=tune.p_dark,
+                      p_steep=tune.p_steep, workers=threads)
     base_dir = data_dir() / "runs" / "matcher-base"
     train_matcher([bank], recipe, base_dir, threads=threads, ship=False)
     fine = replace(recipe, steps=tune.steps, lr=tune.lr)
@@ -338,10 +334,16 @@ def train(threads: int = 2, ship: bool = True, steps: int | None = None, off_cut
     if not off_cuts:
         return shipped
     off = MatcherOffCuts()
-    off_bank = data_dir() / "matcher" / "bank-off-cuts.npz"
-    if not off_bank.is_file():
-        build_bank(off_bank, off.scenes, off.decks, first=off.first_scene, p_dark=off.p_dark,
-                   p_steep=off.p_steep, off_cuts=True, workers=threads)
+    off_bank = _bank("bank-off-cuts", off.scenes, off.decks, first=off.first_scene, p_dark=off.p_dark,
+                     p_steep=off.p_steep, off_cuts=True, workers=threads)
     return train_matcher([bank, dark_bank, off_bank], replace(recipe, steps=off.steps, lr=off.lr),
                          data_dir() / "runs" / "matcher-off-cuts", init=fine_dir / "last.pt", threads=threads,
                          ship=ship)
+
+
+def _bank(name: str, scenes: int, decks: range, **settings) -> Path:
+    """``data/matcher/<name>.npz``, rendered first if it is not there (``build_bank``'s settings)."""
+    path = data_dir() / "matcher" / f"{name}.npz"
+    if not path.is_file():
+        build_bank(path, scenes, decks, **settings)
+    return path
