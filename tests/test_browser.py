@@ -524,6 +524,16 @@ def test_total_and_pad_above_the_fold(server, new_page, photo_set, tmp_path, nam
     shot(page, f"solo-{name}-en")
 
 
+@pytest.mark.parametrize("locale", ["en-US", "cs-CZ", "ru-RU", "it-IT"])
+def test_the_page_never_scrolls_sideways_on_the_narrowest_phone(server, new_page, locale):
+    # 280 px: a folded phone's cover screen. The game-mode and deck menus are as wide as their
+    # longest option, and in Czech and Russian they ran past the screen's edge.
+    page = new_page(viewport={"width": 280, "height": 653}, locale=locale)
+    page.goto(server)
+    page.wait_for_function("document.querySelector('#deck option') !== null")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 280
+
+
 def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     room_id = new_room(page, server)
     assert page.evaluate("document.querySelector('#room-view') !== null")
