@@ -400,6 +400,9 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     page.route("**/api/photo*", lambda route: route.fulfill(
         status=422, content_type="application/json", body=json.dumps({"detail": refusal})))
     page.goto(server)
+    # The answer is fixed, so it comes back at once: wait for the catalogue first (a real read
+    # takes longer than loading it; a message shown before it came stays in English).
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
     photo = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
