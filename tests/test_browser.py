@@ -218,9 +218,15 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
         name, _, pts = text.partition(" ")
         if name in ("stream", "wolf") and pts:
             assert pts == pad[name], (text, pad)
-    assert page.text_content("#mine .tableau-title").startswith(f"Ann: {pad['total']} points")
     doubtful = page.eval_on_selector_all("#mine .grid button.doubt", "bs => bs.map(b => [+b.dataset.row, +b.dataset.col])")
     assert len(doubtful) >= 2
+    # Ann's total, with cards in doubt, is marked on the room's pad and said under it; the
+    # others', typed in, are plain
+    assert pad["total"].endswith("?")
+    assert page.text_content("#mine .tableau-title").startswith(f"Ann: {pad['total'][:-1]} points")
+    assert page.eval_on_selector_all("#room-pad td.unsure", "tds => tds.length") == 1
+    assert f"Ann: {len(doubtful)} cards are in doubt, so the total is not final." in page.text_content("#room-winners")
+    assert not pad_values(page, "#room-pad", 2)["total"].endswith("?")
     doubt_lines = page.locator("#mine .doubts li").count()
     # correct one doubtful cell: the others keep their highlight and their lines
     r, c = doubtful[0]
@@ -229,6 +235,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     page.wait_for_function("document.querySelector('#room-status').textContent.includes('Correction saved')", timeout=10000)
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 1}", timeout=10000)
     assert 0 < page.locator("#mine .doubts li").count() < doubt_lines
+    assert f"Ann: {len(doubtful) - 1} card" in page.text_content("#room-winners")
     page.reload()  # and so after a reload: the service keeps them
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 1}", timeout=10000)
     assert not page.errors
@@ -411,6 +418,28 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     assert "no tableau read" not in shown and "add light" not in shown
     assert not page.errors
 
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_a_status_already_shown_is_said_again_in_the_language_switched_to(server, page, tmp_path, lang):
+    # A refusal shown in English stayed English after the player chose their language, and so
+    # did "Correction saved" and every other status: only what was drawn anew was translated.
+    from ecoscore.service import i18n
+
+    refusal = "no tableau found: 3 cards detected, but no 5 × 4 grid of at least 5 aligned cards"
+    page.route("**/api/photo*", lambda route: route.fulfill(
+        status=422, content_type="application/json", body=json.dumps({"detail": refusal})))
+    page.goto(server)
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    photo = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
+    page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
+    assert page.text_content("#status") == refusal
+    page.select_option("#lang", lang)
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+    assert page.text_content("#status") == i18n.translate(refusal, lang) != refusal
+    assert "error" in page.get_attribute("#status", "class")
+    assert not page.errors
 
 
 def catalogue_messages() -> list[str]:

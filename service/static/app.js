@@ -23,12 +23,15 @@ async function api(method, url, body, headers = {}) {
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   let res;
-  try { res = await fetch(url, init); } catch { showOffline(true); throw new Error(t("ui.network_error")); }
+  try { res = await fetch(url, init); } catch { showOffline(true); throw saying(() => t("ui.network_error")); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw Object.assign(new Error(errorText(data, res)), { status: res.status });  // 409: written in between
+  if (!res.ok) throw saying(() => errorText(data, res), { status: res.status });  // 409: written in between
   return data;
 }
+
+// An error that can say itself again (``say``) in the language chosen since (setStatus).
+function saying(say, more = {}) { return Object.assign(new Error(say()), { say }, more); }
 
 function errorText(data, res) {
   const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
@@ -49,9 +52,9 @@ function upload(url, form, headers, onProgress) {
       let data = {};
       try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) resolve(data);
-      else reject(new Error(errorText(data, { status: xhr.status, statusText: xhr.statusText })));
+      else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), { status: xhr.status }));
     };
-    xhr.onerror = () => { showOffline(true); reject(new Error(t("ui.network_error"))); };
+    xhr.onerror = () => { showOffline(true); reject(saying(() => t("ui.network_error"))); };
     xhr.onabort = () => reject(Object.assign(new Error(t("ui.cancelled")), { cancelled: true }));
     xhr.send(form);
   });
@@ -89,7 +92,7 @@ function sender(box, bar, cancelButton, statusEl) {
   return async function send(url, file, fields = {}, headers = {}) {
     if (current) current.abort();
     const mine = ++seq;
-    setStatus(statusEl, t("ui.shrinking"));
+    setStatus(statusEl, () => t("ui.shrinking"));
     const small = await shrink(file);
     if (mine !== seq) return null;
     const form = new FormData();
@@ -99,7 +102,7 @@ function sender(box, bar, cancelButton, statusEl) {
     const job = upload(url, form, headers, (loaded, total, done) => {
       if (mine !== seq) return;
       bar.value = loaded / total;
-      setStatus(statusEl, done ? t("ui.reading") : t("ui.uploading", { pct: Math.round(100 * loaded / total), size: sizeText(total) }));
+      setStatus(statusEl, () => done ? t("ui.reading") : t("ui.uploading", { pct: Math.round(100 * loaded / total), size: sizeText(total) }));
     });
     current = job;
     try {
@@ -107,7 +110,7 @@ function sender(box, bar, cancelButton, statusEl) {
       return mine === seq ? data : null;
     } catch (err) {
       if (mine !== seq) return null;
-      if (err.cancelled) { setStatus(statusEl, t("ui.cancelled")); return null; }
+      if (err.cancelled) { setStatus(statusEl, () => t("ui.cancelled")); return null; }
       throw err;
     } finally {
       if (mine === seq) { box.hidden = true; current = null; }
@@ -115,7 +118,14 @@ function sender(box, bar, cancelButton, statusEl) {
   };
 }
 
-function setStatus(el, text, isError = false) { el.textContent = text; el.classList.toggle("error", isError); }
+// A status is given as a function (or an API error) where it can be said again: a change of
+// language says it anew (resay), and so does the catalogue arriving after it was first shown.
+function setStatus(el, text, isError = false) {
+  el.say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
+  el.textContent = el.say ? el.say() : text;
+  el.classList.toggle("error", isError);
+}
+function resay() { document.querySelectorAll(".status").forEach((el) => { if (el.say) el.textContent = el.say(); }); }
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 const key = (r, c) => `${r},${c}`;
 const pts = (n) => t("ui.points", { n });
@@ -156,7 +166,18 @@ function renderPad(table, players, { onName, bioTarget } = {}) {
     bioTarget.textContent = players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
   });
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
-  row(t("ui.total_row"), players.map((p) => p.total), "total");
+  row(t("ui.total_row"), players.map((p) => (unsureCells(p) ? `${p.total}?` : p.total)), "total");
+  // A total with cards still in doubt is marked, never shown as plainly as a sure one.
+  [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
+    const n = unsureCells(players[i]);
+    td.classList.toggle("unsure", !!n);
+    if (n) td.title = t("ui.pad_unsure", { n, name: players[i].name });
+  });
+}
+
+// Cells of a player's read still in doubt (a correction drops its cell's doubts, server-side).
+function unsureCells(p) {
+  return (p.cells || []).flat().filter((cell) => cell && cell.doubts && cell.doubts.length).length;
 }
 
 function bioText(p) {
@@ -403,7 +424,7 @@ class TableauView {
     this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
     this.grid = this.read.grid.map((row) => row.slice());
     this.corrected = new Set(); this.checked = new Set();
-    await this.commit(t("ui.reverted"));
+    await this.commit(() => t("ui.reverted"));
   }
 
   async commit(message) {
@@ -420,7 +441,7 @@ class TableauView {
       const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
       if (choice === undefined) return;
     }
-    this.onChange(null, t("ui.review_done"));
+    this.onChange(null, () => t("ui.review_done"));
   }
 }
 
@@ -517,13 +538,15 @@ async function rememberCards() {
   const form = new FormData();
   form.append("photo", await shrink(solo.file), "photo.jpg");
   form.append("grid", grid);
-  setStatus($("status"), t("ui.reading"));
+  setStatus($("status"), () => t("ui.reading"));
   try {
     const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form);
     localStorage.setItem(DECK_KEY, deck.name);
     await loadDecks($("deck"));
-    setStatus($("status"), t("ui.remembered", { n: Object.values(deck.references).reduce((a, b) => a + b, 0), name: deck.name }));
-  } catch (err) { setStatus($("status"), err.message, true); }
+    // Cells the corrected grid names a card in where none was found are left out, and said.
+    const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
+    setStatus($("status"), () => [t("ui.remembered", { n, name: deck.name }), ...(deck.doubts || []).map(I18N.message)].join(" "));
+  } catch (err) { setStatus($("status"), err, true); }
 }
 
 // ---------- one photo ----------
@@ -542,9 +565,9 @@ async function scorePhoto(file) {
     const p = doc.players[0];
     solo.view.load({ ...p, read_grid: p.grid });
     showSolo(p);
-    setStatus($("status"), doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
+    setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
-    setStatus($("status"), err.message, true);
+    setStatus($("status"), err, true);
   }
 }
 
@@ -564,9 +587,9 @@ async function correctSolo(grid, message) {
     const doc = await api("POST", "/api/grid", { players: [{ name: solo.view.player.name, grid }] });
     const player = { ...solo.view.player, ...doc.players[0] };
     showSolo(player);
-    setStatus($("status"), message || t("ui.updated"));
+    setStatus($("status"), message || (() => t("ui.updated")));
     return player;
-  } catch (err) { setStatus($("status"), err.message, true); return null; }
+  } catch (err) { setStatus($("status"), err, true); return null; }
 }
 
 // ---------- game rooms ----------
@@ -581,7 +604,7 @@ async function loadRoom(force = false) {
   try {
     const doc = await api("GET", `/api/rooms/${room.id}`);
     if (force || doc.version !== room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+  } catch (err) { setStatus($("room-status"), err, true); }
 }
 
 function winnersText(game) {
@@ -611,7 +634,8 @@ function showRoom(doc) {
     $("mine").innerHTML = ""; room.views.clear(); return;
   }
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio") });
-  $("room-winners").textContent = winnersText(game);
+  const unsure = game.players.filter((p) => unsureCells(p)).map((p) => t("ui.pad_unsure", { n: unsureCells(p), name: p.name }));
+  $("room-winners").textContent = [winnersText(game), ...unsure].filter(Boolean).join(" ");
   showPlayers(game.players);
   const mineNow = new Set();
   for (const p of game.players) {
@@ -660,9 +684,9 @@ async function renamePlayer(name) {
       { "X-Player-Token": localStorage.getItem(tokenKey(name)) || "", "If-Match": `"${version || 0}"` });
     localStorage.setItem(tokenKey(res.name), localStorage.getItem(tokenKey(name)));
     localStorage.removeItem(tokenKey(name));
-    setStatus($("room-status"), t("ui.renamed", { name, new: res.name }));
+    setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }));
     await loadRoom(true);
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+  } catch (err) { setStatus($("room-status"), err, true); }
 }
 
 async function removePlayer(name) {
@@ -672,9 +696,9 @@ async function removePlayer(name) {
   try {
     await api("DELETE", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}`, undefined, headers);
     localStorage.removeItem(tokenKey(name));
-    setStatus($("room-status"), t("ui.removed", { name }));
+    setStatus($("room-status"), () => t("ui.removed", { name }));
     await loadRoom(true);
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+  } catch (err) { setStatus($("room-status"), err, true); }
 }
 
 const yourTitle = (p) => `${p.name}: ${t("ui.points", { n: p.total })} — ${t("ui.yours")}`;
@@ -719,19 +743,19 @@ async function correctRoom(name, grid, message) {
         room.doc = await api("GET", `/api/rooms/${room.id}`);
       }
     }
-    setStatus($("room-status"), message || t("ui.saved"));
+    setStatus($("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
-  } catch (err) { setStatus($("room-status"), err.message, true); return null; }
+  } catch (err) { setStatus($("room-status"), err, true); return null; }
 }
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
 async function addPhotoClicked() {
   const name = $("player-name").value.trim();
-  if (!name) { setStatus($("room-status"), t("ui.name_first"), true); $("player-name").focus(); return; }
+  if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
-  if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), t("ui.name_taken", { name }), true); return; }
+  if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
   if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
   setStatus($("room-status"), "");
   $("room-photo").click();
@@ -748,10 +772,10 @@ async function joinRoom(file) {
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
-    setStatus($("room-status"), t("ui.added", { name }));
+    setStatus($("room-status"), () => t("ui.added", { name }));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+  } catch (err) { setStatus($("room-status"), err, true); }
 }
 
 async function botFromPhoto(file) {
@@ -763,9 +787,9 @@ async function botFromPhoto(file) {
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
     $("bot-grid").value = gridText(grid);
-    setStatus($("room-status"), t("ui.bot_read"));
+    setStatus($("room-status"), () => t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
-  } catch (err) { setStatus($("room-status"), err.message, true); }
+  } catch (err) { setStatus($("room-status"), err, true); }
 }
 
 async function share() {
@@ -775,12 +799,12 @@ async function share() {
   }
   try {
     await navigator.clipboard.writeText(url);
-    setStatus($("room-status"), t("ui.copied"));
+    setStatus($("room-status"), () => t("ui.copied"));
   } catch {
     const range = document.createRange();
     range.selectNodeContents($("room-link"));
     getSelection().removeAllRanges(); getSelection().addRange(range);
-    setStatus($("room-status"), t("ui.copy_failed"));
+    setStatus($("room-status"), () => t("ui.copy_failed"));
   }
 }
 
@@ -806,7 +830,8 @@ async function start() {
   if (!inRoom) bindPhotoButtons();
   await I18N.set(I18N.choose());
   $("lang").value = I18N.lang;
-  $("lang").addEventListener("change", async (e) => { await I18N.set(e.target.value, true); rerender(); });
+  resay();  // a status shown before the catalogue arrived (a photo chosen at once)
+  $("lang").addEventListener("change", async (e) => { await I18N.set(e.target.value, true); rerender(); resay(); });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.addEventListener("offline", () => showOffline(true));
   window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));
@@ -821,9 +846,9 @@ async function start() {
     $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
     $("share").addEventListener("click", share);
     $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
-      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
+      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e, true)));
     $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
-      .then(() => loadRoom(true), (e) => setStatus($("room-status"), e.message, true)));
+      .then(() => loadRoom(true), (e) => setStatus($("room-status"), e, true)));
     $("bot-photo").addEventListener("click", () => $("bot-file").click());
     $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
     await loadRoom(true);
@@ -839,7 +864,7 @@ async function start() {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
       localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
       location.href = doc.url;
-    } catch (err) { setStatus($("status"), err.message, true); }
+    } catch (err) { setStatus($("status"), err, true); }
   });
   fetch("/health", { cache: "no-store" }).then((r) => showOffline(!r.ok), () => showOffline(true));
 }
