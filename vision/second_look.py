@@ -26,8 +26,8 @@ from .models import CardFinder
 # a box round part of a card (a mosaic's facet) or round two is no better corners for it.
 MIN_OVERLAP = 0.4
 # Cells of photo kept round the grid on the straightened canvas: room for a card laid off its
-# place, and context like the first look's. With the canvas's long side at the finder's own
-# size this puts a card at ~55 px across at its input.
+# place, and context like the first look's. This puts a card at ~55 px across on a canvas of
+# the finder's own size (512), ~41 on the reader's (pipeline.SECOND_LOOK_SIZE).
 MARGIN = 1.0
 
 
@@ -91,13 +91,15 @@ def _like(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return min(turns, key=lambda q: float(np.linalg.norm(q - reference, axis=1).sum()))
 
 
-def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit) -> dict[tuple[int, int], tuple[np.ndarray, float]]:
+def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit, size: int | None = None
+               ) -> dict[tuple[int, int], tuple[np.ndarray, float]]:
     """Cards the finder sees on the straightened tableau, by the cell (row, col) they lie in:
     each card's four corners mapped back to the photo (a true quadrilateral under perspective,
     where a first-look box is only a rectangle), in the cell's corner order, and its score."""
-    H, (w, h) = straighten(fit, finder.imgsz)
+    side = size or finder.imgsz
+    H, (w, h) = straighten(fit, side)
     canvas = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    seen = finder(canvas)
+    seen = finder(canvas, side)
     px, py = w / (COLS + 2 * MARGIN), h / (ROWS + 2 * MARGIN)
     back = project(np.linalg.inv(H), seen.quads.reshape(-1, 2)).reshape(-1, 4, 2)
     found: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
