@@ -95,7 +95,7 @@ def main() -> None:
         data, grid = enrolment_photo(deck, 7000 + i)
         t0 = time.perf_counter()
         try:
-            crops = from_photo(reader, embedder, data, grid, deck.name)
+            crops = from_photo(reader, embedder, data, grid, deck.name).crops
         except EnrolError as err:  # refused with a reason: a result, reported as such
             row["photo_enrolment_refused"] = str(err)
         else:

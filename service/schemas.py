@@ -199,6 +199,11 @@ class DeckOut(BaseModel):
     complete: bool = Field(description="every type has a reference: the deck can read a tableau")
 
 
+class RememberedOut(DeckOut):
+    doubts: list[str] = Field(default_factory=list,
+                              description="what was not taken: cells the grid names where the photo showed no card")
+
+
 class DecksOut(BaseModel):
     default: str = Field(description="the deck a photo is read against when it names none")
     decks: list[DeckOut]

@@ -112,6 +112,7 @@ MESSAGES = [
     "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
+    "row 2 col 3, row 4 col 1: the grid names a card there, but none was found in the photo: left out of the deck",
     "the service is busy reading photos; try again in 4 s",
     "the database is busy; try again in a moment",
     "the database is busy or unreachable; try again in a moment",

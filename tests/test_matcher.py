@@ -119,7 +119,7 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         truth = scene.truth["tableaux"][0]
         if len({c["type"] for c in truth["cells"]}) == len(CardType):
             break
-    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo")
+    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo").crops
     assert all(crops[c] for c in CardType)
     assert sum(map(len, crops.values())) == 20
     matcher = CardMatcher(embedder, References.embed("photo", embedder, crops))
@@ -134,6 +134,32 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
+def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whole_photo(reader, embedder, decks):
+    # A cell the grid names a card in where the photo shows none found, as when the finder
+    # missed a card and the player corrected that cell on the page ("remember these cards"):
+    # the cell is left out and said, the other cards kept. Before, the whole photo was refused.
+    # Made here with a true gap in the tableau (the finder rightly finds nothing there).
+    from ecoscore.vision.enrol import MAX_LEFT_OUT, EnrolError, from_photo
+
+    def gapped(holes: int, seed: int):
+        params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=1.0, min_holes=holes,
+                             max_holes=holes, elevation_deg=(60, 90))
+        scene = render_scene(decks[1], (seed, 0), params)
+        grid = truth_tableau(scene.truth["tableaux"][0])
+        gaps = [i for i, card in enumerate(grid.cells) if card is None]
+        assert len(gaps) == holes
+        return scene, Tableau([CardType.BEAR if card is None else card for card in grid.cells]), gaps
+
+    scene, filled, gaps = gapped(1, 37)
+    taken = from_photo(reader, embedder, scene.jpeg, filled, "enrolment photo")
+    assert taken.left_out == [divmod(gaps[0], 5)]
+    assert sum(map(len, taken.crops.values())) == 19
+
+    scene, filled, gaps = gapped(MAX_LEFT_OUT + 1, 38)
+    with pytest.raises(EnrolError, match="disagree at"):
+        from_photo(reader, embedder, scene.jpeg, filled, "enrolment photo")
+
+
 def test_a_tableau_photographed_at_a_slant_enrols_as_a_read_would_locate_it(reader, embedder):
     # Seen at 30-45° the finder's first look misses a card or two; the read's second look finds
     # them, and enrolment locates the cards the same way. Before, this photo was refused ("the
@@ -146,7 +172,7 @@ def test_a_tableau_photographed_at_a_slant_enrols_as_a_read_would_locate_it(read
                                                     elevation_deg=(30, 45)))
     truth = scene.truth["tableaux"][0]
     assert 30 <= scene.truth["camera"]["elevation_deg"] <= 45
-    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo")
+    crops = from_photo(reader, embedder, scene.jpeg, truth_tableau(truth), "enrolment photo").crops
     assert all(crops[c] for c in CardType) and sum(map(len, crops.values())) == 20
     matcher = CardMatcher(embedder, References.embed("slant", embedder, crops))
     other = render_scene(deck, (35, 0), PARAMS)

@@ -31,6 +31,9 @@ MIN_CARD_SHARE = 0.08  # of the photo's area: a smaller card is too far away to 
 # refused. The matcher's empty prototype cannot tell a bare table from a face when the table
 # fills the frame (measured: faces reach 0.69 cosine with it, tables go down to 0.04).
 SCAN_ASPECT_TOLERANCE = 0.04
+# Cards the grid names where the finder found none, left out of a photo's references; more and
+# the photo is refused (the lattice, not the finder, is then the likelier fault).
+MAX_LEFT_OUT = 3
 
 
 class EnrolError(ValueError):
@@ -115,14 +118,28 @@ class _Placement(NamedTuple):
     mismatch: set[tuple[int, int]]  # cells where the grid and the cards found disagree
 
 
-def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str
-               ) -> dict[CardType, list[np.ndarray]]:
+class PhotoReferences(NamedTuple):
+    """What a photo of a tableau gives a deck."""
+
+    crops: dict[CardType, list[np.ndarray]]  # reference crops by type
+    left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
+
+
+def left_out_note(cells: list[tuple[int, int]]) -> str:
+    """What a player is told of the cells left out of a photo's references."""
+    return (f"{cells_short(cells)}: the grid names a card there, but none was found in the photo: "
+            "left out of the deck")
+
+
+def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str) -> PhotoReferences:
     """Reference crops from a photo of one tableau and the grid it shows.
 
-    The grid may be written from any side: of its four placements on the cells read, the one
-    whose same-type cells look most alike (and whose cards lie where cards were found) wins;
-    where two placements are equally likely the photo is refused rather than guessed, and so is
-    a photo whose cards found do not lie where the grid has cards."""
+    The grid may be written from any side: of its placements on the cells read, the one whose
+    same-type cells look most alike (and whose cards lie where cards were found) wins; where
+    two placements are equally likely the photo is refused rather than guessed, and so is a
+    photo with a card found where the grid has none. A card the grid names where the finder
+    found none (a card it missed: dark, glared, far) is left out and said, up to
+    ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found."""
     try:
         photo = decode(data)
     except ImageError as err:
@@ -154,10 +171,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     if best.agree == second.agree and best.consistency - second.consistency < 0.05:
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
-    # A card the grid names where none was found (or the other way round) means the lattice sits
-    # wrong somewhere: crops cut from it would teach the deck wrong pictures, so refuse.
-    if best.mismatch:
-        as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
+    # A card found where the grid has none, or more cards named where none was found than a
+    # finder misses, means the lattice (or the grid) sits wrong somewhere: crops cut from it
+    # would teach the deck wrong pictures, so refuse. A few cards named where none was found are
+    # the finder's misses (the page's "remember these cards" sends a grid the player corrected
+    # exactly there): their cells are left out, the rest kept.
+    missed = {rc for rc in best.mismatch if rc not in found}
+    as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
+    if best.mismatch - missed or len(missed) > MAX_LEFT_OUT:
         raise EnrolError(f"{where}: the grid and the cards found disagree at "
                          f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
@@ -165,11 +186,11 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
     for rc in keys:
         card = g[rc[0]][rc[1]]
-        if card is not None:
+        if card is not None and rc not in missed:
             out[card].append(crops[rc])
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid names no card in the cells found")
-    return out
+    return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed))
 
 
 def _consistency(vectors: np.ndarray, labels: list) -> float:

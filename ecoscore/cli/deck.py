@@ -48,7 +48,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
 
     from ecoscore.scoring import GridError, parse_grid
     from ecoscore.vision.deckstore import check_name
-    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo
+    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, left_out_note
     from ecoscore.vision.matcher import CardEmbedder
 
     start = time.perf_counter()
@@ -74,8 +74,11 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             except GridError as err:
                 raise BadInput(str(err)) from None
             (name, data), = read_photos([photo])
-            for card, images in from_photo(reader, embedder, data, tableau, str(photo)).items():
+            taken = from_photo(reader, embedder, data, tableau, str(photo))
+            for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
+            if taken.left_out:
+                print(f"{photo}: {left_out_note(taken.left_out)}", file=sys.stderr)
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None

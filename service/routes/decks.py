@@ -9,12 +9,12 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError
-from ecoscore.vision.enrol import EnrolError, from_photo
+from ecoscore.vision.enrol import EnrolError, from_photo, left_out_note
 
 from ..bodies import BoundedRoute
 from ..deps import Svc
 from ..reads import Abandoned, QueueFull
-from ..schemas import ERRORS, DeckOut, DecksOut
+from ..schemas import ERRORS, DeckOut, DecksOut, RememberedOut
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
@@ -35,7 +35,7 @@ async def list_decks(svc: Svc):
 
 
 @router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
-             response_model=DeckOut)
+             response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
                          grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = ""):
     if name == DEFAULT_DECK:
@@ -46,17 +46,17 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         raise HTTPException(422, str(err)) from None
     limit = svc.settings.max_upload
 
-    def enrol() -> DeckInfo:
+    def enrol() -> RememberedOut:
         photo.file.seek(0)
         data = photo.file.read(limit + 1)
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
-        crops = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
-        info = svc.decks.store.add(name, crops, f"photo {photo.filename or ''} from the page".replace("  ", " "))
-        return info
+        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
+        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "))
+        return RememberedOut(**_out(info).model_dump(), doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 
     try:
-        return _out(await svc.reads.run(enrol, gone=request.is_disconnected))
+        return await svc.reads.run(enrol, gone=request.is_disconnected)
     except QueueFull as err:
         raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
     except Abandoned:
