@@ -611,6 +611,7 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     assert page.text_content("#solo-tableau .review") == f"Review the {n} doubtful cards"
     # The headline total is not shown as final while cards are in doubt.
     assert page.is_visible("#unsure") and page.text_content("#unsure").startswith(f"Not final: {n} cards are in doubt")
+    assert pad_values(page, "#pad")["total"] == page.text_content("#total") + "?"
     labels_aria = page.get_attribute("#solo-tableau .grid button.doubt >> nth=0", "aria-label")
     assert "doubtful:" in labels_aria and "point" in labels_aria
     page.click("#solo-tableau .review")
@@ -621,6 +622,7 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     page.wait_for_function("document.querySelector('#status').textContent === 'All doubtful cards checked.'")
     assert page.locator("#solo-tableau .grid button.doubt").count() == 0
     assert not page.is_visible("#unsure")
+    assert pad_values(page, "#pad")["total"] == page.text_content("#total")  # kept as read: sure now
 
 
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):

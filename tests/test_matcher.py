@@ -16,7 +16,7 @@ from ecoscore.datasets.effects import LightParams
 from ecoscore.datasets.scene import SceneParams, render_scene
 from ecoscore.datasets.textures import table_surface
 from ecoscore.datasets.truth import truth_tableau
-from ecoscore.scoring import CardType, Tableau, format_text, score_tableau
+from ecoscore.scoring import COLS, CardType, Tableau, format_text, score_tableau
 
 pytestmark = [
     pytest.mark.slow,
@@ -152,7 +152,7 @@ def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whol
 
     scene, filled, gaps = gapped(1, 37)
     taken = from_photo(reader, embedder, scene.jpeg, filled, "enrolment photo")
-    assert taken.left_out == [divmod(gaps[0], 5)]
+    assert taken.left_out == [divmod(gaps[0], COLS)]
     assert sum(map(len, taken.crops.values())) == 19
 
     scene, filled, gaps = gapped(MAX_LEFT_OUT + 1, 38)

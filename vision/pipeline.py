@@ -230,7 +230,7 @@ class Reader:
 
     def warm_up(self) -> None:
         """Compile the finder for every canvas a read may use (a long-running service)."""
-        self.finder.warm_up(((QUICK_SIZE,) if self.quick_look else ()) + CLOSER_SIZES)
+        self.finder.warm_up(((QUICK_SIZE,) if self.quick_look else ()) + (SECOND_LOOK_SIZE,) + CLOSER_SIZES)
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not

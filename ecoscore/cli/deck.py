@@ -61,6 +61,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     embedder = CardEmbedder()
     crops: dict = {}
     sources = []
+    notes = []  # cells left out, said once the deck is written
     try:
         if args.folder:
             for card, images in from_folder(reader, args.folder).items():
@@ -78,12 +79,14 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
             if taken.left_out:
-                print(f"{photo}: {left_out_note(taken.left_out)}", file=sys.stderr)
+                notes.append(f"{photo}: {left_out_note(taken.left_out)}")
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
     info = store.add(args.name, crops, "; ".join(sources))
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
+    for note in notes:
+        print(note, file=sys.stderr)
     print(f"deck {info.name}: {sum(info.counts.values())} references "
           f"({', '.join(f'{c.value} {n}' for c, n in info.counts.items())}) in {time.perf_counter() - start:.1f} s",
           file=sys.stderr)

@@ -133,7 +133,8 @@ const pts = (n) => t("ui.points", { n });
 // ---------- the score pad ----------
 // One column per player, the names fixed on top and the card names fixed on the left while it
 // scrolls sideways. onName(name): a player's name was tapped; bioTarget shows biodiversity.
-function renderPad(table, players, { onName, bioTarget } = {}) {
+// unsure(p): how many of a player's cards are still in doubt (their total is then marked).
+function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } = {}) {
   table.innerHTML = "";
   const head = table.createTHead().insertRow();
   head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
@@ -166,16 +167,17 @@ function renderPad(table, players, { onName, bioTarget } = {}) {
     bioTarget.textContent = players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
   });
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
-  row(t("ui.total_row"), players.map((p) => (unsureCells(p) ? `${p.total}?` : p.total)), "total");
+  row(t("ui.total_row"), players.map((p) => (unsure(p) ? `${p.total}?` : p.total)), "total");
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
-    const n = unsureCells(players[i]);
+    const n = unsure(players[i]);
     td.classList.toggle("unsure", !!n);
     if (n) td.title = t("ui.pad_unsure", { n, name: players[i].name });
   });
 }
 
-// Cells of a player's read still in doubt (a correction drops its cell's doubts, server-side).
+// Cells of a player's read still in doubt, as the service has them (a room's correction drops
+// its cell's doubts there; a card kept as read is known only to the phone that kept it).
 function unsureCells(p) {
   return (p.cells || []).flat().filter((cell) => cell && cell.doubts && cell.doubts.length).length;
 }
@@ -193,7 +195,7 @@ function bioText(p) {
 const SVG = "http://www.w3.org/2000/svg";
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure }) {
+  constructor(slot, { editable, onChange, title, unsure, onPending }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -201,6 +203,7 @@ class TableauView {
     this.onChange = onChange;
     this.title = title;
     this.unsure = unsure;  // where to say the total is not final while cells are doubtful (solo)
+    this.onPending = onPending;  // told when the doubtful cards may have changed (a pad marks its total)
     this.seq = 0;
     I18N.apply(this.root);
     this.q(".photo-hint").hidden = !editable;
@@ -300,6 +303,7 @@ class TableauView {
       this.unsure.hidden = !pending;
       this.unsure.textContent = t("ui.total_unsure", { n: pending });
     }
+    if (this.onPending) this.onPending();
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size;
     // the grid of buttons
@@ -561,7 +565,8 @@ async function scorePhoto(file) {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file;
-    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure") });
+    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
+      onPending: () => solo.view && solo.view.player && soloPad(solo.view.player) });
     const p = doc.players[0];
     solo.view.load({ ...p, read_grid: p.grid });
     showSolo(p);
@@ -578,7 +583,11 @@ function showSolo(player) {
   $("retake-text").textContent = t("ui.unreadable_text", { n: solo.view.readDoubtCount() });
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
-  renderPad($("pad"), [player], { bioTarget: $("bio-explain") });
+  soloPad(player);
+}
+
+function soloPad(player) {
+  renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => solo.view.doubtfulCells().length });
 }
 
 async function correctSolo(grid, message) {
@@ -633,10 +642,6 @@ function showRoom(doc) {
     $("room-pad").innerHTML = ""; $("room-winners").textContent = t("ui.no_tableau_yet");
     $("mine").innerHTML = ""; room.views.clear(); return;
   }
-  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio") });
-  const unsure = game.players.filter((p) => unsureCells(p)).map((p) => t("ui.pad_unsure", { n: unsureCells(p), name: p.name }));
-  $("room-winners").textContent = [winnersText(game), ...unsure].filter(Boolean).join(" ");
-  showPlayers(game.players);
   const mineNow = new Set();
   for (const p of game.players) {
     if (p.bot || !localStorage.getItem(tokenKey(p.name))) continue;
@@ -645,13 +650,28 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle }), photo: null };
+      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
+        onPending: () => room.doc && room.doc.game && roomPad(room.doc.game) }), photo: null };
       room.views.set(p.name, entry);
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p);
   }
   for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.slot.remove(); room.views.delete(name); }
+  roomPad(game);
+  showPlayers(game.players);
   if (room.otherName) showOther(room.otherName, true);
+}
+
+// The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
+// its doubts as this phone has them (cards kept as read included), the others' as the service does.
+function roomPad(game) {
+  const unsure = (p) => {
+    const entry = room.views.get(p.name);
+    return entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p);
+  };
+  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure });
+  const notes = game.players.filter(unsure).map((p) => t("ui.pad_unsure", { n: unsure(p), name: p.name }));
+  $("room-winners").textContent = [winnersText(game), ...notes].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
