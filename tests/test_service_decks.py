@@ -60,3 +60,25 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
     assert player["deck"] == "kitchen", "the answer says which deck's cards it read"
     assert "kitchen" in [d["name"] for d in client.get("/api/decks").json()["decks"]]
+
+
+def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):
+    # The page's "remember these cards" after the player corrected a cell the finder found no
+    # card in: the deck takes the other cells, and the answer says which was left out (in the
+    # player's language). Before, the whole photo was refused.
+    deck = generate_deck(HELD_OUT_SEEDS[51])
+    params = SceneParams(long_side=3000, p_multi=0.0, p_cut_off=0.0, p_hole=1.0, min_holes=1, max_holes=1,
+                         elevation_deg=(60, 90))
+    for k in range(60):
+        scene = render_scene(deck, (90, k), params)
+        grid = truth_tableau(scene.truth["tableaux"][0])
+        if len({c for c in grid.cells if c}) == len(CardType):
+            break
+    gap = grid.cells.index(None)
+    corrected = format_text(type(grid)([CardType.MEADOW if c is None else c for c in grid.cells]))
+    r = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(scene)}, data={"grid": corrected})
+    assert r.status_code == 200, r.text
+    assert r.json()["complete"] and sum(r.json()["references"].values()) == 19
+    row, col = divmod(gap, 5)
+    assert r.json()["doubts"] == [f"řada {row + 1} sloupec {col + 1}: mřížka tam uvádí kartu, ale na fotce tam "
+                                  "žádná nalezena nebyla: odtud se do balíčku nic nepřidalo"]
