@@ -116,10 +116,15 @@ class CardFinder:
             for h, w in {canvas(h, w, size, self.rect) for h, w in shapes}:
                 self.network(np.zeros((1, 3, h, w), np.float32))
 
+    def canvas_side(self, size: int | None = None) -> int:
+        """The canvas's long side a call with ``size`` runs on: ``size`` where the export takes
+        any height and width, else the trained one (an export of one square size takes no other)."""
+        return size if size and self.rect else self.imgsz
+
     def __call__(self, image: np.ndarray, size: int | None = None) -> Detections:
         """Cards in ``image``; ``size``: the canvas's long side, if not the trained one (an
-        export with open height and width only)."""
-        size = size if size and self.rect else self.imgsz
+        export with open height and width only: ``canvas_side``)."""
+        size = self.canvas_side(size)
         boxed, k, (left, top) = letterbox(image, size, self.rect)
         raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows, anchors)
         return decode_obb(raw, self.conf, self.iou, k, left, top)

@@ -74,9 +74,10 @@ REFIT_GAIN = 2
 # ~41 px across, as big as the finder needs, and costs ~0.56 x the pixels of its own size (512).
 # Measured in one run each against 512 (bench/bench_pipeline.py): hard 179 against 174 of 192
 # tableaux exact, steep 145 against 142 of 178, normal 312 both, 0 confident wrong and 0
-# phantom either way; on the steep tuning set 39 of 54 at either size (and with the outline
-# refit at 384 too: the same, so it stays at 512). Fewer magnified pixels of a far, blurred
-# card seem to be what pays.
+# phantom either way; on all the tuning material (stand-in sets and other decks) 371 of 436
+# against 369 (320 px: 369), a small margin; the outline refit at 384 read the steep tuning set
+# the same, so it stays at 512. Fewer magnified pixels of a far, blurred card seem to be what
+# pays. The model card has the table, unseen decks included.
 SECOND_LOOK_SIZE = 384
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
@@ -230,7 +231,8 @@ class Reader:
 
     def warm_up(self) -> None:
         """Compile the finder for every canvas a read may use (a long-running service)."""
-        self.finder.warm_up(((QUICK_SIZE,) if self.quick_look else ()) + (SECOND_LOOK_SIZE,) + CLOSER_SIZES)
+        self.finder.warm_up(((QUICK_SIZE,) if self.quick_look else ()) + ((SECOND_LOOK_SIZE,) if self.second_look else ())
+                            + CLOSER_SIZES)
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not

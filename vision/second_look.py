@@ -96,7 +96,7 @@ def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit, size: int
     """Cards the finder sees on the straightened tableau, by the cell (row, col) they lie in:
     each card's four corners mapped back to the photo (a true quadrilateral under perspective,
     where a first-look box is only a rectangle), in the cell's corner order, and its score."""
-    side = size if size and finder.rect else finder.imgsz  # an export of one square size takes no other
+    side = finder.canvas_side(size)  # straightened to the canvas the finder will run on
     H, (w, h) = straighten(fit, side)
     canvas = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     seen = finder(canvas, side)
