@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
 from ecoscore.datasets.scene import SceneParams, render_scene
 from ecoscore.datasets.truth import truth_tableau
-from ecoscore.scoring import CardType, format_text, score_tableau
+from ecoscore.scoring import COLS, CardType, Tableau, format_text, score_tableau
 from ecoscore.service.app import Settings, create_app
 
 pytestmark = [
@@ -75,10 +75,10 @@ def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):
         if len({c for c in grid.cells if c}) == len(CardType):
             break
     gap = grid.cells.index(None)
-    corrected = format_text(type(grid)([CardType.MEADOW if c is None else c for c in grid.cells]))
+    corrected = format_text(Tableau([CardType.MEADOW if c is None else c for c in grid.cells]))
     r = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(scene)}, data={"grid": corrected})
     assert r.status_code == 200, r.text
     assert r.json()["complete"] and sum(r.json()["references"].values()) == 19
-    row, col = divmod(gap, 5)
+    row, col = divmod(gap, COLS)
     assert r.json()["doubts"] == [f"řada {row + 1} sloupec {col + 1}: mřížka tam uvádí kartu, ale na fotce tam "
                                   "žádná nalezena nebyla: odtud se do balíčku nic nepřidalo"]

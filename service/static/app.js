@@ -167,12 +167,12 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
     bioTarget.textContent = players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
   });
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
-  row(t("ui.total_row"), players.map((p) => (unsure(p) ? `${p.total}?` : p.total)), "total");
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
+  const doubts = players.map(unsure);
+  row(t("ui.total_row"), players.map((p, i) => (doubts[i] ? `${p.total}?` : p.total)), "total");
   [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
-    const n = unsure(players[i]);
-    td.classList.toggle("unsure", !!n);
-    if (n) td.title = t("ui.pad_unsure", { n, name: players[i].name });
+    td.classList.toggle("unsure", !!doubts[i]);
+    if (doubts[i]) td.title = t("ui.pad_unsure", { n: doubts[i], name: players[i].name });
   });
 }
 
@@ -195,7 +195,7 @@ function bioText(p) {
 const SVG = "http://www.w3.org/2000/svg";
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onPending }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -203,7 +203,9 @@ class TableauView {
     this.onChange = onChange;
     this.title = title;
     this.unsure = unsure;  // where to say the total is not final while cells are doubtful (solo)
-    this.onPending = onPending;  // told when the doubtful cards may have changed (a pad marks its total)
+    // Told when a doubtful card is kept as read: no correction is sent, so no score comes back
+    // to redraw the pad with (its total's mark counts this view's doubtful cards).
+    this.onKept = onKept;
     this.seq = 0;
     I18N.apply(this.root);
     this.q(".photo-hint").hidden = !editable;
@@ -303,7 +305,6 @@ class TableauView {
       this.unsure.hidden = !pending;
       this.unsure.textContent = t("ui.total_unsure", { n: pending });
     }
-    if (this.onPending) this.onPending();
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size;
     // the grid of buttons
@@ -404,17 +405,23 @@ class TableauView {
   async pickAndCorrect(r, c, review = null) {
     const choice = await pick(this, r, c, review);
     if (choice === undefined) return undefined;
-    if (choice === "keep") { this.checked.add(key(r, c)); this.render(); return choice; }
+    if (choice === "keep") { this.keep(r, c); return choice; }
     await this.correct(r, c, choice);
     return choice;
   }
 
   async correct(r, c, type) {
-    if (this.grid[r][c] === type) { this.checked.add(key(r, c)); this.render(); return; }
+    if (this.grid[r][c] === type) { this.keep(r, c); return; }
     this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
     this.grid[r][c] = type;
     this.corrected.add(key(r, c));
     await this.commit();
+  }
+
+  keep(r, c) {
+    this.checked.add(key(r, c));
+    this.render();
+    if (this.onKept) this.onKept();
   }
 
   async undo() {
@@ -566,7 +573,7 @@ async function scorePhoto(file) {
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file;
     solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-      onPending: () => solo.view && solo.view.player && soloPad(solo.view.player) });
+      onKept: () => soloPad(solo.view.player) });
     const p = doc.players[0];
     solo.view.load({ ...p, read_grid: p.grid });
     showSolo(p);
@@ -651,7 +658,7 @@ function showRoom(doc) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
       entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
-        onPending: () => room.doc && room.doc.game && roomPad(room.doc.game) }), photo: null };
+        onKept: () => roomPad(room.doc.game) }), photo: null };
       room.views.set(p.name, entry);
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p);
@@ -665,12 +672,12 @@ function showRoom(doc) {
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
 function roomPad(game) {
-  const unsure = (p) => {
+  const doubts = new Map(game.players.map((p) => {
     const entry = room.views.get(p.name);
-    return entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p);
-  };
-  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure });
-  const notes = game.players.filter(unsure).map((p) => t("ui.pad_unsure", { n: unsure(p), name: p.name }));
+    return [p.name, entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p)];
+  }));
+  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name) });
+  const notes = game.players.filter((p) => doubts.get(p.name)).map((p) => t("ui.pad_unsure", { n: doubts.get(p.name), name: p.name }));
   $("room-winners").textContent = [winnersText(game), ...notes].filter(Boolean).join(" ");
 }
 
