@@ -566,6 +566,21 @@ def test_the_page_never_scrolls_sideways_on_the_narrowest_phone(server, new_page
     assert page.evaluate("document.documentElement.scrollWidth") <= 280
 
 
+@pytest.mark.parametrize("locale", ["cs-CZ", "ru-RU"])
+def test_a_room_never_scrolls_sideways_on_the_narrowest_phone(server, new_page, locale):
+    # A player's own line in the room's list holds their name and two buttons ("Přejmenovat",
+    # "Переименовать" and "Убрать"): at 280 px it ran 18-29 px past the edge, and the room's
+    # link, one unbroken word, ran past it too. Found by trying the room page at that width; the
+    # solo page had its own test.
+    page = new_page(viewport={"width": 280, "height": 653}, locale=locale)
+    room_id = new_room(page, server)
+    ann = put_grid(server, room_id, "annabella", (EXAMPLES / "alice.txt").read_text())
+    page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:annabella', '{ann['token']}')")
+    page.reload()
+    page.wait_for_selector("#room-players li button >> nth=1")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 280
+
+
 def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     room_id = new_room(page, server)
     assert page.evaluate("document.querySelector('#room-view') !== null")
