@@ -36,9 +36,9 @@ def missing_cells(fit: TableauFit) -> list[tuple[int, int]]:
     return [rc for rc, cell in fit.cells.items() if cell.detection is None and cell.inside]
 
 
-def straighten(fit: TableauFit, long_side: int) -> tuple[np.ndarray, tuple[int, int]]:
+def straighten(fit: TableauFit, long_side: int, margin: float = MARGIN) -> tuple[np.ndarray, tuple[int, int]]:
     """The homography from photo pixels to a canvas on which the fit's grid stands upright,
-    every cell one size, ``MARGIN`` cells of photo round it; and the canvas's (width, height).
+    every cell one size, ``margin`` cells of photo round it; and the canvas's (width, height).
 
     The cells' aspect is their mean aspect in the photo (the pitch along rows over the pitch
     along columns, measured between cell centres), so the canvas undoes the perspective's
@@ -50,12 +50,12 @@ def straighten(fit: TableauFit, long_side: int) -> tuple[np.ndarray, tuple[int, 
     along_col = np.median([np.linalg.norm(centres[(r + 1, c)] - centres[(r, c)])
                            for r in range(ROWS - 1) for c in range(COLS)])
     aspect = along_col / max(along_row, 1e-6)
-    pitch = long_side / max(COLS + 2 * MARGIN, (ROWS + 2 * MARGIN) * aspect)
+    pitch = long_side / max(COLS + 2 * margin, (ROWS + 2 * margin) * aspect)
     px, py = pitch, pitch * aspect
     src = np.array([centres[(r, c)] for r in range(ROWS) for c in range(COLS)], np.float64)
-    dst = np.array([((MARGIN + c + 0.5) * px, (MARGIN + r + 0.5) * py) for r in range(ROWS) for c in range(COLS)])
+    dst = np.array([((margin + c + 0.5) * px, (margin + r + 0.5) * py) for r in range(ROWS) for c in range(COLS)])
     H, _ = cv2.findHomography(src, dst)  # least squares over all 20 cells
-    size = (int(round((COLS + 2 * MARGIN) * px)), int(round((ROWS + 2 * MARGIN) * py)))
+    size = (int(round((COLS + 2 * margin) * px)), int(round((ROWS + 2 * margin) * py)))
     return H, size
 
 
@@ -164,8 +164,33 @@ def fit_outline(finder: CardFinder, image: np.ndarray, quads: np.ndarray, offset
     square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float64)
     H = cv2.getPerspectiveTransform(corners.astype(np.float32), square.astype(np.float32))
     canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    seen = finder(canvas)
-    fits, _ = fit_tableaux(seen, (side, side))
+    return _fitted_back(finder(canvas), (side, side), H, image, offset)
+
+
+# Cells of photo round the grid when a tableau whose window is a guess is fitted again: room for
+# a whole line of cards the first look missed on either side, with some table beyond it (the
+# finder was trained on cards with context round them). Not tuned: a line and a half.
+WIDER_MARGIN = 1.6
+
+
+def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: int) -> tuple[Detections, list[TableauFit]]:
+    """A tableau whose 5 × 4 window is a guess (an edge row or column with no card found)
+    fitted again on its grid straightened with a line and more of photo round it: far cards
+    missed along one edge put the window a line off, and on the straightened canvas, where the
+    finder sees every card upright and one size, the line missed is often found, and the
+    lattice fit there places the window on all the cards. Returns as ``fit_outline`` does."""
+    side = finder.imgsz
+    H, size = straighten(fit, side, WIDER_MARGIN)
+    canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _fitted_back(finder(canvas, side), size, H, image, offset)
+
+
+def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
+                 ) -> tuple[Detections, list[TableauFit]]:
+    """The lattice fitted to the cards ``seen`` on a canvas of ``size`` made by ``H`` from the
+    photo, its cells and cards mapped back to the photo, the fits' detections from ``offset``."""
+    none = Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+    fits, _ = fit_tableaux(seen, size)
     if not fits:
         return none, []
     back = np.linalg.inv(H)
