@@ -220,9 +220,13 @@ def test_a_steep_card_is_named_from_both_cuts():
 
 
 class WhiteCardFinder:
-    """A finder that boxes every white card on whatever canvas it is shown (its contours)."""
+    """A finder that boxes every white card on whatever canvas it is shown (its contours), its
+    boxes ``grow`` times the card (a finder's boxes are a little loose)."""
 
     imgsz = 512
+
+    def __init__(self, grow: float = 1.0):
+        self.grow = grow
 
     def __call__(self, image, size=None):
         import cv2
@@ -233,7 +237,7 @@ class WhiteCardFinder:
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         boxes = [cv2.minAreaRect(c) for c in contours if cv2.contourArea(c) > 100]
         centres = [b[0] for b in boxes]
-        sizes = [(max(b[1]), min(b[1])) for b in boxes]
+        sizes = [(self.grow * max(b[1]), self.grow * min(b[1])) for b in boxes]
         angles = [np.radians(b[2] if b[1][0] >= b[1][1] else b[2] + 90) for b in boxes]
         return Detections(np.array(centres, np.float64).reshape(-1, 2), np.array(sizes, np.float64).reshape(-1, 2),
                           np.array(angles, np.float64), np.full(len(boxes), 0.9))
@@ -296,3 +300,28 @@ def test_a_hard_photo_read_a_line_off_is_read_whole_with_the_wider_fit(monkeypat
     monkeypatch.setattr(Reader, "_fit_wider", lambda self, photo, det, fits, loose: (det, fits, loose))
     before = reader.read(scene.jpeg)
     assert exact == sum(any(grid_matches_truth(t, truth) for t in before.tableaux) for truth in scene.truth["tableaux"]) + 1
+
+
+def test_a_refitted_tableau_touching_the_frame_keeps_its_edge_cells_readable():
+    """A tableau's left column touches the photo's edge: its cards' boxes (a little loose) reach
+    a pixel or two past the frame, and are read there as the first look's are (at least 90 % of
+    the cell in the photo). The refit on a straightened canvas must judge them alike, not drop
+    every cell with a corner a pixel outside (steep test set: 4 tableaux)."""
+    from ecoscore.vision.decode import Photo
+    from ecoscore.vision.lattice import fit_tableaux
+
+    grid = {(r, c): np.array([31.0 + 70 * c, 150.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    image = np.zeros((700, 1000, 3), np.uint8)
+    _white_cards(image, list(grid.values()))
+    photo = Photo(image, 1.0, (1000, 700), b"")
+    reader = Reader.__new__(Reader)
+    reader.finder = WhiteCardFinder(grow=1.15)
+    seen = reader.finder(image)
+    first = seen.subset([k for k, (x, _) in enumerate(seen.centers) if x < 300])  # the right column missed
+    fits, loose = fit_tableaux(first, (1000, 700))
+    assert len(fits) == 1 and fits[0].ambiguous_window
+    det, wider, _ = reader._fit_wider(photo, first, fits, loose)
+    assert len(wider[0].detections) == ROWS * COLS
+    left = [wider[0].cells[(r, 0)] for r in range(ROWS)]
+    assert min(cell.quad[:, 0].min() for cell in left) < -1  # a corner past the frame...
+    assert all(cell.inside for cell in wider[0].cells.values())  # ...and every cell is read

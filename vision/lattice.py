@@ -344,7 +344,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
             others = [i for i in members[1:]
                       if np.linalg.norm(det.centers[i] - det.centers[members[0]]) > SAME_CARD * det.sizes[members[0], 1]]
             again = [i for i in members[1:] if i not in others]
-            cells[key] = CellFit(quad, members[0] if members else None, _mostly_inside(quad, w, h), others, again)
+            cells[key] = CellFit(quad, members[0] if members else None, mostly_inside(quad, w, h), others, again)
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, residual, ambiguous, off_grid)
@@ -371,7 +371,7 @@ def _turned(lr: int, lc: int, width: int, height: int, turn: int) -> tuple[int, 
     return [(lr, lc), (lc, height - 1 - lr), (height - 1 - lr, width - 1 - lc), (width - 1 - lc, lr)][turn]
 
 
-def _mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
+def mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
     """At least MIN_VISIBLE of the cell lies in the photo (a card touching the edge is still read)."""
     q = quad.astype(np.float32)
     area = abs(cv2.contourArea(q))

@@ -19,7 +19,7 @@ import numpy as np
 from ecoscore.geometry import Detections, project
 from ecoscore.scoring import COLS, ROWS
 
-from .lattice import TableauFit, fit_tableaux
+from .lattice import TableauFit, fit_tableaux, mostly_inside
 from .models import CardFinder
 
 # A card seen again must cover its cell about as the grid has it (intersection over union):
@@ -199,12 +199,8 @@ def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: 
         tableau.off_grid = [i + offset for i in tableau.off_grid]
         for cell in tableau.cells.values():
             cell.quad = project(back, cell.quad)
-            cell.inside = cell.inside and _in_photo(cell.quad, image.shape[1], image.shape[0])
+            cell.inside = cell.inside and mostly_inside(cell.quad, image.shape[1], image.shape[0])
             cell.detection = None if cell.detection is None else cell.detection + offset
             cell.duplicates = [i + offset for i in cell.duplicates]
             cell.found_twice = [i + offset for i in cell.found_twice]
     return found, fits
-
-
-def _in_photo(quad: np.ndarray, w: int, h: int) -> bool:
-    return bool(np.all((quad >= -1) & (quad <= [w + 1, h + 1])))
