@@ -325,3 +325,34 @@ def test_a_refitted_tableau_touching_the_frame_keeps_its_edge_cells_readable():
     left = [wider[0].cells[(r, 0)] for r in range(ROWS)]
     assert min(cell.quad[:, 0].min() for cell in left) < -1  # a corner past the frame...
     assert all(cell.inside for cell in wider[0].cells.values())  # ...and every cell is read
+
+
+def test_the_wider_fit_is_the_one_on_the_tableaus_own_cards_not_a_bigger_neighbour():
+    """A window fitted badly (its pitch twice the true one) straightened wider shows a neighbour's
+    whole tableau as well as the tableau's own: the new fit is the one on the old fit's cards,
+    even when the neighbour's holds more cards (hard test set: a four-tableau photo)."""
+    from ecoscore.vision.decode import Photo
+
+    own = {(r, c): np.array([200.0 + 70 * c, 150.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    hole = (3, 4)
+    neighbour = {(r, c): np.array([650.0 + 70 * c, 150.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    image = np.zeros((700, 1100, 3), np.uint8)
+    _white_cards(image, [xy for rc, xy in own.items() if rc != hole] + list(neighbour.values()))
+    photo = Photo(image, 1.0, (1100, 700), b"")
+    reader = Reader.__new__(Reader)
+    reader.finder = WhiteCardFinder()
+    seen = reader.finder(image)
+    first = [k for k, (x, y) in enumerate(seen.centers) if x < 400 and y < 400]  # 6 of its own cards found
+    det = seen.subset(first)
+    # The lattice's guess: a window whose cells are twice the true pitch, its top left on a card.
+    cells = {(r, c): np.array([200.0 + 140 * c, 150.0 + 180 * r]) for r in range(ROWS) for c in range(COLS)}
+    slots = {}
+    for k, centre in enumerate(det.centers):
+        rc = min(cells, key=lambda key: np.linalg.norm(cells[key] - centre))
+        slots.setdefault(rc, k)
+    guess = _block_fit(cells, slots)
+    guess.ambiguous_window = True
+    _, wider, _ = reader._fit_wider(photo, det, [guess], [k for k in range(len(det)) if k not in slots.values()])
+    centres = np.array([c.quad.mean(0) for c in wider[0].cells.values()])
+    assert wider[0] is not guess and len(wider[0].detections) == ROWS * COLS - 1
+    assert centres[:, 0].max() < 500  # on its own cards, not the neighbour's 20

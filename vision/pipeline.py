@@ -371,7 +371,8 @@ class Reader:
                 found, more = fit_wider(self.finder, photo.image, fit, len(det))
                 own = det.centers[fit.detections]
                 others = [i for other in kept + fits[k + 1:] for i in other.detections]
-                for new in sorted(more, key=lambda f: len(f.detections), reverse=True)[:1]:
+                # The canvas may show a neighbour's tableau too: the fit on this one's cards.
+                for new in sorted(more, key=lambda f: (int(_covers(f, own, each=True).sum()), len(f.detections)))[-1:]:
                     if (len(new.detections) > len(fit.detections) and new.residual <= MAX_RESIDUAL
                             and _covers(new, own, each=True).all() and not _covers(new, det.centers[others])):
                         det = Detections.concat([det, found])
