@@ -364,7 +364,7 @@ class Reader:
         On the steep test set 9 of its 12 tableaux "not found" were read a row or column off
         (far cards missed along one edge); with this, 4 are left and 151 of 178 tableaux read
         exactly against 145, hard and normal as before, 0 confident wrong (tuning sets: hard
-        +1, steep and other decks the same)."""
+        +1, steep and other decks the same). The README and the model card have the rest."""
         kept: list[TableauFit] = []
         for k, fit in enumerate(fits):
             if fit.ambiguous_window:
@@ -372,13 +372,14 @@ class Reader:
                 own = det.centers[fit.detections]
                 others = [i for other in kept + fits[k + 1:] for i in other.detections]
                 # The canvas may show a neighbour's tableau too: the fit on this one's cards.
-                for new in sorted(more, key=lambda f: (int(_covers(f, own, each=True).sum()), len(f.detections)))[-1:]:
-                    if (len(new.detections) > len(fit.detections) and new.residual <= MAX_RESIDUAL
-                            and _covers(new, own, each=True).all() and not _covers(new, det.centers[others])):
-                        det = Detections.concat([det, found])
-                        fit = new
-                        placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
-                        loose = [i for i, inside in zip(loose, placed) if not inside]
+                holds = {id(f): _covers(f, own, each=True) for f in more}
+                new = max(more, key=lambda f: (int(holds[id(f)].sum()), len(f.detections)), default=None)
+                if (new is not None and holds[id(new)].all() and len(new.detections) > len(fit.detections)
+                        and new.residual <= MAX_RESIDUAL and not _covers(new, det.centers[others])):
+                    det = Detections.concat([det, found])
+                    fit = new
+                    placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
+                    loose = [i for i, inside in zip(loose, placed) if not inside]
             kept.append(fit)
         return det, kept, loose
 
