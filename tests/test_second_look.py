@@ -285,6 +285,24 @@ def test_a_window_placed_a_line_off_is_fitted_again_on_every_card():
     det, kept, left = reader._fit_wider(photo, beside, [fits[0], elsewhere], loose)
     assert kept[0] is fits[0] and len(det) == len(beside)
 
+    # Another tableau reads a cell there (a card its first look missed): the old fit stays too.
+    unseen = _block_fit({(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}, {})
+    unseen.cells[(0, 0)] = CellFit(unseen.cells[(0, 0)].quad - [2000.0, 100.0] + grid[(2, 0)], None, True)
+    det, kept, left = reader._fit_wider(photo, first, [fits[0], unseen], loose)
+    assert kept[0] is fits[0]
+
+    # A card of the old fit the new one would leave out (here one boxed on the bare table the
+    # guessed window reaches over): the old fit stays.
+    bare = next(rc for rc, cell in fits[0].cells.items() if cell.detection is None
+                and all(fits[0].cells[(r, rc[1])].detection is None for r in range(ROWS)))
+    phantom = Detections(fits[0].cells[bare].quad.mean(0).reshape(1, 2), np.array([[76.0, 56.0]]),
+                         np.array([np.pi / 2]), np.array([0.9]))
+    with_phantom = Detections.concat([first, phantom])
+    guessed = fits[0].__class__(dict(fits[0].cells), fits[0].residual, True)
+    guessed.cells[bare] = CellFit(guessed.cells[bare].quad, len(first), True)
+    det, kept, left = reader._fit_wider(photo, with_phantom, [guessed], loose)
+    assert kept[0] is guessed
+
 
 @needs_models
 @pytest.mark.slow
@@ -342,7 +360,7 @@ def test_the_wider_fit_is_the_one_on_the_tableaus_own_cards_not_a_bigger_neighbo
     reader = Reader.__new__(Reader)
     reader.finder = WhiteCardFinder()
     seen = reader.finder(image)
-    first = [k for k, (x, y) in enumerate(seen.centers) if x < 400 and y < 400]  # 6 of its own cards found
+    first = [k for k, (x, y) in enumerate(seen.centers) if x < 400 and y < 400]  # 9 of its own cards found
     det = seen.subset(first)
     # The lattice's guess: a window whose cells are twice the true pitch, its top left on a card.
     cells = {(r, c): np.array([200.0 + 140 * c, 150.0 + 180 * r]) for r in range(ROWS) for c in range(COLS)}

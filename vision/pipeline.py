@@ -369,13 +369,15 @@ class Reader:
         for k, fit in enumerate(fits):
             if fit.ambiguous_window:
                 found, more = fit_wider(self.finder, photo.image, fit, len(det))
-                own = det.centers[fit.detections]
-                others = [i for other in kept + fits[k + 1:] for i in other.detections]
+                own_centres = det.centers[fit.detections]
+                neighbours = kept + fits[k + 1:]
+                others = [i for other in neighbours for i in other.detections]
                 # The canvas may show a neighbour's tableau too: the fit on this one's cards.
-                holds = {id(f): _covers(f, own, each=True) for f in more}
+                holds = {id(f): _covers(f, own_centres, each=True) for f in more}
                 new = max(more, key=lambda f: (int(holds[id(f)].sum()), len(f.detections)), default=None)
                 if (new is not None and holds[id(new)].all() and len(new.detections) > len(fit.detections)
-                        and new.residual <= MAX_RESIDUAL and not _covers(new, det.centers[others])):
+                        and new.residual <= MAX_RESIDUAL and not _covers(new, det.centers[others])
+                        and not _reaches_into(new, neighbours)):
                     det = Detections.concat([det, found])
                     fit = new
                     placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
@@ -549,6 +551,14 @@ class Reader:
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
+
+
+def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:
+    """Whether a cell of ``fit`` lies on a cell another tableau reads (its centre inside it),
+    found card or not: a card read in two tableaux would be scored twice."""
+    centres = np.array([cell.quad.mean(0) for cell in fit.cells.values()])
+    return any(_covers(TableauFit({rc: cell for rc, cell in other.cells.items() if cell.inside}, 0.0, False), centres)
+               for other in others)
 
 
 def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):

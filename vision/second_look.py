@@ -181,6 +181,8 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     lattice fit there places the window on all the cards. Returns as ``fit_outline`` does."""
     side = finder.imgsz
     H, size = straighten(fit, side, WIDER_MARGIN)
+    if H is None or not np.isfinite(H).all() or min(size) < 1:  # a degenerate grid (refitted, never straightened)
+        return Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0)), []
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return _fitted_back(finder(canvas, side), size, H, image, offset)
 
