@@ -228,6 +228,9 @@ class WhiteCardFinder:
     def __init__(self, grow: float = 1.0):
         self.grow = grow
 
+    def canvas_side(self, size=None):
+        return size or self.imgsz
+
     def __call__(self, image, size=None):
         import cv2
 
@@ -270,8 +273,12 @@ def test_a_window_placed_a_line_off_is_fitted_again_on_every_card():
     first = seen.subset([k for k in range(20) if k not in missed])
     fits, loose = fit_tableaux(first, (1000, 700))
     assert len(fits) == 1 and fits[0].ambiguous_window and len(fits[0].detections) == 16
+    looked_at = []
+    look_again = reader._look_again
+    reader._look_again = lambda photo, det, fits: (looked_at.extend(fits), look_again(photo, det, fits))[1]
     det, wider, left = reader._fit_wider(photo, first, fits, loose)
     assert len(wider) == 1 and len(wider[0].detections) == ROWS * COLS and not wider[0].ambiguous_window
+    assert looked_at == wider  # the new fit looked at again as every fit is (two cuts when steep)
     centres = [det.centers[i] for i in wider[0].detections]
     assert min(np.linalg.norm(np.array(centres) - grid[(0, 0)], axis=1)) < 5  # the missed corner card
 

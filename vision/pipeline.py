@@ -379,6 +379,9 @@ class Reader:
                         and new.residual <= MAX_RESIDUAL and not _covers(new, det.centers[others])
                         and not _reaches_into(new, neighbours)):
                     det = Detections.concat([det, found])
+                    # Looked at again as every fit is: a steep grid's cards cut twice (the two
+                    # cuts must agree), its empty cells looked at once more.
+                    det = self._look_again(photo, det, [new])
                     fit = new
                     placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
                     loose = [i for i, inside in zip(loose, placed) if not inside]
