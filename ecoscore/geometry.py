@@ -65,6 +65,11 @@ class Detections:
         return Detections(self.centers + np.asarray(offset, np.float64), self.sizes, self.angles, self.scores)
 
     @staticmethod
+    def empty() -> Detections:
+        """No boxes."""
+        return Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+
+    @staticmethod
     def concat(parts: list[Detections]) -> Detections:
         return Detections(*(np.concatenate([getattr(p, f) for p in parts])
                             for f in ("centers", "sizes", "angles", "scores")))

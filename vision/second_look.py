@@ -155,10 +155,9 @@ def fit_outline(finder: CardFinder, image: np.ndarray, quads: np.ndarray, offset
     run there, and each fitted cell's corners mapped back to the photo. Returns the cards found
     (photo pixels) and the fits, whose detections index into them from ``offset`` on (where
     the caller puts them after the photo's own)."""
-    none = Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
     corners = outline(quads)
     if corners is None:
-        return none, []
+        return Detections.empty(), []
     side = finder.imgsz
     m = OUTLINE_MARGIN * side
     square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float64)
@@ -182,7 +181,7 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     side = finder.imgsz
     H, size = straighten(fit, side, WIDER_MARGIN)
     if H is None or not np.isfinite(H).all() or min(size) < 1:  # a degenerate grid (refitted, never straightened)
-        return Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0)), []
+        return Detections.empty(), []
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return _fitted_back(finder(canvas, side), size, H, image, offset)
 
@@ -191,10 +190,9 @@ def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: 
                  ) -> tuple[Detections, list[TableauFit]]:
     """The lattice fitted to the cards ``seen`` on a canvas of ``size`` made by ``H`` from the
     photo, its cells and cards mapped back to the photo, the fits' detections from ``offset``."""
-    none = Detections(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
     fits, _ = fit_tableaux(seen, size)
     if not fits:
-        return none, []
+        return Detections.empty(), []
     back = np.linalg.inv(H)
     found = from_quads(project(back, seen.quads.reshape(-1, 2)).reshape(-1, 4, 2), seen.scores)
     for tableau in fits:
