@@ -39,6 +39,47 @@ def test_photo_with_no_tableau_is_a_clear_error(reader):
         reader.read(cv2.imencode(".jpg", table)[1].tobytes())
 
 
+class _CountingFinder:
+    """The reader's finder, counting its looks."""
+
+    def __init__(self, inner):
+        self.inner, self.looks = inner, 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def __call__(self, image, size=None):
+        self.looks += 1
+        return self.inner(image, size)
+
+
+def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number_of_looks():
+    """42 small grids of two rows of cards on a 12 MP photo (no game looks so): each grid's
+    window is a guess, and every grid and group of small cards costs the finder looks. It took
+    24 s to read before; now the closer looks stop at the biggest MAX_TABLEAUX groups and the
+    photo is refused, in every language, before any grid is looked at again."""
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.service import i18n
+    from ecoscore.vision.pipeline import MAX_TABLEAUX, Reader
+
+    faces = [f[0] for f in load_deck("standin").faces.values()]
+    photo = np.full((3000, 4000, 3), 60, np.uint8)
+    k = 0
+    for ty in range(6):
+        for tx in range(7):
+            for r in range(2):
+                for c in range(5):
+                    x, y = 60 + tx * 560 + c * 71, 60 + ty * 480 + r * 96
+                    photo[y:y + 88, x:x + 63] = cv2.resize(faces[k % len(faces)], (63, 88))
+                    k += 1
+    reader = Reader()
+    reader.finder = _CountingFinder(reader.finder)
+    with pytest.raises(NoTableauError, match=r"too many tableaux in one photo \(grids of cards found: \d+") as refused:
+        reader.read(cv2.imencode(".jpg", photo)[1].tobytes())
+    assert reader.finder.looks <= 2 + MAX_TABLEAUX  # the quick look, the first look, the closer looks
+    assert i18n.translate(str(refused.value), "cs").startswith("příliš mnoho ekosystémů na jedné fotce")
+
+
 def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
     """A group of cards far smaller at one end than the other (a phone held low) earns "hold the
     phone higher", a dark photo "add light", also when the refusal is that the cards read as no

@@ -79,6 +79,11 @@ REFIT_GAIN = 2
 # the same, so it stays at 512. Fewer magnified pixels of a far, blurred card seem to be what
 # pays. The model card has the table, unseen decks included.
 SECOND_LOOK_SIZE = 384
+# The game seats 2-6 players; 8 as the service's MAX_PLAYERS (room for a photo of two games'
+# worth of a table edge). A photo with more grids than this is not one game, and every grid and
+# group of small cards costs looks of the finder: a made-up photo of 42 small grids took 24 s of
+# CPU to read. More small groups than this are not looked at closer; more grids are refused.
+MAX_TABLEAUX = 8
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
@@ -275,6 +280,9 @@ class Reader:
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         else:
             det, fits, loose = seen
+        if len(fits) > MAX_TABLEAUX:
+            self._refuse(photo, det, f"too many tableaux in one photo (grids of cards found: {len(fits)}; a game has at "
+                                     f"most {MAX_TABLEAUX}): photograph the tableaux of one game")
         t2 = time.perf_counter()
         if self.second_look:
             det = self._look_again(photo, det, fits)
@@ -469,10 +477,10 @@ class Reader:
         h, w = image.shape[:2]
         keep = np.ones(len(det), bool)
         found = []
-        for group in clusters(det):
+        small = [group for group in clusters(det) if float(np.median(det.sizes[group, 1])) * to_input < SMALL_CARD_PX]
+        biggest = sorted(sorted(range(len(small)), key=lambda g: len(small[g]), reverse=True)[:MAX_TABLEAUX])
+        for group in (small[g] for g in biggest):  # the biggest groups (a game's tableaux), in their own order
             card = float(np.median(det.sizes[group, 1]))  # the group's short side, photo pixels
-            if card * to_input >= SMALL_CARD_PX:
-                continue
             quads = det.quads[group].reshape(-1, 2)
             pad = 2.2 * float(np.median(det.sizes[group, 0]))
             x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
