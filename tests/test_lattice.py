@@ -108,12 +108,15 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     """Recorded finder output for a dark, steep hard-split photo of three tableaux (test set,
     hard, 000148; a finder fine-tune of the loose-card recipe). Walked from its most confident
     card, the far tableau's group takes a wrong step early and no lattice fits it: it was read as
-    loose cards. Walked again from the next most confident card, it fits."""
+    loose cards. Walked again from the next most confident card, it fits. Walked on its centres
+    too (``_centre_walks``), the near tableau's fit holds 18 cards, not 14: checked against the
+    render's truth, every one in its own cell, where the 14 of the box walk had cards out of
+    place (two truth neighbours not neighbours in the fit)."""
     rec = json.loads((Path(__file__).parent / "data" / "steep-three-tableaux.detections.json").read_text())
     det = Detections(*(np.array(rec[k], np.float64) for k in ("centers", "sizes", "angles", "scores")))
     fits, loose = fit_tableaux(det, tuple(rec["image_size"]))
     assert len(fits) == 3
-    assert sorted(len(f.detections) for f in fits) == [14, 15, 20]
+    assert sorted(len(f.detections) for f in fits) == [15, 18, 20]
     assert all(f.residual < 0.25 for f in fits)
 
 
@@ -152,7 +155,9 @@ def test_the_grid_reads_as_the_photo_shows_it_turned_never_mirrored(deck):
             # Each cell's corners run as the grid does: TL -> TR towards the next column.
             step = fit.cells[(0, 1)].quad.mean(0) - fit.cells[(0, 0)].quad.mean(0)
             assert (fit.cells[(0, 0)].quad[1] - fit.cells[(0, 0)].quad[0]) @ step > 0
-    assert checked >= 35 and turned >= 2  # the sideways windows were met
+    # Fitted on their centres (``_centre_walks``) most of these grids now come out upright; one
+    # still lies sideways.
+    assert checked >= 35 and turned >= 1  # the sideways window was met
 
 
 @pytest.mark.slow
@@ -172,3 +177,48 @@ def test_the_grid_is_read_the_right_way_up_whichever_way_its_window_lay(deck):
             first = fit.cells[(0, 0)].quad
             assert (first[1] - first[0]) @ across > 0 and (first[3] - first[0]) @ down > 0, f"scene {i}: corners turned"
     assert checked >= 50 and upright == checked, f"{checked - upright} of {checked} grids upside down or mirrored"
+
+
+def _sheared_tableau(box_length: float, seed: int = 0):
+    """20 card centres of a tableau seen steeply and turned a third round (its lattice sheared,
+    far rows smaller), with boxes as the finder draws them on such cards: along the cards'
+    diagonal, ``box_length`` row pitches long and thin. Returns the boxes and the homography
+    from (col, row) to the photo."""
+    import cv2
+
+    from ecoscore.geometry import project
+
+    rng = np.random.default_rng(seed)
+    turn = np.radians(150)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    corners = np.array([[0, 0], [260, 0], [230, 190], [20, 230]], np.float64) @ rotation.T + [900, 600]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [4, 0], [4, 3], [0, 3]]), corners.astype(np.float32))
+    lat = np.array([[c, r] for r in range(4) for c in range(5)], float)
+    across, down = project(H, lat + [1, 0]) - project(H, lat), project(H, lat + [0, 1]) - project(H, lat)
+    diagonal = across + down
+    boxes = Detections(project(H, lat) + rng.normal(0, 1.5, (20, 2)),
+                       np.stack([box_length * np.linalg.norm(down, axis=1), 0.6 * np.linalg.norm(across, axis=1)], 1),
+                       np.arctan2(diagonal[:, 1], diagonal[:, 0]), rng.uniform(0.6, 0.9, 20))
+    return boxes, H
+
+
+@pytest.mark.parametrize("box_length", [1.5, 2.5])
+def test_a_sheared_tableau_whose_boxes_point_at_no_neighbour_is_fitted_on_its_centres(box_length):
+    """Boxes 1.5 pitches long along the diagonal skewed the walk (16 of 20 cards, the window a
+    column off); 2.5 pitches long, no box had a neighbour and all 20 were loose. Fitted on where
+    the centres lie, the whole tableau is found, every card in its own cell, turned as the photo
+    shows it, never mirrored."""
+    from ecoscore.geometry import project
+
+    det, H = _sheared_tableau(box_length)
+    fits, loose = fit_tableaux(det, (1600, 1200))
+    assert len(fits) == 1 and loose == []
+    fit = fits[0]
+    assert sorted(fit.detections) == list(range(20)) and fit.residual < 0.1
+    at = {key: tuple(np.round(project(np.linalg.inv(H), det.centers[[cell.detection]])[0]).astype(int)[::-1])
+          for key, cell in fit.cells.items()}  # fitted (row, col) -> true (row, col)
+    assert adjacency_kept(at)
+    (r0, c0), (r1, c1), (r2, c2) = at[(0, 0)], at[(0, 1)], at[(1, 0)]
+    step_c, step_r = (r1 - r0, c1 - c0), (r2 - r0, c2 - c0)
+    # As for the identity, (0, 1) × (1, 0): a turn keeps the grid's handedness, a mirror flips it.
+    assert step_c[0] * step_r[1] - step_c[1] * step_r[0] == -1

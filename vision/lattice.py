@@ -7,11 +7,16 @@ card integer lattice coordinates, a RANSAC homography from lattice to image fixe
 rejects what does not fit), and the 5 × 4 window with the most cards is the tableau. Cells
 with no detection get their quad from the homography, so the classifier can still look there;
 cells with one get the mean of the card's box and the homography's quad.
+
+Seen steeply and turned, a card is a sheared quad and its box can point at no neighbour: such
+groups are walked again on their centres alone (``_centre_walks``), and a group no box links at
+all is gathered by distance (``_fit_by_centres``).
 """
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain
 
 import cv2
 import numpy as np
@@ -214,6 +219,7 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
         used.update(fit.detections)
         for cell in fit.cells.values():  # a card boxed twice is no loose card
             used.update(cell.duplicates + cell.found_twice)
+    fits += _fit_by_centres(det, used, (w, h))
     loose = [i for i in range(len(det)) if i not in used]
     # A box lying on a tableau's cell is that cell's card boxed again (looser, or turned), not a
     # loose card.
@@ -228,20 +234,123 @@ def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) ->
     """The lattice of one group of neighbouring cards: walked from its most confident card, and
     again from the next ones while a fit leaves some of its cards out, keeping the fit that holds
     the most. Seen steeply, a card's side and the step to its neighbour look alike, and one wrong
-    step early in a walk can skew the whole lattice or lose it."""
-    def holds(fit: TableauFit) -> tuple[int, float]:  # more cards, then the smaller error
-        return len(fit.detections), -fit.residual
+    step early in a walk can skew the whole lattice or lose it. While cards are still left out,
+    the group is walked again on its centres alone (``_centre_walks``)."""
+    starts = sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]
+    box_walks = ((_walk(comp, det, steps, s), True) for s in starts)
+    return _best_fit(chain(box_walks, _centre_walks(comp, det)), det, used, size, len(comp))
 
-    best = None
-    for start in sorted(comp, key=lambda i: -det.scores[i])[:MAX_STARTS]:
-        coords = _walk(comp, det, steps, start)
+
+def _best_fit(walks, det: Detections, used: set[int], size, n_cards: int) -> TableauFit | None:
+    """Of the fits the walks' lattice coordinates give (each with whether its boxes are trusted),
+    the one holding the most cards, then one whose boxes are trusted (they shape its cells), then
+    the smaller error; stops at the first holding them all."""
+    best, best_key = None, None
+    for coords, trust_boxes in walks:
         H = _fit_homography(coords, det)
-        fit = _snap(H, det, used, size, coords) if H is not None else None
-        if fit is not None and (best is None or holds(fit) > holds(best)):
-            best = fit
-        if best is not None and len(best.detections) >= min(len(comp), ROWS * COLS):
+        fit = _snap(H, det, used, size, coords, trust_boxes) if H is not None else None
+        key = (len(fit.detections), trust_boxes, -fit.residual) if fit is not None else None
+        if key is not None and (best_key is None or key > best_key):
+            best, best_key = fit, key
+        if best is not None and len(best.detections) >= min(n_cards, ROWS * COLS):
             break
     return best
+
+
+def _centre_walks(comp: list[int], det: Detections):
+    """Walks of the group found from where the cards' centres lie rather than from their boxes.
+    Seen steeply and turned, a card is a sheared quad: its box runs along the quad's diagonal,
+    and neither of its axes points at the next card. The centres still lie on a lattice: its two
+    step vectors, taken where the centres' nearest neighbours most often lie, straighten the group
+    into a square lattice, and the usual walk runs there (the homography is then fitted on the
+    photo's centres). Boxes are not trusted in these fits."""
+    square = _straightened(det.centers[comp], det.scores[comp])
+    if square is None:
+        return
+    steps = _neighbour_steps(square)
+    members = list(range(len(comp)))
+    for start in sorted(members, key=lambda k: -square.scores[k])[:MAX_STARTS]:
+        yield {comp[k]: uv for k, uv in _walk(members, square, steps, start).items()}, False
+
+
+def _fit_by_centres(det: Detections, used: set[int], size) -> list[TableauFit]:
+    """Tableaux among groups of cards lying apart from every tableau fitted, walked on their
+    centres: when no box points at its neighbour, no group forms by the boxes at all (a hard
+    photo of four tableaux lost a whole one of 13 cards found this way). A group within reach of
+    a fitted tableau's cards is left alone: those are that tableau's cards the walk left out, and
+    the reader fits it again on its outline (fitted here they were a second, split tableau)."""
+    fits: list[TableauFit] = []
+    if len(det) - len(used) < MIN_CARDS:
+        return fits
+    for comp in clusters(det, min_size=MIN_CARDS):
+        if any(i in used for i in comp):
+            continue
+        fit = _best_fit(_centre_walks(comp, det), det, used, size, len(comp))
+        if fit is not None:
+            fits.append(fit)
+            used.update(fit.detections)
+            for cell in fit.cells.values():
+                used.update(cell.duplicates + cell.found_twice)
+    return fits
+
+
+def _straightened(points: np.ndarray, scores: np.ndarray) -> Detections | None:
+    """The points mapped by the affine map that takes their lattice's two step vectors to unit
+    steps across and down (keeping the photo's handedness), as boxes of a square lattice: each
+    box's sides are its own steps to its neighbours there, so the usual neighbour rule and walk
+    apply, perspective included. None when the points show no two step directions."""
+    axes = _lattice_steps(points)
+    if axes is None:
+        return None
+    q = (np.linalg.inv(axes) @ points.T).T
+    d = q[None] - q[:, None]
+    dist = np.linalg.norm(d, axis=2)
+    np.fill_diagonal(dist, np.inf)
+    local = np.ones((len(q), 2))  # per point: its step across, its step down (1 where it has none)
+    for k, unit in enumerate(([1.0, 0.0], [0.0, 1.0])):
+        along = np.abs(d @ np.array(unit))
+        aligned = (along > 0.5) & (along < 2.0) & (along > 2.0 * np.abs(d @ np.array(unit[::-1])))
+        steps = np.where(aligned, along, np.inf).min(axis=1)
+        local[:, k] = np.where(np.isfinite(steps), steps, 1.0)
+    # A box's long side runs down (angle 90°): sized so a step is 1.15 box sides, mid STEP_RANGE.
+    return Detections(q, np.stack([local[:, 1], local[:, 0]], 1) / 1.15, np.full(len(q), np.pi / 2), scores)
+
+
+def _lattice_steps(points: np.ndarray) -> np.ndarray | None:
+    """2 × 2: the lattice's step vectors (columns) from each point's four nearest neighbours:
+    the most common direction, then the most common at least 30° from it, each as long as the
+    median step along it; None when either has fewer than three steps."""
+    n = len(points)
+    d = points[None] - points[:, None]
+    dist = np.linalg.norm(d, axis=2)
+    np.fill_diagonal(dist, np.inf)
+    nearest = np.argsort(dist, axis=1)[:, :min(4, n - 1)]
+    vecs = d[np.arange(n)[:, None], nearest].reshape(-1, 2)
+    angle = np.arctan2(vecs[:, 1], vecs[:, 0]) % np.pi  # a step and its reverse are one direction
+    steps = []
+    free = np.ones(len(vecs), bool)
+    for _ in range(2):
+        if free.sum() < 3:
+            return None
+        hist = np.bincount((angle[free] / np.pi * 36).astype(int) % 36, minlength=36)
+        peak = (int(np.argmax(hist + np.roll(hist, 1) + np.roll(hist, -1))) + 0.5) * np.pi / 36
+        near = free & (_half_turn_diff(angle, peak) < np.radians(12))
+        if near.sum() < 3:
+            return None
+        mean = np.angle(np.sum(np.exp(2j * angle[near]))) / 2  # the mean direction, modulo a half turn
+        steps.append(np.median(np.linalg.norm(vecs[near], axis=1)) * np.array([np.cos(mean), np.sin(mean)]))
+        free &= _half_turn_diff(angle, mean) >= np.radians(30)
+    axes = np.column_stack(steps)
+    if abs(np.linalg.det(axes)) < 1e-6:
+        return None
+    if np.linalg.det(axes) < 0:  # keep the photo's handedness: the walk must not mirror the grid
+        axes[:, 1] *= -1
+    return axes
+
+
+def _half_turn_diff(a, b):
+    """Difference of directions modulo a half turn (a step and its reverse are one direction)."""
+    return np.abs(((a - b) + np.pi / 2) % np.pi - np.pi / 2)
 
 
 def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
@@ -254,9 +363,9 @@ def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
     return bool(np.any(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
 
 
-def _on_lattice(H, det: Detections, used: set[int], bounds) -> tuple[list[int], np.ndarray]:
+def _on_lattice(H, det: Detections, used: set[int], bounds, trust_boxes: bool = True) -> tuple[list[int], np.ndarray]:
     """Detections sitting on a lattice point of ``H`` within ``bounds`` (col0, col1, row0, row1),
-    with the lattice's orientation."""
+    with the lattice's orientation (when the boxes are trusted to show it)."""
     lat = project(np.linalg.inv(H), det.centers)
     rounded = np.round(lat)
     near = np.all(np.abs(lat - rounded) < SNAP_TOLERANCE, axis=1)
@@ -265,11 +374,14 @@ def _on_lattice(H, det: Detections, used: set[int], bounds) -> tuple[list[int], 
     # Same orientation as the lattice (a loose card lying askew on a lattice point is not in it).
     row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
     dtheta = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0]))
-    return [i for i in range(len(det)) if near[i] and dtheta[i] < 1.5 * MAX_ANGLE_DIFF and i not in used], lat
+    turned_with = (dtheta < 1.5 * MAX_ANGLE_DIFF) | (not trust_boxes)
+    return [i for i in range(len(det)) if near[i] and turned_with[i] and i not in used], lat
 
 
-def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int, int]]) -> TableauFit | None:
-    """Assign detections to lattice points through ``H``; pick the 5 × 4 window; build cells."""
+def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int, int]],
+          trust_boxes: bool = True) -> TableauFit | None:
+    """Assign detections to lattice points through ``H``; pick the 5 × 4 window; build cells.
+    Boxes not trusted (``_fit_by_centres``) neither vote on orientation nor shape the cells."""
     # Only lattice points near the walked component count: another tableau lying in line
     # with this one must not be pulled in.
     cols = [c for c, _ in coords.values()]
@@ -278,12 +390,12 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     # The first homography comes from a walk over part of the tableau; refit it on every card
     # that snaps to it, then snap again, so far corners (perspective) are not extrapolated.
     for _ in range(2):
-        candidates, lat = _on_lattice(H, det, used, bounds)
+        candidates, lat = _on_lattice(H, det, used, bounds, trust_boxes)
         refit = _fit_homography({i: (int(round(lat[i, 0])), int(round(lat[i, 1]))) for i in candidates}, det)
         if refit is None:
             break
         H = refit
-    candidates, lat = _on_lattice(H, det, used, bounds)
+    candidates, lat = _on_lattice(H, det, used, bounds, trust_boxes)
     Hinv = np.linalg.inv(H)
     if len(candidates) < MIN_CARDS:
         return None
@@ -308,7 +420,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     for i in candidates:
         corners = project(Hinv, det.quads[i])
         sizes_lat.append(np.ptp(corners, axis=0))
-    half = np.median(sizes_lat, axis=0) / 2 if sizes_lat else np.array([0.45, 0.45])
+    half = np.median(sizes_lat, axis=0) / 2 if sizes_lat and trust_boxes else np.array([0.45, 0.45])
     half = np.clip(half, 0.3, 0.55)
 
     cells: dict[tuple[int, int], CellFit] = {}
@@ -336,7 +448,8 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # 592 of 668 with the box alone, 603 with the grid alone, 603 with the mean.
                 # Under strong perspective (steep tuning set) 1/4 box or 3/4 box read the same 30 of
                 # 54 tableaux exactly as the mean.
-                quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
+                if trust_boxes:
+                    quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
                 residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
             key, quad = _turned(lr, lc, width, height, turn), np.roll(quad, turn, axis=0)
             # The same card found twice (boxes a little apart) is one card; a second box well off
