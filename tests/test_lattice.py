@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import SceneParams, render_scene, steep_params
@@ -222,3 +224,25 @@ def test_a_sheared_tableau_whose_boxes_point_at_no_neighbour_is_fitted_on_its_ce
     step_c, step_r = (r1 - r0, c1 - c0), (r2 - r0, c2 - c0)
     # As for the identity, (0, 1) × (1, 0): a turn keeps the grid's handedness, a mirror flips it.
     assert step_c[0] * step_r[1] - step_c[1] * step_r[0] == -1
+
+
+def _best_window_by_hand(occupied, width, height):
+    """Every window tried in turn, column by column: the most cards, then the window starting
+    nearest the first occupied column and row, then the first tried."""
+    cols, rows = [c for c, _ in occupied], [r for _, r in occupied]
+    best, best_key = None, None
+    for c0 in range(min(cols) - width + 1, max(cols) + 1):
+        for r0 in range(min(rows) - height + 1, max(rows) + 1):
+            count = sum(c0 <= c < c0 + width and r0 <= r < r0 + height for c, r in occupied)
+            key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
+            if best_key is None or key > best_key:
+                best, best_key = ((c0, r0), count), key
+    return best
+
+
+@given(st.sets(st.tuples(st.integers(-9, 9), st.integers(-9, 9)), min_size=1, max_size=30), st.sampled_from([(5, 4), (4, 5)]))
+def test_the_window_holding_most_cards_is_the_one_found_by_trying_every_window(points, shape):
+    from ecoscore.vision.lattice import _best_window
+
+    occupied = {p: [0] for p in points}
+    assert _best_window(occupied, *shape) == _best_window_by_hand(occupied, *shape)

@@ -184,18 +184,17 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
 
 def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int) -> tuple[tuple[int, int], int]:
     """The ``width`` × ``height`` window (its first column and row) holding most of the
-    occupied lattice points (col, row), and how many it holds."""
-    cols = [c for c, _ in occupied]
-    rows = [r for _, r in occupied]
-    best, best_key = (0, 0), (-1, 0)
-    for c0 in range(min(cols) - width + 1, max(cols) + 1):
-        for r0 in range(min(rows) - height + 1, max(rows) + 1):
-            count = sum(1 for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height)
-            # Ties: the window that starts at the first occupied column / row (deterministic).
-            key = (count, -abs(c0 - min(cols)) - abs(r0 - min(rows)))
-            if key > best_key:
-                best, best_key = (c0, r0), key
-    return best, best_key[0]
+    occupied lattice points (col, row), and how many it holds. Ties: the window that starts
+    nearest the first occupied column and row, then the first in column-major order."""
+    points = np.array(list(occupied), np.int64).reshape(-1, 2)
+    lo, hi = points.min(0), points.max(0)
+    c0 = np.arange(lo[0] - width + 1, hi[0] + 1)[:, None, None]
+    r0 = np.arange(lo[1] - height + 1, hi[1] + 1)[None, :, None]
+    c, r = points[:, 0], points[:, 1]
+    counts = ((c0 <= c) & (c < c0 + width) & (r0 <= r) & (r < r0 + height)).sum(2)
+    offset = np.abs(c0[..., 0] - lo[0]) + np.abs(r0[..., 0] - lo[1])
+    best = np.unravel_index(int(np.argmax(counts * 100_000 - offset)), counts.shape)  # first of the best
+    return (int(c0[best[0], 0, 0]), int(r0[0, best[1], 0])), int(counts[best])
 
 
 def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[TableauFit], list[int]]:
