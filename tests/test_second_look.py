@@ -103,6 +103,9 @@ class GridOnEveryCanvas:
 
     imgsz = 512
 
+    def canvas_side(self, size=None):
+        return size or self.imgsz
+
     def __call__(self, image, size=None):
         from ecoscore.geometry import Detections
 
@@ -186,6 +189,27 @@ def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards()
                        {rc: n + k for k, rc in enumerate([(r, c) for r in range(ROWS) for c in range(COLS)][:17])})
     det3, fits, left = reader._fit_outlines(photo, both, [partial, other], loose)
     assert fits[0] is partial and left == loose and len(det3) == len(both)
+
+    # Another tableau reading a cell there, with no card found in it: refused as well (the card
+    # no look found would be read in both tableaux).
+    far = {(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    reaching = _block_fit(far | {(0, 0): np.array([205.0, 145.0])}, {})
+    det4, fits, left = reader._fit_outlines(photo, det, [partial, reaching], loose)
+    assert fits[0] is partial and left == loose and len(det4) == len(det)
+
+
+def test_a_tableau_refitted_on_its_outline_is_looked_at_again_its_cards_cut_twice():
+    """The steep render above, its tableau refitted on its outline: like every fit it is looked
+    at again, so each card seen this obliquely is named from two cuts that must agree (before,
+    from the outline canvas's cut alone)."""
+    from dataclasses import replace
+
+    from ecoscore.vision.decode import decode
+
+    scene = render_scene(load_deck("standin"), (91, 75), replace(steep_params(), long_side=1600))
+    det, fits, loose = Reader().locate(decode(scene.jpeg))
+    assert len(fits) == 1 and len(fits[0].detections) == ROWS * COLS
+    assert sum(cell.first_quad is not None for cell in fits[0].cells.values()) >= 15
 
 
 class CountingNamer:
