@@ -216,3 +216,18 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     (empty / "bear").mkdir(parents=True)
     no_card = _cli("deck", "add", "broken", str(empty), env=env)
     assert no_card.returncode == 2 and "no image for" in no_card.stderr
+
+
+def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):
+    """A photo the reader refuses outright (more grids than a game has) is a clear enrolment
+    error, as `deck add` and the page report it, not an error they do not expect."""
+    from ecoscore.vision.enrol import EnrolError, from_photo
+    from ecoscore.vision.pipeline import NoTableauError
+
+    def refuse(photo, timings=None):
+        raise NoTableauError("too many tableaux in one photo (grids of cards found: 15; a game has at most 8)")
+
+    monkeypatch.setattr(reader, "locate", refuse)
+    photo = cv2.imencode(".jpg", np.full((300, 400, 3), 90, np.uint8))[1].tobytes()
+    with pytest.raises(EnrolError, match="^table.jpg: too many tableaux in one photo .*photograph the one tableau alone"):
+        from_photo(reader, embedder, photo, Tableau([None] * 20), "table.jpg")

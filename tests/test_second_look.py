@@ -127,8 +127,13 @@ def test_every_group_of_loose_cards_gets_its_outline_fitted():
     reader.finder = GridOnEveryCanvas()
     photo = Photo(np.zeros((800, 1300, 3), np.uint8), 1.0, (1300, 800), b"")
     det2, fits, loose = reader._fit_outlines(photo, det, [], list(range(12)))
-    assert len(fits) == 2 and loose == []
-    assert len(det2) == 12 + 2 * ROWS * COLS
+    assert len(fits) == 2 and len(det2) == 12 + 2 * ROWS * COLS
+    # A card a fit covers is no loose card; one it does not cover is still said to be loose (this
+    # finder's grids lie where they like, so half the scatter is left out of them).
+    from ecoscore.vision.pipeline import _covers
+
+    covered = [i for i in range(12) if any(_covers(fit, det.centers[[i]]) for fit in fits)]
+    assert covered and sorted(covered + loose) == list(range(12))
     for fit in fits:
         assert all(cell.detection is not None and 12 <= cell.detection < len(det2) for cell in fit.cells.values())
 

@@ -21,7 +21,7 @@ from .crops import warp_quad
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, decode
 from .matcher import CardEmbedder
-from .pipeline import Reader
+from .pipeline import NoTableauError, Reader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
 CARD_ASPECT = 88.9 / 63.5
@@ -146,7 +146,10 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: {err}") from None
     # Located as a read locates it (second look included): a card the first look missed, or a
     # grid seen at a slant, must not refuse an enrolment that a read of the same photo gets right.
-    det, fits, _ = reader.locate(photo)
+    try:
+        det, fits, _ = reader.locate(photo)
+    except NoTableauError as err:  # e.g. more grids than a game has
+        raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
     if len(fits) != 1:
         raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
     fit = fits[0]

@@ -37,6 +37,9 @@ MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be rea
 # never pass 2.9). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
 MAX_AREA_RATIO = 16.0
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
+# A group no box links, fitted on its centres alone, is a tableau only with this many cards on its
+# lattice: with 5, loose cards at random angles made one in 0-4 of 100 scatters of 6-14 cards.
+CENTRE_FIT_CARDS = 8
 
 
 @dataclass
@@ -179,6 +182,9 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
         return None
     threshold = 0.3 * float(np.median(det.sizes[idx, 1]))
     H, _ = cv2.findHomography(src, dst, cv2.RANSAC, threshold)
+    # A walk may put two cards on one lattice point: the homography can then come out singular.
+    if H is None or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-9:
+        return None
     return H
 
 
@@ -285,7 +291,7 @@ def _fit_by_centres(det: Detections, used: set[int], size) -> list[TableauFit]:
         if any(i in used for i in comp):
             continue
         fit = _best_fit(_centre_walks(comp, det), det, used, size, len(comp))
-        if fit is not None:
+        if fit is not None and len(fit.detections) >= CENTRE_FIT_CARDS:
             fits.append(fit)
             used.update(fit.detections)
             for cell in fit.cells.values():
@@ -373,7 +379,17 @@ def _on_lattice(H, det: Detections, used: set[int], bounds, trust_boxes: bool = 
     # Same orientation as the lattice (a loose card lying askew on a lattice point is not in it).
     row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
     dtheta = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0]))
-    turned_with = (dtheta < 1.5 * MAX_ANGLE_DIFF) | (not trust_boxes)
+    turned_with = dtheta < 1.5 * MAX_ANGLE_DIFF
+    if not trust_boxes:
+        # The lattice says nothing of how a sheared card's box lies, but a tableau's boxes lie
+        # alike, turning a little with depth: a card counts where it lies within half the usual
+        # slack of a card on a lattice point next to it (a pile of loose cards at random angles
+        # is no tableau).
+        on = [i for i in range(len(det)) if near[i] and i not in used]
+        turned_with = np.zeros(len(det), bool)
+        for i in on:
+            beside = [j for j in on if np.abs(rounded[j] - rounded[i]).sum() == 1]
+            turned_with[i] = any(_angle_diff(det.angles[i], det.angles[j]) < MAX_ANGLE_DIFF / 2 for j in beside)
     return [i for i in range(len(det)) if near[i] and turned_with[i] and i not in used], lat
 
 

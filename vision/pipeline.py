@@ -346,7 +346,8 @@ class Reader:
             det = Detections.concat([det, found])
             det = self._look_again(photo, det, more)  # as every fit: a steep grid's cards cut twice
             fits = fits + more
-            loose = [i for i in loose if i not in members]
+            covered = np.any([_covers(fit, det.centers[members], each=True) for fit in more], axis=0)
+            loose = [i for i in loose if i not in {m for m, inside in zip(members, covered) if inside}]
         # A tableau fitted on part of its cards, the rest left loose beside it (the lattice
         # walked off course across a steep photo): the whole group fitted again the same way,
         # and kept where that fit holds more of the cards.
