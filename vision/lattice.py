@@ -221,9 +221,7 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
         if fit is None:
             continue
         fits.append(fit)
-        used.update(fit.detections)
-        for cell in fit.cells.values():  # a card boxed twice is no loose card
-            used.update(cell.duplicates + cell.found_twice)
+        _take(fit, used)
     fits += _fit_by_centres(det, used, (w, h))
     loose = [i for i in range(len(det)) if i not in used]
     # A box lying on a tableau's cell is that cell's card boxed again (looser, or turned), not a
@@ -233,6 +231,13 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
     for fit in fits:  # a card beside one grid may be part of another tableau after all
         fit.off_grid = [i for i in fit.off_grid if i in loose]
     return fits, loose
+
+
+def _take(fit: TableauFit, used: set[int]) -> None:
+    """Mark the fit's cards used, and every box of a card boxed twice (no loose card)."""
+    used.update(fit.detections)
+    for cell in fit.cells.values():
+        used.update(cell.duplicates + cell.found_twice)
 
 
 def _fit_group(comp: list[int], det: Detections, steps, used: set[int], size) -> TableauFit | None:
@@ -293,9 +298,7 @@ def _fit_by_centres(det: Detections, used: set[int], size) -> list[TableauFit]:
         fit = _best_fit(_centre_walks(comp, det), det, used, size, len(comp))
         if fit is not None and len(fit.detections) >= CENTRE_FIT_CARDS:
             fits.append(fit)
-            used.update(fit.detections)
-            for cell in fit.cells.values():
-                used.update(cell.duplicates + cell.found_twice)
+            _take(fit, used)
     return fits
 
 
@@ -309,8 +312,6 @@ def _straightened(points: np.ndarray, scores: np.ndarray) -> Detections | None:
         return None
     q = (np.linalg.inv(axes) @ points.T).T
     d = q[None] - q[:, None]
-    dist = np.linalg.norm(d, axis=2)
-    np.fill_diagonal(dist, np.inf)
     local = np.ones((len(q), 2))  # per point: its step across, its step down (1 where it has none)
     for k, unit in enumerate(([1.0, 0.0], [0.0, 1.0])):
         along = np.abs(d @ np.array(unit))
@@ -377,10 +378,10 @@ def _on_lattice(H, det: Detections, used: set[int], bounds, trust_boxes: bool = 
     c0, c1, r0, r1 = bounds
     near &= (rounded[:, 0] >= c0) & (rounded[:, 0] <= c1) & (rounded[:, 1] >= r0) & (rounded[:, 1] <= r1)
     # Same orientation as the lattice (a loose card lying askew on a lattice point is not in it).
-    row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
-    dtheta = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0]))
-    turned_with = dtheta < 1.5 * MAX_ANGLE_DIFF
-    if not trust_boxes:
+    if trust_boxes:
+        row_dir = project(H, [[0, 1]]) - project(H, [[0, 0]])
+        turned_with = _angle_diff(det.angles, np.arctan2(row_dir[0, 1], row_dir[0, 0])) < 1.5 * MAX_ANGLE_DIFF
+    else:
         # The lattice says nothing of how a sheared card's box lies, but a tableau's boxes lie
         # alike, turning a little with depth: a card counts where it lies within half the usual
         # slack of a card on a lattice point next to it (a pile of loose cards at random angles

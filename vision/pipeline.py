@@ -346,8 +346,8 @@ class Reader:
             det = Detections.concat([det, found])
             det = self._look_again(photo, det, more)  # as every fit: a steep grid's cards cut twice
             fits = fits + more
-            covered = np.any([_covers(fit, det.centers[members], each=True) for fit in more], axis=0)
-            loose = [i for i in loose if i not in {m for m, inside in zip(members, covered) if inside}]
+            placed = set(members) - set(_outside(more, det, members))
+            loose = [i for i in loose if i not in placed]
         # A tableau fitted on part of its cards, the rest left loose beside it (the lattice
         # walked off course across a steep photo): the whole group fitted again the same way,
         # and kept where that fit holds more of the cards.
@@ -365,8 +365,7 @@ class Reader:
                     det = Detections.concat([det, found])
                     det = self._look_again(photo, det, more)
                     fit = more[0]
-                    placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
-                    loose = [i for i, inside in zip(loose, placed) if not inside]
+                    loose = _outside([fit], det, loose)
             refitted.append(fit)
         return det, refitted, loose
 
@@ -399,8 +398,7 @@ class Reader:
                     # cuts must agree), its empty cells looked at once more.
                     det = self._look_again(photo, det, [new])
                     fit = new
-                    placed = _covers(fit, det.centers[loose], each=True) if loose else np.zeros(0, bool)
-                    loose = [i for i, inside in zip(loose, placed) if not inside]
+                    loose = _outside([fit], det, loose)
             kept.append(fit)
         return det, kept, loose
 
@@ -577,6 +575,14 @@ def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:
     found card or not: a card read in two tableaux would be scored twice."""
     read = np.array([cell.quad for other in others for cell in other.cells.values() if cell.inside]).reshape(-1, 4, 2)
     return any(inside_any(cell.quad.mean(0), read) for cell in fit.cells.values())
+
+
+def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[int]:
+    """The ``cards`` whose centre lies in no cell of ``fits``: still loose once they are fitted."""
+    if not cards:
+        return []
+    covered = np.any([_covers(fit, det.centers[cards], each=True) for fit in fits], axis=0)
+    return [i for i, inside in zip(cards, covered) if not inside]
 
 
 def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
