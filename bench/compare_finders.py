@@ -57,12 +57,14 @@ def main() -> None:
     parser.add_argument("--no-second-look", action="store_true", help="read without the pipeline's second look")
     parser.add_argument("--no-quick-look", action="store_true", help="read without the pipeline's quick look")
     parser.add_argument("--matcher", type=Path, help="the matcher to read the other decks with, if not the shipped one")
+    parser.add_argument("--conf", type=float, help="the finder's box threshold, if not its own (CardFinder's conf)")
     parser.add_argument("--decks-only", action="store_true", help="skip the stand-in's sets (read by the classifier)")
     args = parser.parse_args()
     embedder = CardEmbedder(args.matcher)
     for path in args.finders:
         t0 = time.perf_counter()
-        rows = read_all(CardFinder(path), embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only)
+        finder = CardFinder(path) if args.conf is None else CardFinder(path, conf=args.conf)
+        rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "
