@@ -20,7 +20,7 @@ CROP_SIZE = 64  # side of a straightened cell: the classifier's and the matcher'
 def project(H: np.ndarray, pts) -> np.ndarray:
     """Points (N × 2, (x, y) or (col, row)) through the homography ``H``."""
     pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    q = pts @ H[:, :2].T + H[:, 2]  # [x, y, 1] @ H.T without building the ones column
     return q[:, :2] / q[:, 2:3]
 
 

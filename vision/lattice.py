@@ -432,12 +432,18 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     span_r = max(r for _, r in occupied) - min(r for _, r in occupied) + 1
 
     # A card's size in lattice units (cards are smaller than the pitch when there are gaps).
-    sizes_lat = []
-    for i in candidates:
-        corners = project(Hinv, det.quads[i])
-        sizes_lat.append(np.ptp(corners, axis=0))
-    half = np.median(sizes_lat, axis=0) / 2 if sizes_lat and trust_boxes else np.array([0.45, 0.45])
+    if trust_boxes:
+        corners = project(Hinv, det.quads[candidates]).reshape(-1, 4, 2)
+        half = np.median(np.ptp(corners, axis=1), axis=0) / 2
+    else:
+        half = np.array([0.45, 0.45])
     half = np.clip(half, 0.3, 0.55)
+    # Every cell of the window projected at once (TL, TR, BR, BL in lattice units), and its centre.
+    lc_grid, lr_grid = np.meshgrid(np.arange(width), np.arange(height))
+    centres_lat = np.stack([c0 + lc_grid, r0 + lr_grid], -1).reshape(-1, 2).astype(np.float64)
+    offsets = np.array([[-half[0], -half[1]], [half[0], -half[1]], [half[0], half[1]], [-half[0], half[1]]])
+    cell_quads = project(H, centres_lat[:, None, :] + offsets).reshape(height, width, 4, 2)
+    cell_centres = project(H, centres_lat).reshape(height, width, 2)
 
     cells: dict[tuple[int, int], CellFit] = {}
     off_grid = []
@@ -452,9 +458,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
         for lc in range(width):
             c, r = c0 + lc, r0 + lr
             members = sorted(occupied.get((c, r), []), key=lambda i: -det.scores[i])
-            corners_lat = np.array([[c - half[0], r - half[1]], [c + half[0], r - half[1]],
-                                    [c + half[0], r + half[1]], [c - half[0], r + half[1]]])
-            quad = project(H, corners_lat)
+            quad = cell_quads[lr, lc]
             if members:
                 best = members[0]
                 # The mean of the card's own box and the grid's cell: a box on a dark or blurred
@@ -466,8 +470,8 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
                 # 54 tableaux exactly as the mean.
                 if trust_boxes:
                     quad = (_order_like(det.quads[best], Hinv, (c, r)) + quad) / 2
-                residuals.append(np.linalg.norm(project(H, [[c, r]])[0] - det.centers[best]) / det.sizes[best, 1])
-            key, quad = _turned(lr, lc, width, height, turn), np.roll(quad, turn, axis=0)
+                residuals.append(np.linalg.norm(cell_centres[lr, lc] - det.centers[best]) / det.sizes[best, 1])
+            key, quad = _turned(lr, lc, width, height, turn), quad[_ROLLED[turn]]  # np.roll(quad, turn, axis=0)
             # The same card found twice (boxes a little apart) is one card; a second box well off
             # the first is a second card lying in this cell.
             others = [i for i in members[1:]
@@ -477,6 +481,9 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     residual = float(np.sqrt(np.mean(np.square(residuals)))) if residuals else float("inf")
     ambiguous = (span_c < width) or (span_r < height)
     return TableauFit(cells, residual, ambiguous, off_grid)
+
+
+_ROLLED = [np.roll(np.arange(4), turn) for turn in range(4)]  # a quad's corners after 0-3 quarter turns
 
 
 def _reading_turn(H, c0: int, r0: int, width: int, height: int, transposed: bool) -> int:
@@ -513,13 +520,16 @@ def mostly_inside(quad: np.ndarray, w: int, h: int) -> bool:
 def _plausible(H, c0: int, r0: int, width: int, height: int) -> bool:
     """A photo of a flat grid: every cell a convex quad, sizes within what perspective gives.
     (Spurious lattices strung through false detections bend wildly.)"""
+    # The cells' corners are the lattice's half-way points: projected once, all together.
+    cs, rs = np.meshgrid(np.arange(c0, c0 + width + 1) - 0.5, np.arange(r0, r0 + height + 1) - 0.5)
+    corners = project(H, np.stack([cs, rs], -1)).reshape(height + 1, width + 1, 2).astype(np.float32)
     areas = []
-    for r in range(r0, r0 + height):
-        for c in range(c0, c0 + width):
-            quad = project(H, [[c - 0.5, r - 0.5], [c + 0.5, r - 0.5], [c + 0.5, r + 0.5], [c - 0.5, r + 0.5]])
-            if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+    for r in range(height):
+        for c in range(width):
+            quad = np.array([corners[r, c], corners[r, c + 1], corners[r + 1, c + 1], corners[r + 1, c]])
+            if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
                 return False
-            areas.append(abs(cv2.contourArea(quad.astype(np.float32))))
+            areas.append(abs(cv2.contourArea(quad)))
     return min(areas) > 0 and max(areas) / min(areas) < MAX_AREA_RATIO
 
 
