@@ -135,6 +135,7 @@ MESSAGES = [
     "the cards are small in the photo (about 31 px wide): come closer so the tableau fills the frame",
     "the tableau is cut by the frame (3 of 20 cells outside the photo): step back or turn the phone so all 20 cards are in view",
     "the photo is too dark (its brightest cards at 48 of 255): add light, or keep shadows off the cards",
+    "photograph the whole tableau from above, all its cards in view, in even light",
     "glare washes out row 1 col 2, row 3 col 4: tilt the phone or move the lamp so its reflection leaves the cards",
     "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
@@ -180,6 +181,7 @@ def test_the_api_speaks_the_players_language(reader, tmp_path):
         r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")}, headers={"Accept-Language": "cs-CZ,cs;q=0.9"})
         assert r.status_code == 422 and r.headers["content-language"] == "cs"
         assert r.json()["detail"].startswith("x: žádný ekosystém nenalezen")
+        assert r.json()["detail"].endswith("; vyfoťte celou mřížku shora, všechny karty v záběru, při rovnoměrném světle")
         r = client.post("/api/photo?lang=ru", files={"photo": ("x.jpg", b"GIF89a", "image/gif")})
         assert "это не изображение" in r.json()["detail"]
         r = client.post("/api/photo", files={"photo": ("x.jpg", blank, "image/jpeg")})

@@ -35,8 +35,10 @@ def test_reads_rendered_photos_exactly(reader, photo_set):
 def test_photo_with_no_tableau_is_a_clear_error(reader):
     table = np.full((1200, 1600, 3), (60, 110, 160), np.uint8)
     cv2.putText(table, "nothing here", (300, 600), cv2.FONT_HERSHEY_SIMPLEX, 3, (255, 255, 255), 5)
-    with pytest.raises(NoTableauError, match="no tableau found"):
+    with pytest.raises(NoTableauError, match="no tableau found") as err:
         reader.read(cv2.imencode(".jpg", table)[1].tobytes())
+    # A photo with nothing else wrong still says what to try (it said nothing before).
+    assert str(err.value).endswith("; photograph the whole tableau from above, all its cards in view, in even light")
 
 
 class _CountingFinder:
@@ -103,6 +105,14 @@ def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
         Reader._refuse(dark, det, "no tableau read: a grid of 10 cards was found, but they do not read as cards")
     assert str(err.value).startswith("no tableau read: a grid of 10 cards")
     assert "hold the phone higher" in str(err.value) and "too dark" in str(err.value)
+    assert "tableau from above" not in str(err.value)  # a grid was found: the photo is not the question
+    with pytest.raises(NoTableauError) as err:  # two cards, in a dark photo: the darkness is the advice
+        Reader._refuse(dark, det.subset(np.arange(2)))
+    assert "too dark" in str(err.value) and "tableau from above" not in str(err.value)
+    with pytest.raises(NoTableauError) as err:  # two cards, nothing else wrong that the photo shows
+        Reader._refuse(lit, det.subset(np.array([4, 5])))
+    assert str(err.value) == ("no tableau found: 2 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
+                              "photograph the whole tableau from above, all its cards in view, in even light")
     from ecoscore.vision.photo_doubts import box_squeeze
 
     assert box_squeeze([100.0] * 9 + [1000.0]) < 3  # one stray big box among ten does not make it steep

@@ -56,7 +56,11 @@ GLARE = Advice(
     "glare",
     "glare washes out {where}: tilt the phone or move the lamp so its reflection leaves the cards",
 )
-ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE)
+NO_GRID = Advice(  # a photo with no grid found and nothing else the photo shows wrong
+    "no_grid",
+    "photograph the whole tableau from above, all its cards in view, in even light",
+)
+ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, NO_GRID)
 
 
 def which(text: str) -> tuple[Advice, dict[str, str]] | None:

@@ -157,9 +157,11 @@ def box_squeeze(card_areas: Sequence[float]) -> float:
     return float(high / max(low, 1e-6))
 
 
-def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float, steep: float = 1.0) -> list[str]:
+def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float, steep: float = 1.0,
+                 no_grid: bool = False) -> list[str]:
     """Advice for a photo in which no tableau was read; ``steep``: how much nearer the near cards
-    are (``squeeze`` of a fitted grid, or ``box_squeeze``)."""
+    are (``squeeze`` of a fitted grid, or ``box_squeeze``); ``no_grid``: the refusal is that no
+    grid of cards was found (not that its cards read as none of the deck's, or too many grids)."""
     out = []
     if steep > TOO_STEEP_RATIO:
         out.append(advice.TOO_STEEP(ratio=f"{steep:.0f}"))
@@ -169,6 +171,10 @@ def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float
         out.append(advice.TOO_DARK(level=int(round(level))))
     if card_widths and np.median(card_widths) * to_original < TOO_FAR_PX:
         out.append(advice.TOO_FAR(px=int(round(float(np.median(card_widths)) * to_original))))
+    if not out and no_grid:
+        # No grid, and nothing wrong that the photo shows: a player still needs to hear what to
+        # try (a blurred or glared photo, a busy cloth, art the finder barely sees).
+        out.append(advice.NO_GRID())
     return out
 
 

@@ -419,6 +419,7 @@ class Reader:
         too far, too dark...), whichever refusal it is: a grid too steep to read is often read as
         cards of no type of the deck. The angle is judged on the ``fits`` where there are some,
         else on the boxes of the biggest group of cards."""
+        no_grid = why is None
         why = why or (f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
                       f"but no 5 × 4 grid of at least 5 aligned cards")
         if fits:
@@ -427,7 +428,7 @@ class Reader:
             groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
             biggest = max(groups, key=len) if groups else []
             steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
-        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep)
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid)
         raise NoTableauError(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
