@@ -24,6 +24,17 @@ def project(H: np.ndarray, pts) -> np.ndarray:
     return q[:, :2] / q[:, 2:3]
 
 
+def points_in_quads(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """P × M: whether each of ``points`` (P × 2) lies inside each convex quad of ``quads``
+    (M × 4 × 2, either winding), edges included."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    edges = np.roll(quads, -1, axis=1) - quads  # M × 4 × 2
+    to_point = points[:, None, None, :] - quads[None]  # P × M × 4 × 2
+    cross = edges[None, ..., 0] * to_point[..., 1] - edges[None, ..., 1] * to_point[..., 0]
+    return np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2)
+
+
 def obb_corners(centers, sizes, angles) -> np.ndarray:
     """Corners of rotated boxes (N × 4 × 2): long axis along ``angles``."""
     c, s = np.cos(angles), np.sin(angles)

@@ -88,3 +88,18 @@ def test_a_card_the_closer_look_does_not_box_again_is_kept_from_the_first_look()
     out = reader.find(np.zeros((2000, 2000, 3), np.uint8))
     got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
     assert got == sorted([(x + 3, y) for x, y, *_ in again] + [(x, y) for x, y, *_ in small[5:]])
+
+
+def test_a_box_the_first_look_drew_round_two_small_cards_gives_way_to_the_closer_looks_two():
+    # The first look boxed two small cards side by side as one card (more sure of it than the
+    # closer look is of either); the closer look boxes them apart. The two are kept, not the blob.
+    small = [(1000 + 90 * i, 1000 + 120 * j, 78, 110, 0.9) for i in range(3) for j in range(3)]
+    blob = (1450, 1000, 168, 110, 0.95)  # round two cards at x 1405 and 1495
+    first = boxes(*small, blob)
+    x0, y0 = np.floor(first.quads[:9].reshape(-1, 2).min(0) - 2.2 * 110).astype(int)
+    pair = [(1405, 1000, 78, 110, 0.7), (1495, 1000, 78, 110, 0.7)]
+    closer = boxes(*[(x - x0, y - y0, w, h, s) for x, y, w, h, s in small + pair])
+    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
+    out = reader.find(np.zeros((2000, 2000, 3), np.uint8))
+    got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
+    assert got == sorted([(x, y) for x, y, *_ in small + pair])

@@ -21,7 +21,7 @@ from itertools import chain
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, project
+from ecoscore.geometry import Detections, points_in_quads, project
 from ecoscore.scoring import COLS, ROWS
 
 MIN_CARDS = 5  # fewer connected cards are loose cards, not a tableau
@@ -361,12 +361,7 @@ def _half_turn_diff(a, b):
 
 def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
     """Whether ``point`` lies inside any of the convex ``quads`` (M × 4 × 2, either winding)."""
-    if len(quads) == 0:
-        return False
-    edges = np.roll(quads, -1, axis=1) - quads
-    to_point = point - quads
-    cross = edges[..., 0] * to_point[..., 1] - edges[..., 1] * to_point[..., 0]
-    return bool(np.any(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
+    return len(quads) > 0 and bool(points_in_quads(point, quads).any())
 
 
 def _on_lattice(H, det: Detections, used: set[int], bounds, trust_boxes: bool = True) -> tuple[list[int], np.ndarray]:

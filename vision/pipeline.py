@@ -12,7 +12,7 @@ from typing import NoReturn
 import cv2
 import numpy as np
 
-from ecoscore.geometry import CROP_SIZE, Detections, warp_quad
+from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from ecoscore.scoring.cards import over_deck
 from ecoscore.scoring.tableau import cell_at
@@ -499,7 +499,10 @@ class Reader:
             closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
             closer = closer.shifted((x0, y0))
             closer = closer.subset(wholly_inside(closer.quads, window, (w, h)))
-            boxed_again = np.array([inside_any(centre, closer.quads) for centre in det.centers], bool)
+            # Boxed again: the first look's card lies on a card of the closer look, or holds one
+            # (a box the first look drew round two small cards is dropped, not kept beside them).
+            boxed_again = (points_in_quads(det.centers, closer.quads).any(1)
+                           | points_in_quads(closer.centers, det.quads).any(0))
             replaced |= wholly_inside(det.quads, window, (w, h)) & boxed_again
             found.append(closer)
         if not found:
