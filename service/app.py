@@ -14,7 +14,10 @@ import logging
 import re
 from contextlib import asynccontextmanager, suppress
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
@@ -47,6 +50,25 @@ def photos_allowed(scope: Scope, settings: Settings) -> int:
     if path == "/api/photo" or ROOM_PHOTO.fullmatch(path) or DECK_PHOTO.fullmatch(path):
         return 1
     return settings.max_photos if path == "/api/game" else 0
+
+
+def utf8_safe(value: object) -> object:
+    """``value`` (a JSON document) with every string encodable as UTF-8: a lone surrogate (the JSON
+    escape "\\ud800" of a client) becomes "?"."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {utf8_safe(k): utf8_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [utf8_safe(v) for v in value]
+    return value
+
+
+async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's own 422, with what it echoes of the client's input made encodable: a string
+    holding a lone surrogate (valid JSON, not valid UTF-8) made its answer fail to encode, and
+    every JSON route answer 500."""
+    return JSONResponse(status_code=422, content={"detail": utf8_safe(jsonable_encoder(exc.errors()))})
 
 
 def freeze_heap() -> None:
@@ -103,6 +125,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         description="Score photographed Ecosystem tableaux exactly, with the reason for every point.",
         lifespan=lifespan,
     )
+    app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(page.router)
     app.include_router(score.router)

@@ -120,8 +120,41 @@ def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
     with zipfile.ZipFile(broken, "w") as z:
         z.writestr("deck.toml", 'name = "broken"\n')
         z.writestr("bear/0.png", b"not a png")
-    with pytest.raises(DeckStoreError, match="bear/0.png is not a readable image"):
+    with pytest.raises(DeckStoreError, match="bear/0.png is not a readable reference image"):
         store.import_(broken)
+    for name, member in [('name = "evil\\n"\n', None),  # "$" let a trailing newline into a folder name
+                         ('name = "bomb"\n', _png_header(60000, 60000))]:  # a header claiming 3.6 gigapixels
+        hostile = tmp_path / "hostile.zip"
+        with zipfile.ZipFile(hostile, "w") as z:
+            z.writestr("deck.toml", name)
+            z.writestr("bear/0.png", member or cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
+        with pytest.raises(DeckStoreError):
+            store.import_(hostile)
+    assert store.names() == [DEFAULT_DECK, "ok"] and not (tmp_path / "s" / "evil\n").exists()
+
+
+def _png_header(width: int, height: int) -> bytes:
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+def test_a_source_no_toml_can_hold_is_kept_printable_and_a_broken_deck_toml_breaks_no_listing(tmp_path):
+    # An upload's filename went into deck.toml as it came: DEL made the file unreadable, and then
+    # every listing of the decks (GET /api/decks, `deck list`) failed for everyone.
+    store = DeckStore(tmp_path)
+    store.add("table", _crops(), "x\x7fy.jpg \ud800 \u200b" + "z" * 5000)
+    (source,) = store.info("table").sources
+    assert source.startswith("xy.jpg  ") and len(source) == 200
+    store.add("table", _crops(), "the same cards again")  # adds nothing: no new source either
+    assert len(store.info("table").sources) == 1
+    (tmp_path / "table" / "deck.toml").write_bytes(b'name = "table"\nsources = ["\x7f"]\n')  # broken by hand
+    assert store.names() == [DEFAULT_DECK, "table"]
+    assert store.info("table").sources == ["(deck.toml unreadable: sources unknown)"] and store.info("table").complete
+    store.add("table", _crops(value=5), "more")  # writes it whole again
+    assert store.info("table").sources == ["(deck.toml unreadable: sources unknown)", "more"]
 
 
 def test_the_same_cards_added_twice_are_kept_once(tmp_path):

@@ -75,6 +75,27 @@ def test_deeply_nested_brackets_get_a_4xx(client):
     assert 400 <= r.status_code < 500
 
 
+def test_a_string_with_a_lone_surrogate_gets_a_422_on_every_json_route(client):
+    # Valid JSON ("\ud800" is a legal escape), not valid UTF-8: FastAPI's own 422 echoed it
+    # back and failed to encode it, so every JSON route answered 500 (a session's attack).
+    bad = b'"\\ud800"'
+    room = client.post("/api/rooms", json={"mode": "solo"}).json()
+    player = client.put(f"/api/rooms/{room['id']}/players/ann/grid", json={"grid": ALICE}).json()
+    owner = {"X-Room-Token": room["owner_token"], "content-type": "application/json"}
+    for method, path, body, headers in [
+        ("POST", "/api/rooms", b'{"mode": ' + bad + b'}', {}),
+        ("POST", "/api/grid", b'{"players": [{"name": ' + bad + b', "grid": "x"}]}', {}),
+        ("PUT", f"/api/rooms/{room['id']}/players/bob/grid", b'{"grid": ' + bad + b'}', {}),
+        ("PATCH", f"/api/rooms/{room['id']}/players/ann", b'{"name": ' + bad + b'}',
+         {"X-Player-Token": player["token"], "If-Match": f'"{player["version"]}"'}),
+        ("PUT", f"/api/rooms/{room['id']}/bot", b'{"grid": ' + bad + b'}', owner),
+    ]:
+        r = client.request(method, path, content=body, headers={"content-type": "application/json", **headers})
+        assert r.status_code == 422, (path, r.status_code, r.text)
+        assert "\\ud800" not in r.text and r.json()["detail"]
+    assert client.get("/health").status_code == 200
+
+
 def test_a_player_named_bot_cannot_break_a_solo_room(client, settings):
     room = client.post("/api/rooms", json={"mode": "solo"}).json()
     rid, owner = room["id"], room["owner_token"]

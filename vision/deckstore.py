@@ -15,6 +15,7 @@ import re
 import shutil
 import threading
 import tomllib
+import unicodedata
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ REFERENCE_PX = 128  # stored crops: twice the matcher's input, room for a bigger
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
 MAX_IMPORT_BYTES = 40 * 2**20
+MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
+MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
 
 
 class DeckStoreError(ValueError):
@@ -51,7 +54,7 @@ class DeckInfo:
 
 
 def check_name(name: str) -> str:
-    if not NAME.match(name or ""):
+    if not NAME.fullmatch(name or ""):  # fullmatch: "$" alone lets a trailing newline through
         raise DeckStoreError(f"deck name {name!r}: use 1-40 lower-case letters, digits, '-' or '_'")
     return name
 
@@ -92,9 +95,8 @@ class DeckStore:
         folder = self._dir(name)
         if not (folder / "deck.toml").is_file():
             raise DeckStoreError(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
-        meta = tomllib.loads((folder / "deck.toml").read_text(encoding="utf-8"))
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
-        return DeckInfo(name, counts, list(meta.get("sources", [])), False)
+        return DeckInfo(name, counts, _sources(folder / "deck.toml"), False)
 
     def images(self, name: str) -> dict[CardType, list[np.ndarray]]:
         if self.info(name).builtin:
@@ -140,6 +142,7 @@ class DeckStore:
         if sum(have.values()) + sum(map(len, crops.values())) > MAX_REFERENCES:
             raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
         sources = before.sources if before else []
+        added = 0
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
             # The same card given twice (a folder added again) is kept once.
@@ -152,7 +155,9 @@ class DeckStore:
                     seen.add(digest)
                     (folder / card.value / f"{i:04d}.png").write_bytes(png)
                     i += 1
-        _write_toml(folder, name, [*sources, source])
+                    added += 1
+        if added or before is None:  # a source that added nothing is not one
+            _write_toml(folder, name, [*sources, source])
         for cache in folder.glob("embedded-*.npz"):
             cache.unlink()
         return self.info(name)
@@ -217,18 +222,46 @@ class DeckStore:
                     card = CardType(parts[0])
                 except ValueError:
                     continue
-                image = cv2.imdecode(np.frombuffer(z.read(m), np.uint8), cv2.IMREAD_COLOR)
+                data = z.read(m)
+                w, h = _png_size(data)
+                image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if 0 < w * h <= MAX_IMPORT_PIXELS else None
                 if image is None:
-                    raise DeckStoreError(f"{path}: {m.filename} is not a readable image")
-                crops[card].append(image)
+                    raise DeckStoreError(f"{path}: {m.filename} is not a readable reference image (a PNG of at most "
+                                         f"{MAX_IMPORT_PIXELS} pixels)")
+                crops[card].append(reference_crop(image))  # kept at the stored size, not the member's
         name = check_name(name or str(meta.get("name", "")))
         if (self._dir(name) / "deck.toml").is_file():
             raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
         return self.add(name, crops, f"imported from {path.name}")
 
 
+def _png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) a PNG's header claims, before any decoding; (0, 0) if it is no PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return 0, 0
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _printable(source: str) -> str:
+    """A source as deck.toml keeps it: no control, format or surrogate characters (a filename
+    from an upload holding DEL made deck.toml unreadable, and every deck listing fail), capped."""
+    kept = "".join(ch for ch in source if not unicodedata.category(ch).startswith("C"))
+    return kept[:MAX_SOURCE_CHARS]
+
+
+def _sources(path: Path) -> list[str]:
+    """The sources a deck.toml lists; a file no one can read lists none, rather than breaking
+    every listing of the decks (it is written whole again by the deck's next add)."""
+    try:
+        meta = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return ["(deck.toml unreadable: sources unknown)"]
+    return [str(s) for s in meta.get("sources", [])]
+
+
 def _toml(name: str, sources: list[str]) -> str:
-    quoted = ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in sources)
+    kept = [_printable(s) for s in sources][-MAX_SOURCES:]
+    quoted = ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in kept)
     return f'name = "{name}"\nsources = [{quoted}]\n'
 
 
