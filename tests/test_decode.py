@@ -84,10 +84,31 @@ def test_junk_of_zeros_is_refused_cheaply_and_a_padded_jpeg_is_read():
 
     assert cost(39_000_000) < 5 * cost(2_000_000) + 0.005  # the scan stops after 1 MB of zeros, whatever the size
     data = jpeg_bytes(marked_image())
-    for pad in (1, 65_535, 65_536, 65_537, 2**20):
+    for pad in (1, 65_535, 65_536, 65_537, 2**20, 2**20 + 70_000):
         assert decode(data + b"\x00" * pad).image.shape[:2] == (300, 400)
+    # A file of many tiny segments is walked only so far, then judged by its last bytes.
+    many = b"\xff\xd8" + b"\xff\xfe\x00\x02" * 5_000_000 + b"\x00" * 100
+    started = time.thread_time()
     with pytest.raises(ImageError, match="truncated"):
-        decode(data + b"\x00" * (2**20 + 70_000))
+        _check_complete(many, "JPEG")
+    assert time.thread_time() - started < 0.1
+
+
+def test_a_jpeg_with_data_after_its_end_marker_is_read_and_a_cut_one_with_a_thumbnail_is_not():
+    # A phone's Motion Photo appends its video after the end marker (other phones a trailer):
+    # such photos were refused as truncated. A truncated photo whose EXIF thumbnail holds an end
+    # marker of its own (before the image's scan) is still refused.
+    import os
+
+    data = jpeg_bytes(marked_image())
+    motion = data + b"\x00\x00\x00\x18ftypmp42" + os.urandom(5000)
+    photo = decode(motion)
+    assert photo.image.shape[:2] == (300, 400) and red_corner(photo.image) == "tl"
+    thumbnail = b"Exif\x00\x00" + b"\xff\xd8 a thumbnail \xff\xd9"
+    with_thumb = data[:2] + b"\xff\xe1" + (len(thumbnail) + 2).to_bytes(2, "big") + thumbnail + data[2:]
+    assert decode(with_thumb).image.shape[:2] == (300, 400)
+    with pytest.raises(ImageError, match="truncated"):
+        decode(with_thumb[: len(with_thumb) * 2 // 3])
 
 
 def test_truncated_png_is_refused():

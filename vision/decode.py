@@ -72,6 +72,7 @@ def _sniff(data: bytes) -> str | None:
     return None
 
 
+MAX_SEGMENTS = 1000  # a camera's JPEG has a few dozen segments before its scan
 MAX_PADDING = 1 << 20  # zero bytes after a JPEG's end marker (some cameras pad to a block); more: truncated
 
 
@@ -90,8 +91,39 @@ def _last_bytes(data: bytes, n: int = 2, block: int = 1 << 16) -> bytes:
     return b""
 
 
+def _eoi_after_scan(data: bytes) -> bool | None:
+    """Whether a JPEG's image data ends in its end-of-image marker, found by walking its segments
+    to the first scan and looking for the marker after it: scan data never holds FF D9 (its FF
+    bytes are stuffed), and an EXIF thumbnail's own end marker lies before the scan. Whatever
+    follows the marker is allowed: a phone's Motion Photo appends its video there, other phones
+    a maker's trailer (both were refused as truncated). None: the segments cannot be walked."""
+    i, n = 2, len(data)
+    for _ in range(MAX_SEGMENTS):
+        if i + 4 > n:
+            return False  # the file ends before its first scan
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # a fill byte before a marker
+            i += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # markers with no length
+            i += 2
+            continue
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        if marker == 0x00 or length < 2:
+            return None
+        if marker == 0xDA:  # start of scan
+            return data.find(b"\xff\xd9", i + 2 + length) != -1
+        i += 2 + length
+    return None  # more segments than any camera writes: not walked further (a cost bound)
+
+
 def _check_complete(data: bytes, fmt: str) -> None:
-    if fmt == "JPEG" and _last_bytes(data) != b"\xff\xd9":
+    complete = _eoi_after_scan(data) if fmt == "JPEG" else True
+    if complete is None:  # damaged segments (the decoder will say so): the last bytes decide
+        complete = _last_bytes(data) == b"\xff\xd9"
+    if not complete:
         raise ImageError("the JPEG file is truncated (no end-of-image marker): the upload was cut short")
     if fmt == "PNG" and b"IEND" not in data[-64:]:
         raise ImageError("the PNG file is truncated (no IEND chunk): the upload was cut short")
