@@ -18,7 +18,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .store import Busy, Conflict, Forbidden, Invalid, NotFound, PreconditionRequired, Store, StoreError
+from .store import Busy, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, PreconditionRequired, Store, StoreError
 
 T = TypeVar("T")
 
@@ -61,7 +61,7 @@ def http_error(err: StoreError) -> HTTPException:
         return HTTPException(503, str(err), headers={"Retry-After": "1"})
     if isinstance(err, Conflict):
         return HTTPException(409, str(err), headers={"ETag": f'"{err.current}"'})
-    status = {Forbidden: 403, NotFound: 404, PreconditionRequired: 428, Invalid: 422}.get(type(err), 422)
+    status = {Forbidden: 403, NotFound: 404, PreconditionFailed: 412, PreconditionRequired: 428, Invalid: 422}.get(type(err), 422)
     return HTTPException(status, str(err))
 
 

@@ -16,6 +16,13 @@ from confusable_homoglyphs import categories, confusables
 from ecoscore.scoring.game import BOT_NAME
 
 RESERVED = {BOT_NAME}  # the solo bot's seat in a scored game
+# Letters and marks that show nothing, which no category test catches (Hangul fillers are
+# letters, the braille blank a symbol, the grapheme joiner and variation selectors marks): two
+# players named "ㅤ" and "ㅤㅤ" sat side by side, indistinguishable.
+BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5", "\u180b", "\u180c",
+         "\u180d", "\u180e", "\u180f", *map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))}
+# ASCII characters that look like a letter (the key compares them as that letter).
+ASCII_LOOKALIKE = {"0": "o", "|": "l"}
 
 
 class BadName(ValueError):
@@ -34,10 +41,14 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot be empty")
     if len(name) > max_length:
         raise BadName(f"a name has at most {max_length} characters; this one has {len(name)}")
-    if any(unicodedata.category(ch)[0] == "C" for ch in name):  # control, format, unassigned
+    if any(unicodedata.category(ch)[0] == "C" or ch in BLANK for ch in name):  # control, format, unassigned
+        raise BadName("a name cannot hold control or invisible characters")
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):  # marks and spaces alone
         raise BadName("a name cannot hold control or invisible characters")
     if "/" in name:  # a name is part of a URL path
         raise BadName("a name cannot hold '/'")
+    if name.strip(".") == "":  # "." and ".." vanish from a URL path (a browser resolves them)
+        raise BadName("a name cannot be only dots")
     if confusables.is_dangerous(name):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
     if key(name) in {key(r) for r in RESERVED}:
@@ -47,8 +58,17 @@ def normalise(raw: str, max_length: int) -> str:
 
 @lru_cache(maxsize=4096)
 def _latin(ch: str) -> str:
+    """The ASCII letter ``ch`` looks like, if it looks like one, else ``ch``. Latin letters that
+    are not ASCII count too: ``ɑlice`` and ``ǀlia`` sat beside ``Alice`` and ``llia``."""
+    if ch.isascii():
+        return ASCII_LOOKALIKE.get(ch, ch)
+    small_capital = unicodedata.name(ch, "").removeprefix("LATIN LETTER SMALL CAPITAL ")
+    if len(small_capital) == 1:  # ᴀ, ʙ, ...: a smaller capital letter
+        return small_capital.lower()
     if categories.alias(ch) in ("LATIN", "COMMON"):
-        return ch
+        found = confusables.is_confusable(ch, preferred_aliases=[], greedy=True) or []
+        ascii_like = [h["c"] for f in found for h in f["homoglyphs"] if h["c"].isascii() and h["c"].isalpha()]
+        return ascii_like[0] if ascii_like else ch
     found = confusables.is_confusable(ch, preferred_aliases=["latin"])
     return found[0]["homoglyphs"][0]["c"] if found else ch
 

@@ -189,7 +189,8 @@ class Problem(BaseModel):
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in (400, 403, 404, 408, 409, 413, 415, 422, 428, 503, 504)}
+ERROR_STATUSES = (400, 403, 404, 408, 409, 412, 413, 415, 422, 428, 503, 504)
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in ERROR_STATUSES}
 
 
 class DeckOut(BaseModel):

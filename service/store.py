@@ -64,6 +64,10 @@ class Conflict(StoreError):
         self.current = current
 
 
+class PreconditionFailed(StoreError):
+    """A write made on a version of something that no longer exists (renamed or removed meanwhile)."""
+
+
 class PreconditionRequired(StoreError):
     """Replacing a tableau needs the version the writer saw (If-Match)."""
 
@@ -362,6 +366,11 @@ class Store:
                 if token is None or not _holds(existing[0], token):
                     raise Forbidden(f"{name!r} already has a tableau in this room; only that player can replace it")
                 self._check_version(name, existing[2], if_match)
+            elif if_match is not None:
+                # A correction made on a version of a player who has since been renamed or
+                # removed: writing it would add the tableau again under the old name.
+                raise PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); "
+                                         "reload the room")
             else:
                 self._check_name(db, room_id, name)
             overlay_id = self._put_overlay(db, overlay) if overlay else (existing[1] if existing else None)
@@ -404,13 +413,17 @@ class Store:
                        (new_name, time.time(), room_id, name))
             return version + 1
 
-    def remove_player(self, room_id: str, name: str, token: str | None, owner_token: str | None) -> None:
-        """A player leaves (their token) or is removed by the room's creator (the owner token)."""
+    def remove_player(self, room_id: str, name: str, token: str | None, owner_token: str | None,
+                      if_match: int | None = None) -> None:
+        """A player leaves (their token) or is removed by the room's creator (the owner token);
+        with ``if_match``, only the version of the player the remover saw."""
         with self._transaction() as db:
             _, owner, _ = self._bump(db, room_id)
-            token_hash, _ = self._player(db, room_id, name)
+            token_hash, version = self._player(db, room_id, name)
             if not (_holds(token_hash, token) or _holds(owner, owner_token)):
                 raise Forbidden(f"only {name!r} or the room's creator can remove {name!r}")
+            if if_match is not None:
+                self._check_version(name, version, if_match)
             db.execute("DELETE FROM players WHERE room_id = ? AND name = ?", (room_id, name))
 
     # overlays

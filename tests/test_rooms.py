@@ -66,6 +66,14 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     assert r.status_code == 200 and r.json()["room"]["players"] == ["Anna", "ben"] and r.headers["ETag"] == '"2"'
     assert client.patch(f"/api/rooms/{rid}/players/Anna", json={"name": "BEN"},
                         headers={"X-Player-Token": ann["token"], "If-Match": '"2"'}).status_code == 422  # taken
+    # a correction made on ann's version before the rename (her other phone): no second tableau
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
+                   headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
+    assert r.status_code == 412 and "no longer in this room" in r.json()["detail"], r.text
+    assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Anna", "ben"]
+    # a removal with a stale version is a conflict, not done
+    r = client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner, "If-Match": '"999"'})
+    assert r.status_code == 409 and client.get(f"/api/rooms/{rid}").json()["players"] == ["Anna", "ben"]
     # remove: not by another player; by oneself; by the creator
     assert client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Player-Token": ann["token"]}).status_code == 403
     assert client.delete(f"/api/rooms/{rid}/players/Anna", headers={"X-Player-Token": ann["token"]}).status_code == 200
@@ -84,6 +92,9 @@ def test_names_are_normalised(client, name, stored):
     ("alice", 422, "too like"), ("ALICE ", 422, "too like"), ("Аlice", 422, "mixes scripts"),  # Cyrillic А
     ("Ａｌｉｃｅ", 403, "already has a tableau"),  # full width: NFKC makes it Alice herself
     ("x" * 100, 422, "at most 40"), ("x" * 6000, 422, "at most 200"), ("a\u200bb", 422, "invisible"),
+    # an attack on a running server: Latin look-alikes, letters and marks that show nothing, dots
+    ("ɑlice", 422, "too like"), ("ᴀlice", 422, "too like"), ("\u3164", 422, "invisible"), ("\u2800", 422, "invisible"),
+    ("Alice\u034f", 422, "invisible"), ("%2E%2E", 422, "only dots"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     rid = client.post("/api/rooms", json={}).json()["id"]

@@ -172,10 +172,10 @@ async def rename_player(svc: Svc, response: Response, room_id: RoomId, name: Pla
 
 @router.delete("/api/rooms/{room_id}/players/{name}", summary="Leave (your token) or remove a player (the room's)",
                response_model=Removed, response_model_exclude_unset=True)
-async def remove_player(svc: Svc, response: Response, room_id: RoomId, name: PlayerName,
+async def remove_player(svc: Svc, response: Response, room_id: RoomId, name: PlayerName, if_match: IfMatch,
                         x_player_token: PlayerToken = None, x_room_token: RoomToken = None):
     name = names.fold(name)  # as stored, unchecked: a name stored before the checks can still go
-    await svc.db(svc.store.remove_player, room_id, name, x_player_token, x_room_token)
+    await svc.db(svc.store.remove_player, room_id, name, x_player_token, x_room_token, if_match)
     return {"removed": name, "room": await room_doc(svc, room_id, response)}
 
 
