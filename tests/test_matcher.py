@@ -231,3 +231,41 @@ def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_
     photo = cv2.imencode(".jpg", np.full((300, 400, 3), 90, np.uint8))[1].tobytes()
     with pytest.raises(EnrolError, match="^table.jpg: too many tableaux in one photo .*photograph the one tableau alone"):
         from_photo(reader, embedder, photo, Tableau([None] * 20), "table.jpg")
+
+
+def _card_on_table(face: np.ndarray, short: int, kind: str, rng, at=(800, 600), size=(1200, 1600)) -> np.ndarray:
+    """A phone photo of one card lying on a table: ``short`` px across, seen a little tilted."""
+    table = table_surface(rng, *size, kind)
+    h = short * 88.9 / 63.5
+    src = np.float32([[0, 0], [face.shape[1], 0], [face.shape[1], face.shape[0]], [0, face.shape[0]]])
+    cx, cy = at
+    dst = np.float32([[cx - short / 2, cy - h / 2], [cx + short / 2, cy - h / 2],
+                      [cx + short * 0.54, cy + h / 2], [cx - short * 0.54, cy + h / 2]])
+    M = cv2.getPerspectiveTransform(src, dst)
+    card = cv2.warpPerspective(face, M, size[::-1])
+    mask = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), M, size[::-1])
+    return np.where(mask[..., None] > 0, card, table)
+
+
+def test_phone_photos_of_single_cards_near_or_far_enrol_a_deck_that_names_its_faces(reader, embedder):
+    """A card filling much of the frame is bigger than any card of a tableau the finder learned
+    from: photos of single cards 400-700 px across (of 1600) found no card at all, and `deck add`
+    refused every one (a newcomer following the README). Each photo is now looked at zoomed out."""
+    from ecoscore.vision.enrol import EnrolError, card_from_image
+    from ecoscore.vision.matcher import CardMatcher, References
+
+    deck, rng = generate_deck(DECK_SEEDS[0], "framed"), np.random.default_rng(5)
+    faces = {card: deck.faces[card][0] for card in CardType}
+    kinds = ("wood", "cloth", "felt")
+    for short in (200, 400, 600):
+        crops = {}
+        for k, (card, face) in enumerate(faces.items()):
+            photo = _card_on_table(face, short, kinds[k % 3], rng)
+            crops[card] = [card_from_image(reader, cv2.imencode(".jpg", photo)[1].tobytes(), card.value)]
+        matcher = CardMatcher(embedder, References.embed(deck.name, embedder, crops))
+        named = matcher([cv2.resize(f, (64, 64), interpolation=cv2.INTER_AREA) for f in faces.values()]).argmax(1)
+        assert [matcher.names[i] for i in named] == [card.value for card in faces], short
+    two = np.maximum(_card_on_table(faces[CardType.BEAR], 300, "felt", rng, at=(450, 600)),
+                     _card_on_table(faces[CardType.WOLF], 300, "felt", rng, at=(1150, 600)))
+    with pytest.raises(EnrolError, match="2 cards in it"):
+        card_from_image(reader, cv2.imencode(".jpg", two)[1].tobytes(), "bear/two.jpg")

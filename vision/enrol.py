@@ -14,10 +14,10 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from ecoscore.geometry import points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cells_short
 
-from .crops import warp_quad
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, decode
 from .matcher import CardEmbedder
@@ -25,10 +25,16 @@ from .pipeline import NoTableauError, Reader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
 CARD_ASPECT = 88.9 / 63.5
-MIN_CARD_SHARE = 0.08  # of the photo's area: a smaller card is too far away to serve as a reference
-# A photo in which the finder finds no card is taken as a scan only with a card's proportions
-# (88.9 / 63.5 = 1.40, within 4 %): a 4:3 (1.33) or 16:9 phone photo with no card found is
-# refused. The matcher's empty prototype cannot tell a bare table from a face when the table
+# A photo of one card is looked at shrunk into a canvas this many times its size, in turn: a
+# card filling the frame is bigger than any card of a tableau the finder learned from (cards
+# 400 px wide in a 1600 px photo were not found at all, 300 px ones in pieces).
+ZOOM_OUTS = (2, 3, 1)
+MIN_CARD_PX = 96  # a card's short side in the photo, in its own pixels: less is too far to serve as a reference
+PHOTO_SIZED = 0.8  # a box over this share of the photo, zoomed out, is the photo's own edge
+SECOND_CARD, AS_SURE = 0.3, 0.1  # a box this big beside the card (of its area), as sure less this, is a second card
+# An image with a card's proportions (88.9 / 63.5 = 1.40, within 4 %) is taken as a scan cut to
+# the card; any other is a photo in which the finder must box one card: a 4:3 (1.33) or 16:9
+# phone photo with no card found is refused. The matcher's empty prototype cannot tell a bare table from a face when the table
 # fills the frame (measured: faces reach 0.69 cosine with it, tables go down to 0.04).
 SCAN_ASPECT_TOLERANCE = 0.04
 # Cards the grid names where the finder found none, left out of a photo's references; more and
@@ -48,28 +54,70 @@ def _type_of_folder(name: str) -> CardType | None:
 
 
 def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
-    """The card in an image of one card: the finder's box where it finds one, else the whole
-    image when it has a card's proportions (a scan cut to the card)."""
+    """The card in an image of one card: the whole image when it has a card's proportions (a
+    scan cut to the card), else the card the finder boxes in it (a phone photo of one card)."""
     try:
         photo = decode(data)
     except ImageError as err:
         raise EnrolError(f"{where}: {err}") from None
     image = photo.image
     h, w = image.shape[:2]
-    det = reader.find(image)
-    if len(det):
-        area = det.sizes[:, 0] * det.sizes[:, 1]
-        best = int(np.argmax(area * det.scores))
-        if area[best] >= MIN_CARD_SHARE * h * w:
-            quad = _portrait(det.quads[best])
-            full = photo.at_least(int(max(h, w) * min(4.0, 2 * REFERENCE_PX / det.sizes[best, 1])))
-            return warp_quad(full.image, quad * (full.scale / photo.scale), REFERENCE_PX)
-    aspect = max(h, w) / min(h, w)
-    if abs(aspect / CARD_ASPECT - 1) <= SCAN_ASPECT_TOLERANCE:
+    if abs(max(h, w) / min(h, w) / CARD_ASPECT - 1) <= SCAN_ASPECT_TOLERANCE:
+        # A card's proportions: a scan cut to the card (zoomed out, the finder boxes the whole
+        # scan as the photo's edge, and may box its picture as a small card).
         upright = image if h >= w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         return cv2.resize(upright, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
-    raise EnrolError(f"{where}: no card found in it (photograph one card filling most of the frame, "
+    quad = _one_card(reader, image, where)
+    if quad is not None:
+        short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])))
+        if short / photo.scale < MIN_CARD_PX:
+            raise EnrolError(f"{where}: the card is small in it (about {short / photo.scale:.0f} px wide): "
+                             "come closer, the card filling much of the frame")
+        quad = _portrait(quad)
+        full = photo.at_least(int(max(h, w) * min(4.0, max(1.0, 2 * REFERENCE_PX / short))))
+        return warp_quad(full.image, quad * (full.scale / photo.scale), REFERENCE_PX)
+    raise EnrolError(f"{where}: no card found in it (photograph one card alone, all of it in the frame, "
                      "or give a scan cut to the card's edges)")
+
+
+def _one_card(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | None:
+    """The corners of the one card in ``image`` (its pixels), from the first zoom-out
+    (``ZOOM_OUTS``) at which the finder boxes one card; None: no card at any. A photo in which
+    every zoom-out that boxes a card boxes two alike is refused: which one is the type's
+    reference would be a guess."""
+    h, w = image.shape[:2]
+    several = 0
+    for zoom in ZOOM_OUTS:
+        k = reader.finder.imgsz / zoom / max(h, w)
+        small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
+        k = small.shape[1] / w
+        pad_y, pad_x = (zoom - 1) * small.shape[0] // 2, (zoom - 1) * small.shape[1] // 2
+        canvas = cv2.copyMakeBorder(small, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+        det = reader.finder(canvas).shifted((-pad_x, -pad_y))
+        # A card photographed alone lies whole in the frame: a box the photo's edge cuts is the
+        # table (a plank of a wooden table); and zoomed out, the photo's own edges are a
+        # rectangle on grey: a box that big is the photo.
+        sh, sw = small.shape[:2]
+        slack = 0.01 * max(sh, sw)
+        in_frame = np.all((det.quads >= -slack) & (det.quads <= np.array([sw, sh]) + slack), axis=(1, 2))
+        det = det.subset(in_frame & (det.sizes[:, 0] * det.sizes[:, 1] < PHOTO_SIZED * sh * sw))
+        if not len(det):
+            continue
+        area = det.sizes[:, 0] * det.sizes[:, 1]
+        best = int(np.argmax(det.scores))
+        quad = det.quads[best] / k
+        # A second card is a box as sure and nearly as big, not inside the card (its picture
+        # boxed in pieces), nor a less sure box on the table (a wooden table's planks: 0.63-0.75
+        # where the card was 0.83-0.93).
+        inside = points_in_quads(det.centers, det.quads[best][None])[:, 0]
+        others = [i for i in range(len(det)) if i != best and area[i] >= SECOND_CARD * area[best] and not inside[i]
+                  and det.scores[i] >= det.scores[best] - AS_SURE]
+        if not others:
+            return quad
+        several = len(others) + 1  # maybe a patterned table boxed at this zoom: try the next one
+    if several:
+        raise EnrolError(f"{where}: {several} cards in it: photograph one card alone")
+    return None
 
 
 def _portrait(quad: np.ndarray) -> np.ndarray:
