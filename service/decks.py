@@ -22,6 +22,7 @@ class Decks:
         self._embedder: CardEmbedder | None = None
         self._loaded: OrderedDict[str, tuple[object, CardMatcher]] = OrderedDict()
         self._lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}  # one per deck name: a deck is embedded once at a time
 
     @property
     def embedder(self) -> CardEmbedder:
@@ -33,15 +34,31 @@ class Decks:
     def matcher(self, name: str) -> CardMatcher:
         """The matcher of deck ``name``; ``DeckStoreError`` if there is no such deck."""
         check_name(name)
+        kept = self._kept(name)
+        if kept is not None:
+            return kept
+        # Reads of a deck not loaded yet wait for one embedding of it, not one each: four at
+        # once embedded a deck of 389 references four times over (57 s of CPU, RSS +3.9 GB).
+        with self._lock:
+            loading = self._loading.setdefault(name, threading.Lock())
+        with loading:
+            kept = self._kept(name)
+            if kept is not None:
+                return kept
+            stamp = self.store.stamp(name)
+            matcher = CardMatcher(self.embedder, self.store.references(name, self.embedder))
+            with self._lock:
+                self._loaded[name] = (stamp, matcher)
+                self._loaded.move_to_end(name)
+                while len(self._loaded) > KEEP:
+                    self._loaded.popitem(last=False)
+        return matcher
+
+    def _kept(self, name: str) -> CardMatcher | None:
+        """The matcher kept for ``name``, if its deck has not changed since it was loaded."""
         stamp = self.store.stamp(name)
         with self._lock:
             if name in self._loaded and self._loaded[name][0] == stamp:
                 self._loaded.move_to_end(name)
                 return self._loaded[name][1]
-        matcher = CardMatcher(self.embedder, self.store.references(name, self.embedder))
-        with self._lock:
-            self._loaded[name] = (stamp, matcher)
-            self._loaded.move_to_end(name)
-            while len(self._loaded) > KEEP:
-                self._loaded.popitem(last=False)
-        return matcher
+        return None

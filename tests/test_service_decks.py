@@ -82,3 +82,43 @@ def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):
     row, col = divmod(gap, COLS)
     assert r.json()["doubts"] == [f"řada {row + 1} sloupec {col + 1}: mřížka tam uvádí kartu, ale na fotce tam "
                                   "žádná nalezena nebyla: odtud se do balíčku nic nepřidalo"]
+
+
+def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_path):
+    """Four reads at once of a deck not loaded embedded it four times over (57 s of CPU), and a
+    deck of 400 references embedded in one network call held 2.9 GB at its peak (an attack on
+    a running server): now one embedding, batch by batch."""
+    import threading
+    import time
+
+    import numpy as np
+
+    from ecoscore.service.decks import Decks
+    from ecoscore.vision.deckstore import DeckStore
+    from ecoscore.vision.matcher import EMBED_BATCH, CardEmbedder
+
+    store = DeckStore(tmp_path)
+    rng = np.random.default_rng(0)
+    store.add("big", {card: [rng.integers(0, 255, (90, 60, 3), dtype=np.uint8) for _ in range(3)] for card in CardType},
+              "test")
+    embedder = CardEmbedder()
+    batches = []
+    network = embedder.network
+
+    def counted(blob):
+        batches.append(len(blob))
+        time.sleep(0.01)  # long enough for the other reads to arrive while it embeds
+        return network(blob)
+
+    embedder.network = counted
+    decks = Decks(store)
+    decks._embedder = embedder
+    got = []
+    readers = [threading.Thread(target=lambda: got.append(decks.matcher("big"))) for _ in range(4)]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    crops = 33 * 5 * 4  # 33 references, 5 views each, 4 turns
+    assert sum(batches) <= crops + 8 * len(batches) and max(batches) <= EMBED_BATCH  # once, a batch at a time
+    assert len(got) == 4 and all(m is got[0] for m in got)
