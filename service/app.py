@@ -124,6 +124,9 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         version=__version__,
         description="Score photographed Ecosystem tableaux exactly, with the reason for every point.",
         lifespan=lifespan,
+        # No redirect to the path without its trailing slash: Starlette builds it from the
+        # request's Host header, and links never come from that (a proxy's upstream name, http).
+        redirect_slashes=False,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -15,7 +15,9 @@ MAX_OTHERS = 10
 MAX_GRID_TEXT = 2000  # characters of a grid given as text (4 lines of 5 names, comments too)
 MAX_RAW_NAME = 200  # characters before normalising; the normalised name is capped by the settings
 
-Count = Annotated[int, Field(ge=0, le=100)]
+MAX_COUNT = 100  # streams or wolves of a player not photographed
+MAX_NEUTRAL_STREAMS, MAX_NEUTRAL_WOLVES = 20, 12  # the neutral pile of a two-player game
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Cell = Annotated[str, Field(max_length=40)] | None
 GridRows = Annotated[list[Annotated[list[Cell], Field(max_length=5)]], Field(max_length=5)]
 Grid = Annotated[str, Field(max_length=MAX_GRID_TEXT)] | GridRows
@@ -43,8 +45,8 @@ class NewRoom(BaseModel):
 
 
 class Neutral(BaseModel):
-    streams: int = Field(ge=0, le=20)
-    wolves: int = Field(ge=0, le=12)
+    streams: int = Field(ge=0, le=MAX_NEUTRAL_STREAMS)
+    wolves: int = Field(ge=0, le=MAX_NEUTRAL_WOLVES)
 
 
 class GridOnly(BaseModel):

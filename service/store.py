@@ -333,12 +333,14 @@ class Store:
     def set_neutral(self, room_id: str, streams: int, wolves: int, owner_token: str | None = None,
                     if_match: int | None = None) -> None:
         with self._transaction() as db:
-            self._as_owner(db, room_id, owner_token, if_match)
+            if self._as_owner(db, room_id, owner_token, if_match) != "two-player":
+                raise Invalid("the neutral pile is a two-player game's: this room is not one")
             db.execute("UPDATE rooms SET neutral_streams = ?, neutral_wolves = ? WHERE id = ?", (streams, wolves, room_id))
 
     def set_bot(self, room_id: str, grid: list[list[str | None]], owner_token: str | None = None, if_match: int | None = None) -> None:
         with self._transaction() as db:
-            self._as_owner(db, room_id, owner_token, if_match)
+            if self._as_owner(db, room_id, owner_token, if_match) != "solo":
+                raise Invalid("the bot plays a solo game: this room is not one")
             db.execute("UPDATE rooms SET bot_grid = ? WHERE id = ?", (json.dumps(grid), room_id))
 
     # players

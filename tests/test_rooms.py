@@ -171,6 +171,9 @@ def test_links_and_qr_come_from_the_settings_not_the_host_header(client):
     expected = io.BytesIO()  # a standalone SVG (with its xmlns), so that an <img> shows it
     segno.make(room["link"], error="m").save(expected, kind="svg", scale=6, border=4, xmldecl=False, light="#fff")
     assert qr == expected.getvalue().decode()
+    # A trailing slash is not redirected to a URL built from the Host header (a proxy's upstream).
+    r = client.get(f"/r/{room['id']}/", headers={"Host": "evil.example"}, follow_redirects=False)
+    assert r.status_code == 404 and "location" not in r.headers
 
 
 def test_room_codes_stay_out_of_the_access_log(client, caplog):

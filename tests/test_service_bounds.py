@@ -267,3 +267,35 @@ def test_an_abandoned_upload_is_not_read(settings):
         time.sleep(1.5)
     assert results[0][0] == 422
     assert reader.calls == 1, "the abandoned photo was read anyway"
+
+
+def test_form_counts_are_capped_as_the_json_routes_cap_them(client):
+    # The form fields took any number (99999999999999999999 came back as a JSON integer).
+    photo = {"photo": ("x.jpg", io.BytesIO(b"\xff\xd8\xff"), "image/jpeg")}
+    r = client.post("/api/photo", files=photo, data={"others": "99999999999999999999:0"})
+    assert r.status_code == 422 and "at most 100 streams or wolves" in r.json()["detail"]
+    r = client.post("/api/game", files=[("photos", ("x.jpg", io.BytesIO(b"\xff\xd8\xff"), "image/jpeg"))],
+                    data={"neutral": "21,0"})
+    assert r.status_code == 422 and "at most 20 streams and 12 wolves" in r.json()["detail"]
+
+
+def test_a_neutral_pile_or_a_bot_only_in_a_room_of_their_mode(client):
+    for mode, path, body, why in [("game", "neutral", {"streams": 1, "wolves": 1}, "two-player"),
+                                  ("solo", "neutral", {"streams": 1, "wolves": 1}, "two-player"),
+                                  ("two-player", "bot", {"grid": ALICE}, "solo"), ("game", "bot", {"grid": ALICE}, "solo")]:
+        room = client.post("/api/rooms", json={"mode": mode}).json()
+        r = client.put(f"/api/rooms/{room['id']}/{path}", json=body, headers={"X-Room-Token": room["owner_token"]})
+        assert r.status_code == 422 and why in r.json()["detail"], (mode, path, r.text)
+        assert client.get(f"/api/rooms/{room['id']}").json()["version"] == room["version"]  # nothing written
+
+
+def test_a_game_of_photos_holding_more_tableaux_than_players_is_refused(settings, reader):
+    # Three photos of four tableaux each were scored as a game of 12 (the cap is 8 players).
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, tableaux=(4, 4), p_multi=1.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    photos = [render_scene(load_deck("standin"), (777, i), params).jpeg for i in range(3)]
+    with TestClient(create_app(settings, reader=reader)) as c:
+        r = c.post("/api/game", files=[("photos", (f"{i}.jpg", io.BytesIO(p), "image/jpeg")) for i, p in enumerate(photos)])
+    assert r.status_code == 422 and "at most 8 players in a game: the photos hold" in r.json()["detail"], r.text

@@ -15,7 +15,18 @@ from ecoscore.vision.report import score_reads
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
-from ..schemas import ERRORS, MAX_GRID_TEXT, MAX_OTHERS, MAX_PLAYERS, MAX_RAW_NAME, GameOut, GridGame
+from ..schemas import (
+    ERRORS,
+    MAX_COUNT,
+    MAX_GRID_TEXT,
+    MAX_NEUTRAL_STREAMS,
+    MAX_NEUTRAL_WOLVES,
+    MAX_OTHERS,
+    MAX_PLAYERS,
+    MAX_RAW_NAME,
+    GameOut,
+    GridGame,
+)
 from .photos import photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
@@ -34,9 +45,12 @@ def tableau(grid: str | list, where: str) -> Tableau:
 
 def _pair(text: str, what: str) -> tuple[int, int] | None:
     try:
-        return parse_pair(text, what) if text.strip() else None
+        pair = parse_pair(text, what) if text.strip() else None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
+    if pair and (pair[0] > MAX_NEUTRAL_STREAMS or pair[1] > MAX_NEUTRAL_WOLVES):  # as the JSON routes cap it
+        raise HTTPException(422, f"{what}: at most {MAX_NEUTRAL_STREAMS} streams and {MAX_NEUTRAL_WOLVES} wolves")
+    return pair
 
 
 def others_of(text: str) -> list[tuple[int, int]] | None:
@@ -46,6 +60,8 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
         raise HTTPException(422, str(err)) from None
     if others and len(others) > MAX_OTHERS:
         raise HTTPException(422, f"others: at most {MAX_OTHERS} players, got {len(others)}")
+    if others and max(max(pair) for pair in others) > MAX_COUNT:  # as the JSON routes cap it
+        raise HTTPException(422, f"others: at most {MAX_COUNT} streams or wolves a player")
     return others
 
 
@@ -56,6 +72,9 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
 
     def score_and_draw() -> tuple[GameScore, list[ReadDoc], list[bytes]]:
+        found = sum(len(read.tableaux) for _, read in reads)
+        if found > MAX_PLAYERS:  # each tableau is a player: photos of several count each one
+            raise HTTPException(422, f"at most {MAX_PLAYERS} players in a game: the photos hold {found} tableaux")
         try:
             game, read_docs = score_reads(reads, neutral=neutral, bot=bot, others=others)
         except ValueError as err:
