@@ -66,3 +66,13 @@ def test_bad_input_exits_2_with_a_message(tmp_path):
     assert r.returncode == 2 and "--neutral" in r.stderr
     r = run("grid", str(EXAMPLES / "alice.txt"), str(EXAMPLES / "alice.txt"))
     assert r.returncode == 2 and "repeated: alice" in r.stderr
+
+
+def test_output_cut_short_by_its_reader_stops_quietly():
+    # `ecoscore grid ... --json | head -c 200` ended in a BrokenPipeError traceback.
+    game = [str(EXAMPLES / f"{name}.txt") for name in ("alice", "bruno")]
+    p = subprocess.Popen([sys.executable, "-m", "ecoscore", "grid", *game, "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before the first line is written
+    err = p.stderr.read().decode()
+    assert p.wait() == 141 and "Traceback" not in err, err

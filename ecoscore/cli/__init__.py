@@ -33,3 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ecoscore: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader of the output went away (`ecoscore grid ... | head`): stop quietly, as a
+        # shell tool does, and keep Python from failing again when it flushes stdout at exit.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what the shell reports for such a stop
