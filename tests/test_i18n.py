@@ -226,3 +226,21 @@ def test_a_refusal_holding_a_semicolon_is_translated_with_its_advice(refusal):
         whole = i18n.translate(f"{refusal}; {dark}", lang)
         assert whole == f"{i18n.translate(refusal, lang)}; {i18n.translate(dark, lang)}"
         assert "add light" not in whole and "no tableau read" not in whole
+
+
+def test_the_empty_cells_doubt_is_translated_cells_and_all():
+    # Its cells were written "row 1, col 5; row 4, col 1", which no catalogue wording matches:
+    # they reached Czech, Russian and Italian players in English.
+    import numpy as np
+
+    from ecoscore.scoring import CardType
+    from ecoscore.vision.lattice import TableauFit
+    from ecoscore.vision.pipeline import CellRead, tableau_doubts
+
+    empty = {(0, 4), (3, 0)}
+    cells = [CellRead(r, c, None if (r, c) in empty else CardType.BEAR, 1.0, "", 0.0, (r, c) not in empty, np.zeros((4, 2)))
+             for r in range(4) for c in range(5)]
+    (doubt,) = [d for d in tableau_doubts(cells, TableauFit({}, 0.0, False)) if "empty" in d]
+    for lang in ("cs", "ru", "it"):
+        out = i18n.translate(doubt, lang)
+        assert out != doubt and not re.search(r"\b(row|col),? \d", out), (lang, out)

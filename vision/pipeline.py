@@ -15,7 +15,7 @@ import numpy as np
 from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from ecoscore.scoring.cards import over_deck
-from ecoscore.scoring.tableau import cell_at
+from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts
 from .decode import Photo, decode
@@ -643,7 +643,7 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
             doubts.append(f"{cell_at(cell.row, cell.col)}: {d}")
     empty = [cell for cell in cells if cell.type is None and not cell.doubts]
     if empty:
-        where = "; ".join(cell_at(c.row, c.col) for c in empty)
+        where = cells_short([(c.row, c.col) for c in empty])  # the catalogue's wording: translated whole
         doubts.append(f"{len(empty)} empty cell{'s' if len(empty) > 1 else ''} ({where}): a mid-game tableau, or a card missed")
     for card, n in over_deck(Tableau([cell.type for cell in cells]).counts()):
         doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
