@@ -225,7 +225,9 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     assert pad["total"].endswith("?")
     assert page.text_content("#mine .tableau-title").startswith(f"Ann: {pad['total'][:-1]} points")
     assert page.eval_on_selector_all("#room-pad td.unsure", "tds => tds.length") == 1
-    assert f"Ann: {len(doubtful)} cards are in doubt, so the total is not final." in page.text_content("#room-winners")
+    winners = page.text_content("#room-winners")
+    assert f"Ann: {len(doubtful)} cards are in doubt, so the total is not final." in winners
+    assert re.match(r"Winners?: [^.]+\. ", winners), winners  # a sentence of its own ("Winner: Bruno Ann: 3 ...")
     assert not pad_values(page, "#room-pad", 2)["total"].endswith("?")
     doubt_lines = page.locator("#mine .doubts li").count()
     # correct one doubtful cell: the others keep their highlight and their lines
@@ -554,6 +556,16 @@ def test_total_and_pad_above_the_fold(server, new_page, photo_set, tmp_path, nam
     assert page.locator("#total").bounding_box()["y"] >= 0
     assert total["y"] + total["height"] <= viewport["height"], total
     shot(page, f"solo-{name}-en")
+
+
+def test_the_deck_menu_follows_a_language_switch(server, page):
+    # It said "standin (built in)" after switching to Czech, until the page was reloaded.
+    page.goto(server)
+    page.wait_for_function("document.querySelector('#deck option') !== null")
+    assert page.text_content("#deck option") == "standin (built in)"
+    page.select_option("#lang", "cs")
+    page.wait_for_function("document.querySelector('#deck option').textContent === 'standin (vestavěný)'")
+    assert not page.errors
 
 
 @pytest.mark.parametrize("locale", ["en-US", "cs-CZ", "ru-RU", "it-IT"])

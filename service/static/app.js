@@ -858,7 +858,10 @@ async function start() {
   await I18N.set(I18N.choose());
   $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
-  $("lang").addEventListener("change", async (e) => { await I18N.set(e.target.value, true); rerender(); resay(); });
+  $("lang").addEventListener("change", async (e) => {
+    await I18N.set(e.target.value, true); rerender(); resay();
+    loadDecks($("deck"));  // "(built in)" in the language chosen
+  });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.addEventListener("offline", () => showOffline(true));
   window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));
