@@ -203,6 +203,8 @@ class DeckOut(BaseModel):
 
 
 class RememberedOut(DeckOut):
+    token: str = Field(description="send as X-Deck-Token to add more cards to this deck (keep it: it is shown once "
+                                   "when the deck is started)")
     doubts: list[str] = Field(default_factory=list,
                               description="what was not taken: cells the grid names where the photo showed no card")
 

@@ -746,7 +746,8 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     request = urllib.request.Request(f"{deck_server}/api/decks/kitchen/photo", body, method="POST",
                                      headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
     with urllib.request.urlopen(request) as response:
-        assert json.loads(response.read())["complete"]
+        started = json.loads(response.read())
+    assert started["complete"]
 
     page.goto(deck_server)
     expect(page.locator("#deck option")).to_have_count(2)
@@ -759,6 +760,9 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     expect(page.locator("#deck")).to_have_value("kitchen")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)
+    page.click("#remember")  # this phone did not start the deck: it cannot teach it
+    expect(page.locator("#status")).to_contain_text("only the phone that started deck 'kitchen'", timeout=30000)
+    page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
     page.click("#remember")
     expect(page.locator("#status")).to_have_text("40 cards in deck kitchen: photos are now read with it.", timeout=30000)
     shot(page, "deck-remembered")

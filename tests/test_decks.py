@@ -8,7 +8,7 @@ import pytest
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.scoring import CardType
-from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError
+from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError, NotDeckOwner
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
@@ -199,3 +199,21 @@ def test_off_cuts_move_the_whole_cut_and_leave_the_other_banks_as_they_were():
 
     # Corner noise alone barely moves the cut's centre; a shift of σ 0.15 moves it ~18 px of 100.
     assert centre_moved(0.0) < 4 and 12 < centre_moved(0.15) < 25
+
+
+def test_a_deck_started_over_the_service_takes_cards_only_with_its_token(tmp_path):
+    # A deck's name is public (GET /api/decks): anyone could add a photo with a wrong grid to it
+    # and teach it wrong pictures, or fill it to its cap (an attack on a running server).
+    store = DeckStore(tmp_path)
+    store.add("ours", _crops(), "the page", owner="secret")
+    with pytest.raises(NotDeckOwner, match="only the phone that started deck 'ours'"):
+        store.add("ours", _crops(value=9), "an attacker", owner="guess")
+    store.add("ours", _crops(value=9), "the page again", owner="secret")
+    store.add("ours", _crops(value=18), "the command line")  # the machine's own user: no token needed
+    assert store.info("ours").sources == ["the page", "the page again", "the command line"]
+    store.add("mine", _crops(), "the command line")
+    with pytest.raises(NotDeckOwner, match="enrolled on the server"):
+        store.add("mine", _crops(value=9), "the page", owner="anything")
+    export = store.export("ours", tmp_path / "ours.zip")
+    with zipfile.ZipFile(export) as z:
+        assert "owner" not in z.read("deck.toml").decode()  # a friend's copy is theirs

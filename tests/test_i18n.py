@@ -105,6 +105,8 @@ MESSAGES = [
     "upload too large: the limit is 40 MB a photo",
     "p.jpg: upload too large: the limit is 40 MB",
     "at most 8 photos per game",
+    "deck 'kitchen' was enrolled on the server: change it there (`ecoscore deck add`)",
+    "only the phone that started deck 'kitchen' can add cards to it (its X-Deck-Token)",
     "the neutral pile is a two-player game's: this room is not one",
     "the bot plays a solo game: this room is not one",
     "neutral: at most 20 streams and 12 wolves",

@@ -50,9 +50,9 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     grid = format_text(truth_tableau(truth))
     r = client.post("/api/decks/standin/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
     assert r.status_code == 422 and "built-in" in r.json()["detail"]
-    r = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
-    assert r.status_code == 200, r.text
-    assert r.json()["complete"] and sum(r.json()["references"].values()) == 20
+    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    assert started.status_code == 200, started.text
+    assert started.json()["complete"] and sum(started.json()["references"].values()) == 20
     other = render_scene(deck, (42, 0), PARAMS)
     r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})
     assert r.status_code == 200, r.text
@@ -60,6 +60,15 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
     assert player["deck"] == "kitchen", "the answer says which deck's cards it read"
     assert "kitchen" in [d["name"] for d in client.get("/api/decks").json()["decks"]]
+    # More cards only with the deck's token: a stranger's photo with a wrong grid is refused
+    token = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": "guess"})
+    assert token.status_code == 403 and "only the phone that started deck 'kitchen'" in token.json()["detail"]
+    r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})  # no token
+    assert r2.status_code == 403
+    again = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": started.json()["token"]})
+    assert again.status_code == 200, again.text
 
 
 def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):

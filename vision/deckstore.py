@@ -10,6 +10,7 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import re
 import shutil
@@ -31,6 +32,7 @@ from .matcher import CardEmbedder, References
 DEFAULT_DECK = "standin"
 REFERENCE_PX = 128  # stored crops: twice the matcher's input, room for a bigger model later
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+OWNER_HASH = re.compile(r"[0-9a-f]{64}")
 MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
 MAX_IMPORT_BYTES = 40 * 2**20
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
@@ -39,6 +41,10 @@ MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square;
 
 class DeckStoreError(ValueError):
     """A deck that cannot be stored, found or imported; the message says why."""
+
+
+class NotDeckOwner(DeckStoreError):
+    """A change to a deck by someone who does not hold its owner token."""
 
 
 @dataclass
@@ -96,7 +102,8 @@ class DeckStore:
         if not (folder / "deck.toml").is_file():
             raise DeckStoreError(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
-        return DeckInfo(name, counts, _sources(folder / "deck.toml"), False)
+        sources, _ = _meta(folder / "deck.toml")
+        return DeckInfo(name, counts, sources, False)
 
     def images(self, name: str) -> dict[CardType, list[np.ndarray]]:
         if self.info(name).builtin:
@@ -126,14 +133,25 @@ class DeckStore:
             finally:
                 fcntl.lockf(handle, fcntl.LOCK_UN)
 
-    def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
-        """Add reference crops to a deck (created if new). A new deck must have every type."""
-        with self._locked():
-            return self._add(name, crops, source)
+    def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
+        """Add reference crops to a deck (created if new). A new deck must have every type.
 
-    def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str) -> DeckInfo:
+        ``owner``: the token of whoever adds over the service. A deck it creates keeps the
+        token's hash, and only that token adds to it; a deck enrolled on the machine (no owner)
+        the service does not change. Without ``owner`` (the command line, with the data
+        directory in hand) any deck may be added to."""
+        with self._locked():
+            return self._add(name, crops, source, owner)
+
+    def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
         folder = self._dir(name)
         before = None if not (folder / "deck.toml").is_file() else self.info(name)
+        owner_hash = _meta(folder / "deck.toml")[1] if before else (_hash(owner) if owner else None)
+        if before and owner is not None:
+            if owner_hash is None:
+                raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
+            if not hmac.compare_digest(owner_hash, _hash(owner)):
+                raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
         have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
         if missing:
@@ -157,7 +175,7 @@ class DeckStore:
                     i += 1
                     added += 1
         if added or before is None:  # a source that added nothing is not one
-            _write_toml(folder, name, [*sources, source])
+            _write_toml(folder, name, [*sources, source], owner_hash)
         for cache in folder.glob("embedded-*.npz"):
             cache.unlink()
         return self.info(name)
@@ -249,25 +267,32 @@ def _printable(source: str) -> str:
     return kept[:MAX_SOURCE_CHARS]
 
 
-def _sources(path: Path) -> list[str]:
-    """The sources a deck.toml lists; a file no one can read lists none, rather than breaking
-    every listing of the decks (it is written whole again by the deck's next add)."""
+def _meta(path: Path) -> tuple[list[str], str | None]:
+    """The sources a deck.toml lists and its owner's token hash. A file no one can read lists
+    no sources, rather than breaking every listing of the decks (it is written whole again by
+    the deck's next add), and no owner (the service then leaves the deck alone)."""
     try:
         meta = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return ["(deck.toml unreadable: sources unknown)"]
-    return [str(s) for s in meta.get("sources", [])]
+        return ["(deck.toml unreadable: sources unknown)"], None
+    owner = meta.get("owner")
+    return [str(s) for s in meta.get("sources", [])], owner if isinstance(owner, str) and OWNER_HASH.fullmatch(owner) else None
 
 
-def _toml(name: str, sources: list[str]) -> str:
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _toml(name: str, sources: list[str], owner_hash: str | None = None) -> str:
     kept = [_printable(s) for s in sources][-MAX_SOURCES:]
     quoted = ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in kept)
-    return f'name = "{name}"\nsources = [{quoted}]\n'
+    owner = f'owner = "{owner_hash}"\n' if owner_hash else ""  # never in an export: a friend's copy is theirs
+    return f'name = "{name}"\nsources = [{quoted}]\n{owner}'
 
 
-def _write_toml(folder: Path, name: str, sources: list[str]) -> None:
+def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "deck.toml").write_bytes(_toml(name, sources).encode("utf-8"))
+    (folder / "deck.toml").write_bytes(_toml(name, sources, owner_hash).encode("utf-8"))
 
 
 def default_store() -> DeckStore:

@@ -2,13 +2,14 @@
 its corrected grid adds each cell to a deck's references (a new deck needs every type)."""
 from __future__ import annotations
 
+import secrets
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
+from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import GridError, parse_grid
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NotDeckOwner
 from ecoscore.vision.enrol import EnrolError, from_photo, left_out_note
 
 from ..bodies import BoundedRoute
@@ -37,7 +38,9 @@ async def list_decks(svc: Svc):
 @router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
-                         grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = ""):
+                         grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = "",
+                         x_deck_token: Annotated[str | None, Header(max_length=200, description=(
+                             "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
         raise HTTPException(422, "the built-in deck cannot learn cards: name your own deck")
     try:
@@ -45,6 +48,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     except GridError as err:
         raise HTTPException(422, str(err)) from None
     limit = svc.settings.max_upload
+    # Whoever starts a deck here holds its token; only that token adds to it (a deck's name is
+    # public, and a wrong grid sent with a photo would teach it wrong pictures).
+    token = x_deck_token or secrets.token_urlsafe(18)
 
     def enrol() -> RememberedOut:
         photo.file.seek(0)
@@ -52,8 +58,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
-        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "))
-        return RememberedOut(**_out(info).model_dump(), doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
+        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token)
+        return RememberedOut(**_out(info).model_dump(), token=token,
+                             doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 
     try:
         return await svc.reads.run(enrol, gone=request.is_disconnected)
@@ -61,5 +68,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
     except Abandoned:
         raise HTTPException(408, "the client went away before its photo was read") from None
+    except NotDeckOwner as err:
+        raise HTTPException(403, str(err)) from None
     except (EnrolError, DeckStoreError) as err:
         raise HTTPException(422, str(err)) from None

@@ -551,7 +551,10 @@ async function rememberCards() {
   form.append("grid", grid);
   setStatus($("status"), () => t("ui.reading"));
   try {
-    const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form);
+    // The deck's token: this phone started the deck, and only it adds to it.
+    const tokenOf = `ecoscore-deck-token:${name}`, held = localStorage.getItem(tokenOf);
+    const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
+    localStorage.setItem(tokenOf, deck.token);
     localStorage.setItem(DECK_KEY, deck.name);
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
