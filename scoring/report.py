@@ -213,7 +213,8 @@ def score_pad(game: GameScore) -> str:
                      "(give --others S:W,... to compare)")
     for p in game.players:
         if p.incomplete:
-            lines.append(f"note: {p.name}'s tableau is incomplete ({len(p.tableau.empty_cells())} empty cells)")
+            n = len(p.tableau.empty_cells())
+            lines.append(f"note: {p.name}'s tableau is incomplete ({n} empty cell{'s' if n != 1 else ''})")
     for issue in game.deck_issues:
         lines.append(f"warning: {issue}")
     return "\n".join(lines) + "\n"

@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     max_players: int = Field(8, ge=1, le=100, description="players in a room or a scored game")
     max_others: int = Field(10, ge=0, description="other players' figures given with a photo or grid")
     max_name: int = Field(40, ge=1, description="characters of a player's name")
+    max_decks: int = Field(200, ge=1, description="decks the service keeps; past it, no new deck is started over "
+                                                  "the service (each ~1 MB; remove some with `ecoscore deck remove`)")
     # time bounds
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
     header_timeout: float = Field(10.0, gt=0, description="seconds to send a request's headers")

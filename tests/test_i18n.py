@@ -105,6 +105,7 @@ MESSAGES = [
     "upload too large: the limit is 40 MB a photo",
     "p.jpg: upload too large: the limit is 40 MB",
     "at most 8 photos per game",
+    "the service keeps at most 200 decks: no new one can be started (its keeper can remove some)",
     "deck 'kitchen' was enrolled on the server: change it there (`ecoscore deck add`)",
     "only the phone that started deck 'kitchen' can add cards to it (its X-Deck-Token)",
     "the neutral pile is a two-player game's: this room is not one",

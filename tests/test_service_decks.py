@@ -131,3 +131,18 @@ def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_
     crops = 33 * 5 * 4  # 33 references, 5 views each, 4 turns
     assert sum(batches) <= crops + 8 * len(batches) and max(batches) <= EMBED_BATCH  # once, a batch at a time
     assert len(got) == 4 and all(m is got[0] for m in got)
+
+
+def test_no_deck_is_started_over_the_service_past_its_cap(tmp_path, monkeypatch, reader):
+    # Each deck started over the service is ~1 MB on disk, and any client could start one after
+    # another (an attack on a running server).
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    from ecoscore.vision.deckstore import default_store
+
+    rng = __import__("numpy").random.default_rng(0)
+    default_store().add("one", {card: [rng.integers(0, 255, (90, 60, 3), dtype="uint8")] for card in CardType}, "test")
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", max_decks=1)
+    with TestClient(create_app(settings, reader=reader)) as c:
+        r = c.post("/api/decks/two/photo", files={"photo": ("x.jpg", io.BytesIO(b"\xff\xd8\xff"), "image/jpeg")},
+                   data={"grid": ". . . . .\n" * 4})
+        assert r.status_code == 422 and "at most 1 decks" in r.json()["detail"], r.text

@@ -53,6 +53,10 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     token = x_deck_token or secrets.token_urlsafe(18)
 
     def enrol() -> RememberedOut:
+        store = svc.decks.store
+        if x_deck_token is None and len(store.names()) - 1 >= svc.settings.max_decks:  # names() lists the stand-in
+            raise HTTPException(422, f"the service keeps at most {svc.settings.max_decks} decks: no new one can be "
+                                     "started (its keeper can remove some)")
         photo.file.seek(0)
         data = photo.file.read(limit + 1)
         if len(data) > limit:
