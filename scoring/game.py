@@ -118,6 +118,9 @@ def score_game(
         raise ValueError(f"player names must differ; repeated: {', '.join(duplicates)}")
     if bot is not None and len(players) != 1:
         raise ValueError("the solo bot plays against exactly one player")
+    if neutral is not None and (bot is not None or len(players) + len(others or ()) > 2):
+        raise ValueError(f"the neutral pile is for a game of two players, not of "
+                         f"{len(players) + len(others or ()) + (bot is not None)}")
     if neutral is not None and min(neutral) < 0:
         raise ValueError("the neutral pile's stream and wolf counts cannot be negative")
     if others is not None and any(min(o) < 0 for o in others):

@@ -45,10 +45,12 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot hold control or invisible characters")
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):  # marks and spaces alone
         raise BadName("a name cannot hold control or invisible characters")
-    if "/" in name:  # a name is part of a URL path
-        raise BadName("a name cannot hold '/'")
     if name.strip(".") == "":  # "." and ".." vanish from a URL path (a browser resolves them)
         raise BadName("a name cannot be only dots")
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in name):  # "·" beside "⸱", "-" beside "‐"
+        raise BadName("a name needs a letter or a digit")
+    if "/" in name:  # a name is part of a URL path
+        raise BadName("a name cannot hold '/'")
     if confusables.is_dangerous(name):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
     if key(name) in {key(r) for r in RESERVED}:
@@ -67,7 +69,9 @@ def _latin(ch: str) -> str:
         return small_capital.lower()
     if categories.alias(ch) in ("LATIN", "COMMON"):
         found = confusables.is_confusable(ch, preferred_aliases=[], greedy=True) or []
-        ascii_like = [h["c"] for f in found for h in f["homoglyphs"] if h["c"].isascii() and h["c"].isalpha()]
+        # A letter looks like an ASCII letter; a sign (’ ‐ −) like an ASCII sign.
+        ascii_like = [h["c"] for f in found for h in f["homoglyphs"]
+                      if len(h["c"]) == 1 and h["c"].isascii() and h["c"].isalpha() == ch.isalpha()]
         return ascii_like[0] if ascii_like else ch
     found = confusables.is_confusable(ch, preferred_aliases=["latin"])
     return found[0]["homoglyphs"][0]["c"] if found else ch

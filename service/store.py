@@ -360,7 +360,7 @@ class Store:
         Returns (token, version). The tableau, its read and its overlay are written in one
         transaction: all or nothing."""
         with self._transaction() as db:
-            self._bump(db, room_id)
+            _, _, room_before = self._bump(db, room_id)
             existing = db.execute(
                 "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
             ).fetchone()
@@ -383,9 +383,13 @@ class Store:
                 assert token is not None  # the player's own: checked above
                 return token, existing[2] + 1
             token = secrets.token_urlsafe(18)
+            # A new player's first version is the room's, not 1: each player write bumps the room
+            # too, so no later player of the same name can meet a version an earlier one had (a
+            # stale If-Match "1" removed a newcomer who took a renamed player's name).
+            version = room_before + 1
             db.execute("INSERT INTO players (room_id, name, token_hash, grid, read, overlay_id, updated, version) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, 1)", (room_id, name, _hash(token), *encoded))
-            return token, 1
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (room_id, name, _hash(token), *encoded, version))
+            return token, version
 
     @staticmethod
     def _check_version(name: str, current: int, if_match: int | None) -> None:

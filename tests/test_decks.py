@@ -217,3 +217,41 @@ def test_a_deck_started_over_the_service_takes_cards_only_with_its_token(tmp_pat
     export = store.export("ours", tmp_path / "ours.zip")
     with zipfile.ZipFile(export) as z:
         assert "owner" not in z.read("deck.toml").decode()  # a friend's copy is theirs
+
+
+def test_no_new_deck_past_the_cap_whoever_asks_and_a_damaged_export_is_refused(tmp_path):
+    store = DeckStore(tmp_path / "s")
+    store.add("one", _crops(), "test", owner="a", max_decks=1)
+    with pytest.raises(DeckStoreError, match="at most 1 decks"):  # any token: the cap is on new decks
+        store.add("two", _crops(), "test", owner="b", max_decks=1)
+    store.add("one", _crops(value=9), "more", owner="a", max_decks=1)  # an existing deck still learns
+    path = store.export("one", tmp_path / "one.zip")
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        member = z.getinfo("bear/0000.png")
+    start = member.header_offset + 30 + len(member.filename) + len(member.extra)
+    data[start + member.compress_size // 2] ^= 0xFF  # a bad CRC (a traceback, exit 1, before)
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(DeckStoreError, match="damaged"):
+        DeckStore(tmp_path / "t").import_(damaged)
+
+
+def test_a_cache_written_by_a_read_that_raced_an_add_is_never_loaded(tmp_path):
+    # A read embedding the deck while cards were added wrote its cache after the add had cleared
+    # the old one: the new cards went unread until the next add (an attack on a running server).
+    class Embedder:
+        version, imgsz = "test", 64
+
+        def __call__(self, crops):
+            return np.ones((len(crops), 4), np.float32)
+
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    before = store.references("d", Embedder())
+    (stale,) = tmp_path.glob("d/embedded-*.npz")
+    kept = stale.read_bytes()
+    store.add("d", _crops(value=9), "more")
+    stale.write_bytes(kept)  # the racing read's late write
+    after = store.references("d", Embedder())
+    assert len(after.vectors) == 2 * len(before.vectors)

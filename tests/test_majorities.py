@@ -52,6 +52,20 @@ def test_neutral_pile_competes_and_can_push_a_player_to_second():
     assert stream_points(r) == [0, 8]  # the pile's 4 streams form one group and take second
 
 
+
+def test_the_neutral_pile_only_in_a_game_of_two():
+    # It changed a game of three (25/30/48 -> 16/16/41) and a solo game against the bot: the
+    # pile is the third hand of a two-player game, nothing else (an attack on a running server).
+    with pytest.raises(ValueError, match="game of two players, not of 3"):
+        game(WOLVES[2], WOLVES[1], STREAM[3], neutral=(4, 3))
+    with pytest.raises(ValueError, match="game of two players, not of 3"):
+        score_game([("a", grid(WOLVES[2])), ("b", grid(WOLVES[1]))], neutral=(4, 3), others=[(1, 1)])
+    with pytest.raises(ValueError, match="game of two players, not of 2"):
+        score_game([("a", grid(WOLVES[2]))], neutral=(4, 3), bot=grid(WOLVES[1]))
+    alone = score_game([("a", grid(WOLVES[2]))], neutral=(0, 3))  # one player of two, scoring alone
+    assert alone.players[0].wolf.points == 8
+
+
 def test_alone_a_tableau_takes_first_place_provisionally():
     p = score_tableau(grid(WOLVES[1]))
     assert p.wolf.points == 12 and p.wolf.provisional

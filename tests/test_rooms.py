@@ -71,6 +71,13 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
                    headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
     assert r.status_code == 412 and "no longer in this room" in r.json()["detail"], r.text
     assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Anna", "ben"]
+    # a newcomer taking the old name never meets the old player's versions: a stale removal
+    # made on ann's version does not remove them
+    newcomer = join(client, rid, "ann")
+    assert newcomer["version"] > ann["version"]
+    r = client.delete(f"/api/rooms/{rid}/players/ann", headers={"X-Room-Token": owner, "If-Match": f'"{ann["version"]}"'})
+    assert r.status_code == 409 and "ann" in client.get(f"/api/rooms/{rid}").json()["players"]
+    assert client.delete(f"/api/rooms/{rid}/players/ann", headers={"X-Room-Token": owner}).status_code == 200
     # a removal with a stale version is a conflict, not done
     r = client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner, "If-Match": '"999"'})
     assert r.status_code == 409 and client.get(f"/api/rooms/{rid}").json()["players"] == ["Anna", "ben"]
@@ -94,7 +101,7 @@ def test_names_are_normalised(client, name, stored):
     ("x" * 100, 422, "at most 40"), ("x" * 6000, 422, "at most 200"), ("a\u200bb", 422, "invisible"),
     # an attack on a running server: Latin look-alikes, letters and marks that show nothing, dots
     ("ɑlice", 422, "too like"), ("ᴀlice", 422, "too like"), ("\u3164", 422, "invisible"), ("\u2800", 422, "invisible"),
-    ("Alice\u034f", 422, "invisible"), ("%2E%2E", 422, "only dots"),
+    ("Alice\u034f", 422, "invisible"), ("%2E%2E", 422, "only dots"), ("·", 422, "a letter or a digit"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     rid = client.post("/api/rooms", json={}).json()["id"]
@@ -102,6 +109,15 @@ def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
     assert r.status_code == status and why in str(r.json()["detail"]), r.text
     assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Alice"]
+
+
+def test_names_alike_but_for_a_look_alike_sign_clash(client):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    join(client, rid, "O'Neil")
+    join(client, rid, "Jean-Luc")
+    for name in ("O\u2019Neil", "Jean\u2010Luc", "Jean\u2212Luc"):
+        r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
+        assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
 
 
 def test_a_room_has_at_most_eight_players(client):

@@ -143,6 +143,14 @@ def test_no_deck_is_started_over_the_service_past_its_cap(tmp_path, monkeypatch,
     default_store().add("one", {card: [rng.integers(0, 255, (90, 60, 3), dtype="uint8")] for card in CardType}, "test")
     settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", max_decks=1)
     with TestClient(create_app(settings, reader=reader)) as c:
-        r = c.post("/api/decks/two/photo", files={"photo": ("x.jpg", io.BytesIO(b"\xff\xd8\xff"), "image/jpeg")},
-                   data={"grid": ". . . . .\n" * 4})
-        assert r.status_code == 422 and "at most 1 decks" in r.json()["detail"], r.text
+        scene = render_scene(generate_deck(HELD_OUT_SEEDS[52]), (41, 0), PARAMS)
+        grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
+        for token in ({}, {"X-Deck-Token": "any"}):  # a token of one's own did not count against the cap
+            r = c.post("/api/decks/two/photo", files={"photo": _jpeg(scene)}, data={"grid": grid}, headers=token)
+            assert r.status_code == 422 and "at most 1 decks" in r.json()["detail"], r.text
+        # A deck removed between the listing of names and the reading of one is left out, not a 500.
+        store = default_store()
+        real = store.info
+        monkeypatch.setattr(type(store), "info", lambda self, name: real("nosuch") if name == "one" else real(name))
+        listed = c.get("/api/decks")
+        assert listed.status_code == 200 and [d["name"] for d in listed.json()["decks"]] == ["standin"]

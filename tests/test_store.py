@@ -86,7 +86,7 @@ def test_an_existing_sqlite_store_upgrades_in_place(tmp_path, schema, owned):
     assert store.overlay("ov") == b"\xff\xd8\xff\xd9"
     # and it takes writes as a new store does
     token, version = store.put_player("oldroom", "bea", EMPTY, None, None, None)
-    assert (version, store.room("oldroom").version) == (1, 3)
+    assert (version, store.room("oldroom").version) == (3, 3)  # a new player's first version is the room's
     rid, owner = store.create_room("solo")
     store.set_bot(rid, EMPTY, owner)
     with store.db.connect() as db:
@@ -98,18 +98,19 @@ def test_an_existing_sqlite_store_upgrades_in_place(tmp_path, schema, owned):
 
 def test_rooms_players_versions_and_overlays(store):
     rid, owner = store.create_room("two-player")
-    tokens = {}
+    tokens, versions = {}, {}
     for name in ("zoe", "adam", "mia"):
-        tokens[name], _ = store.put_player(rid, name, EMPTY, {"confidence": 0.5}, b"\xff\xd8" + name.encode(), None)
+        tokens[name], versions[name] = store.put_player(rid, name, EMPTY, {"confidence": 0.5}, b"\xff\xd8" + name.encode(), None)
+    assert list(versions.values()) == [1, 2, 3]  # each begins at the room's version: never one another had
     room = store.room(rid)
     assert [p.name for p in room.players] == ["zoe", "adam", "mia"]  # the order they joined
     assert room.version == 3 and room.players[0].read == {"confidence": 0.5}
     assert store.overlay(room.players[1].overlay_id) == b"\xff\xd8adam"
-    _, v = store.put_player(rid, "adam", [["RB"] + [None] * 4] + EMPTY[1:], None, None, tokens["adam"], 1)
-    assert v == 2 and store.room(rid).players[1].grid[0][0] == "RB"
+    _, v = store.put_player(rid, "adam", [["RB"] + [None] * 4] + EMPTY[1:], None, None, tokens["adam"], 2)
+    assert v == 3 and store.room(rid).players[1].grid[0][0] == "RB"
     with pytest.raises(Conflict):
-        store.put_player(rid, "adam", EMPTY, None, None, tokens["adam"], 1)
-    assert store.rename_player(rid, "adam", "ada", tokens["adam"], 2) == 3
+        store.put_player(rid, "adam", EMPTY, None, None, tokens["adam"], 2)
+    assert store.rename_player(rid, "adam", "ada", tokens["adam"], 3) == 4
     assert [p.name for p in store.room(rid).players] == ["zoe", "ada", "mia"]  # renaming keeps the place
     store.set_neutral(rid, 2, 1, owner, store.room(rid).version)
     with pytest.raises(Conflict):

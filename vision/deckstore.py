@@ -18,6 +18,7 @@ import threading
 import tomllib
 import unicodedata
 import zipfile
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,14 +134,19 @@ class DeckStore:
             finally:
                 fcntl.lockf(handle, fcntl.LOCK_UN)
 
-    def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
+    def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
+            max_decks: int | None = None) -> DeckInfo:
         """Add reference crops to a deck (created if new). A new deck must have every type.
 
         ``owner``: the token of whoever adds over the service. A deck it creates keeps the
         token's hash, and only that token adds to it; a deck enrolled on the machine (no owner)
         the service does not change. Without ``owner`` (the command line, with the data
-        directory in hand) any deck may be added to."""
+        directory in hand) any deck may be added to. ``max_decks``: no new deck past this many
+        (counted under the lock: reads at once cannot each start one past it)."""
         with self._locked():
+            if max_decks is not None and not (self._dir(name) / "deck.toml").is_file() and len(self.names()) - 1 >= max_decks:
+                raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "
+                                     "(its keeper can remove some)")
             return self._add(name, crops, source, owner)
 
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
@@ -189,7 +195,11 @@ class DeckStore:
     def references(self, name: str, embedder: CardEmbedder) -> References:
         """The deck embedded by ``embedder``'s model (cached beside the crops)."""
         info = self.info(name)
-        cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}.npz"
+        # The cache is named by the deck's state too: a read that embedded the deck while cards
+        # were added wrote its cache after the add had cleared the old one, and the new cards
+        # went unread until the next add (an attack on a running server).
+        state = "" if info.builtin else "-{}-{}".format(*(self.stamp(name) or (0, 0)))
+        cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
         if cache.is_file():
             data = np.load(cache)
             return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"])
@@ -230,7 +240,7 @@ class DeckStore:
                 raise DeckStoreError(f"{path}: too many or too large members for a deck export")
             try:
                 meta = tomllib.loads(z.read("deck.toml").decode("utf-8"))
-            except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError, zipfile.BadZipFile, zlib.error, EOFError):
                 raise DeckStoreError(f"{path}: no readable deck.toml in it, not a deck export") from None
             for m in members:
                 parts = m.filename.split("/")
@@ -240,7 +250,10 @@ class DeckStore:
                     card = CardType(parts[0])
                 except ValueError:
                     continue
-                data = z.read(m)
+                try:
+                    data = z.read(m)
+                except (zipfile.BadZipFile, zlib.error, EOFError):  # a bad CRC, a damaged stream
+                    raise DeckStoreError(f"{path}: {m.filename} is damaged in the zip file") from None
                 w, h = _png_size(data)
                 image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if 0 < w * h <= MAX_IMPORT_PIXELS else None
                 if image is None:

@@ -30,7 +30,13 @@ def _out(info: DeckInfo) -> DeckOut:
 async def list_decks(svc: Svc):
     def work() -> DecksOut:
         store = svc.decks.store
-        return DecksOut(default=svc.settings.deck or DEFAULT_DECK, decks=[_out(store.info(n)) for n in store.names()])
+        decks = []
+        for name in store.names():
+            try:
+                decks.append(_out(store.info(name)))
+            except DeckStoreError:  # removed since it was listed (another process, another machine)
+                continue
+        return DecksOut(default=svc.settings.deck or DEFAULT_DECK, decks=decks)
 
     return await run_in_threadpool(work)
 
@@ -53,16 +59,13 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     token = x_deck_token or secrets.token_urlsafe(18)
 
     def enrol() -> RememberedOut:
-        store = svc.decks.store
-        if x_deck_token is None and len(store.names()) - 1 >= svc.settings.max_decks:  # names() lists the stand-in
-            raise HTTPException(422, f"the service keeps at most {svc.settings.max_decks} decks: no new one can be "
-                                     "started (its keeper can remove some)")
         photo.file.seek(0)
         data = photo.file.read(limit + 1)
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
-        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token)
+        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token,
+                                   max_decks=svc.settings.max_decks)
         return RememberedOut(**_out(info).model_dump(), token=token,
                              doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 
