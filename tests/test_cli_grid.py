@@ -76,3 +76,16 @@ def test_output_cut_short_by_its_reader_stops_quietly():
     p.stdout.close()  # the reader is gone before the first line is written
     err = p.stderr.read().decode()
     assert p.wait() == 141 and "Traceback" not in err, err
+
+
+def test_batch_and_eval_say_when_the_folder_does_not_exist(tmp_path, capsys):
+    # They said "no files in ..." and "has no truth/ folder" for a folder that is not there.
+    from ecoscore.cli import main
+
+    assert main(["batch", str(tmp_path / "nosuch"), "--out", str(tmp_path / "r.csv")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["batch", str(tmp_path / "empty"), "--out", str(tmp_path / "r.csv")]) == 2
+    assert "no photos in" in capsys.readouterr().err
+    assert main(["eval", str(tmp_path / "nosuch")]) == 2
+    assert "no such folder" in capsys.readouterr().err

@@ -12,7 +12,10 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.batch import collect, run_batch
 
     if not collect(args.target):
-        raise BadInput(f"no files in {args.target!r}")
+        looks_like_folder = not any(ch in args.target for ch in "*?[")
+        if looks_like_folder and not Path(args.target).exists():
+            raise BadInput(f"no such folder: {args.target!r}")
+        raise BadInput(f"no photos in {args.target!r} (JPEG, PNG, WebP or HEIC files, or a glob that finds some)")
     open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
     counts = run_batch(args.target, args.out, jsonl=args.jsonl, resume=args.resume, workers=args.workers,
                        deck=args.deck, cluster=args.cluster)

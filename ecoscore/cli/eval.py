@@ -12,6 +12,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ecoscore.vision.evaluate import evaluate
 
+    if not args.folder.is_dir():
+        raise BadInput(f"no such folder: {args.folder} (render a test set with `ecoscore synth --out {args.folder}`)")
     if not (args.folder / "truth").is_dir():
         raise BadInput(f"{args.folder} has no truth/ folder: render one with `ecoscore synth --out DIR`")
     ev = evaluate(open_reader_or_fail(args.deck), args.folder, args.limit)
