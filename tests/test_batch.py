@@ -59,7 +59,7 @@ def test_glob_and_empty_target(tmp_path, photo_set):
     assert batch(str(folder / "table*.jpg"), "--out", str(out)).returncode == 0
     assert len(list(csv.DictReader(out.open()))) == 3
     r = batch(str(tmp_path / "nothing*"), "--out", str(out))
-    assert r.returncode == 2 and "no files" in r.stderr
+    assert r.returncode == 2 and "no photos in" in r.stderr
 
 
 def _rows(out):
