@@ -20,8 +20,6 @@ blocking: the app calls them from a worker thread, never on the event loop.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import re
 import secrets
@@ -32,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecoscore.scoring import ReadDoc
+from ecoscore.tokens import holds, token_hash
 
 from . import migrations, names
 
@@ -95,14 +94,6 @@ class Room:
     bot_grid: list[list[str | None]] | None
     version: int
     players: list[PlayerRow]
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _holds(token_hash: str | None, token: str | None) -> bool:
-    return bool(token_hash and token and hmac.compare_digest(token_hash, _hash(token)))
 
 
 def path_from_url(url: str) -> Path:
@@ -289,7 +280,7 @@ class Store:
         now = time.time()
         with self._transaction() as db:
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash) VALUES (?, ?, ?, ?, ?)",
-                       (room_id, mode, now, now, _hash(owner)))
+                       (room_id, mode, now, now, token_hash(owner)))
         return room_id, owner
 
     def room(self, room_id: str) -> Room:
@@ -324,7 +315,7 @@ class Store:
         # The room is bumped (and so held) before it is checked: a concurrent write cannot slip
         # in between; a refusal rolls the bump back.
         mode, owner_hash, version = self._bump(db, room_id)
-        if not _holds(owner_hash, owner_token):
+        if not holds(owner_hash, owner_token):
             raise Forbidden("only the room's creator can change its settings (X-Room-Token)")
         if if_match is not None and if_match != version:
             raise Conflict(f"the room changed (version {version}, you had {if_match}); reload and try again", version)
@@ -365,7 +356,7 @@ class Store:
                 "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
             ).fetchone()
             if existing:
-                if token is None or not _holds(existing[0], token):
+                if token is None or not holds(existing[0], token):
                     raise Forbidden(f"{name!r} already has a tableau in this room; only that player can replace it")
                 self._check_version(name, existing[2], if_match)
             elif if_match is not None:
@@ -388,7 +379,7 @@ class Store:
             # stale If-Match "1" removed a newcomer who took a renamed player's name).
             version = room_before + 1
             db.execute("INSERT INTO players (room_id, name, token_hash, grid, read, overlay_id, updated, version) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (room_id, name, _hash(token), *encoded, version))
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (room_id, name, token_hash(token), *encoded, version))
             return token, version
 
     @staticmethod
@@ -410,8 +401,8 @@ class Store:
     def rename_player(self, room_id: str, name: str, new_name: str, token: str | None, if_match: int | None) -> int:
         with self._transaction() as db:
             self._bump(db, room_id)
-            token_hash, version = self._player(db, room_id, name)
-            if not _holds(token_hash, token):
+            stored, version = self._player(db, room_id, name)
+            if not holds(stored, token):
                 raise Forbidden(f"only {name!r} can rename themselves (X-Player-Token)")
             self._check_version(name, version, if_match)
             self._check_name(db, room_id, new_name, besides=name)
@@ -425,8 +416,8 @@ class Store:
         with ``if_match``, only the version of the player the remover saw."""
         with self._transaction() as db:
             _, owner, _ = self._bump(db, room_id)
-            token_hash, version = self._player(db, room_id, name)
-            if not (_holds(token_hash, token) or _holds(owner, owner_token)):
+            stored, version = self._player(db, room_id, name)
+            if not (holds(stored, token) or holds(owner, owner_token)):
                 raise Forbidden(f"only {name!r} or the room's creator can remove {name!r}")
             if if_match is not None:
                 self._check_version(name, version, if_match)

@@ -10,7 +10,6 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import re
 import shutil
@@ -27,6 +26,7 @@ import cv2
 import numpy as np
 
 from ecoscore.scoring import CardType
+from ecoscore.tokens import holds, token_hash
 
 from .matcher import CardEmbedder, References
 
@@ -54,6 +54,7 @@ class DeckInfo:
     counts: dict[CardType, int]
     sources: list[str]
     builtin: bool
+    owner: str | None = None  # the hash of the token that started the deck over the service
 
     @property
     def complete(self) -> bool:
@@ -103,8 +104,8 @@ class DeckStore:
         if not (folder / "deck.toml").is_file():
             raise DeckStoreError(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
-        sources, _ = _meta(folder / "deck.toml")
-        return DeckInfo(name, counts, sources, False)
+        sources, owner = _meta(folder / "deck.toml")
+        return DeckInfo(name, counts, sources, False, owner)
 
     def images(self, name: str) -> dict[CardType, list[np.ndarray]]:
         if self.info(name).builtin:
@@ -152,11 +153,11 @@ class DeckStore:
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
         folder = self._dir(name)
         before = None if not (folder / "deck.toml").is_file() else self.info(name)
-        owner_hash = _meta(folder / "deck.toml")[1] if before else (_hash(owner) if owner else None)
+        owner_hash = before.owner if before else (token_hash(owner) if owner else None)
         if before and owner is not None:
             if owner_hash is None:
                 raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
-            if not hmac.compare_digest(owner_hash, _hash(owner)):
+            if not holds(owner_hash, owner):
                 raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
         have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
@@ -290,10 +291,6 @@ def _meta(path: Path) -> tuple[list[str], str | None]:
         return ["(deck.toml unreadable: sources unknown)"], None
     owner = meta.get("owner")
     return [str(s) for s in meta.get("sources", [])], owner if isinstance(owner, str) and OWNER_HASH.fullmatch(owner) else None
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _toml(name: str, sources: list[str], owner_hash: str | None = None) -> str:
