@@ -41,18 +41,26 @@ class Decks:
         # once embedded a deck of 389 references four times over (57 s of CPU, RSS +3.9 GB).
         with self._lock:
             loading = self._loading.setdefault(name, threading.Lock())
-        with loading:
-            kept = self._kept(name)
-            if kept is not None:
-                return kept
-            stamp = self.store.stamp(name)
-            matcher = CardMatcher(self.embedder, self.store.references(name, self.embedder))
+        try:
+            with loading:
+                kept = self._kept(name)
+                if kept is not None:
+                    return kept
+                stamp = self.store.stamp(name)
+                matcher = CardMatcher(self.embedder, self.store.references(name, self.embedder))
+                with self._lock:
+                    self._loaded[name] = (stamp, matcher)
+                    self._loaded.move_to_end(name)
+                    while len(self._loaded) > KEEP:
+                        self._loaded.popitem(last=False)
+            return matcher
+        finally:
+            # The lock lives only while a load of the deck is under way: kept for every name a
+            # client sent (most naming no deck at all), the map grew without bound. A read
+            # still waiting on this lock finds the matcher kept when it gets it.
             with self._lock:
-                self._loaded[name] = (stamp, matcher)
-                self._loaded.move_to_end(name)
-                while len(self._loaded) > KEEP:
-                    self._loaded.popitem(last=False)
-        return matcher
+                if self._loading.get(name) is loading and not loading.locked():
+                    del self._loading[name]
 
     def _kept(self, name: str) -> CardMatcher | None:
         """The matcher kept for ``name``, if its deck has not changed since it was loaded."""

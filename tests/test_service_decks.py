@@ -131,6 +131,13 @@ def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_
     crops = 33 * 5 * 4  # 33 references, 5 views each, 4 turns
     assert sum(batches) <= crops + 8 * len(batches) and max(batches) <= EMBED_BATCH  # once, a batch at a time
     assert len(got) == 4 and all(m is got[0] for m in got)
+    # Names a client sends that hold no deck leave nothing behind (the map of loads grew per name).
+    from ecoscore.vision.deckstore import DeckStoreError
+
+    for k in range(50):
+        with pytest.raises(DeckStoreError):
+            decks.matcher(f"nosuch-{k}")
+    assert decks._loading == {}
 
 
 def test_no_deck_is_started_over_the_service_past_its_cap(tmp_path, monkeypatch, reader):
