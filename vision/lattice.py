@@ -227,7 +227,8 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
     # A box lying on a tableau's cell is that cell's card boxed again (looser, or turned), not a
     # loose card.
     cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()]).reshape(-1, 4, 2)
-    loose = [i for i in loose if not inside_any(det.centers[i], cells)]
+    on_cells = np.asarray(points_in_quads(det.centers, cells).any(axis=1), bool)
+    loose = [i for i in loose if not on_cells[i]]
     for fit in fits:  # a card beside one grid may be part of another tableau after all
         fit.off_grid = [i for i in fit.off_grid if i in loose]
     return fits, loose
@@ -357,11 +358,6 @@ def _lattice_steps(points: np.ndarray) -> np.ndarray | None:
 def _half_turn_diff(a, b):
     """Difference of directions modulo a half turn (a step and its reverse are one direction)."""
     return np.abs(((a - b) + np.pi / 2) % np.pi - np.pi / 2)
-
-
-def inside_any(point: np.ndarray, quads: np.ndarray) -> bool:
-    """Whether ``point`` lies inside any of the convex ``quads`` (M × 4 × 2, either winding)."""
-    return len(quads) > 0 and bool(points_in_quads(point, quads).any())
 
 
 def _on_lattice(H, det: Detections, used: set[int], bounds, trust_boxes: bool = True) -> tuple[list[int], np.ndarray]:

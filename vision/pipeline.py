@@ -9,7 +9,6 @@ import time
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-import cv2
 import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads, warp_quad
@@ -19,7 +18,7 @@ from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts
 from .decode import Photo, decode
-from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux, inside_any
+from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 from .second_look import OUTLINE_CARDS, fit_outline, fit_wider, from_quads, look_again, missing_cells, oblique, overlap
@@ -583,7 +582,8 @@ def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:
     """Whether a cell of ``fit`` lies on a cell another tableau reads (its centre inside it),
     found card or not: a card read in two tableaux would be scored twice."""
     read = np.array([cell.quad for other in others for cell in other.cells.values() if cell.inside]).reshape(-1, 4, 2)
-    return any(inside_any(cell.quad.mean(0), read) for cell in fit.cells.values())
+    centres = np.array([cell.quad.mean(0) for cell in fit.cells.values()])
+    return bool(points_in_quads(centres, read).any())
 
 
 def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[int]:
@@ -596,10 +596,7 @@ def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[
 
 def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
     """Whether any of ``points`` (each of them, with ``each``) lies in one of the fit's cells."""
-    inside = np.zeros(len(points), bool)
-    for cell in fit.cells.values() if len(points) else ():
-        quad = cell.quad.astype(np.float32)
-        inside |= np.array([cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in points], bool)
+    inside = points_in_quads(points, np.array([cell.quad for cell in fit.cells.values()])).any(1)
     return inside if each else bool(inside.any())
 
 
