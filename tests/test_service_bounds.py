@@ -299,3 +299,7 @@ def test_a_game_of_photos_holding_more_tableaux_than_players_is_refused(settings
     with TestClient(create_app(settings, reader=reader)) as c:
         r = c.post("/api/game", files=[("photos", (f"{i}.jpg", io.BytesIO(p), "image/jpeg")) for i, p in enumerate(photos)])
     assert r.status_code == 422 and "at most 8 players in a game: the photos hold" in r.json()["detail"], r.text
+    # A service seating fewer players (its setting, as its rooms do) refuses one photo of four.
+    with TestClient(create_app(settings.model_copy(update={"max_players": 3}), reader=reader)) as c:
+        r = c.post("/api/photo", files={"photo": ("0.jpg", io.BytesIO(photos[0]), "image/jpeg")})
+    assert r.status_code == 422 and "at most 3 players in a game: the photos hold 4" in r.json()["detail"], r.text

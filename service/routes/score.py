@@ -71,10 +71,13 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     named = [photo_name(svc, names[k] if k < len(names) else "", f, k) for k, f in enumerate(files)]
     reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
 
+    # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
+    most = min(svc.settings.max_players, MAX_PLAYERS)
+
     def score_and_draw() -> tuple[GameScore, list[ReadDoc], list[bytes]]:
         found = sum(len(read.tableaux) for _, read in reads)
-        if found > MAX_PLAYERS:  # each tableau is a player: photos of several count each one
-            raise HTTPException(422, f"at most {MAX_PLAYERS} players in a game: the photos hold {found} tableaux")
+        if found > most:  # each tableau is a player: photos of several count each one
+            raise HTTPException(422, f"at most {most} players in a game: the photos hold {found} tableaux")
         try:
             game, read_docs = score_reads(reads, neutral=neutral, bot=bot, others=others)
         except ValueError as err:
