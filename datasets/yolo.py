@@ -45,7 +45,8 @@ def obb_label_lines(truth: Truth) -> list[str]:
     return lines
 
 
-def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter: float = 0.04):
+def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter: float = 0.04,
+               size: int = CROP_SIZE):
     """(crop, class name) for each cell of each tableau that lies fully in the frame.
 
     Quads are perturbed the way the lattice fit and the finder err (corner noise, a cell a
@@ -62,7 +63,7 @@ def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter
             center = quad.mean(0)
             quad = center + (quad - center) * rng.uniform(0.98, 1.12)
             quad += rng.normal(0, jitter * side, quad.shape)
-            crop = warp_quad(image, quad, CROP_SIZE)
+            crop = warp_quad(image, quad, size)
             crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
             out.append((crop, cell["type"] or EMPTY))
     return out

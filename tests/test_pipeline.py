@@ -347,6 +347,7 @@ def test_crops_are_cut_from_a_halved_decode_where_it_shows_the_card_well_enough(
     assert detail_gain(30) == 2.0  # 2.67 wanted; halved, the card is 60 px: 0.94 of a 64 px crop
     assert detail_gain(20) == 4.0  # halved it would be 40 px: the full decode
     assert detail_gain(40) == 2.0 and detail_gain(64) == pytest.approx(1.25) and detail_gain(8) == 4.0
+    assert detail_gain(48, 96) == 2.0 and detail_gain(96, 96) == pytest.approx(1.25)  # a namer with bigger crops
     for card in range(5, 120):  # never less than a crop's worth where the full decode could give it
         gain = detail_gain(card)
         assert gain * card >= min(0.75 * CROP_SIZE, 4 * card) and gain <= 4
@@ -378,3 +379,21 @@ def test_an_enrolled_deck_that_reads_no_card_says_to_enrol_more_not_to_enrol(rea
             continue
         assert all(tab.doubts for tab in read.tableaux)
     assert refused >= 2
+
+
+def test_cells_are_cut_at_the_namers_own_input_size(reader, photo_set):
+    from ecoscore.vision.pipeline import Reader
+
+    class Sized(_CountingClassifier):
+        imgsz = 96  # a namer trained on 96 px crops: cut at 64 and scaled up, they would lose its detail
+
+        shapes: set = set()
+
+        def __call__(self, crops):
+            self.shapes = self.shapes | {c.shape[:2] for c in crops}
+            return super().__call__(crops)
+
+    sized = Sized(reader.classifier)
+    scene = photo_set[2]
+    tab = Reader(finder=reader.finder, classifier=sized).read(scene.jpeg).tableaux[0]
+    assert sized.shapes == {(96, 96)} and grid_matches_truth(tab, scene.truth["tableaux"][0])

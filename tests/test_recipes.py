@@ -53,3 +53,24 @@ def test_the_shipped_finder_trains_on_decks_of_any_art_dark_ones_too_and_on_stee
     assert any("-dark-" in name for name in decks)  # dark card stock: what finder-steep lost
     steep = [json.loads(t.read_text())["params"] for t in (own / "train-steep" / "truth").glob("*.json")]
     assert steep and all(p["elevation_deg"][0] < 40 and p["p_multi"] == 0.0 for p in steep)
+
+
+def test_a_classifier_recipe_renders_its_crops_at_its_own_size(tmp_path, monkeypatch):
+    import cv2
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["classifier-96"], **TINY, hard_share=0.0, steep_share=0.0)
+    folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
+    crops = list((folder / "train").rglob("*.png"))
+    assert crops and {cv2.imread(str(c)).shape[:2] for c in crops} == {(96, 96)}
+    assert recipe.imgsz == recipe.crop_size  # the network sees the crops as they were cut
+
+
+def test_a_recipe_starting_from_the_shipped_model_starts_from_its_weights_in_models():
+    from ecoscore.paths import models_dir
+    from ecoscore.vision.train import shipped_weights
+
+    shipped = json.loads((models_dir() / "classifier.json").read_text())["recipe"]["name"]
+    assert shipped_weights(shipped, "standin") == models_dir() / "classifier.pt"
+    assert shipped_weights(shipped, "my-deck") is None  # another deck trains its own chain
+    assert shipped_weights("classifier-base", "standin") is None  # not shipped: its run is trained first

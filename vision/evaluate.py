@@ -118,7 +118,8 @@ def unreadable_cards(reader: Reader, data: bytes, tab: TruthTableau) -> list[tup
     corners, read as the pipeline reads (all four turns when unsure)."""
     photo = decode(data, 10**6)  # full size
     cells = tab["cells"]  # a fully visible tableau: every cell inside the photo
-    crops = [warp_quad(photo.image, np.array(c["corners"] or c["cell_corners"]) * photo.scale, CROP_SIZE) for c in cells]
+    side = int(getattr(reader.classifier, "imgsz", CROP_SIZE))
+    crops = [warp_quad(photo.image, np.array(c["corners"] or c["cell_corners"]) * photo.scale, side) for c in cells]
     names = reader.classifier.names
     return [(c["row"], c["col"]) for c, named in zip(cells, name_cells(reader.classifier, crops))
             if (c["type"] or EMPTY) != names[named.chosen]]

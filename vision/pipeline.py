@@ -87,16 +87,17 @@ HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers th
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
-def detail_gain(card_px: float) -> float:
+def detail_gain(card_px: float, crop_px: int = CROP_SIZE) -> float:
     """How many times the work image's pixels across the crops' decode should have, for cards
-    ``card_px`` wide (short side) there: a crop's worth with a quarter to spare (at most 4: full
+    ``card_px`` wide (short side) there and crops ``crop_px`` across (the classifier's or the
+    matcher's input): a crop's worth with a quarter to spare (at most 4: full
     size), but only twice where twice already shows a card at 3/4 of a crop. A JPEG halved in
     its DCT decodes at about half the cost of a full 12 MP decode; on the tuning sets the halved
     crops read the same (stand-in 188 of 213, other decks 172 against 171 of 223); the 12 MP
     photos' p90 (whole-game photos) took 0.79-0.88 x the time, their mean 0.9-1.0 x (two
     alternating runs of two rounds on a noisy machine; the p50 photo decodes no finer)."""
-    gain = min(4.0, 1.25 * CROP_SIZE / card_px)
-    if gain > 2.0 and 2.0 * card_px >= 0.75 * CROP_SIZE:
+    gain = min(4.0, 1.25 * crop_px / card_px)
+    if gain > 2.0 and 2.0 * card_px >= 0.75 * crop_px:
         return 2.0
     return gain
 
@@ -514,7 +515,8 @@ class Reader:
     def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit], classifier) -> list[TableauRead]:
         # Small cards: decode the photo again with more pixels so crops show the art. Not for a
         # few per cent more (a second decode of a 12 MP JPEG costs more than the whole read).
-        gain = detail_gain(float(np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])))
+        side = int(getattr(classifier, "imgsz", CROP_SIZE))  # the namer's input: crops are cut that size
+        gain = detail_gain(float(np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])), side)
         detail = photo.at_least(int(max(photo.image.shape[:2]) * gain)) if gain >= MIN_DETAIL_GAIN else photo
         k = detail.scale / photo.scale
         crops, where = [], []
@@ -522,7 +524,7 @@ class Reader:
             for (r, c), cell in fit.cells.items():
                 if cell.inside:
                     for quad in [cell.quad] + ([cell.first_quad] if cell.first_quad is not None else []):
-                        crops.append(warp_quad(detail.image, quad * k, CROP_SIZE))
+                        crops.append(warp_quad(detail.image, quad * k, side))
                         where.append((t, (r, c)))
         named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
         for (t, rc), naming in zip(where, name_cells(classifier, crops)):
