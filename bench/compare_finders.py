@@ -7,6 +7,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
     python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
     python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
+    python bench/compare_finders.py models/finder.onnx --classifier data/runs/classifier-96-standin/weights/best.onnx --standin-only
 """
 from __future__ import annotations
 
@@ -21,22 +22,22 @@ from render_bench_sets import tuning_decks
 from ecoscore.paths import data_dir
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
-from ecoscore.vision.models import CardFinder
+from ecoscore.vision.models import CardClassifier, CardFinder
 from ecoscore.vision.pipeline import Reader
 
 STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
 
 
 def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
-             standin: bool = True) -> dict:
+             standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None) -> dict:
     rows = {}
-    for i, deck in enumerate(tuning_decks()):
+    for i, deck in enumerate(tuning_decks() if decks else ()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
         reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
-    reader = Reader(finder, second_look=second_look, quick_look=quick_look)
+    reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look)
     for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
         if folder.is_dir():
@@ -59,12 +60,17 @@ def main() -> None:
     parser.add_argument("--matcher", type=Path, help="the matcher to read the other decks with, if not the shipped one")
     parser.add_argument("--conf", type=float, help="the finder's box threshold, if not its own (CardFinder's conf)")
     parser.add_argument("--decks-only", action="store_true", help="skip the stand-in's sets (read by the classifier)")
+    parser.add_argument("--standin-only", action="store_true", help="skip the other decks (read by the matcher)")
+    parser.add_argument("--classifier", type=Path, help="the classifier to read the stand-in with, if not the shipped one "
+                                                        "(a run's ONNX beside a sidecar JSON: its imgsz and names)")
     args = parser.parse_args()
     embedder = CardEmbedder(args.matcher)
+    classifier = CardClassifier(args.classifier) if args.classifier else None
     for path in args.finders:
         t0 = time.perf_counter()
         finder = CardFinder(path) if args.conf is None else CardFinder(path, conf=args.conf)
-        rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only)
+        rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
+                        not args.standin_only, classifier)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "
