@@ -410,3 +410,26 @@ def test_the_wider_fit_is_the_one_on_the_tableaus_own_cards_not_a_bigger_neighbo
     centres = np.array([c.quad.mean(0) for c in wider[0].cells.values()])
     assert wider[0] is not guess and len(wider[0].detections) == ROWS * COLS - 1
     assert centres[:, 0].max() < 500  # on its own cards, not the neighbour's 20
+
+
+def test_a_refit_leaves_no_card_of_the_old_fit_out_of_both_the_new_fit_and_the_loose_cards():
+    """The old fit's cards the new fit's cells do not cover are loose again: a card in neither
+    list is lost to the "cards lie side by side outside every tableau" doubt."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+    from ecoscore.vision.pipeline import _covers
+
+    grid = {(r, c): np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    fitted = [(r, c) for r in range(2) for c in range(4)]
+    centres = np.array([grid[rc] for rc in fitted + [(2, c) for c in range(4)]] + [[1000.0, 700.0], [380.0, 100.0]])
+    n = len(centres)
+    det = Detections(centres, np.tile([[80.0, 58.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
+    partial = _block_fit(grid | {(0, 4): centres[13]}, {**{rc: k for k, rc in enumerate(fitted)}, (0, 4): 13})
+    reader = Reader.__new__(Reader)  # only the finder is needed
+    reader.finder = GridOnEveryCanvas()
+    photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
+    det2, fits, left = reader._fit_outlines(photo, det, [partial], list(range(8, 13)))
+    assert len(fits) == 1 and fits[0] is not partial  # refitted: this finder's grid leaves some cards out
+    outside = [i for i in range(n) if not _covers(fits[0], det.centers[[i]])]
+    assert any(i in partial.detections for i in outside)  # among them a card of the old fit
+    assert sorted(left) == outside

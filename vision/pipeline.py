@@ -365,7 +365,8 @@ class Reader:
                     det = Detections.concat([det, found])
                     det = self._look_again(photo, det, more)
                     fit = more[0]
-                    loose = _outside([fit], det, loose)
+                    # The old fit's cards the new one leaves out are loose again, not lost.
+                    loose = _outside([fit], det, sorted(set(loose) | set(own)))
             refitted.append(fit)
         return det, refitted, loose
 
