@@ -18,7 +18,18 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .store import Busy, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, PreconditionRequired, Store, StoreError
+from .store import (
+    Busy,
+    Conflict,
+    Forbidden,
+    Full,
+    Invalid,
+    NotFound,
+    PreconditionFailed,
+    PreconditionRequired,
+    Store,
+    StoreError,
+)
 
 T = TypeVar("T")
 
@@ -59,6 +70,8 @@ class Services:
 def http_error(err: StoreError) -> HTTPException:
     if isinstance(err, Busy):
         return HTTPException(503, str(err), headers={"Retry-After": "1"})
+    if isinstance(err, Full):  # rooms go as they idle out: an hour is a fair wait to suggest
+        return HTTPException(503, str(err), headers={"Retry-After": "3600"})
     if isinstance(err, Conflict):
         return HTTPException(409, str(err), headers={"ETag": f'"{err.current}"'})
     status = {Forbidden: 403, NotFound: 404, PreconditionFailed: 412, PreconditionRequired: 428, Invalid: 422}.get(type(err), 422)

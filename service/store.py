@@ -75,6 +75,10 @@ class Busy(StoreError):
     """The database stayed locked longer than the configured wait."""
 
 
+class Full(StoreError):
+    """The store holds as many rooms as it may: none is started until idle ones are pruned."""
+
+
 @dataclass
 class PlayerRow:
     name: str
@@ -250,9 +254,13 @@ class _Postgres:
 
 
 class Store:
-    def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8, pool_size: int = 8):
+    def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8, pool_size: int = 8,
+                 max_rooms: int = 10_000):
         self.lock_timeout = lock_timeout
         self.max_players = max_players
+        # Starting a room costs a client one small request: without a cap a script could fill
+        # the disk within the retention period. Past it, rooms wait for idle ones to be pruned.
+        self.max_rooms = max_rooms
         self.db = _Postgres(url, lock_timeout, pool_size) if is_postgres(url) else _SQLite(url, lock_timeout)
         with self.db.transaction() as db:
             self.migrated = migrations.upgrade(db, self.db.dialect)
@@ -278,7 +286,12 @@ class Store:
         room_id = "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_ID_LENGTH))
         owner = secrets.token_urlsafe(18)
         now = time.time()
+        # Counted in the write's transaction: SQLite's writes take turns; on PostgreSQL rooms started
+        # at the very same moment may pass the cap by as many, which still bounds the store.
         with self._transaction() as db:
+            if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms:
+                raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
+                           "(idle rooms are deleted after a while)")
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash) VALUES (?, ?, ?, ?, ?)",
                        (room_id, mode, now, now, token_hash(owner)))
         return room_id, owner

@@ -216,3 +216,18 @@ def test_security_headers_and_a_page_that_keeps_to_them(client):
     assert not re.search(r"<script(?![^>]*\bsrc=)", html), "an inline script: the CSP blocks it"
     assert not re.search(r"\son[a-z]+\s*=", html + (static / "app.js").read_text().replace("addEventListener", "")), \
         "an inline event handler: the CSP blocks it"
+
+
+def test_no_room_is_started_past_the_services_cap_until_idle_ones_are_pruned(settings):
+    # Starting a room is one small anonymous request: uncapped, a script filled the store at will.
+    import time
+
+    with TestClient(create_app(settings.model_copy(update={"max_rooms": 2}), reader=SlowReader())) as c:
+        rooms = [c.post("/api/rooms", json={"mode": "game"}) for _ in range(2)]
+        assert [r.status_code for r in rooms] == [200, 200]
+        refused = c.post("/api/rooms", json={"mode": "game"})
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "3600"
+        assert "at most 2 rooms" in refused.json()["detail"]
+        join(c, rooms[0].json()["id"], "Alice")  # the rooms there go on as before
+        Store(settings.database_url()).prune(1, now=time.time() + 2 * 86400)
+        assert c.post("/api/rooms", json={"mode": "game"}).status_code == 200
