@@ -26,6 +26,7 @@ DEFAULT = "en"
 _NUMBER = {"n", "row", "col", "deck", "mb", "limit", "w", "h"}
 _PERCENT = {"pct", "least", "runner_pct"}
 _CARD = {"card", "top", "runner"}
+_CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
 _DECIMAL = {"residual"}
@@ -76,6 +77,8 @@ def _group(name: str) -> str:
         return r"\d+ ?%"
     if name in _CARD:
         return r"[a-z]+"
+    if name in _CARDS:
+        return r"[a-z]+(?:, [a-z]+)*"
     if name in _DECIMAL:
         return r"[\d.]+"
     if name in _MESSAGE or name in _CELLS:
@@ -159,6 +162,8 @@ def translate(text: str, lang: str) -> str:
             out[name] = translate(value, lang)
         elif name in _CARD:
             out[name] = card_name(lang, value)
+        elif name in _CARDS:
+            out[name] = ", ".join(card_name(lang, part) for part in value.split(", "))
         elif name in _CELLS:
             out[name] = re.sub(r"row (\d+) col (\d+)",
                                lambda m: fill(lang, "api.cell_short", row=m.group(1), col=m.group(2)), value)

@@ -200,6 +200,8 @@ class DeckOut(BaseModel):
     references: dict[str, int] = Field(description="reference crops per card type")
     builtin: bool
     complete: bool = Field(description="every type has a reference: the deck can read a tableau")
+    missing: list[str] = Field(default_factory=list, description="the types with no reference yet (remember a photo "
+                                                                 "that holds them)")
 
 
 class RememberedOut(DeckOut):

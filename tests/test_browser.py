@@ -761,10 +761,12 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)
     page.click("#remember")  # this phone did not start the deck: it cannot teach it
-    expect(page.locator("#status")).to_contain_text("only the phone that started deck 'kitchen'", timeout=30000)
+    # said beside the button (the page's status line is out of view down there)
+    expect(page.locator("#remember-status")).to_contain_text("only the phone that started deck 'kitchen'", timeout=30000)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
     page.click("#remember")
-    expect(page.locator("#status")).to_have_text("40 cards in deck kitchen: photos are now read with it.", timeout=30000)
+    expect(page.locator("#remember-status")).to_have_text("40 cards in deck kitchen: photos are now read with it.",
+                                                          timeout=30000)
     shot(page, "deck-remembered")
 
 

@@ -161,3 +161,35 @@ def test_no_deck_is_started_over_the_service_past_its_cap(tmp_path, monkeypatch,
         monkeypatch.setattr(type(store), "info", lambda self, name: real("nosuch") if name == "one" else real(name))
         listed = c.get("/api/decks")
         assert listed.status_code == 200 and [d["name"] for d in listed.json()["decks"]] == ["standin"]
+
+
+def test_a_deck_is_built_a_photo_at_a_time_and_reads_once_it_has_every_type(client):
+    # One tableau seldom shows all 11 types: the page refused a new deck from any photo that
+    # lacked one (a player's walk-through: 15 of 16 photos). Now it keeps them and says which
+    # types are still missing; the deck reads once it has every one.
+    deck = generate_deck(HELD_OUT_SEEDS[54])
+    scenes = [render_scene(deck, (45, k), PARAMS) for k in range(12)]
+    kinds = [{c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None} for s in scenes]
+    first = next(k for k, types in enumerate(kinds) if len(types) < len(CardType))
+    lacking = sorted(c.value for c in CardType if c.value not in kinds[first])
+    second = next(k for k, types in enumerate(kinds) if set(lacking) <= types)
+    grid = [format_text(truth_tableau(s.truth["tableaux"][0])) for s in scenes]
+
+    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scenes[first])}, data={"grid": grid[first]})
+    assert started.status_code == 200, started.text
+    assert not started.json()["complete"] and sorted(started.json()["missing"]) == lacking
+    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
+    assert not listed["kitchen"]["complete"] and sorted(listed["kitchen"]["missing"]) == lacking
+    # Read with it before it is whole: refused, saying which types it lacks (translated too).
+    r = client.post("/api/photo?lang=cs", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("balíček 'kitchen' zatím nemá předlohu pro: ")
+    assert "fox" not in r.json()["detail"] or "liška" in r.json()["detail"]
+
+    token = {"X-Deck-Token": started.json()["token"]}
+    whole = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scenes[second])}, data={"grid": grid[second]},
+                        headers=token)
+    assert whole.status_code == 200 and whole.json()["complete"] and whole.json()["missing"] == []
+    other = render_scene(deck, (46, 0), PARAMS)
+    r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})
+    assert r.status_code == 200, r.text
+    assert r.json()["players"][0]["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total

@@ -60,6 +60,11 @@ class DeckInfo:
     def complete(self) -> bool:
         return all(self.counts.values())
 
+    @property
+    def missing(self) -> list[str]:
+        """The types with no reference yet (a deck built a photo at a time over the service)."""
+        return [card.value for card, n in self.counts.items() if not n]
+
 
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name or ""):  # fullmatch: "$" alone lets a trailing newline through
@@ -136,8 +141,10 @@ class DeckStore:
                 fcntl.lockf(handle, fcntl.LOCK_UN)
 
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
-            max_decks: int | None = None) -> DeckInfo:
-        """Add reference crops to a deck (created if new). A new deck must have every type.
+            max_decks: int | None = None, partial: bool = False) -> DeckInfo:
+        """Add reference crops to a deck (created if new). A new deck must have every type, unless
+        ``partial``: the page builds a deck a photo at a time, and a tableau seldom holds all 11
+        types; such a deck reads nothing until it has them (``references`` says which it lacks).
 
         ``owner``: the token of whoever adds over the service. A deck it creates keeps the
         token's hash, and only that token adds to it; a deck enrolled on the machine (no owner)
@@ -148,9 +155,10 @@ class DeckStore:
             if max_decks is not None and not (self._dir(name) / "deck.toml").is_file() and len(self.names()) - 1 >= max_decks:
                 raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "
                                      "(its keeper can remove some)")
-            return self._add(name, crops, source, owner)
+            return self._add(name, crops, source, owner, partial)
 
-    def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None) -> DeckInfo:
+    def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
+             partial: bool = False) -> DeckInfo:
         folder = self._dir(name)
         before = None if not (folder / "deck.toml").is_file() else self.info(name)
         owner_hash = before.owner if before else (token_hash(owner) if owner else None)
@@ -161,9 +169,11 @@ class DeckStore:
                 raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
         have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
-        if missing:
+        if missing and not partial:
             raise DeckStoreError(f"deck {name!r} would have no reference for: {', '.join(missing)} "
                                  "(give at least one card of every type)")
+        if not any(crops.values()):
+            raise DeckStoreError(f"no card to add to deck {name!r}")
         if sum(have.values()) + sum(map(len, crops.values())) > MAX_REFERENCES:
             raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
         sources = before.sources if before else []
@@ -196,6 +206,9 @@ class DeckStore:
     def references(self, name: str, embedder: CardEmbedder) -> References:
         """The deck embedded by ``embedder``'s model (cached beside the crops)."""
         info = self.info(name)
+        if not info.complete:
+            raise DeckStoreError(f"deck {name!r} has no reference yet for: {', '.join(info.missing)}: remember a photo "
+                                 "that holds them (or add them with `ecoscore deck add`)")
         # The cache is named by the deck's state too: a read that embedded the deck while cards
         # were added wrote its cache after the add had cleared the old one, and the new cards
         # went unread until the next add (an attack on a running server).

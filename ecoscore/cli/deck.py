@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
             for name in store.names():
                 info = store.info(name)
                 print(f"{name:<20} {sum(info.counts.values()):>4} references"
-                      f"{'  (built in, the default)' if info.builtin else ''}")
+                      f"{'  (built in, the default)' if info.builtin else ''}"
+                      f"{'  (reads nothing yet: no ' + ', '.join(info.missing) + ')' if info.missing else ''}")
         elif args.action == "show":
             info = store.info(args.name)
             print(f"deck {info.name}{' (built in)' if info.builtin else ''}")

@@ -1,5 +1,5 @@
 """Decks: which ones the service knows, and "remember these cards": a photo of one tableau with
-its corrected grid adds each cell to a deck's references (a new deck needs every type)."""
+its corrected grid adds each cell to a deck's references (a deck reads once it has every type)."""
 from __future__ import annotations
 
 import secrets
@@ -23,7 +23,7 @@ DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
 
 def _out(info: DeckInfo) -> DeckOut:
     return DeckOut(name=info.name, references={c.value: n for c, n in info.counts.items()}, builtin=info.builtin,
-                   complete=info.complete)
+                   complete=info.complete, missing=info.missing)
 
 
 @router.get("/api/decks", summary="The decks photos can be read against", response_model=DecksOut)
@@ -64,8 +64,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
+        # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token,
-                                   max_decks=svc.settings.max_decks)
+                                   max_decks=svc.settings.max_decks, partial=True)
         return RememberedOut(**_out(info).model_dump(), token=token,
                              doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 

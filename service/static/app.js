@@ -537,30 +537,46 @@ async function loadDecks(select) {
 }
 
 // "Remember these cards": the photo again with its grid as corrected, so each cell becomes a
-// reference of its deck (a new deck is named here; the built-in deck cannot learn).
+// reference of its deck (a new deck is named here; the built-in deck cannot learn). One tableau
+// seldom shows all 11 types: the deck is built a photo at a time (BUILDING_KEY names it) and
+// this phone reads with it once it has every type.
+const BUILDING_KEY = "ecoscore-deck-building";
+// A deck's name as the service takes it: "Moje kuchyň" -> "moje-kuchyn".
+const deckSlug = (text) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+  .replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|-+$/g, "").slice(0, 40);
+
 async function rememberCards() {
   if (!solo.file || !solo.view) return;
-  let name = deckChosen();
+  let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
   if (!name || name === "standin") {
-    name = (window.prompt(t("ui.remember_prompt")) || "").trim().toLowerCase();
+    name = deckSlug(window.prompt(t("ui.remember_prompt")) || "");
     if (!name) return;
   }
+  const said = $("remember-status");
   const grid = solo.view.grid.map((row) => row.map((type) => type || ".").join(" ")).join("\n");
   const form = new FormData();
   form.append("photo", await shrink(solo.file), "photo.jpg");
   form.append("grid", grid);
-  setStatus($("status"), () => t("ui.reading"));
+  setStatus(said, () => t("ui.reading"));  // said beside the button: the page's status line is out of view
   try {
     // The deck's token: this phone started the deck, and only it adds to it.
     const tokenOf = `ecoscore-deck-token:${name}`, held = localStorage.getItem(tokenOf);
     const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
     localStorage.setItem(tokenOf, deck.token);
-    localStorage.setItem(DECK_KEY, deck.name);
+    const missing = deck.missing || [];
+    if (missing.length) {
+      localStorage.setItem(BUILDING_KEY, deck.name);
+    } else {
+      localStorage.removeItem(BUILDING_KEY);
+      localStorage.setItem(DECK_KEY, deck.name);
+    }
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
-    setStatus($("status"), () => [t("ui.remembered", { n, name: deck.name }), ...(deck.doubts || []).map(I18N.message)].join(" "));
-  } catch (err) { setStatus($("status"), err, true); }
+    setStatus(said, () => [missing.length
+      ? t("ui.remembered_partial", { n, name: deck.name, missing: missing.map((c) => I18N.card(c)).join(", ") })
+      : t("ui.remembered", { n, name: deck.name }), ...(deck.doubts || []).map(I18N.message)].join(" "));
+  } catch (err) { setStatus(said, err, true); }
 }
 
 // ---------- one photo ----------

@@ -44,9 +44,10 @@ const I18N = (() => {
   const KIND = {
     n: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
     pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
-    doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec",
+    doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
   };
-  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "[a-z]+", dec: "[\\d.]+", msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
+  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "[a-z]+", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
+                  msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
   function buildMatchers() {
@@ -89,6 +90,7 @@ const I18N = (() => {
     for (const [k, v] of Object.entries(found.params)) {
       const kind = KIND[k];
       out[k] = kind === "msg" ? message(v) : kind === "card" ? card(v === "empty" ? null : v)
+        : kind === "cards" ? v.split(", ").map((c) => card(c)).join(", ")
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c })) : v;
     }
     return t(found.key, out);
