@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ecoscore.vision.decode import MAX_BYTES, ImageError, decode
+from ecoscore.vision.decode import MAX_BYTES, MAX_SCANS, ImageError, decode
 
 
 def marked_image(w=400, h=300):
@@ -141,3 +141,21 @@ def test_not_an_image(data, message):
 def test_too_large_a_file():
     with pytest.raises(ImageError, match="limit is"):
         decode(b"\xff" * (MAX_BYTES + 1))
+
+
+def test_a_jpeg_of_thousands_of_scans_is_refused_before_decoding():
+    # One tiny progressive scan repeated thousands of times: a 300 KB file held a photo reader
+    # for 15 s, each scan a pass over every block (an attack on a running server).
+    import time
+
+    progressive = cv2.imencode(".jpg", marked_image(1600, 1200), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+    assert 1 < progressive.count(b"\xff\xda") <= MAX_SCANS
+    assert decode(progressive).image.shape[:2] == (1200, 1600)  # a camera's progressive JPEG is read
+    end = len(progressive) - 2
+    last_scan = progressive[progressive.rfind(b"\xff\xda"):end]  # a flat image's scans are small
+    bomb = progressive[:end] + last_scan * 3000 + b"\xff\xd9"
+    assert len(bomb) < MAX_BYTES
+    start = time.perf_counter()
+    with pytest.raises(ImageError, match=r"holds 30\d\d scans"):
+        decode(bomb)
+    assert time.perf_counter() - start < 1.0

@@ -100,6 +100,7 @@ MESSAGES = [
     "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
     "ann: the file is empty",
     "ann: the JPEG file is truncated (no end-of-image marker): the upload was cut short",
+    "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
     "ann: the HEIF file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
     "upload too large: the limit is 40 MB a photo",

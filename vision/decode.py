@@ -91,12 +91,20 @@ def _last_bytes(data: bytes, n: int = 2, block: int = 1 << 16) -> bytes:
     return b""
 
 
+# Scans of one JPEG: a baseline photo has 1, a progressive one about 10 (libjpeg's default
+# script). Each costs the decoder a pass over every block of the image: a 300 KB file of one
+# tiny scan repeated 3,000 times held a reader for 15 s (an attack on a running server).
+MAX_SCANS = 64
+
+
 def _eoi_after_scan(data: bytes) -> bool | None:
     """Whether a JPEG's image data ends in its end-of-image marker, found by walking its segments
     to the first scan and looking for the marker after it: scan data never holds FF D9 (its FF
     bytes are stuffed), and an EXIF thumbnail's own end marker lies before the scan. Whatever
     follows the marker is allowed: a phone's Motion Photo appends its video there, other phones
-    a maker's trailer (both were refused as truncated). None: the segments cannot be walked."""
+    a maker's trailer (both were refused as truncated). None: the segments cannot be walked.
+    Refuses (ImageError) a JPEG of more than MAX_SCANS scans: FF DA, like FF D9, is never in
+    scan data, so the markers between the first scan and the end are its scans."""
     i, n = 2, len(data)
     for _ in range(MAX_SEGMENTS):
         if i + 4 > n:
@@ -114,7 +122,12 @@ def _eoi_after_scan(data: bytes) -> bool | None:
         if marker == 0x00 or length < 2:
             return None
         if marker == 0xDA:  # start of scan
-            return data.find(b"\xff\xd9", i + 2 + length) != -1
+            end = data.find(b"\xff\xd9", i + 2 + length)
+            scans = data.count(b"\xff\xda", i, end if end != -1 else n)
+            if scans > MAX_SCANS:
+                raise ImageError(f"the JPEG file holds {scans} scans (a photo has at most a few dozen): "
+                                 "not a camera's photo")
+            return end != -1
         i += 2 + length
     return None  # more segments than any camera writes: not walked further (a cost bound)
 
