@@ -255,3 +255,43 @@ def test_a_cache_written_by_a_read_that_raced_an_add_is_never_loaded(tmp_path):
     stale.write_bytes(kept)  # the racing read's late write
     after = store.references("d", Embedder())
     assert len(after.vectors) == 2 * len(before.vectors)
+
+
+def test_two_adds_at_once_in_one_process_take_turns(tmp_path, monkeypatch):
+    # The store's POSIX lock is the process's: two requests of one server both held it. Two new
+    # decks of one name both "started" (only one token worked after), and an owner's two photos
+    # at once overwrote each other's cards (an attack on a running server).
+    import threading
+    import time
+
+    import ecoscore.vision.deckstore as deckstore
+
+    slow = deckstore.reference_crop
+    monkeypatch.setattr(deckstore, "reference_crop", lambda image: (time.sleep(0.02), slow(image))[1])
+    store = DeckStore(tmp_path)
+    crops = [{CardType.BEAR: [np.full((120, 90, 3), 10 * k + i, np.uint8) for i in range(4)]} for k in range(2)]
+    outcomes: list = [None, None]
+
+    def add(k: int, owner: str) -> None:
+        try:
+            outcomes[k] = DeckStore(tmp_path).add("kitchen", crops[k], f"photo {k}", owner, partial=True)
+        except NotDeckOwner as err:
+            outcomes[k] = err
+
+    threads = [threading.Thread(target=add, args=(k, f"token-{k}")) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(o, NotDeckOwner) for o in outcomes) == 1  # one started the deck, the other is refused
+    assert store.info("kitchen").counts[CardType.BEAR] == 4
+
+    owner = next(f"token-{k}" for k, o in enumerate(outcomes) if not isinstance(o, NotDeckOwner))
+    more = [{CardType.BEAR: [np.full((120, 90, 3), 100 + 10 * k + i, np.uint8) for i in range(5)]} for k in range(2)]
+    threads = [threading.Thread(target=lambda k=k: store.add("kitchen", more[k], f"more {k}", owner, partial=True))
+               for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.info("kitchen").counts[CardType.BEAR] == 4 + 5 + 5  # every acknowledged card kept

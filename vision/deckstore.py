@@ -90,6 +90,16 @@ def _imread(path: Path) -> np.ndarray:
     return image
 
 
+_THREAD_LOCKS: dict[Path, threading.Lock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
+def _thread_lock(root: Path) -> threading.Lock:
+    """The one lock of this process for the deck folder ``root`` (every DeckStore on it shares it)."""
+    with _THREAD_LOCKS_GUARD:
+        return _THREAD_LOCKS.setdefault(root.resolve(), threading.Lock())
+
+
 class DeckStore:
     def __init__(self, root: Path):
         self.root = root
@@ -129,16 +139,19 @@ class DeckStore:
 
     @contextmanager
     def _locked(self):
-        """One writer at a time, across the processes sharing this folder (POSIX locks hold on NFS too)."""
+        """One writer at a time, across the processes sharing this folder (POSIX locks hold on NFS
+        too) and across the threads of this one: a POSIX lock is the process's, so two requests of
+        one server both held it, and two photos added at once overwrote each other's cards."""
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "a+b") as handle:
-            fcntl.lockf(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.lockf(handle, fcntl.LOCK_UN)
+        with _thread_lock(self.root):
+            self.root.mkdir(parents=True, exist_ok=True)
+            with open(self.root / ".lock", "a+b") as handle:
+                fcntl.lockf(handle, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.lockf(handle, fcntl.LOCK_UN)
 
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
             max_decks: int | None = None, partial: bool = False) -> DeckInfo:
