@@ -795,3 +795,30 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
         players = [p["name"] for p in json.loads(response.read())["game"]["players"]]
     assert players == ["anna"]
+
+
+def test_a_correction_made_on_a_tableau_another_phone_changed_meanwhile_keeps_both(server, new_page):
+    # One player's two phones correct different cards at once: the second write meets a 409,
+    # and the page wrote its whole grid again on the new version, undoing the first phone's
+    # card (an attack driving the real page). Now only its own change goes onto the latest grid.
+    grid = (EXAMPLES / "alice.txt").read_text()
+    room_id = json.loads(urllib.request.urlopen(urllib.request.Request(
+        f"{server}/api/rooms", b'{"mode": "game"}', method="POST", headers={"Content-Type": "application/json"})).read())["id"]
+    ann = put_grid(server, room_id, "ann", grid)
+    phones = []
+    for _ in range(2):
+        phone = new_page()
+        phone.goto(server)
+        phone.evaluate(f"localStorage.setItem('ecoscore:{room_id}:ann', '{ann['token']}')")
+        phone.goto(f"{server}/r/{room_id}")
+        phone.wait_for_function("room.doc && room.doc.versions && room.doc.versions.ann")
+        phones.append(phone)
+    first = [row[:] for row in ann["room"]["game"]["players"][0]["grid"]]
+    second = [row[:] for row in first]
+    first[0][0] = "wolf" if first[0][0] != "wolf" else "bear"
+    second[3][4] = "meadow" if second[3][4] != "meadow" else "bee"
+    phones[0].evaluate("g => correctRoom('ann', g)", first)
+    phones[1].evaluate("g => correctRoom('ann', g)", second)  # made on the version before the first
+    with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
+        kept = json.loads(response.read())["game"]["players"][0]["grid"]
+    assert kept[0][0] == first[0][0] and kept[3][4] == second[3][4]

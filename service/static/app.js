@@ -773,12 +773,19 @@ function showOther(name, refresh = false) {
 
 function closeOther() { $("others").innerHTML = ""; room.other = null; room.otherName = null; }
 
+const gridOf = (doc, name) => {
+  const player = doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
+  return player ? player.grid : null;
+};
+
 async function correctRoom(name, grid, message) {
   if (!grid) { setStatus($("room-status"), message || ""); return null; }
   try {
     // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
-    // (409: this player's other phone), take the latest version and write again.
-    let res;
+    // (409: this player's other phone), this phone's own changes (the cells it changed from the
+    // grid it last saw) go onto the latest grid, and that is written: its whole grid written
+    // again would undo the other phone's correction.
+    let res, base = gridOf(room.doc, name);
     for (let attempt = 0; ; attempt++) {
       try {
         res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid },
@@ -787,6 +794,9 @@ async function correctRoom(name, grid, message) {
       } catch (err) {
         if (err.status !== 409 || attempt >= 2) throw err;
         room.doc = await api("GET", `/api/rooms/${room.id}`);
+        const latest = gridOf(room.doc, name);
+        if (base && latest) grid = latest.map((row, r) => row.map((cell, c) => (grid[r][c] !== base[r][c] ? grid[r][c] : cell)));
+        base = latest;
       }
     }
     setStatus($("room-status"), message || (() => t("ui.saved")));
