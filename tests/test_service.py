@@ -190,3 +190,14 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"})
     dana = next(p for p in r.json()["room"]["game"]["players"] if p["name"] == "dana")
     assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so
+
+
+def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_set):
+    # iPhones send every photo as image.jpg: the players were named after the files, and the
+    # game was refused ("player names must differ; repeated: image"). Names given are kept as given.
+    files = [("photos", photo(s, "image.jpg")) for s in photo_set[:3]]
+    r = client.post("/api/game", files=files)
+    assert r.status_code == 200, r.text
+    assert [p["name"] for p in r.json()["players"]] == ["image", "image 2", "image 3"]
+    r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "Ann"]})
+    assert r.status_code == 422 and "repeated: Ann" in r.json()["detail"]

@@ -68,7 +68,16 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
 async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
-    named = [photo_name(svc, names[k] if k < len(names) else "", f, k) for k, f in enumerate(files)]
+    named: list[str] = []
+    for k, upload in enumerate(files):
+        given = names[k] if k < len(names) else ""
+        name = photo_name(svc, given, upload, k)
+        if not given.strip():  # a file's name, no one's choice (iPhones name every photo image.jpg): made unique
+            base, n = name, 2
+            while name in named:
+                suffix = f" {n}"
+                name, n = base[:svc.settings.max_name - len(suffix)] + suffix, n + 1
+        named.append(name)
     reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
 
     # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
