@@ -37,6 +37,7 @@ from . import migrations, names
 ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read out and type
 ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 MODES = ("game", "two-player", "solo")
+SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
 
 class StoreError(ValueError):
@@ -348,13 +349,18 @@ class Store:
             db.execute("UPDATE rooms SET bot_grid = ? WHERE id = ?", (json.dumps(grid), room_id))
 
     # players
-    def _check_name(self, db, room_id: str, name: str, besides: str | None = None) -> None:
-        """Refuse a name that clashes with another player's, and a player past the room's cap."""
+    def _check_name(self, db, room_id: str, name: str, besides: str | None = None, mode: str = "game") -> None:
+        """Refuse a name that clashes with another player's, and a player past the room's cap (a
+        two-player room seats two, a solo room one: a third player left a two-player room with
+        no score at all)."""
         others = [n for (n,) in db.execute("SELECT name FROM players WHERE room_id = ?", (room_id,)) if n != besides]
         clash = next((n for n in others if names.key(n) == names.key(name)), None)
         if clash is not None:
             raise Invalid(f"{name!r} is too like {clash!r}, already in this room; choose another name")
-        if besides is None and len(others) >= self.max_players:
+        seats = SEATS.get(mode, self.max_players)
+        if besides is None and len(others) >= seats:
+            if seats < self.max_players:
+                raise Invalid(f"a {mode} room seats {seats}: it is full")
             raise Invalid(f"the room is full: at most {self.max_players} players")
 
     def put_player(self, room_id: str, name: str, grid: list[list[str | None]], read: ReadDoc | None, overlay: bytes | None,
@@ -364,7 +370,7 @@ class Store:
         Returns (token, version). The tableau, its read and its overlay are written in one
         transaction: all or nothing."""
         with self._transaction() as db:
-            _, _, room_before = self._bump(db, room_id)
+            mode, _, room_before = self._bump(db, room_id)
             existing = db.execute(
                 "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
             ).fetchone()
@@ -378,7 +384,7 @@ class Store:
                 raise PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); "
                                          "reload the room")
             else:
-                self._check_name(db, room_id, name)
+                self._check_name(db, room_id, name, mode=mode)
             overlay_id = self._put_overlay(db, overlay) if overlay else (existing[1] if existing else None)
             encoded = (json.dumps(grid), json.dumps(read) if read else None, overlay_id, time.time())
             if existing:

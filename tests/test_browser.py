@@ -451,7 +451,8 @@ def catalogue_messages() -> list[str]:
 
     plain = next(v for k, v in i18n.catalogue("en").items() if k.startswith("api.") and isinstance(v, str) and "{" not in v)
     sample = {**dict.fromkeys(i18n._NUMBER, "3"), **dict.fromkeys(i18n._PERCENT, "40 %"),
-              **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._MESSAGE, plain),
+              **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._CARDS, "wolf, eagle"),
+              **dict.fromkeys(i18n._MESSAGE, plain),
               **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12")}
     texts = []
     for key, value in i18n.catalogue("en").items():
@@ -663,10 +664,7 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
     assert len(page.input_value("#bot-grid").split("\n")) == 4
-    put_grid(server, room_id, "zoe", (EXAMPLES / "alice.txt").read_text())
-    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('zoe')", timeout=10000)
-    assert "bot" in page.text_content("#room-pad thead")
-    other = new_page()
+    other = new_page()  # the solo room's one player joins from another phone
     other.goto(f"{server}/r/{room_id}")
     other.fill("#player-name", "ugo")
     with other.expect_file_chooser() as chooser:
@@ -675,6 +673,7 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     other.wait_for_selector("#mine .tableau", timeout=30000)
     # ugo's photo and grid, seen from the first phone (no token: to look at, not to correct)
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('ugo')", timeout=10000)
+    assert "bot" in page.text_content("#room-pad thead")
     page.click("#room-pad thead button:text-is('ugo')")
     page.wait_for_selector("#others .tableau .marks g")
     assert page.text_content("#others .tableau-title").startswith("ugo:")

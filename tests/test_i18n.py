@@ -132,6 +132,8 @@ MESSAGES = [
     "the room changed (version 5, you had 4); reload and try again",
     "'Аlice' is too like 'alice', already in this room; choose another name",
     "the room is full: at most 8 players",
+    "a two-player room seats 2: it is full",
+    "a solo room seats 1: it is full",
     "the service holds at most 10000 rooms: no new one can be started now (idle rooms are deleted after a while)",
     "'ann''s tableau changed meanwhile (version 3, you had 2); reload it and correct again",
     "'ann' is no longer in this room (renamed or removed meanwhile); reload the room",

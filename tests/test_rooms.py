@@ -231,3 +231,16 @@ def test_no_room_is_started_past_the_services_cap_until_idle_ones_are_pruned(set
         join(c, rooms[0].json()["id"], "Alice")  # the rooms there go on as before
         Store(settings.database_url()).prune(1, now=time.time() + 2 * 86400)
         assert c.post("/api/rooms", json={"mode": "game"}).status_code == 200
+
+
+def test_a_two_player_room_seats_two_and_a_solo_room_one(client):
+    # A third player was let into a two-player room, after which no one had a score ("game":
+    # null and an untranslated problem): an attack on a running server.
+    for mode, seats in (("two-player", 2), ("solo", 1)):
+        rid = client.post("/api/rooms", json={"mode": mode}).json()["id"]
+        for k in range(seats):
+            join(client, rid, f"p{k}", GRIDS["alice"])
+        r = client.put(f"/api/rooms/{rid}/players/extra/grid", json={"grid": GRIDS["bruno"]})
+        assert r.status_code == 422 and r.json()["detail"] == f"a {mode} room seats {seats}: it is full", r.text
+        doc = client.get(f"/api/rooms/{rid}").json()
+        assert [p["name"] for p in doc["game"]["players"] if not p.get("bot")] == [f"p{k}" for k in range(seats)]

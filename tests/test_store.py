@@ -99,25 +99,27 @@ def test_an_existing_sqlite_store_upgrades_in_place(tmp_path, schema, owned):
 def test_rooms_players_versions_and_overlays(store):
     rid, owner = store.create_room("two-player")
     tokens, versions = {}, {}
-    for name in ("zoe", "adam", "mia"):
+    for name in ("zoe", "adam"):
         tokens[name], versions[name] = store.put_player(rid, name, EMPTY, {"confidence": 0.5}, b"\xff\xd8" + name.encode(), None)
-    assert list(versions.values()) == [1, 2, 3]  # each begins at the room's version: never one another had
+    assert list(versions.values()) == [1, 2]  # each begins at the room's version: never one another had
+    with pytest.raises(Invalid, match="a two-player room seats 2"):
+        store.put_player(rid, "mia", EMPTY, None, None, None)
     room = store.room(rid)
-    assert [p.name for p in room.players] == ["zoe", "adam", "mia"]  # the order they joined
-    assert room.version == 3 and room.players[0].read == {"confidence": 0.5}
+    assert [p.name for p in room.players] == ["zoe", "adam"]  # the order they joined
+    assert room.version == 2 and room.players[0].read == {"confidence": 0.5}  # the refused join wrote nothing
     assert store.overlay(room.players[1].overlay_id) == b"\xff\xd8adam"
     _, v = store.put_player(rid, "adam", [["RB"] + [None] * 4] + EMPTY[1:], None, None, tokens["adam"], 2)
     assert v == 3 and store.room(rid).players[1].grid[0][0] == "RB"
     with pytest.raises(Conflict):
         store.put_player(rid, "adam", EMPTY, None, None, tokens["adam"], 2)
     assert store.rename_player(rid, "adam", "ada", tokens["adam"], 3) == 4
-    assert [p.name for p in store.room(rid).players] == ["zoe", "ada", "mia"]  # renaming keeps the place
+    assert [p.name for p in store.room(rid).players] == ["zoe", "ada"]  # renaming keeps the place
     store.set_neutral(rid, 2, 1, owner, store.room(rid).version)
     with pytest.raises(Conflict):
         store.set_neutral(rid, 0, 0, owner, 1)
     assert store.room(rid).neutral == (2, 1)
-    store.remove_player(rid, "mia", None, owner)
-    assert [p.name for p in store.room(rid).players] == ["zoe", "ada"]
+    store.remove_player(rid, "zoe", None, owner)
+    assert [p.name for p in store.room(rid).players] == ["ada"]
     with pytest.raises(NotFound):
         store.room("nosuchroom")
 
