@@ -23,6 +23,10 @@ BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "
          "\u180d", "\u180e", "\u180f", *map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))}
 # ASCII characters that look like a letter (the key compares them as that letter).
 ASCII_LOOKALIKE = {"0": "o", "|": "l"}
+# As names look before case is folded: a capital I and a 1 are an l in most phone fonts ("AIice",
+# "A1ice" beside "Alice"), and letter pairs look like one letter in a small font ("Emrna" beside
+# "Emma"). Not in the key itself: there "ALICE" must stay "alice", not "allce".
+GLYPH_LOOKALIKE = (("I", "l"), ("1", "l"), ("rn", "m"), ("vv", "w"))
 
 
 class BadName(ValueError):
@@ -53,7 +57,7 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot hold '/'")
     if confusables.is_dangerous(name):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
-    if key(name) in {key(r) for r in RESERVED}:
+    if any(alike(name, r) for r in RESERVED):
         raise BadName(f"{name!r} is reserved (the solo bot's seat); choose another name")
     return name
 
@@ -80,3 +84,17 @@ def _latin(ch: str) -> str:
 def key(name: str) -> str:
     """What two names must not share: the case-folded name with look-alike letters made Latin."""
     return "".join(_latin(ch) for ch in name).casefold()
+
+
+def glyphs(name: str) -> str:
+    """The name as it looks, case kept: look-alike letters made Latin, look-alike glyphs one."""
+    shown = "".join(_latin(ch) for ch in name)
+    for alike, letter in GLYPH_LOOKALIKE:
+        shown = shown.replace(alike, letter)
+    return shown
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether two names could be taken for one another: the same but for case, or for glyphs
+    that look alike in either case (compared cased and case-folded)."""
+    return key(a) == key(b) or glyphs(a) == glyphs(b) or glyphs(a).casefold() == glyphs(b).casefold()

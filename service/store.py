@@ -354,7 +354,7 @@ class Store:
         two-player room seats two, a solo room one: a third player left a two-player room with
         no score at all)."""
         others = [n for (n,) in db.execute("SELECT name FROM players WHERE room_id = ?", (room_id,)) if n != besides]
-        clash = next((n for n in others if names.key(n) == names.key(name)), None)
+        clash = next((n for n in others if names.alike(n, name)), None)
         if clash is not None:
             raise Invalid(f"{name!r} is too like {clash!r}, already in this room; choose another name")
         seats = SEATS.get(mode, self.max_players)

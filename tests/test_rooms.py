@@ -102,6 +102,8 @@ def test_names_are_normalised(client, name, stored):
     # an attack on a running server: Latin look-alikes, letters and marks that show nothing, dots
     ("ɑlice", 422, "too like"), ("ᴀlice", 422, "too like"), ("\u3164", 422, "invisible"), ("\u2800", 422, "invisible"),
     ("Alice\u034f", 422, "invisible"), ("%2E%2E", 422, "only dots"), ("·", 422, "a letter or a digit"),
+    # plain ASCII look-alikes in a phone's font (a second attack): capital I and 1 for l
+    ("AIice", 422, "too like"), ("A1ice", 422, "too like"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     rid = client.post("/api/rooms", json={}).json()["id"]
@@ -109,6 +111,16 @@ def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
     assert r.status_code == status and why in str(r.json()["detail"]), r.text
     assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Alice"]
+
+
+def test_names_alike_but_for_a_look_alike_pair_of_letters_clash_and_names_unlike_do_not(client):
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    join(client, rid, "Emma")
+    for name in ("Emrna", "Ernrna"):
+        r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
+        assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
+    for name in ("Ema", "Irena", "Bruno"):  # alike letters in other places make other names
+        join(client, rid, name)
 
 
 def test_names_alike_but_for_a_look_alike_sign_clash(client):
