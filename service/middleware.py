@@ -22,12 +22,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .reads import ReadQueue
 
-ROOM_IN_PATH = re.compile(r"(/r/|/api/rooms/)[^/?]+")
+# A room's code is its password, and an overlay's id shows a player's photo without it.
+SECRET_IN_PATH = re.compile(r"(/r/|/api/rooms/|/api/overlays/)[^/?]+")
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")  # a CR LF in a path wrote a forged line into the log
 log = logging.getLogger("ecoscore.access")
 
 
 def redact(path: str) -> str:
-    return ROOM_IN_PATH.sub(r"\1…", path)
+    path = SECRET_IN_PATH.sub(r"\1…", path)
+    return UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", path)
 
 
 async def _answer(send: Send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:

@@ -256,3 +256,14 @@ def test_a_two_player_room_seats_two_and_a_solo_room_one(client):
         assert r.status_code == 422 and r.json()["detail"] == f"a {mode} room seats {seats}: it is full", r.text
         doc = client.get(f"/api/rooms/{rid}").json()
         assert [p["name"] for p in doc["game"]["players"] if not p.get("bot")] == [f"p{k}" for k in range(seats)]
+
+
+def test_the_access_log_keeps_overlay_ids_out_and_cannot_be_given_forged_lines(client, caplog):
+    # An overlay's id shows a player's photo without the room's code; a CR LF in the path wrote
+    # a line of the client's choosing into the log (an attack on a running server).
+    with caplog.at_level(logging.INFO, logger="ecoscore.access"):
+        client.get("/api/overlays/secretid123.jpg")
+        client.get("/nothing%0D%0A2026-11-24 13:07:00,001 ecoscore.access 203.0.113.9 GET /admin 200 1 ms")
+    lines = [r.getMessage() for r in caplog.records if r.name == "ecoscore.access"]
+    assert len(lines) == 2 and "secretid123" not in lines[0] and "/api/overlays/… 404" in lines[0]
+    assert "\n" not in lines[1] and "\r" not in lines[1] and "\\x0d\\x0a2026-11-24" in lines[1]
