@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     max_game_upload: int = Field(100 * MB, ge=1, description="bytes of one game upload, all photos together")
     max_json: int = Field(64 * 1024, ge=1024, description="bytes of a JSON request body")
     max_players: int = Field(8, ge=1, le=100, description="players in a room or a scored game")
-    max_rooms: int = Field(10_000, ge=1, description="rooms the service keeps; past it, no new room is started until "
+    max_rooms: int = Field(2_000, ge=1, description="rooms the service keeps; past it, no new room is started until "
                                                      "idle ones are deleted (room_idle_days)")
     max_others: int = Field(10, ge=0, description="other players' figures given with a photo or grid")
     max_name: int = Field(40, ge=1, description="characters of a player's name")

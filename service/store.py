@@ -256,7 +256,7 @@ class _Postgres:
 
 class Store:
     def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8, pool_size: int = 8,
-                 max_rooms: int = 10_000):
+                 max_rooms: int = 2_000):
         self.lock_timeout = lock_timeout
         self.max_players = max_players
         # Starting a room costs a client one small request: without a cap a script could fill

@@ -134,7 +134,7 @@ MESSAGES = [
     "the room is full: at most 8 players",
     "a two-player room seats 2: it is full",
     "a solo room seats 1: it is full",
-    "the service holds at most 10000 rooms: no new one can be started now (idle rooms are deleted after a while)",
+    "the service holds at most 2000 rooms: no new one can be started now (idle rooms are deleted after a while)",
     "'ann''s tableau changed meanwhile (version 3, you had 2); reload it and correct again",
     "'ann' is no longer in this room (renamed or removed meanwhile); reload the room",
     "a name cannot be empty",
