@@ -821,3 +821,22 @@ def test_a_correction_made_on_a_tableau_another_phone_changed_meanwhile_keeps_bo
     with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
         kept = json.loads(response.read())["game"]["players"][0]["grid"]
     assert kept[0][0] == first[0][0] and kept[3][4] == second[3][4]
+
+
+def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, new_page):
+    # Every phone offered them, and saving answered 403 (a player's walk-through); saving gave
+    # no word either.
+    from playwright.sync_api import expect
+
+    owner = new_page()
+    room_id = new_room(owner, server, "two-player")
+    guest = new_page()
+    guest.goto(f"{server}/r/{room_id}")
+    expect(guest.locator("#neutral-box")).to_be_visible()
+    expect(guest.locator("#save-neutral")).to_be_hidden()
+    assert guest.evaluate("document.getElementById('neutral-streams').readOnly")
+    expect(owner.locator("#save-neutral")).to_be_visible()
+    owner.fill("#neutral-streams", "3")
+    owner.click("#save-neutral")
+    expect(owner.locator("#room-status")).to_have_text("Saved.")
+    expect(guest.locator("#neutral-streams")).to_have_value("3", timeout=10000)

@@ -661,6 +661,11 @@ function showRoom(doc) {
   if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
   $("neutral-box").hidden = doc.mode !== "two-player";
   $("bot-box").hidden = doc.mode !== "solo";
+  // Only the room's creator sets the neutral pile and the bot: the others see them, unchangeable
+  // (a player's walk-through: every phone offered them, and saving answered 403).
+  const owner = !!localStorage.getItem(ownerKey(room.id));
+  for (const id of ["neutral-streams", "neutral-wolves", "bot-grid"]) $(id).readOnly = !owner;
+  for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
   if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
   if (doc.bot && document.activeElement !== $("bot-grid") && !$("bot-grid").value) $("bot-grid").value = gridText(doc.bot);
   const game = doc.game;
@@ -905,9 +910,10 @@ async function start() {
     $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
     $("share").addEventListener("click", share);
     $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
-      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders()).then(() => loadRoom(true), (e) => setStatus($("room-status"), e, true)));
+      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders())
+      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true)));
     $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
-      .then(() => loadRoom(true), (e) => setStatus($("room-status"), e, true)));
+      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true)));
     $("bot-photo").addEventListener("click", () => $("bot-file").click());
     $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
     await loadRoom(true);
