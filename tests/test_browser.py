@@ -840,3 +840,18 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     owner.click("#save-neutral")
     expect(owner.locator("#room-status")).to_have_text("Saved.")
     expect(guest.locator("#neutral-streams")).to_have_value("3", timeout=10000)
+
+
+def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server, new_page):
+    from playwright.sync_api import expect
+
+    page = new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/rooms/nosuchroom1" in r.url else None)
+    page.goto(f"{server}/r/nosuchroom1")
+    expect(page.locator("#room-status")).to_contain_text("no room 'nosuchroom1'")
+    expect(page.locator("#room-home")).to_be_visible()
+    expect(page.locator("#join")).to_be_hidden()
+    expect(page.locator("#room-view .share")).to_be_hidden()
+    page.wait_for_timeout(4500)
+    assert len(asked) == 1  # not asked again every two seconds

@@ -639,7 +639,19 @@ async function loadRoom(force = false) {
   try {
     const doc = await api("GET", `/api/rooms/${room.id}`);
     if (force || doc.version !== room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
-  } catch (err) { setStatus($("room-status"), err, true); }
+  } catch (err) {
+    if (err.status === 404) { roomGone(err); return; }
+    setStatus($("room-status"), err, true);
+  }
+}
+
+// A room link to no room (mistyped, or deleted when it idled): say so, offer the start page,
+// and stop asking the service every two seconds (a player's walk-through: a half-working page).
+function roomGone(err) {
+  clearInterval(room.poll);
+  for (const el of [document.querySelector("#room-view .share"), $("join"), $("neutral-box"), $("bot-box")]) el.hidden = true;
+  setStatus($("room-status"), err, true);
+  $("room-home").hidden = false;
 }
 
 function winnersText(game) {
@@ -917,7 +929,8 @@ async function start() {
     $("bot-photo").addEventListener("click", () => $("bot-file").click());
     $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
     await loadRoom(true);
-    setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
+    if (!$("room-home").hidden) return;  // no such room
+    room.poll = setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
     return;
   }
   loadDecks($("deck"));
