@@ -855,3 +855,15 @@ def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server
     expect(page.locator("#room-view .share")).to_be_hidden()
     page.wait_for_timeout(4500)
     assert len(asked) == 1  # not asked again every two seconds
+
+
+def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_set, tmp_path):
+    # The retake box gave the general tips only; what this photo's read says (cut by the frame:
+    # step back) showed only after "Show anyway" (a player's walk-through).
+    scene = photo_set[5]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    xs = [x for t in scene.truth["tableaux"] for cell in t["cells"] for x in np.array(cell["corners"])[:, 0]]
+    cut = int(min(xs) + 0.45 * (max(xs) - min(xs)))  # two columns and a bit outside the frame
+    upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, cut:])[1].tobytes()))
+    assert page.is_visible("#retake")
+    assert "the tableau is cut by the frame" in page.text_content("#retake-advice")

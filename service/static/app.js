@@ -602,11 +602,19 @@ async function scorePhoto(file) {
   }
 }
 
+const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare"]);
+
 function showSolo(player) {
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
   $("retake-text").textContent = t("ui.unreadable_text", { n: solo.view.readDoubtCount() });
+  // What this photo's read says to do (too steep, cut by the frame ...), not only the general
+  // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
+  // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
+  const advice = (player.doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key)).map(I18N.message);
+  const ownDeck = player.deck && player.deck !== "standin" && !advice.length;
+  $("retake-advice").textContent = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])].join(" ");
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
   soloPad(player);
