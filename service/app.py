@@ -148,7 +148,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     # Added innermost first: a request meets the access log, then the headers, the bounds, admission.
     app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0)
     app.add_middleware(Bounds, limit=body_limit, body_timeout=settings.body_timeout,
-                       request_timeout=settings.request_timeout)
+                       request_timeout=settings.request_timeout, min_body_rate=settings.min_body_rate,
+                       rate_grace=settings.body_rate_grace)
     app.add_middleware(SecurityHeaders)
     if settings.access_log:
         app.add_middleware(AccessLog)

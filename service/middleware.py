@@ -57,8 +57,10 @@ class _BodyState:
 
 
 class Bounds:
-    def __init__(self, app: ASGIApp, limit: Callable[[Scope], int], body_timeout: float, request_timeout: float):
+    def __init__(self, app: ASGIApp, limit: Callable[[Scope], int], body_timeout: float, request_timeout: float,
+                 min_body_rate: int = 0, rate_grace: float = 10.0):
         self.app, self.limit, self.body_timeout, self.request_timeout = app, limit, body_timeout, request_timeout
+        self.min_body_rate, self.rate_grace = min_body_rate, rate_grace
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -70,14 +72,22 @@ class Bounds:
             return await _answer(send, 413, f"request too large: the limit is {_size(limit)}")
         state = _BodyState()
         has_body = declared not in (b"", b"0") or b"transfer-encoding" in headers
+        loop = asyncio.get_running_loop()
+        began = loop.time()
 
         async def bounded_receive() -> Message:
             if not state.more:  # the body is in: what is left to hear is a disconnect, unhurried
                 return await receive()
+            wait, slow = self.body_timeout, False
+            if self.min_body_rate:  # the next chunk is due when the bytes so far fall under the rate
+                due = began + max(self.rate_grace, state.read / self.min_body_rate)
+                if due - loop.time() < wait:
+                    wait, slow = max(0.0, due - loop.time()), True
             try:
-                message = await asyncio.wait_for(receive(), self.body_timeout)
+                message = await asyncio.wait_for(receive(), wait)
             except TimeoutError:
-                state.refusal = (408, f"the request body paused for more than {self.body_timeout:g} s")
+                state.refusal = (408, f"the request body came slower than {self.min_body_rate // 1024} KB/s" if slow
+                                 else f"the request body paused for more than {self.body_timeout:g} s")
                 raise _Refused() from None
             if message["type"] == "http.request":
                 state.read += len(message.get("body", b""))

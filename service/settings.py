@@ -51,6 +51,12 @@ class Settings(BaseSettings):
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
     header_timeout: float = Field(10.0, gt=0, description="seconds to send a request's headers")
     body_timeout: float = Field(15.0, gt=0, description="seconds the body may pause between two chunks")
+    # A photo request holds a place in the read queue from its headers on: bodies trickled in a
+    # byte every few seconds held every place, and real uploads got 503 (an attack on a running
+    # server). A phone on a poor uplink sends 50 KB/s and more.
+    min_body_rate: int = Field(16 * 1024, ge=0, description="bytes a second a request body must average once "
+                                                           "body_rate_grace has passed (0: no floor)")
+    body_rate_grace: float = Field(10.0, ge=0, description="seconds a request body may take before min_body_rate counts")
     request_timeout: float = Field(90.0, gt=0, description="seconds for a whole request, queue included")
     db_timeout: float = Field(5.0, gt=0, description="seconds to wait for the database's write lock before a 503")
     # retention

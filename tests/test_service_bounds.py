@@ -207,6 +207,26 @@ def test_a_body_that_stalls_gets_a_408(settings):
     assert reply.startswith(b"HTTP/1.1 408") and time.perf_counter() - started < 3
 
 
+def test_a_body_trickled_in_slower_than_the_floor_rate_gets_a_408(settings):
+    # A byte every few seconds, never pausing past body_timeout, held a photo's place in the read
+    # queue for the whole request timeout: a few such sockets shut out every upload (an attack
+    # on a running server).
+    settings.min_body_rate, settings.body_rate_grace = 10_000, 0.5
+    with live_server(settings, SlowReader()) as port:
+        sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                         b"Content-Length: 100000\r\n\r\n--b\r\n")
+        started = time.perf_counter()
+        for _ in range(30):
+            try:
+                sock.sendall(b"x")
+            except OSError:
+                break
+            time.sleep(0.1)
+        reply = answer(sock)
+    assert reply.startswith(b"HTTP/1.1 408") and b"slower than 9 KB/s" in reply, reply[:200]
+    assert time.perf_counter() - started < 2.5
+
+
 def test_headers_sent_too_slowly_close_the_connection(settings):
     settings.header_timeout = 0.5
     with live_server(settings, SlowReader()) as port:
