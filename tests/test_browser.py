@@ -867,3 +867,19 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, cut:])[1].tobytes()))
     assert page.is_visible("#retake")
     assert "the tableau is cut by the frame" in page.text_content("#retake-advice")
+
+
+def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server, page, photo_set, tmp_path):
+    # A fox beside a wolf (0 points) said "The highlighted card earned them" with the wolf lit,
+    # and a meadow of one card that "the highlighted cards score together" with none lit (a
+    # player's walk-through).
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    grid = [["fox", "wolf", "bee", "bear", "trout"], ["meadow", "deer", "eagle", "rabbit", "stream"],
+            ["dragonfly", "bee", "deer", "rabbit", "eagle"], ["trout", "bear", "bee", "deer", "rabbit"]]
+    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
+    page.wait_for_function("document.querySelector('#total').textContent !== ''")
+    page.click("#solo-tableau .grid button[data-row='0'][data-col='0']")
+    text = page.text_content("#solo-tableau .card-explain-text")
+    assert "0 points" in text and "The highlighted card keeps it from scoring." in text and "earned" not in text
+    page.click("#solo-tableau .grid button[data-row='1'][data-col='0']")
+    assert "score together" not in page.text_content("#solo-tableau .card-explain-text")

@@ -387,7 +387,8 @@ class TableauView {
       const points = cp ? cp.points : 0;
       const n = cp ? cp.because_of.length : 0;
       return t("ui.explain_card", { card: I18N.card(type), row: r + 1, col: c + 1, points: pts(points), rule: t(`rule.${type}`) })
-        + (withCause && n ? " " + t("ui.explain_cause", { n }) : "");
+        // the highlighted cards earned its points, or (none earned) are what keeps it from scoring
+        + (withCause && n ? " " + t(points ? "ui.explain_cause" : "ui.explain_cause_none", { n }) : "");
     }
     const g = group[k];
     const m = this.player.majorities || {};
@@ -398,7 +399,8 @@ class TableauView {
       const maj = m[type] || {};
       text = t(`group.${type}`, { n: maj.value ?? (g ? g.cells.length : 0), place: maj.place ?? t("group.no_place"), points: pts(maj.points ?? (g ? g.points : 0)) });
     }
-    return t("ui.explain_group", { card: I18N.card(type), row: r + 1, col: c + 1, text });
+    // "score together" only where there is a group: a lone meadow has no other card lit
+    return t(g && g.cells.length > 1 ? "ui.explain_group" : "ui.explain_alone", { card: I18N.card(type), row: r + 1, col: c + 1, text });
   }
 
   // ---- correcting ----
