@@ -633,6 +633,8 @@ def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page,
 
 
 def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader, tmp_path):
+    from playwright.sync_api import expect
+
     upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
     n = page.locator("#solo-tableau .grid button.doubt").count()
     assert 2 <= n < 7
@@ -651,6 +653,9 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     assert page.locator("#solo-tableau .grid button.doubt").count() == 0
     assert not page.is_visible("#unsure")
     assert pad_values(page, "#pad")["total"] == page.text_content("#total")  # kept as read: sure now
+    # Undo takes back the last card kept, not every card reviewed (a player's walk-through)
+    page.click("#solo-tableau .undo")
+    expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(1)
 
 
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):

@@ -421,6 +421,10 @@ class TableauView {
   }
 
   keep(r, c) {
+    if (this.checked.has(key(r, c))) return;
+    // an action of its own: Undo takes back the last one only (it took back the cards reviewed
+    // since the last correction too: a player's walk-through)
+    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
     this.checked.add(key(r, c));
     this.render();
     if (this.onKept) this.onKept();
