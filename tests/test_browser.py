@@ -603,9 +603,11 @@ def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     wrap = page.locator("#room-view .pad-wrap")
     assert page.evaluate("(w) => w.scrollWidth > w.clientWidth", wrap.element_handle())
     before = page.locator("#room-pad tbody th >> nth=0").bounding_box()["x"]
+    corner = page.locator("#room-pad thead th >> nth=0").bounding_box()["x"]
     page.evaluate("(w) => { w.scrollLeft = 200; }", wrap.element_handle())
     page.wait_for_timeout(100)
     assert page.locator("#room-pad tbody th >> nth=0").bounding_box()["x"] == before
+    assert page.locator("#room-pad thead th >> nth=0").bounding_box()["x"] == corner  # the corner stays too
     assert page.evaluate("document.elementFromPoint(%f, %f).closest('th') !== null"
                          % (before + 5, page.locator("#room-pad tbody th >> nth=0").bounding_box()["y"] + 5))
     page.goto(server)
