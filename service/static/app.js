@@ -793,6 +793,7 @@ function showOther(name, refresh = false) {
     const box = $("others");
     box.innerHTML = "";
     const close = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: t("ui.close") });
+    close.dataset.i18n = "ui.close";  // said anew when the language changes (I18N.apply)
     close.addEventListener("click", closeOther);
     const slot = document.createElement("div");
     box.append(slot, close);
