@@ -890,3 +890,18 @@ def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server,
     assert "0 points" in text and "The highlighted card keeps it from scoring." in text and "earned" not in text
     page.click("#solo-tableau .grid button[data-row='1'][data-col='0']")
     assert "score together" not in page.text_content("#solo-tableau .card-explain-text")
+
+
+def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, page, photo_set, reader, tmp_path):
+    # The one-photo page asks to retake a read with 7 or more doubtful cards; a room took it
+    # silently ("Added Вася's tableau"; a player's walk-through).
+    room_id = new_room(page, server)
+    page.fill("#player-name", "Ann")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "spoiled.jpg", spoil(photo_set[5].jpeg, reader, 12)))
+    page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(`Added Ann's tableau`)",
+                           timeout=30000)
+    status = page.text_content("#room-status")
+    assert "of its 20 cards are in doubt: check them below, or take the photo again." in status, status
+    assert room_id

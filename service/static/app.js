@@ -860,9 +860,17 @@ async function joinRoom(file) {
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
-    setStatus($("room-status"), () => t("ui.added", { name }));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
+    // A read with as many doubts as the one-photo page asks to retake for is kept (the player may
+    // check its cards), but said so, with what this photo's read advises (a player's walk-through:
+    // a room took it silently).
+    const entry = room.views.get(res.name), doubtful = entry && entry.view.read ? entry.view.readDoubtCount() : 0;
+    const player = res.room.game && res.room.game.players.find((p) => p.name === res.name);
+    const advice = ((player && player.doubts) || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
+    setStatus($("room-status"), () => doubtful >= UNREADABLE
+      ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map(I18N.message)].join(" ")
+      : t("ui.added", { name }), doubtful >= UNREADABLE);
   } catch (err) { setStatus($("room-status"), err, true); }
 }
 
