@@ -267,3 +267,15 @@ def test_the_access_log_keeps_overlay_ids_out_and_cannot_be_given_forged_lines(c
     lines = [r.getMessage() for r in caplog.records if r.name == "ecoscore.access"]
     assert len(lines) == 2 and "secretid123" not in lines[0] and "/api/overlays/… 404" in lines[0]
     assert "\n" not in lines[1] and "\r" not in lines[1] and "\\x0d\\x0a2026-11-24" in lines[1]
+
+
+def test_the_picture_routes_document_the_json_body_of_their_404(client):
+    # Their 404 answers {"detail": ...} where the OpenAPI document declared no body (an attack
+    # checking every answer against the document).
+    doc = client.get("/openapi.json").json()
+    for path, url in (("/api/rooms/{room_id}/qr.svg", "/api/rooms/nosuchroom/qr.svg"),
+                      ("/api/overlays/{overlay_id}.jpg", "/api/overlays/nosuch.jpg")):
+        declared = doc["paths"][path]["get"]["responses"]["404"]["content"]["application/json"]["schema"]
+        assert declared == {"$ref": "#/components/schemas/Problem"}
+        r = client.get(url)
+        assert r.status_code == 404 and isinstance(r.json()["detail"], str)

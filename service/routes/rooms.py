@@ -19,7 +19,19 @@ from ecoscore.scoring.tableau import cell_at
 from .. import names
 from ..bodies import BoundedRoute
 from ..deps import IfMatch, PlayerToken, RoomToken, Svc
-from ..schemas import ERRORS, MAX_RAW_NAME, GridOnly, Neutral, NewRoom, NewRoomOut, PlayerWrite, Removed, Rename, RoomOut
+from ..schemas import (
+    ERRORS,
+    MAX_RAW_NAME,
+    GridOnly,
+    Neutral,
+    NewRoom,
+    NewRoomOut,
+    PlayerWrite,
+    Problem,
+    Removed,
+    Rename,
+    RoomOut,
+)
 from .photos import photo_jpeg, read_photo
 from .score import tableau
 
@@ -96,7 +108,7 @@ async def get_room(svc: Svc, room_id: RoomId, response: Response):
 
 
 @router.get("/api/rooms/{room_id}/qr.svg", summary="The room's link as a QR code", response_class=Response,
-            responses={200: {"content": {"image/svg+xml": {}}}, 404: {"description": "no such room"}})
+            responses={200: {"content": {"image/svg+xml": {}}}, 404: {"model": Problem, "description": "no such room"}})
 async def room_qr(svc: Svc, room_id: RoomId):
     await svc.db(svc.store.room, room_id)  # 404 for a room that does not exist
     # The public address from the settings: a request's Host header is the client's to choose.

@@ -26,6 +26,7 @@ from ..schemas import (
     MAX_RAW_NAME,
     GameOut,
     GridGame,
+    Problem,
 )
 from .photos import photo_jpeg, photo_name, read_photo
 
@@ -158,7 +159,7 @@ async def score_grids(svc: Svc, body: GridGame):
 
 
 @router.get("/api/overlays/{overlay_id}.jpg", summary="A photo as read: the grid drawn on it",
-            response_class=Response, responses={200: {"content": {"image/jpeg": {}}}, 404: {"description": "gone"}})
+            response_class=Response, responses={200: {"content": {"image/jpeg": {}}}, 404: {"model": Problem, "description": "gone"}})
 async def overlay(svc: Svc, overlay_id: Annotated[str, Path(max_length=40)]):
     return Response(await svc.db(svc.store.overlay, overlay_id), media_type="image/jpeg",
                     headers={"Cache-Control": "private, max-age=86400"})
