@@ -410,9 +410,12 @@ class Store:
             raise Conflict(f"{name!r}'s tableau changed meanwhile (version {current}, you had {if_match}); "
                            "reload it and correct again", current)
 
-    def _player(self, db, room_id: str, name: str):
+    def _player(self, db, room_id: str, name: str, if_match: int | None = None):
         row = db.execute("SELECT token_hash, version FROM players WHERE room_id = ? AND name = ?",
                          (room_id, name)).fetchone()
+        if row is None and if_match is not None:  # as a correction on a gone player is answered (412)
+            raise PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); "
+                                     "reload the room")
         if row is None:
             raise NotFound(f"no player {name!r} in room {room_id!r}")
         return row
@@ -420,7 +423,7 @@ class Store:
     def rename_player(self, room_id: str, name: str, new_name: str, token: str | None, if_match: int | None) -> int:
         with self._transaction() as db:
             self._bump(db, room_id)
-            stored, version = self._player(db, room_id, name)
+            stored, version = self._player(db, room_id, name, if_match)
             if not holds(stored, token):
                 raise Forbidden(f"only {name!r} can rename themselves (X-Player-Token)")
             self._check_version(name, version, if_match)
@@ -435,7 +438,7 @@ class Store:
         with ``if_match``, only the version of the player the remover saw."""
         with self._transaction() as db:
             _, owner, _ = self._bump(db, room_id)
-            stored, version = self._player(db, room_id, name)
+            stored, version = self._player(db, room_id, name, if_match)
             if not (holds(stored, token) or holds(owner, owner_token)):
                 raise Forbidden(f"only {name!r} or the room's creator can remove {name!r}")
             if if_match is not None:

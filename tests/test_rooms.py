@@ -70,6 +70,12 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
                    headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
     assert r.status_code == 412 and "no longer in this room" in r.json()["detail"], r.text
+    # ... and a rename or a removal made on it is answered the same (they said 404; an attack)
+    for r in (client.patch(f"/api/rooms/{rid}/players/ann", json={"name": "Annie"},
+                           headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'}),
+              client.delete(f"/api/rooms/{rid}/players/ann", headers={"X-Room-Token": owner,
+                                                                      "If-Match": f'"{ann["version"]}"'})):
+        assert r.status_code == 412 and "no longer in this room" in r.json()["detail"], r.text
     assert client.get(f"/api/rooms/{rid}").json()["players"] == ["Anna", "ben"]
     # a newcomer taking the old name never meets the old player's versions: a stale removal
     # made on ann's version does not remove them
