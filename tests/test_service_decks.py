@@ -193,3 +193,9 @@ def test_a_deck_is_built_a_photo_at_a_time_and_reads_once_it_has_every_type(clie
     r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})
     assert r.status_code == 200, r.text
     assert r.json()["players"][0]["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
+
+
+def test_a_file_that_is_no_image_is_a_415_on_the_deck_route_as_on_the_photo_route(client):
+    for path, data in (("/api/photo", {}), ("/api/decks/kitchen/photo", {"grid": ". . . . .\n" * 4})):
+        r = client.post(path, files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")}, data=data)
+        assert r.status_code == 415 and "not an image" in r.json()["detail"], (path, r.text)

@@ -78,5 +78,5 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         raise HTTPException(408, "the client went away before its photo was read") from None
     except NotDeckOwner as err:
         raise HTTPException(403, str(err)) from None
-    except (EnrolError, DeckStoreError) as err:
-        raise HTTPException(422, str(err)) from None
+    except (EnrolError, DeckStoreError) as err:  # not an image: 415, as /api/photo answers it
+        raise HTTPException(415 if "not an image" in str(err) else 422, str(err)) from None
