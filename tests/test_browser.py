@@ -508,7 +508,8 @@ def test_a_big_photo_is_shrunk_upright_before_it_is_sent(server, page, photo_set
 
 
 def test_upload_progress_and_cancel_on_a_slow_line(server, page, photo_set, tmp_path):
-    page.goto(server)
+    upload_solo(page, server, write(tmp_path, "first.jpg", photo_set[1].jpeg))  # a score on the screen first
+    total = page.text_content("#total")
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 100, "downloadThroughput": 125000,
@@ -519,7 +520,9 @@ def test_upload_progress_and_cancel_on_a_slow_line(server, page, photo_set, tmp_
     page.wait_for_function("document.querySelector('#progress').value > 0", timeout=20000)
     page.click("#cancel")
     page.wait_for_function("document.querySelector('#status').textContent === 'Cancelled.'", timeout=5000)
-    assert not page.is_visible("#upload") and not page.is_visible("#result")
+    assert not page.is_visible("#upload")
+    # the score on the screen before comes back (a player's walk-through: it was gone)
+    assert page.is_visible("#result") and page.text_content("#total") == total
 
 
 def test_installable_and_the_shell_opens_offline(tmp_path, reader, new_page):

@@ -89,12 +89,14 @@ const sizeText = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `
 function sender(box, bar, cancelButton, statusEl) {
   let current = null, seq = 0;
   cancelButton.addEventListener("click", () => current && current.abort());
+  // Resolves to the answer, to null when the player cancelled, or to undefined when a newer
+  // upload took its place (the newer one shows its own result).
   return async function send(url, file, fields = {}, headers = {}) {
     if (current) current.abort();
     const mine = ++seq;
     setStatus(statusEl, () => t("ui.shrinking"));
     const small = await shrink(file);
-    if (mine !== seq) return null;
+    if (mine !== seq) return undefined;
     const form = new FormData();
     form.append("photo", small, small.name || "photo.jpg");
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -107,9 +109,9 @@ function sender(box, bar, cancelButton, statusEl) {
     current = job;
     try {
       const data = await job.promise;
-      return mine === seq ? data : null;
+      return mine === seq ? data : undefined;
     } catch (err) {
-      if (mine !== seq) return null;
+      if (mine !== seq) return undefined;
       if (err.cancelled) { setStatus(statusEl, () => t("ui.cancelled")); return null; }
       throw err;
     } finally {
@@ -595,6 +597,8 @@ async function scorePhoto(file) {
   $("result").hidden = true; $("retake").hidden = true;
   try {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
+    // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
+    if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file;
     solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
