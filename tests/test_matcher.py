@@ -126,11 +126,17 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
     other = render_scene(deck, (35, 0), PARAMS)
     assert grid_matches_truth(reader.read(other.jpeg, matcher).tableaux[0], other.truth["tableaux"][0])
 
-    # A grid that leaves out a card the photo shows: the lattice and the grid disagree, and the
-    # photo is refused (its crops would teach the deck wrong pictures), naming the cell.
+    # A grid that calls a cell or two empty where the photo shows a card is what a correct read
+    # with a false box over a gap sends (nothing is cut from an empty cell): the rest is kept.
+    # More such cells say the grid or the lattice sits wrong: refused, naming the cells.
+    from ecoscore.vision.enrol import MAX_BOXED_GAPS
+
     grid = truth_tableau(truth)
     holed = Tableau([None if i == 7 else card for i, card in enumerate(grid.cells)])
-    with pytest.raises(EnrolError, match="disagree at row 2 col 3:"):
+    assert sum(map(len, from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo").crops.values())) == 19
+    holes = [7, 8, 9][:MAX_BOXED_GAPS + 1]
+    holed = Tableau([None if i in holes else card for i, card in enumerate(grid.cells)])
+    with pytest.raises(EnrolError, match="disagree at row 2 col 3, row 2 col 4, row 2 col 5:"):
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
@@ -158,6 +164,25 @@ def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whol
     scene, filled, gaps = gapped(MAX_LEFT_OUT + 1, 38)
     with pytest.raises(EnrolError, match="disagree at"):
         from_photo(reader, embedder, scene.jpeg, filled, "enrolment photo")
+
+
+def test_a_tableau_cut_by_the_frame_enrols_its_cells_in_view(reader, embedder, decks):
+    # The cell the frame cuts is neither read nor cut: a correct read of such a photo (the grid
+    # there empty, or its true card) was refused as a disagreement (a walk through the page).
+    from ecoscore.vision.enrol import from_photo
+
+    scene = render_scene(decks[0], (36, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                        elevation_deg=(70, 90)))
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    truth = scene.truth["tableaux"][0]
+    corners = {(c["row"], c["col"]): np.array(c["corners"]) for c in truth["cells"]}
+    right = max(corners, key=lambda rc: corners[rc][:, 0].mean())  # the cell furthest right
+    cut = int(corners[right][:, 0].mean())  # through its middle: it lies partly outside
+    jpeg = cv2.imencode(".jpg", image[:, :cut])[1].tobytes()
+    read_grid = truth_tableau(truth).rows()  # as the read sends it: the cell cut by the frame not named
+    read_grid[right[0]][right[1]] = None
+    taken = from_photo(reader, embedder, jpeg, Tableau([c for row in read_grid for c in row]), "cut photo")
+    assert 15 <= sum(map(len, taken.crops.values())) < 20
 
 
 def test_a_tableau_photographed_at_a_slant_enrols_as_a_read_would_locate_it(reader, embedder):

@@ -40,6 +40,7 @@ SCAN_ASPECT_TOLERANCE = 0.04
 # Cards the grid names where the finder found none, left out of a photo's references; more and
 # the photo is refused (the lattice, not the finder, is then the likelier fault).
 MAX_LEFT_OUT = 3
+MAX_BOXED_GAPS = 2  # boxes over cells the grid calls empty (false cards on holes) a photo may have
 
 
 class EnrolError(ValueError):
@@ -208,12 +209,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     crops = {rc: warp_quad(detail.image, cell.quad * k, REFERENCE_PX) for rc, cell in cells.items() if cell.inside}
     keys = list(crops)
     vectors = embedder([crops[rc] for rc in keys])
-    found = {rc for rc, cell in cells.items() if cell.detection is not None}
+    # Cells the frame cuts are compared with nothing: no crop is cut from them, and the read
+    # itself does not name them (a photo cut by one cell was refused for it).
+    found = {rc for rc, cell in cells.items() if cell.detection is not None and cell.inside}
     grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
     placements = []
     for label, turn in _SYMMETRIES.items():
         g = turn(grid)
-        occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
+        occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None and cells[(r, c)].inside}
         placements.append(_Placement(len(occupied & found) - len(occupied ^ found),
                                      _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn,
                                      occupied ^ found))
@@ -222,14 +225,17 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     if best.agree == second.agree and best.consistency - second.consistency < 0.05:
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
-    # A card found where the grid has none, or more cards named where none was found than a
-    # finder misses, means the lattice (or the grid) sits wrong somewhere: crops cut from it
-    # would teach the deck wrong pictures, so refuse. A few cards named where none was found are
-    # the finder's misses (the page's "remember these cards" sends a grid the player corrected
-    # exactly there): their cells are left out, the rest kept.
+    # More cards found where the grid has none, or named where none was found, than a finder
+    # errs by means the lattice (or the grid) sits wrong somewhere: crops cut from it would
+    # teach the deck wrong pictures, so refuse. A few cards named where none was found are the
+    # finder's misses (the page's "remember these cards" sends a grid the player corrected
+    # exactly there): their cells are left out, the rest kept. A box or two over a gap the grid
+    # calls empty is the finder's false card on a hole (the read doubts it too): nothing is cut
+    # from an empty cell, so it costs nothing (a correct read of a tableau with gaps was refused).
     missed = {rc for rc in best.mismatch if rc not in found}
+    boxed_gaps = best.mismatch - missed
     as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
-    if best.mismatch - missed or len(missed) > MAX_LEFT_OUT:
+    if len(boxed_gaps) > MAX_BOXED_GAPS or len(missed) > MAX_LEFT_OUT:
         raise EnrolError(f"{where}: the grid and the cards found disagree at "
                          f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
