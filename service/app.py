@@ -47,7 +47,7 @@ def photos_allowed(scope: Scope, settings: Settings) -> int:
     if scope.get("method") != "POST":
         return 0
     path = scope["path"]
-    if path == "/api/photo" or ROOM_PHOTO.fullmatch(path) or DECK_PHOTO.fullmatch(path):
+    if path in ("/api/photo", "/api/layout") or ROOM_PHOTO.fullmatch(path) or DECK_PHOTO.fullmatch(path):
         return 1
     return settings.max_photos if path == "/api/game" else 0
 

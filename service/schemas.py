@@ -211,6 +211,18 @@ class RememberedOut(DeckOut):
                               description="what was not taken: cells the grid names where the photo showed no card")
 
 
+class LayoutCell(BaseModel):
+    card: bool = Field(description="a card was found in the cell")
+    doubts: list[str] = Field(description="for a cell with a card: name it (no deck read it)")
+    quad: list[list[float]] = Field(description="the cell's corners in the photo's pixels (TL, TR, BR, BL)")
+
+
+class LayoutOut(BaseModel):
+    cells: list[list[LayoutCell]] = Field(description="4 rows of 5 cells, laid out as a read of the photo lays them")
+    photo_url: str = Field(description="the photo as located, upright, with nothing drawn on it")
+    photo_size: list[int] = Field(description="the original photo's width and height (the quads' pixels)")
+
+
 class DecksOut(BaseModel):
     default: str = Field(description="the deck a photo is read against when it names none")
     decks: list[DeckOut]

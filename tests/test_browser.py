@@ -779,6 +779,64 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     shot(page, "deck-remembered")
 
 
+@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
+                    reason="the shipped matcher is not in models/")
+def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, page, tmp_path):
+    # A player's own deck photographed with the page as it comes (the stand-in deck chosen):
+    # every card is "not a card of this deck" and there was no read to correct, so "remember
+    # these cards" was out of reach. Now the page offers the photo's cells to name; the player
+    # names each card in the review walk, remembers them, and the next photo reads with the deck.
+    import re
+
+    import numpy as np
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.datasets.truth import truth_tableau
+
+    deck = generate_deck(HELD_OUT_SEEDS[56])  # a deck no training run has seen
+    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scenes = (render_scene(deck, (48, k), params) for k in range(100))
+    first = next(s for s in scenes if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) == len(CardType))
+    second = render_scene(deck, (49, 0), params)
+
+    page.goto(deck_server)
+    page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))
+    expect(page.locator("#status")).to_contain_text("do not read as cards of this deck", timeout=60000)
+    expect(page.locator("#teach")).to_be_visible()
+    shot(page, "deck-teach-offer")
+    page.click("#teach-start")
+    expect(page.locator("#result")).to_be_visible(timeout=60000)
+    expect(page.locator("#retake")).to_be_hidden()
+    expect(page.locator("#status")).to_contain_text("choose its name")
+    review = page.locator("#solo-tableau .review")
+    expect(review).to_have_text("Review the 20 doubtful cards")
+    # The player names each card as they see it: the card lying where the page outlines the cell.
+    quads = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.quad))")
+    truth = first.truth["tableaux"][0]["cells"]
+    lying = {(r, c): min(truth, key=lambda t: np.linalg.norm(np.mean(t["cell_corners"], 0) - np.mean(q, 0)))["type"]
+             for r, row in enumerate(quads) for c, q in enumerate(row)}
+    review.click()
+    for step in range(20):
+        expect(page.locator("#review-step")).to_have_text(f"Doubtful card {step + 1} of 20")
+        expect(page.locator("#crop")).to_be_visible()  # the cell's own picture, to name it by
+        r, c = map(int, re.match(r"Row (\d+), column (\d+)", page.locator("#picker-cell").inner_text()).groups())
+        page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
+    expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
+    expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total))
+    page.once("dialog", lambda dialog: dialog.accept("Moje kuchyň"))
+    page.click("#remember")
+    expect(page.locator("#remember-status")).to_have_text("20 cards in deck moje-kuchyn: photos are now read with it.",
+                                                          timeout=60000)
+    expect(page.locator("#deck")).to_have_value("moje-kuchyn")
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(second.truth["tableaux"][0])).total),
+                                                timeout=60000)
+    expect(page.locator("#remember-status")).to_have_text("")  # the last photo's deck news is not this one's
+    shot(page, "deck-started-from-a-photo")
+
+
 def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server, page):
     from playwright.sync_api import expect
 

@@ -167,6 +167,7 @@ MESSAGES = [
     "glare washes out row 1 col 2, row 3 col 4: tilt the phone or move the lamp so its reflection leaves the cards",
     "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
+    "row 3, col 2: a card no deck has read: name it, and your deck learns it",
 ]
 
 

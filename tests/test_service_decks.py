@@ -199,3 +199,43 @@ def test_a_file_that_is_no_image_is_a_415_on_the_deck_route_as_on_the_photo_rout
     for path, data in (("/api/photo", {}), ("/api/decks/kitchen/photo", {"grid": ". . . . .\n" * 4})):
         r = client.post(path, files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")}, data=data)
         assert r.status_code == 415 and "not an image" in r.json()["detail"], (path, r.text)
+
+
+def test_a_deck_no_deck_reads_is_started_from_the_cells_of_its_photo(client):
+    # A player's own deck read against the stand-in: every card is "not a card of this deck",
+    # so there was no read to correct and "remember these cards" could not be reached (the
+    # page's dead end for every new player). /api/layout gives the photo's cells to name; named
+    # as the player sees them and remembered, they start the deck.
+    import numpy as np
+
+    deck = generate_deck(HELD_OUT_SEEDS[55])
+    scene = render_scene(deck, (47, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=1.0,
+                                                    min_holes=2, max_holes=2, elevation_deg=(60, 90)))
+    refused = client.post("/api/photo", files={"photo": _jpeg(scene)})
+    assert refused.status_code == 422 and "do not read as cards of this deck" in refused.json()["detail"]
+
+    r = client.post("/api/layout", files={"photo": _jpeg(scene)})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert len(out["cells"]) == 4 and all(len(row) == COLS for row in out["cells"])
+    assert max(out["photo_size"]) == 2000
+    assert client.get(out["photo_url"]).headers["content-type"] == "image/jpeg"
+    # Each cell named as the player sees it: the card lying there (found where one lies).
+    truth = scene.truth["tableaux"][0]["cells"]
+    named = []
+    for row in out["cells"]:
+        for cell in row:
+            centre = np.mean(cell["quad"], 0)
+            lying = min(truth, key=lambda c: np.linalg.norm(np.mean(c["cell_corners"], 0) - centre))
+            assert cell["card"] == (lying["type"] is not None)
+            assert bool(cell["doubts"]) == cell["card"] and ("name it" in cell["doubts"][0] if cell["doubts"] else True)
+            named.append(CardType(lying["type"]) if lying["type"] else None)
+    grid = format_text(Tableau(named))
+    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    assert started.status_code == 200, started.text
+    assert sum(started.json()["references"].values()) == 18
+    kinds = {c for c in named if c is not None}
+    assert sorted(started.json()["missing"]) == sorted(c.value for c in CardType if c not in kinds)
+
+    r = client.post("/api/layout", files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")})
+    assert r.status_code == 415

@@ -14,12 +14,13 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from ecoscore.geometry import points_in_quads, warp_quad
+from ecoscore.geometry import Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cells_short
 
 from .deckstore import REFERENCE_PX
-from .decode import ImageError, decode
+from .decode import ImageError, Photo, decode
+from .lattice import TableauFit
 from .matcher import CardEmbedder
 from .pipeline import NoTableauError, Reader
 
@@ -180,7 +181,60 @@ def left_out_note(cells: list[tuple[int, int]]) -> str:
             "left out of the deck")
 
 
-def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str) -> PhotoReferences:
+def _one_tableau(reader: Reader, data: bytes, where: str) -> tuple[Photo, Detections, TableauFit]:
+    """The photo's one tableau, located as a read locates it (second look included): a card the
+    first look missed, or a grid seen at a slant, must not refuse an enrolment that a read of
+    the same photo gets right."""
+    try:
+        photo = decode(data)
+    except ImageError as err:
+        raise EnrolError(f"{where}: {err}") from None
+    try:
+        det, fits, _ = reader.locate(photo)
+    except NoTableauError as err:  # e.g. more grids than a game has
+        raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
+    if len(fits) != 1:
+        raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
+    return photo, det, fits[0]
+
+
+class CellPlace(NamedTuple):
+    """Where one cell of a tableau lies in its photo, and whether a card was found there."""
+
+    row: int
+    col: int
+    quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
+    card: bool
+
+
+def name_it(row: int, col: int) -> str:
+    """The doubt of a cell of a layout where a card was found: the player names it."""
+    return f"row {row + 1}, col {col + 1}: a card no deck has read: name it, and your deck learns it"
+
+
+class Layout(NamedTuple):
+    """A tableau's cells in its photo, named by no deck: what a player names to start a deck."""
+
+    photo: Photo
+    cells: list[CellPlace]  # in reading order, as a read of the photo lays them out
+
+
+def layout(reader: Reader, data: bytes, where: str) -> Layout:
+    """The cells of the photo's one tableau, as a read lays them out (so a grid named on them is
+    the grid ``from_photo(..., as_read=True)`` takes), and where cards were found. A player's
+    own deck, read against a deck that is not theirs, gives no read to correct (each card is
+    "not a card of this deck"): these are the cells they name instead."""
+    photo, _, fit = _one_tableau(reader, data, where)
+    cells = [CellPlace(r, c, fit.cells[(r, c)].quad / photo.scale,
+                       fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside)
+             for r in range(ROWS) for c in range(COLS)]
+    if not any(cell.card for cell in cells):
+        raise EnrolError(f"{where}: no card found in the tableau's cells")
+    return Layout(photo, cells)
+
+
+def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,
+               as_read: bool = False) -> PhotoReferences:
     """Reference crops from a photo of one tableau and the grid it shows.
 
     The grid may be written from any side: of its placements on the cells read, the one whose
@@ -189,19 +243,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     photo with a card found where the grid has none. A card the grid names where the finder
     found none (a card it missed: dark, glared, far) is left out and said, up to
     ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found."""
-    try:
-        photo = decode(data)
-    except ImageError as err:
-        raise EnrolError(f"{where}: {err}") from None
-    # Located as a read locates it (second look included): a card the first look missed, or a
-    # grid seen at a slant, must not refuse an enrolment that a read of the same photo gets right.
-    try:
-        det, fits, _ = reader.locate(photo)
-    except NoTableauError as err:  # e.g. more grids than a game has
-        raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
-    if len(fits) != 1:
-        raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
-    fit = fits[0]
+    photo, det, fit = _one_tableau(reader, data, where)
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
     detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
     k = detail.scale / photo.scale
@@ -214,15 +256,16 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     found = {rc for rc, cell in cells.items() if cell.detection is not None and cell.inside}
     grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
     placements = []
-    for label, turn in _SYMMETRIES.items():
+    # A grid corrected from a read of this photo (the page's) lies as the read laid it out.
+    for label, turn in list(_SYMMETRIES.items())[:1 if as_read else None]:
         g = turn(grid)
         occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None and cells[(r, c)].inside}
         placements.append(_Placement(len(occupied & found) - len(occupied ^ found),
                                      _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn,
                                      occupied ^ found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
-    best, second = placements[0], placements[1]
-    if best.agree == second.agree and best.consistency - second.consistency < 0.05:
+    best, second = placements[0], placements[1] if len(placements) > 1 else None
+    if second is not None and best.agree == second.agree and best.consistency - second.consistency < 0.05:
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
     # More cards found where the grid has none, or named where none was found, than a finder

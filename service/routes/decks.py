@@ -3,19 +3,21 @@ its corrected grid adds each cell to a deck's references (a deck reads once it h
 from __future__ import annotations
 
 import secrets
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.scoring import GridError, parse_grid
+from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NotDeckOwner
-from ecoscore.vision.enrol import EnrolError, from_photo, left_out_note
+from ecoscore.vision.enrol import EnrolError, Layout, from_photo, layout, left_out_note, name_it
 
 from ..bodies import BoundedRoute
-from ..deps import Svc
+from ..deps import Services, Svc
 from ..reads import Abandoned, QueueFull
-from ..schemas import ERRORS, DeckOut, DecksOut, RememberedOut
+from ..schemas import ERRORS, DeckOut, DecksOut, LayoutCell, LayoutOut, RememberedOut
+from .photos import photo_jpeg
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
@@ -63,15 +65,47 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         data = photo.file.read(limit + 1)
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
-        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo")
+        # The page sends the grid of a read of this photo, corrected: it lies as the read laid it out.
+        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=True)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token,
                                    max_decks=svc.settings.max_decks, partial=True)
         return RememberedOut(**_out(info).model_dump(), token=token,
                              doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 
+    return await _run(svc, request, enrol)
+
+
+@router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, named by no deck (to start a deck)",
+             response_model=LayoutOut)
+async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...)):
+    """A player's own deck read against a deck that is not theirs gives no read to correct: these
+    are the cells they name instead, then remember (``/api/decks/{name}/photo``) to start it."""
+    limit = svc.settings.max_upload
+
+    def locate() -> tuple[Layout, bytes]:
+        photo.file.seek(0)
+        data = photo.file.read(limit + 1)
+        if len(data) > limit:
+            raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
+        found = layout(svc.reader, data, photo.filename or "photo")
+        return found, photo_jpeg(found.photo.image)
+
+    found, jpeg = await _run(svc, request, locate)
+    cells = [LayoutCell(card=cell.card, doubts=[name_it(cell.row, cell.col)] if cell.card else [],
+                        quad=[[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad]) for cell in found.cells]
+    return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
+                     photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",
+                     photo_size=list(found.photo.original_size))
+
+
+T = TypeVar("T")
+
+
+async def _run(svc: Services, request: Request, work: Callable[[], T]) -> T:
+    """``work`` in the read queue, its refusals as 4xx."""
     try:
-        return await svc.reads.run(enrol, gone=request.is_disconnected)
+        return await svc.reads.run(work, gone=request.is_disconnected)
     except QueueFull as err:
         raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
     except Abandoned:

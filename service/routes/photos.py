@@ -56,12 +56,12 @@ def photo_name(svc: Services, given: str, upload: UploadFile, k: int) -> str:
         return f"photo{k + 1}"
 
 
-def photo_jpeg(read, max_side: int = 1280, quality: int = 82) -> bytes:
-    """The photo as read, upright and at most ``max_side`` px, with nothing drawn on it: the page
-    draws the grid, the labels and the current points itself, so they never go stale."""
+def photo_jpeg(img, max_side: int = 1280, quality: int = 82) -> bytes:
+    """The photo as read (``PhotoRead.photo.image``), upright and at most ``max_side`` px, with
+    nothing drawn on it: the page draws the grid, the labels and the current points itself, so
+    they never go stale."""
     import cv2
 
-    img = read.photo.image
     if max(img.shape[:2]) > max_side:
         f = max_side / max(img.shape[:2])
         img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)

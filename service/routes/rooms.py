@@ -143,7 +143,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         from ecoscore.vision.report import read_to_dict
 
         tab = read.tableaux[0]
-        jpeg = photo_jpeg(read)  # plain: the page draws the room's points on it
+        jpeg = photo_jpeg(read.photo.image)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
         if len(read.tableaux) > 1:
             doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "

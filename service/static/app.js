@@ -26,7 +26,7 @@ async function api(method, url, body, headers = {}) {
   try { res = await fetch(url, init); } catch { showOffline(true); throw saying(() => t("ui.network_error")); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw saying(() => errorText(data, res), { status: res.status });  // 409: written in between
+  if (!res.ok) throw saying(() => errorText(data, res), { status: res.status, detail: data.detail });  // 409: written in between
   return data;
 }
 
@@ -52,7 +52,7 @@ function upload(url, form, headers, onProgress) {
       let data = {};
       try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) resolve(data);
-      else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), { status: xhr.status }));
+      else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), { status: xhr.status, detail: data.detail }));
     };
     xhr.onerror = () => { showOffline(true); reject(saying(() => t("ui.network_error"))); };
     xhr.onabort = () => reject(Object.assign(new Error(t("ui.cancelled")), { cancelled: true }));
@@ -588,28 +588,58 @@ async function rememberCards() {
 }
 
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null };
+const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null };
 let sendSolo;
+
+function soloView() {
+  solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
+    onKept: () => soloPad(solo.view.player) });
+  return solo.view;
+}
 
 async function scorePhoto(file) {
   if (!file) return;
   // a new photo: nothing of the last one may look like its result
-  $("result").hidden = true; $("retake").hidden = true;
+  $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true;
+  setStatus($("remember-status"), "");
   try {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
     if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file;
-    solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-      onKept: () => soloPad(solo.view.player) });
     const p = doc.players[0];
-    solo.view.load({ ...p, read_grid: p.grid });
+    soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     setStatus($("status"), err, true);
+    // The player's own deck, read against one that is not theirs (the stand-in, at first):
+    // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
+    if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
   }
+}
+
+// ---------- a deck of the player's own, started from a photo no deck reads ----------
+// The page asks the service in English (API_HEADERS): its refusal is matched as said.
+const NOT_THIS_DECK = /no tableau read: a grid of \d+ cards was found, but/;
+
+async function teachPhoto() {
+  const file = solo.teachFile;
+  if (!file) return;
+  $("teach").hidden = true;
+  try {
+    const layout = await sendSolo("/api/layout", file);
+    if (!layout) return;
+    // A blank grid scored as it is: each card named since is scored as a correction is.
+    const blank = layout.cells.map((row) => row.map(() => null));
+    const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
+    const p = { ...doc.players[0], cells: layout.cells, doubts: [], photo_url: layout.photo_url, photo_size: layout.photo_size };
+    solo.doc = doc; solo.file = file; solo.showAnyway = true;  // every cell doubtful: no "retake" here
+    soloView().load({ ...p, read_grid: blank });
+    showSolo(p);
+    setStatus($("status"), () => t("ui.teach_started"));
+  } catch (err) { setStatus($("status"), err, true); }
 }
 
 const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare"]);
@@ -963,6 +993,7 @@ async function start() {
   loadDecks($("deck"));
   $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
   $("remember").addEventListener("click", rememberCards);
+  $("teach-start").addEventListener("click", teachPhoto);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   $("new-room").addEventListener("click", async () => {
     try {
