@@ -268,6 +268,7 @@ def test_cli_eval_on_a_rendered_set(tmp_path):
     assert doc["confident_wrong_rate"] == 0
     not_exact = doc["tableaux"] - round(doc["tableau_exact_rate"] * doc["tableaux"])
     assert sum(doc["not_exact_because"].values()) == not_exact
+    assert {why: len(images) for why, images in doc["not_exact_images"].items()} == doc["not_exact_because"]
     bad = subprocess.run([sys.executable, "-m", "ecoscore", "eval", str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "no truth/ folder" in bad.stderr
 

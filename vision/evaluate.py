@@ -43,6 +43,7 @@ class Evaluation:
     wrong: list[str] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # photos of one / several tableaux: [tableaux, exact]
     missed: dict[str, int] = field(default_factory=dict)  # why tableaux were not read exactly
+    missed_images: dict[str, list[str]] = field(default_factory=dict)  # ... and in which photos
     phantom: int = 0  # tableaux reported where no tableau lies (a cloth's checks, loose cards)
     phantom_images: list[str] = field(default_factory=list)
     cut: int = 0  # tableaux cut by the frame with at least MIN_CARDS cards in it (a neighbour's)
@@ -65,13 +66,15 @@ class Evaluation:
             "tableau_exact_rate_by_photo": {k: round(e / max(n, 1), 4) for k, (n, e) in self.by_kind.items()},
             "tableaux_by_photo": {k: n for k, (n, _) in self.by_kind.items()},
             "not_exact_because": dict(sorted(self.missed.items())),
+            "not_exact_images": dict(sorted(self.missed_images.items())),
             "phantom_tableaux": self.phantom,
             "tableaux_cut_by_frame": {"with_5_cards_or_more_in_view": self.cut, "reported": self.cut_reported,
                                       "reported_with_doubt": self.cut_reported_with_doubt},
         }
 
-    def miss(self, why: str) -> None:
+    def miss(self, why: str, image: str) -> None:
         self.missed[why] = self.missed.get(why, 0) + 1
+        self.missed_images.setdefault(why, []).append(image)
 
 
 def match_read(read: TableauRead, tab: TruthTableau) -> dict[int, tuple[int, int]] | None:
@@ -140,7 +143,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
         except (NoTableauError, ImageError):
             ev.errors += 1
             for _ in visible:
-                ev.miss(NOT_FOUND)
+                ev.miss(NOT_FOUND, path.stem)
             continue
         for stage, ms in read.timings_ms.items():
             ev.timings.setdefault(stage, []).append(ms)
@@ -159,7 +162,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
         for tab in visible:
             match = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), None)
             if match is None:
-                ev.miss(NOT_FOUND)
+                ev.miss(NOT_FOUND, path.stem)
                 continue  # the photo's other doubts or errors speak for it
             r, mapping = match
             ev.found += 1
@@ -173,7 +176,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
                 ev.exact += 1
                 kind[1] += 1
             else:
-                ev.miss(UNREADABLE if unreadable_cards(reader, data, tab) else CUT_WRONG)
+                ev.miss(UNREADABLE if unreadable_cards(reader, data, tab) else CUT_WRONG, path.stem)
                 if not doubtful:
                     ev.confident_wrong += 1
                     ev.wrong.append(path.stem)
