@@ -801,6 +801,16 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     first = next(s for s in scenes if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) == len(CardType))
     second = render_scene(deck, (49, 0), params)
 
+    # In a game room first: the refusal points to the start page, opened beside the room.
+    new_room(page, deck_server)
+    page.fill("#player-name", "Ann")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "table.jpg", first.jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Your own deck? Teach it once on the start page", timeout=60000)
+    expect(page.locator("#room-teach")).to_be_visible()
+    assert page.get_attribute("#room-teach", "target") == "_blank"
+
     page.goto(deck_server)
     page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))
     expect(page.locator("#status")).to_contain_text("do not read as cards of this deck", timeout=60000)

@@ -887,6 +887,7 @@ async function joinRoom(file) {
   $("room-photo").value = "";  // the same file chosen again is a new choice
   const name = $("player-name").value.trim();
   if (!file || !name) return;
+  $("room-teach").hidden = true;
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
@@ -905,7 +906,13 @@ async function joinRoom(file) {
     setStatus($("room-status"), () => doubtful >= UNREADABLE
       ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map(I18N.message)].join(" ")
       : t("ui.added", { name }), doubtful >= UNREADABLE);
-  } catch (err) { setStatus($("room-status"), err, true); }
+  } catch (err) {
+    // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
+    // so this room stays open), then the tableau is added again.
+    const teach = NOT_THIS_DECK.test(err.detail || "");
+    setStatus($("room-status"), teach ? () => `${err.say()} ${t("ui.room_teach")}` : err, true);
+    $("room-teach").hidden = !teach;
+  }
 }
 
 async function botFromPhoto(file) {
