@@ -822,6 +822,8 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#status")).to_contain_text("choose its name")
     review = page.locator("#solo-tableau .review")
     expect(review).to_have_text("Review the 20 doubtful cards")
+    page.click("#remember")  # nothing named yet: said at once, nothing sent
+    expect(page.locator("#remember-status")).to_have_text("Name every card first: 20 cards have no name yet.")
     # The player names each card as they see it: the card lying where the page outlines the cell.
     quads = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.quad))")
     truth = first.truth["tableaux"][0]["cells"]

@@ -555,6 +555,10 @@ const deckSlug = (text) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, ""
 
 async function rememberCards() {
   if (!solo.file || !solo.view) return;
+  // Cards found but not named yet: the service would refuse the photo (a card where the grid
+  // has none); said here, before the photo is sent, with how many are left.
+  const unnamed = solo.teaching ? solo.view.read.cells.flat().filter((cell, i) => cell.card && !solo.view.grid[Math.floor(i / 5)][i % 5]).length : 0;
+  if (unnamed) { setStatus($("remember-status"), () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
   let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
   if (!name || name === "standin") {
     name = deckSlug(window.prompt(t("ui.remember_prompt")) || "");
@@ -588,7 +592,7 @@ async function rememberCards() {
 }
 
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null };
+const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false };
 let sendSolo;
 
 function soloView() {
@@ -607,7 +611,7 @@ async function scorePhoto(file) {
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
     if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
     if (!doc) return;
-    solo.doc = doc; solo.showAnyway = false; solo.file = file;
+    solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.teaching = false;
     const p = doc.players[0];
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
@@ -635,7 +639,7 @@ async function teachPhoto() {
     const blank = layout.cells.map((row) => row.map(() => null));
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: [], photo_url: layout.photo_url, photo_size: layout.photo_size };
-    solo.doc = doc; solo.file = file; solo.showAnyway = true;  // every cell doubtful: no "retake" here
+    solo.doc = doc; solo.file = file; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
     soloView().load({ ...p, read_grid: blank });
     showSolo(p);
     setStatus($("status"), () => t("ui.teach_started"));
