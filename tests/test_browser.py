@@ -849,6 +849,31 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     shot(page, "deck-started-from-a-photo")
 
 
+def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
+    # A photo with the neighbour's tableau in it: the page showed the first and said so, with no
+    # way to see the other (a player's walk-through). Now one tap shows the next.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    scene = render_scene(load_deck("standin"), (51, 0), params)
+    upload_solo(page, server, write(tmp_path, "two.jpg", scene.jpeg))
+    expect(page.locator("#status")).to_have_text("2 tableaux found; showing the one with the most cards.")
+    button = page.locator("#other-tableau")
+    expect(button).to_have_text("Show tableau 2 of 2")
+    totals = page.evaluate("solo.doc.players.map((p) => String(p.total))")
+    expect(page.locator("#total")).to_have_text(totals[0])
+    button.click()
+    expect(page.locator("#total")).to_have_text(totals[1])
+    expect(button).to_have_text("Show tableau 1 of 2")
+    page.select_option("#lang", "cs")
+    expect(button).to_have_text("Zobrazit ekosystém 1 z 2")
+    button.click()
+    expect(page.locator("#total")).to_have_text(totals[0])
+
+
 def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server, page):
     from playwright.sync_api import expect
 

@@ -592,7 +592,7 @@ async function rememberCards() {
 }
 
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false };
+const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false, index: 0 };
 let sendSolo;
 
 function soloView() {
@@ -604,7 +604,7 @@ function soloView() {
 async function scorePhoto(file) {
   if (!file) return;
   // a new photo: nothing of the last one may look like its result
-  $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true;
+  $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
   setStatus($("remember-status"), "");
   try {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
@@ -612,6 +612,7 @@ async function scorePhoto(file) {
     if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.teaching = false;
+    solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
     const p = doc.players[0];
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
@@ -648,7 +649,20 @@ async function teachPhoto() {
 
 const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare"]);
 
+// A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
+// (only the first could be seen: a player's walk-through).
+function otherTableau() {
+  const players = solo.doc.players;
+  solo.index = (solo.index + 1) % players.length;
+  const p = players[solo.index];
+  solo.view.load({ ...p, read_grid: p.grid });
+  showSolo(p);
+}
+
 function showSolo(player) {
+  const several = !solo.teaching && solo.doc.players.length > 1;
+  $("which").hidden = !several;
+  if (several) $("other-tableau").textContent = t("ui.other_tableau", { k: (solo.index + 1) % solo.doc.players.length + 1, n: solo.doc.players.length });
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
@@ -1005,6 +1019,7 @@ async function start() {
   $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
   $("remember").addEventListener("click", rememberCards);
   $("teach-start").addEventListener("click", teachPhoto);
+  $("other-tableau").addEventListener("click", otherTableau);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   $("new-room").addEventListener("click", async () => {
     try {
