@@ -167,6 +167,9 @@ def translate(text: str, lang: str) -> str:
         elif name in _CELLS:
             out[name] = re.sub(r"row (\d+) col (\d+)",
                                lambda m: fill(lang, "api.cell_short", row=m.group(1), col=m.group(2)), value)
+            # a grid's text: "bot, line 2, cell 3" (gridfile.py)
+            out[name] = re.sub(r"line (\d+), cell (\d+)",
+                               lambda m: fill(lang, "api.line_cell", line=m.group(1), cell=m.group(2)), out[name])
         else:
             out[name] = value
     return fill(lang, key, **out)

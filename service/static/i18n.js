@@ -91,7 +91,8 @@ const I18N = (() => {
       const kind = KIND[k];
       out[k] = kind === "msg" ? message(v) : kind === "card" ? card(v === "empty" ? null : v)
         : kind === "cards" ? v.split(", ").map((c) => card(c)).join(", ")
-        : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c })) : v;
+        : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
+          .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell })) : v;
     }
     return t(found.key, out);
   }
