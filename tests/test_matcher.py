@@ -294,3 +294,19 @@ def test_phone_photos_of_single_cards_near_or_far_enrol_a_deck_that_names_its_fa
                      _card_on_table(faces[CardType.WOLF], 300, "felt", rng, at=(1150, 600)))
     with pytest.raises(EnrolError, match="2 cards in it"):
         card_from_image(reader, cv2.imencode(".jpg", two)[1].tobytes(), "bear/two.jpg")
+
+
+def test_of_a_photo_of_two_tableaux_the_one_at_a_point_is_enrolled(reader, decks):
+    # The page remembers the tableau it showed: the one lying at the point it sends.
+    from ecoscore.vision.enrol import EnrolError, _one_tableau
+
+    scene = render_scene(decks[0], (53, 0), SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0,
+                                                        p_hole=0.0, elevation_deg=(70, 90)))
+    for truth in scene.truth["tableaux"]:
+        centres = np.array([np.mean(c["cell_corners"], 0) for c in truth["cells"]])
+        photo, _, fit = _one_tableau(reader, scene.jpeg, "photo", at=tuple(centres.mean(0)))
+        found = np.array([cell.quad.mean(0) / photo.scale for cell in fit.cells.values()])
+        pitch = np.linalg.norm(np.subtract(*truth["cells"][0]["cell_corners"][:2]))
+        assert np.median(np.min(np.linalg.norm(found[:, None] - centres[None], axis=2), axis=1)) < 0.3 * pitch
+    with pytest.raises(EnrolError, match="2 tableaux found"):
+        _one_tableau(reader, scene.jpeg, "photo")

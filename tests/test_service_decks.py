@@ -64,8 +64,10 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     token = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": "guess"})
     assert token.status_code == 403 and "only the phone that started deck 'kitchen'" in token.json()["detail"]
-    r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})  # no token
-    assert r2.status_code == 403
+    # No token: a new deck named as one that exists (a player's walk: "only the phone that
+    # started deck ..." told a player naming their new deck nothing they could act on).
+    r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    assert r2.status_code == 409 and "a deck named 'kitchen' exists already" in r2.json()["detail"]
     again = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": started.json()["token"]})
     assert again.status_code == 200, again.text
@@ -231,7 +233,7 @@ def test_a_deck_no_deck_reads_is_started_from_the_cells_of_its_photo(client):
             assert bool(cell["doubts"]) == cell["card"] and ("name it" in cell["doubts"][0] if cell["doubts"] else True)
             named.append(CardType(lying["type"]) if lying["type"] else None)
     grid = format_text(Tableau(named))
-    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "as_read": "true"})
     assert started.status_code == 200, started.text
     assert sum(started.json()["references"].values()) == 18
     kinds = {c for c in named if c is not None}
@@ -239,3 +241,28 @@ def test_a_deck_no_deck_reads_is_started_from_the_cells_of_its_photo(client):
 
     r = client.post("/api/layout", files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")})
     assert r.status_code == 415
+
+
+
+def test_the_tableau_shown_of_a_photo_of_two_is_the_one_remembered(client):
+    # A photo with the neighbour's tableau: the page shows one and remembers that one (``at``:
+    # its middle). It was refused, in English, after the player had corrected the cards.
+    import numpy as np
+
+    from ecoscore.datasets.deck import load_deck
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    scene = render_scene(load_deck("standin"), (52, 0), params)
+    players = client.post("/api/photo", files={"photo": _jpeg(scene)}).json()["players"]
+    assert len(players) == 2
+    assert client.post("/api/layout", files={"photo": _jpeg(scene)}).status_code == 200  # the biggest, as shown first
+    grid = format_text(Tableau([CardType(t) if t else None for row in players[1]["grid"] for t in row]))
+    alone = client.post("/api/decks/pair/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "as_read": "true"})
+    assert alone.status_code == 422 and "2 tableaux found" in alone.json()["detail"]
+    middle = np.mean([corner for row in players[1]["cells"] for cell in row for corner in cell["quad"]], 0)
+    r = client.post("/api/decks/pair/photo", files={"photo": _jpeg(scene)},
+                    data={"grid": grid, "at": f"{middle[0]:.1f},{middle[1]:.1f}", "as_read": "true"})
+    assert r.status_code == 200, r.text
+    assert sum(r.json()["references"].values()) == sum(t is not None for row in players[1]["grid"] for t in row)
+    bad = client.post("/api/decks/pair/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "at": "1e9,x"})
+    assert bad.status_code == 422

@@ -181,10 +181,13 @@ def left_out_note(cells: list[tuple[int, int]]) -> str:
             "left out of the deck")
 
 
-def _one_tableau(reader: Reader, data: bytes, where: str) -> tuple[Photo, Detections, TableauFit]:
+def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float] | None = None,
+                 biggest: bool = False) -> tuple[Photo, Detections, TableauFit]:
     """The photo's one tableau, located as a read locates it (second look included): a card the
     first look missed, or a grid seen at a slant, must not refuse an enrolment that a read of
-    the same photo gets right."""
+    the same photo gets right. Of several (a neighbour's in the frame): the one nearest ``at``
+    (a point in the photo's own pixels: the tableau the page showed), or with ``biggest`` the
+    one with the most cards; else the photo is refused."""
     try:
         photo = decode(data)
     except ImageError as err:
@@ -193,6 +196,12 @@ def _one_tableau(reader: Reader, data: bytes, where: str) -> tuple[Photo, Detect
         det, fits, _ = reader.locate(photo)
     except NoTableauError as err:  # e.g. more grids than a game has
         raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
+    if len(fits) > 1 and at is not None:
+        point = np.array(at) * photo.scale
+        return photo, det, min(fits, key=lambda fit: float(np.linalg.norm(
+            np.mean([cell.quad.mean(0) for cell in fit.cells.values()], 0) - point)))
+    if len(fits) > 1 and biggest:
+        return photo, det, max(fits, key=lambda fit: len(fit.detections))
     if len(fits) != 1:
         raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
     return photo, det, fits[0]
@@ -224,7 +233,7 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
     the grid ``from_photo(..., as_read=True)`` takes), and where cards were found. A player's
     own deck, read against a deck that is not theirs, gives no read to correct (each card is
     "not a card of this deck"): these are the cells they name instead."""
-    photo, _, fit = _one_tableau(reader, data, where)
+    photo, _, fit = _one_tableau(reader, data, where, biggest=True)  # the one a read shows first
     cells = [CellPlace(r, c, fit.cells[(r, c)].quad / photo.scale,
                        fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside)
              for r in range(ROWS) for c in range(COLS)]
@@ -234,7 +243,7 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
 
 
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,
-               as_read: bool = False) -> PhotoReferences:
+               as_read: bool = False, at: tuple[float, float] | None = None) -> PhotoReferences:
     """Reference crops from a photo of one tableau and the grid it shows.
 
     The grid may be written from any side: of its placements on the cells read, the one whose
@@ -242,8 +251,10 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     two placements are equally likely the photo is refused rather than guessed, and so is a
     photo with a card found where the grid has none. A card the grid names where the finder
     found none (a card it missed: dark, glared, far) is left out and said, up to
-    ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found."""
-    photo, det, fit = _one_tableau(reader, data, where)
+    ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found. ``as_read``:
+    the grid lies as a read of the photo laid it out; ``at``: of several tableaux, the one
+    nearest this point (original pixels)."""
+    photo, det, fit = _one_tableau(reader, data, where, at)
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
     detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
     k = detail.scale / photo.scale

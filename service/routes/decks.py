@@ -47,6 +47,12 @@ async def list_decks(svc: Svc):
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
                          grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = "",
+                         at: Annotated[str, Form(max_length=40, pattern=r"^\d{1,6}(\.\d{1,3})?,\d{1,6}(\.\d{1,3})?$",
+                                                 description="x,y: of several tableaux in the photo, the one "
+                                                             "lying here (its pixels)")] = "",
+                         as_read: Annotated[bool, Form(description="the grid is a read of this photo, corrected: it "
+                                                                   "lies as the read laid it out (else it may be written "
+                                                                   "from the other side of the table)")] = False,
                          x_deck_token: Annotated[str | None, Header(max_length=200, description=(
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
@@ -65,11 +71,18 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         data = photo.file.read(limit + 1)
         if len(data) > limit:
             raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
-        # The page sends the grid of a read of this photo, corrected: it lies as the read laid it out.
-        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=True)
+        x, _, y = at.partition(",")
+        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
+                           at=(float(x), float(y)) if at else None)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
-        info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "), token,
-                                   max_decks=svc.settings.max_decks, partial=True)
+        try:
+            info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
+                                       token, max_decks=svc.settings.max_decks, partial=True)
+        except NotDeckOwner:
+            if x_deck_token is None:  # a new deck, named as one that exists: the name is taken
+                raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
+                                         "server: give yours another name") from None
+            raise
         return RememberedOut(**_out(info).model_dump(), token=token,
                              doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 

@@ -555,20 +555,29 @@ const deckSlug = (text) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, ""
 
 async function rememberCards() {
   if (!solo.file || !solo.view) return;
-  // Cards found but not named yet: the service would refuse the photo (a card where the grid
-  // has none); said here, before the photo is sent, with how many are left.
-  const unnamed = solo.teaching ? solo.view.read.cells.flat().filter((cell, i) => cell.card && !solo.view.grid[Math.floor(i / 5)][i % 5]).length : 0;
-  if (unnamed) { setStatus($("remember-status"), () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
-  let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
-  if (!name || name === "standin") {
-    name = deckSlug(window.prompt(t("ui.remember_prompt")) || "");
-    if (!name) return;
-  }
   const said = $("remember-status");
+  // Cards found and not named yet (nor kept as they are, nor set to empty: a box on a bare gap
+  // is the finder's mistake): the service would refuse the photo. Said before anything is sent,
+  // counted as the Review button counts them.
+  const unnamed = solo.teaching ? solo.view.doubtfulCells().length : 0;
+  if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
+  // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
+  // cannot learn from it: the cards go to a deck of its own, named here.
+  let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
+  if (!name || name === "standin" || !localStorage.getItem(`ecoscore-deck-token:${name}`)) {
+    const answer = window.prompt(t("ui.remember_prompt"));
+    if (answer === null) return;
+    name = deckSlug(answer);
+    if (!name) { setStatus(said, () => t("ui.deck_name_empty"), true); return; }
+  }
   const grid = solo.view.grid.map((row) => row.map((type) => type || ".").join(" ")).join("\n");
   const form = new FormData();
   form.append("photo", await shrink(solo.file), "photo.jpg");
   form.append("grid", grid);
+  form.append("as_read", "true");  // the grid of this photo's read (or layout), corrected
+  // Of several tableaux in the photo, the one shown: its middle (the photo's pixels).
+  const corners = solo.view.read.cells.flat().flatMap((cell) => cell.quad);
+  form.append("at", [0, 1].map((k) => (corners.reduce((sum, p) => sum + p[k], 0) / corners.length).toFixed(1)).join(","));
   setStatus(said, () => t("ui.reading"));  // said beside the button: the page's status line is out of view
   try {
     // The deck's token: this phone started the deck, and only it adds to it.
@@ -671,7 +680,7 @@ function showSolo(player) {
   // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
   const advice = (player.doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key)).map(I18N.message);
-  const ownDeck = player.deck && player.deck !== "standin" && !advice.length;
+  const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(`ecoscore-deck-token:${player.deck}`);
   $("retake-advice").textContent = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])].join(" ");
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
