@@ -768,6 +768,15 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     expect(page.locator("#total")).to_have_text(str(truth_total))
     page.reload()  # the choice is this phone's: it stays
     expect(page.locator("#deck")).to_have_value("kitchen")
+    # A photo of the built-in deck read with this one: the retake box says the deck may be the
+    # wrong one, not "teach your deck these cards" (a walk-through).
+    from ecoscore.datasets.deck import load_deck
+
+    builtin = render_scene(load_deck("standin"), (44, 1), params)
+    page.set_input_files("#file", write(tmp_path, "builtin.jpg", builtin.jpeg))
+    expect(page.locator("#retake")).to_be_visible(timeout=30000)
+    expect(page.locator("#retake-advice")).to_contain_text("is the photo read against the wrong deck?")
+    expect(page.locator("#retake-advice")).not_to_contain_text("too few pictures")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)
     # This phone did not start the deck: it cannot teach it, so it is asked for a deck of its own;
@@ -844,7 +853,8 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     for step in range(19):
         expect(page.locator("#review-step")).to_have_text(f"Doubtful card {step + 1} of 19")
         expect(page.locator("#crop")).to_be_visible()  # the cell's own picture, to name it by
-        r, c = map(int, re.match(r"Row (\d+), column (\d+)", page.locator("#picker-cell").inner_text()).groups())
+        r, c = map(int, re.fullmatch(r"Row (\d+), column (\d+): not named yet",  # not "read as empty"
+                                     page.locator("#picker-cell").inner_text()).groups())
         page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
     expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")  # the card kept empty, named after all (on the photo)
@@ -860,6 +870,42 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
                                                 timeout=60000)
     expect(page.locator("#remember-status")).to_have_text("")  # the last photo's deck news is not this one's
     shot(page, "deck-started-from-a-photo")
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
+                    reason="the shipped matcher is not in models/")
+def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, page):
+    # A deck is not in the menu until it has every type: a player coming back to the page saw
+    # nothing of the deck they had started (a walk-through).
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.scoring import format_text
+
+    deck = generate_deck(HELD_OUT_SEEDS[58])
+    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scene = next(s for s in (render_scene(deck, (54, k), params) for k in range(50))
+                 if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) < len(CardType))
+    boundary = "ecoscoreboundary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
+            f'{format_text(truth_tableau(scene.truth["tableaux"][0]))}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
+            f'Content-Type: image/jpeg\r\n\r\n').encode() + scene.jpeg + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(f"{deck_server}/api/decks/attic/photo", body, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with urllib.request.urlopen(request) as response:
+        started = json.loads(response.read())
+    assert started["missing"]
+    page.goto(deck_server)
+    page.evaluate("localStorage.setItem('ecoscore-deck-building', 'attic')")
+    page.reload()
+    missing = ", ".join(started["missing"])
+    expect(page.locator("#deck-note")).to_have_text(f"Deck attic is being built: it still needs {missing}. "
+                                                    "Name the cards of a photo that holds them, then remember it.")
+    page.select_option("#lang", "cs")
+    expect(page.locator("#deck-note")).to_contain_text("Balíček attic se teprve skládá")
 
 
 def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):

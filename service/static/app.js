@@ -470,7 +470,9 @@ function pick(view, r, c, review) {
     const dialog = $("picker"), choices = $("choices");
     const cell = view.read.cells && view.read.cells[r] ? view.read.cells[r][c] : null;
     const current = view.grid[r][c];
-    $("picker-cell").textContent = t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
+    // A card of a layout (a deck being taught) was read by nothing: not "read as empty".
+    $("picker-cell").textContent = cell && cell.card && !current ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
+      : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
     $("review-step").hidden = !review;
     if (review) $("review-step").textContent = t("ui.review_step", review);
     drawCrop(view, cell);
@@ -541,6 +543,11 @@ async function loadDecks(select) {
     select.replaceChildren(...doc.decks.filter((d) => d.complete).map((d) =>
       Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${d.name} (${t("ui.deck_builtin")})` : d.name })));
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
+    // A deck this phone is building, said on coming back: it is not in the menu until it has
+    // every type, and nothing said what it still needed (a walk-through).
+    const building = doc.decks.find((d) => d.name === localStorage.getItem(BUILDING_KEY) && !d.complete);
+    if (!building) localStorage.removeItem(BUILDING_KEY);
+    setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: building.name, missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
   } catch { /* offline: the last choice is still sent */ }
 }
 
@@ -656,7 +663,10 @@ async function teachPhoto() {
   } catch (err) { setStatus($("status"), err, true); }
 }
 
-const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare"]);
+// What a read advises for the photo (shown in the retake box). The wrong deck chosen is among
+// them: "your deck may know these cards from too few pictures" sent a player to teach their
+// deck the built-in deck's cards (a walk-through).
+const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare", "api.wrong_deck"]);
 
 // A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
 // (only the first could be seen: a player's walk-through).
