@@ -211,6 +211,11 @@ class RememberedOut(DeckOut):
                               description="what was not taken: cells the grid names where the photo showed no card")
 
 
+class ForgottenOut(BaseModel):
+    deck: DeckOut | None = Field(description="the deck as it is now; none: its first cards were forgotten, and "
+                                             "the deck with them")
+
+
 class LayoutCell(BaseModel):
     card: bool = Field(description="a card was found in the cell")
     doubts: list[str] = Field(description="for a cell with a card: name it (no deck read it)")

@@ -864,6 +864,15 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     page.click("#remember")
     expect(page.locator("#remember-status")).to_have_text("20 cards in deck moje-kuchyn: photos are now read with it.",
                                                           timeout=60000)
+    # Taken back (a card named wrong): the deck held only these cards, so it is gone; then again.
+    page.click("#forget")
+    expect(page.locator("#remember-status")).to_have_text("Deck moje-kuchyn is forgotten: it held only this photo's cards.")
+    expect(page.locator("#deck")).to_have_value("standin")
+    expect(page.locator("#forget")).to_be_hidden()
+    page.once("dialog", lambda dialog: dialog.accept("Moje kuchyň"))
+    page.click("#remember")
+    expect(page.locator("#remember-status")).to_have_text("20 cards in deck moje-kuchyn: photos are now read with it.",
+                                                          timeout=60000)
     expect(page.locator("#deck")).to_have_value("moje-kuchyn")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(second.truth["tableaux"][0])).total),

@@ -169,6 +169,7 @@ MESSAGES = [
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
     "row 3, col 2: a card no deck has read: name it, and your deck learns it",
     "a deck named 'kitchen' exists already, started on another phone or on the server: give yours another name",
+    "deck 'kitchen' has no last cards to forget (they were forgotten already)",
 ]
 
 

@@ -68,9 +68,24 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     # started deck ..." told a player naming their new deck nothing they could act on).
     r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
     assert r2.status_code == 409 and "a deck named 'kitchen' exists already" in r2.json()["detail"]
-    again = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+    other_grid = format_text(truth_tableau(other.truth["tableaux"][0]))
+    again = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": other_grid},
                         headers={"X-Deck-Token": started.json()["token"]})
     assert again.status_code == 200, again.text
+    assert sum(again.json()["references"].values()) == 40
+
+    # The last photo's cards forgotten (a card named wrong on the page), once, by the token's holder.
+    forget = "/api/decks/kitchen/last"
+    assert client.delete(forget, headers={"X-Deck-Token": "guess"}).status_code == 403
+    assert client.delete(forget).status_code == 422  # no token at all
+    out = client.delete(forget, headers={"X-Deck-Token": started.json()["token"]})
+    assert out.status_code == 200, out.text
+    assert out.json()["deck"]["references"] == started.json()["references"]
+    twice = client.delete(forget, headers={"X-Deck-Token": started.json()["token"]})
+    assert twice.status_code == 409 and "no last cards to forget" in twice.json()["detail"]
+    assert client.delete("/api/decks/nosuch/last", headers={"X-Deck-Token": "x"}).status_code == 404
+    r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})  # reads as before
+    assert r.status_code == 200 and r.json()["players"][0]["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
 
 
 def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):

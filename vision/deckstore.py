@@ -3,6 +3,7 @@
     <data>/decks/<name>/deck.toml            name, sources it was enrolled from
     <data>/decks/<name>/<type>/<n>.png       reference crops (the card squashed to a square)
     <data>/decks/<name>/embedded-<model>.npz the references as the matcher model sees them (a cache)
+    <data>/decks/<name>/last-add.json        the crops the last add wrote (to forget them)
 
 The stand-in deck is built in (its faces ship with the package) and is the default. A deck
 travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothing else.
@@ -10,6 +11,7 @@ travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothi
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -36,6 +38,8 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 OWNER_HASH = re.compile(r"[0-9a-f]{64}")
 MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
 MAX_IMPORT_BYTES = 40 * 2**20
+LAST_ADD = "last-add.json"  # the files of a deck's last add: ``forget_last`` takes them back
+LAST_FILE = re.compile(r"[a-z]+/\d{4}\.png")
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
 MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
 
@@ -191,6 +195,7 @@ class DeckStore:
             raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
         sources = before.sources if before else []
         added = 0
+        written: list[str] = []
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
             # The same card given twice (a folder added again) is kept once.
@@ -202,13 +207,47 @@ class DeckStore:
                 if digest not in seen:
                     seen.add(digest)
                     (folder / card.value / f"{i:04d}.png").write_bytes(png)
+                    written.append(f"{card.value}/{i:04d}.png")
                     i += 1
                     added += 1
         if added or before is None:  # a source that added nothing is not one
             _write_toml(folder, name, [*sources, source], owner_hash)
+            # What this add wrote, so that it can be taken back (a card named wrong on the page).
+            (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
         for cache in folder.glob("embedded-*.npz"):
             cache.unlink()
         return self.info(name)
+
+    def forget_last(self, name: str, owner: str | None = None) -> DeckInfo | None:
+        """Take back the deck's last add (its cards, and its source), once: a player who named a
+        card wrong and remembered it. Returns the deck as it is now, or None when that add was
+        its first (the deck is removed). ``owner``: as for ``add``."""
+        with self._locked():
+            info = self.info(name)
+            if info.builtin:
+                raise DeckStoreError("the built-in deck cannot learn cards: name your own deck")
+            if owner is not None:
+                if info.owner is None:
+                    raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
+                if not holds(info.owner, owner):
+                    raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
+            folder = self._dir(name)
+            try:
+                last = json.loads((folder / LAST_ADD).read_text(encoding="utf-8"))
+                files = [str(f) for f in last["files"]]
+            except (OSError, ValueError, KeyError, TypeError):
+                raise DeckStoreError(f"deck {name!r} has no last cards to forget (they were forgotten already)") from None
+            if len(info.sources) <= 1:  # its first add: the deck was only that
+                shutil.rmtree(folder)
+                return None
+            for rel in files:
+                if LAST_FILE.fullmatch(rel):  # only a card's own file, whatever the JSON says
+                    (folder / rel).unlink(missing_ok=True)
+            _write_toml(folder, name, info.sources[:-1], info.owner)
+            (folder / LAST_ADD).unlink()
+            for cache in folder.glob("embedded-*.npz"):
+                cache.unlink()
+            return self.info(name)
 
     def remove(self, name: str) -> None:
         folder = self._dir(name)

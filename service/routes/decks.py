@@ -16,7 +16,7 @@ from ecoscore.vision.enrol import EnrolError, Layout, from_photo, layout, left_o
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..reads import Abandoned, QueueFull
-from ..schemas import ERRORS, DeckOut, DecksOut, LayoutCell, LayoutOut, RememberedOut
+from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from .photos import photo_jpeg
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
@@ -87,6 +87,22 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                              doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
 
     return await _run(svc, request, enrol)
+
+
+@router.delete("/api/decks/{name}/last", summary="Forget the cards the deck learned last (a card named wrong)",
+               response_model=ForgottenOut)
+async def forget_last(svc: Svc, name: DeckPath,
+                      x_deck_token: Annotated[str, Header(max_length=200, description="the deck's token")]):
+    def forget() -> ForgottenOut:
+        info = svc.decks.store.forget_last(name, x_deck_token)
+        return ForgottenOut(deck=_out(info) if info else None)
+
+    try:
+        return await run_in_threadpool(forget)
+    except NotDeckOwner as err:
+        raise HTTPException(403, str(err)) from None
+    except DeckStoreError as err:
+        raise HTTPException(404 if str(err).startswith("no deck") else 409, str(err)) from None
 
 
 @router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, named by no deck (to start a deck)",

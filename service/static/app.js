@@ -598,6 +598,7 @@ async function rememberCards() {
       localStorage.removeItem(BUILDING_KEY);
       localStorage.setItem(DECK_KEY, deck.name);
     }
+    solo.remembered = deck.name; $("forget").hidden = false;  // a card named wrong can be taken back
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
@@ -607,8 +608,30 @@ async function rememberCards() {
   } catch (err) { setStatus(said, err, true); }
 }
 
+// "Forget these cards": the deck's last add taken back (a card named wrong and remembered
+// taught the deck a wrong picture, and nothing could take it back: a walk-through).
+async function forgetCards() {
+  const name = solo.remembered, said = $("remember-status");
+  if (!name) return;
+  const tokenOf = `ecoscore-deck-token:${name}`;
+  try {
+    const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
+    $("forget").hidden = true; solo.remembered = null;
+    if (!out.deck) {  // the deck was only these cards: it is gone
+      localStorage.removeItem(tokenOf);
+      if (localStorage.getItem(BUILDING_KEY) === name) localStorage.removeItem(BUILDING_KEY);
+      if (deckChosen() === name) localStorage.removeItem(DECK_KEY);
+    } else if (!out.deck.complete) {  // these cards completed it: it is built again, not read with
+      localStorage.setItem(BUILDING_KEY, name);
+      if (deckChosen() === name) localStorage.removeItem(DECK_KEY);
+    }
+    await loadDecks($("deck"));
+    setStatus(said, () => t(out.deck ? "ui.forgotten" : "ui.forgotten_deck", { name }));
+  } catch (err) { setStatus(said, err, true); }
+}
+
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false, index: 0 };
+const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false, index: 0, remembered: null };
 let sendSolo;
 
 function soloView() {
@@ -621,7 +644,7 @@ async function scorePhoto(file) {
   if (!file) return;
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
-  setStatus($("remember-status"), "");
+  setStatus($("remember-status"), ""); $("forget").hidden = true;
   try {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
@@ -1037,6 +1060,7 @@ async function start() {
   loadDecks($("deck"));
   $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
   $("remember").addEventListener("click", rememberCards);
+  $("forget").addEventListener("click", forgetCards);
   $("teach-start").addEventListener("click", teachPhoto);
   $("other-tableau").addEventListener("click", otherTableau);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
