@@ -126,16 +126,25 @@ def card_name(lang: str, card: str) -> str:
     return catalogue(lang).get(f"card.{card}", card)
 
 
-def match(text: str) -> tuple[str, dict] | None:
+# Bounds on what is matched: a message holds a client's text (a file name, a player's name), and
+# one crafted of ": " and "; " made the matching recurse once per separator and try every split
+# (2 KB held the event loop 5 s, a little more was a RecursionError: an attack). No message of
+# ours is longer, nests deeper, or joins more parts.
+MAX_TEXT, MAX_DEPTH, MAX_PARTS = 1500, 3, 6
+
+
+def match(text: str, _depth: int = 0) -> tuple[str, dict] | None:
     """The api.* key and parameters an English message was made from (None: no template fits).
 
     A template with a nested message matches only if that message matches in turn."""
+    if len(text) > MAX_TEXT or _depth > MAX_DEPTH:
+        return None
     for key, pattern in _matchers():
         m = pattern.match(text)
         if not m:
             continue
         params = m.groupdict()
-        if all(match(params[name]) for name in params if name in _MESSAGE):
+        if all(match(params[name], _depth + 1) for name in params if name in _MESSAGE):
             return key, params
     return None
 
@@ -150,6 +159,8 @@ def translate(text: str, lang: str) -> str:
         # refusal itself may hold a "; " (why, then what to do), so it is the longest head that
         # is a message.
         parts = text.split("; ")
+        if len(parts) > MAX_PARTS or len(text) > MAX_TEXT:
+            return text
         for cut in range(len(parts) - 1, 0, -1):
             head = "; ".join(parts[:cut])
             if match(head) and all(match(part) for part in parts[cut:]):

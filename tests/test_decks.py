@@ -295,3 +295,40 @@ def test_two_adds_at_once_in_one_process_take_turns(tmp_path, monkeypatch):
     for t in threads:
         t.join()
     assert store.info("kitchen").counts[CardType.BEAR] == 4 + 5 + 5  # every acknowledged card kept
+
+
+def test_a_deck_forgotten_while_a_read_embeds_it_stays_gone(tmp_path):
+    # A read embedding a deck while its only photo was forgotten wrote its cache into a new
+    # folder of the deck's name (a folder no listing or cap counted: disk without bound), and
+    # the forget could fail "directory not empty" (an attack on a running server).
+    store = DeckStore(tmp_path)
+
+    class Embedder:
+        version, imgsz = "test", 64
+
+        def __call__(self, crops):
+            if (tmp_path / "d").exists():
+                assert store.forget_last("d") is None  # its first add: the deck goes with it
+            return np.ones((len(crops), 4), np.float32)
+
+    store.add("d", _crops(), "first")
+    store.references("d", Embedder())
+    assert not (tmp_path / "d").exists() and store.names() == [DEFAULT_DECK]
+    assert [p.name for p in tmp_path.iterdir() if p.name != ".lock"] in ([], [p.name for p in tmp_path.glob(".gone-*")])
+    store.add("d", _crops(), "again")  # a new deck of that name starts clean; leftovers go at the next drop
+    store.remove("d")
+    assert not list(tmp_path.glob(".gone-*")) and store.names() == [DEFAULT_DECK]
+
+
+def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(tmp_path):
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    store.add("d", _crops(value=9), "second")
+    info = store.forget_last("d")
+    assert info is not None and sum(info.counts.values()) == len(CardType) and info.sources == ["first"]
+    with pytest.raises(DeckStoreError, match="no last cards to forget"):
+        store.forget_last("d")
+    (tmp_path / "d" / "fox" / "0000.png").write_bytes(b"garbage")
+    with pytest.raises(DeckStoreError) as err:
+        store.images("d")
+    assert str(err.value).startswith("deck 'd': fox/0000.png: not a readable image") and str(tmp_path) not in str(err.value)

@@ -281,3 +281,26 @@ def test_the_tableau_shown_of_a_photo_of_two_is_the_one_remembered(client):
     assert sum(r.json()["references"].values()) == sum(t is not None for row in players[1]["grid"] for t in row)
     bad = client.post("/api/decks/pair/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "at": "1e9,x"})
     assert bad.status_code == 422
+
+
+def test_a_crafted_file_name_in_a_refusal_is_answered_at_once_in_any_language(client):
+    # "a: b; " × 340 as the photo's file name: the refusal quoting it was a 500 in Czech (the
+    # translation recursed past Python's limit), and × 290 held the event loop 5 s (an attack).
+    for path, data in (("/api/layout", {}), ("/api/decks/x1/photo", {"grid": ". . . . .\n" * 4})):
+        r = client.post(f"{path}?lang=cs", files={"photo": ("a: b; " * 340, io.BytesIO(b"junk"), "image/jpeg")}, data=data)
+        assert r.status_code in (415, 422) and r.json()["detail"], (path, r.status_code, r.text[:200])
+
+
+def test_the_deck_routes_status_comes_from_the_error_not_the_file_name(client):
+    # A photo of two tableaux named "not an image.jpg" was a 415 (the status was read from the
+    # message, which quotes the name); an empty grid was "cannot tell which way the grid lies".
+    from ecoscore.datasets.deck import load_deck
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    scene = render_scene(load_deck("standin"), (52, 0), params)
+    r = client.post("/api/decks/named/photo", files={"photo": ("not an image.jpg", io.BytesIO(scene.jpeg), "image/jpeg")},
+                    data={"grid": format_text(truth_tableau(scene.truth["tableaux"][0]))})
+    assert r.status_code == 422 and "2 tableaux found" in r.json()["detail"]
+    single = render_scene(load_deck("standin"), (52, 1), PARAMS)
+    r = client.post("/api/decks/named/photo", files={"photo": _jpeg(single)}, data={"grid": ". . . . .\n" * 4})
+    assert r.status_code == 422 and "the grid names no card" in r.json()["detail"]

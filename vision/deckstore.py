@@ -89,9 +89,21 @@ def _builtin_faces() -> dict[CardType, list[np.ndarray]]:
 
 def _imread(path: Path) -> np.ndarray:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise DeckStoreError(f"{path}: not a readable image (remove it, or enrol the deck again)")
+    if image is None:  # named within its deck: the data directory's path is the server's own
+        raise DeckStoreError(f"deck {path.parent.parent.name!r}: {path.parent.name}/{path.name}: not a readable image "
+                             "(remove it, or enrol the deck again)")
     return image
+
+
+def _drop(folder: Path) -> None:
+    """Remove a deck's folder at once: renamed away first (atomic), so that a read caching the
+    deck's embedding meanwhile cannot write into it again nor make the removal fail ("directory
+    not empty": an attack forgot a deck while a read embedded it). Leftovers of earlier drops
+    (a file written into the renamed folder) go too."""
+    gone = folder.with_name(f".gone-{folder.name}-{os.getpid()}-{threading.get_ident()}")
+    os.replace(folder, gone)
+    for old in folder.parent.glob(".gone-*"):
+        shutil.rmtree(old, ignore_errors=True)
 
 
 _THREAD_LOCKS: dict[Path, threading.Lock] = {}
@@ -112,7 +124,8 @@ class DeckStore:
         return self.root / check_name(name)
 
     def names(self) -> list[str]:
-        stored = sorted(p.name for p in self.root.glob("*") if (p / "deck.toml").is_file()) if self.root.is_dir() else []
+        # (a dropped deck's folder, renamed ".gone-...", is none)
+        stored = sorted(p.name for p in self.root.glob("[!.]*") if (p / "deck.toml").is_file()) if self.root.is_dir() else []
         return [DEFAULT_DECK, *(n for n in stored if n != DEFAULT_DECK)]
 
     def info(self, name: str) -> DeckInfo:
@@ -238,7 +251,7 @@ class DeckStore:
             except (OSError, ValueError, KeyError, TypeError):
                 raise DeckStoreError(f"deck {name!r} has no last cards to forget (they were forgotten already)") from None
             if len(info.sources) <= 1:  # its first add: the deck was only that
-                shutil.rmtree(folder)
+                _drop(folder)
                 return None
             for rel in files:
                 if LAST_FILE.fullmatch(rel):  # only a card's own file, whatever the JSON says
@@ -253,7 +266,8 @@ class DeckStore:
         folder = self._dir(name)
         if not (folder / "deck.toml").is_file():
             raise DeckStoreError(f"no enrolled deck {name!r}" + (" (the built-in deck cannot be removed)" if name == DEFAULT_DECK else ""))
-        shutil.rmtree(folder)
+        with self._locked():
+            _drop(folder)
 
     def references(self, name: str, embedder: CardEmbedder) -> References:
         """The deck embedded by ``embedder``'s model (cached beside the crops)."""
@@ -269,9 +283,14 @@ class DeckStore:
         if cache.is_file():
             data = np.load(cache)
             return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"])
-        refs = References.embed(name, embedder, self.images(name))
+        # The crops read under the store's lock: a forget deleting them meanwhile made a read fail
+        # on a half-deleted deck (an attack). Embedded outside it: that is the slow part.
+        with self._locked():
+            images = self.images(name)
+        refs = References.embed(name, embedder, images)
         try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
+            if info.builtin:  # an enrolled deck's folder is never made here: it may be gone since
+                cache.parent.mkdir(parents=True, exist_ok=True)
             part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
             with open(part, "wb") as handle:
                 np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,

@@ -48,6 +48,10 @@ class EnrolError(ValueError):
     """Images that cannot become references; the message says which and why."""
 
 
+class NotAnImage(EnrolError):
+    """An upload that is no image at all (a 415 over HTTP, whatever its file is named)."""
+
+
 def _type_of_folder(name: str) -> CardType | None:
     try:
         return parse_card(name)  # any edition's name or code: "medvěd", "орёл", "BR"
@@ -191,7 +195,7 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
     try:
         photo = decode(data)
     except ImageError as err:
-        raise EnrolError(f"{where}: {err}") from None
+        raise (NotAnImage if "not an image" in str(err) else EnrolError)(f"{where}: {err}") from None
     try:
         det, fits, _ = reader.locate(photo)
     except NoTableauError as err:  # e.g. more grids than a game has
@@ -255,6 +259,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     the grid lies as a read of the photo laid it out; ``at``: of several tableaux, the one
     nearest this point (original pixels)."""
     photo, det, fit = _one_tableau(reader, data, where, at)
+    if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
+        raise EnrolError(f"{where}: the grid names no card in the cells found")
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
     detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
     k = detail.scale / photo.scale

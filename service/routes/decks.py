@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NotDeckOwner
-from ecoscore.vision.enrol import EnrolError, Layout, from_photo, layout, left_out_note, name_it
+from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, from_photo, layout, left_out_note, name_it
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
@@ -142,4 +142,4 @@ async def _run(svc: Services, request: Request, work: Callable[[], T]) -> T:
     except NotDeckOwner as err:
         raise HTTPException(403, str(err)) from None
     except (EnrolError, DeckStoreError) as err:  # not an image: 415, as /api/photo answers it
-        raise HTTPException(415 if "not an image" in str(err) else 422, str(err)) from None
+        raise HTTPException(415 if isinstance(err, NotAnImage) else 422, str(err)) from None

@@ -71,13 +71,18 @@ const I18N = (() => {
     return found;
   }
 
-  function match(text) {
+  // The bounds of service/i18n.py: a message holds a client's text, and one crafted of ": " and
+  // "; " made the matching recurse and try every split.
+  const MAX_TEXT = 1500, MAX_DEPTH = 3, MAX_PARTS = 6;
+
+  function match(text, depth = 0) {
+    if (text.length > MAX_TEXT || depth > MAX_DEPTH) return null;
     matchers = matchers || buildMatchers();
     for (const { key, re } of matchers) {
       const m = re.exec(text);
       if (!m) continue;
       const params = { ...m.groups };
-      if (Object.keys(params).every((k) => KIND[k] !== "msg" || match(params[k]))) return { key, params };
+      if (Object.keys(params).every((k) => KIND[k] !== "msg" || match(params[k], depth + 1))) return { key, params };
     }
     return null;
   }
@@ -102,6 +107,7 @@ const I18N = (() => {
   // message (as service/i18n.py translate). Anything else is left as it came.
   function joined(text) {
     const parts = text.split("; ");
+    if (parts.length > MAX_PARTS || text.length > MAX_TEXT) return text;
     for (let cut = parts.length - 1; cut > 0; cut--) {
       const head = parts.slice(0, cut).join("; ");
       if (match(head) && parts.slice(cut).every((part) => match(part))) {
