@@ -226,6 +226,7 @@ class LayoutOut(BaseModel):
     cells: list[list[LayoutCell]] = Field(description="4 rows of 5 cells, laid out as a read of the photo lays them")
     photo_url: str = Field(description="the photo as located, upright, with nothing drawn on it")
     photo_size: list[int] = Field(description="the original photo's width and height (the quads' pixels)")
+    doubts: list[str] = Field(description="how to retake the photo (cut by the frame, too steep, too far)")
 
 
 class DecksOut(BaseModel):

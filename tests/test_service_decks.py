@@ -304,3 +304,23 @@ def test_the_deck_routes_status_comes_from_the_error_not_the_file_name(client):
     single = render_scene(load_deck("standin"), (52, 1), PARAMS)
     r = client.post("/api/decks/named/photo", files={"photo": _jpeg(single)}, data={"grid": ". . . . .\n" * 4})
     assert r.status_code == 422 and "the grid names no card" in r.json()["detail"]
+
+
+def test_the_cells_of_a_photo_cut_by_the_frame_say_so(client):
+    # Teaching a deck from a photo the frame cuts: its cards just showed as empty, with no
+    # advice (a walk); the layout now says how to retake it, as a read's doubts do.
+    import cv2
+    import numpy as np
+
+    deck = generate_deck(HELD_OUT_SEEDS[55])
+    scene = render_scene(deck, (55, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                    elevation_deg=(70, 90)))
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cells = scene.truth["tableaux"][0]["cells"]
+    right = max(cells, key=lambda c: np.mean(c["cell_corners"], 0)[0])
+    cut = cv2.imencode(".jpg", image[:, :int(np.mean(right["cell_corners"], 0)[0])])[1].tobytes()
+    whole = client.post("/api/layout", files={"photo": _jpeg(scene)}).json()
+    assert not any("cut by the frame" in d for d in whole["doubts"])
+    r = client.post("/api/layout", files={"photo": ("cut.jpg", io.BytesIO(cut), "image/jpeg")})
+    assert r.status_code == 200, r.text
+    assert any(d.startswith("the tableau is cut by the frame") for d in r.json()["doubts"]), r.json()["doubts"]

@@ -18,6 +18,7 @@ from ecoscore.geometry import Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cells_short
 
+from . import photo_doubts
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, Photo, decode
 from .lattice import TableauFit
@@ -230,6 +231,7 @@ class Layout(NamedTuple):
 
     photo: Photo
     cells: list[CellPlace]  # in reading order, as a read of the photo lays them out
+    advice: list[str]  # how to retake the photo, as a read's doubts say it (cut by the frame, too steep...)
 
 
 def layout(reader: Reader, data: bytes, where: str) -> Layout:
@@ -237,13 +239,16 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
     the grid ``from_photo(..., as_read=True)`` takes), and where cards were found. A player's
     own deck, read against a deck that is not theirs, gives no read to correct (each card is
     "not a card of this deck"): these are the cells they name instead."""
-    photo, _, fit = _one_tableau(reader, data, where, biggest=True)  # the one a read shows first
+    photo, det, fit = _one_tableau(reader, data, where, biggest=True)  # the one a read shows first
     cells = [CellPlace(r, c, fit.cells[(r, c)].quad / photo.scale,
                        fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside)
              for r in range(ROWS) for c in range(COLS)]
     if not any(cell.card for cell in cells):
         raise EnrolError(f"{where}: no card found in the tableau's cells")
-    return Layout(photo, cells)
+    # Said as for a read with doubts: a photo cut by the frame, steep or far teaches a deck
+    # poor pictures too (a walk: a cut photo's cards just showed as empty).
+    seen = photo_doubts.look(photo.image, fit, [float(det.sizes[i, 1]) for i in fit.detections], 1 / photo.scale, set())
+    return Layout(photo, cells, photo_doubts.retake_advice(seen, True))
 
 
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,

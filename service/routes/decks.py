@@ -125,7 +125,7 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
                         quad=[[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad]) for cell in found.cells]
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
                      photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",
-                     photo_size=list(found.photo.original_size))
+                     photo_size=list(found.photo.original_size), doubts=found.advice)
 
 
 T = TypeVar("T")

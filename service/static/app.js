@@ -678,7 +678,7 @@ async function teachPhoto() {
     // A blank grid scored as it is: each card named since is scored as a correction is.
     const blank = layout.cells.map((row) => row.map(() => null));
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
-    const p = { ...doc.players[0], cells: layout.cells, doubts: [], photo_url: layout.photo_url, photo_size: layout.photo_size };
+    const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
     soloView().load({ ...p, read_grid: blank });
     showSolo(p);
