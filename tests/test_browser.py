@@ -732,31 +732,53 @@ def deck_server(tmp_path, reader, monkeypatch):
     thread.join(10)
 
 
+def unseen_deck(held_out: int):
+    """A deck no training run has seen, and the photos its tests take of it (one tableau, whole)."""
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams
+
+    return generate_deck(HELD_OUT_SEEDS[held_out]), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                                  elevation_deg=(60, 90))
+
+
+def photo_where(deck, params, seed: int, keep):
+    """The first photo of ``deck`` (seeds ``(seed, 0), (seed, 1)``...) whose tableau's set of card
+    types ``keep`` accepts."""
+    from ecoscore.datasets.scene import render_scene
+
+    scenes = (render_scene(deck, (seed, k), params) for k in range(100))
+    return next(s for s in scenes if keep({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}))
+
+
+def post_deck_photo(server, name: str, scene) -> dict:
+    """A photo's cards added to deck ``name`` with its true grid, as the page's "remember" sends
+    them (and ``ecoscore deck add --photo --grid`` takes them)."""
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.scoring import format_text
+
+    boundary = "ecoscoreboundary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
+            f'{format_text(truth_tableau(scene.truth["tableaux"][0]))}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
+            f'Content-Type: image/jpeg\r\n\r\n').encode() + scene.jpeg + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(f"{server}/api/decks/{name}/photo", body, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read())
+
+
 @pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
                     reason="the shipped matcher is not in models/")
 def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(deck_server, page, tmp_path):
     from playwright.sync_api import expect
 
-    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
-    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.datasets.scene import render_scene
     from ecoscore.datasets.truth import truth_tableau
-    from ecoscore.scoring import format_text
 
-    deck = generate_deck(HELD_OUT_SEEDS[53])  # a deck no training run has seen
-    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
-    scenes = (render_scene(deck, (43, k), params) for k in range(100))
-    first = next(s for s in scenes if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) == len(CardType))
+    deck, params = unseen_deck(53)
+    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
     second = render_scene(deck, (44, 0), params)
-    # The deck enrolled from one photo and its grid, as `ecoscore deck add --photo --grid` does.
-    boundary = "ecoscoreboundary"
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
-            f'{format_text(truth_tableau(first.truth["tableaux"][0]))}\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
-            f'Content-Type: image/jpeg\r\n\r\n').encode() + first.jpeg + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(f"{deck_server}/api/decks/kitchen/photo", body, method="POST",
-                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    with urllib.request.urlopen(request) as response:
-        started = json.loads(response.read())
+    started = post_deck_photo(deck_server, "kitchen", first)  # as `ecoscore deck add --photo --grid` does
     assert started["complete"]
 
     page.goto(deck_server)
@@ -803,14 +825,11 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     import numpy as np
     from playwright.sync_api import expect
 
-    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
-    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.datasets.scene import render_scene
     from ecoscore.datasets.truth import truth_tableau
 
-    deck = generate_deck(HELD_OUT_SEEDS[56])  # a deck no training run has seen
-    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
-    scenes = (render_scene(deck, (48, k), params) for k in range(100))
-    first = next(s for s in scenes if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) == len(CardType))
+    deck, params = unseen_deck(56)
+    first = photo_where(deck, params, 48, lambda types: len(types) == len(CardType))
     second = render_scene(deck, (49, 0), params)
 
     # In a game room first: the refusal points to the start page, opened beside the room.
@@ -888,24 +907,8 @@ def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, 
     # nothing of the deck they had started (a walk-through).
     from playwright.sync_api import expect
 
-    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
-    from ecoscore.datasets.scene import SceneParams, render_scene
-    from ecoscore.datasets.truth import truth_tableau
-    from ecoscore.scoring import format_text
-
-    deck = generate_deck(HELD_OUT_SEEDS[58])
-    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
-    scene = next(s for s in (render_scene(deck, (54, k), params) for k in range(50))
-                 if len({c["type"] for c in s.truth["tableaux"][0]["cells"]}) < len(CardType))
-    boundary = "ecoscoreboundary"
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
-            f'{format_text(truth_tableau(scene.truth["tableaux"][0]))}\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
-            f'Content-Type: image/jpeg\r\n\r\n').encode() + scene.jpeg + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(f"{deck_server}/api/decks/attic/photo", body, method="POST",
-                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    with urllib.request.urlopen(request) as response:
-        started = json.loads(response.read())
+    deck, params = unseen_deck(58)
+    started = post_deck_photo(deck_server, "attic", photo_where(deck, params, 54, lambda types: len(types) < len(CardType)))
     assert started["missing"]
     page.goto(deck_server)
     page.evaluate("localStorage.setItem('ecoscore-deck-building', 'attic')")
