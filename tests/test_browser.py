@@ -732,6 +732,10 @@ def deck_server(tmp_path, reader, monkeypatch):
     thread.join(10)
 
 
+needs_matcher = pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
+                                   reason="the shipped matcher is not in models/")
+
+
 def unseen_deck(held_out: int):
     """A deck no training run has seen, and the photos its tests take of it (one tableau, whole)."""
     from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
@@ -767,8 +771,7 @@ def post_deck_photo(server, name: str, scene) -> dict:
         return json.loads(response.read())
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
-                    reason="the shipped matcher is not in models/")
+@needs_matcher
 def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(deck_server, page, tmp_path):
     from playwright.sync_api import expect
 
@@ -813,8 +816,7 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     shot(page, "deck-remembered")
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
-                    reason="the shipped matcher is not in models/")
+@needs_matcher
 def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, page, tmp_path):
     # A player's own deck photographed with the page as it comes (the stand-in deck chosen):
     # every card is "not a card of this deck" and there was no read to correct, so "remember
@@ -900,8 +902,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     shot(page, "deck-started-from-a-photo")
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / "models" / "matcher.onnx").is_file(),
-                    reason="the shipped matcher is not in models/")
+@needs_matcher
 def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, page):
     # A deck is not in the menu until it has every type: a player coming back to the page saw
     # nothing of the deck they had started (a walk-through).
