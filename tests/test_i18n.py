@@ -170,6 +170,7 @@ MESSAGES = [
     "row 3, col 2: a card no deck has read: name it, and your deck learns it",
     "a deck named 'kitchen' exists already, started on another phone or on the server: give yours another name",
     "deck 'kitchen' has no last cards to forget (they were forgotten already)",
+    "only the phone that started deck 'kitchen' can make it forget cards (its X-Deck-Token)",
 ]
 
 

@@ -243,7 +243,7 @@ class DeckStore:
                 if info.owner is None:
                     raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
                 if not holds(info.owner, owner):
-                    raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
+                    raise NotDeckOwner(f"only the phone that started deck {name!r} can make it forget cards (its X-Deck-Token)")
             folder = self._dir(name)
             try:
                 last = json.loads((folder / LAST_ADD).read_text(encoding="utf-8"))
