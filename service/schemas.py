@@ -218,7 +218,7 @@ class ForgottenOut(BaseModel):
 
 class LayoutCell(BaseModel):
     card: bool = Field(description="a card was found in the cell")
-    doubts: list[str] = Field(description="for a cell with a card: name it (no deck read it)")
+    doubts: list[str] = Field(description="name the card found here, or check the cell where none was found")
     quad: list[list[float]] = Field(description="the cell's corners in the photo's pixels (TL, TR, BR, BL)")
 
 

@@ -168,6 +168,7 @@ MESSAGES = [
     "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
     "row 3, col 2: a card no deck has read: name it, and your deck learns it",
+    "row 1, col 1: no card found here: name it if one lies there, else keep it empty",
     "a deck named 'kitchen' exists already, started on another phone or on the server: give yours another name",
     "deck 'kitchen' has no last cards to forget (they were forgotten already)",
     "only the phone that started deck 'kitchen' can make it forget cards (its X-Deck-Token)",

@@ -246,7 +246,10 @@ def test_a_deck_no_deck_reads_is_started_from_the_cells_of_its_photo(client):
             centre = np.mean(cell["quad"], 0)
             lying = min(truth, key=lambda c: np.linalg.norm(np.mean(c["cell_corners"], 0) - centre))
             assert cell["card"] == (lying["type"] is not None)
-            assert bool(cell["doubts"]) == cell["card"] and ("name it" in cell["doubts"][0] if cell["doubts"] else True)
+            # a card found: to name; none found: to check (a card the finder missed was scored empty)
+            assert cell["doubts"] == [f"row {len(named) // COLS + 1}, col {len(named) % COLS + 1}: " + (
+                "a card no deck has read: name it, and your deck learns it" if cell["card"]
+                else "no card found here: name it if one lies there, else keep it empty")]
             named.append(CardType(lying["type"]) if lying["type"] else None)
     grid = format_text(Tableau(named))
     started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "as_read": "true"})

@@ -218,12 +218,8 @@ class CellPlace(NamedTuple):
     row: int
     col: int
     quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
-    card: bool
-
-
-def name_it(row: int, col: int) -> str:
-    """The doubt of a cell of a layout where a card was found: the player names it."""
-    return f"row {row + 1}, col {col + 1}: a card no deck has read: name it, and your deck learns it"
+    card: bool  # a card was found there
+    inside: bool  # the cell lies in the photo
 
 
 class Layout(NamedTuple):
@@ -234,6 +230,15 @@ class Layout(NamedTuple):
     advice: list[str]  # how to retake the photo, as a read's doubts say it (cut by the frame, too steep...)
 
 
+def name_it(cell: CellPlace) -> str | None:
+    """The doubt of a layout's cell: a card found, to name; no card found, to check (a card the
+    finder missed was scored as empty, the total shown as final: a walk); none out of view."""
+    where = f"row {cell.row + 1}, col {cell.col + 1}: "
+    if cell.card:
+        return where + "a card no deck has read: name it, and your deck learns it"
+    return where + "no card found here: name it if one lies there, else keep it empty" if cell.inside else None
+
+
 def layout(reader: Reader, data: bytes, where: str) -> Layout:
     """The cells of the photo's one tableau, as a read lays them out (so a grid named on them is
     the grid ``from_photo(..., as_read=True)`` takes), and where cards were found. A player's
@@ -241,7 +246,7 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
     "not a card of this deck"): these are the cells they name instead."""
     photo, det, fit = _one_tableau(reader, data, where, biggest=True)  # the one a read shows first
     cells = [CellPlace(r, c, fit.cells[(r, c)].quad / photo.scale,
-                       fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside)
+                       fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside, fit.cells[(r, c)].inside)
              for r in range(ROWS) for c in range(COLS)]
     if not any(cell.card for cell in cells):
         raise EnrolError(f"{where}: no card found in the tableau's cells")

@@ -121,7 +121,7 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
         return found, photo_jpeg(found.photo.image)
 
     found, jpeg = await _run(svc, request, locate)
-    cells = [LayoutCell(card=cell.card, doubts=[name_it(cell.row, cell.col)] if cell.card else [],
+    cells = [LayoutCell(card=cell.card, doubts=[doubt] if (doubt := name_it(cell)) else [],
                         quad=[[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad]) for cell in found.cells]
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
                      photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",

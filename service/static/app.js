@@ -497,6 +497,9 @@ function pick(view, r, c, review) {
       choices.appendChild(b);
     });
     $("keep").onclick = () => finish("keep");
+    // A card found and not named: "keep as read" would keep it empty, silently (a walk); its
+    // name, or "empty" for a box on a bare gap, is to be chosen.
+    $("keep").hidden = !!(cell && cell.card && !current);
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
@@ -557,7 +560,12 @@ async function loadDecks(select) {
 // this phone reads with it once it has every type.
 const BUILDING_KEY = "ecoscore-deck-building";
 // A deck's name as the service takes it: "Moje kuchyň" -> "moje-kuchyn".
-const deckSlug = (text) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+// Cyrillic is spelt in Latin letters ("Мой лес" -> "moj-les": a Russian name was refused).
+const CYRILLIC = { а: "a", б: "b", в: "v", г: "g", д: "d", е: "e", ё: "e", ж: "zh", з: "z", и: "i", й: "j", к: "k", л: "l",
+  м: "m", н: "n", о: "o", п: "p", р: "r", с: "s", т: "t", у: "u", ф: "f", х: "h", ц: "c", ч: "ch", ш: "sh", щ: "sch",
+  ъ: "", ы: "y", ь: "", э: "e", ю: "yu", я: "ya" };
+const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRILLIC[ch])
+  .normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
   .replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|-+$/g, "").slice(0, 40);
 
 async function rememberCards() {
@@ -652,7 +660,7 @@ async function scorePhoto(file) {
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.teaching = false;
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
-    const p = doc.players[0];
+    const p = await scoredAlone(doc.players[0]);
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
@@ -693,12 +701,25 @@ const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api
 
 // A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
 // (only the first could be seen: a player's walk-through).
-function otherTableau() {
+async function otherTableau() {
   const players = solo.doc.players;
   solo.index = (solo.index + 1) % players.length;
-  const p = players[solo.index];
-  solo.view.load({ ...p, read_grid: p.grid });
-  showSolo(p);
+  try {
+    const p = await scoredAlone(players[solo.index]);
+    solo.view.load({ ...p, read_grid: p.grid });
+    showSolo(p);
+  } catch (err) { setStatus($("status"), err, true); }
+}
+
+// The service scores the tableaux of one photo as players of one game; here each is shown as
+// one player's own, scored alone as a correction then scores it (the neighbour's tableau was
+// counted as a rival for the majorities until the first correction: a walk).
+async function scoredAlone(p) {
+  if (solo.doc.players.length < 2) return p;
+  const doc = await api("POST", "/api/grid", { players: [{ name: p.name, grid: p.grid }] });
+  solo.doc.provisional_majorities = doc.provisional_majorities;
+  const { cards, biodiversity, gaps, total, majorities, explanation, deck_issues } = doc.players[0];
+  return { ...p, cards, biodiversity, gaps, total, majorities, explanation, deck_issues };
 }
 
 function showSolo(player) {
@@ -725,6 +746,7 @@ function soloPad(player) {
 }
 
 async function correctSolo(grid, message) {
+  if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
   if (!grid) { setStatus($("status"), message || ""); return null; }
   try {
     const doc = await api("POST", "/api/grid", { players: [{ name: solo.view.player.name, grid }] });
@@ -970,7 +992,7 @@ async function joinRoom(file) {
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
     const teach = NOT_THIS_DECK.test(err.detail || "");
-    setStatus($("room-status"), teach ? () => `${err.say()} ${t("ui.room_teach")}` : err, true);
+    setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}` : err, true);
     $("room-teach").hidden = !teach;
   }
 }
