@@ -843,6 +843,9 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#room-status")).to_contain_text("Your own deck? Teach it once on the start page", timeout=60000)
     expect(page.locator("#room-teach")).to_be_visible()
     assert page.get_attribute("#room-teach", "target") == "_blank"
+    page.goto(f"{deck_server}{page.get_attribute('#room-teach', 'href')}")  # the tab it opens says what to do
+    expect(page.locator("#status")).to_have_text("To teach your deck: choose the photo of your tableau here "
+                                                 "(Take a photo or Choose a file); the page then offers to name its cards.")
 
     page.goto(deck_server)
     page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))

@@ -1050,6 +1050,10 @@ async function start() {
   await I18N.set(I18N.choose());
   $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
+  // Opened from a room to teach a deck: what to do here (the page was bare: a walk).
+  if (!inRoom && new URLSearchParams(location.search).has("teach") && !$("status").textContent) {
+    setStatus($("status"), () => t("ui.teach_from_room"));
+  }
   $("lang").addEventListener("change", async (e) => {
     await I18N.set(e.target.value, true); rerender(); resay();
     loadDecks($("deck"));  // "(built in)" in the language chosen
