@@ -80,6 +80,11 @@ class Full(StoreError):
     """The store holds as many rooms as it may: none is started until idle ones are pruned."""
 
 
+def _gone(name: str) -> PreconditionFailed:
+    """A write made on a version of a player renamed or removed since."""
+    return PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); reload the room")
+
+
 @dataclass
 class PlayerRow:
     name: str
@@ -381,8 +386,7 @@ class Store:
             elif if_match is not None:
                 # A correction made on a version of a player who has since been renamed or
                 # removed: writing it would add the tableau again under the old name.
-                raise PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); "
-                                         "reload the room")
+                raise _gone(name)
             else:
                 self._check_name(db, room_id, name, mode=mode)
             overlay_id = self._put_overlay(db, overlay) if overlay else (existing[1] if existing else None)
@@ -414,8 +418,7 @@ class Store:
         row = db.execute("SELECT token_hash, version FROM players WHERE room_id = ? AND name = ?",
                          (room_id, name)).fetchone()
         if row is None and if_match is not None:  # as a correction on a gone player is answered (412)
-            raise PreconditionFailed(f"{name!r} is no longer in this room (renamed or removed meanwhile); "
-                                     "reload the room")
+            raise _gone(name)
         if row is None:
             raise NotFound(f"no player {name!r} in room {room_id!r}")
         return row

@@ -207,6 +207,16 @@ def test_a_body_that_stalls_gets_a_408(settings):
     assert reply.startswith(b"HTTP/1.1 408") and time.perf_counter() - started < 3
 
 
+def trickle(sock, byte: bytes, times: int) -> None:
+    """Send ``byte`` every 0.1 s, ``times`` times or until the server closes the connection."""
+    for _ in range(times):
+        try:
+            sock.sendall(byte)
+        except OSError:
+            return
+        time.sleep(0.1)
+
+
 def test_a_body_trickled_in_slower_than_the_floor_rate_gets_a_408(settings):
     # A byte every few seconds, never pausing past body_timeout, held a photo's place in the read
     # queue for the whole request timeout: a few such sockets shut out every upload (an attack
@@ -216,12 +226,7 @@ def test_a_body_trickled_in_slower_than_the_floor_rate_gets_a_408(settings):
         sock = raw(port, b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
                          b"Content-Length: 100000\r\n\r\n--b\r\n")
         started = time.perf_counter()
-        for _ in range(30):
-            try:
-                sock.sendall(b"x")
-            except OSError:
-                break
-            time.sleep(0.1)
+        trickle(sock, b"x", 30)
         reply = answer(sock)
     assert reply.startswith(b"HTTP/1.1 408") and b"slower than 9 KB/s" in reply, reply[:200]
     assert time.perf_counter() - started < 2.5
@@ -232,12 +237,7 @@ def test_headers_sent_too_slowly_close_the_connection(settings):
     with live_server(settings, SlowReader()) as port:
         sock = raw(port, b"GET /health HTTP/1.1\r\n")
         started = time.perf_counter()
-        for _ in range(20):  # a byte now and then, as a slowloris does
-            try:
-                sock.sendall(b"X")
-            except OSError:
-                break
-            time.sleep(0.1)
+        trickle(sock, b"X", 20)  # a byte now and then, as a slowloris does
         reply = answer(sock)
     assert reply == b"" and time.perf_counter() - started < 2.5
 

@@ -48,6 +48,10 @@ class DeckStoreError(ValueError):
     """A deck that cannot be stored, found or imported; the message says why."""
 
 
+class NoSuchDeck(DeckStoreError):
+    """A deck name no deck has."""
+
+
 class NotDeckOwner(DeckStoreError):
     """A change to a deck by someone who does not hold its owner token."""
 
@@ -95,6 +99,21 @@ def _imread(path: Path) -> np.ndarray:
     return image
 
 
+def _check_owner(name: str, owner_hash: str | None, owner: str, to: str) -> None:
+    """Refuse a change by a token that did not start the deck over the service (``to``: what
+    it would do), and any change over the service to a deck enrolled on the machine."""
+    if owner_hash is None:
+        raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
+    if not holds(owner_hash, owner):
+        raise NotDeckOwner(f"only the phone that started deck {name!r} can {to} (its X-Deck-Token)")
+
+
+def _clear_caches(folder: Path) -> None:
+    """Drop a deck's cached embeddings: its crops changed."""
+    for cache in folder.glob("embedded-*.npz"):
+        cache.unlink()
+
+
 def _drop(folder: Path) -> None:
     """Remove a deck's folder at once: renamed away first (atomic), so that a read caching the
     deck's embedding meanwhile cannot write into it again nor make the removal fail ("directory
@@ -134,7 +153,7 @@ class DeckStore:
             return DeckInfo(name, {c: len(v) for c, v in faces.items()}, ["built in (the stand-in deck's faces)"], True)
         folder = self._dir(name)
         if not (folder / "deck.toml").is_file():
-            raise DeckStoreError(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
+            raise NoSuchDeck(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
         sources, owner = _meta(folder / "deck.toml")
         return DeckInfo(name, counts, sources, False, owner)
@@ -193,10 +212,7 @@ class DeckStore:
         before = None if not (folder / "deck.toml").is_file() else self.info(name)
         owner_hash = before.owner if before else (token_hash(owner) if owner else None)
         if before and owner is not None:
-            if owner_hash is None:
-                raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
-            if not holds(owner_hash, owner):
-                raise NotDeckOwner(f"only the phone that started deck {name!r} can add cards to it (its X-Deck-Token)")
+            _check_owner(name, owner_hash, owner, "add cards to it")
         have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
         if missing and not partial:
@@ -227,8 +243,7 @@ class DeckStore:
             _write_toml(folder, name, [*sources, source], owner_hash)
             # What this add wrote, so that it can be taken back (a card named wrong on the page).
             (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
-        for cache in folder.glob("embedded-*.npz"):
-            cache.unlink()
+        _clear_caches(folder)
         return self.info(name)
 
     def forget_last(self, name: str, owner: str | None = None) -> DeckInfo | None:
@@ -240,10 +255,7 @@ class DeckStore:
             if info.builtin:
                 raise DeckStoreError("the built-in deck cannot learn cards: name your own deck")
             if owner is not None:
-                if info.owner is None:
-                    raise NotDeckOwner(f"deck {name!r} was enrolled on the server: change it there (`ecoscore deck add`)")
-                if not holds(info.owner, owner):
-                    raise NotDeckOwner(f"only the phone that started deck {name!r} can make it forget cards (its X-Deck-Token)")
+                _check_owner(name, info.owner, owner, "make it forget cards")
             folder = self._dir(name)
             try:
                 last = json.loads((folder / LAST_ADD).read_text(encoding="utf-8"))
@@ -258,8 +270,7 @@ class DeckStore:
                     (folder / rel).unlink(missing_ok=True)
             _write_toml(folder, name, info.sources[:-1], info.owner)
             (folder / LAST_ADD).unlink()
-            for cache in folder.glob("embedded-*.npz"):
-                cache.unlink()
+            _clear_caches(folder)
             return self.info(name)
 
     def remove(self, name: str) -> None:

@@ -43,6 +43,10 @@ class ImageError(ValueError):
     """An upload that is not a usable image; the message says why."""
 
 
+class NotAnImageError(ImageError):
+    """An upload that is no image at all (a 415 over HTTP, whatever else it says)."""
+
+
 @dataclass
 class Photo:
     """A decoded photo, upright (EXIF applied). ``image`` may be smaller than the original."""
@@ -152,7 +156,7 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
     sniffed = _sniff(data)
     if sniffed is None:
-        raise ImageError("not an image (JPEG, PNG, WebP or HEIC expected)")
+        raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)")
     _check_complete(data, sniffed)
     try:
         with Image.open(io.BytesIO(data)) as im:

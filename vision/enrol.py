@@ -16,12 +16,12 @@ import numpy as np
 
 from ecoscore.geometry import Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
-from ecoscore.scoring.tableau import cells_short
+from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts
 from .deckstore import REFERENCE_PX
-from .decode import ImageError, Photo, decode
-from .lattice import TableauFit
+from .decode import ImageError, NotAnImageError, Photo, decode
+from .lattice import CellFit, TableauFit
 from .matcher import CardEmbedder
 from .pipeline import NoTableauError, Reader
 
@@ -196,7 +196,7 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
     try:
         photo = decode(data)
     except ImageError as err:
-        raise (NotAnImage if "not an image" in str(err) else EnrolError)(f"{where}: {err}") from None
+        raise (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{where}: {err}") from None
     try:
         det, fits, _ = reader.locate(photo)
     except NoTableauError as err:  # e.g. more grids than a game has
@@ -210,6 +210,11 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
     if len(fits) != 1:
         raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
     return photo, det, fits[0]
+
+
+def _card_found(cell: CellFit) -> bool:
+    """A card was found in the cell, and the photo holds it (a cell the frame cuts is not read)."""
+    return cell.detection is not None and cell.inside
 
 
 class CellPlace(NamedTuple):
@@ -233,10 +238,10 @@ class Layout(NamedTuple):
 def name_it(cell: CellPlace) -> str | None:
     """The doubt of a layout's cell: a card found, to name; no card found, to check (a card the
     finder missed was scored as empty, the total shown as final: a walk); none out of view."""
-    where = f"row {cell.row + 1}, col {cell.col + 1}: "
     if cell.card:
-        return where + "a card no deck has read: name it, and your deck learns it"
-    return where + "no card found here: name it if one lies there, else keep it empty" if cell.inside else None
+        return f"{cell_at(cell.row, cell.col)}: a card no deck has read: name it, and your deck learns it"
+    return f"{cell_at(cell.row, cell.col)}: no card found here: name it if one lies there, else keep it empty" \
+        if cell.inside else None
 
 
 def layout(reader: Reader, data: bytes, where: str) -> Layout:
@@ -245,9 +250,8 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
     own deck, read against a deck that is not theirs, gives no read to correct (each card is
     "not a card of this deck"): these are the cells they name instead."""
     photo, det, fit = _one_tableau(reader, data, where, biggest=True)  # the one a read shows first
-    cells = [CellPlace(r, c, fit.cells[(r, c)].quad / photo.scale,
-                       fit.cells[(r, c)].detection is not None and fit.cells[(r, c)].inside, fit.cells[(r, c)].inside)
-             for r in range(ROWS) for c in range(COLS)]
+    cells = [CellPlace(r, c, cell.quad / photo.scale, _card_found(cell), cell.inside)
+             for (r, c), cell in sorted(fit.cells.items())]
     if not any(cell.card for cell in cells):
         raise EnrolError(f"{where}: no card found in the tableau's cells")
     # Said as for a read with doubts: a photo cut by the frame, steep or far teaches a deck
@@ -280,7 +284,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     vectors = embedder([crops[rc] for rc in keys])
     # Cells the frame cuts are compared with nothing: no crop is cut from them, and the read
     # itself does not name them (a photo cut by one cell was refused for it).
-    found = {rc for rc, cell in cells.items() if cell.detection is not None and cell.inside}
+    found = {rc for rc, cell in cells.items() if _card_found(cell)}
     grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
     placements = []
     # A grid corrected from a read of this photo (the page's) lies as the read laid it out.

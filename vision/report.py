@@ -16,6 +16,11 @@ def player_names(name: str, read: PhotoRead) -> list[str]:
     return [f"{name}-{k + 1}" for k in range(len(read.tableaux))]
 
 
+def quad_doc(quad) -> list[list[float]]:
+    """A cell's corners as the answer gives them: photo pixels to a tenth."""
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
+
+
 def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
     """What a tableau's read adds to its player in the answer (``extra_doubts``: the photo's)."""
     return {
@@ -30,7 +35,7 @@ def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
                     "runner_up_confidence": round(cell.runner_up_confidence, 4),
                     "detected": cell.detected,
                     "doubts": cell.doubts,
-                    "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad],
+                    "quad": quad_doc(cell.quad),
                 }
                 for cell in tab.cells[r * 5 : (r + 1) * 5]
             ]

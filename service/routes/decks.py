@@ -10,14 +10,14 @@ from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request,
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NotDeckOwner
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, NotDeckOwner
 from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, from_photo, layout, left_out_note, name_it
+from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
-from ..reads import Abandoned, QueueFull
 from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
-from .photos import photo_jpeg
+from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
@@ -61,16 +61,12 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         tableau = parse_grid(grid, "grid")
     except GridError as err:
         raise HTTPException(422, str(err)) from None
-    limit = svc.settings.max_upload
     # Whoever starts a deck here holds its token; only that token adds to it (a deck's name is
     # public, and a wrong grid sent with a photo would teach it wrong pictures).
     token = x_deck_token or secrets.token_urlsafe(18)
 
     def enrol() -> RememberedOut:
-        photo.file.seek(0)
-        data = photo.file.read(limit + 1)
-        if len(data) > limit:
-            raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
+        data = upload_bytes(svc, photo)
         x, _, y = at.partition(",")
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
                            at=(float(x), float(y)) if at else None)
@@ -102,7 +98,7 @@ async def forget_last(svc: Svc, name: DeckPath,
     except NotDeckOwner as err:
         raise HTTPException(403, str(err)) from None
     except DeckStoreError as err:
-        raise HTTPException(404 if str(err).startswith("no deck") else 409, str(err)) from None
+        raise HTTPException(404 if isinstance(err, NoSuchDeck) else 409, str(err)) from None
 
 
 @router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, named by no deck (to start a deck)",
@@ -110,19 +106,13 @@ async def forget_last(svc: Svc, name: DeckPath,
 async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...)):
     """A player's own deck read against a deck that is not theirs gives no read to correct: these
     are the cells they name instead, then remember (``/api/decks/{name}/photo``) to start it."""
-    limit = svc.settings.max_upload
-
     def locate() -> tuple[Layout, bytes]:
-        photo.file.seek(0)
-        data = photo.file.read(limit + 1)
-        if len(data) > limit:
-            raise HTTPException(413, f"upload too large: the limit is {limit // 2**20} MB")
-        found = layout(svc.reader, data, photo.filename or "photo")
+        found = layout(svc.reader, upload_bytes(svc, photo), photo.filename or "photo")
         return found, photo_jpeg(found.photo.image)
 
     found, jpeg = await _run(svc, request, locate)
     cells = [LayoutCell(card=cell.card, doubts=[doubt] if (doubt := name_it(cell)) else [],
-                        quad=[[round(float(x), 1), round(float(y), 1)] for x, y in cell.quad]) for cell in found.cells]
+                        quad=quad_doc(cell.quad)) for cell in found.cells]
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
                      photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",
                      photo_size=list(found.photo.original_size), doubts=found.advice)
@@ -134,11 +124,7 @@ T = TypeVar("T")
 async def _run(svc: Services, request: Request, work: Callable[[], T]) -> T:
     """``work`` in the read queue, its refusals as 4xx."""
     try:
-        return await svc.reads.run(work, gone=request.is_disconnected)
-    except QueueFull as err:
-        raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
-    except Abandoned:
-        raise HTTPException(408, "the client went away before its photo was read") from None
+        return await queued(svc, request, work)
     except NotDeckOwner as err:
         raise HTTPException(403, str(err)) from None
     except (EnrolError, DeckStoreError) as err:  # not an image: 415, as /api/photo answers it

@@ -1,47 +1,61 @@
 """Reading uploaded photos through the read queue, with every failure a clear 4xx."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from fastapi import HTTPException, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.decode import ImageError
+from ecoscore.vision.decode import ImageError, NotAnImageError
 from ecoscore.vision.pipeline import NoTableauError, PhotoRead
 
 from .. import names
 from ..deps import Services
 from ..reads import Abandoned, QueueFull
 
+T = TypeVar("T")
 
-def _too_large(svc: Services, name: str) -> HTTPException:
-    return HTTPException(413, f"{name}: upload too large: the limit is {svc.settings.max_upload // 2**20} MB")
+
+def _too_large(svc: Services, name: str | None) -> HTTPException:
+    return HTTPException(413, f"{name + ': ' if name else ''}upload too large: the limit is "
+                              f"{svc.settings.max_upload // 2**20} MB")
+
+
+def upload_bytes(svc: Services, upload: UploadFile, name: str | None = None) -> bytes:
+    """An upload's bytes, read when a reader is free (in its thread): at most ``max_upload``,
+    past it a 413 (a chunked body declares no size)."""
+    limit = svc.settings.max_upload
+    upload.file.seek(0)
+    data = upload.file.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(svc, name)
+    return data
+
+
+async def queued(svc: Services, request: Request, work: Callable[[], T]) -> T:
+    """``work`` run in the read queue once a reader is free: 503 with Retry-After when the queue
+    is full, 408 when the client went away meanwhile (its work is not done)."""
+    try:
+        return await svc.reads.run(work, gone=request.is_disconnected)
+    except QueueFull as err:
+        raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
+    except Abandoned:
+        raise HTTPException(408, "the client went away before its photo was read") from None
 
 
 async def read_photo(svc: Services, request: Request, upload: UploadFile, name: str, deck: str = "") -> PhotoRead:
     """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
     reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most."""
-    limit = svc.settings.max_upload
     # A deck's first photo loads its matcher (files, and the embedder's model: seconds): not on the loop.
     classifier = await run_in_threadpool(svc.classifier_for, deck) if deck.strip() or svc.settings.deck else None
-    if upload.size is not None and upload.size > limit:
+    if upload.size is not None and upload.size > svc.settings.max_upload:
         raise _too_large(svc, name)
-
-    def load_and_read() -> PhotoRead:
-        upload.file.seek(0)
-        data = upload.file.read(limit + 1)
-        if len(data) > limit:
-            raise _too_large(svc, name)
-        return svc.reader.read(data, classifier)
-
     try:
-        return await svc.reads.run(load_and_read, gone=request.is_disconnected)
-    except QueueFull as err:
-        raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
-    except Abandoned:
-        raise HTTPException(408, "the client went away before its photo was read") from None
+        return await queued(svc, request, lambda: svc.reader.read(upload_bytes(svc, upload, name), classifier))
     except ImageError as err:
-        raise HTTPException(415 if "not an image" in str(err) else 422, f"{name}: {err}") from None
+        raise HTTPException(415 if isinstance(err, NotAnImageError) else 422, f"{name}: {err}") from None
     except NoTableauError as err:
         raise HTTPException(422, f"{name}: {err}") from None
 
