@@ -416,17 +416,22 @@ class TableauView {
 
   async correct(r, c, type) {
     if (this.grid[r][c] === type) { this.keep(r, c); return; }
-    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.saveUndo();
     this.grid[r][c] = type;
     this.corrected.add(key(r, c));
     await this.commit();
+  }
+
+  // What Undo goes back to: the grid and which cells were corrected or kept, before an action.
+  saveUndo() {
+    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
   }
 
   keep(r, c) {
     if (this.checked.has(key(r, c))) return;
     // an action of its own: Undo takes back the last one only (it took back the cards reviewed
     // since the last correction too: a player's walk-through)
-    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.saveUndo();
     this.checked.add(key(r, c));
     this.render();
     if (this.onKept) this.onKept();
@@ -440,7 +445,7 @@ class TableauView {
   }
 
   async revert() {
-    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.saveUndo();
     this.grid = this.read.grid.map((row) => row.slice());
     this.corrected = new Set(); this.checked = new Set();
     await this.commit(() => t("ui.reverted"));
@@ -470,8 +475,9 @@ function pick(view, r, c, review) {
     const dialog = $("picker"), choices = $("choices");
     const cell = view.read.cells && view.read.cells[r] ? view.read.cells[r][c] : null;
     const current = view.grid[r][c];
-    // A card of a layout (a deck being taught) was read by nothing: not "read as empty".
-    $("picker-cell").textContent = cell && cell.card && !current ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
+    // Not "read as empty" for a card nothing read.
+    const unnamed = !!(cell && cell.card && !current);  // a layout's card (a deck being taught): read by nothing
+    $("picker-cell").textContent = unnamed ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
       : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
     $("review-step").hidden = !review;
     if (review) $("review-step").textContent = t("ui.review_step", review);
@@ -499,7 +505,7 @@ function pick(view, r, c, review) {
     $("keep").onclick = () => finish("keep");
     // A card found and not named: "keep as read" would keep it empty, silently (a walk); its
     // name, or "empty" for a box on a bare gap, is to be chosen.
-    $("keep").hidden = !!(cell && cell.card && !current);
+    $("keep").hidden = unnamed;
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
@@ -559,6 +565,7 @@ async function loadDecks(select) {
 // seldom shows all 11 types: the deck is built a photo at a time (BUILDING_KEY names it) and
 // this phone reads with it once it has every type.
 const BUILDING_KEY = "ecoscore-deck-building";
+const deckTokenKey = (name) => `ecoscore-deck-token:${name}`;  // the phone that started a deck holds its token
 // A deck's name as the service takes it: "Moje kuchyň" -> "moje-kuchyn".
 // Cyrillic is spelt in Latin letters ("Мой лес" -> "moj-les": a Russian name was refused).
 const CYRILLIC = { а: "a", б: "b", в: "v", г: "g", д: "d", е: "e", ё: "e", ж: "zh", з: "z", и: "i", й: "j", к: "k", л: "l",
@@ -579,7 +586,7 @@ async function rememberCards() {
   // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
   // cannot learn from it: the cards go to a deck of its own, named here.
   let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
-  if (!name || name === "standin" || !localStorage.getItem(`ecoscore-deck-token:${name}`)) {
+  if (!name || name === "standin" || !localStorage.getItem(deckTokenKey(name))) {
     const answer = window.prompt(t("ui.remember_prompt"));
     if (answer === null) return;
     name = deckSlug(answer);
@@ -596,7 +603,7 @@ async function rememberCards() {
   setStatus(said, () => t("ui.reading"));  // said beside the button: the page's status line is out of view
   try {
     // The deck's token: this phone started the deck, and only it adds to it.
-    const tokenOf = `ecoscore-deck-token:${name}`, held = localStorage.getItem(tokenOf);
+    const tokenOf = deckTokenKey(name), held = localStorage.getItem(tokenOf);
     const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
     localStorage.setItem(tokenOf, deck.token);
     const missing = deck.missing || [];
@@ -621,7 +628,7 @@ async function rememberCards() {
 async function forgetCards() {
   const name = solo.remembered, said = $("remember-status");
   if (!name) return;
-  const tokenOf = `ecoscore-deck-token:${name}`;
+  const tokenOf = deckTokenKey(name);
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
     $("forget").hidden = true; solo.remembered = null;
@@ -698,6 +705,7 @@ async function teachPhoto() {
 // them: "your deck may know these cards from too few pictures" sent a player to teach their
 // deck the built-in deck's cards (a walk-through).
 const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare", "api.wrong_deck"]);
+const adviceOf = (doubts) => (doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
 
 // A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
 // (only the first could be seen: a player's walk-through).
@@ -733,8 +741,8 @@ function showSolo(player) {
   // What this photo's read says to do (too steep, cut by the frame ...), not only the general
   // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
-  const advice = (player.doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key)).map(I18N.message);
-  const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(`ecoscore-deck-token:${player.deck}`);
+  const advice = adviceOf(player.doubts).map(I18N.message);
+  const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
   $("retake-advice").textContent = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])].join(" ");
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
@@ -984,7 +992,7 @@ async function joinRoom(file) {
     // a room took it silently).
     const entry = room.views.get(res.name), doubtful = entry && entry.view.read ? entry.view.readDoubtCount() : 0;
     const player = res.room.game && res.room.game.players.find((p) => p.name === res.name);
-    const advice = ((player && player.doubts) || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
+    const advice = adviceOf(player && player.doubts);
     setStatus($("room-status"), () => doubtful >= UNREADABLE
       ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map(I18N.message)].join(" ")
       : t("ui.added", { name }), doubtful >= UNREADABLE);
@@ -1071,11 +1079,11 @@ async function start() {
     $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
     $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
     $("share").addEventListener("click", share);
-    $("save-neutral").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/neutral`,
-      { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }, ownerHeaders())
-      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true)));
-    $("save-bot").addEventListener("click", () => api("PUT", `/api/rooms/${room.id}/bot`, { grid: $("bot-grid").value }, ownerHeaders())
-      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true)));
+    // Room-wide settings, the creator's: said saved, and the room shown as it now is.
+    const saveSetting = (what, body) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
+      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true));
+    $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
+    $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }));
     $("bot-photo").addEventListener("click", () => $("bot-file").click());
     $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
     await loadRoom(true);
