@@ -20,7 +20,7 @@ from ecoscore.truthfile import Truth
 
 from . import effects, textures
 from .deck import Deck
-from .faces import card_back, random_face
+from .faces import card_back, random_face, wide_face
 from .textures import table_surface
 
 
@@ -49,6 +49,9 @@ class SceneParams:
     p_cut_off: float = 0.12  # the tableau runs off an edge of the frame
     # Faces.
     p_random_faces: float = 0.0  # a whole tableau of random faces (for the card finder)
+    # Of those, the share drawn as cards of any art at all (``faces.wide_face``), from a random
+    # stream of their own: at 0 every scene renders as before.
+    p_wide_faces: float = 0.0
     bend: float = 0.5  # strength of slightly bent cards, 0 to 1
     # Clutter and light (see effects.py for the photometric knobs).
     loose_cards: tuple[int, int] = (0, 4)
@@ -277,6 +280,10 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     layouts = []
     use_random = rng.random() < params.p_random_faces
     random_pool = [random_face(rng) for _ in range(6)] if use_random else None
+    if use_random and params.p_wide_faces > 0:
+        wide = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 0x5DE])
+        if wide.random() < params.p_wide_faces:
+            random_pool = [wide_face(wide) for _ in range(6)]
     base_angle = rng.uniform(0, 360)
     for k in range(n_tab):
         # Tableaux sit in a 2 × 2 block, each facing its own player (quarter turns plus a little).

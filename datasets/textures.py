@@ -7,7 +7,7 @@ import numpy as np
 KINDS = ("wood", "cloth", "stone", "plain", "pattern", "felt")
 
 
-def _noise(rng, h, w, scale) -> np.ndarray:
+def value_noise(rng, h, w, scale) -> np.ndarray:
     """Smooth value noise in [0, 1] with features about ``scale`` pixels wide."""
     sh, sw = max(2, int(h / scale) + 2), max(2, int(w / scale) + 2)
     small = rng.random((sh, sw), dtype=np.float32)
@@ -30,9 +30,9 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         angle = rng.uniform(0, np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         u = xx * np.cos(angle) + yy * np.sin(angle)
-        warp = _noise(rng, h, w, rng.uniform(60, 200)) * rng.uniform(20, 80)
+        warp = value_noise(rng, h, w, rng.uniform(60, 200)) * rng.uniform(20, 80)
         grain = 0.5 + 0.5 * np.sin((u + warp) / rng.uniform(3, 9))
-        grain = 0.6 * grain + 0.4 * _noise(rng, h, w, 8)
+        grain = 0.6 * grain + 0.4 * value_noise(rng, h, w, 8)
         base = rng.uniform(0.3, 1.0)
         dark = np.array([30, 60, 100]) * base
         light = np.array([90, 150, 200]) * base + rng.uniform(-20, 20, 3)
@@ -44,21 +44,21 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         period = rng.uniform(2.5, 6)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         weave = 0.5 + 0.25 * np.sin(xx * 2 * np.pi / period) * np.sin(yy * 2 * np.pi / period)
-        gray = 0.7 * weave + 0.3 * _noise(rng, h, w, 30)
+        gray = 0.7 * weave + 0.3 * value_noise(rng, h, w, 30)
         c = _random_color(rng)
         img = _colorize(gray, c * 0.6, np.minimum(c * 1.2, 255))
     elif kind == "stone":
-        gray = 0.5 * _noise(rng, h, w, 6) + 0.3 * _noise(rng, h, w, 40) + 0.2 * _noise(rng, h, w, 150)
+        gray = 0.5 * value_noise(rng, h, w, 6) + 0.3 * value_noise(rng, h, w, 40) + 0.2 * value_noise(rng, h, w, 150)
         c = rng.uniform(90, 210) + rng.uniform(-15, 15, 3)
         img = _colorize(gray, c * 0.55, np.minimum(c * 1.25, 255))
-        veins = (np.abs(_noise(rng, h, w, 60) - 0.5) < 0.012).astype(np.float32)
+        veins = (np.abs(value_noise(rng, h, w, 60) - 0.5) < 0.012).astype(np.float32)
         img = img * (1 - 0.3 * cv2.GaussianBlur(veins, (0, 0), 1.2)[..., None])
     elif kind == "felt":
         c = _random_color(rng, 20, 160)
-        img = _colorize(_noise(rng, h, w, 3) * 0.5 + 0.25, c * 0.85, c * 1.1)
+        img = _colorize(value_noise(rng, h, w, 3) * 0.5 + 0.25, c * 0.85, c * 1.1)
     elif kind == "plain":
         c = _random_color(rng, 30, 245)
-        img = _colorize(_noise(rng, h, w, 200), c * 0.93, np.minimum(c * 1.05, 255))
+        img = _colorize(value_noise(rng, h, w, 200), c * 0.93, np.minimum(c * 1.05, 255))
     else:  # busy pattern: stripes, checks, blobs and printed shapes in random colours
         img = np.zeros((h, w, 3), np.float32) + _random_color(rng)
         for _ in range(rng.integers(10, 40)):
@@ -165,7 +165,7 @@ def world_surface(rng: np.random.Generator, Himg: np.ndarray, h: int, w: int, ki
         dark = _random_color(rng, 10, 90)
         img = _colorize(gray * 0.9 + 0.1 * _world_noise(rng, X, Y, 4, table_mm), dark, _random_color(rng, 120, 240))
     # Past the table's edge, or above the horizon: the room, dim and plain.
-    room = _colorize(_noise(rng, h, w, 80), _random_color(rng, 10, 60), _random_color(rng, 40, 120))
+    room = _colorize(value_noise(rng, h, w, 80), _random_color(rng, 10, 60), _random_color(rng, 40, 120))
     on_table = sees & (np.abs(X) < table_mm) & (np.abs(Y) < table_mm)
     img = np.where(on_table[..., None], img, room)
     return img.clip(0, 255).astype(np.uint8)

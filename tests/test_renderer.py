@@ -1,6 +1,7 @@
 """The synthetic photo renderer: label geometry, determinism, truth files, deck folders."""
 import json
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -128,3 +129,26 @@ def test_photos_are_never_mirror_images():
         H = camera_homography(np.random.default_rng(seed), SceneParams(), (640, 480))
         o, x, y = project(H, [[0, 0], [1, 0], [0, 1]])
         assert (x - o)[0] * (y - o)[1] - (x - o)[1] * (y - o)[0] > 0
+
+
+def test_cards_of_any_art_change_the_faces_only_never_the_layout(deck):
+    """The finder's cards of any art (``p_wide_faces``) draw from a stream of their own: the
+    same scene lays out the same cards, truth and all, and only what is drawn on them differs;
+    with none asked for, every scene renders byte for byte as before."""
+    base = SceneParams(long_side=480, p_random_faces=1.0)
+    plain, wide = (render_scene(deck, (31, k), replace(base, p_wide_faces=p)) for k, p in ((0, 0.0), (0, 1.0)))
+    assert plain.truth["tableaux"] == wide.truth["tableaux"] and plain.truth["tableaux"][0]["random_faces"]
+    assert plain.jpeg != wide.jpeg
+    unasked = render_scene(deck, (31, 1), SceneParams(long_side=480, p_random_faces=1.0))
+    assert unasked.jpeg == render_scene(deck, (31, 1), replace(base, p_wide_faces=0.0)).jpeg
+
+
+def test_cards_of_any_art_are_of_every_kind():
+    from ecoscore.datasets.faces import H, W, wide_face
+
+    rng = np.random.default_rng(0)
+    faces = [wide_face(rng) for _ in range(60)]
+    assert all(f.shape == (H, W, 3) and f.dtype == np.uint8 for f in faces)
+    # Light and dark stock, flat and busy art: not one look.
+    assert min(f.mean() for f in faces) < 60 < 160 < max(f.mean() for f in faces)
+    assert min(float(f.std()) for f in faces) < 20 < 50 < max(float(f.std()) for f in faces)
