@@ -217,6 +217,8 @@ class TableauView {
     this.q(".review").addEventListener("click", () => this.review());
     this.q(".change").addEventListener("click", () => this.selected && this.pickAndCorrect(...this.selected));
     this.q(".change").hidden = !editable;
+    // A photo the service no longer keeps (a read restored on reload, long after): no broken image.
+    this.q(".photo-img").addEventListener("error", () => { this.q(".photo").hidden = true; });
   }
 
   // A new read (a photo): its cells, doubts and the grid as read.
@@ -614,6 +616,7 @@ async function rememberCards() {
       localStorage.setItem(DECK_KEY, deck.name);
     }
     solo.remembered = deck.name; $("forget").hidden = false;  // a card named wrong can be taken back
+    saveSolo();
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
@@ -632,6 +635,7 @@ async function forgetCards() {
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
     $("forget").hidden = true; solo.remembered = null;
+    saveSolo();
     if (!out.deck) {  // the deck was only these cards: it is gone
       localStorage.removeItem(tokenOf);
       if (localStorage.getItem(BUILDING_KEY) === name) localStorage.removeItem(BUILDING_KEY);
@@ -646,12 +650,66 @@ async function forgetCards() {
 }
 
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null, teachFile: null, teaching: false, index: 0, remembered: null };
+const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
+  index: 0, remembered: null };
 let sendSolo;
+
+// The last photo's read, every card named or kept since, and the photo itself (to remember its
+// cards), kept for this tab: a phone that drops the page while the camera is open, or a reload,
+// lost the read and the 20 cards a player had just named to teach a deck.
+const SOLO_KEY = "ecoscore:solo";
+
+// ``player``: the score shown (a correction's comes back before the view takes it).
+function saveSolo(player) {
+  if (!solo.doc || !solo.view) return;
+  const v = solo.view;
+  const state = { doc: solo.doc, index: solo.index, teaching: solo.teaching, showAnyway: solo.showAnyway,
+    remembered: solo.remembered, read: v.read, player: player || v.player, grid: v.grid,
+    corrected: [...v.corrected], checked: [...v.checked], photo: solo.photoData };
+  for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
+    try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
+  }
+}
+
+const forgetSolo = () => sessionStorage.removeItem(SOLO_KEY);
+
+// The photo as sent (shrunk), as text for the tab's storage.
+async function keepPhoto(file) {
+  const small = await shrink(file);
+  solo.photoData = await new Promise((resolve) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => resolve(null);
+    reader.readAsDataURL(small);
+  });
+  saveSolo();
+}
+
+function photoFile(dataUrl) {
+  const bytes = atob(dataUrl.slice(dataUrl.indexOf(",") + 1));
+  const buffer = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) buffer[i] = bytes.charCodeAt(i);
+  return new File([buffer], "photo.jpg", { type: "image/jpeg" });
+}
+
+function restoreSolo() {
+  let state = null;
+  try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
+  if (!state || !state.doc || !state.read || !state.player) return;
+  Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
+    remembered: state.remembered || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null });
+  const view = soloView();
+  const { grid, cells, doubts, photo, size } = state.read;
+  view.load({ ...state.player, read_grid: grid, cells, doubts, photo_url: photo, photo_size: size });
+  view.grid = state.grid; view.corrected = new Set(state.corrected); view.checked = new Set(state.checked);
+  view.render();
+  $("forget").hidden = !solo.remembered;
+  showSolo(state.player);
+}
 
 function soloView() {
   solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-    onKept: () => soloPad(solo.view.player) });
+    onKept: () => { soloPad(solo.view.player); saveSolo(); } });
   return solo.view;
 }
 
@@ -665,14 +723,17 @@ async function scorePhoto(file) {
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
     if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
     if (!doc) return;
-    solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.teaching = false;
+    solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
+    solo.remembered = null;
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
     const p = await scoredAlone(doc.players[0]);
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
+    keepPhoto(file);
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     setStatus($("status"), err, true);
+    forgetSolo();  // the last read is no longer shown: a reload must not bring it back
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
     if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
@@ -694,9 +755,11 @@ async function teachPhoto() {
     const blank = layout.cells.map((row) => row.map(() => null));
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
-    solo.doc = doc; solo.file = file; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
+    solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
+    solo.remembered = null;
     soloView().load({ ...p, read_grid: blank });
     showSolo(p);
+    keepPhoto(file);
     setStatus($("status"), () => t("ui.teach_started"));
   } catch (err) { setStatus($("status"), err, true); }
 }
@@ -747,6 +810,7 @@ function showSolo(player) {
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
   soloPad(player);
+  saveSolo(player);
 }
 
 function soloPad(player) {
@@ -1098,6 +1162,7 @@ async function start() {
   $("teach-start").addEventListener("click", teachPhoto);
   $("other-tableau").addEventListener("click", otherTableau);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
+  restoreSolo();
   $("new-room").addEventListener("click", async () => {
     try {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
