@@ -19,6 +19,7 @@ from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
 from .store import (
+    ANY_VERSION,
     Busy,
     Conflict,
     Forbidden,
@@ -91,13 +92,16 @@ Svc = Annotated[Services, Depends(services)]
 def _version(if_match: str | None) -> int | None:
     if if_match is None:
         return None
+    if if_match.strip() == "*":  # RFC 9110: whatever version there is now (a deliberate overwrite)
+        return ANY_VERSION
     m = re.fullmatch(r'\s*(?:W/)?"?(\d{1,12})"?\s*', if_match)
     if not m:
         raise HTTPException(422, f'If-Match: expected a version like "3", got {if_match[:40]!r}')
     return int(m.group(1))
 
 
-async def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag)')] = None
+async def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag); '
+                                                                      '"*": whatever version there is')] = None
              ) -> int | None:
     return _version(if_match)
 

@@ -64,6 +64,11 @@ class Conflict(StoreError):
         self.current = current
 
 
+# If-Match: * — the write goes ahead on whatever version there is (it still needs one: a player
+# renamed or removed meanwhile is gone, as with a number).
+ANY_VERSION = -1
+
+
 class PreconditionFailed(StoreError):
     """A write made on a version of something that no longer exists (renamed or removed meanwhile)."""
 
@@ -336,7 +341,7 @@ class Store:
         mode, owner_hash, version = self._bump(db, room_id)
         if not holds(owner_hash, owner_token):
             raise Forbidden("only the room's creator can change its settings (X-Room-Token)")
-        if if_match is not None and if_match != version:
+        if if_match not in (None, ANY_VERSION, version):
             raise Conflict(f"the room changed (version {version}, you had {if_match}); reload and try again", version)
         return mode
 
@@ -410,7 +415,7 @@ class Store:
         if if_match is None:
             raise PreconditionRequired(f"replacing {name!r}'s tableau needs If-Match with the version you saw "
                                        f"(now {current})")
-        if if_match != current:
+        if if_match not in (ANY_VERSION, current):
             raise Conflict(f"{name!r}'s tableau changed meanwhile (version {current}, you had {if_match}); "
                            "reload it and correct again", current)
 

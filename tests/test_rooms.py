@@ -138,6 +138,30 @@ def test_names_alike_but_for_a_look_alike_sign_clash(client):
         assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
 
 
+def test_if_match_star_writes_on_whatever_version_there_is_and_never_on_a_gone_player(client):
+    # RFC 9110's "*": a deliberate overwrite by a script (it was a 422 "expected a version").
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    rid = room["id"]
+    ann = join(client, rid, "ann")
+    for _ in range(2):  # whatever version it has come to
+        r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
+                       headers={"X-Player-Token": ann["token"], "If-Match": "*"})
+        assert r.status_code == 200, r.text
+    assert client.get(f"/api/rooms/{rid}").json()["versions"]["ann"] == ann["version"] + 2
+    duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    join(client, duel["id"], "bea")  # the room's version moves on
+    r = client.put(f"/api/rooms/{duel['id']}/neutral", json={"streams": 1, "wolves": 1},
+                   headers={"X-Room-Token": duel["owner_token"], "If-Match": " * "})
+    assert r.status_code == 200 and r.json()["neutral"] == [1, 1], r.text
+    # it still needs someone there: a tableau never comes back under a name that left
+    assert client.delete(f"/api/rooms/{rid}/players/ann", headers={"X-Player-Token": ann["token"]}).status_code == 200
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
+                   headers={"X-Player-Token": ann["token"], "If-Match": "*"})
+    assert r.status_code == 412 and client.get(f"/api/rooms/{rid}").json()["players"] == []
+    assert client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
+                      headers={"If-Match": "**"}).status_code == 422
+
+
 def test_a_room_has_at_most_eight_players(client):
     rid = client.post("/api/rooms", json={}).json()["id"]
     for k in range(8):
