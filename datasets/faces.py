@@ -58,12 +58,13 @@ def wide_face(rng: np.random.Generator) -> np.ndarray:
     look), painted noise, shards of colour, posters, dark stock; with or without a frame, a
     title band, a text panel. Real editions are full-bleed illustrations the finder never saw."""
     family = rng.integers(5)
+    face: np.ndarray
     if family == 0:  # any table surface as the art: the card differs from the table by its edge only
         face = table_surface(rng, H, W).astype(np.float32)
     elif family == 1:  # a painting: colour fields over several scales of noise
         palette = rng.uniform(0, 255, (int(rng.integers(2, 5)), 3)).astype(np.float32)
-        t = sum(value_noise(rng, H, W, s) * wt for s, wt in ((6, 0.2), (25, 0.4), (80, 0.4)))
-        idx = t * (len(palette) - 1)
+        paint = value_noise(rng, H, W, 6) * 0.2 + value_noise(rng, H, W, 25) * 0.4 + value_noise(rng, H, W, 80) * 0.4
+        idx = paint * (len(palette) - 1)
         lo = np.floor(idx).astype(int).clip(0, len(palette) - 2)
         frac = (idx - lo)[..., None]
         face = palette[lo] * (1 - frac) + palette[lo + 1] * frac
@@ -77,8 +78,8 @@ def wide_face(rng: np.random.Generator) -> np.ndarray:
                 cv2.polylines(face, [pts.astype(np.int32)], True, outline, int(rng.integers(1, 4)), cv2.LINE_AA)
     elif family == 3:  # a poster: a plain or graded field, a few big shapes, a big glyph
         top, bottom = rng.uniform(0, 255, 3), rng.uniform(0, 255, 3)
-        t = np.linspace(0, 1, H, dtype=np.float32)[:, None, None]
-        face = np.broadcast_to(top * (1 - t) + bottom * t, (H, W, 3)).copy()
+        ramp = np.linspace(0, 1, H, dtype=np.float32)[:, None, None]
+        face = np.broadcast_to(top * (1 - ramp) + bottom * ramp, (H, W, 3)).copy()
         for _ in range(int(rng.integers(1, 6))):
             cv2.ellipse(face, (int(rng.uniform(0, W)), int(rng.uniform(0, H))),
                         (int(rng.uniform(10, 70)), int(rng.uniform(10, 70))), rng.uniform(0, 180), 0, 360,
