@@ -165,6 +165,20 @@ def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whol
     with pytest.raises(EnrolError, match="disagree at"):
         from_photo(reader, embedder, scene.jpeg, filled, "enrolment photo")
 
+    # Named on the cells a read outlines on the photo (the page's "remember these cards"), the
+    # same photo is taken: the player has seen where the cells lie. The cards named where none
+    # was found are left out all the same. (It was refused after all 20 cards were named.)
+    from ecoscore.vision.enrol import layout
+
+    truth = scene.truth["tableaux"][0]["cells"]
+    named = []
+    for cell in layout(reader, scene.jpeg, "photo").cells:
+        lying = min(truth, key=lambda t: np.linalg.norm(np.mean(t["cell_corners"], 0) - cell.quad.mean(0)))
+        named.append(CardType(lying["type"]) if lying["type"] else CardType.BEAR)  # a card "named" in each gap
+    taken = from_photo(reader, embedder, scene.jpeg, Tableau(named), "enrolment photo", as_read=True)
+    assert len(taken.left_out) == MAX_LEFT_OUT + 1
+    assert sum(map(len, taken.crops.values())) == 20 - (MAX_LEFT_OUT + 1)
+
 
 def test_a_tableau_cut_by_the_frame_enrols_its_cells_in_view(reader, embedder, decks):
     # The cell the frame cuts is neither read nor cut: a correct read of such a photo (the grid

@@ -270,8 +270,9 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     photo with a card found where the grid has none. A card the grid names where the finder
     found none (a card it missed: dark, glared, far) is left out and said, up to
     ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found. ``as_read``:
-    the grid lies as a read of the photo laid it out; ``at``: of several tableaux, the one
-    nearest this point (original pixels)."""
+    the grid lies as a read of the photo laid it out, named on its cells (any number of cards
+    missed are left out, none refuses it); ``at``: of several tableaux, the one nearest this
+    point (original pixels)."""
     photo, det, fit = _one_tableau(reader, data, where, at)
     if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
         raise EnrolError(f"{where}: the grid names no card in the cells found")
@@ -306,10 +307,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     # exactly there): their cells are left out, the rest kept. A box or two over a gap the grid
     # calls empty is the finder's false card on a hole (the read doubts it too): nothing is cut
     # from an empty cell, so it costs nothing (a correct read of a tableau with gaps was refused).
+    # A grid named ``as_read`` was named on these very cells, outlined on the photo: the player
+    # has seen where the lattice sits, so no count of disagreements refuses it; the cards named
+    # where none was found are left out all the same. (On a deck of art the finder knows badly,
+    # one card in six is missed: a player who had named all 20 cards was refused.)
     missed = {rc for rc in best.mismatch if rc not in found}
     boxed_gaps = best.mismatch - missed
     as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
-    if len(boxed_gaps) > MAX_BOXED_GAPS or len(missed) > MAX_LEFT_OUT:
+    if not as_read and (len(boxed_gaps) > MAX_BOXED_GAPS or len(missed) > MAX_LEFT_OUT):
         raise EnrolError(f"{where}: the grid and the cards found disagree at "
                          f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
