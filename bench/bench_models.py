@@ -234,10 +234,11 @@ def main() -> None:
     parser.add_argument("--speed", type=Path, help="a folder of 12 MP photos for the timing")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--finder", type=Path, help="a finder's ONNX (beside its sidecar JSON), if not the shipped one")
     args = parser.parse_args()
     report = {}
     if args.set:
-        finder, classifier = CardFinder(), CardClassifier()
+        finder, classifier = CardFinder(args.finder) if args.finder else CardFinder(), CardClassifier()
         for folder in args.set:
             report[set_name(folder, args.set)] = {"finder": finder_metrics(finder, folder, args.limit),
                                    "finder_with_closer_look": finder_metrics(finder, folder, args.limit, as_used=True),
