@@ -265,6 +265,14 @@ def test_an_error_never_sits_above_an_older_result(server, page, photo_set, tmp_
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     assert "no tableau found" in page.text_content("#status")
     assert not page.is_visible("#result") and not page.is_visible("#total")
+    # ... nor comes back: not with a language switch (it redrew the last read), not on a reload
+    # (the page keeps the last read through one).
+    page.select_option("#lang", "cs")
+    page.wait_for_function("document.documentElement.lang === 'cs'")
+    assert not page.is_visible("#result")
+    page.reload()
+    page.wait_for_function("document.querySelector('#take').textContent.length > 0")
+    assert not page.is_visible("#result") and not page.evaluate("sessionStorage.getItem('ecoscore:solo')")
 
 
 def test_a_retake_is_never_replaced_by_the_older_photo(tmp_path, reader, page, photo_set):

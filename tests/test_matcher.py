@@ -178,6 +178,14 @@ def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whol
     taken = from_photo(reader, embedder, scene.jpeg, Tableau(named), "enrolment photo", as_read=True)
     assert len(taken.left_out) == MAX_LEFT_OUT + 1
     assert sum(map(len, taken.crops.values())) == 20 - (MAX_LEFT_OUT + 1)
+    # Cards found but named empty are still counted: more than a couple mean a grid that is not
+    # this photo's (the page has every card found named or set empty).
+    from ecoscore.vision.enrol import MAX_BOXED_GAPS
+
+    found = [i for i, card in enumerate(named) if i not in {r * COLS + c for r, c in taken.left_out}]
+    emptied = Tableau([None if i in found[:MAX_BOXED_GAPS + 1] else card for i, card in enumerate(named)])
+    with pytest.raises(EnrolError, match="disagree at"):
+        from_photo(reader, embedder, scene.jpeg, emptied, "enrolment photo", as_read=True)
 
 
 def test_a_tableau_cut_by_the_frame_enrols_its_cells_in_view(reader, embedder, decks):

@@ -271,7 +271,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     found none (a card it missed: dark, glared, far) is left out and said, up to
     ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found. ``as_read``:
     the grid lies as a read of the photo laid it out, named on its cells (any number of cards
-    missed are left out, none refuses it); ``at``: of several tableaux, the one nearest this
+    missed are left out); ``at``: of several tableaux, the one nearest this
     point (original pixels)."""
     photo, det, fit = _one_tableau(reader, data, where, at)
     if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
@@ -308,13 +308,15 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     # calls empty is the finder's false card on a hole (the read doubts it too): nothing is cut
     # from an empty cell, so it costs nothing (a correct read of a tableau with gaps was refused).
     # A grid named ``as_read`` was named on these very cells, outlined on the photo: the player
-    # has seen where the lattice sits, so no count of disagreements refuses it; the cards named
-    # where none was found are left out all the same. (On a deck of art the finder knows badly,
-    # one card in six is missed: a player who had named all 20 cards was refused.)
+    # has seen where the lattice sits, so any number of cards named where none was found are
+    # left out, not refused (on a deck of art the finder knows badly one card in six is missed:
+    # a player who had named all 20 cards was refused). Boxes over cells named empty still
+    # count: the page has every card found named or set empty, so more than a couple mean a grid
+    # that is not this photo's (a grid typed turned round, a photo not the one named).
     missed = {rc for rc in best.mismatch if rc not in found}
     boxed_gaps = best.mismatch - missed
     as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
-    if not as_read and (len(boxed_gaps) > MAX_BOXED_GAPS or len(missed) > MAX_LEFT_OUT):
+    if len(boxed_gaps) > MAX_BOXED_GAPS or (not as_read and len(missed) > MAX_LEFT_OUT):
         raise EnrolError(f"{where}: the grid and the cards found disagree at "
                          f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")

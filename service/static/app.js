@@ -578,8 +578,10 @@ const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRI
   .replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|-+$/g, "").slice(0, 40);
 
 async function rememberCards() {
-  if (!solo.file || !solo.view) return;
+  if (!solo.view) return;
   const said = $("remember-status");
+  // A read restored on reload whose photo the tab could not keep (storage full): said, not a dead button.
+  if (!solo.file) { setStatus(said, () => t("ui.remember_retake"), true); return; }
   // Cards found and not named yet (nor kept as they are, nor set to empty: a box on a bare gap
   // is the finder's mistake): the service would refuse the photo. Said before anything is sent,
   // counted as the Review button counts them.
@@ -669,19 +671,26 @@ function saveSolo(player) {
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
     try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
   }
+  forgetSolo();  // never an older read left to come back in its place
 }
 
-const forgetSolo = () => sessionStorage.removeItem(SOLO_KEY);
+function forgetSolo() {
+  try { sessionStorage.removeItem(SOLO_KEY); } catch { /* storage off: nothing kept anyway */ }
+}
 
 // The photo as sent (shrunk), as text for the tab's storage.
 async function keepPhoto(file) {
   const small = await shrink(file);
-  solo.photoData = await new Promise((resolve) => {
+  const data = await new Promise((resolve) => {
     const reader = new FileReader();
     reader.onload = () => resolve(reader.result);
     reader.onerror = () => resolve(null);
     reader.readAsDataURL(small);
   });
+  // A newer photo came meanwhile: this one must never be kept beside its read (remembered
+  // after a reload, the newer grid would teach the deck this photo's cells).
+  if (solo.file !== file || !solo.doc) return;
+  solo.photoData = data;
   saveSolo();
 }
 
@@ -693,6 +702,11 @@ function photoFile(dataUrl) {
 }
 
 function restoreSolo() {
+  if (solo.sent) return;  // a photo chosen before the page was ready is on its way: it is the one to show
+  try { showRestored(); } catch { forgetSolo(); }  // a damaged state: the page as new, never a broken one
+}
+
+function showRestored() {
   let state = null;
   try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
@@ -715,13 +729,14 @@ function soloView() {
 
 async function scorePhoto(file) {
   if (!file) return;
+  solo.sent = true;
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
   setStatus($("remember-status"), ""); $("forget").hidden = true;
   try {
     const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
-    if (doc === null && solo.doc && solo.view) showSolo(solo.view.player);
+    if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
     solo.remembered = null;
@@ -733,7 +748,8 @@ async function scorePhoto(file) {
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     setStatus($("status"), err, true);
-    forgetSolo();  // the last read is no longer shown: a reload must not bring it back
+    // The last read is no longer shown: nothing may bring it back (a reload, a language switch).
+    solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo();
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
     if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
