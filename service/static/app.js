@@ -698,7 +698,9 @@ function photoFile(dataUrl) {
   const bytes = atob(dataUrl.slice(dataUrl.indexOf(",") + 1));
   const buffer = new Uint8Array(bytes.length);
   for (let i = 0; i < bytes.length; i++) buffer[i] = bytes.charCodeAt(i);
-  return new File([buffer], "photo.jpg", { type: "image/jpeg" });
+  // As kept: a photo small enough is sent as it came (a PNG, a HEIC), not re-encoded.
+  const type = (dataUrl.match(/^data:([\w/+.-]+)[;,]/) || [])[1] || "image/jpeg";
+  return new File([buffer], `photo.${(type.split("/")[1] || "jpg").replace("jpeg", "jpg")}`, { type });
 }
 
 function restoreSolo() {
