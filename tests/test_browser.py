@@ -275,6 +275,32 @@ def test_an_error_never_sits_above_an_older_result(server, page, photo_set, tmp_
     assert not page.is_visible("#result") and not page.evaluate("sessionStorage.getItem('ecoscore:solo')")
 
 
+def test_a_late_correction_never_brings_the_older_read_back_over_a_newer_photo(server, page, photo_set, tmp_path):
+    # A correction scored while the next photo goes up, and answered after that photo was
+    # refused: the older read came back under the refusal, or "Cannot read properties of null"
+    # replaced it (a walk).
+    upload_solo(page, server, write(tmp_path, "good.jpg", photo_set[2].jpeg))
+    held = []
+    page.route("**/api/grid", lambda route: held.append(route))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click("#choices button[data-type='']")
+    page.wait_for_function("true")  # let the correction go out
+    assert held
+    blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
+    page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
+    page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
+    refusal = page.text_content("#status")
+    for route in held:
+        route.continue_()
+    page.wait_for_timeout(1500)  # the correction's answer arrives
+    assert page.text_content("#status") == refusal and "no tableau found" in refusal
+    assert not page.is_visible("#result")
+    page.reload()
+    page.wait_for_function("document.querySelector('#take').textContent.length > 0")
+    assert not page.is_visible("#result")
+    assert not page.errors
+
+
 def test_a_retake_is_never_replaced_by_the_older_photo(tmp_path, reader, page, photo_set):
     slow = SlowFirstRead(reader)
     srv, thread, server = start_server(tmp_path, slow)

@@ -310,7 +310,7 @@ class TableauView {
       this.unsure.textContent = t("ui.total_unsure", { n: pending });
     }
     this.q(".undo").disabled = !this.history.length;
-    this.q(".revert").disabled = !this.history.length && !this.corrected.size;
+    this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
     // the grid of buttons
     const grid = this.q(".grid");
     grid.innerHTML = "";
@@ -653,8 +653,15 @@ async function forgetCards() {
 
 // ---------- one photo ----------
 const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
-  index: 0, remembered: null };
+  index: 0, remembered: null, pending: 0 };
 let sendSolo;
+
+// A photo on its way: while it is, the last read is not shown again (a language switch, a
+// correction's late answer), and a reload does not restore it over the upload.
+async function sending(answer) {
+  solo.pending += 1;
+  try { return await answer; } finally { solo.pending -= 1; }
+}
 
 // The last photo's read, every card named or kept since, and the photo itself (to remember its
 // cards), kept for this tab: a phone that drops the page while the camera is open, or a reload,
@@ -736,7 +743,7 @@ async function scorePhoto(file) {
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
   setStatus($("remember-status"), ""); $("forget").hidden = true;
   try {
-    const doc = await sendSolo("/api/photo", file, { deck: deckChosen() });
+    const doc = await sending(sendSolo("/api/photo", file, { deck: deckChosen() }));
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
     if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
@@ -767,7 +774,7 @@ async function teachPhoto() {
   if (!file) return;
   $("teach").hidden = true;
   try {
-    const layout = await sendSolo("/api/layout", file);
+    const layout = await sending(sendSolo("/api/layout", file));
     if (!layout) return;
     // A blank grid scored as it is: each card named since is scored as a correction is.
     const blank = layout.cells.map((row) => row.map(() => null));
@@ -838,13 +845,19 @@ function soloPad(player) {
 async function correctSolo(grid, message) {
   if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
   if (!grid) { setStatus($("status"), message || ""); return null; }
+  const shown = solo.doc;
+  // A newer photo came, or is on its way, while the correction was scored: this read is no
+  // longer the one shown, and must not come back over it (a walk: the old result reappeared
+  // under the upload's progress bar, or an error replaced the new photo's refusal).
+  const stale = () => solo.doc !== shown || solo.pending > 0;
   try {
     const doc = await api("POST", "/api/grid", { players: [{ name: solo.view.player.name, grid }] });
+    if (stale()) return null;
     const player = { ...solo.view.player, ...doc.players[0] };
     showSolo(player);
     setStatus($("status"), message || (() => t("ui.updated")));
     return player;
-  } catch (err) { setStatus($("status"), err, true); return null; }
+  } catch (err) { if (!stale()) setStatus($("status"), err, true); return null; }
 }
 
 // ---------- game rooms ----------
@@ -1119,7 +1132,7 @@ async function share() {
 
 // ---------- start ----------
 function rerender() {
-  if (solo.view && solo.doc) { solo.view.render(); showSolo(solo.view.player); }
+  if (solo.view && solo.doc && !solo.pending) { solo.view.render(); showSolo(solo.view.player); }
   if (room.doc) { for (const { view } of room.views.values()) view.render(); if (room.other) room.other.render(); showRoom(room.doc); }
 }
 
