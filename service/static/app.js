@@ -209,6 +209,7 @@ class TableauView {
     // to redraw the pad with (its total's mark counts this view's doubtful cards).
     this.onKept = onKept;
     this.seq = 0;
+    this.loads = 0;  // reads loaded: a picker or Review begun on one never writes into the next
     I18N.apply(this.root);
     this.q(".photo-hint").hidden = !editable;
     this.q(".tools").hidden = !editable;
@@ -223,6 +224,8 @@ class TableauView {
 
   // A new read (a photo): its cells, doubts and the grid as read.
   load(player) {
+    this.seq += 1;  // a correction's answer for what was shown before never lands on this read
+    this.loads += 1;
     this.read = {
       grid: (player.read_grid || player.grid).map((r) => r.slice()), cells: player.cells || null,
       doubts: player.doubts || [], photo: player.photo_url || null, size: player.photo_size || null,
@@ -409,8 +412,9 @@ class TableauView {
 
   // ---- correcting ----
   async pickAndCorrect(r, c, review = null) {
+    const loads = this.loads;
     const choice = await pick(this, r, c, review);
-    if (choice === undefined) return undefined;
+    if (choice === undefined || loads !== this.loads) return undefined;
     if (choice === "keep") { this.keep(r, c); return choice; }
     await this.correct(r, c, choice);
     return choice;
@@ -462,8 +466,10 @@ class TableauView {
 
   // "Review the 3 doubtful cards": one at a time, in reading order.
   async review() {
-    const cells = this.doubtfulCells();
+    const cells = this.doubtfulCells(), loads = this.loads;
     for (let k = 0; k < cells.length; k++) {
+      // Another tableau (or photo) shown while a choice was scored: the walk was of the one left.
+      if (loads !== this.loads) return;
       const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
       if (choice === undefined) return;
     }
@@ -596,16 +602,21 @@ async function rememberCards() {
     name = deckSlug(answer);
     if (!name) { setStatus(said, () => t("ui.deck_name_empty"), true); return; }
   }
+  // The tableau shown now, taken before the photo is shrunk (a switch meanwhile would send one
+  // tableau's grid at the other's place: the deck taught the wrong pictures).
   const grid = solo.view.grid.map((row) => row.map((type) => type || ".").join(" ")).join("\n");
-  const form = new FormData();
-  form.append("photo", await shrink(solo.file), "photo.jpg");
-  form.append("grid", grid);
-  form.append("as_read", "true");  // the grid of this photo's read (or layout), corrected
   // Of several tableaux in the photo, the one shown: its middle (the photo's pixels).
   const corners = solo.view.read.cells.flat().flatMap((cell) => cell.quad);
-  form.append("at", [0, 1].map((k) => (corners.reduce((sum, p) => sum + p[k], 0) / corners.length).toFixed(1)).join(","));
+  const at = [0, 1].map((k) => (corners.reduce((sum, p) => sum + p[k], 0) / corners.length).toFixed(1)).join(",");
+  const button = $("remember"), file = solo.file;
+  button.disabled = true;
   setStatus(said, () => t("ui.reading"));  // said beside the button: the page's status line is out of view
   try {
+    const form = new FormData();
+    form.append("photo", await shrink(file), "photo.jpg");
+    form.append("grid", grid);
+    form.append("as_read", "true");  // the grid of this photo's read (or layout), corrected
+    form.append("at", at);
     // The deck's token: this phone started the deck, and only it adds to it.
     const tokenOf = deckTokenKey(name), held = localStorage.getItem(tokenOf);
     const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
@@ -625,7 +636,7 @@ async function rememberCards() {
     setStatus(said, () => [missing.length
       ? t("ui.remembered_partial", { n, name: deck.name, missing: missing.map((c) => I18N.card(c)).join(", ") })
       : t("ui.remembered", { n, name: deck.name }), ...(deck.doubts || []).map(I18N.message)].join(" "));
-  } catch (err) { setStatus(said, err, true); }
+  } catch (err) { setStatus(said, err, true); } finally { button.disabled = false; }
 }
 
 // "Forget these cards": the deck's last add taken back (a card named wrong and remembered
@@ -653,15 +664,60 @@ async function forgetCards() {
 
 // ---------- one photo ----------
 const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
-  index: 0, remembered: null, pending: 0 };
+  index: 0, remembered: null, pending: 0, work: {} };
+
+// What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
+// steps), as plain data: kept while another tableau of the photo is shown, and through a reload
+// (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
+function workOf(view) {
+  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked] }));
+  return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], history: steps };
+}
+
+const sameGrid = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+function applyWork(view, work) {
+  view.player = work.player;
+  view.grid = work.grid.map((row) => row.slice());
+  view.corrected = new Set(work.corrected); view.checked = new Set(work.checked);
+  view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked) }));
+  view.render();
+  // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
+  // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
+  const scored = work.player && work.player.grid;
+  if (scored && !sameGrid(scored, view.grid)) view.commit();
+}
 let sendSolo;
 
 // A photo on its way: while it is, the last read is not shown again (a language switch, a
-// correction's late answer), and a reload does not restore it over the upload.
+// correction's late answer), and a mark in the tab's storage says so: a reload (the phone's
+// camera taking the page down, a thumb) drops the upload, and the page came back with the read
+// before as if it were the new photo's (a phone walk). The mark stays until the new read is
+// saved or refused (``settled``), and while the page is leaving: a browser may fail the dropped
+// upload as an error before the page goes.
+const SENDING_KEY = "ecoscore:sending";
+let leaving = false;
+addEventListener("beforeunload", () => { leaving = true; });
+addEventListener("pagehide", () => { leaving = true; });
+// Back from another page (a room) through the browser's back-forward cache: not leaving after
+// all (an upload's error was kept silent, and the mark stayed to say a read photo was not).
+addEventListener("pageshow", () => { leaving = false; settled(); });
 async function sending(answer) {
   solo.pending += 1;
+  try { sessionStorage.setItem(SENDING_KEY, "1"); } catch { /* storage off: nothing to say after a reload */ }
   try { return await answer; } finally { solo.pending -= 1; }
 }
+
+function settled() {
+  if (solo.pending || leaving) return;
+  try { sessionStorage.removeItem(SENDING_KEY); } catch { /* storage off */ }
+}
+
+// Read once as the start page's script starts, before any photo of this load is sent (a room's
+// page sends none, and leaves the mark for the start page to say).
+const INTERRUPTED = !/^\/r\//.test(location.pathname) && (() => {
+  try { const mark = sessionStorage.getItem(SENDING_KEY); sessionStorage.removeItem(SENDING_KEY); return !!mark; } catch { return false; }
+})();
 
 // The last photo's read, every card named or kept since, and the photo itself (to remember its
 // cards), kept for this tab: a phone that drops the page while the camera is open, or a reload,
@@ -673,8 +729,8 @@ function saveSolo(player) {
   if (!solo.doc || !solo.view) return;
   const v = solo.view;
   const state = { doc: solo.doc, index: solo.index, teaching: solo.teaching, showAnyway: solo.showAnyway,
-    remembered: solo.remembered, read: v.read, player: player || v.player, grid: v.grid,
-    corrected: [...v.corrected], checked: [...v.checked], photo: solo.photoData };
+    remembered: solo.remembered, read: v.read, ...workOf(v), player: player || v.player,
+    work: solo.work, photo: solo.photoData };
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
     try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
   }
@@ -712,7 +768,11 @@ function photoFile(dataUrl) {
 
 function restoreSolo() {
   if (solo.sent) return;  // a photo chosen before the page was ready is on its way: it is the one to show
-  try { showRestored(); } catch { forgetSolo(); }  // a damaged state: the page as new, never a broken one
+  try { showRestored(); } catch { solo.doc = null; solo.work = {}; forgetSolo(); }  // a damaged state: the page as new, never a broken one
+  if (INTERRUPTED) {
+    const older = !!solo.doc;
+    setStatus($("status"), () => [t("ui.upload_interrupted"), ...(older ? [t("ui.upload_interrupted_older")] : [])].join(" "), true);
+  }
 }
 
 function showRestored() {
@@ -720,12 +780,12 @@ function showRestored() {
   try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
   Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
-    remembered: state.remembered || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null });
+    remembered: state.remembered || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
+    work: state.work || {} });
   const view = soloView();
   const { grid, cells, doubts, photo, size } = state.read;
   view.load({ ...state.player, read_grid: grid, cells, doubts, photo_url: photo, photo_size: size });
-  view.grid = state.grid; view.corrected = new Set(state.corrected); view.checked = new Set(state.checked);
-  view.render();
+  applyWork(view, state);
   $("forget").hidden = !solo.remembered;
   showSolo(state.player);
 }
@@ -748,21 +808,22 @@ async function scorePhoto(file) {
     if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
-    solo.remembered = null;
+    solo.remembered = null; solo.work = {};
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
-    const p = await scoredAlone(doc.players[0]);
+    const p = await scoredAlone(doc.players[0], doc);
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
     keepPhoto(file);
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
+    if (leaving) return;  // the upload dropped by a reload: the next page load says so
     setStatus($("status"), err, true);
     // The last read is no longer shown: nothing may bring it back (a reload, a language switch).
     solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo();
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
     if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
-  }
+  } finally { settled(); }
 }
 
 // ---------- a deck of the player's own, started from a photo no deck reads ----------
@@ -781,12 +842,12 @@ async function teachPhoto() {
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
-    solo.remembered = null;
+    solo.remembered = null; solo.work = {};
     soloView().load({ ...p, read_grid: blank });
     showSolo(p);
     keepPhoto(file);
     setStatus($("status"), () => t("ui.teach_started"));
-  } catch (err) { setStatus($("status"), err, true); }
+  } catch (err) { if (!leaving) setStatus($("status"), err, true); } finally { settled(); }
 }
 
 // What a read advises for the photo (shown in the retake box). The wrong deck chosen is among
@@ -794,26 +855,43 @@ async function teachPhoto() {
 // deck the built-in deck's cards (a walk-through).
 const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.glare", "api.wrong_deck"]);
 const adviceOf = (doubts) => (doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
+// A doubt is a clause ("taken at a low angle (...): hold the phone higher"); several written in
+// one line ran together with nothing between them (a walk at 320 px, in Russian).
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".");
 
 // A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
 // (only the first could be seen: a player's walk-through).
+// What was corrected on the one left is kept, and shown again on coming back to it.
 async function otherTableau() {
-  const players = solo.doc.players;
-  solo.index = (solo.index + 1) % players.length;
+  const shown = solo.doc, players = shown.players, button = $("other-tableau");
+  const index = (solo.index + 1) % players.length;
+  button.disabled = true;  // one switch at a time: each scores the next tableau first
   try {
-    const p = await scoredAlone(players[solo.index]);
-    solo.view.load({ ...p, read_grid: p.grid });
-    showSolo(p);
-  } catch (err) { setStatus($("status"), err, true); }
+    const kept = solo.work[index];
+    const p = kept ? kept.player : await scoredAlone(players[index], shown);
+    if (solo.doc !== shown || solo.pending) return;  // a newer photo came meanwhile
+    // A card's picker opened meanwhile (or Review's walk) names a card of the tableau left:
+    // closed (Review stops), never a choice written into the other one.
+    if ($("picker").open) $("picker").close();
+    solo.work[solo.index] = workOf(solo.view);
+    delete solo.work[index];  // shown now: the view holds it
+    solo.index = index;
+    const read = players[index];
+    solo.view.load({ ...p, read_grid: read.grid, cells: read.cells, doubts: read.doubts,
+      photo_url: read.photo_url, photo_size: read.photo_size });
+    setStatus($("status"), "");  // the last tableau's news ("Score updated...") is not this one's
+    if (kept) applyWork(solo.view, kept);
+    showSolo(solo.view.player);
+  } catch (err) { if (solo.doc === shown && !solo.pending) setStatus($("status"), err, true); } finally { button.disabled = false; }
 }
 
 // The service scores the tableaux of one photo as players of one game; here each is shown as
 // one player's own, scored alone as a correction then scores it (the neighbour's tableau was
 // counted as a rival for the majorities until the first correction: a walk).
-async function scoredAlone(p) {
-  if (solo.doc.players.length < 2) return p;
+async function scoredAlone(p, photo) {
+  if (photo.players.length < 2) return p;
   const doc = await api("POST", "/api/grid", { players: [{ name: p.name, grid: p.grid }] });
-  solo.doc.provisional_majorities = doc.provisional_majorities;
+  photo.provisional_majorities = doc.provisional_majorities;
   const { cards, biodiversity, gaps, total, majorities, explanation, deck_issues } = doc.players[0];
   return { ...p, cards, biodiversity, gaps, total, majorities, explanation, deck_issues };
 }
@@ -831,7 +909,9 @@ function showSolo(player) {
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
   const advice = adviceOf(player.doubts).map(I18N.message);
   const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
-  $("retake-advice").textContent = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])].join(" ");
+  const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])];
+  $("retake-advice").replaceChildren(...retakeAdvice.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  $("retake-advice").hidden = !retakeAdvice.length;  // an empty list's margins are a gap
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
   soloPad(player);
@@ -845,19 +925,32 @@ function soloPad(player) {
 async function correctSolo(grid, message) {
   if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
   if (!grid) { setStatus($("status"), message || ""); return null; }
-  const shown = solo.doc;
-  // A newer photo came, or is on its way, while the correction was scored: this read is no
-  // longer the one shown, and must not come back over it (a walk: the old result reappeared
-  // under the upload's progress bar, or an error replaced the new photo's refusal).
-  const stale = () => solo.doc !== shown || solo.pending > 0;
+  const shown = solo.doc, index = solo.index, before = solo.view.player;
   try {
-    const doc = await api("POST", "/api/grid", { players: [{ name: solo.view.player.name, grid }] });
-    if (stale()) return null;
-    const player = { ...solo.view.player, ...doc.players[0] };
+    const doc = await api("POST", "/api/grid", { players: [{ name: before.name, grid }] });
+    // A newer photo came: this read is no longer the one shown, and must not come back over it
+    // (a walk: the old result reappeared under the upload's progress bar).
+    if (solo.doc !== shown) return null;
+    const player = { ...before, ...doc.players[0] };
+    // The score is the grid's it was asked for: kept where that grid still is (the tableau shown,
+    // or the one left for the neighbour's), never beside a grid changed since (a later
+    // correction's answer scores that one; answers may come in any order).
+    if (solo.index !== index) {
+      const work = solo.work[index];
+      if (work && sameGrid(work.grid, grid)) { work.player = player; saveSolo(); }
+      return null;
+    }
+    if (!sameGrid(solo.view.grid, grid)) return null;
+    solo.view.player = player; solo.view.render();
+    // A photo on its way: shown if it is cancelled, not under its progress bar now.
+    if (solo.pending) { saveSolo(player); return null; }
     showSolo(player);
     setStatus($("status"), message || (() => t("ui.updated")));
     return player;
-  } catch (err) { if (!stale()) setStatus($("status"), err, true); return null; }
+  } catch (err) {
+    if (solo.doc === shown && solo.index === index && !solo.pending) setStatus($("status"), err, true);
+    return null;
+  }
 }
 
 // ---------- game rooms ----------
@@ -1089,7 +1182,7 @@ async function joinRoom(file) {
     const player = res.room.game && res.room.game.players.find((p) => p.name === res.name);
     const advice = adviceOf(player && player.doubts);
     setStatus($("room-status"), () => doubtful >= UNREADABLE
-      ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map(I18N.message)].join(" ")
+      ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
       : t("ui.added", { name }), doubtful >= UNREADABLE);
   } catch (err) {
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
