@@ -428,6 +428,18 @@ def test_choose_a_file_works_before_the_language_has_loaded(server, page):
             route.continue_()
 
 
+def test_new_room_works_before_the_language_has_loaded(server, page):
+    """The same for "New room": wired after the catalogue, a tap on a slow load did nothing (a
+    CI run on a loaded machine timed out waiting for the room's page)."""
+    held = []
+    page.route("**/static/i18n/*.json", lambda route: held.append(route))
+    page.goto(server, wait_until="domcontentloaded")
+    page.wait_for_function("document.readyState === 'complete'")
+    assert held, "the catalogue was not requested yet: the test would prove nothing"
+    page.click("#new-room")
+    page.wait_for_url("**/r/*", timeout=10000)  # the held requests went with the page left
+
+
 def test_the_page_keeps_to_the_content_security_policy(server, new_page, photo_set, tmp_path):
     from playwright.sync_api import expect
 

@@ -1238,6 +1238,14 @@ function bindPhotoButtons() {
   for (const id of ["camera", "file"]) {
     $(id).addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; scorePhoto(f); });
   }
+  // "New room" too: bound after the catalogue, a tap on a slow load did nothing (seen in CI).
+  $("new-room").addEventListener("click", async () => {
+    try {
+      const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
+      localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
+      location.href = doc.url;
+    } catch (err) { setStatus($("status"), err, true); }
+  });
 }
 
 async function start() {
@@ -1287,13 +1295,6 @@ async function start() {
   $("other-tableau").addEventListener("click", otherTableau);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   restoreSolo();
-  $("new-room").addEventListener("click", async () => {
-    try {
-      const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
-      localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
-      location.href = doc.url;
-    } catch (err) { setStatus($("status"), err, true); }
-  });
   fetch("/health", { cache: "no-store" }).then((r) => showOffline(!r.ok), () => showOffline(true));
 }
 start();
