@@ -1248,9 +1248,28 @@ function bindPhotoButtons() {
   });
 }
 
+function bindRoomButtons(id) {
+  // Bound before the language is loaded, as on the start page: a tap on a slow load must work.
+  room.id = id;
+  $("solo-view").hidden = true; $("room-view").hidden = false;
+  sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
+  sendBot = sendRoom;
+  $("add-photo").addEventListener("click", addPhotoClicked);
+  $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
+  $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
+  $("share").addEventListener("click", share);
+  // Room-wide settings, the creator's: said saved, and the room shown as it now is.
+  const saveSetting = (what, body) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
+    .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true));
+  $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
+  $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }));
+  $("bot-photo").addEventListener("click", () => $("bot-file").click());
+  $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
+}
+
 async function start() {
-  const inRoom = /^\/r\/([a-z0-9]+)$/.test(location.pathname);
-  if (!inRoom) bindPhotoButtons();
+  const inRoom = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
+  if (inRoom) bindRoomButtons(inRoom[1]); else bindPhotoButtons();
   await I18N.set(I18N.choose());
   $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
@@ -1265,23 +1284,7 @@ async function start() {
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.addEventListener("offline", () => showOffline(true));
   window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));
-  const match = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
-  if (match) {
-    room.id = match[1];
-    $("solo-view").hidden = true; $("room-view").hidden = false;
-    sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
-    sendBot = sendRoom;
-    $("add-photo").addEventListener("click", addPhotoClicked);
-    $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
-    $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
-    $("share").addEventListener("click", share);
-    // Room-wide settings, the creator's: said saved, and the room shown as it now is.
-    const saveSetting = (what, body) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
-      .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true));
-    $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
-    $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }));
-    $("bot-photo").addEventListener("click", () => $("bot-file").click());
-    $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
+  if (inRoom) {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
     room.poll = setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
