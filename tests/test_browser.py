@@ -210,6 +210,34 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     assert not page.errors
 
 
+def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page, photo_set, reader, tmp_path):
+    """A reload before a correction's score came back lost the correction without a word (the
+    grid and the score shown agreed, as before it): it is kept, and scored again."""
+    from playwright.sync_api import expect
+
+    scene = photo_set[0]
+    read = reader.read(scene.jpeg).tableaux[0]
+    upload_solo(page, server, write(tmp_path, "tableau.jpg", scene.jpeg))
+    new_type = CardType.FOX if read.tableau.cells[0] is CardType.WOLF else CardType.WOLF
+    expected = score_tableau(Tableau([new_type, *read.tableau.cells[1:]])).total
+    held = []
+    page.route("**/api/grid", lambda route: held.append(route))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type.value}']")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the correction's score was not asked for: the test would prove nothing"
+    page.unroute("**/api/grid")
+    page.reload()
+    expect(page.locator("#total")).to_have_text(str(expected), timeout=30000)
+    assert labels(page)[(0, 0)].startswith(new_type.value)
+    assert pad_values(page, "#pad")["total"] == str(expected)
+    page.click("#solo-tableau .undo")  # the correction is an Undo step like any other
+    expect(page.locator("#total")).to_have_text(str(score_tableau(read.tableau).total), timeout=10000)
+
+
 def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(server, page, photo_set, reader, tmp_path):
     spoiled = spoil(photo_set[1].jpeg, reader, 3)
     room_id = new_room(page, server)
@@ -966,6 +994,9 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     review.click()
     for step in range(19):
         if step == 10:  # the page dropped mid-walk (a phone's camera opened, a reload): nothing named is lost
+            # the tenth name scored first (the next card's picker opens then): its total was read
+            # while its answer was on the way once, and the reload brought the answer's
+            expect(page.locator("#review-step")).to_have_text("Doubtful card 11 of 19")
             total = page.inner_text("#total")
             page.reload()
             expect(review).to_have_text("Review the 9 doubtful cards", timeout=30000)

@@ -926,6 +926,9 @@ async function correctSolo(grid, message) {
   if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
   if (!grid) { setStatus($("status"), message || ""); return null; }
   const shown = solo.doc, index = solo.index, before = solo.view.player;
+  // The corrected grid kept before its score comes: a reload meanwhile dropped the correction
+  // without a word (a walk); restored, a grid its score is not of is scored again (applyWork).
+  if (!solo.pending) saveSolo(before);
   try {
     const doc = await api("POST", "/api/grid", { players: [{ name: before.name, grid }] });
     // A newer photo came: this read is no longer the one shown, and must not come back over it
