@@ -30,10 +30,12 @@ _worker: dict = {}
 
 
 def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float,
-          generated_decks: float = 0.0, dark_decks: float = 0.0, crop_size: int = CROP_SIZE) -> None:
+          generated_decks: float = 0.0, dark_decks: float = 0.0, crop_size: int = CROP_SIZE,
+          normalise_crops: bool = False) -> None:
     cv2.setNumThreads(1)  # one process per core already
     _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter,
-                   generated_decks=generated_decks, dark_decks=dark_decks, crop_size=crop_size)
+                   generated_decks=generated_decks, dark_decks=dark_decks, crop_size=crop_size,
+                   normalise_crops=normalise_crops)
 
 
 def scene_deck(deck: Deck, generated_decks: float, seed: int, index: int, dark_decks: float = 0.0) -> Deck:
@@ -57,7 +59,7 @@ def _render_one(index: int) -> int:
         write_truth(out / "truth" / f"{stem}.json", {**scene.truth, "image": f"images/{stem}.jpg"})
         return 1
     crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"],
-                       _worker["crop_size"])
+                       _worker["crop_size"], _worker["normalise_crops"])
     for k, (crop, name) in enumerate(crops):
         cv2.imwrite(str(out / name / f"{stem}_{k:02d}.png"), crop)
     return len(crops)
@@ -83,12 +85,14 @@ def synthesize(
     generated_decks: float = 0.0,
     dark_decks: float = 0.0,
     crop_size: int = CROP_SIZE,
+    normalise_crops: bool = False,
 ) -> int:
     """Render ``n`` scenes into ``out``; returns the number of items written.
 
     ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``).
     ``generated_decks``: the share of scenes drawn with a generated deck instead of ``deck``;
-    ``dark_decks``: the share of those drawn dark; ``crop_size``: classifier crops' side (px)."""
+    ``dark_decks``: the share of those drawn dark; ``crop_size``: classifier crops' side (px);
+    ``normalise_crops``: classifier crops colour-normalised (``vision.crops.colour_normalised``)."""
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
@@ -103,7 +107,8 @@ def synthesize(
     bar = tqdm(total=n, desc=f"rendering {out.name}", unit="img", disable=not progress)
     written = 0
     if workers == 1:
-        _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks, dark_decks, crop_size)
+        _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks, dark_decks, crop_size,
+              normalise_crops)
         for i in range(n):
             written += _render_one(i)
             bar.update()
@@ -111,7 +116,7 @@ def synthesize(
         # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
                                  initargs=(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks,
-                                           dark_decks, crop_size)) as pool:
+                                           dark_decks, crop_size, normalise_crops)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()

@@ -7,6 +7,7 @@ import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, warp_quad
 from ecoscore.truthfile import Truth
+from ecoscore.vision.crops import colour_normalised
 from ecoscore.vision.models import EMPTY
 
 MIN_VISIBLE = 0.5  # a card cut by the frame is labelled if at least half of it shows
@@ -46,11 +47,12 @@ def obb_label_lines(truth: Truth) -> list[str]:
 
 
 def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter: float = 0.04,
-               size: int = CROP_SIZE):
+               size: int = CROP_SIZE, normalise: bool = False):
     """(crop, class name) for each cell of each tableau that lies fully in the frame.
 
     Quads are perturbed the way the lattice fit and the finder err (corner noise, a cell a
-    little larger than the card), and turned a random quarter, as a tableau read from any side.
+    little larger than the card), and turned a random quarter, as a tableau read from any side;
+    with ``normalise``, colour-normalised as a classifier trained on them reads (``colour_normalised``).
     """
     h, w = image.shape[:2]
     out = []
@@ -65,5 +67,7 @@ def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter
             quad += rng.normal(0, jitter * side, quad.shape)
             crop = warp_quad(image, quad, size)
             crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
+            if normalise:
+                crop = colour_normalised(crop)
             out.append((crop, cell["type"] or EMPTY))
     return out

@@ -3,6 +3,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ecoscore.vision.train import RECIPES, prepare_data
@@ -74,3 +75,15 @@ def test_a_recipe_starting_from_the_shipped_model_starts_from_its_weights_in_mod
     assert shipped_weights(shipped, "standin") == models_dir() / "classifier.pt"
     assert shipped_weights(shipped, "my-deck") is None  # another deck trains its own chain
     assert shipped_weights("classifier-base", "standin") is None  # not shipped: its run is trained first
+
+
+def test_a_normalising_recipe_renders_its_crops_normalised(tmp_path, monkeypatch):
+    import cv2
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["classifier-norm"], **TINY, hard_share=0.0, steep_share=0.0)
+    assert recipe.normalise_crops
+    folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
+    for crop in list((folder / "train").rglob("*.png"))[:10]:
+        means = cv2.imread(str(crop)).reshape(-1, 3).mean(0)
+        assert np.allclose(means, 128, atol=6), means  # each channel centred (clipping moves it a little)

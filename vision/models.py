@@ -15,6 +15,7 @@ import numpy as np
 from ecoscore.geometry import Detections, obb_corners
 from ecoscore.paths import models_dir
 
+from .crops import colour_normalised
 from .runtime import Network
 
 __all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_obb", "fast_nms",
@@ -207,6 +208,8 @@ class CardClassifier:
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
         self.deck: str = str(self.meta.get("deck", "standin"))  # the deck it was trained on
+        # Trained on colour-normalised crops (its recipe's ``normalise_crops``): read them so too.
+        self.normalise = bool((self.meta.get("recipe") or {}).get("normalise_crops"))
         self.network = _network(self.path, concurrent, threads)
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
@@ -214,6 +217,8 @@ class CardClassifier:
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops]
+        if self.normalise:
+            crops = [colour_normalised(c) for c in crops]
         blob = _blob(crops)
         # Batches padded to a multiple of 8: OpenVINO prepares each new batch size anew, which
         # doubled the time per crop when every photo brought its own count of cells.

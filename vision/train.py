@@ -65,6 +65,7 @@ class Recipe:
     # This run's share in a plain mean of its weights and its init's ("model soup"): a fine-tune
     # that learns a new kind of photo keeps more of what its base did well on the old ones.
     average_with_init: float | None = None
+    normalise_crops: bool = False  # classifier: crops colour-normalised in training and at reading
 
 
 RECIPES = {
@@ -208,21 +209,30 @@ RECIPES = {
 # more on the same crops, from its weights, the rate restarting lower. Not shipped (model card).
 RECIPES["classifier-96-long"] = replace(RECIPES["classifier-96"], name="classifier-96-long", epochs=7,
                                         init="classifier-96", warmup_epochs=0.2, lr0=0.0007)
+# A candidate: the stand-in's misses are cards misnamed at their true corners under sleeve glare
+# and warm or cold lamps, and a colour balance at reading alone traded one photo for another.
+# The shipped classifier trained on, and read with, each crop's channels normalised (a lamp's
+# cast and the exposure taken out), fresh crops of the shipped recipe's mix; not averaged with
+# its init, which read crops as they came.
+RECIPES["classifier-norm"] = replace(RECIPES["classifier"], name="classifier-norm", epochs=5, train_seed=20,
+                                     val_seed=1020, init="classifier", lr0=0.001, average_with_init=None,
+                                     normalise_crops=True)
 
 
 def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, kind: str, workers: int | None,
                   crop_jitter: float, generated_decks: float = 0.0, dark_decks: float = 0.0,
-                  crop_size: int = CROP_SIZE) -> None:
+                  crop_size: int = CROP_SIZE, normalise_crops: bool = False) -> None:
     marker = out / ".complete.json"
     if marker.is_file() and json.loads(marker.read_text()).get("scenes") == n:
         return
     if out.exists():
         shutil.rmtree(out)  # a half-written split is re-rendered from scratch (same seed, same data)
     count = synthesize(deck, n, out, seed=seed, workers=workers, params=params, kind=kind, crop_jitter=crop_jitter,
-                       generated_decks=generated_decks, dark_decks=dark_decks, crop_size=crop_size)
+                       generated_decks=generated_decks, dark_decks=dark_decks, crop_size=crop_size,
+                       normalise_crops=normalise_crops)
     marker.write_text(json.dumps({"scenes": n, "items": count, "seed": seed, "deck": str(deck),
                                   "generated_decks": generated_decks, "dark_decks": dark_decks,
-                                  "crop_size": crop_size}))
+                                  "crop_size": crop_size, "normalise_crops": normalise_crops}))
 
 
 def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = None,
@@ -242,12 +252,12 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
               ("steep", recipe.steep_share, 700, steep_params(**{**settings, "p_multi": 0.0}))]  # one tableau a photo
     for split, n, seed in (("train", recipe.train_scenes, recipe.train_seed), ("val", recipe.val_scenes, recipe.val_seed)):
         _render_split(deck, root / split, n, seed, SceneParams(**settings), kind, workers, jitter, decks, dark,
-                      recipe.crop_size)
+                      recipe.crop_size, recipe.normalise_crops)
         for name, share, offset, params in extras:
             if share > 0:
                 part = root / f"{split}-{name}"
                 _render_split(deck, part, max(1, round(n * share)), seed + offset, params, kind, workers, jitter, decks,
-                              dark, recipe.crop_size)
+                              dark, recipe.crop_size, recipe.normalise_crops)
                 splits[split].append(part)
     if kind == "classifier":
         return _classification_folder(root / "mix", splits)
@@ -360,6 +370,7 @@ def train(
     if recipe.average_with_init is not None:  # a fine-tune: init_weights is set
         best = average_weights(Path(init_weights), best, recipe.average_with_init, run_dir / "weights" / "averaged.pt")  # type: ignore[arg-type]
     onnx_path = export_onnx(best, recipe)
+    write_sidecar(onnx_path, recipe, deck)
     (run_dir / "finished.json").write_text(
         json.dumps({"recipe": recipe.__dict__, "seconds_this_session": round(time.time() - started)}, indent=2)
     )
@@ -435,9 +446,15 @@ def ship_model(onnx_path: Path, recipe: Recipe, deck: str) -> Path:
     shutil.copyfile(onnx_path, target)
     # The PyTorch twin: the bench compares our runtime with Ultralytics' own predict on it.
     shutil.copyfile(onnx_path.with_suffix(".pt"), target.with_suffix(".pt"))
+    write_sidecar(target, recipe, deck)
+    return target
+
+
+def write_sidecar(onnx_path: Path, recipe: Recipe, deck: str) -> None:
+    """The JSON beside an ONNX file that the runtime reads: input size, class names, how crops
+    are prepared. Written for every run, so a candidate is benched as it would ship."""
     names = ["card"] if recipe.kind == "finder" else sorted(CLASSIFIER_CLASSES)  # Ultralytics sorts class folders
-    target.with_suffix(".json").write_text(
+    onnx_path.with_suffix(".json").write_text(
         json.dumps({"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}, indent=2)
         + "\n"
     )
-    return target
