@@ -11,8 +11,8 @@ from .common import add_deck_option, open_reader_or_fail, read_or_fail, read_pho
 def run(args: argparse.Namespace) -> int:
     from ecoscore.scoring import format_text
 
-    (name, data), = read_photos([args.photo])
-    read = read_or_fail(open_reader_or_fail(args.deck), name, data)
+    (_, data), = read_photos([args.photo])
+    read = read_or_fail(open_reader_or_fail(args.deck), args.photo.name, data)
     for doubt in read.doubts:
         print(f"# doubt: {doubt}")
     for k, tab in enumerate(read.tableaux):

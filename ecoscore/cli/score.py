@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
     photos = read_photos(args.photos)
     reader = open_reader_or_fail(args.deck)
-    reads = [(name, read_or_fail(reader, name, data)) for name, data in photos]
+    # Named by the file in messages ("bad.jpg: not an image"), by its stem as a player.
+    reads = [(name, read_or_fail(reader, path.name, data)) for (name, data), path in zip(photos, args.photos)]
     try:
         game, read_docs = score_reads(reads, **game_options(args))
     except ValueError as err:

@@ -120,6 +120,9 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
 async def score_photo(svc: Svc, request: Request, photo: UploadFile = File(...),
                       name: Annotated[str, Form(max_length=MAX_RAW_NAME)] = "", others: OthersText = "",
                       deck: DeckName = ""):
+    """A photo (JPEG, PNG, WebP or HEIC) of one or more tableaux, each read, placed and scored.
+    Every cell carries its type, confidence and runner-up, every tableau its doubts; ``others``
+    (the other players' largest stream : wolves) makes the majorities right without their photos."""
     return await _score_photos(svc, request, [photo], [name], None, others_of(others), None, deck)
 
 
