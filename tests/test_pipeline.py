@@ -249,7 +249,7 @@ def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")
     r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(bad)], capture_output=True, text=True)
-    assert r.returncode == 2 and "bad: the JPEG file is truncated" in r.stderr
+    assert r.returncode == 2 and "bad.jpg: the JPEG file is truncated" in r.stderr
 
 
 def test_cli_eval_on_a_rendered_set(tmp_path):
