@@ -220,6 +220,7 @@ def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page
     upload_solo(page, server, write(tmp_path, "tableau.jpg", scene.jpeg))
     new_type = CardType.FOX if read.tableau.cells[0] is CardType.WOLF else CardType.WOLF
     expected = score_tableau(Tableau([new_type, *read.tableau.cells[1:]])).total
+    assert expected != score_tableau(read.tableau).total  # else the total could not tell
     held = []
     page.route("**/api/grid", lambda route: held.append(route))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
@@ -1163,6 +1164,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
         if held:
             break
         page.wait_for_timeout(100)
+    assert held, "the correction's score was not asked for: the test would prove nothing"
     button.click()
     expect(page.locator("#total")).to_have_text(second_total)
     for route in held:

@@ -685,7 +685,7 @@ function applyWork(view, work) {
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
   const scored = work.player && work.player.grid;
-  if (scored && !sameGrid(scored, view.grid)) view.commit();
+  if (scored && !sameGrid(scored, view.grid)) view.commit(null);  // not "Score updated" over what the page says
 }
 let sendSolo;
 
@@ -928,7 +928,7 @@ async function correctSolo(grid, message) {
   const shown = solo.doc, index = solo.index, before = solo.view.player;
   // The corrected grid kept before its score comes: a reload meanwhile dropped the correction
   // without a word (a walk); restored, a grid its score is not of is scored again (applyWork).
-  if (!solo.pending) saveSolo(before);
+  saveSolo(before);
   try {
     const doc = await api("POST", "/api/grid", { players: [{ name: before.name, grid }] });
     // A newer photo came: this read is no longer the one shown, and must not come back over it
@@ -948,7 +948,7 @@ async function correctSolo(grid, message) {
     // A photo on its way: shown if it is cancelled, not under its progress bar now.
     if (solo.pending) { saveSolo(player); return null; }
     showSolo(player);
-    setStatus($("status"), message || (() => t("ui.updated")));
+    if (message !== null) setStatus($("status"), message || (() => t("ui.updated")));  // null: a re-score, nothing to say
     return player;
   } catch (err) {
     if (solo.doc === shown && solo.index === index && !solo.pending) setStatus($("status"), err, true);
@@ -957,7 +957,7 @@ async function correctSolo(grid, message) {
 }
 
 // ---------- game rooms ----------
-const room = { id: null, version: -1, doc: null, views: new Map(), other: null, otherName: null };
+const room = { id: null, ready: Promise.resolve(), loaded: () => {}, version: -1, doc: null, views: new Map(), other: null, otherName: null };
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
 const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
 // Room-wide writes: the creator's token and the version they were made on (If-Match).
@@ -1155,6 +1155,7 @@ async function correctRoom(name, grid, message) {
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
 async function addPhotoClicked() {
+  await room.ready;
   const name = $("player-name").value.trim();
   if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
@@ -1211,7 +1212,8 @@ async function botFromPhoto(file) {
 }
 
 async function share() {
-  const url = $("room-link").href;
+  await room.ready;
+  const url = $("room-link").href || location.href;
   if (navigator.share) {
     try { await navigator.share({ title: "ecoscore", text: t("ui.share_text"), url }); return; } catch (err) { if (err.name === "AbortError") return; }
   }
@@ -1257,6 +1259,9 @@ function bindRoomButtons(id) {
   $("solo-view").hidden = true; $("room-view").hidden = false;
   sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
   sendBot = sendRoom;
+  // The room's players and versions are needed to join (a name taken, If-Match): taps before its
+  // first load wait for it.
+  room.ready = new Promise((resolve) => { room.loaded = resolve; });
   $("add-photo").addEventListener("click", addPhotoClicked);
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
@@ -1290,6 +1295,7 @@ async function start() {
   if (inRoom) {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
+    room.loaded();
     room.poll = setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
     return;
   }
