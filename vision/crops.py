@@ -22,4 +22,4 @@ def colour_normalised(crop: np.ndarray) -> np.ndarray:
     mean, std = pixels.mean(0), pixels.std(0)
     gain = SPREAD / np.maximum(std, SPREAD / MAX_GAIN)
     out = (crop.astype(np.float32) - mean) * gain + 128.0
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)

@@ -223,8 +223,11 @@ def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, 
                   crop_jitter: float, generated_decks: float = 0.0, dark_decks: float = 0.0,
                   crop_size: int = CROP_SIZE, normalise_crops: bool = False) -> None:
     marker = out / ".complete.json"
-    if marker.is_file() and json.loads(marker.read_text()).get("scenes") == n:
-        return
+    if marker.is_file():
+        made = json.loads(marker.read_text())
+        if (made.get("scenes"), made.get("crop_size", CROP_SIZE), made.get("normalise_crops", False)) == (
+                n, crop_size, normalise_crops):
+            return
     if out.exists():
         shutil.rmtree(out)  # a half-written split is re-rendered from scratch (same seed, same data)
     count = synthesize(deck, n, out, seed=seed, workers=workers, params=params, kind=kind, crop_jitter=crop_jitter,
@@ -365,6 +368,10 @@ def train(
                 if recipe.kind == "finder"
                 else dict(fliplr=0.0, scale=0.1, erasing=0.1)
             ),
+            # Normalised crops stay so: Ultralytics' RandAugment (brightness, contrast, colour,
+            # solarize ...) ran after the normalisation on disk, so the network saw crops unlike
+            # the ones it reads (a review's finding, after the first run).
+            **(dict(auto_augment=None, hsv_h=0.0, hsv_s=0.0, hsv_v=0.0) if recipe.normalise_crops else {}),
         )
     best = run_dir / "weights" / "best.pt"
     if recipe.average_with_init is not None:  # a fine-tune: init_weights is set
