@@ -132,7 +132,7 @@ def speed(folder: Path, runs: int) -> dict:
     every runtime; each does its own pre- and post-processing. The runtimes take turns, a
     round of all photos each, ``runs`` rounds: on a shared machine a busy spell then falls on
     all of them, and the ratio to Ultralytics is also given round by round."""
-    finder, classifier = CardFinder(), CardClassifier()
+    finder, classifier = CardFinder(), CardClassifier(partner=False)  # the same network in every runtime
     paths = sorted((folder / "images").glob("*.jpg"))
     images = [decode(p.read_bytes(), 1000).image for p in paths]
     crops = []

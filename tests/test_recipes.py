@@ -84,6 +84,8 @@ def test_a_normalising_recipe_renders_its_crops_normalised(tmp_path, monkeypatch
     recipe = replace(RECIPES["classifier-norm"], **TINY, hard_share=0.0, steep_share=0.0)
     assert recipe.normalise_crops
     folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
-    for crop in list((folder / "train").rglob("*.png"))[:10]:
+    crops = list((folder / "train").rglob("*.png"))
+    assert crops
+    for crop in crops[:10]:
         means = cv2.imread(str(crop)).reshape(-1, 3).mean(0)
         assert np.allclose(means, 128, atol=6), means  # each channel centred (clipping moves it a little)

@@ -133,7 +133,7 @@ def test_runtime_matches_ultralytics_predict(photo_set, monkeypatch, precision, 
             assert np.linalg.norm(xywhr[nearest, :2] - c) < px
             assert sorted(xywhr[nearest, 2:4]) == pytest.approx(sorted(size), abs=px)
             assert _iou(quad, corners[nearest]) >= min_iou
-    classifier = CardClassifier()
+    classifier = CardClassifier(partner=False)  # the network alone, as Ultralytics runs it
     theirs = YOLO(str(classifier.path), task="classify")
     scene = photo_set[0]
     crops = [warp_quad(scene.image, np.array(c["corners"]), classifier.imgsz)

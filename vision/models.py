@@ -200,24 +200,46 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
 
 
 class CardClassifier:
-    """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn."""
+    """Names straightened cell crops: the 11 types or ``empty``, at any quarter turn.
 
-    def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
+    A sidecar may name a *partner*: a second classifier, trained another way, asked only about
+    the crops this one is unsure of (below ``below``), its probabilities averaged in with
+    ``weight``. The shipped pair: the stand-in's classifier and one trained on colour-normalised
+    crops, which names the cards a lamp or a sleeve's glare made doubtful (model card)."""
+
+    def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None,
+                 partner: bool = True):
         self.path = path or models_dir() / "classifier.onnx"
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.names: list[str] = list(self.meta["names"])
         self.deck: str = str(self.meta.get("deck", "standin"))  # the deck it was trained on
         # Trained on colour-normalised crops (its recipe's ``normalise_crops``): read them so too.
-        self.normalise = bool((self.meta.get("recipe") or {}).get("normalise_crops"))
+        self.normalise_crops = bool((self.meta.get("recipe") or {}).get("normalise_crops"))
         self.network = _network(self.path, concurrent, threads)
+        self.partner: CardClassifier | None = None
+        pairing = self.meta.get("partner")
+        if partner and pairing:
+            self.partner = CardClassifier(self.path.parent / pairing["model"], concurrent, threads, partner=False)
+            if (self.partner.names, self.partner.imgsz) != (self.names, self.imgsz):
+                raise ModelError(f"{pairing['model']} names other classes or takes another size than {self.path.name}")
+            self.partner_weight, self.partner_below = float(pairing["weight"]), float(pairing["below"])
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (columns in ``self.names`` order)."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops]
-        if self.normalise:
+        probs = self._network_probs(crops).copy()  # written into below: not the runtime's buffer
+        if self.partner is not None:
+            unsure = np.flatnonzero(probs.max(1) < self.partner_below)
+            if len(unsure):
+                w = self.partner_weight
+                probs[unsure] = (1 - w) * probs[unsure] + w * self.partner([crops[i] for i in unsure])
+        return probs
+
+    def _network_probs(self, crops: list[np.ndarray]) -> np.ndarray:
+        if self.normalise_crops:
             crops = [colour_normalised(c) for c in crops]
         blob = _blob(crops)
         # Batches padded to a multiple of 8: OpenVINO prepares each new batch size anew, which
