@@ -1155,9 +1155,9 @@ async function correctRoom(name, grid, message) {
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
 async function addPhotoClicked() {
-  await room.ready;
   const name = $("player-name").value.trim();
   if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
+  await room.ready;  // whether the name is taken is the room's to say
   const taken = room.doc && room.doc.players.includes(name);
   if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
   if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
