@@ -141,6 +141,15 @@ def upload_solo(page, server, path):
     page.wait_for_selector("#result:not([hidden]), #retake:not([hidden])", timeout=60000)
 
 
+def wait_until_held(page, held, seconds=5.0):
+    """Until a route held by the test has caught a request (a correction's score asked for)."""
+    for _ in range(int(seconds * 10)):
+        if held:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the request was not made: the test would prove nothing")
+
+
 def labels(page, root="#solo-tableau"):
     """{(row, col): label text} of the marks drawn on the photo."""
     return {(int(r), int(c)): text for r, c, text in page.eval_on_selector_all(
@@ -225,11 +234,7 @@ def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page
     page.route("**/api/grid", lambda route: held.append(route))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.click(f"#choices button[data-type='{new_type.value}']")
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the correction's score was not asked for: the test would prove nothing"
+    wait_until_held(page, held)
     page.unroute("**/api/grid")
     page.reload()
     expect(page.locator("#total")).to_have_text(str(expected), timeout=30000)
@@ -1160,11 +1165,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     # tableau is scored again when shown (its total matched no grid, for good).
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.click(f"#choices button[data-type='{first_type}']")
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the correction's score was not asked for: the test would prove nothing"
+    wait_until_held(page, held)
     button.click()
     expect(page.locator("#total")).to_have_text(second_total)
     for route in held:
