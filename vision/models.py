@@ -230,12 +230,14 @@ class CardClassifier:
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops]
-        probs = self._network_probs(crops).copy()  # written into below: not the runtime's buffer
-        if self.partner is not None:
-            unsure = np.flatnonzero(probs.max(1) < self.partner_below)
-            if len(unsure):
-                w = self.partner_weight
-                probs[unsure] = (1 - w) * probs[unsure] + w * self.partner([crops[i] for i in unsure])
+        probs = self._network_probs(crops)
+        if self.partner is None:
+            return probs
+        unsure = np.flatnonzero(probs.max(1) < self.partner_below)
+        if len(unsure):
+            probs = probs.copy()  # written into: not the runtime's buffer
+            w = self.partner_weight
+            probs[unsure] = (1 - w) * probs[unsure] + w * self.partner([crops[i] for i in unsure])
         return probs
 
     def _network_probs(self, crops: list[np.ndarray]) -> np.ndarray:

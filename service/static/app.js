@@ -957,7 +957,10 @@ async function correctSolo(grid, message) {
 }
 
 // ---------- game rooms ----------
-const room = { id: null, ready: Promise.resolve(), loaded: () => {}, version: -1, doc: null, views: new Map(), other: null, otherName: null };
+// ``ready``: the room's first load (to join, whether a name is taken and its version are needed:
+// taps before it wait for it; a page can be tapped before its scripts have loaded the room).
+let roomLoaded;
+const room = { id: null, ready: new Promise((resolve) => { roomLoaded = resolve; }), version: -1, doc: null, views: new Map(), other: null, otherName: null };
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
 const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
 // Room-wide writes: the creator's token and the version they were made on (If-Match).
@@ -1259,9 +1262,6 @@ function bindRoomButtons(id) {
   $("solo-view").hidden = true; $("room-view").hidden = false;
   sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
   sendBot = sendRoom;
-  // The room's players and versions are needed to join (a name taken, If-Match): taps before its
-  // first load wait for it.
-  room.ready = new Promise((resolve) => { room.loaded = resolve; });
   $("add-photo").addEventListener("click", addPhotoClicked);
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
@@ -1295,7 +1295,7 @@ async function start() {
   if (inRoom) {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
-    room.loaded();
+    roomLoaded();
     room.poll = setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
     return;
   }
