@@ -436,3 +436,25 @@ def test_a_refit_leaves_no_card_of_the_old_fit_out_of_both_the_new_fit_and_the_l
     outside = [i for i in range(n) if not _covers(fits[0], det.centers[[i]])]
     assert any(i in partial.detections for i in outside)  # among them a card of the old fit
     assert sorted(left) == outside
+
+
+def test_a_refit_reads_the_cells_beyond_its_canvas_that_lie_in_the_photo():
+    """A tableau refitted on a straightened canvas of the cards found: a row where no card was
+    found lies past the canvas's edge but well inside the photo, and is read there, as the first
+    look's lattice would read it (steep tuning photo: three cards of a tableau "partly outside
+    the photo: not read", none of them near the frame)."""
+    from ecoscore.vision.second_look import _fitted_back, from_quads
+
+    quads = np.array([[[x, y], [x + 50, y], [x + 50, y + 70], [x, y + 70]]
+                      for y in (15.0, 90.0, 165.0) for x in (10.0, 65.0, 120.0, 175.0, 230.0)])
+    seen = from_quads(quads, np.full(len(quads), 0.9))
+    canvas = (290, 240)  # three rows of cards fill it: the window's fourth row lies past an edge
+    H = np.array([[1.0, 0, -300], [0, 1.0, -300], [0, 0, 1]])  # the canvas shows the photo from (300, 300) on
+    image = np.zeros((1000, 1000, 3), np.uint8)
+    found, fits = _fitted_back(seen, canvas, H, image, offset=7)
+    assert len(fits) == 1 and len(fits[0].detections) == 15
+    empty_row = [cell for cell in fits[0].cells.values() if cell.detection is None]
+    assert len(empty_row) == COLS
+    assert all(cell.quad[:, 1].max() > 540 or cell.quad[:, 1].min() < 300 for cell in empty_row)  # off the canvas
+    assert all(cell.inside for cell in fits[0].cells.values())  # yet in the photo: read
+    assert min(fits[0].detections) >= 7  # the fit's cards index after the photo's own

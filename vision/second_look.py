@@ -199,7 +199,9 @@ def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: 
         tableau.off_grid = [i + offset for i in tableau.off_grid]
         for cell in tableau.cells.values():
             cell.quad = project(back, cell.quad)
-            cell.inside = cell.inside and mostly_inside(cell.quad, image.shape[1], image.shape[0])
+            # Judged in the photo: a cell off the straightened canvas (beyond the cards found) may lie
+            # well inside the photo, and is read there as the first look's lattice would read it.
+            cell.inside = mostly_inside(cell.quad, image.shape[1], image.shape[0])
             cell.detection = None if cell.detection is None else cell.detection + offset
             cell.duplicates = [i + offset for i in cell.duplicates]
             cell.found_twice = [i + offset for i in cell.found_twice]
