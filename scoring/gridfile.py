@@ -2,8 +2,10 @@
 
 Text: 4 lines of 5 whitespace-separated tokens (names in any of the four languages, aliases or
 two-letter codes, any case; ``.`` or ``-`` for an empty cell); ``#`` starts a comment; blank
-lines are ignored. 5 lines of 4 (a sideways reading) are transposed. JSON: ``{"grid": [[...]]}``
-or a bare list of rows, with ``null`` for an empty cell.
+lines are ignored. ``?`` marks a cell a photo did not show (``ecoscore read`` writes it): it is
+refused until the player writes what lies there, never scored as empty. 5 lines of 4 (a
+sideways reading) are transposed. JSON: ``{"grid": [[...]]}`` or a bare list of rows, with
+``null`` for an empty cell.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from .cards import CardType, parse_card
 from .tableau import Tableau
 
 EMPTY_TOKENS = frozenset({".", "-"})
+UNKNOWN_TOKEN = "?"  # a cell the photo did not show: the player must say what lies there
 
 
 class GridError(ValueError):
@@ -27,6 +30,9 @@ def _parse_token(token: str | None, where: str) -> CardType | None:
         raise GridError(f"{where}: expected a card name or null, got {type(token).__name__} {_clip(token)}")
     if token in EMPTY_TOKENS:
         return None
+    if token == UNKNOWN_TOKEN:
+        raise GridError(f"{where}: '?' marks a cell the photo did not show; write the card that lies there, "
+                        "or '.' if the cell is empty")
     try:
         return parse_card(token)
     except KeyError:
@@ -88,12 +94,15 @@ def parse_grid(text: str, source: str = "grid") -> Tableau:
     return parse_text(text, source)
 
 
-def format_text(tableau: Tableau) -> str:
-    """The text format, columns aligned; ``parse_text`` reads it back to an equal tableau."""
+def format_text(tableau: Tableau, unknown: frozenset[tuple[int, int]] = frozenset()) -> str:
+    """The text format, columns aligned; ``parse_text`` reads it back to an equal tableau.
+    ``unknown``: cells (row, col) written as ``?`` (not shown by a photo), which ``parse_text``
+    refuses until they are filled in."""
     width = max(len(c.value) for c in CardType)
     lines = [
-        " ".join((cell.value if cell else ".").ljust(width) for cell in row).rstrip()
-        for row in tableau.rows()
+        " ".join((UNKNOWN_TOKEN if (r, c) in unknown else cell.value if cell else ".").ljust(width)
+                 for c, cell in enumerate(row)).rstrip()
+        for r, row in enumerate(tableau.rows())
     ]
     return "\n".join(lines) + "\n"
 

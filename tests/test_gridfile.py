@@ -22,6 +22,15 @@ def test_json_round_trips_exactly(t):
     assert parse_grid(json.dumps(to_json(t))) == t
 
 
+def test_a_cell_the_photo_did_not_show_is_written_as_a_question_and_never_scored_as_empty():
+    t = Tableau([CardType.BEAR] * 20)
+    text = format_text(t, unknown=frozenset({(3, 4)}))
+    assert text.splitlines()[3].split() == ["bear"] * 4 + ["?"]
+    with pytest.raises(GridError, match=r"line 4, cell 5: '\?' marks a cell the photo did not show"):
+        parse_text(text)
+    assert parse_text(text.replace("?", ".")) == Tableau([CardType.BEAR] * 19 + [None])  # once filled in
+
+
 def test_comments_blank_lines_empty_cells_and_mixed_languages():
     t = parse_text(
         """# a comment line

@@ -245,6 +245,26 @@ def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):
     assert len(json.loads(r2.stdout)["players"]) == 1
 
 
+def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses(tmp_path, photo_set):
+    # Written as "." (empty), the cell the photo did not show was scored as empty when the read
+    # was fed back to `ecoscore grid`: a confident wrong score from a read that had doubted it.
+    scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cells = scene.truth["tableaux"][0]["cells"]
+    right = max(cells, key=lambda c: np.mean(np.array(c["corners"] or c["cell_corners"])[:, 0]))
+    cut = int(np.mean(np.array(right["corners"] or right["cell_corners"])[:, 0]))  # through the right column
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(cv2.imencode(".jpg", image[:, :cut])[1].tobytes())
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "read", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "not read" in r.stdout
+    rows = [line.split() for line in r.stdout.splitlines() if line and not line.startswith("#")]
+    assert len(rows) == 4 and sum(row.count("?") for row in rows) >= 1
+    (tmp_path / "cut.txt").write_text(r.stdout)
+    r2 = subprocess.run([sys.executable, "-m", "ecoscore", "grid", str(tmp_path / "cut.txt")], capture_output=True, text=True)
+    assert r2.returncode == 2 and "'?' marks a cell the photo did not show" in r2.stderr
+
+
 def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")

@@ -117,6 +117,13 @@ class CellRead:
     # The surest any one cut of the cell was of its type (two cuts that disagree make a doubt,
     # yet a card named surely by one of them is still a card: no phantom tableau).
     evidence: float | None = None
+    shown: bool = True  # False: the cell lies partly outside the photo, and was not read
+
+    @property
+    def unknown(self) -> bool:
+        """What lies here is not known: a cell not shown, or a card of none of the deck's types
+        (never to be taken for an empty cell)."""
+        return self.type is None and (self.not_ours or not self.shown)
 
     @property
     def card_evidence(self) -> float:
@@ -575,7 +582,7 @@ class Reader:
                     doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
                 cells.append(
                     CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
-                             doubts, read is not None and top == NOT_OURS, evidence)
+                             doubts, read is not None and top == NOT_OURS, evidence, shown=read is not None)
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)

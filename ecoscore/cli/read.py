@@ -1,4 +1,5 @@
-"""`ecoscore read`: print the grid read from a photo, in the text grid format."""
+"""`ecoscore read`: print the grid read from a photo, in the text grid format (``?`` where the
+photo did not show what lies in a cell)."""
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
         for doubt in tab.doubts:
             print(f"# doubt: {doubt}")
-        sys.stdout.write(format_text(tab.tableau))
+        # A cell not shown (or a card of no type of the deck) is written "?", which `ecoscore
+        # grid` refuses until the player fills it in: never an empty cell scored by default.
+        sys.stdout.write(format_text(tab.tableau, frozenset((c.row, c.col) for c in tab.cells if c.unknown)))
     return 0
 
 
