@@ -29,7 +29,11 @@ def photo(scene, name="photo.jpg"):
 
 
 def test_health_and_openapi(client):
-    assert client.get("/health").json()["status"] == "ok"
+    health = client.get("/health").json()
+    assert health["status"] == "ok"
+    # Every model that names a card is listed, the shipped classifier's partner too.
+    assert health["models"]["classifier"] == "classifier.onnx"
+    assert health["models"]["classifier_partner"] == "classifier-norm.onnx"
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/api/photo", "/api/game", "/api/grid", "/api/rooms", "/api/rooms/{room_id}/photo"):
         assert path in paths

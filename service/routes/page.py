@@ -35,6 +35,9 @@ async def service_worker():
 @router.get("/health", tags=["service"], response_model=Health)
 async def health(svc: Svc):
     r = svc.reader
-    return {"status": "ok", "version": __version__, "reads_waiting": svc.reads.tickets,
-            "models": {"finder": r.finder.path.name, "classifier": r.classifier.path.name,
-                       "matcher": "matcher.onnx"}}  # loaded with the first photo of an enrolled deck
+    models = {"finder": r.finder.path.name, "classifier": r.classifier.path.name,
+              "matcher": "matcher.onnx"}  # loaded with the first photo of an enrolled deck
+    partner = getattr(r.classifier, "partner", None)
+    if partner is not None:  # asked about the crops the classifier is unsure of (vision/models.py)
+        models["classifier_partner"] = partner.path.name
+    return {"status": "ok", "version": __version__, "reads_waiting": svc.reads.tickets, "models": models}
