@@ -47,9 +47,7 @@ class ExplanationDoc(TypedDict):
     groups: list[GroupDoc]
 
 
-class CellReadDoc(TypedDict):
-    """One cell as read from a photo."""
-
+class _CellReadKeys(TypedDict):
     type: str | None  # None: empty, or unreadable (see doubts)
     confidence: float
     runner_up: str | None
@@ -57,6 +55,13 @@ class CellReadDoc(TypedDict):
     detected: bool  # the card finder saw a card here
     doubts: list[str]
     quad: list[list[float]]  # corners (x, y) in the photo as sent: TL, TR, BR, BL
+
+
+class CellReadDoc(_CellReadKeys, total=False):
+    """One cell as read from a photo (``unknown``: absent from a room's read stored by a version
+    before it)."""
+
+    unknown: bool  # what lies here is not known (not shown, or no type of the deck): never "empty"
 
 
 class ReadDoc(TypedDict, total=False):

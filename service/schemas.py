@@ -93,6 +93,8 @@ class CellRead(BaseModel):
     detected: bool
     doubts: list[str]
     quad: list[list[float]]
+    unknown: bool = Field(False, description="what lies here is not known (outside the photo, or a card of none "
+                                             "of the deck's types): not an empty cell, though its type is null")
 
 
 class PlayerOut(BaseModel):

@@ -51,6 +51,18 @@ def grid_matches_truth(read_tableau, truth_tab) -> bool:
                for i, rc in mapping.items())
 
 
+def cut_through_right_column(scene) -> bytes:
+    """A one-tableau photo cut by the frame through the middle of its right column, as JPEG: a
+    cell the photo does not show (not read)."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cells = scene.truth["tableaux"][0]["cells"]
+    right = max(cells, key=lambda c: np.mean(np.array(c["corners"] or c["cell_corners"])[:, 0]))
+    cut = int(np.mean(np.array(right["corners"] or right["cell_corners"])[:, 0]))
+    return cv2.imencode(".jpg", image[:, :cut])[1].tobytes()
+
+
 @pytest.fixture(scope="session")
 def rng():
     return np.random.default_rng(0)

@@ -74,7 +74,7 @@ def test_a_player_read_from_a_photo_carries_its_read_and_one_given_as_a_grid_non
     assert ann["confidence"] == 0.61 and ann["cells"][0][0]["confidence"] == 0.61
     assert ann["cells"][3][4] | {"quad": None} == {"type": None, "confidence": 0.9999, "runner_up": "bear",
                                                     "runner_up_confidence": 0.01, "detected": False, "doubts": [],
-                                                    "quad": None}
+                                                    "quad": None, "unknown": False}
     assert ann["cells"][0][1]["quad"] == [[400.0, 100.0], [660.0, 100.0], [660.0, 400.0], [400.0, 400.0]]
     assert ann["grid"][3][4] is None and ann["empty_cells"] == [[3, 4]]
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import needs_models
+from conftest import cut_through_right_column, needs_models
 
 pytestmark = [needs_models, pytest.mark.slow]
 
@@ -36,6 +36,25 @@ def test_one_row_per_file_with_errors(tmp_path, photo_set):
     for name in ("table0.jpg", "table1.jpg", "table2.jpg"):
         assert rows[name]["status"] == "ok" and int(rows[name]["totals"]) > 0
         assert len(rows[name]["grids"].split("/")) == 4
+
+
+def test_a_cell_the_photo_did_not_show_is_a_question_not_an_empty_cell(tmp_path, photo_set):
+    # The CSV wrote such a cell "." (empty), as `ecoscore read` did: the JSON says it is not known.
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
+    (folder / "cut.jpg").write_bytes(cut_through_right_column(scene))
+    out = tmp_path / "results.csv"
+    assert batch(str(folder), "--out", str(out)).returncode == 0
+    row, = csv.DictReader(out.open())
+    rows = row["grids"].split("/")
+    assert len(rows) == 4 and sum(r.split().count("?") for r in rows) >= 1
+    jsonl = tmp_path / "results.jsonl"
+    assert batch(str(folder), "--out", str(jsonl), "--jsonl").returncode == 0
+    player, = json.loads(jsonl.read_text())["game"]["players"]
+    unknown = [cell for r in player["cells"] for cell in r if cell["unknown"]]
+    assert unknown and all(cell["type"] is None and cell["doubts"] for cell in unknown)
+    assert sum(r.split().count("?") for r in rows) == len(unknown)
 
 
 def test_resume_skips_what_is_done_and_repairs_a_cut_line(tmp_path, photo_set):

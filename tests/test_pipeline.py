@@ -6,7 +6,7 @@ import sys
 import cv2
 import numpy as np
 import pytest
-from conftest import grid_matches_truth, needs_models
+from conftest import cut_through_right_column, grid_matches_truth, needs_models
 
 from ecoscore.datasets.truth import truth_tableau
 from ecoscore.scoring import score_tableau
@@ -249,12 +249,8 @@ def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses
     # Written as "." (empty), the cell the photo did not show was scored as empty when the read
     # was fed back to `ecoscore grid`: a confident wrong score from a read that had doubted it.
     scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    cells = scene.truth["tableaux"][0]["cells"]
-    right = max(cells, key=lambda c: np.mean(np.array(c["corners"] or c["cell_corners"])[:, 0]))
-    cut = int(np.mean(np.array(right["corners"] or right["cell_corners"])[:, 0]))  # through the right column
     path = tmp_path / "cut.jpg"
-    path.write_bytes(cv2.imencode(".jpg", image[:, :cut])[1].tobytes())
+    path.write_bytes(cut_through_right_column(scene))
     r = subprocess.run([sys.executable, "-m", "ecoscore", "read", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "not read" in r.stdout

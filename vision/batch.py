@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from tqdm import tqdm
 
-from ecoscore.scoring import GameDoc, game_to_dict
+from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
+from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
 if TYPE_CHECKING:
     from .pipeline import Reader
@@ -84,6 +85,13 @@ def error_result(path: str, why: str, ms: float = 0.0) -> FileResult:
     return {"file": path, "status": "error", "error": why, "ms": ms}
 
 
+def grid_text(player: PlayerDoc) -> str:
+    """A read player's grid on one line, rows split by "/", its cells as the text grid format
+    writes them: "." empty, "?" not known (not shown by the photo), never an unknown cell as empty."""
+    return "/".join(" ".join(UNKNOWN_TOKEN if cell["unknown"] else name or "." for name, cell in zip(names, cells))
+                    for names, cells in zip(player["grid"], player["cells"]))
+
+
 def csv_row(result: FileResult) -> dict[str, object]:
     row: dict[str, object] = {"file": result["file"], "status": result["status"], "error": result.get("error", ""),
                               "ms": result["ms"]}
@@ -92,7 +100,7 @@ def csv_row(result: FileResult) -> dict[str, object]:
         row.update(
             tableaux=len(players),
             totals=";".join(str(p["total"]) for p in players),
-            grids=";".join("/".join(" ".join(c or "." for c in r) for r in p["grid"]) for p in players),
+            grids=";".join(grid_text(p) for p in players),
             doubts=" | ".join(d for p in players for d in p["doubts"]),
             confidence=";".join(f"{p['confidence']:.3f}" for p in players),
         )

@@ -36,6 +36,7 @@ def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
                     "detected": cell.detected,
                     "doubts": cell.doubts,
                     "quad": quad_doc(cell.quad),
+                    "unknown": cell.unknown,
                 }
                 for cell in tab.cells[r * 5 : (r + 1) * 5]
             ]
