@@ -1,7 +1,8 @@
 """Render a dataset of synthetic photos on all cores: images, labels, truth files, a preview.
 
 Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (OBB, class
-``card``), ``truth/NNNNNN.json`` and ``data.yaml``. With ``kind="classifier"`` it writes
+``card``; with ``kind="corners"`` pose labels, a card's four corners), ``truth/NNNNNN.json`` and
+``data.yaml``. With ``kind="classifier"`` it writes
 ``<class>/NNNNNN_K.png`` crops instead (an Ultralytics classification folder).
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ecoscore.truthfile import write_truth
 from .deck import Deck, load_deck
 from .deckgen import TRAIN_SEEDS, generate_deck
 from .scene import SceneParams, render_scene
-from .yolo import EMPTY, cell_crops, obb_label_lines
+from .yolo import CORNER_FLIP, EMPTY, cell_crops, obb_label_lines, pose_label_lines
 
 CLASSIFIER_CLASSES = [card.value for card in CardType] + [EMPTY]
 
@@ -53,9 +54,10 @@ def _render_one(index: int) -> int:
     deck, params, out, kind, seed = (_worker[k] for k in ("deck", "params", "out", "kind", "seed"))
     scene = render_scene(scene_deck(deck, _worker["generated_decks"], seed, index, _worker["dark_decks"]), (seed, index), params)
     stem = f"{index:06d}"
-    if kind == "finder":
+    if kind in ("finder", "corners"):
         (out / "images" / f"{stem}.jpg").write_bytes(scene.jpeg)
-        (out / "labels" / f"{stem}.txt").write_text("\n".join(obb_label_lines(scene.truth)) + "\n")
+        lines = obb_label_lines(scene.truth) if kind == "finder" else pose_label_lines(scene.truth)
+        (out / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
         write_truth(out / "truth" / f"{stem}.json", {**scene.truth, "image": f"images/{stem}.jpg"})
         return 1
     crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"],
@@ -65,9 +67,17 @@ def _render_one(index: int) -> int:
     return len(crops)
 
 
-def write_data_yaml(out: Path, train: str = "images", val: str = "images") -> Path:
+def data_yaml_text(root: Path, train: str, val: str, kind: str = "finder") -> str:
+    """Ultralytics' ``data=`` file: one class, ``card``; a corner finder's keypoints besides."""
+    text = f"path: {root.resolve()}\ntrain: {train}\nval: {val}\nnames:\n  0: card\n"
+    if kind == "corners":
+        text += f"kpt_shape: [4, 3]\nflip_idx: {CORNER_FLIP}\n"
+    return text
+
+
+def write_data_yaml(out: Path, train: str = "images", val: str = "images", kind: str = "finder") -> Path:
     path = out / "data.yaml"
-    path.write_text(f"path: {out.resolve()}\ntrain: {train}\nval: {val}\nnames:\n  0: card\n", encoding="utf-8")
+    path.write_text(data_yaml_text(out, train, val, kind), encoding="utf-8")
     return path
 
 
@@ -96,10 +106,10 @@ def synthesize(
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
-    if kind == "finder":
+    if kind in ("finder", "corners"):
         for sub in ("images", "labels", "truth"):
             (out / sub).mkdir(exist_ok=True)
-        write_data_yaml(out)
+        write_data_yaml(out, kind=kind)
     else:
         for name in CLASSIFIER_CLASSES:
             (out / name).mkdir(exist_ok=True)

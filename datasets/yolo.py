@@ -1,5 +1,5 @@
-"""Write rendered scenes as training data: Ultralytics OBB labels for the card finder, and
-straightened cell crops (11 types + empty, at every quarter turn) for the card classifier."""
+"""Write rendered scenes as training data: Ultralytics OBB or corner (pose) labels for the card
+finder, and straightened cell crops (11 types + empty, at every quarter turn) for the card classifier."""
 from __future__ import annotations
 
 import cv2
@@ -43,6 +43,40 @@ def obb_label_lines(truth: Truth) -> list[str]:
             quad = np.clip(quad, 0, [w, h])
         norm = quad / [w, h]
         lines.append("0 " + " ".join(f"{v:.6f}" for v in norm.reshape(-1)))
+    return lines
+
+
+# A corner finder's keypoints: the card's four corners, clockwise in the image, the first two
+# ends of a short side. Which short side comes first is not knowable for art the finder never
+# saw, so training takes whichever of the two orders lies nearer (vision.train); a mirrored
+# photo keeps the order clockwise by swapping within each short side.
+CORNER_FLIP = [1, 0, 3, 2]
+
+
+def clockwise(quad: np.ndarray) -> np.ndarray:
+    """``quad`` (short side first) in clockwise image order (y down), still short side first."""
+    x, y = quad[:, 0], quad[:, 1]
+    area = float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))  # > 0: clockwise with y down
+    return quad if area >= 0 else quad[[1, 0, 3, 2]]
+
+
+def pose_label_lines(truth: Truth) -> list[str]:
+    """Lines of an Ultralytics pose label file: ``0 cx cy w h`` (the box of the card's part in
+    the frame) then ``x y v`` for each corner (``clockwise``), normalised; a corner outside the
+    frame is ``0 0 0`` (unseen). Cards with under half their area in the frame are left out."""
+    w, h = truth["width"], truth["height"]
+    lines = []
+    for quad in card_quads(truth):
+        quad = clockwise(quad.astype(np.float64))
+        share, clipped = visible_part(quad, w, h)
+        if share < MIN_VISIBLE or clipped is None:
+            continue
+        (x0, y0), (x1, y1) = np.clip(clipped.min(0), 0, [w, h]), np.clip(clipped.max(0), 0, [w, h])
+        values = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
+        for x, y in quad:
+            inside = 0 <= x <= w and 0 <= y <= h
+            values += [x / w, y / h, 2.0] if inside else [0.0, 0.0, 0.0]
+        lines.append("0 " + " ".join(f"{v:.6f}" for v in values))
     return lines
 
 

@@ -49,31 +49,39 @@ def obb_corners(centers, sizes, angles) -> np.ndarray:
 @dataclass(frozen=True)
 class Detections:
     """Oriented card boxes in image pixels, never changed in place (``subset``, ``shifted`` and
-    ``concat`` make new ones). ``quads``: 4 corners each, in box order, computed once."""
+    ``concat`` make new ones). ``quads``: 4 corners each, computed once from the boxes, or the
+    cards' own corners where the finder saw them (``corners``: a card seen at a slant is no
+    rectangle); either way clockwise (y down), a box's long side first (``obb_corners``), a card's
+    as the finder saw it."""
 
     centers: np.ndarray  # N × 2, (x, y)
     sizes: np.ndarray  # N × 2: long side, short side
     angles: np.ndarray  # N, radians: direction of the long side
     scores: np.ndarray  # N
+    corners: np.ndarray | None = field(default=None, repr=False, compare=False)  # N × 4 × 2, or None: the boxes'
     quads: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.scores)
         if self.centers.shape != (n, 2) or self.sizes.shape != (n, 2) or self.angles.shape != (n,) \
-                or self.scores.shape != (n,):
+                or self.scores.shape != (n,) or (self.corners is not None and self.corners.shape != (n, 4, 2)):
             raise ValueError(f"Detections: centers {self.centers.shape}, sizes {self.sizes.shape}, angles "
                              f"{self.angles.shape}, scores {self.scores.shape} do not describe one set of boxes")
-        object.__setattr__(self, "quads", obb_corners(self.centers, self.sizes, self.angles))
+        quads = obb_corners(self.centers, self.sizes, self.angles)
+        object.__setattr__(self, "quads", quads if self.corners is None else self.corners)
 
     def __len__(self) -> int:
         return len(self.scores)
 
     def subset(self, keep) -> Detections:
-        return Detections(self.centers[keep], self.sizes[keep], self.angles[keep], self.scores[keep])
+        return Detections(self.centers[keep], self.sizes[keep], self.angles[keep], self.scores[keep],
+                          None if self.corners is None else self.corners[keep])
 
     def shifted(self, offset) -> Detections:
         """The same boxes moved by ``offset`` (x, y): from a window's pixels to the photo's."""
-        return Detections(self.centers + np.asarray(offset, np.float64), self.sizes, self.angles, self.scores)
+        offset = np.asarray(offset, np.float64)
+        return Detections(self.centers + offset, self.sizes, self.angles, self.scores,
+                          None if self.corners is None else self.corners + offset)
 
     @staticmethod
     def empty() -> Detections:
@@ -82,8 +90,10 @@ class Detections:
 
     @staticmethod
     def concat(parts: list[Detections]) -> Detections:
-        return Detections(*(np.concatenate([getattr(p, f) for p in parts])
-                            for f in ("centers", "sizes", "angles", "scores")))
+        centers, sizes, angles, scores = (np.concatenate([getattr(p, f) for p in parts])
+                                          for f in ("centers", "sizes", "angles", "scores"))
+        corners = None if all(p.corners is None for p in parts) else np.concatenate([p.quads for p in parts])
+        return Detections(centers, sizes, angles, scores, corners)
 
 
 def warp_quad(image: np.ndarray, quad: np.ndarray, size: int = CROP_SIZE) -> np.ndarray:

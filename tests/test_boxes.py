@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ecoscore.geometry import Detections, obb_corners, project
-from ecoscore.vision.models import decode_obb, fast_nms, probiou
+from ecoscore.vision.models import decode_corners, decode_obb, fast_nms, probiou
 
 
 def test_probiou_is_one_for_the_same_box_and_falls_with_distance():
@@ -88,3 +88,42 @@ def test_fast_nms_skipping_far_pairs_keeps_exactly_what_every_pair_would(seed):
     scores = rng.uniform(0.5, 1, len(boxes))
     for iou in (0.1, 0.45, 0.7, 0.95):
         assert fast_nms(boxes, scores, iou).tolist() == _fast_nms_every_pair(boxes, scores, iou).tolist()
+
+
+def _corner_rows(quads: np.ndarray, scores: list[float]) -> np.ndarray:
+    """A corner finder's raw output for ``quads`` (canvas pixels): box rows, score, x y seen × 4."""
+    lo, hi = quads.min(1), quads.max(1)
+    box = np.concatenate([(lo + hi) / 2, hi - lo], 1)
+    corners = np.concatenate([quads, np.full((*quads.shape[:2], 1), 0.9)], 2).reshape(len(quads), 12)
+    return np.concatenate([box, np.array(scores)[:, None], corners], 1).T.astype(np.float32)
+
+
+def test_decode_corners_boxes_a_sheared_card_along_its_long_sides_in_photo_pixels():
+    # A card seen at a slant: a parallelogram, long sides (corners 1-2, 3-0) straight down,
+    # short sides sheared 30 px over 40. The rectangle round it lies along the long sides
+    # whichever way the shear goes (a minimal-area rectangle may lie along the short ones).
+    card = np.array([[100, 100], [140, 130], [140, 230], [100, 200]], float)
+    raw = _corner_rows(np.stack([card, card + 200, card + 1]), [0.9, 0.3, 0.8])  # the third: the first again
+    det = decode_corners(raw, conf=0.6, iou=0.45, k=0.5, left=10, top=20, frame=(2000, 2000))
+    assert len(det) == 1  # under the threshold, and the same card twice: one box
+    photo = (card - [10, 20]) / 0.5
+    assert det.angles[0] == pytest.approx(np.pi / 2)  # along the long sides: straight down
+    np.testing.assert_allclose(det.sizes[0], [260, 80])  # long side first: 130 + the shear's 30, 40
+    np.testing.assert_allclose(det.centers[0], photo.min(0) + [40, 130])
+    assert det.scores[0] == pytest.approx(0.9)
+
+
+def test_decode_corners_boxes_a_card_cut_by_the_frame_by_its_part_inside():
+    card = np.array([[-40, 10], [20, 10], [20, 100], [-40, 100]], float)  # 40 of its 60 px lie left of the frame
+    det = decode_corners(_corner_rows(card[None], [0.9]), conf=0.6, iou=0.45, k=1.0, left=0, top=0,
+                         frame=(200, 300))
+    np.testing.assert_allclose(det.quads[0][:, 0].min(), 0, atol=1e-3)
+    np.testing.assert_allclose(sorted(det.sizes[0]), [20, 90], atol=1e-3)
+
+
+def test_decode_corners_keeps_a_cards_own_corners_a_long_side_first():
+    card = np.array([[100, 100], [140, 130], [140, 230], [100, 200]], float)
+    det = decode_corners(_corner_rows(card[None], [0.9]), conf=0.6, iou=0.45, k=1.0, left=0, top=0, frame=(400, 400))
+    np.testing.assert_allclose(det.quads[0], card[[1, 2, 3, 0]], atol=1e-4)
+    moved = Detections.concat([det, det.shifted((5, 0)).subset([0])])
+    np.testing.assert_allclose(moved.quads[1], card[[1, 2, 3, 0]] + [5, 0], atol=1e-4)

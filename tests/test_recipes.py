@@ -89,3 +89,27 @@ def test_a_normalising_recipe_renders_its_crops_normalised(tmp_path, monkeypatch
     for crop in crops[:10]:
         means = cv2.imread(str(crop)).reshape(-1, 3).mean(0)
         assert np.allclose(means, 128, atol=6), means  # each channel centred (clipping moves it a little)
+
+
+def test_a_corner_finder_recipe_writes_corner_labels_and_says_how_a_mirror_reorders_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["finder-corners"], **TINY)
+    assert recipe.corners and recipe.kind == "finder" and not RECIPES[recipe.init].corners  # a new head on the box finder
+    written = prepare_data(recipe, "standin", tmp_path / "own", 1).read_text()
+    assert "kpt_shape: [4, 3]" in written and "flip_idx: [1, 0, 3, 2]" in written
+    labels = [line.split() for path in (tmp_path / "own" / "train" / "labels").glob("*.txt")
+              for line in path.read_text().splitlines() if line]
+    assert labels and all(len(values) == 1 + 4 + 4 * 3 for values in labels)
+    with pytest.raises(ValueError, match="boxes, the other corners"):
+        prepare_data(recipe, "standin", tmp_path / "again", 1, replay=replace(RECIPES["finder"], **TINY))
+
+
+def test_the_shipped_classifiers_partner_is_named_by_its_recipe_so_a_retrained_one_keeps_it(tmp_path):
+    from ecoscore.paths import models_dir
+    from ecoscore.vision.train import write_sidecar
+
+    shipped = json.loads((models_dir() / "classifier.json").read_text())
+    recipe = RECIPES[shipped["recipe"]["name"]]
+    write_sidecar(tmp_path / "classifier.onnx", recipe, shipped["deck"])
+    assert json.loads((tmp_path / "classifier.json").read_text())["partner"] == shipped["partner"]
+    assert (models_dir() / shipped["partner"]["model"]).is_file()

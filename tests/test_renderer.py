@@ -10,7 +10,7 @@ from ecoscore.datasets.deck import DeckError, load_deck
 from ecoscore.datasets.scene import SceneParams, clean_params, hard_params, render_scene
 from ecoscore.datasets.standin import FAMILY, TYPE_FAMILY
 from ecoscore.datasets.synth import synthesize
-from ecoscore.datasets.yolo import obb_label_lines
+from ecoscore.datasets.yolo import card_quads, obb_label_lines, pose_label_lines
 from ecoscore.scoring import CardType
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
@@ -80,6 +80,33 @@ def test_labels_are_normalised_and_cut_off_cards_are_clipped(deck):
         for line in obb_label_lines(scene.truth):
             values = [float(v) for v in line.split()[1:]]
             assert all(-1e-6 <= v <= 1 + 1e-6 for v in values)
+
+
+def test_corner_labels_go_clockwise_from_a_short_side_and_leave_out_corners_off_the_frame(deck):
+    cut_corners = 0
+    for seed in range(12):
+        scene = render_scene(deck, (13, seed), SceneParams(long_side=480, p_cut_off=0.5, elevation_deg=(70, 89)))
+        w, h = scene.truth["width"], scene.truth["height"]
+        lines = pose_label_lines(scene.truth)
+        assert len(lines) == len(obb_label_lines(scene.truth))  # the same cards as the box finder's
+        truth_quads = [q for q in card_quads(scene.truth)]
+        for line in lines:
+            values = np.array([float(v) for v in line.split()[1:]])
+            corners = values[4:].reshape(4, 3)
+            places = np.concatenate([values[:4], corners[:, :2].ravel()])
+            assert values.shape == (16,) and np.all((places >= -1e-6) & (places <= 1 + 1e-6))
+            assert set(corners[:, 2]) <= {0.0, 2.0}  # unseen or seen
+            seen = corners[:, 2] > 0
+            cut_corners += int((~seen).sum())
+            assert np.all(corners[~seen] == 0)
+            if seen.all():
+                quad = corners[:, :2] * [w, h]
+                x, y = quad[:, 0], quad[:, 1]
+                assert np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y) > 0  # clockwise, y down
+                sides = np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)
+                assert sides[0] < sides[1] and sides[2] < sides[3]  # seen from above: short, long, short, long
+                assert min(np.abs(q - quad).max() for q in truth_quads) < 1e-3 * max(w, h)  # a card's true corners
+    assert cut_corners > 0  # some photo was cut through a card
 
 
 def test_hard_split_is_harder(deck):

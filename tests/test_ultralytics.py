@@ -141,3 +141,28 @@ def test_runtime_matches_ultralytics_predict(photo_set, monkeypatch, precision, 
     ours = classifier(crops).argmax(1)
     res = theirs.predict(crops, imgsz=classifier.imgsz, verbose=False)
     assert [r.probs.top1 for r in res] == list(ours)
+
+
+def test_a_corner_finder_is_taught_whichever_end_of_a_card_its_prediction_lies_nearer():
+    import torch
+
+    from ecoscore.vision.offline import import_ultralytics
+    from ecoscore.vision.train import _corners_either_way
+
+    import_ultralytics()  # offline first: only then may Ultralytics' modules be imported
+    from ultralytics.utils.loss import KeypointLoss, v8PoseLoss
+
+    _corners_either_way()
+    loss = v8PoseLoss.__new__(v8PoseLoss)  # only the keypoint terms: no model needed
+    loss.keypoint_loss, loss.bce_pose = KeypointLoss(torch.ones(4) / 4), torch.nn.BCEWithLogitsLoss()
+    card = torch.tensor([[10.0, 10.0, 2], [14.0, 10.0, 2], [14.0, 16.0, 2], [10.0, 16.0, 2]])
+    masks, gt_idx = torch.ones(1, 1, dtype=torch.bool), torch.zeros(1, 1, dtype=torch.long)
+    stride, box = torch.ones(1, 1), torch.tensor([[[10.0, 10.0, 14.0, 16.0]]])
+
+    def kpt_loss(pred: torch.Tensor) -> float:
+        return float(loss.calculate_keypoints_loss(masks, gt_idx, card[None, None], stride, box.clone(), pred[None, None])[0])
+
+    exact = card.clone()
+    assert kpt_loss(exact) == pytest.approx(0.0, abs=1e-6)
+    assert kpt_loss(exact[[2, 3, 0, 1]]) == pytest.approx(0.0, abs=1e-6)  # the card a half turn round: as right
+    assert kpt_loss(exact[[1, 2, 3, 0]]) > 0.1  # a quarter turn is another card's shape: wrong

@@ -75,6 +75,24 @@ def _axes(det: Detections) -> tuple[np.ndarray, np.ndarray]:
     return long_axis, short_axis
 
 
+def _sides(det: Detections) -> np.ndarray:
+    """Per detection, a 2 × 2 matrix whose columns are its long side and its short side as
+    vectors (the mean of each pair of opposite sides of its quad): a box's are its axes times
+    its sizes; a card's own corners make them a parallelogram's."""
+    q = det.quads
+    long_side = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2
+    short_side = ((q[:, 2] - q[:, 1]) + (q[:, 3] - q[:, 0])) / 2
+    return np.stack([long_side, short_side], -1)
+
+
+def _inverse(m: np.ndarray) -> np.ndarray:
+    """Inverses of 2 × 2 matrices (N × 2 × 2); a flat one (a box of no width) maps far away."""
+    det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    det = np.where(np.abs(det) < 1e-9, 1e-9, det)
+    adj = np.stack([np.stack([m[:, 1, 1], -m[:, 0, 1]], -1), np.stack([-m[:, 1, 0], m[:, 0, 0]], -1)], 1)
+    return adj / det[:, None, None]
+
+
 def _angle_diff(a, b):
     """Difference of box orientations modulo a quarter turn (a box's two axes are alike)."""
     return np.abs(((a - b) + np.pi / 4) % (np.pi / 2) - np.pi / 4)
@@ -83,16 +101,18 @@ def _angle_diff(a, b):
 def _neighbour_steps(det: Detections) -> dict[tuple[int, int], np.ndarray]:
     """Pairs (i, j) of lattice neighbours, each with the vector from i's centre to j's.
 
-    j neighbours i when it lies about one box size away along one of i's axes and little to the
-    side, when the same holds seen from j, and when both boxes are alike in angle and size."""
-    e1, e2 = _axes(det)
-    s1, s2 = det.sizes[:, 0], det.sizes[:, 1]
+    j neighbours i when it lies about one card away along one of i's sides and little to the
+    side, when the same holds seen from j, and when both boxes are alike in angle and size.
+    "Along a side" in the card's own sides (``_sides``): a card seen at a slant is a
+    parallelogram, and its neighbours lie along its sides, not along a rectangle's round it."""
+    s1 = det.sizes[:, 0]
     d = det.centers[None, :, :] - det.centers[:, None, :]  # d[i, j] = c_j - c_i
-    a1 = np.abs(np.einsum("ijk,ik->ij", d, e1))
-    a2 = np.abs(np.einsum("ijk,ik->ij", d, e2))
+    # d[i, j] in i's sides: d = p * long side + q * short side.
+    p, q = np.moveaxis(np.einsum("iab,ijb->ija", _inverse(_sides(det)), d), -1, 0)
+    a1, a2 = np.abs(p), np.abs(q)
     lo, hi = STEP_RANGE
-    along1 = (a1 / s1[:, None] >= lo) & (a1 / s1[:, None] <= hi) & (a2 / s2[:, None] < ACROSS_TOLERANCE)
-    along2 = (a2 / s2[:, None] >= lo) & (a2 / s2[:, None] <= hi) & (a1 / s1[:, None] < ACROSS_TOLERANCE)
+    along1 = (a1 >= lo) & (a1 <= hi) & (a2 < ACROSS_TOLERANCE)
+    along2 = (a2 >= lo) & (a2 <= hi) & (a1 < ACROSS_TOLERANCE)
     ratio = s1[None, :] / s1[:, None]
     alike = (_angle_diff(det.angles[:, None], det.angles[None, :]) < MAX_ANGLE_DIFF) & (ratio > 0.6) & (ratio < 1.65)
     nb = alike & (along1 | along2)

@@ -18,8 +18,8 @@ from ecoscore.paths import models_dir
 from .crops import colour_normalised
 from .runtime import Network
 
-__all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_obb", "fast_nms",
-           "letterbox", "obb_corners", "probiou"]
+__all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_corners", "decode_obb",
+           "fast_nms", "letterbox", "obb_corners", "probiou"]
 
 EMPTY = "empty"  # the classifier's class for a cell where no card lies
 
@@ -85,7 +85,10 @@ def _blob(images_bgr: list[np.ndarray]) -> np.ndarray:
 
 
 class CardFinder:
-    """One-class oriented-box detector: every card in a photo, whatever its art."""
+    """One-class card detector: every card in a photo, whatever its art, as an oriented box.
+
+    Two kinds of network, as its sidecar's ``outputs`` says: one that predicts oriented boxes,
+    and one that predicts each card's four corners (``decode_corners`` makes them boxes)."""
 
     # NMS at IoU 0.45, not Ultralytics' 0.7: the oriented boxes of neighbouring cards overlap
     # at most ~0.08 (bench/box_overlap.py), so anything above is the same card found twice.
@@ -100,6 +103,7 @@ class CardFinder:
         self.meta = _metadata(self.path)
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
+        self.corners = self.meta.get("outputs") == "corners"
         self.network = _network(self.path, concurrent, threads)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
         # The first look's canvases serve every read; the bigger ones only closer looks at small
@@ -127,7 +131,9 @@ class CardFinder:
         export with open height and width only: ``canvas_side``)."""
         size = self.canvas_side(size)
         boxed, k, (left, top) = letterbox(image, size, self.rect)
-        raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows, anchors)
+        raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows | 12 corner rows, anchors)
+        if self.corners:
+            return decode_corners(raw, self.conf, self.iou, k, left, top, image.shape[:2])
         return decode_obb(raw, self.conf, self.iou, k, left, top)
 
 
@@ -197,6 +203,53 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
     angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
     centers = (boxes[:, :2] - [left, top]) / k
     return Detections(centers, sizes, angles, scores)
+
+
+def decode_corners(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float,
+                   frame: tuple[int, int], max_det: int = 300) -> Detections:
+    """Raw corner-finder output (4 box rows, 1 class row, then x, y, seen for each of 4 corners,
+    clockwise, a short side first) to oriented boxes in image pixels (``frame``: its h, w),
+    with the cards' corners (``Detections.corners``).
+
+    A card's box lies along its long sides' mean direction and holds its four corners: one
+    answer for a card seen at a slant, where the rectangle round a parallelogram could lie
+    along either pair of its sides. A card cut by the frame is boxed by its part inside, as
+    the box finder was taught."""
+    scores = raw[4]
+    keep = scores > conf
+    quads = (raw[5:, keep].T.reshape(-1, 4, 3)[..., :2].astype(np.float64) - [left, top]) / k
+    scores = scores[keep].astype(np.float64)
+    boxes = _quad_boxes(quads)
+    idx = fast_nms(boxes, scores, iou)[:max_det]
+    boxes, quads, scores = boxes[idx], quads[idx], scores[idx]
+    h, w = frame
+    cut = np.any((quads < 0) | (quads > [w, h]), axis=(1, 2))
+    for i in np.flatnonzero(cut):
+        area, part = cv2.intersectConvexConvex(quads[i].astype(np.float32),
+                                               np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
+        if area > 0 and part is not None:
+            (cx, cy), (bw, bh), a = cv2.minAreaRect(part)
+            boxes[i] = (cx, cy, bw, bh, np.radians(a))
+    w_, h_, angle = boxes[:, 2], boxes[:, 3], boxes[:, 4]
+    swap = h_ > w_
+    sizes = np.stack([np.where(swap, h_, w_), np.where(swap, w_, h_)], 1)
+    angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
+    boxed = Detections(boxes[:, :2], sizes, angles, scores)
+    # Each card's own corners, a long side first as a box's (1-2 is one); a cut card's corners
+    # beyond the frame are guesses (never taught), so it keeps its box's.
+    corners = np.where(cut[:, None, None], boxed.quads, quads[:, [1, 2, 3, 0]])
+    return Detections(boxed.centers, boxed.sizes, boxed.angles, boxed.scores, corners)
+
+
+def _quad_boxes(quads: np.ndarray) -> np.ndarray:
+    """xywhr of the rectangle along each quad's long sides (corners 1-2 and 3-0) that holds it."""
+    along = (quads[:, 2] - quads[:, 1]) + (quads[:, 3] - quads[:, 0])
+    angle = np.arctan2(along[:, 1], along[:, 0])
+    axes = np.stack([np.stack([np.cos(angle), np.sin(angle)], -1), np.stack([-np.sin(angle), np.cos(angle)], -1)], 1)
+    local = np.einsum("nkd,nad->nka", quads, axes)  # each corner on the long and the short axis
+    lo, hi = local.min(1), local.max(1)
+    center = np.einsum("na,nad->nd", (lo + hi) / 2, axes)
+    return np.concatenate([center, hi - lo, angle[:, None]], 1)
 
 
 class CardClassifier:

@@ -59,8 +59,9 @@ def straighten(fit: TableauFit, long_side: int, margin: float = MARGIN) -> tuple
     return H, size
 
 
-def from_quads(quads: np.ndarray, scores: np.ndarray) -> Detections:
-    """Oriented boxes (the smallest rectangle round each quad) for quads mapped back to the photo."""
+def from_quads(quads: np.ndarray, scores: np.ndarray, corners: bool = False) -> Detections:
+    """Oriented boxes (the smallest rectangle round each quad) for quads mapped back to the photo;
+    with ``corners``, the quads kept as the cards' corners (a corner finder's, not a box's)."""
     centers, sizes, angles = [], [], []
     for quad in quads:
         (cx, cy), (w, h), degrees = cv2.minAreaRect(quad.astype(np.float32))
@@ -69,7 +70,8 @@ def from_quads(quads: np.ndarray, scores: np.ndarray) -> Detections:
         sizes.append((max(w, h), min(w, h)))
         angles.append(np.radians(degrees if long_side_first else degrees + 90))
     return Detections(np.array(centers, np.float64).reshape(-1, 2), np.array(sizes, np.float64).reshape(-1, 2),
-                      np.array(angles, np.float64), np.asarray(scores, np.float64))
+                      np.array(angles, np.float64), np.asarray(scores, np.float64),
+                      np.asarray(quads, np.float64).reshape(-1, 4, 2) if corners else None)
 
 
 def oblique(fit: TableauFit) -> float:
@@ -194,7 +196,7 @@ def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: 
     if not fits:
         return Detections.empty(), []
     back = np.linalg.inv(H)
-    found = from_quads(project(back, seen.quads.reshape(-1, 2)).reshape(-1, 4, 2), seen.scores)
+    found = from_quads(project(back, seen.quads.reshape(-1, 2)).reshape(-1, 4, 2), seen.scores, seen.corners is not None)
     for tableau in fits:
         tableau.off_grid = [i + offset for i in tableau.off_grid]
         for cell in tableau.cells.values():

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
-from ecoscore.datasets.synth import CLASSIFIER_CLASSES, synthesize
+from ecoscore.datasets.synth import CLASSIFIER_CLASSES, data_yaml_text, synthesize
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import data_dir, models_dir
 
@@ -66,6 +66,20 @@ class Recipe:
     # that learns a new kind of photo keeps more of what its base did well on the old ones.
     average_with_init: float | None = None
     normalise_crops: bool = False  # classifier: crops colour-normalised in training and at reading
+    # A classifier's partner, shipped beside it: (recipe, weight, below): the partner is asked
+    # about the crops this one is less sure of than ``below``, its answer averaged in at ``weight``
+    # (vision.models.CardClassifier).
+    partner: tuple[str, float, float] | None = None
+
+    @property
+    def corners(self) -> bool:
+        """A finder that predicts each card's four corners (Ultralytics pose), not an oriented box."""
+        return "pose" in self.architecture
+
+    @property
+    def data_kind(self) -> str:
+        """What ``synthesize`` writes for it: OBB labels, corner labels or classifier crops."""
+        return "corners" if self.corners else self.kind
 
 
 RECIPES = {
@@ -146,6 +160,25 @@ RECIPES = {
                          p_wide_faces=0.8, p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4,
                          generated_decks=0.8, dark_decks=0.4, init="finder", warmup_epochs=0.3, replay="finder",
                          lr0=0.001, average_with_init=0.5),
+    # The hard photos' misses are the finder's boxes: a far tableau turned 40-70 degrees and seen
+    # at 42-47 has sheared cards, and the rectangle round a parallelogram can lie along either
+    # pair of its sides, so neighbours' boxes disagree and the lattice walks them the wrong way
+    # (with the truth's own boxes every tuning tableau is fitted). A card's four corners say
+    # where it lies at any angle: the same network with a head that predicts them (Ultralytics
+    # pose, 4 keypoints), started from the shipped finder's weights (all but the corner head
+    # carry over), on fresh photos of every kind.
+    "finder-corners": Recipe("finder-corners", "finder", "yolo11n-pose.yaml", imgsz=512, epochs=4, batch=16,
+                             train_scenes=1500, val_scenes=150, render_long_side=672, train_seed=91, val_seed=1091,
+                             p_random_faces=0.2, p_hole=0.5, p_multi=0.5, hard_share=0.4, steep_share=0.4,
+                             generated_decks=0.8, dark_decks=0.4, init="finder", warmup_epochs=0.5, lr0=0.001),
+    # finder-corners's corners were still improving when its schedule ended (a card's corners off
+    # by 0.36, 0.25, 0.22 of its short side after epochs 1-3): eight more epochs on fresh photos
+    # of the same mix, from its weights.
+    "finder-corners-long": Recipe("finder-corners-long", "finder", "yolo11n-pose.yaml", imgsz=512, epochs=8,
+                                  batch=16, train_scenes=1500, val_scenes=150, render_long_side=672, train_seed=92,
+                                  val_seed=1092, p_random_faces=0.2, p_hole=0.5, p_multi=0.5, hard_share=0.4,
+                                  steep_share=0.4, generated_decks=0.8, dark_decks=0.4, init="finder-corners",
+                                  warmup_epochs=0.3, lr0=0.001),
     "classifier-base": Recipe("classifier-base", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=15, batch=128,
                               train_scenes=1800, val_scenes=150, render_long_side=960, train_seed=2, val_seed=1002,
                               p_hole=0.6),
@@ -178,7 +211,8 @@ RECIPES = {
     "classifier": Recipe("classifier", "classifier", "yolo11n-cls.yaml", imgsz=64, epochs=3,
                          batch=128, train_scenes=400, val_scenes=60, render_long_side=960, train_seed=16,
                          val_seed=1016, p_hole=0.6, hard_share=2.0, steep_share=2.0, init="classifier-more-hard",
-                         warmup_epochs=0.3, crop_jitter=0.07, lr0=0.0005, average_with_init=0.5),
+                         warmup_epochs=0.3, crop_jitter=0.07, lr0=0.0005, average_with_init=0.5,
+                         partner=("classifier-norm", 0.5, 0.999)),
     # A candidate, not shipped: the hard split's misread tableaux lie in photos of several
     # tableaux (small cards: 16 of its 18 misses), so crops of such photos, half of them, hard and
     # steep ones too. Tuning sets 92 + 57 + 37 = 186 against the shipped one's 188 (steep -2).
@@ -246,7 +280,7 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
                                     p_wide_faces=recipe.p_wide_faces, p_hole=recipe.p_hole, p_multi=recipe.p_multi)
     if recipe.loose_cards is not None:
         settings["loose_cards"] = recipe.loose_cards
-    kind = recipe.kind
+    kind = recipe.data_kind
     splits = {"train": [root / "train"], "val": [root / "val"]}
     jitter, decks, dark = recipe.crop_jitter, recipe.generated_decks, recipe.dark_decks
     # Extra parts of each split: (name, share of its scenes, seed offset, settings). The offsets
@@ -265,13 +299,14 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
     if kind == "classifier":
         return _classification_folder(root / "mix", splits)
     if replay is not None:
+        if replay.corners != recipe.corners:
+            raise ValueError(f"{recipe.name} cannot replay {replay.name}: one learns boxes, the other corners")
         prepare_data(replay, deck, _dataset_dir(replay, deck), workers)
         for split in splits:
             splits[split] += [d for d in sorted(_dataset_dir(replay, deck).glob(f"{split}*")) if d.is_dir()]
     data = root / "data.yaml"
     dirs = {split: json.dumps([str(d.resolve() / "images") for d in folders]) for split, folders in splits.items()}
-    data.write_text(f"path: {root.resolve()}\ntrain: {dirs['train']}\nval: {dirs['val']}\nnames:\n  0: card\n",
-                    encoding="utf-8")
+    data.write_text(data_yaml_text(root, dirs["train"], dirs["val"], kind), encoding="utf-8")
     return data
 
 
@@ -327,6 +362,8 @@ def train(
     ultralytics = import_ultralytics()
     from ultralytics.utils import torch_utils
 
+    if recipe.corners:
+        _corners_either_way()
     torch_utils.NUM_THREADS = threads  # Ultralytics pins the CPU to 1 thread by default here
     run_dir = run_root / _run_name(recipe.name, deck)
     last = run_dir / "weights" / "last.pt"
@@ -339,8 +376,12 @@ def train(
     else:
         if run_dir.exists():
             shutil.rmtree(run_dir)
-        if init_weights is None:
-            model = ultralytics.YOLO(recipe.architecture, task="obb" if recipe.kind == "finder" else "classify")
+        task = "pose" if recipe.corners else "obb" if recipe.kind == "finder" else "classify"
+        new_head = recipe.init is not None and RECIPES[recipe.init].corners != recipe.corners
+        if init_weights is None or new_head:
+            # A new head (corners on a box finder): built from the architecture, and every weight
+            # of the init whose name and shape match carried over (``pretrained`` below).
+            model = ultralytics.YOLO(recipe.architecture, task=task)
         else:
             model = ultralytics.YOLO(init_weights)  # a local file: Ultralytics downloads only names it cannot find
         _stop_after(model, recipe.stop_after)
@@ -352,7 +393,9 @@ def train(
             device="cpu",
             workers=0,
             amp=False,
-            pretrained=init_weights is not None,  # False would drop the init weights and start from random ones
+            # False would drop the init weights and start from random ones; a path carries them
+            # into a model built from its architecture.
+            pretrained=init_weights if new_head else init_weights is not None,
             project=str(run_root),
             name=run_dir.name,
             exist_ok=True,
@@ -382,8 +425,54 @@ def train(
         json.dumps({"recipe": recipe.__dict__, "seconds_this_session": round(time.time() - started)}, indent=2)
     )
     if ship:
+        if recipe.partner:  # shipped together: a classifier read without its partner reads worse
+            partner = train(recipe.partner[0], deck, threads=threads, workers=workers, run_root=run_root, ship=False,
+                            overrides=overrides)
+            shutil.copyfile(partner, models_dir() / partner_file(recipe))
+            shutil.copyfile(partner.with_suffix(".json"), (models_dir() / partner_file(recipe)).with_suffix(".json"))
         ship_model(onnx_path, recipe, deck)
     return onnx_path
+
+
+def partner_file(recipe: Recipe) -> str:
+    """The file name in ``models/`` of ``recipe``'s partner."""
+    assert recipe.partner is not None
+    return f"{recipe.partner[0]}.onnx"
+
+
+def _corners_either_way() -> None:
+    """Train corner finders on whichever order of a card's corners lies nearer its prediction:
+    the first or the second short side first (a half turn). Which end of a card is its top
+    shows only in art the finder knows; a corner finder must also find cards of art it never saw.
+
+    Ultralytics' own keypoint loss (``v8PoseLoss.calculate_keypoints_loss``, 8.4) with the
+    ground truth turned a half where that is nearer; its loss and its visibility term are kept."""
+    import torch
+    from ultralytics.utils.loss import v8PoseLoss
+    from ultralytics.utils.ops import xyxy2xywh
+
+    def calculate_keypoints_loss(self, masks, target_gt_idx, keypoints, stride_tensor, target_bboxes, pred_kpts):
+        if not masks.any():
+            return 0, 0
+        target_bboxes /= stride_tensor
+        gt_kpt = keypoints[masks.nonzero(as_tuple=True)[0], target_gt_idx[masks]]
+        gt_kpt[..., :2] /= stride_tensor.view(1, -1).expand(masks.shape[0], -1)[masks][:, None, None]
+        area = xyxy2xywh(target_bboxes[masks])[:, 2:].prod(1, keepdim=True)
+        pred_kpt = pred_kpts[masks]
+
+        def distance(gt: torch.Tensor) -> torch.Tensor:  # mean squared distance over the seen corners
+            seen = gt[..., 2] != 0
+            d2 = ((pred_kpt[..., :2].detach() - gt[..., :2]) ** 2).sum(-1)
+            return (d2 * seen).sum(-1) / seen.sum(-1).clamp(min=1)
+
+        turned = gt_kpt[:, [2, 3, 0, 1]]
+        gt_kpt = torch.where((distance(turned) < distance(gt_kpt))[:, None, None], turned, gt_kpt)
+        kpt_mask = gt_kpt[..., 2] != 0
+        kpts_loss = self.keypoint_loss(pred_kpt, gt_kpt, kpt_mask, area)
+        kpts_obj_loss = self.bce_pose(pred_kpt[..., 2], kpt_mask.float()) if pred_kpt.shape[-1] == 3 else 0
+        return kpts_loss, kpts_obj_loss
+
+    v8PoseLoss.calculate_keypoints_loss = calculate_keypoints_loss  # type: ignore[method-assign]
 
 
 def shipped_weights(recipe: str, deck: str) -> Path | None:
@@ -461,7 +550,9 @@ def write_sidecar(onnx_path: Path, recipe: Recipe, deck: str) -> None:
     """The JSON beside an ONNX file that the runtime reads: input size, class names, how crops
     are prepared. Written for every run, so a candidate is benched as it would ship."""
     names = ["card"] if recipe.kind == "finder" else sorted(CLASSIFIER_CLASSES)  # Ultralytics sorts class folders
-    onnx_path.with_suffix(".json").write_text(
-        json.dumps({"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}, indent=2)
-        + "\n"
-    )
+    meta = {"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}
+    if recipe.kind == "finder":
+        meta["outputs"] = "corners" if recipe.corners else "oriented boxes"  # how the runtime decodes it
+    if recipe.partner:
+        meta["partner"] = {"model": partner_file(recipe), "weight": recipe.partner[1], "below": recipe.partner[2]}
+    onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")

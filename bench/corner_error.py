@@ -1,0 +1,59 @@
+"""How near a finder's card outlines lie to the cards' true corners, on a tuning set:
+    python bench/corner_error.py data/tune/steep models/finder.onnx data/cand/c-e1.onnx
+
+For each true card (whole in the frame) the finder's outline whose centre lies nearest
+(within half the card's short side): its corners' mean distance from the true ones (the
+nearest cyclic order), in card short sides; and the share of cards with no outline there."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ecoscore.datasets.yolo import card_quads
+from ecoscore.vision.models import CardFinder
+
+
+def errors(finder: CardFinder, folder: Path) -> tuple[np.ndarray, int, int]:
+    errs, missed, total = [], 0, 0
+    for truth_path in sorted((folder / "truth").glob("*.json")):
+        truth = json.loads(truth_path.read_text())
+        image = cv2.imread(str(folder / truth["image"]))
+        det = finder(image)
+        w, h = truth["width"], truth["height"]
+        for quad in card_quads(truth):
+            if np.any(quad < 0) or np.any(quad > [w, h]):
+                continue
+            total += 1
+            short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+            if not len(det):
+                missed += 1
+                continue
+            d = np.linalg.norm(det.centers - quad.mean(0), axis=1)
+            k = int(np.argmin(d))
+            if d[k] > short / 2:
+                missed += 1
+                continue
+            found = det.quads[k]
+            best = min(np.linalg.norm(np.roll(found, t, 0) - quad, axis=1).mean() for t in range(4))
+            best = min(best, min(np.linalg.norm(np.roll(found[::-1], t, 0) - quad, axis=1).mean() for t in range(4)))
+            errs.append(best / short)
+    return np.array(errs), missed, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("finders", type=Path, nargs="+")
+    args = parser.parse_args()
+    for path in args.finders:
+        e, missed, total = errors(CardFinder(path), args.folder)
+        print(f"{path}: {total} cards, {missed} without an outline; corner error in short sides: "
+              f"median {np.median(e):.3f}, p90 {np.percentile(e, 90):.3f}, over 0.15: {np.mean(e > 0.15):.1%}")
+
+
+if __name__ == "__main__":
+    main()
