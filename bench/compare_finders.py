@@ -5,6 +5,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
   - the stand-in deck's tuning sets (normal, hard, steep) read by the classifier.
     python bench/compare_finders.py models/finder.onnx data/runs/finder-standin/weights/best.onnx
     python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
+    python bench/compare_finders.py models/finder.onnx --refiner data/runs/corners/corners.onnx  # cards' own corners
     python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
     python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
     python bench/compare_finders.py models/finder.onnx --classifier data/runs/classifier-96-standin/weights/best.onnx --standin-only
@@ -20,6 +21,7 @@ from bench_decks import rendered, summary  # bench/ is on the path when a bench 
 from render_bench_sets import tuning_decks
 
 from ecoscore.paths import data_dir
+from ecoscore.vision.corners import CornerRefiner
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.models import CardClassifier, CardFinder
@@ -58,6 +60,8 @@ def main() -> None:
     parser.add_argument("--no-second-look", action="store_true", help="read without the pipeline's second look")
     parser.add_argument("--no-quick-look", action="store_true", help="read without the pipeline's quick look")
     parser.add_argument("--matcher", type=Path, help="the matcher to read the other decks with, if not the shipped one")
+    parser.add_argument("--refiner", type=Path, help="a corner refiner to give each box its card's corners "
+                                                     "(vision/corners.py), if not the finder's own")
     parser.add_argument("--conf", type=float, help="the finder's box threshold, if not its own (CardFinder's conf)")
     parser.add_argument("--decks-only", action="store_true", help="skip the stand-in's sets (read by the classifier)")
     parser.add_argument("--standin-only", action="store_true", help="skip the other decks (read by the matcher)")
@@ -68,7 +72,8 @@ def main() -> None:
     classifier = CardClassifier(args.classifier) if args.classifier else None
     for path in args.finders:
         t0 = time.perf_counter()
-        finder = CardFinder(path) if args.conf is None else CardFinder(path, conf=args.conf)
+        refiner = CornerRefiner(args.refiner) if args.refiner else None
+        finder = CardFinder(path, refiner=refiner) if args.conf is None else CardFinder(path, conf=args.conf, refiner=refiner)
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
                         not args.standin_only, classifier)
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")

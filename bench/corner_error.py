@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from ecoscore.datasets.yolo import card_quads
+from ecoscore.vision.corners import CornerRefiner
 from ecoscore.vision.models import CardFinder
 
 
@@ -48,9 +49,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
     parser.add_argument("finders", type=Path, nargs="+")
+    parser.add_argument("--refiner", type=Path, help="a corner refiner after each finder (vision/corners.py)")
     args = parser.parse_args()
     for path in args.finders:
-        e, missed, total = errors(CardFinder(path), args.folder)
+        e, missed, total = errors(CardFinder(path, refiner=CornerRefiner(args.refiner) if args.refiner else None),
+                                  args.folder)
         print(f"{path}: {total} cards, {missed} without an outline; corner error in short sides: "
               f"median {np.median(e):.3f}, p90 {np.percentile(e, 90):.3f}, over 0.15: {np.mean(e > 0.15):.1%}")
 

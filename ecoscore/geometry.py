@@ -46,6 +46,17 @@ def obb_corners(centers, sizes, angles) -> np.ndarray:
     )
 
 
+def quad_boxes(quads: np.ndarray) -> np.ndarray:
+    """xywhr of the rectangle along each quad's long sides (corners 1-2 and 3-0) that holds it."""
+    along = (quads[:, 2] - quads[:, 1]) + (quads[:, 3] - quads[:, 0])
+    angle = np.arctan2(along[:, 1], along[:, 0])
+    axes = np.stack([np.stack([np.cos(angle), np.sin(angle)], -1), np.stack([-np.sin(angle), np.cos(angle)], -1)], 1)
+    local = np.einsum("nkd,nad->nka", quads, axes)  # each corner on the long and the short axis
+    lo, hi = local.min(1), local.max(1)
+    center = np.einsum("na,nad->nd", (lo + hi) / 2, axes)
+    return np.concatenate([center, hi - lo, angle[:, None]], 1)
+
+
 @dataclass(frozen=True)
 class Detections:
     """Oriented card boxes in image pixels, never changed in place (``subset``, ``shifted`` and

@@ -12,9 +12,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, obb_corners
+from ecoscore.geometry import Detections, obb_corners, quad_boxes
 from ecoscore.paths import models_dir
 
+from .corners import CornerRefiner
 from .crops import colour_normalised
 from .runtime import Network
 
@@ -98,9 +99,13 @@ class CardFinder:
     # 0.40 %, 0.88 -> 0.44 %; tuning sets 1.1 -> 0.5 %). Read end to end it costs 4 of 151
     # tableaux in photos of several (small, dark cards) and flags 5 points fewer tableaux.
     def __init__(self, path: Path | None = None, conf: float = 0.6, iou: float = 0.45, concurrent: int = 1,
-                 threads: int | None = None):
+                 threads: int | None = None, refiner: CornerRefiner | None = None):
         self.path = path or models_dir() / "finder.onnx"
         self.meta = _metadata(self.path)
+        # The corner refiner its sidecar names (``refiner``: the file beside it), or the one given.
+        if refiner is None and self.meta.get("refiner"):
+            refiner = CornerRefiner(self.path.parent / self.meta["refiner"], concurrent, threads)
+        self.refiner = refiner
         self.imgsz = int(self.meta["imgsz"])
         self.conf, self.iou = conf, iou
         self.corners = self.meta.get("outputs") == "corners"
@@ -134,7 +139,8 @@ class CardFinder:
         raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows | 12 corner rows, anchors)
         if self.corners:
             return decode_corners(raw, self.conf, self.iou, k, left, top, image.shape[:2])
-        return decode_obb(raw, self.conf, self.iou, k, left, top)
+        boxes = decode_obb(raw, self.conf, self.iou, k, left, top)
+        return boxes if self.refiner is None else self.refiner(image, boxes)
 
 
 def _covariance(xywhr: np.ndarray):
@@ -219,7 +225,7 @@ def decode_corners(raw: np.ndarray, conf: float, iou: float, k: float, left: flo
     keep = scores > conf
     quads = (raw[5:, keep].T.reshape(-1, 4, 3)[..., :2].astype(np.float64) - [left, top]) / k
     scores = scores[keep].astype(np.float64)
-    boxes = _quad_boxes(quads)
+    boxes = quad_boxes(quads)
     idx = fast_nms(boxes, scores, iou)[:max_det]
     boxes, quads, scores = boxes[idx], quads[idx], scores[idx]
     h, w = frame
@@ -239,17 +245,6 @@ def decode_corners(raw: np.ndarray, conf: float, iou: float, k: float, left: flo
     # beyond the frame are guesses (never taught), so it keeps its box's.
     corners = np.where(cut[:, None, None], boxed.quads, quads[:, [1, 2, 3, 0]])
     return Detections(boxed.centers, boxed.sizes, boxed.angles, boxed.scores, corners)
-
-
-def _quad_boxes(quads: np.ndarray) -> np.ndarray:
-    """xywhr of the rectangle along each quad's long sides (corners 1-2 and 3-0) that holds it."""
-    along = (quads[:, 2] - quads[:, 1]) + (quads[:, 3] - quads[:, 0])
-    angle = np.arctan2(along[:, 1], along[:, 0])
-    axes = np.stack([np.stack([np.cos(angle), np.sin(angle)], -1), np.stack([-np.sin(angle), np.cos(angle)], -1)], 1)
-    local = np.einsum("nkd,nad->nka", quads, axes)  # each corner on the long and the short axis
-    lo, hi = local.min(1), local.max(1)
-    center = np.einsum("na,nad->nd", (lo + hi) / 2, axes)
-    return np.concatenate([center, hi - lo, angle[:, None]], 1)
 
 
 class CardClassifier:

@@ -1,4 +1,4 @@
-"""`ecoscore train`: train the card finder, the classifier or the matcher (the train extra)."""
+"""`ecoscore train`: train the card finder, its corner refiner, the classifier or the matcher (the train extra)."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +14,15 @@ def run(args: argparse.Namespace) -> int:
 
         path = train_matcher.train(threads=max(args.threads, 2), ship=not args.no_ship,
                                    off_cuts=args.model == "matcher-off-cuts")
+        print(f"exported {path}")
+        return 0
+    if args.model == "corners":  # the corner refiner: learns from the corner finder recipe's photos
+        from ecoscore.vision import train_corners
+
+        recipe = train_corners.CornerRecipe()
+        if args.epochs:
+            recipe.epochs = args.epochs
+        path = train_corners.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=recipe)
         print(f"exported {path}")
         return 0
     from ecoscore.vision.train import RECIPES, train
@@ -33,7 +42,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidate matcher-off-cuts), or a recipe of vision/train.py "
+    p.add_argument("model", help="matcher (or the candidate matcher-off-cuts), corners (the corner refiner), "
+                                 "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")
     p.add_argument("--deck", default="standin")
