@@ -131,16 +131,17 @@ class CardFinder:
         any height and width, else the trained one (an export of one square size takes no other)."""
         return size if size and self.rect else self.imgsz
 
-    def __call__(self, image: np.ndarray, size: int | None = None) -> Detections:
+    def __call__(self, image: np.ndarray, size: int | None = None, refine: bool = True) -> Detections:
         """Cards in ``image``; ``size``: the canvas's long side, if not the trained one (an
-        export with open height and width only: ``canvas_side``)."""
+        export with open height and width only: ``canvas_side``); ``refine``: with each card's own
+        corners, where a refiner is shipped (not needed where the cards are seen square on)."""
         size = self.canvas_side(size)
         boxed, k, (left, top) = letterbox(image, size, self.rect)
         raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows | 12 corner rows, anchors)
         if self.corners:
             return decode_corners(raw, self.conf, self.iou, k, left, top, image.shape[:2])
         boxes = decode_obb(raw, self.conf, self.iou, k, left, top)
-        return boxes if self.refiner is None else self.refiner(image, boxes)
+        return boxes if self.refiner is None or not refine else self.refiner(image, boxes)
 
 
 def _covariance(xywhr: np.ndarray):

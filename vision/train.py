@@ -70,6 +70,8 @@ class Recipe:
     # about the crops this one is less sure of than ``below``, its answer averaged in at ``weight``
     # (vision.models.CardClassifier).
     partner: tuple[str, float, float] | None = None
+    # A finder's corner refiner, shipped beside it in models/ (vision/corners.py; `ecoscore train corners`).
+    refiner: str | None = None
 
     @property
     def corners(self) -> bool:
@@ -137,7 +139,7 @@ RECIPES = {
                      val_scenes=150, render_long_side=672, train_seed=81, val_seed=1081, p_random_faces=0.2,
                      p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.8,
                      dark_decks=0.4, init="finder-steep", warmup_epochs=0.3, replay="finder-steep", lr0=0.001,
-                     average_with_init=0.5),
+                     average_with_init=0.5, refiner="corners.onnx"),
     # A candidate, not shipped (tuning: other decks 173 against 171, the stand-in 181 against
     # 188; see the model card). On unseen decks the misses are now mostly cards
     # not found or cut wrong in hard and steep photos. Fresh photos, nine in ten of generated
@@ -553,6 +555,8 @@ def write_sidecar(onnx_path: Path, recipe: Recipe, deck: str) -> None:
     meta = {"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}
     if recipe.kind == "finder":
         meta["outputs"] = "corners" if recipe.corners else "oriented boxes"  # how the runtime decodes it
+    if recipe.refiner:
+        meta["refiner"] = recipe.refiner
     if recipe.partner:
         meta["partner"] = {"model": partner_file(recipe), "weight": recipe.partner[1], "below": recipe.partner[2]}
     onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")

@@ -37,6 +37,9 @@ async def health(svc: Svc):
     r = svc.reader
     models = {"finder": r.finder.path.name, "classifier": r.classifier.path.name,
               "matcher": "matcher.onnx"}  # loaded with the first photo of an enrolled deck
+    refiner = getattr(r.finder, "refiner", None)
+    if refiner is not None:  # gives each box its card's own corners (vision/corners.py)
+        models["finder_refiner"] = refiner.path.name
     partner = getattr(r.classifier, "partner", None)
     if partner is not None:  # asked about the crops the classifier is unsure of (vision/models.py)
         models["classifier_partner"] = partner.path.name
