@@ -111,3 +111,33 @@ def _corner_errors(det, truth, shape) -> list[float]:
         if np.linalg.norm(det.centers[k] - quad.mean(0)) < short / 2:  # found
             errors.append(min(np.linalg.norm(np.roll(det.quads[k], t, 0) - quad, axis=1).mean() for t in range(4)) / short)
     return errors
+
+
+def test_the_shipped_refiner_is_what_its_recipe_trains():
+    import json
+    from dataclasses import asdict
+
+    from ecoscore.paths import models_dir
+    from ecoscore.vision.train_corners import CornerRecipe
+
+    shipped = json.loads((models_dir() / "corners.json").read_text())
+    assert shipped["recipe"] == asdict(CornerRecipe()) and shipped["imgsz"] == REFINE_SIZE and shipped["span"] == SPAN
+
+
+def test_training_crops_name_a_cards_true_corners_top_left_first_whichever_way_its_box_lies():
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import render_scene, steep_params
+    from ecoscore.datasets.yolo import card_quads
+    from ecoscore.vision.train_corners import CornerRecipe, photo_examples
+
+    scene = render_scene(load_deck("standin"), (78, 0), steep_params(long_side=960, p_neighbour=0.0))
+    crops, targets = photo_examples(scene.image, scene.truth, np.random.default_rng(0), CornerRecipe())
+    h, w = scene.image.shape[:2]
+    whole = [q for q in card_quads(scene.truth) if np.all(q >= 0) and np.all(q <= [w - 1, h - 1])]
+    assert len(crops) == min(len(whole), CornerRecipe().crops_per_photo) > 10
+    assert crops.shape[1:] == (REFINE_SIZE, REFINE_SIZE, 3)
+    # Each target is a card's corners, clockwise, the crop's top two first, top left first.
+    for corners in targets:
+        x, y = corners[:, 0], corners[:, 1]
+        assert np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y) > 0
+        assert y[:2].mean() < y[2:].mean() and x[0] < x[1]

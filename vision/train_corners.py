@@ -21,6 +21,7 @@ import numpy as np
 from ecoscore.datasets.yolo import card_quads, clockwise
 from ecoscore.geometry import Detections
 from ecoscore.paths import data_dir, models_dir
+from ecoscore.truthfile import Truth, read_set
 
 from .corners import REFINE_SIZE, SPAN, box_crops, crop_transforms
 
@@ -28,8 +29,8 @@ from .corners import REFINE_SIZE, SPAN, box_crops, crop_transforms
 @dataclass
 class CornerRecipe:
     photo_recipe: str = "finder-corners"  # whose training photos (vision.train RECIPES) it learns from
-    crops_per_photo: int = 16
-    epochs: int = 10
+    crops_per_photo: int = 24
+    epochs: int = 20
     batch: int = 256
     lr: float = 3e-3
     width: int = 16
@@ -58,7 +59,7 @@ def _box_along(quad: np.ndarray, long_sides: bool) -> tuple[np.ndarray, float, f
     return ((lo + hi) / 2) @ axes, float(extent.max()), float(angle + turn)
 
 
-def photo_examples(image: np.ndarray, truth: dict, rng: np.random.Generator, recipe: CornerRecipe
+def photo_examples(image: np.ndarray, truth: Truth, rng: np.random.Generator, recipe: CornerRecipe
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Crops of up to ``crops_per_photo`` cards lying whole in the photo, and their corners in
     each crop (N × 4 × 2, top left first, clockwise, in crop pixels)."""
@@ -94,9 +95,10 @@ def examples(folders: list[Path], recipe: CornerRecipe, seed: int) -> tuple[np.n
     rng = np.random.default_rng(seed)
     crops, targets = [], []
     for folder in folders:
-        for truth_path in sorted((folder / "truth").glob("*.json")):
-            truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        for _, truth in read_set(folder):
             image = cv2.imread(str(folder / truth["image"]))
+            if image is None:
+                raise FileNotFoundError(f"{folder / truth['image']} is missing or not an image")
             c, t = photo_examples(image, truth, rng, recipe)
             crops.append(c)
             targets.append(t)
@@ -190,7 +192,7 @@ def export(net, recipe: CornerRecipe, run_dir: Path, log: list[dict]) -> Path:
 
     net.eval()
     path = run_dir / "corners.onnx"
-    torch.onnx.export(net, torch.zeros(1, 3, REFINE_SIZE, REFINE_SIZE), str(path), input_names=["crops"],
+    torch.onnx.export(net, (torch.zeros(1, 3, REFINE_SIZE, REFINE_SIZE),), str(path), input_names=["crops"],
                       output_names=["corners"], dynamic_axes={"crops": {0: "batch"}, "corners": {0: "batch"}},
                       opset_version=17, dynamo=False)
     path.with_suffix(".json").write_text(json.dumps({"kind": "corners", "imgsz": REFINE_SIZE, "span": SPAN,
