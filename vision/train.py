@@ -555,7 +555,7 @@ def write_sidecar(onnx_path: Path, recipe: Recipe, deck: str) -> None:
     meta = {"kind": recipe.kind, "imgsz": recipe.imgsz, "names": names, "deck": deck, "recipe": recipe.__dict__}
     if recipe.kind == "finder":
         meta["outputs"] = "corners" if recipe.corners else "oriented boxes"  # how the runtime decodes it
-    if recipe.refiner:
+    if recipe.refiner and (onnx_path.parent / recipe.refiner).is_file():  # shipped beside it (a run's folder has none)
         meta["refiner"] = recipe.refiner
     if recipe.partner:
         meta["partner"] = {"model": partner_file(recipe), "weight": recipe.partner[1], "below": recipe.partner[2]}
