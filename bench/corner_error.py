@@ -7,41 +7,45 @@ nearest cyclic order), in card short sides; and the share of cards with no outli
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ecoscore.datasets.yolo import card_quads
+from ecoscore.geometry import Detections
+from ecoscore.truthfile import Truth, read_set
 from ecoscore.vision.corners import CornerRefiner
 from ecoscore.vision.models import CardFinder
 
 
+def card_errors(det: Detections, truth: Truth) -> tuple[list[float], int, int]:
+    """For each card of ``truth`` whole in the photo, the distance of ``det``'s outline nearest
+    it from its true corners (in its short sides); and how many had no outline, of how many."""
+    errors, missed, total = [], 0, 0
+    w, h = truth["width"], truth["height"]
+    for quad in card_quads(truth):
+        if np.any(quad < 0) or np.any(quad > [w, h]):
+            continue
+        total += 1
+        short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+        d = np.linalg.norm(det.centers - quad.mean(0), axis=1)
+        if not len(det) or d.min() > short / 2:
+            missed += 1
+            continue
+        found = det.quads[int(np.argmin(d))]
+        errors.append(min(np.linalg.norm(np.roll(q, t, 0) - quad, axis=1).mean()
+                          for q in (found, found[::-1]) for t in range(4)) / short)
+    return errors, missed, total
+
+
 def errors(finder: CardFinder, folder: Path) -> tuple[np.ndarray, int, int]:
     errs, missed, total = [], 0, 0
-    for truth_path in sorted((folder / "truth").glob("*.json")):
-        truth = json.loads(truth_path.read_text())
-        image = cv2.imread(str(folder / truth["image"]))
-        det = finder(image)
-        w, h = truth["width"], truth["height"]
-        for quad in card_quads(truth):
-            if np.any(quad < 0) or np.any(quad > [w, h]):
-                continue
-            total += 1
-            short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
-            if not len(det):
-                missed += 1
-                continue
-            d = np.linalg.norm(det.centers - quad.mean(0), axis=1)
-            k = int(np.argmin(d))
-            if d[k] > short / 2:
-                missed += 1
-                continue
-            found = det.quads[k]
-            best = min(np.linalg.norm(np.roll(found, t, 0) - quad, axis=1).mean() for t in range(4))
-            best = min(best, min(np.linalg.norm(np.roll(found[::-1], t, 0) - quad, axis=1).mean() for t in range(4)))
-            errs.append(best / short)
+    for _, truth in read_set(folder):
+        e, m, t = card_errors(finder(cv2.imread(str(folder / truth["image"]))), truth)
+        errs += e
+        missed += m
+        total += t
     return np.array(errs), missed, total
 
 

@@ -46,6 +46,15 @@ def obb_corners(centers, sizes, angles) -> np.ndarray:
     )
 
 
+def long_side_first(xywhr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sizes (long side, short side) and the long side's angle in [0, π) of boxes given as
+    x, y, w, h, angle (radians, along w): the one form ``Detections`` keeps."""
+    w, h, angle = xywhr[:, 2], xywhr[:, 3], xywhr[:, 4]
+    swap = h > w
+    sizes = np.stack([np.where(swap, h, w), np.where(swap, w, h)], 1)
+    return sizes, np.where(swap, angle + np.pi / 2, angle) % np.pi
+
+
 def quad_boxes(quads: np.ndarray) -> np.ndarray:
     """xywhr of the rectangle along each quad's long sides (corners 1-2 and 3-0) that holds it."""
     along = (quads[:, 2] - quads[:, 1]) + (quads[:, 3] - quads[:, 0])
@@ -78,8 +87,8 @@ class Detections:
                 or self.scores.shape != (n,) or (self.corners is not None and self.corners.shape != (n, 4, 2)):
             raise ValueError(f"Detections: centers {self.centers.shape}, sizes {self.sizes.shape}, angles "
                              f"{self.angles.shape}, scores {self.scores.shape} do not describe one set of boxes")
-        quads = obb_corners(self.centers, self.sizes, self.angles)
-        object.__setattr__(self, "quads", quads if self.corners is None else self.corners)
+        quads = obb_corners(self.centers, self.sizes, self.angles) if self.corners is None else self.corners
+        object.__setattr__(self, "quads", quads)
 
     def __len__(self) -> int:
         return len(self.scores)

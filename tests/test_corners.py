@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from conftest import needs_models
+from corner_error import card_errors  # bench/: the benchmark's measure, one copy
 
 from ecoscore.geometry import Detections
 from ecoscore.vision.corners import REFINE_SIZE, SPAN, box_crops, crop_transforms, to_image
@@ -90,27 +91,12 @@ def test_with_the_refiner_cards_seen_at_a_slant_get_their_own_corners():
     errors, box_errors = [], []
     for seed in range(3):
         scene = render_scene(load_deck("standin"), (77, seed), steep_params(long_side=1600, p_neighbour=0.0))
-        errors += _corner_errors(finder(scene.image), scene.truth, scene.image.shape[:2])
-        box_errors += _corner_errors(boxes_only(scene.image), scene.truth, scene.image.shape[:2])
+        errors += card_errors(finder(scene.image), scene.truth)[0]
+        box_errors += card_errors(boxes_only(scene.image), scene.truth)[0]
     # Its corners lie within a tenth of a card's short side of the true ones; a box's rectangle
     # round a card seen at a slant misses them by more (a sixth on the steep tuning set:
     # bench/corner_error.py).
     assert len(errors) > 30 and np.median(errors) < 0.1 < np.median(box_errors)
-
-
-def _corner_errors(det, truth, shape) -> list[float]:
-    from ecoscore.datasets.yolo import card_quads
-
-    h, w = shape
-    errors = []
-    for quad in card_quads(truth):
-        if np.any(quad < 0) or np.any(quad > [w, h]):
-            continue
-        k = int(np.argmin(np.linalg.norm(det.centers - quad.mean(0), axis=1)))
-        short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
-        if np.linalg.norm(det.centers[k] - quad.mean(0)) < short / 2:  # found
-            errors.append(min(np.linalg.norm(np.roll(det.quads[k], t, 0) - quad, axis=1).mean() for t in range(4)) / short)
-    return errors
 
 
 def test_the_shipped_refiner_is_what_its_recipe_trains():

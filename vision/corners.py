@@ -16,10 +16,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, quad_boxes
+from ecoscore.geometry import Detections, long_side_first, quad_boxes
 from ecoscore.paths import models_dir
 
-from .runtime import Network
+from .runtime import Network, run_batch
 
 REFINE_SIZE = 64  # the crop's side, px
 SPAN = 1.5  # the crop's side in the box's long sides: the card and a margin round it
@@ -69,10 +69,7 @@ class CornerRefiner:
         if not len(det):
             return det
         crops, maps = box_crops(image, det, self.size)
-        blob = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-        padded = np.zeros((-(-len(blob) // 8) * 8, *blob.shape[1:]), np.float32)  # a few batch sizes only
-        padded[:len(blob)] = blob
-        corners = self.network(padded)[:len(blob)].reshape(-1, 4, 2) * self.size  # TL, TR, BR, BL in the crop
+        corners = run_batch(self.network, crops).reshape(-1, 4, 2) * self.size  # TL, TR, BR, BL in the crop
         quads = to_image(corners.astype(np.float64), maps)  # long sides: 1-2 and 3-0
         boxes = quad_boxes(quads)
         h, w = image.shape[:2]
@@ -80,8 +77,7 @@ class CornerRefiner:
         kept = (np.any((quads < 0) | (quads > [w, h]), axis=(1, 2))
                 | (np.linalg.norm(boxes[:, :2] - det.centers, axis=1) > MOST_MOVED * det.sizes[:, 1])
                 | (area < 1 / MOST_GROWN) | (area > MOST_GROWN))
-        sizes = np.sort(boxes[:, 2:4], axis=1)[:, ::-1]
-        angles = np.where(boxes[:, 2] >= boxes[:, 3], boxes[:, 4], boxes[:, 4] + np.pi / 2) % np.pi
+        sizes, angles = long_side_first(boxes)
         keep = kept[:, None]
         return Detections(np.where(keep, det.centers, boxes[:, :2]), np.where(keep, det.sizes, sizes),
                           np.where(kept, det.angles, angles), det.scores,

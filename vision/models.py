@@ -12,12 +12,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, obb_corners, quad_boxes
+from ecoscore.geometry import Detections, long_side_first, obb_corners, quad_boxes
 from ecoscore.paths import models_dir
 
 from .corners import CornerRefiner
 from .crops import colour_normalised
-from .runtime import Network
+from .runtime import Network, image_blob, run_batch
 
 __all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_corners", "decode_obb",
            "fast_nms", "letterbox", "obb_corners", "probiou"]
@@ -80,11 +80,6 @@ def letterbox(image: np.ndarray, size: int, rect: bool = False) -> tuple[np.ndar
     return out, k, (left, top)
 
 
-def _blob(images_bgr: list[np.ndarray]) -> np.ndarray:
-    batch = np.stack(images_bgr)[..., ::-1].transpose(0, 3, 1, 2)  # BGR HWC -> RGB CHW
-    return np.ascontiguousarray(batch, dtype=np.float32) / 255.0
-
-
 class CardFinder:
     """One-class card detector: every card in a photo, whatever its art, as an oriented box.
 
@@ -137,7 +132,7 @@ class CardFinder:
         corners, where a refiner is shipped (not needed where the cards are seen square on)."""
         size = self.canvas_side(size)
         boxed, k, (left, top) = letterbox(image, size, self.rect)
-        raw = self.network(_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows | 12 corner rows, anchors)
+        raw = self.network(image_blob([boxed]))[0]  # (4 box + 1 class + 1 angle rows | 12 corner rows, anchors)
         if self.corners:
             return decode_corners(raw, self.conf, self.iou, k, left, top, image.shape[:2])
         boxes = decode_obb(raw, self.conf, self.iou, k, left, top)
@@ -203,13 +198,8 @@ def decode_obb(raw: np.ndarray, conf: float, iou: float, k: float, left: float, 
     scores = scores[keep].astype(np.float64)
     idx = fast_nms(boxes, scores, iou)[:max_det]
     boxes, scores = boxes[idx], scores[idx]
-    # Long side first, angle along it (Ultralytics' regularisation).
-    w, h, angle = boxes[:, 2], boxes[:, 3], boxes[:, 4]
-    swap = h > w
-    sizes = np.stack([np.where(swap, h, w), np.where(swap, w, h)], 1) / k
-    angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
-    centers = (boxes[:, :2] - [left, top]) / k
-    return Detections(centers, sizes, angles, scores)
+    sizes, angles = long_side_first(boxes)  # angle along the long side (Ultralytics' regularisation)
+    return Detections((boxes[:, :2] - [left, top]) / k, sizes / k, angles, scores)
 
 
 def decode_corners(raw: np.ndarray, conf: float, iou: float, k: float, left: float, top: float,
@@ -237,11 +227,7 @@ def decode_corners(raw: np.ndarray, conf: float, iou: float, k: float, left: flo
         if area > 0 and part is not None:
             (cx, cy), (bw, bh), a = cv2.minAreaRect(part)
             boxes[i] = (cx, cy, bw, bh, np.radians(a))
-    w_, h_, angle = boxes[:, 2], boxes[:, 3], boxes[:, 4]
-    swap = h_ > w_
-    sizes = np.stack([np.where(swap, h_, w_), np.where(swap, w_, h_)], 1)
-    angles = np.where(swap, angle + np.pi / 2, angle) % np.pi
-    boxed = Detections(boxes[:, :2], sizes, angles, scores)
+    boxed = Detections(boxes[:, :2], *long_side_first(boxes), scores)
     # Each card's own corners, a long side first as a box's (1-2 is one); a cut card's corners
     # beyond the frame are guesses (never taught), so it keeps its box's.
     corners = np.where(cut[:, None, None], boxed.quads, quads[:, [1, 2, 3, 0]])
@@ -292,9 +278,4 @@ class CardClassifier:
     def _network_probs(self, crops: list[np.ndarray]) -> np.ndarray:
         if self.normalise_crops:
             crops = [colour_normalised(c) for c in crops]
-        blob = _blob(crops)
-        # Batches padded to a multiple of 8: OpenVINO prepares each new batch size anew, which
-        # doubled the time per crop when every photo brought its own count of cells.
-        padded = np.zeros((_round_up(len(blob), 8), *blob.shape[1:]), np.float32)
-        padded[:len(blob)] = blob
-        return self.network(padded)[:len(blob)]
+        return run_batch(self.network, crops)

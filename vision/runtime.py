@@ -118,3 +118,18 @@ class Network:
         if key not in requests:
             requests[key] = model.create_infer_request()
         return requests[key].infer({0: blob})[0]  # a copy: the request's own buffer is not shared
+
+def image_blob(images_bgr) -> np.ndarray:
+    """BGR images (HWC, uint8) as the networks take them: RGB, CHW, float32 in [0, 1]."""
+    batch = np.stack(images_bgr)[..., ::-1].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(batch, dtype=np.float32) / 255.0
+
+
+def run_batch(network, images_bgr) -> np.ndarray:
+    """``network``'s first output for a batch of same-sized BGR images, a row each. The batch
+    is padded to a multiple of 8: OpenVINO prepares each new batch size anew, which doubled the
+    time per crop when every photo brought its own count of cells."""
+    blob = image_blob(images_bgr)
+    padded = np.zeros((-(-len(blob) // 8) * 8, *blob.shape[1:]), np.float32)
+    padded[:len(blob)] = blob
+    return network(padded)[:len(blob)]
