@@ -305,3 +305,41 @@ def _hand(start, tip, direction, side, width) -> list[np.ndarray]:
 
 def _phone(start, tip, side, width) -> list[np.ndarray]:
     return [np.array([start - side * width / 2, tip - side * width / 2, tip + side * width / 2, start + side * width / 2])]
+
+
+COVER_KINDS = ("skin", "phone", "noise", "solid", "blurred")
+
+
+def cover_part(crop: np.ndarray, rng, area: tuple[float, float] = (0.15, 0.6)) -> np.ndarray:
+    """The crop with part of it covered (a finger, a phone's edge, a coin, a sticker, anything
+    over the card): a blob or a band from one side, of a share ``area`` of the crop, filled with
+    skin, a phone's dark grey, noise, one colour or blurred noise. A classifier trained on such
+    crops, labelled with the card beneath, names a card from what is left of it, or doubts:
+    without them, a patch of noise over a card's middle was read confidently as a stream."""
+    h, w = crop.shape[:2]
+    share = rng.uniform(*area)
+    mask = np.zeros((h, w), np.uint8)
+    if rng.random() < 0.5:  # a blob (fingertip, coin, sticker) anywhere on the card
+        r = math.sqrt(share * h * w / math.pi)
+        ry, rx = r * rng.uniform(0.7, 1.4), r / rng.uniform(0.7, 1.4)
+        centre = (int(rng.uniform(0.2, 0.8) * w), int(rng.uniform(0.2, 0.8) * h))
+        cv2.ellipse(mask, centre, (max(1, int(rx)), max(1, int(ry))), float(rng.uniform(0, 180)), 0, 360, 1, -1)
+    else:  # a band in from one side (a hand or a phone reaching over)
+        depth = int(round(share * h))
+        mask[:depth] = 1
+        mask = np.ascontiguousarray(np.rot90(mask, int(rng.integers(4))))
+    kind = COVER_KINDS[int(rng.integers(len(COVER_KINDS)))]
+    if kind == "skin":
+        fill = np.array([rng.uniform(60, 150), rng.uniform(90, 180), rng.uniform(140, 235)])[None, None] \
+            * rng.uniform(0.75, 1.05, (h, 1, 1))
+    elif kind == "phone":
+        fill = np.full((h, w, 3), rng.uniform(10, 60))
+    elif kind == "noise":
+        fill = rng.integers(0, 256, (h, w, 3)).astype(np.float64)
+    elif kind == "solid":
+        fill = np.broadcast_to(rng.uniform(0, 255, 3), (h, w, 3))
+    else:
+        fill = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3)).astype(np.float32), (0, 0), rng.uniform(1, 4)) \
+            .astype(np.float64)
+    soft = cv2.GaussianBlur(mask.astype(np.float32), (0, 0), 0.8)[..., None]
+    return (crop * (1 - soft) + np.broadcast_to(fill, crop.shape) * soft).clip(0, 255).astype(np.uint8)

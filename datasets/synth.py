@@ -32,11 +32,11 @@ _worker: dict = {}
 
 def _init(deck_ref: str, params: SceneParams, out: str, kind: str, seed: int, crop_jitter: float,
           generated_decks: float = 0.0, dark_decks: float = 0.0, crop_size: int = CROP_SIZE,
-          normalise_crops: bool = False) -> None:
+          normalise_crops: bool = False, p_cover: float = 0.0) -> None:
     cv2.setNumThreads(1)  # one process per core already
     _worker.update(deck=load_deck(deck_ref), params=params, out=Path(out), kind=kind, seed=seed, crop_jitter=crop_jitter,
                    generated_decks=generated_decks, dark_decks=dark_decks, crop_size=crop_size,
-                   normalise_crops=normalise_crops)
+                   normalise_crops=normalise_crops, p_cover=p_cover)
 
 
 def scene_deck(deck: Deck, generated_decks: float, seed: int, index: int, dark_decks: float = 0.0) -> Deck:
@@ -61,7 +61,7 @@ def _render_one(index: int) -> int:
         write_truth(out / "truth" / f"{stem}.json", {**scene.truth, "image": f"images/{stem}.jpg"})
         return 1
     crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"],
-                       _worker["crop_size"], _worker["normalise_crops"])
+                       _worker["crop_size"], _worker["normalise_crops"], _worker["p_cover"])
     for k, (crop, name) in enumerate(crops):
         cv2.imwrite(str(out / name / f"{stem}_{k:02d}.png"), crop)
     return len(crops)
@@ -96,13 +96,15 @@ def synthesize(
     dark_decks: float = 0.0,
     crop_size: int = CROP_SIZE,
     normalise_crops: bool = False,
+    p_cover: float = 0.0,
 ) -> int:
     """Render ``n`` scenes into ``out``; returns the number of items written.
 
     ``crop_jitter``: classifier crops only, corner noise in card widths (``yolo.cell_crops``).
     ``generated_decks``: the share of scenes drawn with a generated deck instead of ``deck``;
     ``dark_decks``: the share of those drawn dark; ``crop_size``: classifier crops' side (px);
-    ``normalise_crops``: classifier crops colour-normalised (``vision.crops.colour_normalised``)."""
+    ``normalise_crops``: classifier crops colour-normalised (``vision.crops.colour_normalised``);
+    ``p_cover``: the share of classifier crops partly covered (``effects.cover_part``)."""
     load_deck(deck)  # fail here, clearly, before any worker starts
     params = params or SceneParams()
     out.mkdir(parents=True, exist_ok=True)
@@ -118,7 +120,7 @@ def synthesize(
     written = 0
     if workers == 1:
         _init(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks, dark_decks, crop_size,
-              normalise_crops)
+              normalise_crops, p_cover)
         for i in range(n):
             written += _render_one(i)
             bar.update()
@@ -126,7 +128,7 @@ def synthesize(
         # spawn, not fork: a forked child can deadlock on OpenCV's thread pool of its parent.
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
                                  initargs=(str(deck), params, str(out), kind, seed, crop_jitter, generated_decks,
-                                           dark_decks, crop_size, normalise_crops)) as pool:
+                                           dark_decks, crop_size, normalise_crops, p_cover)) as pool:
             for count in pool.map(_render_one, range(n), chunksize=8):
                 written += count
                 bar.update()

@@ -10,6 +10,8 @@ from ecoscore.truthfile import Truth
 from ecoscore.vision.crops import colour_normalised
 from ecoscore.vision.models import EMPTY
 
+from .effects import cover_part
+
 MIN_VISIBLE = 0.5  # a card cut by the frame is labelled if at least half of it shows
 
 
@@ -81,12 +83,13 @@ def pose_label_lines(truth: Truth) -> list[str]:
 
 
 def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter: float = 0.04,
-               size: int = CROP_SIZE, normalise: bool = False):
+               size: int = CROP_SIZE, normalise: bool = False, p_cover: float = 0.0):
     """(crop, class name) for each cell of each tableau that lies fully in the frame.
 
     Quads are perturbed the way the lattice fit and the finder err (corner noise, a cell a
     little larger than the card), and turned a random quarter, as a tableau read from any side;
-    with ``normalise``, colour-normalised as a classifier trained on them reads (``colour_normalised``).
+    with ``normalise``, colour-normalised as a classifier trained on them reads (``colour_normalised``);
+    a share ``p_cover`` of them partly covered (``effects.cover_part``), labelled with the card beneath.
     """
     h, w = image.shape[:2]
     out = []
@@ -101,6 +104,8 @@ def cell_crops(image: np.ndarray, truth: Truth, rng: np.random.Generator, jitter
             quad += rng.normal(0, jitter * side, quad.shape)
             crop = warp_quad(image, quad, size)
             crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
+            if p_cover and rng.random() < p_cover:
+                crop = cover_part(crop, rng)
             if normalise:
                 crop = colour_normalised(crop)
             out.append((crop, cell["type"] or EMPTY))
