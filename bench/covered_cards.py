@@ -6,6 +6,7 @@ one colour; cells are matched to the truth by where they lie in the photo.
     python bench/covered_cards.py --seed 778 --n 24    # held out
     python bench/covered_cards.py --classifier data/cand/classifier-covered/classifier.onnx
     python bench/covered_cards.py --refiner models/corners.onnx
+    python bench/covered_cards.py --matcher            # the stand-in read as an enrolled deck is
 """
 from __future__ import annotations
 
@@ -17,32 +18,18 @@ import cv2
 import numpy as np
 
 from ecoscore.datasets.deck import load_deck
-from ecoscore.datasets.effects import LightParams
+from ecoscore.datasets.effects import LightParams, cover_cards
 from ecoscore.datasets.scene import SceneParams, render_scene
 from ecoscore.vision.corners import CornerRefiner
+from ecoscore.vision.deckstore import default_store
 from ecoscore.vision.evaluate import match_read
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 from ecoscore.vision.models import CardClassifier, CardFinder
 from ecoscore.vision.pipeline import NoTableauError, Reader
 
 KINDS = ("noise", "grey", "solid")
 SCALES = (0.5, 0.65, 0.8)  # the covered part's side, in the card's
 COVERED = 4  # cards covered per photo
-
-
-def covered(image: np.ndarray, quads: list[np.ndarray], kind: str, scale: float, rng) -> bytes:
-    """The photo (JPEG) with the middle of each quad covered."""
-    img = image.copy()
-    for q in quads:
-        mask = np.zeros(img.shape[:2], np.uint8)
-        cv2.fillConvexPoly(mask, np.round(q.mean(0) + (q - q.mean(0)) * scale).astype(np.int32), 255)
-        if kind == "noise":
-            fill = rng.integers(0, 256, img.shape, dtype=np.uint8)
-        elif kind == "grey":
-            fill = np.repeat(rng.integers(0, 256, img.shape[:2] + (1,), dtype=np.uint8), 3, 2)
-        else:
-            fill = np.broadcast_to(rng.integers(0, 256, 3).astype(np.uint8), img.shape)
-        img[mask > 0] = fill[mask > 0]
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
 
 
 def measure(reader: Reader, n: int, seed: int) -> dict:
@@ -59,7 +46,8 @@ def measure(reader: Reader, n: int, seed: int) -> dict:
             for scale in SCALES:
                 chosen = rng.choice(len(tab["cells"]), COVERED, replace=False)
                 cells = [tab["cells"][i] for i in chosen]
-                jpeg = covered(scene.image, [np.array(c["corners"], np.float64) for c in cells], kind, scale, rng)
+                image = cover_cards(scene.image, [np.array(c["corners"], np.float64) for c in cells], kind, scale, rng)
+                jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
                 row = rows.setdefault(f"{kind} {scale:.0%}", dict(photos=0, covered=0, right=0, doubted=0,
                                                                   confident_wrong=0, wrong_elsewhere=0, refused=0))
                 row["photos"] += 1
@@ -95,9 +83,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=777, help="777: tuning; 778: held out")
     parser.add_argument("--classifier", type=Path)
     parser.add_argument("--refiner", type=Path)
+    parser.add_argument("--matcher", action="store_true", help="name cards by the matcher, the stand-in enrolled")
     args = parser.parse_args()
     finder = CardFinder(refiner=CornerRefiner(args.refiner)) if args.refiner else CardFinder()
-    reader = Reader(finder, CardClassifier(args.classifier) if args.classifier else None)
+    if args.matcher:
+        embedder = CardEmbedder()
+        namer = CardMatcher(embedder, default_store().references("standin", embedder))
+    else:
+        namer = CardClassifier(args.classifier) if args.classifier else None
+    reader = Reader(finder, namer)
     rows = measure(reader, args.n, args.seed)
     for name, row in rows.items():
         print(f"  {name:10s} covered {row['covered']:3d}: right {row['right']:3d}, doubted {row['doubted']:3d}, "
@@ -106,7 +100,8 @@ def main() -> None:
     total = {k: sum(r[k] for r in rows.values()) for k in next(iter(rows.values()))}
     print(f"  all        covered {total['covered']}: right {total['right']}, doubted {total['doubted']}, "
           f"confidently wrong {total['confident_wrong']}")
-    print(json.dumps({"classifier": str(args.classifier), "refiner": str(args.refiner), "rows": rows, "total": total}))
+    print(json.dumps({"classifier": str(args.classifier), "refiner": str(args.refiner), "matcher": args.matcher,
+                      "rows": rows, "total": total}))
 
 
 if __name__ == "__main__":

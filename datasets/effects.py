@@ -312,8 +312,11 @@ COVER_KINDS = ("skin", "phone", "noise", "solid", "blurred")
 
 def cover_part(crop: np.ndarray, rng, area: tuple[float, float] = (0.15, 0.6)) -> np.ndarray:
     """The crop with part of it covered (a finger, a phone's edge, a coin, a sticker, anything
-    over the card): a blob or a band from one side, of a share ``area`` of the crop, filled with
-    skin, a phone's dark grey, noise, one colour or blurred noise. A classifier trained on such
+    over the card): a band in from one side, a share ``area`` of the crop deep, or a blob whose
+    half-axes are each 0.7-1.4 times the radius of a disc of that share (drawn apart, as the
+    shipped classifier trained: 0.5-2 times the area, clipped by the crop; in all, 11-94 % of the
+    crop covered, 41 % the median), filled with skin, a phone's dark grey, noise, one colour or
+    blurred noise. A classifier trained on such
     crops, labelled with the card beneath, names a card from what is left of it, or doubts:
     without them, a patch of noise over a card's middle was read confidently as a stream."""
     h, w = crop.shape[:2]
@@ -321,7 +324,7 @@ def cover_part(crop: np.ndarray, rng, area: tuple[float, float] = (0.15, 0.6)) -
     mask = np.zeros((h, w), np.uint8)
     if rng.random() < 0.5:  # a blob (fingertip, coin, sticker) anywhere on the card
         r = math.sqrt(share * h * w / math.pi)
-        ry, rx = r * rng.uniform(0.7, 1.4), r / rng.uniform(0.7, 1.4)
+        ry, rx = r * rng.uniform(0.7, 1.4), r / rng.uniform(0.7, 1.4)  # (two draws: see above)
         centre = (int(rng.uniform(0.2, 0.8) * w), int(rng.uniform(0.2, 0.8) * h))
         cv2.ellipse(mask, centre, (max(1, int(rx)), max(1, int(ry))), float(rng.uniform(0, 180)), 0, 360, 1, -1)
     else:  # a band in from one side (a hand or a phone reaching over)
@@ -343,3 +346,23 @@ def cover_part(crop: np.ndarray, rng, area: tuple[float, float] = (0.15, 0.6)) -
             .astype(np.float64)
     soft = cv2.GaussianBlur(mask.astype(np.float32), (0, 0), 0.8)[..., None]
     return (crop * (1 - soft) + np.broadcast_to(fill, crop.shape) * soft).clip(0, 255).astype(np.uint8)
+
+
+def cover_cards(image: np.ndarray, quads: list[np.ndarray], kind: str, scale: float, rng) -> np.ndarray:
+    """A photo with the middle of each card (``quads``: its corners, shrunk to ``scale`` a side)
+    covered by ``kind``: "noise", "grey" (grey noise) or "solid" (one colour): what the reader
+    must name right or doubt (``bench/covered_cards.py``)."""
+    img = image.copy()
+    for q in quads:
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(q.mean(0) + (q - q.mean(0)) * scale).astype(np.int32), 255)
+        if kind == "noise":
+            fill = rng.integers(0, 256, img.shape, dtype=np.uint8)
+        elif kind == "grey":
+            fill = np.repeat(rng.integers(0, 256, img.shape[:2] + (1,), dtype=np.uint8), 3, 2)
+        elif kind == "solid":
+            fill = np.broadcast_to(rng.integers(0, 256, 3).astype(np.uint8), img.shape)
+        else:
+            raise ValueError(f"cover_cards: no cover {kind!r} (noise, grey, solid)")
+        img[mask > 0] = fill[mask > 0]
+    return img

@@ -79,15 +79,15 @@ def test_corners_off_the_box_or_beyond_the_frame_leave_the_box_as_it_was():
 
 @needs_models
 @pytest.mark.slow
-def test_with_the_refiner_cards_seen_at_a_slant_get_their_own_corners():
+def test_the_shipped_finder_names_its_refiner_and_cards_seen_at_a_slant_get_their_own_corners():
     from ecoscore.datasets.deck import load_deck
     from ecoscore.datasets.scene import render_scene, steep_params
-    from ecoscore.vision.corners import CornerRefiner
     from ecoscore.vision.models import CardFinder
 
-    finder = CardFinder(refiner=CornerRefiner())  # the refiner as trained (not named by the shipped finder)
+    finder = CardFinder()
+    assert finder.refiner is not None and finder.refiner.path.name == "corners.onnx"
     boxes_only = CardFinder()
-    assert boxes_only.refiner is None
+    boxes_only.refiner = None
     errors, box_errors = [], []
     for seed in range(3):
         scene = render_scene(load_deck("standin"), (77, seed), steep_params(long_side=1600, p_neighbour=0.0))

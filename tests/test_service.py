@@ -31,9 +31,8 @@ def photo(scene, name="photo.jpg"):
 def test_health_and_openapi(client):
     health = client.get("/health").json()
     assert health["status"] == "ok"
-    # Every model that finds or names a card is listed, the classifier's partner too (the corner
-    # refiner is not named by the finder: withdrawn, see the model card).
-    assert "finder_refiner" not in health["models"]
+    # Every model that finds or names a card is listed: the finder's refiner, the classifier's partner too.
+    assert health["models"]["finder_refiner"] == "corners.onnx"
     assert health["models"]["classifier"] == "classifier.onnx"
     assert health["models"]["classifier_partner"] == "classifier-norm.onnx"
     paths = client.get("/openapi.json").json()["paths"]

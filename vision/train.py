@@ -140,7 +140,7 @@ RECIPES = {
                      val_scenes=150, render_long_side=672, train_seed=81, val_seed=1081, p_random_faces=0.2,
                      p_hole=0.5, p_multi=0.4, hard_share=0.3, steep_share=0.4, generated_decks=0.8,
                      dark_decks=0.4, init="finder-steep", warmup_epochs=0.3, replay="finder-steep", lr0=0.001,
-                     average_with_init=0.5),
+                     average_with_init=0.5, refiner="corners.onnx"),
     # A candidate, not shipped (tuning: other decks 173 against 171, the stand-in 181 against
     # 188; see the model card). On unseen decks the misses are now mostly cards
     # not found or cut wrong in hard and steep photos. Fresh photos, nine in ten of generated
