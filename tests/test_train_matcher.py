@@ -65,3 +65,28 @@ def test_a_dark_bank_holds_dark_decks_and_names_them_again(tmp_path):
     assert np.array_equal(np.unique(np.where(dark_ids >= DARK, dark_ids - DARK, dark_ids)), np.unique(plain_ids))
     seed = int(dark_ids[dark_ids >= DARK][0]) - DARK
     assert deck_for(seed + DARK).name == generate_deck(seed, dark=True).name != deck_for(seed).name
+
+
+def test_the_shipped_matcher_is_trained_on_from_its_onnx(tmp_path):
+    """Its checkpoint is not shipped: the ONNX's folded convolutions become the network again
+    (the same vectors), and a run from it holds the batch norms, so with no step taken (rate 0)
+    its export gives the shipped vectors still."""
+    from ecoscore.datasets.matchset import build_bank
+    from ecoscore.paths import models_dir
+    from ecoscore.vision.matcher import CardEmbedder
+    from ecoscore.vision.train_matcher import MatcherRecipe, net_from_onnx, to_tensor, train_matcher
+
+    shipped = models_dir() / "matcher.onnx"
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    recipe = MatcherRecipe(**{k: v for k, v in meta["recipe"].items() if k in MatcherRecipe.__dataclass_fields__})
+    net, empty = net_from_onnx(shipped, recipe)
+    crops = np.random.default_rng(0).integers(0, 256, (6, 64, 64, 3), dtype=np.uint8)
+    with torch.no_grad():
+        vectors = net.eval()(to_tensor(crops)).numpy()
+    np.testing.assert_allclose(vectors, CardEmbedder(shipped)(list(crops)), atol=0.02)  # bfloat16 on some CPUs
+    np.testing.assert_allclose(empty.numpy(), meta["empty"], atol=1e-6)
+    bank = build_bank(tmp_path / "bank.npz", 8, range(0, 4), first=321, workers=1, progress=False)
+    still = MatcherRecipe(**{**recipe.__dict__, "steps": 2, "lr": 0.0, "decks_per_step": 3, "queries_per_deck": 4,
+                             "foreign_per_step": 2, "empty_per_step": 2, "p_cover": 0.5})
+    onnx = train_matcher([bank], still, tmp_path / "run", init=shipped, threads=1, ship=False, log_every=1)
+    np.testing.assert_allclose(CardEmbedder(onnx)(list(crops)), CardEmbedder(shipped)(list(crops)), atol=1e-3)

@@ -9,6 +9,12 @@ from .common import BadInput
 def run(args: argparse.Namespace) -> int:
     from ecoscore.datasets.deck import DeckError, load_deck
 
+    if args.model == "matcher-covered":  # from the shipped matcher, on cells partly covered too
+        from ecoscore.vision import train_matcher
+
+        path = train_matcher.train_covered(threads=max(args.threads, 2), ship=not args.no_ship)
+        print(f"exported {path}")
+        return 0
     if args.model in ("matcher", "matcher-off-cuts"):  # trained on many generated decks, not on one: no --deck
         from ecoscore.vision import train_matcher
 
