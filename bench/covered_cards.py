@@ -20,6 +20,7 @@ import numpy as np
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.effects import LightParams, cover_cards
 from ecoscore.datasets.scene import SceneParams, render_scene
+from ecoscore.paths import models_dir
 from ecoscore.vision.corners import CornerRefiner
 from ecoscore.vision.deckstore import default_store
 from ecoscore.vision.evaluate import match_read
@@ -83,11 +84,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=777, help="777: tuning; 778: held out")
     parser.add_argument("--classifier", type=Path)
     parser.add_argument("--refiner", type=Path)
-    parser.add_argument("--matcher", action="store_true", help="name cards by the matcher, the stand-in enrolled")
+    parser.add_argument("--matcher", type=Path, nargs="?", const=models_dir() / "matcher.onnx",
+                        help="name cards by a matcher (the shipped one if no path), the stand-in enrolled")
     args = parser.parse_args()
     finder = CardFinder(refiner=CornerRefiner(args.refiner)) if args.refiner else CardFinder()
     if args.matcher:
-        embedder = CardEmbedder()
+        embedder = CardEmbedder(args.matcher)
         namer = CardMatcher(embedder, default_store().references("standin", embedder))
     else:
         namer = CardClassifier(args.classifier) if args.classifier else None
@@ -100,7 +102,7 @@ def main() -> None:
     total = {k: sum(r[k] for r in rows.values()) for k in next(iter(rows.values()))}
     print(f"  all        covered {total['covered']}: right {total['right']}, doubted {total['doubted']}, "
           f"confidently wrong {total['confident_wrong']}")
-    print(json.dumps({"classifier": str(args.classifier), "refiner": str(args.refiner), "matcher": args.matcher,
+    print(json.dumps({"classifier": str(args.classifier), "refiner": str(args.refiner), "matcher": str(args.matcher),
                       "rows": rows, "total": total}))
 
 

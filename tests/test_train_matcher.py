@@ -90,3 +90,20 @@ def test_the_shipped_matcher_is_trained_on_from_its_onnx(tmp_path):
                              "foreign_per_step": 2, "empty_per_step": 2, "p_cover": 0.5})
     onnx = train_matcher([bank], still, tmp_path / "run", init=shipped, threads=1, ship=False, log_every=1)
     np.testing.assert_allclose(CardEmbedder(onnx)(list(crops)), CardEmbedder(shipped)(list(crops)), atol=1e-3)
+
+
+def test_covered_queries_keep_their_type_or_become_not_ours(tmp_path):
+    from ecoscore.datasets.matchset import build_bank
+    from ecoscore.vision.train_matcher import Episodes, MatcherRecipe
+
+    bank = build_bank(tmp_path / "bank.npz", 8, range(0, 4), first=654, workers=1, progress=False)
+    small = dict(decks_per_step=3, queries_per_deck=4, foreign_per_step=2, empty_per_step=2)
+    plain = Episodes([bank], MatcherRecipe(**small)).step(np.random.default_rng(1))
+    kept = Episodes([bank], MatcherRecipe(**small, p_cover=1.0)).step(np.random.default_rng(1))
+    doubted = Episodes([bank], MatcherRecipe(**small, p_cover=1.0, cover_unreadable=0.0)).step(np.random.default_rng(1))
+    cards = 3 * 4
+    n_classes = plain[4]
+    assert np.array_equal(plain[1], kept[1])  # covered, still its own type
+    assert not np.array_equal(plain[0][:cards], kept[0][:cards])
+    assert np.array_equal(plain[0][cards:], kept[0][cards:])  # foreign and empty cells are not covered
+    assert (doubted[1][:cards] == n_classes + 1).all() and np.array_equal(doubted[1][cards:], plain[1][cards:])

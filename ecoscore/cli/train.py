@@ -48,7 +48,7 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidate matcher-off-cuts), corners (the corner refiner), "
+    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts and matcher-covered), corners (the corner refiner), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")
