@@ -245,6 +245,7 @@ def net_from_onnx(path: Path, recipe: MatcherRecipe):
             conv.weight.copy_(torch.from_numpy(np.array(weight)))
             norm.weight.fill_(1.0)
             norm.bias.copy_(torch.from_numpy(np.array(bias)))
+            assert norm.running_mean is not None and norm.running_var is not None  # tracked: build_network's
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)  # (x - 0) / sqrt(var + eps) = x
         net.head.weight.copy_(torch.from_numpy(np.array(weights["head.weight"])))
