@@ -66,3 +66,4 @@ def test_a_card_covered_over_its_middle_is_named_right_or_doubted(photo_set, rea
                 wrong.append((k, rc, said, truth[rc]))
     assert not wrong
     assert doubted >= 8  # most covered cards are doubted (a few are still read right)
+
