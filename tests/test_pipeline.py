@@ -50,7 +50,7 @@ class _CountingFinder:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    def __call__(self, image, size=None, refine=True):  # as CardFinder (a fake has no refiner)
+    def __call__(self, image, size=None):
         self.looks += 1
         return self.inner(image, size)
 

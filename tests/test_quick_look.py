@@ -31,7 +31,7 @@ class CanvasFinder:
     def __init__(self, quick: Detections, first: Detections):
         self.quick, self.first, self.sizes = quick, first, []
 
-    def __call__(self, image, size=None, refine=True):  # as CardFinder (a fake has no refiner)
+    def __call__(self, image, size=None):
         self.sizes.append(size or self.imgsz)
         return self.quick if size == QUICK_SIZE else self.first
 

@@ -106,7 +106,7 @@ class GridOnEveryCanvas:
     def canvas_side(self, size=None):
         return size or self.imgsz
 
-    def __call__(self, image, size=None, refine=True):  # as CardFinder (a fake has no refiner)
+    def __call__(self, image, size=None):
         from ecoscore.geometry import Detections
 
         centres = np.array([[96 + 80 * c, 96 + 100 * r] for r in range(ROWS) for c in range(COLS)], np.float64)
@@ -260,7 +260,7 @@ class WhiteCardFinder:
     def canvas_side(self, size=None):
         return size or self.imgsz
 
-    def __call__(self, image, size=None, refine=True):  # as CardFinder (a fake has no refiner)
+    def __call__(self, image, size=None):
         import cv2
 
         from ecoscore.geometry import Detections

@@ -101,9 +101,7 @@ def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit, size: int
     side = finder.canvas_side(size)  # straightened to the canvas the finder will run on
     H, (w, h) = straighten(fit, side)
     canvas = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # Straightened, the cards are rectangles: their boxes are their corners (no refiner: the
-    # tuning sets read the same, one stand-in tableau more, a little faster).
-    seen = finder(canvas, side, refine=False)
+    seen = finder(canvas, side)
     px, py = w / (COLS + 2 * MARGIN), h / (ROWS + 2 * MARGIN)
     back = project(np.linalg.inv(H), seen.quads.reshape(-1, 2)).reshape(-1, 4, 2)
     found: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
@@ -187,7 +185,7 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     if H is None or not np.isfinite(H).all() or min(size) < 1:  # a degenerate grid (refitted, never straightened)
         return Detections.empty(), []
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return _fitted_back(finder(canvas, side, refine=False), size, H, image, offset)  # straightened (look_again)
+    return _fitted_back(finder(canvas, side), size, H, image, offset)
 
 
 def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
