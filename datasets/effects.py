@@ -285,7 +285,8 @@ def occluder(canvas: np.ndarray, rng, card_quads: list[np.ndarray], max_cover: f
     body = color[None, None] * (0.7 + 0.3 * shade[..., None])
     soft = cv2.GaussianBlur(m.astype(np.float32), (0, 0), 1.0)[..., None]
     canvas[:] = (canvas * (1 - soft) + body * soft).clip(0, 255).astype(np.uint8)
-    return {"kind": kind, "tip": np.round(tip, 1).tolist()}
+    covered = [round(float((m & cm).sum() / area), 3) for cm, area in card_masks]  # per card, in order
+    return {"kind": kind, "tip": np.round(tip, 1).tolist(), "covered": covered}
 
 
 def _hand(start, tip, direction, side, width) -> list[np.ndarray]:

@@ -70,6 +70,7 @@ class SceneParams:
     p_hard_shadow: float = 0.0  # a sharp shadow across the tableau
     p_neighbour: float = 0.0  # a neighbour's tableau beside the player's, often cut by the frame
     p_occluder: float = 0.0  # a hand or phone reaching in over the edge of the grid
+    occluder_cover: float = 0.12  # ... pulled back until it hides at most this share of any card
 
 
 @dataclass
@@ -497,8 +498,11 @@ def _players_table(canvas, rng2, params: SceneParams, Himg, layouts, sleeved, im
         out["sleeves"] = effects.sleeve_glare(canvas, rng2, Himg, quads, focus, extent / 2)
     if params.p_occluder and rng2.random() < params.p_occluder:
         quads = [image_corners[id(card)] for lay in layouts for card in lay.cards.values()]
-        hand = effects.occluder(canvas, rng2, quads)
+        hand = effects.occluder(canvas, rng2, quads, params.occluder_cover)
         if hand:
+            # which cards it hides, and how much of each: [tableau, row, col, share] (truth's indices)
+            where = [(t, r, c) for t, lay in enumerate(layouts) for (r, c) in lay.cards]
+            hand["covered"] = [[t, r, c, share] for (t, r, c), share in zip(where, hand["covered"]) if share > 0]
             out["occluder"] = hand
     if params.p_lamp and rng2.random() < params.p_lamp:
         h, w = canvas.shape[:2]

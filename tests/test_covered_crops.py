@@ -67,3 +67,20 @@ def test_a_card_covered_over_its_middle_is_named_right_or_doubted(photo_set, rea
     assert not wrong
     assert doubted >= 8  # most covered cards are doubted (a few are still read right)
 
+
+
+def test_the_renderers_hand_says_which_cards_it_hides_and_stays_within_its_limit():
+    from ecoscore.datasets.scene import steep_params
+
+    deck, shares = load_deck("standin"), {0.12: [], 0.5: []}
+    for most in shares:
+        for k in range(8):
+            scene = render_scene(deck, (31, k), steep_params(long_side=640, p_occluder=1.0, occluder_cover=most,
+                                                             p_neighbour=0.0))
+            hand = scene.truth["table_extras"].get("occluder")
+            if hand:
+                cells = {(c["row"], c["col"]) for c in scene.truth["tableaux"][0]["cells"] if c["type"]}
+                assert all(t == 0 and (r, c) in cells for t, r, c, _ in hand["covered"])
+                shares[most] += [share for *_, share in hand["covered"]]
+    assert max(shares[0.12], default=0.0) <= 0.12  # the test sets' hand (often none fits): every card readable
+    assert max(shares[0.5]) <= 0.5 and sum(s > 0.12 for s in shares[0.5]) >= 3
