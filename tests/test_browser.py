@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import cv2
 import numpy as np
@@ -231,11 +232,11 @@ def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page
     expected = score_tableau(Tableau([new_type, *read.tableau.cells[1:]])).total
     assert expected != score_tableau(read.tableau).total  # else the total could not tell
     held = []
-    page.route("**/api/grid", lambda route: held.append(route))
+    page.route("**/api/grid?*", lambda route: held.append(route))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.click(f"#choices button[data-type='{new_type.value}']")
     wait_until_held(page, held)
-    page.unroute("**/api/grid")
+    page.unroute("**/api/grid?*")
     page.reload()
     expect(page.locator("#total")).to_have_text(str(expected), timeout=30000)
     assert labels(page)[(0, 0)].startswith(new_type.value)
@@ -316,7 +317,7 @@ def test_a_late_correction_never_brings_the_older_read_back_over_a_newer_photo(s
     # replaced it (a walk).
     upload_solo(page, server, write(tmp_path, "good.jpg", photo_set[2].jpeg))
     held = []
-    page.route("**/api/grid", lambda route: held.append(route))
+    page.route("**/api/grid?*", lambda route: held.append(route))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.click("#choices button[data-type='']")
     page.wait_for_function("true")  # let the correction go out
@@ -621,7 +622,7 @@ def test_a_big_photo_is_shrunk_upright_before_it_is_sent(server, page, photo_set
     big = rotated_12mp(photo_set[2].jpeg)
     truth = score_tableau(reader.read(big).tableaux[0].tableau).total
     sent = []
-    page.on("request", lambda r: r.url.endswith("/api/photo") and sent.append(len(r.post_data_buffer or b"")))
+    page.on("request", lambda r: urlsplit(r.url).path == "/api/photo" and sent.append(len(r.post_data_buffer or b"")))
     upload_solo(page, server, write(tmp_path, "big.jpg", big))
     assert sent and sent[0] < len(big) / 3, (sent, len(big))
     assert int(page.text_content("#total")) == truth
@@ -1128,7 +1129,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     button.click()
     expect(page.locator("#total")).to_have_text(totals[0])
     held = []
-    page.route("**/api/grid", lambda route: held.append(route))
+    page.route("**/api/grid?*", lambda route: held.append(route))
 
     def release():
         for _ in range(50):
@@ -1170,7 +1171,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     expect(page.locator("#total")).to_have_text(second_total)
     for route in held:
         route.abort()  # the answer lost
-    page.unroute("**/api/grid")
+    page.unroute("**/api/grid?*")
     page.reload()
     expect(page.locator("#total")).to_have_text(second_total, timeout=30000)
     button.click()
@@ -1311,3 +1312,27 @@ def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, pa
     status = page.text_content("#room-status")
     assert "of its 20 cards are in doubt: check them below, or take the photo again." in status, status
     assert room_id
+
+
+def test_a_corrected_doubt_goes_even_when_a_proxy_asks_for_another_language(server, page, photo_set, reader, tmp_path):
+    # Every request of the page sent with "Accept-Language: cs" (a proxy rewriting the page's
+    # "en"): the page asks in English by its query too (?lang=en), so the doubts come back in
+    # English and a corrected cell's doubt is found by its wording and goes.
+    page.set_extra_http_headers({"Accept-Language": "cs"})
+    asked = []
+    page.on("request", lambda r: r.resource_type in ("fetch", "xhr") and urlsplit(r.url).path.startswith("/api/")
+            and asked.append(r.url))  # the API's JSON, not its <img>s
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    assert asked and all("lang=en" in url for url in asked), asked
+    doubtful = page.eval_on_selector_all("#solo-tableau .grid button.doubt", "bs => bs.map(b => [+b.dataset.row, +b.dataset.col])")
+    assert len(doubtful) >= 2
+    lines = page.eval_on_selector_all("#solo-tableau .doubts li", "lis => lis.map(li => li.textContent)")
+    r, c = doubtful[0]
+    mine = f"row {r + 1}, col {c + 1}: "
+    assert any(line.startswith(mine) for line in lines)
+    page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
+    page.click("#choices button[data-type='meadow']")
+    page.wait_for_function(f"document.querySelectorAll('#solo-tableau .grid button.doubt').length === {len(doubtful) - 1}",
+                           timeout=10000)
+    after = page.eval_on_selector_all("#solo-tableau .doubts li", "lis => lis.map(li => li.textContent)")
+    assert not any(line.startswith(mine) for line in after) and after

@@ -15,6 +15,10 @@ const $ = (id) => document.getElementById(id);
 // The page asks for English and translates with I18N.message, so a change of language needs no
 // new request (the service speaks the player's language to other clients: Accept-Language).
 const API_HEADERS = { "Accept-Language": "en" };
+// ... and in the query too, which the service reads first: a proxy that rewrites the header
+// would otherwise have the doubts come back translated, and a corrected cell's doubt, matched
+// by its English wording, would stay listed.
+const inEnglish = (url) => `${url}${url.includes("?") ? "&" : "?"}lang=en`;
 
 function showOffline(off) { $("offline").hidden = !off; }
 
@@ -23,7 +27,7 @@ async function api(method, url, body, headers = {}) {
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   let res;
-  try { res = await fetch(url, init); } catch { showOffline(true); throw saying(() => t("ui.network_error")); }
+  try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error")); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw saying(() => errorText(data, res), { status: res.status, detail: data.detail });  // 409: written in between
@@ -43,7 +47,7 @@ function errorText(data, res) {
 function upload(url, form, headers, onProgress) {
   const xhr = new XMLHttpRequest();
   const promise = new Promise((resolve, reject) => {
-    xhr.open("POST", url);
+    xhr.open("POST", inEnglish(url));
     for (const [k, v] of Object.entries({ ...API_HEADERS, ...headers })) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded, e.total);
     xhr.upload.onload = () => onProgress(1, 1, true);
