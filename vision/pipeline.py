@@ -195,10 +195,9 @@ def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[Cell
     make a doubt instead of a confident mistake. Most cells are sure at once, so this
     classifies ~3x fewer crops than four turns for every cell; on the test sets it gives the
     same reads, and no confident wrong either way. A namer may set how sure is sure at once
-    (``sure_at_once``); the matcher does."""
+    (``sure_at_once``); the matcher does (``CardMatcher.sure_at_once``)."""
     first = classifier(crops)
     named = [CellNaming(p, int(p.argmax()), float(p.max())) for p in first]
-    # A namer may say how sure is sure at once (the matcher does: ``CardMatcher.sure_at_once``).
     unsure = np.flatnonzero(first.max(1) < getattr(classifier, "sure_at_once", SURE_AT_ONCE))
     turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
     others = classifier(turned).reshape(len(unsure), 3, first.shape[1])

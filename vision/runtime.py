@@ -131,6 +131,7 @@ class Network:
             requests[key] = model.create_infer_request()
         return requests[key].infer({0: blob})[0]  # a copy: the request's own buffer is not shared
 
+
 def image_blob(images_bgr) -> np.ndarray:
     """BGR images (HWC, uint8) as the networks take them: RGB, CHW, float32 in [0, 1]."""
     batch = np.stack(images_bgr)[..., ::-1].transpose(0, 3, 1, 2)
