@@ -28,7 +28,10 @@ from .corners import REFINE_SIZE, SPAN, box_crops, crop_transforms
 
 @dataclass
 class CornerRecipe:
-    photo_recipe: str = "finder-corners"  # whose training photos (vision.train RECIPES) it learns from
+    name: str = "corners"  # its run folder: data/runs/<name>
+    # Whose training photos (vision.train RECIPES) it learns from: the corner finder recipe's
+    # (the stand-in, generated decks, dark ones) and, for ``corners-any``, cards of any art.
+    photo_recipes: tuple[str, ...] = ("finder-corners",)
     crops_per_photo: int = 24
     epochs: int = 20
     batch: int = 256
@@ -39,6 +42,16 @@ class CornerRecipe:
     grow: float = 0.08  # its sides scaled by up to this
     turn_deg: float = 3.0  # and turned (sd)
     p_short_sides: float = 0.35  # boxed along the card's short sides instead of its long ones
+
+
+# The shipped refiner's recipe, and a candidate that also learns from photos of cards of any art
+# (finder-any's: full-bleed surfaces, painted noise, shards, posters, dark stock), where unseen
+# decks' cards were cut 0.2 of a card off (dark cards' boxes run into their shadow, touching
+# full-bleed cards' edges are thin lines like the art's own).
+RECIPES = {
+    "corners": CornerRecipe(),
+    "corners-any": CornerRecipe(name="corners-any", photo_recipes=("finder-corners", "finder-any"), seed=1),
+}
 
 
 def _box_along(quad: np.ndarray, long_sides: bool) -> tuple[np.ndarray, float, float]:
@@ -136,22 +149,25 @@ def _tensor(crops: np.ndarray):
 def train(threads: int = 2, ship: bool = True, recipe: CornerRecipe | None = None, run_dir: Path | None = None) -> Path:
     import torch
 
-    from .train import RECIPES, _dataset_dir, prepare_data
+    from .train import RECIPES as PHOTO_RECIPES
+    from .train import _dataset_dir, prepare_data
 
     recipe = recipe or CornerRecipe()
     torch.set_num_threads(threads)
     torch.manual_seed(recipe.seed)
-    photos = RECIPES[recipe.photo_recipe]
-    root = _dataset_dir(photos, "standin")
-    prepare_data(photos, "standin", root)
-    train_x, train_y = examples(sorted(root.glob("train*")), recipe, recipe.seed)
-    val_x, val_y = examples(sorted(root.glob("val*")), recipe, recipe.seed + 1)
+    roots = []
+    for name in recipe.photo_recipes:
+        photos = PHOTO_RECIPES[name]
+        roots.append(_dataset_dir(photos, "standin"))
+        prepare_data(photos, "standin", roots[-1])
+    train_x, train_y = examples([f for root in roots for f in sorted(root.glob("train*"))], recipe, recipe.seed)
+    val_x, val_y = examples([f for root in roots for f in sorted(root.glob("val*"))], recipe, recipe.seed + 1)
     net = build_network(recipe.width)
     steps = recipe.epochs * (len(train_x) // recipe.batch)
     optimiser = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, recipe.lr, total_steps=steps, pct_start=0.1)
     rng = np.random.default_rng(recipe.seed)
-    run_dir = run_dir or data_dir() / "runs" / "corners"
+    run_dir = run_dir or data_dir() / "runs" / recipe.name
     run_dir.mkdir(parents=True, exist_ok=True)
     started, log = time.time(), []
     for epoch in range(recipe.epochs):
@@ -200,4 +216,4 @@ def export(net, recipe: CornerRecipe, run_dir: Path, log: list[dict]) -> Path:
     return path
 
 
-__all__ = ["CornerRecipe", "crop_transforms", "train"]
+__all__ = ["RECIPES", "CornerRecipe", "crop_transforms", "train"]

@@ -22,12 +22,14 @@ def run(args: argparse.Namespace) -> int:
                                    off_cuts=args.model == "matcher-off-cuts")
         print(f"exported {path}")
         return 0
-    if args.model == "corners":  # the corner refiner: learns from the corner finder recipe's photos
+    if args.model in ("corners", "corners-any"):  # the corner refiner (and a candidate shown cards of any art)
+        from dataclasses import replace
+
         from ecoscore.vision import train_corners
 
-        recipe = train_corners.CornerRecipe()
+        recipe = train_corners.RECIPES[args.model]
         if args.epochs:
-            recipe.epochs = args.epochs
+            recipe = replace(recipe, epochs=args.epochs)
         path = train_corners.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=recipe)
         print(f"exported {path}")
         return 0
@@ -48,7 +50,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts and matcher-covered), corners (the corner refiner), "
+    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts and matcher-covered), corners (the corner "
+                                 "refiner; the candidate corners-any), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")
