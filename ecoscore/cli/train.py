@@ -9,10 +9,12 @@ from .common import BadInput
 def run(args: argparse.Namespace) -> int:
     from ecoscore.datasets.deck import DeckError, load_deck
 
-    if args.model == "matcher-covered":  # from the shipped matcher, on cells partly covered too
+    if args.model in ("matcher-covered", "matcher-longer"):  # from the shipped matcher, on cells partly covered too
         from ecoscore.vision import train_matcher
 
-        path = train_matcher.train_covered(threads=max(args.threads, 2), ship=not args.no_ship)
+        stage = train_matcher.MatcherLonger() if args.model == "matcher-longer" else train_matcher.MatcherCovered()
+        path = train_matcher.train_covered(threads=max(args.threads, 2), ship=not args.no_ship, covered=stage,
+                                           run_name=args.model)
         print(f"exported {path}")
         return 0
     if args.model in ("matcher", "matcher-off-cuts"):  # trained on many generated decks, not on one: no --deck
@@ -50,7 +52,7 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts and matcher-covered), corners (the corner "
+    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered and matcher-longer), corners (the corner "
                                  "refiner; the candidate corners-any), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
