@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from other_decks import mosaic_deck, silhouette_deck  # bench/ is on the path when a bench runs as a script
+from stats import wilson
 
 from ecoscore.datasets.deck import Deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck, write_deck
@@ -74,7 +75,9 @@ def main() -> None:
     parser.add_argument("--foreign", type=int, default=8)
     parser.add_argument("--standin", type=Path, nargs="*", default=[])
     parser.add_argument("--timing", type=Path)
+    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     args = parser.parse_args()
+    outcomes: dict[str, dict[str, bool]] = {}
     root = data_dir() / "bench-decks"
     reader = Reader()
     embedder = CardEmbedder()
@@ -92,6 +95,7 @@ def main() -> None:
         for split, n in (("normal", args.normal), ("hard", args.hard)):
             ev = evaluate(Reader(reader.finder, matcher), rendered(deck, root, split, n, 5000 + 10 * i), progress=False)
             row[split] = summary(ev)
+            outcomes[f"{deck.name}/{split}"] = ev.outcomes
         data, grid = enrolment_photo(deck, 7000 + i)
         t0 = time.perf_counter()
         try:
@@ -104,6 +108,7 @@ def main() -> None:
             ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / "normal",
                           progress=False)
             row["photo_enrolled_normal"] = summary(ev)
+            outcomes[f"{deck.name}/photo_enrolled_normal"] = ev.outcomes
         report["decks"][deck.name] = row
         print(deck.name, json.dumps({k: (v["tableau_exact_rate"], v["confident_wrong"]) if isinstance(v, dict) else v
                                      for k, v in row.items()}), flush=True)
@@ -141,7 +146,8 @@ def main() -> None:
     def pooled(split):  # tableaux read exactly over every deck, and the worst deck
         done = [r[split] for r in rows if split in r]
         exact = sum(round(d["tableau_exact_rate"] * d["tableaux"]) for d in done)
-        return {"pooled": round(exact / max(1, sum(d["tableaux"] for d in done)), 4),
+        tableaux = sum(d["tableaux"] for d in done)
+        return {"pooled": round(exact / max(1, tableaux), 4), "ci95": [round(x, 4) for x in wilson(exact, tableaux)],
                 "worst_deck": min(d["tableau_exact_rate"] for d in done), "decks": len(done)}
 
     report["floors"] = {split: pooled(split) | {"floor": floor} for split, floor in FLOORS.items()} | {
@@ -149,6 +155,8 @@ def main() -> None:
         "photo_enrolments_refused": sum("photo_enrolment_refused" in r for r in rows),
         "enrol_max_s": max(max(r["enrol_faces_s"], r.get("enrol_photo_s", 0)) for r in rows)}
     print(json.dumps(report, indent=2))
+    if args.outcomes:
+        args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
     python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
     python bench/compare_finders.py models/finder.onnx --classifier data/runs/classifier-96-standin/weights/best.onnx --standin-only
+    python bench/compare_finders.py models/finder.onnx --outcomes a.json   # then bench/paired.py a.json b.json
 """
 from __future__ import annotations
 
@@ -31,19 +32,24 @@ STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_c
 
 
 def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
-             standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None) -> dict:
+             standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None,
+             outcomes: dict | None = None) -> dict:
+    """Each set's summary; ``outcomes``, if given, gets each set's tableau by tableau (bench/paired.py)."""
     rows = {}
+    outcomes = {} if outcomes is None else outcomes
     for i, deck in enumerate(tuning_decks() if decks else ()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
         reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
-            rows[f"{deck.name}/{split}"] = summary(evaluate(reader, folder, progress=False))
+            ev = evaluate(reader, folder, progress=False)
+            rows[f"{deck.name}/{split}"], outcomes[f"{deck.name}/{split}"] = summary(ev), ev.outcomes
     reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look)
     for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
         if folder.is_dir():
-            rows[f"standin/{name}"] = summary(evaluate(reader, folder, progress=False))
+            ev = evaluate(reader, folder, progress=False)
+            rows[f"standin/{name}"], outcomes[f"standin/{name}"] = summary(ev), ev.outcomes
     return rows
 
 
@@ -67,6 +73,7 @@ def main() -> None:
     parser.add_argument("--standin-only", action="store_true", help="skip the other decks (read by the matcher)")
     parser.add_argument("--classifier", type=Path, help="the classifier to read the stand-in with, if not the shipped one "
                                                         "(a run's ONNX beside a sidecar JSON: its imgsz and names)")
+    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here (one finder), for bench/paired.py")
     args = parser.parse_args()
     embedder = CardEmbedder(args.matcher)
     classifier = CardClassifier(args.classifier) if args.classifier else None
@@ -74,8 +81,11 @@ def main() -> None:
         t0 = time.perf_counter()
         refiner = CornerRefiner(args.refiner) if args.refiner else None
         finder = CardFinder(path, refiner=refiner) if args.conf is None else CardFinder(path, conf=args.conf, refiner=refiner)
+        outcomes: dict = {}
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
-                        not args.standin_only, classifier)
+                        not args.standin_only, classifier, outcomes)
+        if args.outcomes:
+            args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "

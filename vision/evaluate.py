@@ -49,6 +49,9 @@ class Evaluation:
     cut: int = 0  # tableaux cut by the frame with at least MIN_CARDS cards in it (a neighbour's)
     cut_reported: int = 0  # ... reported as a tableau (on that tableau's cells)
     cut_reported_with_doubt: int = 0  # ... and saying the frame cuts it
+    # Each fully visible truth tableau ("<image>/<its index in the truth>"): read exactly or not;
+    # two readers on the same set compare tableau by tableau (bench/paired.py).
+    outcomes: dict[str, bool] = field(default_factory=dict)
 
     def summary(self) -> dict:
         t = max(self.tableaux, 1)
@@ -138,12 +141,14 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
         ev.tableaux += len(visible)
         kind = ev.by_kind.setdefault("one tableau" if len(truth["tableaux"]) == 1 else "several tableaux", [0, 0])
         kind[0] += len(visible)
+        ids = {id(tab): f"{path.stem}/{k}" for k, tab in enumerate(truth["tableaux"])}
         try:
             read = reader.read(data)
         except (NoTableauError, ImageError):
             ev.errors += 1
-            for _ in visible:
+            for tab in visible:
                 ev.miss(NOT_FOUND, path.stem)
+                ev.outcomes[ids[id(tab)]] = False
             continue
         for stage, ms in read.timings_ms.items():
             ev.timings.setdefault(stage, []).append(ms)
@@ -161,6 +166,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             ev.cut_reported_with_doubt += any(CUT_DOUBT in " ".join(r.doubts) for r in on)
         for tab in visible:
             match = next(((r, m) for r in read.tableaux if (m := match_read(r, tab)) is not None), None)
+            ev.outcomes[ids[id(tab)]] = False
             if match is None:
                 ev.miss(NOT_FOUND, path.stem)
                 continue  # the photo's other doubts or errors speak for it
@@ -175,6 +181,7 @@ def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: b
             if right == len(mapping):
                 ev.exact += 1
                 kind[1] += 1
+                ev.outcomes[ids[id(tab)]] = True
             else:
                 ev.miss(UNREADABLE if unreadable_cards(reader, data, tab) else CUT_WRONG, path.stem)
                 if not doubtful:
