@@ -10,9 +10,16 @@ from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck
 from ecoscore.paths import data_dir
 
 
-def tuning_decks():
-    return [generate_deck(HELD_OUT_SEEDS[100 + i], style) for i, style in enumerate(STYLES)] + [mosaic_deck(2),
-                                                                                               silhouette_deck(2)]
+def tuning_decks(more: bool = False):
+    """The decks candidates are chosen on: one of each generated style and of each other style;
+    ``more``: a second seven as well (seven decks tell a real change from one deck's luck poorly:
+    three candidates of 2026-11-25 gained on the first seven and lost held out)."""
+    decks = [generate_deck(HELD_OUT_SEEDS[100 + i], style) for i, style in enumerate(STYLES)] + [mosaic_deck(2),
+                                                                                                silhouette_deck(2)]
+    if more:
+        decks += [generate_deck(HELD_OUT_SEEDS[200 + i], style) for i, style in enumerate(STYLES)] + [
+            mosaic_deck(3), silhouette_deck(3)]
+    return decks
 
 
 def main() -> None:
