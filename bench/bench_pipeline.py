@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from setnames import set_name  # bench/ is on the path when a bench runs as a script
+from stats import wilson
 
 from ecoscore.scoring import score_game, score_pad
 from ecoscore.vision.evaluate import evaluate
@@ -52,13 +53,18 @@ def main() -> None:
     parser.add_argument("--timing", type=Path)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     args = parser.parse_args()
     reader = Reader()
-    report = {}
+    report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)
-        report[set_name(folder, args.set)] = ev.summary() | {"confident_wrong_images": ev.wrong,
-                                                              "phantom_images": ev.phantom_images}
+        name = set_name(folder, args.set)
+        report[name] = ev.summary() | {"confident_wrong_images": ev.wrong, "phantom_images": ev.phantom_images,
+                                       "exact_ci95": [round(x, 4) for x in wilson(ev.exact, ev.tableaux)]}
+        outcomes[name] = ev.outcomes
+    if args.outcomes:
+        args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
     if args.timing:
         report["timing_12mp"] = timing(reader, args.timing, args.runs)
     print(json.dumps(report, indent=2))
