@@ -100,7 +100,7 @@ class Network:
         self.any_size = shape.rank.get_length() == 4 and shape[2].is_dynamic and shape[3].is_dynamic
         # One compiled model per input shape (C, H, W) of an open-size model, else one for all (None).
         self._compiled: dict[tuple[int, ...] | None, Any] = (
-            {} if self.any_size else {None: self._core.compile_model(self._read, "CPU", self.config)})
+            {} if self.any_size else {None: self._compile(self._read, self.config)})
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -120,8 +120,21 @@ class Network:
                     config = self.config
                     if self.one_stream_above is not None and max(key[1:]) > self.one_stream_above:
                         config = config | {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
-                    self._compiled[key] = self._core.compile_model(model, "CPU", config)
+                    self._compiled[key] = self._compile(model, config)
         return key, self._compiled[key]
+
+    def _compile(self, model, config: dict) -> Any:
+        """``model`` compiled for the CPU, through the on-disk cache when it can be. Processes
+        that compile the same model at once on a cold cache (batch workers, service workers)
+        race in OpenVINO's write of the cached blob: one failed with "filesystem error: cannot
+        set permissions: No such file or directory [...blob]" (a fresh clone's test of
+        `ecoscore batch`). The cache only saves time, so such a compile is done again without it."""
+        try:
+            return self._core.compile_model(model, "CPU", config)
+        except RuntimeError as err:
+            if "filesystem error" not in str(err):
+                raise
+            return self._core.compile_model(model, "CPU", config | {"CACHE_DIR": ""})
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         """The first output for a float32 NCHW batch."""
