@@ -99,11 +99,11 @@ def measure_hands(reader: Reader, n: int, seed: int, most: float = 0.5) -> dict:
         except NoTableauError:
             row["refused"] += 1
             continue
-        mapping = next((m for r in reads if (m := match_read(r, tab)) is not None), None)
-        read = next((r for r in reads if match_read(r, tab) is not None), None)
-        if mapping is None or read is None:
+        match = next(((r, m) for r in reads if (m := match_read(r, tab)) is not None), None)
+        if match is None:
             row["refused"] += 1
             continue
+        read, mapping = match
         truth = {(c["row"], c["col"]): c["type"] for c in tab["cells"]}
         for i, rc in mapping.items():
             cell = read.cells[i]
