@@ -304,6 +304,8 @@ class MatcherCovered:
     decks: range = TRAIN_SEEDS[9000:12000]
     p_dark: float = 0.3
     p_steep: float = 0.3
+    bank: str = "bank-covered"  # its bank of photos, data/matcher/<bank>.npz
+    replay_covered: bool = False  # the third stage's bank trained on again beside its own
 
 
 @dataclass
@@ -317,6 +319,8 @@ class MatcherLonger(MatcherCovered):
     scenes: int = 3000
     first_scene: int = 400_000
     decks: range = TRAIN_SEEDS[12000:18000]
+    bank: str = "bank-longer"
+    replay_covered: bool = True
 
 
 def train_matcher(banks: list[Path], recipe: MatcherRecipe | None = None, run_dir: Path | None = None, *,
@@ -417,9 +421,9 @@ def train_covered(threads: int = 2, ship: bool = True, covered: MatcherCovered |
     """``ecoscore train matcher-covered``: ``MatcherCovered`` from the shipped matcher;
     ``matcher-longer``: ``MatcherLonger``, the third stage's bank replayed beside its own."""
     covered = covered or MatcherCovered()
-    stages = [("bank-covered", MatcherCovered())] + ([("bank-longer", covered)] if isinstance(covered, MatcherLonger) else [])
-    banks = [_bank(name, stage.scenes, stage.decks, first=stage.first_scene, p_dark=stage.p_dark,
-                   p_steep=stage.p_steep, workers=threads) for name, stage in stages]
+    stages = ([MatcherCovered()] if covered.replay_covered else []) + [covered]
+    banks = [_bank(stage.bank, stage.scenes, stage.decks, first=stage.first_scene, p_dark=stage.p_dark,
+                   p_steep=stage.p_steep, workers=threads) for stage in stages]
     meta = json.loads((models_dir() / "matcher.json").read_text(encoding="utf-8"))
     shipped = MatcherRecipe(**{k: v for k, v in meta["recipe"].items() if k in MatcherRecipe.__dataclass_fields__})
     recipe = replace(shipped, steps=covered.steps, lr=covered.lr, p_cover=covered.p_cover,
