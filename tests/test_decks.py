@@ -31,11 +31,15 @@ def test_every_style_draws_eleven_different_faces():
 
 def test_held_out_decks_are_never_trained_on():
     from ecoscore.datasets.matchset import DARK
-    from ecoscore.vision.train_matcher import MatcherFineTune, MatcherOffCuts, MatcherRecipe
+    from ecoscore.vision.train_matcher import STAGES, MatcherFineTune, MatcherOffCuts, MatcherRecipe
 
-    for trained in (TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks, MatcherOffCuts().decks):
+    banks = [TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks, MatcherOffCuts().decks,
+             *(stage().decks for stage in STAGES.values())]
+    for trained in banks:
         assert not set(trained) & set(HELD_OUT_SEEDS[:1000])
         assert trained.start >= TRAIN_SEEDS.start and trained.stop <= min(TRAIN_SEEDS.stop, HELD_OUT_SEEDS.start)
+    # Each later bank draws decks no bank before it drew (a "fresh bank" is fresh).
+    assert sum(len(b) for b in banks) == len(set().union(*banks))
     assert TRAIN_SEEDS.stop <= DARK  # a dark deck's id never names another seed
 
 

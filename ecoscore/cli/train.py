@@ -9,10 +9,10 @@ from .common import BadInput
 def run(args: argparse.Namespace) -> int:
     from ecoscore.datasets.deck import DeckError, load_deck
 
-    if args.model in ("matcher-covered", "matcher-longer"):  # from the shipped matcher, on cells partly covered too
+    if args.model in ("matcher-covered", "matcher-longer", "matcher-hard"):  # from the shipped matcher
         from ecoscore.vision import train_matcher
 
-        stage = train_matcher.MatcherLonger() if args.model == "matcher-longer" else train_matcher.MatcherCovered()
+        stage = train_matcher.STAGES[args.model]()
         path = train_matcher.train_covered(threads=max(args.threads, 2), ship=not args.no_ship, covered=stage,
                                            run_name=args.model)
         print(f"exported {path}")
@@ -52,8 +52,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered and matcher-longer), corners (the corner "
-                                 "refiner; the candidate corners-any), "
+    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered, matcher-longer and "
+                                 "matcher-hard), corners (the corner refiner; the candidate corners-any), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")
