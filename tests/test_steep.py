@@ -127,3 +127,22 @@ def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
         doubts = [d for t in read.tableaux for d in t.doubts]
         told += any(advice.which(d) and advice.which(d)[0] is advice.CUT_BY_FRAME for d in doubts)
     assert cut >= 4 and told >= cut - 1, f"{told} of {cut}"
+
+
+@needs_models
+def test_big_blurred_cards_far_apart_at_a_slant_are_read_not_refused(reader, deck):
+    """A tableau laid with 2-3.5 cm gaps, photographed at 33° through blur on a striped cloth: the
+    finder boxes 10 of its cards on the quick look's small canvas and 4 on the first look's, so
+    only the small canvas fits a grid. Read from it (doubted), not refused as before."""
+    from ecoscore.vision.pipeline import NoTableauError, Reader
+
+    scene = render_scene(deck, (77, 19), steep_params(long_side=1600, p_touching=0.0, gap_mm=(15.0, 35.0)))
+    with pytest.raises(NoTableauError):  # the first look alone finds no grid
+        Reader(reader.finder, reader.classifier, quick_look=False).read(scene.jpeg)
+    read = reader.read(scene.jpeg)
+    assert len(read.tableaux) == 1
+    tableau = read.tableaux[0]
+    truth = scene.truth["tableaux"][0]
+    assert sum(cell.type is not None for cell in tableau.cells) >= 10
+    assert tableau.doubts  # not all of it is found: never a confident read of part of it
+    assert sum(c["type"] is not None for c in truth["cells"]) > 10

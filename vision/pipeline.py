@@ -282,23 +282,34 @@ class Reader:
         ``timings``: gets the milliseconds of ``detect`` (the looks and the lattice fit) and ``snap``
         (the second look)."""
         t1 = time.perf_counter()
-        seen = self._quick(photo.image) if self.quick_look else None
-        if seen is None:
+        quick = self._quick_look(photo.image) if self.quick_look else None
+        if quick is not None and self._quick_enough(photo.image, *quick):
+            det, fits, loose = quick
+        else:
             det = self.find(photo.image)
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
-        else:
-            det, fits, loose = seen
         if len(fits) > MAX_TABLEAUX:
             self._refuse(photo, det, f"too many tableaux in one photo (grids of cards found: {len(fits)}; a game has at "
                                      f"most {MAX_TABLEAUX}): photograph the tableaux of one game")
         t2 = time.perf_counter()
         if self.second_look:
-            det = self._look_again(photo, det, fits)
-            det, fits, loose = self._fit_outlines(photo, det, fits, loose)
-            det, fits, loose = self._fit_wider(photo, det, fits, loose)
+            det, fits, loose = self._snap(photo, det, fits, loose)
+        if not fits and quick is not None and 0 < len(quick[1]) <= MAX_TABLEAUX:
+            # The small canvas fitted a grid where the first look, and the second, fit none: big,
+            # blurred cards far apart seen at a slant (a steep photo of a tableau laid with 2-4 cm
+            # gaps: 10 cards boxed at 384 px, 4 at 512). Its grid, doubted, is a better answer
+            # than a refusal; the second look fills the cells the small canvas missed.
+            det, fits, loose = self._snap(photo, *quick) if self.second_look else quick
         if timings is not None:
             timings.update(detect=(t2 - t1) * 1e3, snap=(time.perf_counter() - t2) * 1e3)
         return det, fits, loose
+
+    def _snap(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int]
+              ) -> tuple[Detections, list[TableauFit], list[int]]:
+        """The second look: cells looked at again, then grids fitted on outlines and wider."""
+        det = self._look_again(photo, det, fits)
+        det, fits, loose = self._fit_outlines(photo, det, fits, loose)
+        return self._fit_wider(photo, det, fits, loose)
 
     def _look_again(self, photo: Photo, det: Detections, fits: list[TableauFit]) -> Detections:
         """A second look (``second_look.py``) at each tableau with cells where no card was found,
@@ -458,20 +469,29 @@ class Reader:
         return kept
 
     def _quick(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
-        """The quick look's cards and fit, when it shows one tableau of big cards, and no loose
-        card beside it nor a group of loose cards lying side by side (``QUICK_SIZE``); None: the
+        """The quick look's cards and fit, when they are enough (``_quick_enough``); None: the
         photo needs the first look."""
+        seen = self._quick_look(image)
+        return seen if seen is not None and self._quick_enough(image, *seen) else None
+
+    def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
+        """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;
+        None: too few cards for a tableau."""
         det = self.finder(image, QUICK_SIZE)
         if len(det) < MIN_CARDS:
             return None
         fits, loose = fit_tableaux(det, (image.shape[1], image.shape[0]))
+        return det, fits, loose
+
+    def _quick_enough(self, image: np.ndarray, det: Detections, fits: list[TableauFit], loose: list[int]) -> bool:
+        """Whether the quick look answers the photo: one tableau of big cards, and no loose card
+        beside it nor a group of loose cards lying side by side."""
         smallest = float(det.sizes[:, 1].min()) * QUICK_SIZE / max(image.shape[:2])
         if len(fits) != 1 or fits[0].ambiguous_window or smallest < QUICK_CARD_PX:
-            return None
+            return False
         own = fits[0].detections
-        if loose and (len(self._beside(det, own, loose)) > len(own) or side_by_side(det.subset(loose))):
-            return None  # maybe the tableau's own card, or a tableau cut by the frame: look properly
-        return det, fits, loose
+        # A loose card may be the tableau's own, or a tableau cut by the frame: look properly.
+        return not (loose and (len(self._beside(det, own, loose)) > len(own) or side_by_side(det.subset(loose))))
 
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones."""
