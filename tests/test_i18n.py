@@ -83,6 +83,8 @@ MESSAGES = [
     "13 wolf cards read, but a deck holds only 12: a misread card?",
     "the cards do not sit on a regular grid (fit error 0.31 card widths)",
     "a whole edge row or column is empty: where the grid ends is a guess",
+    "the grid was found only on a small copy of the photo: where it lies is a guess, so check every cell, or "
+    "photograph the tableau from higher up",
     "1 card in line with the grid but outside its 5 × 4 were left out",
     "3 cards in line with the grid but outside its 5 × 4 were left out",
     "6 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)",

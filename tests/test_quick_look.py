@@ -53,6 +53,23 @@ def test_one_tableau_of_big_cards_is_read_from_the_quick_look_alone():
     det, fits, loose = locate(finder)
     assert finder.sizes == [QUICK_SIZE]
     assert len(fits) == 1 and len(fits[0].detections) == ROWS * COLS and not loose
+    assert not fits[0].small_canvas
+
+
+def test_a_grid_only_the_quick_look_fits_is_taken_and_marked_a_guess():
+    # Small cards send the photo to the first look, which boxes 3 of them: no grid there. The
+    # quick look's grid is read rather than the photo refused, marked as found on the small canvas.
+    finder = CanvasFinder(grid(SMALL), grid(SMALL).subset(np.arange(3)))
+    det, fits, loose = locate(finder)
+    assert finder.sizes[0] == QUICK_SIZE and any(size != QUICK_SIZE for size in finder.sizes[1:])
+    assert len(fits) == 1 and len(fits[0].detections) == ROWS * COLS and fits[0].small_canvas
+    assert len(det) == ROWS * COLS
+
+
+def test_the_first_look_s_grid_wins_over_the_quick_look_s():
+    finder = CanvasFinder(grid(SMALL), grid(SMALL, holes=2))
+    det, fits, loose = locate(finder)
+    assert len(fits) == 1 and len(fits[0].detections) == ROWS * COLS - 2 and not fits[0].small_canvas
 
 
 def test_cells_without_a_card_do_not_stop_the_quick_look():

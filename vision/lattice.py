@@ -59,6 +59,9 @@ class TableauFit:
     residual: float  # RMS distance of card centres from their lattice points, in card widths
     ambiguous_window: bool  # fewer than 5 columns or 4 rows hold cards: the grid's place is a guess
     off_grid: list[int] = field(default_factory=list)  # in line with the grid, just outside its 5 × 4
+    # Fitted on the quick look's small canvas only, where the finder's looks at full size fit no
+    # grid (the reader's last resort before a refusal): where the grid lies is a guess.
+    small_canvas: bool = False
 
     @property
     def detections(self) -> list[int]:

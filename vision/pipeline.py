@@ -6,7 +6,7 @@ nothing is silently "fixed".
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
 import numpy as np
@@ -82,6 +82,8 @@ SECOND_LOOK_SIZE = 384
 # worth of a table edge). A photo with more grids than this is not one game, and every grid and
 # group of small cards costs looks of the finder: a made-up photo of 42 small grids took 24 s of
 # CPU to read. More small groups than this are not looked at closer; more grids are refused.
+SMALL_CANVAS_DOUBT = ("the grid was found only on a small copy of the photo: where it lies is a guess, so check "
+                      "every cell, or photograph the tableau from higher up")
 MAX_TABLEAUX = 8
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
@@ -280,11 +282,13 @@ class Reader:
         """Where the cards and tableaux lie: (the cards found, the tableaux fitted on them, the
         cards outside every tableau). The finder's looks, the lattice fit, then the second look.
         ``timings``: gets the milliseconds of ``detect`` (the looks and the lattice fit) and ``snap``
-        (the second look)."""
+        (the second look). Where only the quick look's small canvas fits a grid, that grid is
+        taken, marked ``small_canvas``."""
         t1 = time.perf_counter()
         quick = self._quick_look(photo.image) if self.quick_look else None
-        if quick is not None and self._quick_enough(photo.image, *quick):
-            det, fits, loose = quick
+        first_look = not (quick is not None and self._quick_enough(photo.image, *quick))
+        if not first_look:
+            det, fits, loose = quick  # type: ignore[misc]
         else:
             det = self.find(photo.image)
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
@@ -294,12 +298,15 @@ class Reader:
         t2 = time.perf_counter()
         if self.second_look:
             det, fits, loose = self._snap(photo, det, fits, loose)
-        if not fits and quick is not None and 0 < len(quick[1]) <= MAX_TABLEAUX:
+        if not fits and first_look and quick is not None and 0 < len(quick[1]) <= MAX_TABLEAUX:
             # The small canvas fitted a grid where the first look, and the second, fit none: big,
             # blurred cards far apart seen at a slant (a steep photo of a tableau laid with 2-4 cm
-            # gaps: 10 cards boxed at 384 px, 4 at 512). Its grid, doubted, is a better answer
-            # than a refusal; the second look fills the cells the small canvas missed.
+            # gaps: 10 cards boxed at 384 px, 4 at 512). Its grid is read rather than refused, and
+            # says that its place is a guess (``TableauFit.small_canvas``); the second look fills
+            # the cells the small canvas missed.
             det, fits, loose = self._snap(photo, *quick) if self.second_look else quick
+            for fit in fits:
+                fit.small_canvas = True
         if timings is not None:
             timings.update(detect=(t2 - t1) * 1e3, snap=(time.perf_counter() - t2) * 1e3)
         return det, fits, loose
@@ -464,6 +471,8 @@ class Reader:
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
             seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale, unsure)
+            if fit.small_canvas:  # its cells outside the photo follow a guessed grid, not the tableau
+                seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
         return kept
@@ -679,6 +688,8 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
         doubts.append(f"the cards do not sit on a regular grid (fit error {fit.residual:.2f} card widths)")
     if fit.ambiguous_window:
         doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
+    if fit.small_canvas:
+        doubts.append(SMALL_CANVAS_DOUBT)
     if fit.off_grid:
         doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
                       "but outside its 5 × 4 were left out")
