@@ -1283,6 +1283,21 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     assert any(item.startswith("the tableau is cut by the frame") for item in items), items
 
 
+def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(server, page, tmp_path):
+    # Big blurred cards laid 2-3.5 cm apart at a slant: only the quick look's small canvas fits a
+    # grid, read with 11 doubtful cells. Its advice (photograph from higher up) sat behind "Show
+    # anyway" (a walk-through in headless Chromium), the retake box giving the general tips only.
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import render_scene, steep_params
+
+    scene = render_scene(load_deck("standin"), (77, 19), steep_params(long_side=1600, p_touching=0.0, gap_mm=(15.0, 35.0)))
+    upload_solo(page, server, write(tmp_path, "apart.jpg", scene.jpeg))
+    assert page.is_visible("#retake")
+    items = page.locator("#retake-advice li").all_text_contents()
+    assert any(item.startswith("the grid was found only on a small copy of the photo") for item in items), items
+    assert not any("cut by the frame" in item for item in items), items
+
+
 def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server, page, photo_set, tmp_path):
     # A fox beside a wolf (0 points) said "The highlighted card earned them" with the wolf lit,
     # and a meadow of one card that "the highlighted cards score together" with none lit (a
