@@ -130,5 +130,6 @@ def test_a_quick_look_reads_the_rendered_photos_as_the_first_look_does(reader, p
             assert grid_matches_truth(tab, truth)
         assert [c.type for t in fast_read.tableaux for c in t.cells] == \
             [c.type for t in slow_read.tableaux for c in t.cells]
-        quick_taken += reader._quick(fast_read.photo.image) is not None
+        quick = reader._quick_look(fast_read.photo.image)
+        quick_taken += quick is not None and reader._quick_enough(fast_read.photo.image, *quick)
     assert quick_taken >= len(photo_set) // 2, "one-tableau photos from above are what the quick look is for"

@@ -286,9 +286,9 @@ class Reader:
         taken, marked ``small_canvas``."""
         t1 = time.perf_counter()
         quick = self._quick_look(photo.image) if self.quick_look else None
-        first_look = not (quick is not None and self._quick_enough(photo.image, *quick))
-        if not first_look:
-            det, fits, loose = quick  # type: ignore[misc]
+        first_look = quick is None or not self._quick_enough(photo.image, *quick)
+        if quick is not None and not first_look:
+            det, fits, loose = quick
         else:
             det = self.find(photo.image)
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
@@ -476,12 +476,6 @@ class Reader:
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
         return kept
-
-    def _quick(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
-        """The quick look's cards and fit, when they are enough (``_quick_enough``); None: the
-        photo needs the first look."""
-        seen = self._quick_look(image)
-        return seen if seen is not None and self._quick_enough(image, *seen) else None
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;

@@ -440,8 +440,8 @@ def export_matcher(net, empty_proto, recipe: MatcherRecipe, run_dir: Path, init:
 
 def train_covered(threads: int = 2, ship: bool = True, covered: MatcherCovered | None = None,
                   run_name: str = "matcher-covered") -> Path:
-    """``ecoscore train matcher-covered``: ``MatcherCovered`` from the shipped matcher;
-    ``matcher-longer``: ``MatcherLonger``, the third stage's bank replayed beside its own."""
+    """``ecoscore train matcher-covered`` (or another of ``STAGES``): the stage from the shipped
+    matcher, on its own bank and, where it says so, the third stage's bank beside it."""
     covered = covered or MatcherCovered()
     stages = ([MatcherCovered()] if covered.replay_covered else []) + [covered]
     banks = [_bank(stage.bank, stage.scenes, stage.decks, first=stage.first_scene, p_dark=stage.p_dark,
