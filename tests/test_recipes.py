@@ -113,3 +113,17 @@ def test_the_shipped_classifiers_partner_is_named_by_its_recipe_so_a_retrained_o
     write_sidecar(tmp_path / "classifier.onnx", recipe, shipped["deck"])
     assert json.loads((tmp_path / "classifier.json").read_text())["partner"] == shipped["partner"]
     assert (models_dir() / shipped["partner"]["model"]).is_file()
+
+
+def test_training_without_the_train_extra_says_so_before_any_work(monkeypatch, capsys, tmp_path):
+    # A runtime-only install (scripts/serve.sh's) rendered a recipe's photos, then stopped on a
+    # ModuleNotFoundError traceback.
+    from ecoscore.cli import main
+    from ecoscore.cli import train as train_cli
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    monkeypatch.setattr(train_cli, "TRAINING_PACKAGES", ("torch", "no_such_package_ecoscore"))
+    assert main(["train", "finder-gaps", "--no-ship"]) == 2
+    err = capsys.readouterr().err
+    assert "training needs the train extra (no_such_package_ecoscore not installed)" in err
+    assert not any(tmp_path.iterdir())  # nothing rendered

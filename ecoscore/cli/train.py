@@ -2,24 +2,30 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 from .common import BadInput
 
+# The train extra. Without it a run rendered its photos first and then stopped on a traceback
+# (a runtime-only install: `scripts/serve.sh`'s).
+TRAINING_PACKAGES = ("torch", "ultralytics")
+
 
 def run(args: argparse.Namespace) -> int:
+    missing = [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise BadInput(f"training needs the train extra ({' and '.join(missing)} not installed): "
+                       "scripts/setup.sh test installs it")
     from ecoscore.datasets.deck import DeckError, load_deck
+    from ecoscore.vision import train_matcher  # no torch at import: only its training functions need it
 
-    if args.model in ("matcher-covered", "matcher-longer", "matcher-hard"):  # from the shipped matcher
-        from ecoscore.vision import train_matcher
-
+    if args.model in train_matcher.STAGES:  # from the shipped matcher
         stage = train_matcher.STAGES[args.model]()
         path = train_matcher.train_covered(threads=max(args.threads, 2), ship=not args.no_ship, covered=stage,
                                            run_name=args.model)
         print(f"exported {path}")
         return 0
     if args.model in ("matcher", "matcher-off-cuts"):  # trained on many generated decks, not on one: no --deck
-        from ecoscore.vision import train_matcher
-
         path = train_matcher.train(threads=max(args.threads, 2), ship=not args.no_ship,
                                    off_cuts=args.model == "matcher-off-cuts")
         print(f"exported {path}")
