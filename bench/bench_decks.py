@@ -75,6 +75,8 @@ def main() -> None:
     parser.add_argument("--foreign", type=int, default=8)
     parser.add_argument("--standin", type=Path, nargs="*", default=[])
     parser.add_argument("--timing", type=Path)
+    parser.add_argument("--no-deck-metric", action="store_true", help="name by nearest reference, without each deck's "
+                                                                       "own metric (vision/deck_metric.py)")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     args = parser.parse_args()
     outcomes: dict[str, dict[str, bool]] = {}
@@ -89,6 +91,8 @@ def main() -> None:
         t0 = time.perf_counter()
         faces = {card: [f[0]] for card, f in deck.faces.items()}  # one reference per type
         refs = References.embed(deck.name, embedder, faces)
+        if args.no_deck_metric:
+            refs.metric = None
         row["enrol_faces_s"] = round(time.perf_counter() - t0, 2)
         refs_by_deck[deck.name] = refs
         matcher = CardMatcher(embedder, refs)
@@ -104,6 +108,8 @@ def main() -> None:
             row["photo_enrolment_refused"] = str(err)
         else:
             photo_refs = References.embed(deck.name, embedder, crops)
+            if args.no_deck_metric:
+                photo_refs.metric = None
             row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
             ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / "normal",
                           progress=False)

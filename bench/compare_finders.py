@@ -33,12 +33,14 @@ STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_c
 
 def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
              standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None,
-             outcomes: dict | None = None, more_decks: bool = False) -> dict:
+             outcomes: dict | None = None, more_decks: bool = False, deck_metric: bool = True) -> dict:
     """Each set's summary; ``outcomes``, if given, gets each set's tableau by tableau (bench/paired.py)."""
     rows = {}
     outcomes = {} if outcomes is None else outcomes
     for i, deck in enumerate(tuning_decks(more_decks) if decks else ()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
+        if not deck_metric:
+            refs.metric = None
         reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
@@ -73,6 +75,8 @@ def main() -> None:
     parser.add_argument("--standin-only", action="store_true", help="skip the other decks (read by the matcher)")
     parser.add_argument("--classifier", type=Path, help="the classifier to read the stand-in with, if not the shipped one "
                                                         "(a run's ONNX beside a sidecar JSON: its imgsz and names)")
+    parser.add_argument("--no-deck-metric", action="store_true", help="name by nearest reference, without the deck's "
+                                                                       "own metric (vision/deck_metric.py)")
     parser.add_argument("--more-decks", action="store_true", help="fourteen tuning decks, not seven")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here (one finder), for bench/paired.py")
     args = parser.parse_args()
@@ -84,7 +88,7 @@ def main() -> None:
         finder = CardFinder(path, refiner=refiner) if args.conf is None else CardFinder(path, conf=args.conf, refiner=refiner)
         outcomes: dict = {}
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
-                        not args.standin_only, classifier, outcomes, args.more_decks)
+                        not args.standin_only, classifier, outcomes, args.more_decks, not args.no_deck_metric)
         if args.outcomes:
             args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")

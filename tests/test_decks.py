@@ -336,3 +336,23 @@ def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(
     with pytest.raises(DeckStoreError) as err:
         store.images("d")
     assert str(err.value).startswith("deck 'd': fox/0000.png: not a readable image") and str(tmp_path) not in str(err.value)
+
+
+def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
+    # A deck is fitted once (vision/deck_metric.py) and its metric cached beside the vectors:
+    # read from the cache, it names cells exactly as when it was fitted.
+    class Embedder:
+        version, imgsz = "test", 64
+
+        def __call__(self, crops):  # each channel's mean and spread: any deterministic embedding
+            x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)
+            return np.concatenate([x.mean(1), x.std(1), np.ones((len(crops), 2))], 1).astype(np.float32)
+
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    fitted = store.references("d", Embedder())
+    cached = store.references("d", Embedder())
+    assert fitted.metric is not None and cached.metric is not None
+    cells = Embedder()([np.full((64, 64, 3), v, np.uint8) for v in (0, 40, 200)])
+    assert np.allclose(fitted.metric.type_similarities(cells, len(CardType)),
+                       cached.metric.type_similarities(cells, len(CardType)))

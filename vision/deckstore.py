@@ -30,6 +30,7 @@ import numpy as np
 from ecoscore.scoring import CardType
 from ecoscore.tokens import holds, token_hash
 
+from .deck_metric import DeckMetric
 from .matcher import CardEmbedder, References
 
 DEFAULT_DECK = "standin"
@@ -293,7 +294,8 @@ class DeckStore:
         cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
         if cache.is_file():
             data = np.load(cache)
-            return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"])
+            metric = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"])
+            return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"], metric)
         # The crops read under the store's lock: a forget deleting them meanwhile made a read fail
         # on a half-deleted deck (an attack). Embedded outside it: that is the slow part.
         with self._locked():
@@ -304,8 +306,10 @@ class DeckStore:
                 cache.parent.mkdir(parents=True, exist_ok=True)
             part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
             with open(part, "wb") as handle:
+                assert refs.metric is not None  # References.embed fits it
                 np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,
-                         pattern_types=refs.pattern_types)
+                         pattern_types=refs.pattern_types, whiten=refs.metric.whiten,
+                         prototypes=refs.metric.prototypes, prototype_types=refs.metric.types)
             os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time

@@ -26,6 +26,7 @@ from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
+from .deck_metric import DeckMetric
 from .models import EMPTY, _metadata, _network
 from .runtime import run_batch
 
@@ -68,7 +69,7 @@ class CardEmbedder:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-6)
 
 
-REFERENCE_VIEWS = 3  # how references are embedded: bump when photo_views or colour_pattern changes
+REFERENCE_VIEWS = 4  # how references are embedded: bump when photo_views, colour_pattern or DeckMetric changes
 # How much the colour pattern's vote weighs beside the embedding's cosine (both in [-1, 1]).
 # Chosen on the tuning decks' cards cut with corner noise as the lattice cuts (σ 6 % of the
 # card's short side), ranking by the fused similarity: 0.5, 1 and 1.5 named 99.2, 99.2 and
@@ -77,6 +78,10 @@ REFERENCE_VIEWS = 3  # how references are embedded: bump when photo_views or col
 # --jitter 0.06` draws its own noise and names as the pipeline does (the mean of the two
 # probabilities): 99.3 / 96.1 % as read, the embedding 96.8 / 91.4 %, the pattern 94.6 / 88.0 %.
 PATTERN_WEIGHT = 1.0
+# The same with a deck's own metric (``deck_metric``): its whitened cosines tell types apart
+# by more, so the pattern weighs less (tuning cards, hard / normal misnamed: 0.35 → 53 / 16,
+# 0.5 → 46 / 19, 1.0 → 63 / 35).
+METRIC_PATTERN_WEIGHT = 0.5
 PATTERN_SIZE = 16  # px: the art's layout, not its detail; named as many tuning cards as 24 or 32 px
 PATTERN_EDGE = 2  # px left out round it, where a cell's cut meets the table
 
@@ -129,6 +134,7 @@ class References:
     types: np.ndarray  # R: index into TYPES
     patterns: np.ndarray  # P × K colour patterns of the references as given (no views), each turn
     pattern_types: np.ndarray  # P: index into TYPES
+    metric: DeckMetric | None = None  # the deck's own metric, fitted at enrolment
 
     @classmethod
     def embed(cls, name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]]) -> References:
@@ -136,10 +142,11 @@ class References:
         missing = [card.value for card in TYPES if not images.get(card)]
         if missing:
             raise ValueError(f"deck {name!r} has no reference for: {', '.join(missing)}")
-        crops, types, plain, plain_types = [], [], [], []
+        crops, types, plain, plain_types, squares = [], [], [], [], []
         for card in TYPES:
             for image in images[card]:
                 square = cv2.resize(image, (embedder.imgsz, embedder.imgsz), interpolation=cv2.INTER_AREA)
+                squares.append((TYPES.index(card), square))
                 for turn in range(4):
                     plain.append(np.ascontiguousarray(np.rot90(square, turn)))
                     plain_types.append(TYPES.index(card))
@@ -149,7 +156,8 @@ class References:
                         types.append(TYPES.index(card))
         # The pattern is blind to exposure and blurs anyway: the plain reference is enough
         # (with its views too, grey patterns named 96.6 against 96.9 % of hard tuning cards).
-        return cls(name, embedder(crops), np.array(types), colour_patterns(plain), np.array(plain_types))
+        return cls(name, embedder(crops), np.array(types), colour_patterns(plain), np.array(plain_types),
+                   DeckMetric.fit(embedder, squares, len(TYPES)))
 
 
 
@@ -177,24 +185,31 @@ class CardMatcher:
         return self.references.name
 
     def similarities(self, vectors: np.ndarray, patterns: np.ndarray | None = None) -> np.ndarray:
-        """N × 13: each type's nearest reference by cosine, the empty prototype, the not-ours
-        level; with the cells' colour patterns, as ``with_patterns`` turns them."""
-        per_type = _per_type(vectors @ self.references.vectors.T, self.references.types)
+        """N × 13: each type's similarity, the empty prototype, the not-ours level; with the
+        cells' colour patterns, as ``with_patterns`` turns them. A type's similarity is its cosine
+        in the deck's own metric where the deck has one (``deck_metric``), else its nearest
+        reference's cosine. The metric decides whether a cell holds a card of this deck too: on
+        the tuning decks its best cosine falls below the not-ours level for 1.1 % of the deck's
+        own cards in hard photos against 2.5 % plain, and stays above it for 6.9 % of another
+        deck's cards against 11.2 % and 1.3 % of another game's against 3.8 %."""
+        refs = self.references
+        per_type = (refs.metric.type_similarities(vectors, len(TYPES)) if refs.metric is not None
+                    else _per_type(vectors @ refs.vectors.T, refs.types))
         empty = vectors @ self.embedder.empty
         sims = np.column_stack([per_type, empty, np.full(len(vectors), self.embedder.not_ours, np.float32)])
         return sims if patterns is None else self.with_patterns(sims, patterns)
 
     def with_patterns(self, sims: np.ndarray, patterns: np.ndarray) -> np.ndarray:
-        """The embedding's N × 13 similarities with the pattern's vote: the types ranked by cosine
-        + PATTERN_WEIGHT × pattern correlation, and the best of them keeps the best cosine. The
-        pattern moves belief between types, never from "empty" or "not ours" (a card of another
-        game or deck is judged as before)."""
+        """The embedding's N × 13 similarities with the pattern's vote: the types ranked by their
+        similarity + the pattern's weight × its correlation, and the best of them keeps the best
+        similarity. The pattern moves belief between types, never from "empty" or "not ours"."""
         n = len(TYPES)
         per_type = sims[:, :n]
         corr = _per_type(patterns @ self.references.patterns.T, self.references.pattern_types)
-        fused = per_type + PATTERN_WEIGHT * corr
+        weight = PATTERN_WEIGHT if self.references.metric is None else METRIC_PATTERN_WEIGHT
+        fused = per_type + weight * corr
         # Which type: both votes; whether a card of this deck at all: the embedding's best
-        # cosine alone, as before (the fused best is set to it).
+        # similarity alone, as before (the fused best is set to it).
         fused += per_type.max(1, keepdims=True) - fused.max(1, keepdims=True)
         return np.column_stack([fused, sims[:, n:]])
 
