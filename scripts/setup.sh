@@ -17,7 +17,10 @@ if [ "$target" = test ]; then
   # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
   .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
   # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
-  .venv/bin/python -c 'import ultralytics' 2>/dev/null || "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
+  # Looked up, not imported: a bare `import ultralytics` looks up DNS names and writes ~/.config
+  # (vision/offline.py closes those doors for the project's own imports).
+  .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("ultralytics") is None)' ||
+    "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
   "${pip[@]}" -e '.[service,train,test,postgres,distributed]'
   missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
