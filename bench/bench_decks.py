@@ -90,9 +90,7 @@ def main() -> None:
         row: dict = {}
         t0 = time.perf_counter()
         faces = {card: [f[0]] for card, f in deck.faces.items()}  # one reference per type
-        refs = References.embed(deck.name, embedder, faces)
-        if args.no_deck_metric:
-            refs.metric = None
+        refs = References.embed(deck.name, embedder, faces, metric=not args.no_deck_metric)
         row["enrol_faces_s"] = round(time.perf_counter() - t0, 2)
         refs_by_deck[deck.name] = refs
         matcher = CardMatcher(embedder, refs)
@@ -107,9 +105,7 @@ def main() -> None:
         except EnrolError as err:  # refused with a reason: a result, reported as such
             row["photo_enrolment_refused"] = str(err)
         else:
-            photo_refs = References.embed(deck.name, embedder, crops)
-            if args.no_deck_metric:
-                photo_refs.metric = None
+            photo_refs = References.embed(deck.name, embedder, crops, metric=not args.no_deck_metric)
             row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
             ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / "normal",
                           progress=False)

@@ -7,8 +7,10 @@ each at its four quarter turns):
   - colour histogram (HSV 8 × 8 × 4, correlation), the other cheap classic;
   - the matcher's embedding (cosine), of the reference alone and of its photo views;
   - the colour pattern (each channel's normalised cross-correlation at 16 px) alone;
-  - the matcher as the pipeline runs it (its probabilities): the embedding's views, alone and
-    with the colour pattern.
+  - the matcher by nearest reference (its probabilities): the embedding's views, alone and
+    with the colour pattern;
+  - the matcher as the pipeline runs it: in the deck's own metric (vision/deck_metric.py), alone
+    and with the colour pattern.
     python bench/bench_matchers.py   (after bench/bench_decks.py has rendered the decks' photos)
     python bench/bench_matchers.py --tune --jitter 0.06   # the tuning decks, cut as the lattice errs
 """
@@ -80,7 +82,9 @@ def main() -> None:
                 refs.append(np.ascontiguousarray(np.rot90(square, turn)))
                 labels.append(i)
         labels = np.array(labels)
-        enrolled = CardMatcher(embedder, References.embed(deck.name, embedder, {c: f[:1] for c, f in deck.faces.items()}))
+        faces = {c: f[:1] for c, f in deck.faces.items()}
+        enrolled = CardMatcher(embedder, References.embed(deck.name, embedder, faces, metric=False))
+        own_metric = CardMatcher(embedder, References.embed(deck.name, embedder, faces))
         row = {}
         for split in ("normal", "hard"):
             crops, truth = zip(*cards(root / deck.name / split, 40, args.jitter))
@@ -94,10 +98,13 @@ def main() -> None:
             by_pattern = labels[(colour_patterns(list(crops)) @ colour_patterns(refs).T).argmax(1)]
             types = slice(0, len(TYPES))  # of the matcher's 13 classes, the types
             by_views = enrolled.similarities(vectors)[:, types].argmax(1)
-            by_both = enrolled(list(crops))[:, types].argmax(1)  # as the pipeline names a cell
+            by_both = enrolled(list(crops))[:, types].argmax(1)  # as the pipeline named a cell until 2026-11-27
+            by_metric = own_metric.similarities(vectors)[:, types].argmax(1)
+            as_read = own_metric(list(crops))[:, types].argmax(1)  # as the pipeline names a cell
             for method, named in (("phash", by_hash), ("histogram", by_hist), ("matcher", by_matcher),
                                   ("pattern", by_pattern), ("matcher_views", by_views),
-                                  ("matcher_and_pattern", by_both)):
+                                  ("matcher_and_pattern", by_both), ("deck_metric", by_metric),
+                                  ("deck_metric_and_pattern", as_read)):
                 right = int((named == truth).sum())
                 row[f"{method}_{split}"] = round(right / len(truth), 4)
                 tot = totals.setdefault(f"{method}_{split}", [0, 0])

@@ -38,9 +38,7 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
     rows = {}
     outcomes = {} if outcomes is None else outcomes
     for i, deck in enumerate(tuning_decks(more_decks) if decks else ()):
-        refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
-        if not deck_metric:
-            refs.metric = None
+        refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()}, metric=deck_metric)
         reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)

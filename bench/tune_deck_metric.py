@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 
 import numpy as np
 from bench_decks import unseen_decks  # bench/ is on the path when a bench runs as a script
@@ -22,7 +21,7 @@ import ecoscore.vision.deck_metric as deck_metric
 from ecoscore.paths import data_dir
 from ecoscore.vision.matcher import MIN_CONFIDENCE, TYPES, CardEmbedder, CardMatcher, References, _per_type, colour_patterns
 
-SHRINKS = (0.01, 0.1, 0.3)
+SHRINKS = (0.01, 0.1, 0.2)
 WEIGHTS = (0.35, 0.5, 1.0)
 
 
@@ -34,7 +33,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="shrink 0.1 and pattern weight 0.5 only")
     args = parser.parse_args()
     deck_metric.CUT_SIGMA = args.cut
-    shrinks, weights = ((0.1,), (0.5,)) if args.quick else (SHRINKS, WEIGHTS)
+    shipped_shrink = deck_metric.SHRINK
+    shrinks, weights = ((shipped_shrink,), (0.5,)) if args.quick else (SHRINKS, WEIGHTS)
     root = data_dir() / ("bench-decks" if args.held_out else "tune-decks")
     embedder = CardEmbedder()
     n = len(TYPES)
@@ -46,9 +46,9 @@ def main() -> None:
         for shrink in shrinks:
             deck_metric.SHRINK = shrink
             fitted[shrink] = References.embed(deck.name, embedder, faces)
-        deck_metric.SHRINK = 0.1
-        refs = fitted[0.1]
-        plain = replace(refs, metric=None)
+        deck_metric.SHRINK = shipped_shrink
+        refs = fitted[shipped_shrink] if shipped_shrink in fitted else References.embed(deck.name, embedder, faces)
+        plain = References.embed(deck.name, embedder, faces, metric=False)
         for split in ("normal", "hard"):
             crops, truth = map(list, zip(*cards(root / deck.name / split, 40, args.jitter)))
             vectors = embedder(crops)

@@ -258,7 +258,7 @@ def test_a_cache_written_by_a_read_that_raced_an_add_is_never_loaded(tmp_path):
     store.add("d", _crops(value=9), "more")
     stale.write_bytes(kept)  # the racing read's late write
     after = store.references("d", Embedder())
-    assert len(after.vectors) == 2 * len(before.vectors)
+    assert len(after.metric.prototypes) == 2 * len(before.metric.prototypes)  # each reference at each turn
 
 
 def test_two_adds_at_once_in_one_process_take_turns(tmp_path, monkeypatch):
@@ -356,3 +356,10 @@ def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     cells = Embedder()([np.full((64, 64, 3), v, np.uint8) for v in (0, 40, 200)])
     assert np.allclose(fitted.metric.type_similarities(cells, len(CardType)),
                        cached.metric.type_similarities(cells, len(CardType)))
+    # A cache damaged on disk (cut short by a full disk) is fitted again and rewritten, not a
+    # failed read of the deck on every request until its next add.
+    (cache,) = tmp_path.glob("d/embedded-*.npz")
+    cache.write_bytes(cache.read_bytes()[:100])
+    again = store.references("d", Embedder())
+    assert again.metric is not None and np.allclose(again.metric.whiten, fitted.metric.whiten)
+    assert store.references("d", Embedder()).metric is not None and cache.stat().st_size > 100

@@ -113,8 +113,6 @@ def test_a_decks_own_metric_names_cards_cut_off_in_hard_light_better_than_the_ne
     # light, each card cut as far off as the lattice errs on such photos (corners σ 8 %): by
     # nearest reference 17 of 150 misnamed, 2 of them surely; in each deck's own metric
     # (vision/deck_metric.py) 11, none surely.
-    from dataclasses import replace
-
     from ecoscore.datasets.scene import hard_params
     from ecoscore.geometry import warp_quad
     from ecoscore.vision.matcher import TYPES, CardMatcher, References
@@ -123,7 +121,7 @@ def test_a_decks_own_metric_names_cards_cut_off_in_hard_light_better_than_the_ne
     sure_wrong = dict(wrong)
     for seed in (HELD_OUT_SEEDS[52], HELD_OUT_SEEDS[54]):
         deck = generate_deck(seed, "minimal")
-        refs = References.embed(deck.name, embedder, {c: f[:1] for c, f in deck.faces.items()})
+        faces = {c: f[:1] for c, f in deck.faces.items()}
         rng = np.random.default_rng(0)
         crops, truth = [], []
         for i in range(4):
@@ -135,7 +133,8 @@ def test_a_decks_own_metric_names_cards_cut_off_in_hard_light_better_than_the_ne
                     quad += rng.normal(0, 0.08 * np.linalg.norm(quad[1] - quad[0]), quad.shape).astype(np.float32)
                     crops.append(warp_quad(photo, quad, 64))
                     truth.append(TYPES.index(CardType(cell["type"])))
-        for name, references in (("nearest", replace(refs, metric=None)), ("metric", refs)):
+        for name, metric in (("nearest", False), ("metric", True)):
+            references = References.embed(deck.name, embedder, faces, metric=metric)
             probs = CardMatcher(embedder, references)(crops)
             misnamed = probs.argmax(1) != np.array(truth)
             wrong[name] += misnamed.sum()

@@ -1,4 +1,4 @@
-"""A deck's own metric, fitted at enrolment from its references alone (NumPy, no torch, ~2 s).
+"""A deck's own metric, fitted at enrolment from its references alone (NumPy, no torch, ~1.5 s).
 
 The matcher's embedding is trained once, on many decks; what a photo does to *this* deck's
 cards (a lamp, blur, noise, glare, a cut a few per cent off) moves its embeddings along
@@ -20,10 +20,16 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-# Views per type, spread over its references and their four turns (at least 4 for each): one
-# reference a type is 24 views a turn, 1,056 crops for a deck, about 2 s of the matcher's time.
+# Bump when anything below changes how a deck is fitted: decks cached with the old metric are
+# fitted again (it names the cache, through ``CardEmbedder.version``).
+METRIC_VERSION = 1
+# Views per type, spread over its references and their four turns (at least 4 a turn for each):
+# one reference a type is 24 views a turn, 1,056 crops for a deck, about 1.5 s on this machine
+# (two thirds of it drawing the views). A deck of many references is held to MAX_VIEWS crops in
+# all (at least 2 a turn each): 3,200 for the store's largest, 400 references.
 VIEWS_PER_TYPE = 96
 MIN_VIEWS = 4
+MAX_VIEWS = 2 * 11 * VIEWS_PER_TYPE
 # Of the within-type covariance, the share replaced by the identity (seven tuning decks' cards
 # misnamed, hard / normal, with the pattern: 0.01 → 47 / 23, 0.1 → 46 / 19, 0.2 → 48 / 18).
 SHRINK = 0.1
@@ -65,6 +71,13 @@ def photo_like(square: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR))
 
 
+def views_per_turn(of_its_type: int, references: int) -> int:
+    """How many corrupted views each turn of a reference gets, with ``of_its_type`` references of
+    its type and ``references`` in the deck."""
+    wanted = max(MIN_VIEWS, -(-VIEWS_PER_TYPE // (4 * of_its_type)))
+    return max(2, min(wanted, MAX_VIEWS // (4 * references)))
+
+
 @dataclass
 class DeckMetric:
     """The whitening and, in its space, each reference's mean view at each turn."""
@@ -83,7 +96,7 @@ class DeckMetric:
         groups: list[int] = []
         group_types: list[int] = []
         for t, square in squares:
-            views = max(MIN_VIEWS, -(-VIEWS_PER_TYPE // (4 * per_type[t])))
+            views = views_per_turn(int(per_type[t]), len(squares))
             for turn in range(4):
                 turned = np.ascontiguousarray(np.rot90(square, turn))
                 crops += [photo_like(turned, rng) for _ in range(views)]

@@ -293,23 +293,29 @@ class DeckStore:
         state = "" if info.builtin else "-{}-{}".format(*(self.stamp(name) or (0, 0)))
         cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
         if cache.is_file():
-            data = np.load(cache)
-            metric = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"])
-            return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"], metric)
+            try:
+                with np.load(cache) as data:
+                    cached = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"])
+                    return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"],
+                                      cached)
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
+                pass  # a damaged cache (a disk full, a crash mid-write elsewhere): embedded again below
         # The crops read under the store's lock: a forget deleting them meanwhile made a read fail
         # on a half-deleted deck (an attack). Embedded outside it: that is the slow part.
         with self._locked():
             images = self.images(name)
         refs = References.embed(name, embedder, images)
+        metric = refs.metric
+        if metric is None:  # References.embed fits one: never cache a deck without it
+            return refs
         try:
             if info.builtin:  # an enrolled deck's folder is never made here: it may be gone since
                 cache.parent.mkdir(parents=True, exist_ok=True)
             part = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}")  # whole or not at all
             with open(part, "wb") as handle:
-                assert refs.metric is not None  # References.embed fits it
                 np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,
-                         pattern_types=refs.pattern_types, whiten=refs.metric.whiten,
-                         prototypes=refs.metric.prototypes, prototype_types=refs.metric.types)
+                         pattern_types=refs.pattern_types, whiten=metric.whiten,
+                         prototypes=metric.prototypes, prototype_types=metric.types)
             os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time

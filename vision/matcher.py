@@ -3,8 +3,9 @@ enrolled references, so any deck's art is read without training (ONNX through Op
 
 The network maps a 64 px crop to a unit vector; crops of the same art lie close whatever
 the deck (``vision/train_matcher.py``). A cell's belief in a type is its cosine with the
-type's nearest reference (each reference enrolled at its four quarter turns), beside two more
-classes: ``empty`` (a learned prototype of "table, no card") and ``not ours`` (a constant: a
+type's references (each at its four quarter turns) in the deck's own metric, fitted at
+enrolment (``vision/deck_metric.py``), beside two more classes (the empty prototype's cosine
+stays a plain one): ``empty`` (a learned prototype of "table, no card") and ``not ours`` (a constant: a
 face-down card, a card of another game, a card of another deck stays below it). A softmax
 at the trained scale turns them into probabilities, so the pipeline treats the matcher as it
 treated the classifier: the same doubts, the same confidence threshold.
@@ -26,7 +27,7 @@ from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .deck_metric import DeckMetric
+from .deck_metric import METRIC_VERSION, DeckMetric
 from .models import EMPTY, _metadata, _network
 from .runtime import run_batch
 
@@ -53,7 +54,7 @@ class CardEmbedder:
         self.network = _network(self.path, concurrent, threads)
         # References embedded by another model (or another way: REFERENCE_VIEWS) are embedded
         # again: the version names both.
-        self.version = f"{hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]}-v{REFERENCE_VIEWS}"
+        self.version = f"{hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]}-v{REFERENCE_VIEWS}-m{METRIC_VERSION}"
 
     def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
@@ -69,7 +70,7 @@ class CardEmbedder:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-6)
 
 
-REFERENCE_VIEWS = 4  # how references are embedded: bump when photo_views, colour_pattern or DeckMetric changes
+REFERENCE_VIEWS = 4  # how references are embedded: bump when photo_views or colour_pattern changes
 # How much the colour pattern's vote weighs beside the embedding's cosine (both in [-1, 1]).
 # Chosen on the tuning decks' cards cut with corner noise as the lattice cuts (σ 6 % of the
 # card's short side), ranking by the fused similarity: 0.5, 1 and 1.5 named 99.2, 99.2 and
@@ -127,18 +128,22 @@ def photo_views(square: np.ndarray) -> list[np.ndarray]:
 
 @dataclass
 class References:
-    """A deck as the matcher knows it: one embedding per reference and quarter turn."""
+    """A deck as the matcher knows it: its own metric (``deck_metric``: how a cell is named), and,
+    read without one (the benches' baseline), one embedding per reference view and quarter turn."""
 
     name: str
-    vectors: np.ndarray  # R × D unit vectors
+    vectors: np.ndarray  # R × D unit vectors: each reference's photo views at each turn (without a metric)
     types: np.ndarray  # R: index into TYPES
     patterns: np.ndarray  # P × K colour patterns of the references as given (no views), each turn
     pattern_types: np.ndarray  # P: index into TYPES
     metric: DeckMetric | None = None  # the deck's own metric, fitted at enrolment
 
     @classmethod
-    def embed(cls, name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]]) -> References:
-        """Embed reference crops (any size; squashed to a square as cells are), at every quarter turn."""
+    def embed(cls, name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]],
+              metric: bool = True) -> References:
+        """Embed reference crops (any size; squashed to a square as cells are), at every quarter
+        turn, and fit the deck's metric; ``metric=False``: the nearest-reference reading instead
+        (each reference in ``photo_views``, 20 crops a reference, which the metric does not read)."""
         missing = [card.value for card in TYPES if not images.get(card)]
         if missing:
             raise ValueError(f"deck {name!r} has no reference for: {', '.join(missing)}")
@@ -150,15 +155,18 @@ class References:
                 for turn in range(4):
                     plain.append(np.ascontiguousarray(np.rot90(square, turn)))
                     plain_types.append(TYPES.index(card))
-                for view in photo_views(square):
+                for view in () if metric else photo_views(square):
                     for turn in range(4):
                         crops.append(np.ascontiguousarray(np.rot90(view, turn)))
                         types.append(TYPES.index(card))
         # The pattern is blind to exposure and blurs anyway: the plain reference is enough
         # (with its views too, grey patterns named 96.6 against 96.9 % of hard tuning cards).
-        return cls(name, embedder(crops), np.array(types), colour_patterns(plain), np.array(plain_types),
-                   DeckMetric.fit(embedder, squares, len(TYPES)))
-
+        patterns = colour_patterns(plain)
+        if metric:
+            fitted = DeckMetric.fit(embedder, squares, len(TYPES))
+            return cls(name, np.zeros((0, len(fitted.whiten)), np.float32), np.zeros(0, int), patterns,
+                       np.array(plain_types), fitted)
+        return cls(name, embedder(crops), np.array(types), patterns, np.array(plain_types))
 
 
 class CardMatcher:
