@@ -78,30 +78,38 @@ def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
     assert all(c.type is None or c.doubts for c in tab.cells)
 
 
-def test_a_dark_deck_of_another_style_under_hard_light_is_named_by_both_votes(embedder):
-    # Silhouettes on near-black cards (bench/other_decks.py: a style the generator does not
-    # draw) in the hard split's light: the embedding alone misnames many cards a player tells
-    # apart at a glance; the colour pattern, blind to the lamp's cast, names most of them.
-    from other_decks import silhouette_deck  # the bench's decks of other styles, in one place
-
+def _hard_cards_cut_off(deck, jitter: float) -> tuple[list[np.ndarray], list[int]]:
+    """The cards of four photos of ``deck`` in the hard split's light, each cut with its corners
+    moved by ``jitter`` of the card's width (σ), as the lattice errs; and each card's type index."""
     from ecoscore.datasets.scene import hard_params
     from ecoscore.geometry import warp_quad
     from ecoscore.vision.matcher import TYPES
 
-    deck = silhouette_deck(5)  # the benchmark reads seeds 1 and 2
-    matcher = _matcher(embedder, deck)
     rng = np.random.default_rng(0)
     crops, truth = [], []
     for i in range(4):
         scene = render_scene(deck, (39, i), hard_params(long_side=1600, p_multi=0.0, p_cut_off=0.0))
         photo = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         for cell in scene.truth["tableaux"][0]["cells"]:
-            if cell["type"] is None:
-                continue
-            quad = np.array(cell["corners"], np.float32)
-            quad += rng.normal(0, 0.05 * np.linalg.norm(quad[1] - quad[0]), quad.shape).astype(np.float32)  # as cut
-            crops.append(warp_quad(photo, quad, 64))
-            truth.append(TYPES.index(CardType(cell["type"])))
+            if cell["type"] is not None:
+                quad = np.array(cell["corners"], np.float32)
+                quad += rng.normal(0, jitter * np.linalg.norm(quad[1] - quad[0]), quad.shape).astype(np.float32)
+                crops.append(warp_quad(photo, quad, 64))
+                truth.append(TYPES.index(CardType(cell["type"])))
+    return crops, truth
+
+
+def test_a_dark_deck_of_another_style_under_hard_light_is_named_by_both_votes(embedder):
+    # Silhouettes on near-black cards (bench/other_decks.py: a style the generator does not
+    # draw) in the hard split's light: the embedding alone misnames many cards a player tells
+    # apart at a glance; the colour pattern, blind to the lamp's cast, names most of them.
+    from other_decks import silhouette_deck  # the bench's decks of other styles, in one place
+
+    from ecoscore.vision.matcher import TYPES
+
+    deck = silhouette_deck(5)  # the benchmark reads seeds 1 and 2
+    matcher = _matcher(embedder, deck)
+    crops, truth = _hard_cards_cut_off(deck, 0.05)  # as the lattice cuts
     alone = (matcher.similarities(embedder(crops))[:, :len(TYPES)].argmax(1) == truth).sum()
     both = (matcher(crops)[:, :len(TYPES)].argmax(1) == truth).sum()
     assert both >= 0.9 * len(truth)
@@ -113,26 +121,14 @@ def test_a_decks_own_metric_names_cards_cut_off_in_hard_light_better_than_the_ne
     # light, each card cut as far off as the lattice errs on such photos (corners σ 8 %): by
     # nearest reference 17 of 150 misnamed, 2 of them surely; in each deck's own metric
     # (vision/deck_metric.py) 11, none surely.
-    from ecoscore.datasets.scene import hard_params
-    from ecoscore.geometry import warp_quad
-    from ecoscore.vision.matcher import TYPES, CardMatcher, References
+    from ecoscore.vision.matcher import CardMatcher, References
 
     wrong = {"nearest": 0, "metric": 0}
     sure_wrong = dict(wrong)
     for seed in (HELD_OUT_SEEDS[52], HELD_OUT_SEEDS[54]):
         deck = generate_deck(seed, "minimal")
         faces = {c: f[:1] for c, f in deck.faces.items()}
-        rng = np.random.default_rng(0)
-        crops, truth = [], []
-        for i in range(4):
-            scene = render_scene(deck, (39, i), hard_params(long_side=1600, p_multi=0.0, p_cut_off=0.0))
-            photo = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-            for cell in scene.truth["tableaux"][0]["cells"]:
-                if cell["type"] is not None:
-                    quad = np.array(cell["corners"], np.float32)
-                    quad += rng.normal(0, 0.08 * np.linalg.norm(quad[1] - quad[0]), quad.shape).astype(np.float32)
-                    crops.append(warp_quad(photo, quad, 64))
-                    truth.append(TYPES.index(CardType(cell["type"])))
+        crops, truth = _hard_cards_cut_off(deck, 0.08)
         for name, metric in (("nearest", False), ("metric", True)):
             references = References.embed(deck.name, embedder, faces, metric=metric)
             probs = CardMatcher(embedder, references)(crops)
