@@ -220,6 +220,33 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     assert not page.errors
 
 
+def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp_path):
+    # A deck's matcher gives "not ours" as a cell's runner-up: the picker put it first,
+    # untranslated ("card.not ours"), and choosing it was refused by the server (a walk-through).
+    # The read's first cell is given that runner-up as the page receives it (its upload is an XHR).
+    page.add_init_script("""
+      const text = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, "responseText");
+      Object.defineProperty(XMLHttpRequest.prototype, "responseText", { get() {
+        const raw = text.get.call(this);
+        try {
+          const doc = JSON.parse(raw);
+          if (doc.players && doc.players[0].cells) {
+            doc.players[0].cells[0][0].runner_up = "not ours";
+            return JSON.stringify(doc);
+          }
+        } catch (e) { /* not a read */ }
+        return raw;
+      } });
+    """)
+    upload_solo(page, server, write(tmp_path, "tableau.jpg", photo_set[0].jpeg))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.wait_for_selector("#picker[open]")
+    offered = page.eval_on_selector_all("#choices button", "bs => bs.map(b => [b.dataset.type, b.textContent])")
+    assert len(offered) == len(CardType) + 1  # the 11 types and empty, nothing else
+    assert {t for t, _ in offered} == {c.value for c in CardType} | {""}
+    assert not any("card." in text or "not ours" in text for _, text in offered)
+
+
 def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page, photo_set, reader, tmp_path):
     """A reload before a correction's score came back lost the correction without a word (the
     grid and the score shown agreed, as before it): it is kept, and scored again."""

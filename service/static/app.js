@@ -494,7 +494,10 @@ function pick(view, r, c, review) {
     $("review-step").hidden = !review;
     if (review) $("review-step").textContent = t("ui.review_step", review);
     drawCrop(view, cell);
-    const runner = cell && cell.runner_up ? (cell.runner_up === "empty" ? null : cell.runner_up) : undefined;
+    // The runner-up first, if it is a choice: "empty", or a type; a deck's "not ours" is no card
+    // to choose (it was offered, untranslated, and refused by the server: a walk-through).
+    const runnerUp = cell && cell.runner_up;
+    const runner = runnerUp === "empty" ? null : TYPES.includes(runnerUp) ? runnerUp : undefined;
     const order = [...TYPES, null];
     const first = runner !== undefined && runner !== current ? [runner] : [];
     const list = [...first, ...order.filter((x) => !first.includes(x))];
