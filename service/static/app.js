@@ -1287,17 +1287,22 @@ function bindRoomButtons(id) {
 async function start() {
   const inRoom = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
   if (inRoom) bindRoomButtons(inRoom[1]); else bindPhotoButtons();
+  // The language menu listens from the start: a language chosen while the first catalogue was
+  // on its way was lost, and the menu set back (a browser test's quick choice, now and then).
+  let ready = false, chosen = null;
+  const switchTo = async (lang) => {
+    await I18N.set(lang, true); rerender(); resay();
+    loadDecks($("deck"));  // "(built in)" in the language chosen
+  };
+  $("lang").addEventListener("change", (e) => { chosen = e.target.value; if (ready) switchTo(chosen); });
   await I18N.set(I18N.choose());
-  $("lang").value = I18N.lang;
+  ready = true;
+  if (chosen && chosen !== I18N.lang) await switchTo(chosen); else $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
   // Opened from a room to teach a deck: what to do here (the page was bare: a walk).
   if (!inRoom && new URLSearchParams(location.search).has("teach") && !$("status").textContent) {
     setStatus($("status"), () => t("ui.teach_from_room"));
   }
-  $("lang").addEventListener("change", async (e) => {
-    await I18N.set(e.target.value, true); rerender(); resay();
-    loadDecks($("deck"));  // "(built in)" in the language chosen
-  });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.addEventListener("offline", () => showOffline(true));
   window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));
