@@ -115,13 +115,17 @@ class DeckMetric:
 
     def type_similarities(self, vectors: np.ndarray, n_types: int) -> np.ndarray:
         """N × n_types: each type's best cosine in the whitened space (−1 for a type with none)."""
-        sims = _unit(vectors @ self.whiten) @ self.prototypes.T
-        out = np.full((len(vectors), n_types), -1.0, np.float32)
-        for t in range(n_types):
-            mine = self.types == t
-            if mine.any():
-                out[:, t] = sims[:, mine].max(1)
-        return out
+        return best_per_type(_unit(vectors @ self.whiten) @ self.prototypes.T, self.types, n_types)
+
+
+def best_per_type(sims: np.ndarray, types: np.ndarray, n_types: int) -> np.ndarray:
+    """N × n_types: the best of each type's columns of ``sims`` (−1 for a type with none)."""
+    out = np.full((len(sims), n_types), -1.0, np.float32)
+    for t in range(n_types):
+        mine = types == t
+        if mine.any():
+            out[:, t] = sims[:, mine].max(1)
+    return out
 
 
 def _unit(x: np.ndarray) -> np.ndarray:

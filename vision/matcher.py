@@ -27,7 +27,7 @@ from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .deck_metric import METRIC_VERSION, DeckMetric
+from .deck_metric import METRIC_VERSION, DeckMetric, best_per_type
 from .models import EMPTY, _metadata, _network
 from .runtime import run_batch
 
@@ -242,9 +242,4 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 def _per_type(sims: np.ndarray, types: np.ndarray) -> np.ndarray:
     """N × 11: the best similarity among each type's references (−1 for a type with none)."""
-    out = np.full((len(sims), len(TYPES)), -1.0, np.float32)
-    for i in range(len(TYPES)):
-        mine = types == i
-        if mine.any():
-            out[:, i] = sims[:, mine].max(1)
-    return out
+    return best_per_type(sims, types, len(TYPES))
