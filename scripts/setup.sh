@@ -2,7 +2,7 @@
 # Create .venv and install the project. Usage: scripts/setup.sh [run|test]
 #   run   the runtime and the web service (no torch, no ultralytics)
 #   test  everything: the service, training (torch + hash-pinned ultralytics), test tools, the
-#         postgres and distributed extras, Debian's chromium for the browser tests and Debian's
+#         postgres, distributed and pbr (the benches' second renderer) extras, Debian's chromium for the browser tests and Debian's
 #         postgresql for the store tests on a server (the tests start their own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ if [ "$target" = test ]; then
   # (vision/offline.py closes those doors for the project's own imports).
   .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("ultralytics") is None)' ||
     "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
-  "${pip[@]}" -e '.[service,train,test,postgres,distributed]'
+  "${pip[@]}" -e '.[service,train,test,postgres,distributed,pbr]'
   missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || missing+=(postgresql)

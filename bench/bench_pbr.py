@@ -1,0 +1,64 @@
+"""The reader on photos from the second renderer (bench/pbr_render.py, Mitsuba 3): the stand-in
+by its classifier, any other deck by the matcher with the deck enrolled from one flat face per
+type (as from scans). Prints, set by set, whole tableaux read exactly (with a Wilson 95 %
+interval), refused photos, confident wrong tableaux and phantom tableaux, and why the others were
+missed; the same figures as bench_pipeline.py and bench_decks.py give on our own renderer's sets.
+
+    python bench/bench_pbr.py data/pbr/standin data/pbr/standin-steep --deck-set data/pbr/framed
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from stats import wilson  # bench/ is on the path when a bench runs as a script
+
+from ecoscore.datasets.deck import load_deck
+from ecoscore.truthfile import read_truth, truth_files
+from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+from ecoscore.vision.pipeline import Reader
+
+
+def figures(ev) -> dict:
+    s = ev.summary()
+    lo, hi = wilson(ev.exact, ev.tableaux)
+    return {"images": s["images"], "tableaux": s["tableaux"], "exact": ev.exact,
+            "exact_rate": round(s["tableau_exact_rate"], 4), "ci95": [round(lo, 4), round(hi, 4)],
+            "refused_photos": s["refused_photos"], "confident_wrong": ev.confident_wrong,
+            "phantom_tableaux": s["phantom_tableaux"], "flagged_rate": round(s["flagged_rate"], 4),
+            "not_exact_because": s["not_exact_because"], "not_exact_images": s["not_exact_images"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("standin", type=Path, nargs="*", help="sets of the stand-in deck, read by the classifier")
+    parser.add_argument("--deck-set", type=Path, action="append", default=[],
+                        help="a set of another deck (its truth names the deck's folder), read by the matcher")
+    parser.add_argument("--deck", help="the deck of the --deck-set sets, if not the one their truth names")
+    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
+    args = parser.parse_args()
+    reader = Reader()
+    report, outcomes = {}, {}
+    for folder in args.standin:
+        ev = evaluate(reader, folder, progress=False)
+        report[folder.name] = figures(ev)
+        outcomes[folder.name] = ev.outcomes
+        print(folder.name, json.dumps({k: report[folder.name][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
+    embedder = CardEmbedder()
+    for folder in args.deck_set:
+        deck = load_deck(args.deck or read_truth(truth_files(folder)[0])["deck_path"])
+        faces = {card: [f[0]] for card, f in deck.faces.items()}  # one reference a type
+        matcher = CardMatcher(embedder, References.embed(deck.name, embedder, faces))
+        ev = evaluate(Reader(reader.finder, matcher), folder, progress=False)
+        report[folder.name] = figures(ev)
+        outcomes[folder.name] = ev.outcomes
+        print(folder.name, json.dumps({k: report[folder.name][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
+    print(json.dumps(report, indent=2))
+    if args.outcomes:
+        args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
