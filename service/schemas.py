@@ -198,7 +198,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in 
 
 
 class DeckOut(BaseModel):
-    name: str
+    name: str = Field(description="the deck's key: in URLs, the `deck` field, `ecoscore ... --deck`")
+    title: str = Field(description="what the deck is called where a player sees it: its name as typed when it was "
+                                   "started (\"Náš stůl\"), else its key")
     references: dict[str, int] = Field(description="reference crops per card type")
     builtin: bool
     complete: bool = Field(description="every type has a reference: the deck can read a tableau")

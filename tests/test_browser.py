@@ -919,14 +919,15 @@ def photo_where(deck, params, seed: int, keep):
     return next(s for s in scenes if keep({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}))
 
 
-def post_deck_photo(server, name: str, scene) -> dict:
+def post_deck_photo(server, name: str, scene, title: str = "") -> dict:
     """A photo's cards added to deck ``name`` with its true grid, as the page's "remember" sends
-    them (and ``ecoscore deck add --photo --grid`` takes them)."""
+    them (and ``ecoscore deck add --photo --grid`` takes them); ``title``: the name as typed."""
     from ecoscore.datasets.truth import truth_tableau
     from ecoscore.scoring import format_text
 
     boundary = "ecoscoreboundary"
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
+    titled = f'--{boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\n{title}\r\n' if title else ""
+    body = (f'{titled}--{boundary}\r\nContent-Disposition: form-data; name="grid"\r\n\r\n'
             f'{format_text(truth_tableau(scene.truth["tableaux"][0]))}\r\n'
             f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
             f'Content-Type: image/jpeg\r\n\r\n').encode() + scene.jpeg + f"\r\n--{boundary}--\r\n".encode()
@@ -1064,21 +1065,24 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     assert page.evaluate("['Мой лес', 'Moje kuchyň', 'Объём'].map(deckSlug)") == ["moj-les", "moje-kuchyn", "obem"]
     page.once("dialog", lambda dialog: dialog.accept("Moje kuchyň"))
     page.click("#remember")
-    expect(page.locator("#remember-status")).to_have_text("20 cards in deck moje-kuchyn: photos are now read with it.",
+    # The deck is called as the player named it, in the menu too; its key is the slug.
+    expect(page.locator("#remember-status")).to_have_text("20 cards in deck Moje kuchyň: photos are now read with it.",
                                                           timeout=60000)
+    expect(page.locator("#deck option:checked")).to_have_text("Moje kuchyň")
     page.reload()  # the photo, its names and "forget" are still there
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total),
                                                 timeout=30000)
     # Taken back (a card named wrong): the deck held only these cards, so it is gone; then again.
     page.click("#forget")
-    expect(page.locator("#remember-status")).to_have_text("Deck moje-kuchyn is forgotten: it held only this photo's cards.")
+    expect(page.locator("#remember-status")).to_have_text("Deck Moje kuchyň is forgotten: it held only this photo's cards.")
     expect(page.locator("#deck")).to_have_value("standin")
     expect(page.locator("#forget")).to_be_hidden()
     page.once("dialog", lambda dialog: dialog.accept("Moje kuchyň"))
     page.click("#remember")
-    expect(page.locator("#remember-status")).to_have_text("20 cards in deck moje-kuchyn: photos are now read with it.",
+    expect(page.locator("#remember-status")).to_have_text("20 cards in deck Moje kuchyň: photos are now read with it.",
                                                           timeout=60000)
     expect(page.locator("#deck")).to_have_value("moje-kuchyn")
+    expect(page.locator("#deck option:checked")).to_have_text("Moje kuchyň")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(second.truth["tableaux"][0])).total),
                                                 timeout=60000)

@@ -363,3 +363,36 @@ def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     again = store.references("d", Embedder())
     assert again.metric is not None and np.allclose(again.metric.whiten, fitted.metric.whiten)
     assert store.references("d", Embedder()).metric is not None and cache.stat().st_size > 100
+
+
+def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travels_with_the_deck(tmp_path):
+    # The page's menu showed the deck's key ("nas-stul") where the player had typed "Náš stůl":
+    # the name as typed is kept beside the key (deck.toml), bounded and printable as the sources.
+    store = DeckStore(tmp_path / "a")
+    info = store.add("nas-stul", _crops(), "the page", title="  Náš\u2028stůl\x7f ")
+    assert info.name == "nas-stul" and info.title == "Náš stůl" and info.shown == "Náš stůl"
+    assert 'title = "Náš stůl"' in (tmp_path / "a" / "nas-stul" / "deck.toml").read_text(encoding="utf-8")
+    info = store.add("nas-stul", _crops(value=9), "the page again", title="Another")  # started as it was named
+    assert info.title == "Náš stůl" and store.forget_last("nas-stul").title == "Náš stůl"
+    friend = DeckStore(tmp_path / "b")
+    assert friend.import_(store.export("nas-stul", tmp_path / "d.zip"), "ours").title == "Náš stůl"
+    # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.
+    assert store.add("plain", _crops(), "test").title is None and store.info("plain").shown == "plain"
+    assert store.add("blank", _crops(), "test", title="\u200b \x00\n").title is None
+    assert store.add("long", _crops(), "test", title='"Q" \\ ' + "x" * 100).title == '"Q" \\ ' + "x" * 34
+    (tmp_path / "a" / "plain" / "deck.toml").write_text('name = "plain"\ntitle = 7\nsources = []\n', encoding="utf-8")
+    assert store.info("plain").title is None  # not a string: no title, the listing unbroken
+
+
+def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeypatch, capsys):
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    store = DeckStore(tmp_path / "decks")
+    store.add("nas-stul", _crops(), "the page", title="Náš stůl")
+    store.add("plain", _crops(), "the command line")
+    assert main(["deck", "list"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert '"Náš stůl"' in listed["nas-stul"] and '"' not in listed["plain"]
+    assert main(["deck", "show", "nas-stul"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == 'deck nas-stul  "Náš stůl"'

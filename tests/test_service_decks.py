@@ -331,3 +331,15 @@ def test_the_cells_of_a_photo_cut_by_the_frame_say_so(client):
     r = client.post("/api/layout", files={"photo": ("cut.jpg", io.BytesIO(cut), "image/jpeg")})
     assert r.status_code == 200, r.text
     assert any(d.startswith("the tableau is cut by the frame") for d in r.json()["doubts"]), r.json()["doubts"]
+
+
+def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(client):
+    # The page's menu showed "nas-stul" where the player had typed "Náš stůl".
+    deck = generate_deck(HELD_OUT_SEEDS[52])
+    scene = render_scene(deck, (41, 0), PARAMS)
+    grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
+    r = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Náš stůl"})
+    assert r.status_code == 200, r.text
+    assert r.json()["name"] == "nas-stul" and r.json()["title"] == "Náš stůl"
+    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
+    assert listed["nas-stul"]["title"] == "Náš stůl" and listed["standin"]["title"] == "standin"

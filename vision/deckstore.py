@@ -1,6 +1,6 @@
 """Enrolled decks, kept in the data directory: a folder per deck of reference crops per type.
 
-    <data>/decks/<name>/deck.toml            name, sources it was enrolled from
+    <data>/decks/<name>/deck.toml            name, title (as the player typed it), sources it was enrolled from
     <data>/decks/<name>/<type>/<n>.png       reference crops (the card squashed to a square)
     <data>/decks/<name>/embedded-<model>.npz the references as the matcher model sees them (a cache)
     <data>/decks/<name>/last-add.json        the crops the last add wrote (to forget them)
@@ -23,6 +23,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -42,6 +43,7 @@ MAX_IMPORT_BYTES = 40 * 2**20
 LAST_ADD = "last-add.json"  # the files of a deck's last add: ``forget_last`` takes them back
 LAST_FILE = re.compile(r"[a-z]+/\d{4}\.png")
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
+MAX_TITLE_CHARS = 40  # a deck's title: the name a player typed ("Náš stůl"), shown where the page names the deck
 MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
 
 
@@ -59,11 +61,17 @@ class NotDeckOwner(DeckStoreError):
 
 @dataclass
 class DeckInfo:
-    name: str
+    name: str  # the deck's key: its folder, URLs, `--deck` ("nas-stul")
     counts: dict[CardType, int]
     sources: list[str]
     builtin: bool
     owner: str | None = None  # the hash of the token that started the deck over the service
+    title: str | None = None  # the name as the player typed it ("Náš stůl"); None: a deck given none
+
+    @property
+    def shown(self) -> str:
+        """What the deck is called where a player sees it: its title, else its name."""
+        return self.title or self.name
 
     @property
     def complete(self) -> bool:
@@ -79,6 +87,18 @@ def check_name(name: str) -> str:
     if not NAME.fullmatch(name or ""):  # fullmatch: "$" alone lets a trailing newline through
         raise DeckStoreError(f"deck name {name!r}: use 1-40 lower-case letters, digits, '-' or '_'")
     return name
+
+
+def clean_title(title: str | None) -> str | None:
+    """A deck's title as it is kept: composed (NFC), no control, format or surrogate characters,
+    any run of spaces or line breaks one space, at most ``MAX_TITLE_CHARS``; None if nothing
+    visible is left."""
+    if not title:
+        return None
+    kept = "".join(" " if unicodedata.category(ch).startswith("Z") else ch
+                   for ch in unicodedata.normalize("NFC", title) if not unicodedata.category(ch).startswith("C"))
+    kept = " ".join(kept.split())[:MAX_TITLE_CHARS].strip()
+    return kept or None
 
 
 def reference_crop(card_bgr: np.ndarray) -> np.ndarray:
@@ -156,8 +176,8 @@ class DeckStore:
         if not (folder / "deck.toml").is_file():
             raise NoSuchDeck(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
-        sources, owner = _meta(folder / "deck.toml")
-        return DeckInfo(name, counts, sources, False, owner)
+        meta = _meta(folder / "deck.toml")
+        return DeckInfo(name, counts, meta.sources, False, meta.owner, meta.title)
 
     def images(self, name: str) -> dict[CardType, list[np.ndarray]]:
         if self.info(name).builtin:
@@ -191,7 +211,7 @@ class DeckStore:
                     fcntl.lockf(handle, fcntl.LOCK_UN)
 
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
-            max_decks: int | None = None, partial: bool = False) -> DeckInfo:
+            max_decks: int | None = None, partial: bool = False, title: str | None = None) -> DeckInfo:
         """Add reference crops to a deck (created if new). A new deck must have every type, unless
         ``partial``: the page builds a deck a photo at a time, and a tableau seldom holds all 11
         types; such a deck reads nothing until it has them (``references`` says which it lacks).
@@ -200,15 +220,17 @@ class DeckStore:
         token's hash, and only that token adds to it; a deck enrolled on the machine (no owner)
         the service does not change. Without ``owner`` (the command line, with the data
         directory in hand) any deck may be added to. ``max_decks``: no new deck past this many
-        (counted under the lock: reads at once cannot each start one past it)."""
+        (counted under the lock: reads at once cannot each start one past it). ``title``: the name
+        as the player typed it (``clean_title``), kept for a deck that has none yet (its first add,
+        most often)."""
         with self._locked():
             if max_decks is not None and not (self._dir(name) / "deck.toml").is_file() and len(self.names()) - 1 >= max_decks:
                 raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "
                                      "(its keeper can remove some)")
-            return self._add(name, crops, source, owner, partial)
+            return self._add(name, crops, source, owner, partial, title)
 
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
-             partial: bool = False) -> DeckInfo:
+             partial: bool = False, title: str | None = None) -> DeckInfo:
         folder = self._dir(name)
         before = None if not (folder / "deck.toml").is_file() else self.info(name)
         owner_hash = before.owner if before else (token_hash(owner) if owner else None)
@@ -224,6 +246,7 @@ class DeckStore:
         if sum(have.values()) + sum(map(len, crops.values())) > MAX_REFERENCES:
             raise DeckStoreError(f"deck {name!r} would hold more than {MAX_REFERENCES} references")
         sources = before.sources if before else []
+        title = (before.title if before else None) or clean_title(title)
         added = 0
         written: list[str] = []
         for card, images in crops.items():
@@ -241,7 +264,7 @@ class DeckStore:
                     i += 1
                     added += 1
         if added or before is None:  # a source that added nothing is not one
-            _write_toml(folder, name, [*sources, source], owner_hash)
+            _write_toml(folder, name, [*sources, source], owner_hash, title)
             # What this add wrote, so that it can be taken back (a card named wrong on the page).
             (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
         _clear_caches(folder)
@@ -269,7 +292,7 @@ class DeckStore:
             for rel in files:
                 if LAST_FILE.fullmatch(rel):  # only a card's own file, whatever the JSON says
                     (folder / rel).unlink(missing_ok=True)
-            _write_toml(folder, name, info.sources[:-1], info.owner)
+            _write_toml(folder, name, info.sources[:-1], info.owner, info.title)
             (folder / LAST_ADD).unlink()
             _clear_caches(folder)
             return self.info(name)
@@ -325,7 +348,7 @@ class DeckStore:
         images = self.images(name)
         info = self.info(name)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("deck.toml", _toml(name, info.sources))
+            z.writestr("deck.toml", _toml(name, info.sources, title=info.title))
             for card, crops in images.items():
                 for i, crop in enumerate(crops):
                     z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
@@ -369,7 +392,8 @@ class DeckStore:
         name = check_name(name or str(meta.get("name", "")))
         if (self._dir(name) / "deck.toml").is_file():
             raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
-        return self.add(name, crops, f"imported from {path.name}")
+        title = meta.get("title")
+        return self.add(name, crops, f"imported from {path.name}", title=title if isinstance(title, str) else None)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -386,28 +410,45 @@ def _printable(source: str) -> str:
     return kept[:MAX_SOURCE_CHARS]
 
 
-def _meta(path: Path) -> tuple[list[str], str | None]:
-    """The sources a deck.toml lists and its owner's token hash. A file no one can read lists
-    no sources, rather than breaking every listing of the decks (it is written whole again by
-    the deck's next add), and no owner (the service then leaves the deck alone)."""
+class _Meta(NamedTuple):
+    sources: list[str]
+    owner: str | None  # the owner's token hash
+    title: str | None
+
+
+def _meta(path: Path) -> _Meta:
+    """The sources a deck.toml lists, its owner's token hash and its title. A file no one can
+    read lists no sources, rather than breaking every listing of the decks (it is written whole
+    again by the deck's next add), no owner (the service then leaves the deck alone) and no
+    title (the deck is shown by its name). A title is shown as ``clean_title`` keeps one, however
+    the file was written."""
     try:
         meta = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return ["(deck.toml unreadable: sources unknown)"], None
-    owner = meta.get("owner")
-    return [str(s) for s in meta.get("sources", [])], owner if isinstance(owner, str) and OWNER_HASH.fullmatch(owner) else None
+        return _Meta(["(deck.toml unreadable: sources unknown)"], None, None)
+    owner, title = meta.get("owner"), meta.get("title")
+    return _Meta([str(s) for s in meta.get("sources", [])],
+                 owner if isinstance(owner, str) and OWNER_HASH.fullmatch(owner) else None,
+                 clean_title(title) if isinstance(title, str) else None)
 
 
-def _toml(name: str, sources: list[str], owner_hash: str | None = None) -> str:
-    kept = [_printable(s) for s in sources][-MAX_SOURCES:]
-    quoted = ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in kept)
+def _quoted(text: str) -> str:
+    """A TOML basic string of ``text`` (no control characters in it: ``_printable``, ``clean_title``)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None) -> str:
+    quoted = ", ".join(_quoted(_printable(s)) for s in sources[-MAX_SOURCES:])
     owner = f'owner = "{owner_hash}"\n' if owner_hash else ""  # never in an export: a friend's copy is theirs
-    return f'name = "{name}"\nsources = [{quoted}]\n{owner}'
+    kept = clean_title(title)
+    titled = f"title = {_quoted(kept)}\n" if kept else ""
+    return f'name = "{name}"\n{titled}sources = [{quoted}]\n{owner}'
 
 
-def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None) -> None:
+def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None,
+                title: str | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "deck.toml").write_bytes(_toml(name, sources, owner_hash).encode("utf-8"))
+    (folder / "deck.toml").write_bytes(_toml(name, sources, owner_hash, title).encode("utf-8"))
 
 
 def default_store() -> DeckStore:

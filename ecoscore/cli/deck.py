@@ -17,11 +17,11 @@ def run(args: argparse.Namespace) -> int:
             for name in store.names():
                 info = store.info(name)
                 print(f"{name:<20} {sum(info.counts.values()):>4} references"
-                      f"{'  (built in, the default)' if info.builtin else ''}"
+                      f"{_called(info)}{'  (built in, the default)' if info.builtin else ''}"
                       f"{'  (reads nothing yet: no ' + ', '.join(info.missing) + ')' if info.missing else ''}")
         elif args.action == "show":
             info = store.info(args.name)
-            print(f"deck {info.name}{' (built in)' if info.builtin else ''}")
+            print(f"deck {info.name}{_called(info)}{' (built in)' if info.builtin else ''}")
             for card, n in info.counts.items():
                 print(f"  {card.value:<10} {n} reference{'s' if n != 1 else ''}")
             for source in info.sources:
@@ -42,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
     except DeckStoreError as err:
         raise BadInput(str(err)) from None
     return 0
+
+
+def _called(info) -> str:
+    """The name a deck's player typed when it is not its key (a deck started on the page: "Náš stůl")."""
+    return f"  \"{info.title}\"" if info.title and info.title != info.name else ""
 
 
 def _deck_add(args: argparse.Namespace, store) -> None:

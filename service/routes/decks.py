@@ -24,7 +24,7 @@ DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
 
 
 def _out(info: DeckInfo) -> DeckOut:
-    return DeckOut(name=info.name, references={c.value: n for c, n in info.counts.items()}, builtin=info.builtin,
+    return DeckOut(name=info.name, title=info.shown, references={c.value: n for c, n in info.counts.items()}, builtin=info.builtin,
                    complete=info.complete, missing=info.missing)
 
 
@@ -47,6 +47,9 @@ async def list_decks(svc: Svc):
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
                          grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = "",
+                         title: Annotated[str, Form(max_length=200, description=(
+                             "the deck's name as the player typed it (\"Náš stůl\"; ``name`` is its key, "
+                             "\"nas-stul\"): kept when the deck has none yet, shown wherever the deck is named"))] = "",
                          at: Annotated[str, Form(max_length=40, pattern=r"^\d{1,6}(\.\d{1,3})?,\d{1,6}(\.\d{1,3})?$",
                                                  description="x,y: of several tableaux in the photo, the one "
                                                              "lying here (its pixels)")] = "",
@@ -73,7 +76,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
-                                       token, max_decks=svc.settings.max_decks, partial=True)
+                                       token, max_decks=svc.settings.max_decks, partial=True, title=title)
         except NotDeckOwner:
             if x_deck_token is None:  # a new deck, named as one that exists: the name is taken
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "

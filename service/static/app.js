@@ -559,19 +559,24 @@ function confirmDialog(text, yes = t("ui.yes_replace")) {
 // ---------- decks: this phone reads with one deck, remembered; the service knows which exist ----------
 const DECK_KEY = "ecoscore-deck";
 const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
+// What each deck is called where the page names it: the name its player typed ("Náš stůl"), not
+// its key ("nas-stul": the menu showed the key, a walk). Known once the decks are listed.
+let deckTitles = new Map();
+const deckTitle = (name) => deckTitles.get(name) || name;
 
 async function loadDecks(select) {
   try {
     const doc = await api("GET", "/api/decks");
     const chosen = deckChosen() || doc.default;
+    deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
     select.replaceChildren(...doc.decks.filter((d) => d.complete).map((d) =>
-      Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${d.name} (${t("ui.deck_builtin")})` : d.name })));
+      Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${deckTitle(d.name)} (${t("ui.deck_builtin")})` : deckTitle(d.name) })));
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
     // A deck this phone is building, said on coming back: it is not in the menu until it has
     // every type, and nothing said what it still needed (a walk-through).
     const building = doc.decks.find((d) => d.name === localStorage.getItem(BUILDING_KEY) && !d.complete);
     if (!building) localStorage.removeItem(BUILDING_KEY);
-    setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: building.name, missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
+    setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
   } catch { /* offline: the last choice is still sent */ }
 }
 
@@ -581,7 +586,8 @@ async function loadDecks(select) {
 // this phone reads with it once it has every type.
 const BUILDING_KEY = "ecoscore-deck-building";
 const deckTokenKey = (name) => `ecoscore-deck-token:${name}`;  // the phone that started a deck holds its token
-// A deck's name as the service takes it: "Moje kuchyň" -> "moje-kuchyn".
+// A deck's name as the service takes it (its key): "Moje kuchyň" -> "moje-kuchyn"; the name as
+// typed is sent beside it, and is what the page calls the deck.
 // Cyrillic is spelt in Latin letters ("Мой лес" -> "moj-les": a Russian name was refused).
 const CYRILLIC = { а: "a", б: "b", в: "v", г: "g", д: "d", е: "e", ё: "e", ж: "zh", з: "z", и: "i", й: "j", к: "k", л: "l",
   м: "m", н: "n", о: "o", п: "p", р: "r", с: "s", т: "t", у: "u", ф: "f", х: "h", ц: "c", ч: "ch", ш: "sh", щ: "sch",
@@ -602,11 +608,12 @@ async function rememberCards() {
   if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
   // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
   // cannot learn from it: the cards go to a deck of its own, named here.
-  let name = localStorage.getItem(BUILDING_KEY) || deckChosen();
+  let name = localStorage.getItem(BUILDING_KEY) || deckChosen(), title = "";
   if (!name || name === "standin" || !localStorage.getItem(deckTokenKey(name))) {
     const answer = window.prompt(t("ui.remember_prompt"));
     if (answer === null) return;
     name = deckSlug(answer);
+    title = answer.trim();
     if (!name) { setStatus(said, () => t("ui.deck_name_empty"), true); return; }
   }
   // The tableau shown now, taken before the photo is shrunk (a switch meanwhile would send one
@@ -624,6 +631,7 @@ async function rememberCards() {
     form.append("grid", grid);
     form.append("as_read", "true");  // the grid of this photo's read (or layout), corrected
     form.append("at", at);
+    if (title) form.append("title", title);  // kept for a new deck: what the page calls it
     // The deck's token: this phone started the deck, and only it adds to it.
     const tokenOf = deckTokenKey(name), held = localStorage.getItem(tokenOf);
     const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
@@ -635,26 +643,27 @@ async function rememberCards() {
       localStorage.removeItem(BUILDING_KEY);
       localStorage.setItem(DECK_KEY, deck.name);
     }
-    solo.remembered = deck.name; $("forget").hidden = false;  // a card named wrong can be taken back
+    solo.remembered = deck.name; solo.rememberedTitle = deck.title || deck.name;
+    $("forget").hidden = false;  // a card named wrong can be taken back
     saveSolo();
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
-    const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
+    const n = Object.values(deck.references).reduce((a, b) => a + b, 0), called = solo.rememberedTitle;
     setStatus(said, () => [missing.length
-      ? t("ui.remembered_partial", { n, name: deck.name, missing: missing.map((c) => I18N.card(c)).join(", ") })
-      : t("ui.remembered", { n, name: deck.name }), ...(deck.doubts || []).map(I18N.message)].join(" "));
+      ? t("ui.remembered_partial", { n, name: called, missing: missing.map((c) => I18N.card(c)).join(", ") })
+      : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map(I18N.message)].join(" "));
   } catch (err) { setStatus(said, err, true); } finally { button.disabled = false; }
 }
 
 // "Forget these cards": the deck's last add taken back (a card named wrong and remembered
 // taught the deck a wrong picture, and nothing could take it back: a walk-through).
 async function forgetCards() {
-  const name = solo.remembered, said = $("remember-status");
+  const name = solo.remembered, called = solo.rememberedTitle || deckTitle(name), said = $("remember-status");
   if (!name) return;
   const tokenOf = deckTokenKey(name);
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
-    $("forget").hidden = true; solo.remembered = null;
+    $("forget").hidden = true; solo.remembered = null; solo.rememberedTitle = null;
     saveSolo();
     if (!out.deck) {  // the deck was only these cards: it is gone
       localStorage.removeItem(tokenOf);
@@ -665,13 +674,13 @@ async function forgetCards() {
       if (deckChosen() === name) localStorage.removeItem(DECK_KEY);
     }
     await loadDecks($("deck"));
-    setStatus(said, () => t(out.deck ? "ui.forgotten" : "ui.forgotten_deck", { name }));
+    setStatus(said, () => t(out.deck ? "ui.forgotten" : "ui.forgotten_deck", { name: called }));
   } catch (err) { setStatus(said, err, true); }
 }
 
 // ---------- one photo ----------
 const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
-  index: 0, remembered: null, pending: 0, work: {} };
+  index: 0, remembered: null, rememberedTitle: null, pending: 0, work: {} };
 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
 // steps), as plain data: kept while another tableau of the photo is shown, and through a reload
@@ -736,7 +745,7 @@ function saveSolo(player) {
   if (!solo.doc || !solo.view) return;
   const v = solo.view;
   const state = { doc: solo.doc, index: solo.index, teaching: solo.teaching, showAnyway: solo.showAnyway,
-    remembered: solo.remembered, read: v.read, ...workOf(v), player: player || v.player,
+    remembered: solo.remembered, rememberedTitle: solo.rememberedTitle, read: v.read, ...workOf(v), player: player || v.player,
     work: solo.work, photo: solo.photoData };
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
     try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
@@ -787,7 +796,7 @@ function showRestored() {
   try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
   Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
-    remembered: state.remembered || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
+    remembered: state.remembered || null, rememberedTitle: state.rememberedTitle || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
     work: state.work || {} });
   const view = soloView();
   const { grid, cells, doubts, photo, size } = state.read;
@@ -815,7 +824,7 @@ async function scorePhoto(file) {
     if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
-    solo.remembered = null; solo.work = {};
+    solo.remembered = null; solo.rememberedTitle = null; solo.work = {};
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
     const p = await scoredAlone(doc.players[0], doc);
     soloView().load({ ...p, read_grid: p.grid });
@@ -849,7 +858,7 @@ async function teachPhoto() {
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
-    solo.remembered = null; solo.work = {};
+    solo.remembered = null; solo.rememberedTitle = null; solo.work = {};
     soloView().load({ ...p, read_grid: blank });
     showSolo(p);
     keepPhoto(file);
@@ -918,7 +927,7 @@ function showSolo(player) {
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
   const advice = adviceOf(player.doubts).map(I18N.message);
   const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
-  const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: player.deck })] : [])];
+  const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: deckTitle(player.deck) })] : [])];
   $("retake-advice").replaceChildren(...retakeAdvice.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   $("retake-advice").hidden = !retakeAdvice.length;  // an empty list's margins are a gap
   $("total").textContent = player.total;
