@@ -566,9 +566,10 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     # English. The answer is fixed here, so the page's own translation is what is tested
     # (the service's: tests/test_i18n.py).
     from ecoscore.service import i18n
+    from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.pipeline import not_this_deck
 
-    refusal = (f"{not_this_deck(18, 'kitchen')}; the photo is too dark (its brightest cards at 40 of 255): "
+    refusal = (f"{for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest cards at 40 of 255): "
                "add light, or keep shadows off the cards")
     page = new_page(locale=locale)
     page.route("**/api/photo*", lambda route: route.fulfill(
@@ -968,6 +969,9 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     expect(page.locator("#retake")).to_be_visible(timeout=30000)
     expect(page.locator("#retake-advice")).to_contain_text("is the photo read against the wrong deck?")
     expect(page.locator("#retake-advice")).not_to_contain_text("too few pictures")
+    # ... in the page's words: its Deck menu, not the command line's --deck (one message for both)
+    expect(page.locator("#retake-advice")).to_contain_text("Choose your deck (Deck, on the start page)")
+    expect(page.locator("#retake-advice")).not_to_contain_text("command line")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)
     # This phone did not start the deck: it cannot teach it, so it is asked for a deck of its own;
@@ -1007,6 +1011,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
         page.click("#add-photo")
     chooser.value.set_files(write(tmp_path, "table.jpg", first.jpeg))
     expect(page.locator("#room-status")).to_contain_text("Your own deck? Teach it once on the start page", timeout=60000)
+    expect(page.locator("#room-status")).not_to_contain_text("command line")
     expect(page.locator("#room-teach")).to_be_visible()
     assert page.get_attribute("#room-teach", "target") == "_blank"
     page.goto(f"{deck_server}{page.get_attribute('#room-teach', 'href')}")  # the tab it opens says what to do
@@ -1016,6 +1021,9 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     page.goto(deck_server)
     page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))
     expect(page.locator("#status")).to_contain_text("do not read as cards of this deck", timeout=60000)
+    # what to do, on the page: its button (the reader's "--deck on the command line" was beside it)
+    expect(page.locator("#status")).to_contain_text("if it is your own deck, teach the page its cards (Name the cards of my deck)")
+    expect(page.locator("#status")).not_to_contain_text("command line")
     expect(page.locator("#teach")).to_be_visible()
     shot(page, "deck-teach-offer")
     page.click("#teach-start")

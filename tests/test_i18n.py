@@ -7,6 +7,7 @@ import pytest
 
 from ecoscore.scoring import CardType, parse_card
 from ecoscore.service import i18n
+from ecoscore.service.routes.photos import for_the_page
 from ecoscore.vision.pipeline import not_this_deck
 
 STATIC = Path(i18n.__file__).resolve().parent / "static"
@@ -92,11 +93,11 @@ MESSAGES = [
     "photo.jpg: too many tableaux in one photo (grids of cards found: 42; a game has at most 8): photograph the "
     "tableaux of one game",
     "photo.jpg: no tableau read: a grid of 18 cards was found, but they do not read as cards of this deck: if it is "
-    "your own deck, enrol it and choose it (Deck on the page, --deck on the command line); if no cards lie there (a play "
+    "your own deck, teach the page its cards (Name the cards of my deck); if no cards lie there (a play "
     "mat's printed slots, a pattern on the table), photograph the tableau itself",
     "photo.jpg: no tableau read: a grid of 19 cards was found, but none reads as a card of the deck kitchen: if they "
-    "are its cards, this photo shows them unlike its references (another light, another edition): enrol more of them "
-    "from a photo like this one (deck add kitchen --photo P.jpg --grid G.txt), or choose the right deck; if no cards "
+    "are its cards, this photo shows them unlike its references (another light, another edition): teach the deck this "
+    "photo's cards too (Name the cards of my deck), or choose the right deck (Deck); if no cards "
     "lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself",
     "this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)",
     "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
@@ -167,7 +168,7 @@ MESSAGES = [
     "the photo is too dark (its brightest cards at 48 of 255): add light, or keep shadows off the cards",
     "photograph the whole tableau from above, all its cards in view, in even light",
     "glare washes out row 1 col 2, row 3 col 4: tilt the phone or move the lamp so its reflection leaves the cards",
-    "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck on the page, --deck on the command line)",
+    "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck, on the start page)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
     "row 3, col 2: a card no deck has read: name it, and your deck learns it",
     "row 1, col 1: no card found here: name it if one lies there, else keep it empty",
@@ -242,7 +243,7 @@ def test_a_refusal_with_retake_advice_is_translated_whole():
                           "something else", "cs").endswith("; something else")
 
 
-@pytest.mark.parametrize("refusal", [not_this_deck(18), not_this_deck(19, "kitchen")])
+@pytest.mark.parametrize("refusal", [for_the_page(not_this_deck(18)), for_the_page(not_this_deck(19, "kitchen"))])
 def test_a_refusal_holding_a_semicolon_is_translated_with_its_advice(refusal):
     # "Not this deck" says why, then "; " what to do: with retake advice after it, no split into
     # messages at every "; " matched, and such refusals reached players in English.
@@ -278,3 +279,26 @@ def test_a_message_holding_a_crafted_name_is_left_as_it_is_not_matched_for_ever(
     text = f"{'a: b; ' * n}: not an image (bytes start 6a756e6b)"
     assert i18n.translate(text, "cs") == text
     assert i18n.match(text) is None
+
+
+def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_every_language():
+    # The reader's refusals and its wrong-deck doubt name the command line too ("--deck on the
+    # command line", "deck add NAME --photo ..."): on the page they named nothing a player can do.
+    # The service's words name the page's controls, and every language has them.
+    import numpy as np
+
+    from ecoscore.vision.lattice import TableauFit
+    from ecoscore.vision.pipeline import CellRead, tableau_doubts
+
+    cells = [CellRead(r, c, None, 0.9, "fox", 0.05, True, np.zeros((4, 2)), ["not ours"], not_ours=True)
+             for r in range(4) for c in range(5)]
+    (wrong_deck,) = [d for d in tableau_doubts(cells, TableauFit({}, 0.0, False)) if "wrong deck" in d]
+    said = [for_the_page(not_this_deck(18)), for_the_page(not_this_deck(19, "nas-stul"), "nas-stul", "Náš stůl"),
+            for_the_page(wrong_deck)]
+    assert all("command line" not in text and "--deck" not in text and "deck add" not in text for text in said), said
+    assert "Name the cards of my deck" in said[0] and "the deck Náš stůl: " in said[1] and "nas-stul" not in said[1]
+    assert said[2].endswith("Choose your deck (Deck, on the start page)")
+    for lang in ("cs", "ru", "it"):
+        for text in said:
+            out = i18n.translate(text, lang)
+            assert out != text and "no tableau read" not in out and "wrong deck" not in out, (lang, out)

@@ -343,3 +343,60 @@ def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(cli
     assert r.json()["name"] == "nas-stul" and r.json()["title"] == "Náš stůl"
     listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
     assert listed["nas-stul"]["title"] == "Náš stůl" and listed["standin"]["title"] == "standin"
+
+
+def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(client, reader, tmp_path):
+    # The page showed "(Deck on the page, --deck on the command line)": one message of the reader
+    # for both. The service's answers now name the page's controls only (the command line keeps
+    # its own), in every language.
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.vision.pipeline import NoTableauError, not_this_deck
+
+    foreign = render_scene(generate_deck(HELD_OUT_SEEDS[57]), (60, 0), PARAMS)
+    r = client.post("/api/photo", files={"photo": _jpeg(foreign)})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert "if it is your own deck, teach the page its cards (Name the cards of my deck)" in detail
+    assert "command line" not in detail and "--deck" not in detail
+    czech = client.post("/api/photo?lang=cs", files={"photo": _jpeg(foreign)}).json()["detail"]
+    assert "naučte stránku jeho karty (Pojmenovat karty mého balíčku)" in czech and "--deck" not in czech
+
+    deck = generate_deck(HELD_OUT_SEEDS[52])
+    scene = next(s for s in (render_scene(deck, (41, k), PARAMS) for k in range(100))
+                 if len({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}) == len(CardType))
+    made = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scene)},
+                       data={"grid": format_text(truth_tableau(scene.truth["tableaux"][0])), "title": "Náš stůl"})
+    assert made.json()["complete"], made.text
+    builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)  # read with the wrong deck chosen
+    r = client.post("/api/photo", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"})
+    assert r.status_code == 200, r.text
+    doubts = r.json()["players"][0]["doubts"]
+    assert doubts[-1].endswith("is the photo read against the wrong deck? Choose your deck (Deck, on the start page)")
+    assert not any("--deck" in d for d in doubts)
+
+    # Refused outright when read with a deck the player enrolled (no grid of its cards at all):
+    # what to do on the page, and the deck called as its player named it.
+    class Refusing:
+        finder, classifier = reader.finder, reader.classifier
+
+        def read(self, data, classifier=None):
+            raise NoTableauError(not_this_deck(18, classifier.deck))
+
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'r.sqlite3'}"), reader=Refusing())) as c:
+        detail = c.post("/api/photo", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"}).json()["detail"]
+        assert "none reads as a card of the deck Náš stůl: " in detail and "(Name the cards of my deck)" in detail
+        assert "deck add" not in detail and "nas-stul" not in detail
+        czech = c.post("/api/photo?lang=cs", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"}).json()["detail"]
+        assert "balíčku Náš stůl: " in czech and "(Pojmenovat karty mého balíčku)" in czech and "deck add" not in czech
+
+
+def test_a_rooms_read_stored_in_the_command_lines_words_is_shown_in_the_pages(client):
+    # A room's reads are stored: one read before the service spoke the page's words keeps them.
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    store = client.app.state.services.store
+    old = ("17 cards are of none of this deck's types: is the photo read against the wrong deck? "
+           "Choose your deck (Deck on the page, --deck on the command line)")
+    grid = [[None] * COLS for _ in range(4)]
+    store.put_player(room["id"], "ann", grid, {"doubts": [old], "cells": []}, None, None, None)
+    (player,) = client.get(f"/api/rooms/{room['id']}").json()["game"]["players"]
+    assert player["doubts"] == [old.replace("(Deck on the page, --deck on the command line)", "(Deck, on the start page)")]

@@ -1,6 +1,7 @@
 """Reading uploaded photos through the read queue, with every failure a clear 4xx."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -8,7 +9,9 @@ from typing import TypeVar
 from fastapi import HTTPException, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from ecoscore.vision.deckstore import DeckStoreError
 from ecoscore.vision.decode import ImageError, NotAnImageError
+from ecoscore.vision.matcher import CardMatcher
 from ecoscore.vision.pipeline import NoTableauError, PhotoRead
 
 from .. import names
@@ -16,6 +19,31 @@ from ..deps import Services
 from ..reads import Abandoned, QueueFull
 
 T = TypeVar("T")
+
+
+# The reader's words for choosing and teaching a deck are the command line's too ("--deck on the
+# command line", "deck add NAME --photo P.jpg --grid G.txt": vision/pipeline.py); what the service
+# answers is read on the page, where they name nothing a player can do. The page's words instead
+# (the command line keeps its own). The catalogues translate these.
+_PAGE_WORDS = [
+    (re.compile(re.escape("enrol it and choose it (Deck on the page, --deck on the command line)")),
+     "teach the page its cards (Name the cards of my deck)"),
+    (re.compile(r"enrol more of them from a photo like this one \(deck add \S+ --photo P\.jpg --grid G\.txt\), "
+                r"or choose the right deck"),
+     "teach the deck this photo's cards too (Name the cards of my deck), or choose the right deck (Deck)"),
+    (re.compile(re.escape("Choose your deck (Deck on the page, --deck on the command line)")),
+     "Choose your deck (Deck, on the start page)"),
+]
+
+
+def for_the_page(text: str, deck: str | None = None, title: str | None = None) -> str:
+    """A message of the reader in the page's words (``_PAGE_WORDS``); the enrolled ``deck`` it
+    names called by its ``title`` (the name its player typed)."""
+    for words, page in _PAGE_WORDS:
+        text = words.sub(page, text)
+    if deck and title and title != deck:
+        text = text.replace(f"a card of the deck {deck}: ", f"a card of the deck {title}: ")
+    return text
 
 
 def _too_large(svc: Services, name: str | None) -> HTTPException:
@@ -53,11 +81,23 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
     if upload.size is not None and upload.size > svc.settings.max_upload:
         raise _too_large(svc, name)
     try:
-        return await queued(svc, request, lambda: svc.reader.read(upload_bytes(svc, upload, name), classifier))
+        read = await queued(svc, request, lambda: svc.reader.read(upload_bytes(svc, upload, name), classifier))
     except ImageError as err:
         raise HTTPException(415 if isinstance(err, NotAnImageError) else 422, f"{name}: {err}") from None
     except NoTableauError as err:
-        raise HTTPException(422, f"{name}: {err}") from None
+        deck_name = classifier.deck if isinstance(classifier, CardMatcher) else None
+        title = await run_in_threadpool(_title, svc, deck_name) if deck_name else None
+        raise HTTPException(422, f"{name}: {for_the_page(str(err), deck_name, title)}") from None
+    for tab in read.tableaux:
+        tab.doubts[:] = [for_the_page(doubt) for doubt in tab.doubts]
+    return read
+
+
+def _title(svc: Services, deck: str) -> str | None:
+    try:
+        return svc.decks.store.info(deck).shown
+    except DeckStoreError:  # gone since it was read with
+        return None
 
 
 def photo_name(svc: Services, given: str, upload: UploadFile, k: int) -> str:

@@ -32,7 +32,7 @@ from ..schemas import (
     Rename,
     RoomOut,
 )
-from .photos import photo_jpeg, read_photo
+from .photos import for_the_page, photo_jpeg, read_photo
 from .score import tableau
 
 router = APIRouter(tags=["rooms"], responses=ERRORS, route_class=BoundedRoute)
@@ -82,6 +82,8 @@ def _room_doc(svc, room_id: str) -> dict:
         reads = []
         for p in room.players:
             read = with_corrections(p.read, p.grid)
+            if read.get("doubts"):  # a read stored before they were in the page's words
+                read["doubts"] = [for_the_page(doubt) for doubt in read["doubts"]]
             read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
             reads.append(read)
         doc["game"] = game_to_dict(game, reads)
