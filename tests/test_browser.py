@@ -1032,6 +1032,12 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#status")).to_contain_text("choose its name")
     review = page.locator("#solo-tableau .review")
     expect(review).to_have_text("Review the 20 doubtful cards")
+    # Nothing named yet: each cell is "to name" (they read "empty"), and no score is shown for a
+    # grid still being named (a blank grid scored "-5?" before any card was named).
+    assert set(labels(page).values()) == {"to name"}
+    expect(page.locator("#result p.total")).to_be_hidden()
+    expect(page.locator("#pad")).to_be_hidden()
+    expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")
     page.click("#remember")  # nothing named yet: said at once, nothing sent
     expect(page.locator("#remember-status")).to_have_text("Name every card first: 20 cards have no name yet.")
     # A card set to empty (what a player does with a box the finder put on a bare gap) is
@@ -1055,10 +1061,12 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
             # the tenth name scored first (the next card's picker opens then): its total was read
             # while its answer was on the way once, and the reload brought the answer's
             expect(page.locator("#review-step")).to_have_text("Doubtful card 11 of 19")
-            total = page.inner_text("#total")
+            named = labels(page)
+            assert sum(text == "to name" for text in named.values()) == 9 and named[(0, 0)] == "empty", named
             page.reload()
             expect(review).to_have_text("Review the 9 doubtful cards", timeout=30000)
-            expect(page.locator("#total")).to_have_text(total)
+            assert labels(page) == named
+            expect(page.locator("#result p.total")).to_be_hidden()
             review.click()
         expect(page.locator("#review-step")).to_have_text(f"Doubtful card {step % 10 + 1} of {19 if step < 10 else 9}")
         expect(page.locator("#crop")).to_be_visible()  # the cell's own picture, to name it by
@@ -1066,6 +1074,8 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
                                      page.locator("#picker-cell").inner_text()).groups())
         page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
     expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
+    expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score
+    assert "to name" not in labels(page).values()
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")  # the card kept empty, named after all (on the photo)
     page.click(f"#choices button[data-type='{lying[(0, 0)]}']")
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total))

@@ -266,6 +266,16 @@ class TableauView {
     return out;
   }
 
+  // A photo's cells laid out to be named (/api/layout: a deck taught from a photo), not a read.
+  laidOut() {
+    return !!this.read.cells && this.read.cells.some((row) => row.some((cell) => cell && "card" in cell));
+  }
+
+  // Such a grid while any cell is still to name: no score is shown for it (a blank grid scored
+  // "-5?" before a card was named: a walk), and a cell not named yet says so, not "empty".
+  naming() { return this.laidOut() && this.doubtfulCells().length > 0; }
+  unnamed(r, c) { return this.laidOut() && !this.grid[r][c] && this.doubtsOf(r, c).length > 0; }
+
   // How many cells the reader doubted, whatever has been corrected since.
   readDoubtCount() {
     return (this.read.cells || []).flat().filter((cell) => cell.doubts && cell.doubts.length).length;
@@ -293,7 +303,8 @@ class TableauView {
   }
 
   render() {
-    const { labels } = this.labels();
+    const naming = this.naming();
+    const { labels } = naming ? { labels: {} } : this.labels();  // no points while cells are still to name
     const causes = this.causes();
     const sel = this.selected ? key(...this.selected) : null;
     const title = this.q(".tableau-title");
@@ -314,7 +325,7 @@ class TableauView {
     review.textContent = t("ui.review", { n: pending });
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt
       this.unsure.hidden = !pending;
-      this.unsure.textContent = t("ui.total_unsure", { n: pending });
+      this.unsure.textContent = t(naming ? "ui.naming_left" : "ui.total_unsure", { n: pending });
     }
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
@@ -328,16 +339,23 @@ class TableauView {
       const k = key(r, c), d = this.doubtsOf(r, c);
       b.className = [type ? "" : "empty", d.length ? "doubt" : "", k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").trim();
       const points = labels[k] === undefined ? "" : pts(labels[k]);
-      b.innerHTML = `<span>${escapeHtml(I18N.card(type))}</span><small>${labels[k] ?? ""}</small>`;
+      const name = this.cellName(r, c);
+      b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
-        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: I18N.card(type), points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
-        : t("ui.cell_label", { row: r + 1, col: c + 1, card: I18N.card(type), points: points || pts(0) }));
+        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: name, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
+        : t("ui.cell_label", { row: r + 1, col: c + 1, card: name, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
       b.addEventListener("click", () => this.select(r, c));
       grid.appendChild(b);
     }));
     this.renderMarks(labels, causes, sel);
     this.renderExplain();
+    this.q(".details details").hidden = naming;  // "why every point": no points yet
+  }
+
+  // What a cell is called on the photo and the grid: its card, or "to name".
+  cellName(r, c) {
+    return this.unnamed(r, c) ? t("ui.to_name") : I18N.card(this.grid[r][c]);
   }
 
   renderMarks(labels, causes, sel) {
@@ -365,7 +383,7 @@ class TableauView {
       text.setAttribute("x", cx); text.setAttribute("y", cy);
       text.setAttribute("font-size", Math.max(10, width * 0.17));
       text.setAttribute("stroke-width", Math.max(2, width * 0.05));
-      text.textContent = `${I18N.card(type)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
+      text.textContent = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
       g.appendChild(text);
       g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
       svg.appendChild(g);
@@ -937,6 +955,11 @@ function showSolo(player) {
 }
 
 function soloPad(player) {
+  // A grid still being named has no score yet: the count of cards to name is said instead (#unsure).
+  const naming = solo.view.naming();
+  document.querySelector("#result p.total").hidden = naming;
+  document.querySelector("#result .pad-wrap").hidden = naming;
+  if (naming) $("bio-explain").hidden = true;
   renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => solo.view.doubtfulCells().length });
 }
 
