@@ -62,6 +62,14 @@ class Decks:
                 if self._loading.get(name) is loading and not loading.locked():
                     del self._loading[name]
 
+    def guesser(self, name: str) -> CardMatcher:
+        """A matcher of deck ``name`` even before it has every type (a type with no reference is
+        never named): the page's guesses at a photo's cards while the deck is taught, each for the
+        player to confirm. Never kept beside ``matcher``'s: a score is read only with a whole deck.
+        ``DeckStoreError`` if there is no such deck."""
+        check_name(name)
+        return CardMatcher(self.embedder, self.store.references(name, self.embedder, partial=True))
+
     def _kept(self, name: str) -> CardMatcher | None:
         """The matcher kept for ``name``, if its deck has not changed since it was loaded."""
         stamp = self.store.stamp(name)

@@ -222,6 +222,8 @@ class ForgottenOut(BaseModel):
 
 class LayoutCell(BaseModel):
     card: bool = Field(description="a card was found in the cell")
+    guess: str | None = Field(None, description="the type the deck asked for (``deck``) reads here surely: a guess "
+                                                "for the player to confirm before it is remembered")
     doubts: list[str] = Field(description="name the card found here, or check the cell where none was found")
     quad: list[list[float]] = Field(description="the cell's corners in the photo's pixels (TL, TR, BR, BL)")
 

@@ -1109,6 +1109,78 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
 
 
 @needs_matcher
+def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_server, page, tmp_path):
+    # The second photo of a deck being taught came back with all 20 cells to name again (a walk):
+    # the deck, half built, read nothing. Now the cards it names surely come named, marked "?",
+    # the rest are to name, and its guesses are remembered only once the player says they are right.
+    import re
+
+    import numpy as np
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(58)
+    first = photo_where(deck, params, 54, lambda types: len(types) < len(CardType))
+    started = post_deck_photo(deck_server, "puda", first, title="Půda")
+    lacking = set(started["missing"])
+    second = photo_where(deck, params, 55, lambda types: bool(types & lacking))  # cards of types it lacks too
+    page.goto(deck_server)
+    page.evaluate(f"localStorage.setItem('ecoscore-deck-building', 'puda'); "
+                  f"localStorage.setItem('ecoscore-deck-token:puda', '{started['token']}')")
+    page.reload()
+    expect(page.locator("#deck-note")).to_contain_text("Deck Půda is being built")  # its name as typed
+    sent = []
+    page.on("request", lambda r: "/api/decks/puda/photo" in r.url and sent.append(r.url))
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#teach")).to_be_visible(timeout=60000)  # the built-in deck chosen: not its cards
+    page.click("#teach-start")
+    expect(page.locator("#result")).to_be_visible(timeout=60000)
+    marks = labels(page)
+    quads = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.quad))")
+    truth = second.truth["tableaux"][0]["cells"]
+    lying = {(r, c): min(truth, key=lambda t: np.linalg.norm(np.mean(t["cell_corners"], 0) - np.mean(q, 0)))["type"]
+             for r, row in enumerate(quads) for c, q in enumerate(row)}
+    guessed = {rc: text[:-1] for rc, text in marks.items() if text.endswith("?")}
+    assert len(guessed) >= 8 and all(guessed[rc] == lying[rc] for rc in guessed), (guessed, lying)
+    assert not any(lying[rc] in lacking for rc in guessed)  # a type the deck lacks: never guessed
+    assert all(text == "to name" for rc, text in marks.items() if rc not in guessed), marks
+    expect(page.locator("#status")).to_have_text(f"Deck Půda knows {len(guessed)} of these cards already (marked with ?): "
+                                                 "check them on the photo, name the others, then Remember these cards "
+                                                 "for my deck.")
+    review = page.locator("#solo-tableau .review")
+    expect(review).to_have_text(f"Review the {20 - len(guessed)} doubtful cards")  # the guesses are not to name
+    # A guess checked on its own: the picker says whose guess it is, and "keep" confirms it.
+    (r0, c0) = sorted(guessed)[0]
+    page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
+    expect(page.locator("#picker-cell")).to_have_text(f"Row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, "
+                                                      "as deck Půda reads it (a guess)")
+    page.click("#keep")
+    assert labels(page)[(r0, c0)] == guessed[(r0, c0)]
+    review.click()
+    for _ in range(20 - len(guessed)):
+        r, c = map(int, re.match(r"Row (\d+), column (\d+)", page.locator("#picker-cell").inner_text()).groups())
+        page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)] or ''}']")
+    expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
+    # Remembered only once the player says the deck's guesses are right.
+    page.click("#remember")
+    expect(page.locator("#confirm")).to_be_visible()
+    expect(page.locator("#confirm-text")).to_have_text(f"Deck Půda named {len(guessed) - 1} cards of this photo itself "
+                                                       "(marked with ?). Are they all right? A card named wrong teaches "
+                                                       "the deck a wrong picture.")
+    page.click("#confirm-no")
+    expect(page.locator("#remember-status")).to_have_text(f"Check the {len(guessed) - 1} cards marked with ? on the "
+                                                          "photo: tap one to change it.")
+    assert not sent
+    shot(page, "deck-guesses-to-confirm")
+    page.click("#remember")
+    page.click("#confirm-yes")
+    found = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.card))")  # a card missed is left out
+    n = sum(started["references"].values()) + sum(lying[(r, c)] is not None and card for r, row in enumerate(found)
+                                                  for c, card in enumerate(row))
+    expect(page.locator("#remember-status")).to_contain_text(f"{n} cards in deck Půda", timeout=60000)
+    assert len(sent) == 1 and not any(text.endswith("?") for text in labels(page).values())
+
+
+@needs_matcher
 def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, page):
     # A deck is not in the menu until it has every type: a player coming back to the page saw
     # nothing of the deck they had started (a walk-through).

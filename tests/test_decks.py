@@ -384,6 +384,40 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     assert store.info("plain").title is None  # not a string: no title, the listing unbroken
 
 
+def test_a_deck_half_built_is_read_only_for_guesses_and_never_names_a_type_it_lacks(tmp_path):
+    # The page's second teaching photo came back with all 20 cells to name: a deck without every
+    # type read nothing. It may now be read for the page's guesses (``partial``), never for a
+    # score; a type with no reference is never named.
+    from ecoscore.service.decks import Decks
+    from ecoscore.vision.matcher import TYPES
+
+    class Embedder:
+        version, imgsz = "test", 64
+
+        def __call__(self, crops):  # each channel's mean and spread: any deterministic embedding
+            x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)
+            return np.concatenate([x.mean(1), x.std(1), np.ones((len(crops), 2))], 1).astype(np.float32)
+
+    store = DeckStore(tmp_path)
+    half = {card: crops for card, crops in _crops().items() if card not in (CardType.WOLF, CardType.EAGLE)}
+    store.add("half", half, "the page", partial=True)
+    with pytest.raises(DeckStoreError, match="no reference yet for: eagle, wolf"):
+        store.references("half", Embedder())
+    refs = store.references("half", Embedder(), partial=True)
+    assert set(refs.pattern_types) == {TYPES.index(card) for card in half}
+    cells = Embedder()([np.full((64, 64, 3), v, np.uint8) for v in range(0, 250, 10)])
+    sims = refs.metric.type_similarities(cells, len(TYPES))
+    lacking = [TYPES.index(CardType.WOLF), TYPES.index(CardType.EAGLE)]
+    assert (sims[:, lacking] == -1).all() and not np.isin(sims.argmax(1), lacking).any()
+    decks = Decks(store)
+    decks._embedder = Embedder()
+    with pytest.raises(DeckStoreError, match="no reference yet"):  # never for reading a score
+        decks.matcher("half")
+    assert decks.guesser("half").references.name == "half"
+    with pytest.raises(DeckStoreError, match="no reference yet"):  # nor kept for one by a guess
+        decks.matcher("half")
+
+
 def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeypatch, capsys):
     from ecoscore.cli import main
 

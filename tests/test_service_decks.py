@@ -345,6 +345,47 @@ def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(cli
     assert listed["nas-stul"]["title"] == "Náš stůl" and listed["standin"]["title"] == "standin"
 
 
+def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_scored_with_it(client):
+    # The second photo of a deck being taught was not read with the deck's first cards: the
+    # player named all 20 cells again (a walk). Read with the types the deck has so far, the
+    # cells it names surely come with its guess (a card of a type it lacks is left to name);
+    # nothing is remembered, and the deck still scores nothing.
+    import numpy as np
+
+    deck = generate_deck(HELD_OUT_SEEDS[54])
+    scenes = [render_scene(deck, (45, k), PARAMS) for k in range(12)]
+    kinds = [{c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None} for s in scenes]
+    first = next(k for k, types in enumerate(kinds) if len(types) < len(CardType))
+    second = next(k for k, types in enumerate(kinds) if k != first and types - kinds[first])  # types it lacks
+    started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scenes[first])},
+                          data={"grid": format_text(truth_tableau(scenes[first].truth["tableaux"][0]))})
+    assert started.status_code == 200 and started.json()["missing"], started.text
+    refused = client.post("/api/photo", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
+    assert refused.status_code == 422 and "no reference yet" in refused.json()["detail"]  # never for a score
+
+    bare = client.post("/api/layout", files={"photo": _jpeg(scenes[second])}).json()
+    assert all(cell["guess"] is None for row in bare["cells"] for cell in row)  # no deck: nothing guessed
+    r = client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
+    assert r.status_code == 200, r.text
+    truth = scenes[second].truth["tableaux"][0]["cells"]
+    guessed, lacking_left = 0, 0
+    for row, bare_row in zip(r.json()["cells"], bare["cells"]):
+        for cell, before in zip(row, bare_row):
+            assert cell["quad"] == before["quad"] and cell["card"] == before["card"]
+            lying = min(truth, key=lambda c: np.linalg.norm(np.mean(c["cell_corners"], 0) - np.mean(cell["quad"], 0)))["type"]
+            if cell["guess"]:  # right, and nothing to name there
+                assert cell["guess"] == lying and cell["doubts"] == [], (cell, lying)
+                guessed += 1
+            else:  # still to name, as with no deck
+                assert cell["doubts"] == before["doubts"] and cell["doubts"]
+                lacking_left += lying in started.json()["missing"]
+    assert guessed >= 8 and lacking_left == sum(c["type"] in started.json()["missing"] for c in truth)
+    # Nothing was remembered: the deck is as it was.
+    assert {d["name"]: d for d in client.get("/api/decks").json()["decks"]}["kitchen"]["references"] == \
+        started.json()["references"]
+    assert client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "nosuch"}).status_code == 422
+
+
 def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(client, reader, tmp_path):
     # The page showed "(Deck on the page, --deck on the command line)": one message of the reader
     # for both. The service's answers now name the page's controls only (the command line keeps

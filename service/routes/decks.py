@@ -6,12 +6,14 @@ import secrets
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
+import numpy as np
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, NotDeckOwner
 from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, from_photo, layout, left_out_note, name_it
+from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
@@ -104,21 +106,51 @@ async def forget_last(svc: Svc, name: DeckPath,
         raise HTTPException(404 if isinstance(err, NoSuchDeck) else 409, str(err)) from None
 
 
-@router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, named by no deck (to start a deck)",
+@router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, to name (to start or teach a deck)",
              response_model=LayoutOut)
-async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...)):
+async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...),
+                         deck: Annotated[str, Form(max_length=40, description=(
+                             "the deck these cards are taught to, if it has cards already (even before it has every "
+                             "type): the cells it reads surely come with its guess"))] = ""):
     """A player's own deck read against a deck that is not theirs gives no read to correct: these
-    are the cells they name instead, then remember (``/api/decks/{name}/photo``) to start it."""
-    def locate() -> tuple[Layout, bytes]:
-        found = layout(svc.reader, upload_bytes(svc, photo), photo.filename or "photo")
-        return found, photo_jpeg(found.photo.image)
+    are the cells they name instead, then remember (``/api/decks/{name}/photo``) to start it. A
+    deck being built a photo at a time reads nothing yet; given as ``deck``, the photo is read with
+    the types it has so far, and each cell it names surely carries its ``guess`` (a card of a type
+    it lacks mostly reads as none of its cards, and is left to name). A guess is the player's to
+    confirm: nothing is remembered from this answer."""
+    deck = deck.strip()
 
-    found, jpeg = await _run(svc, request, locate)
-    cells = [LayoutCell(card=cell.card, doubts=[doubt] if (doubt := name_it(cell)) else [],
-                        quad=quad_doc(cell.quad)) for cell in found.cells]
+    def locate() -> tuple[Layout, bytes, dict[tuple[int, int], str]]:
+        data = upload_bytes(svc, photo)
+        found = layout(svc.reader, data, photo.filename or "photo")
+        guesses = _guesses(svc, data, found, deck) if deck and deck != DEFAULT_DECK else {}
+        return found, photo_jpeg(found.photo.image), guesses
+
+    found, jpeg, guesses = await _run(svc, request, locate)
+    cells = []
+    for cell in found.cells:
+        guess = guesses.get((cell.row, cell.col))
+        doubt = None if guess else name_it(cell)  # a guess is not to name, but to confirm
+        cells.append(LayoutCell(card=cell.card, guess=guess, doubts=[doubt] if doubt else [], quad=quad_doc(cell.quad)))
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
                      photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",
                      photo_size=list(found.photo.original_size), doubts=found.advice)
+
+
+def _guesses(svc: Services, data: bytes, found: Layout, deck: str) -> dict[tuple[int, int], str]:
+    """The cells of ``found`` that deck ``deck`` (whole or not) names surely, read as a photo is:
+    (row, col) -> the type. The read lays out the same tableau's cells as ``layout`` (both locate
+    the photo alike); a read refused, or one whose tableau is not that one, guesses nothing."""
+    matcher = svc.decks.guesser(deck)  # no such deck: a 422, as for /api/photo
+    try:
+        read = svc.reader.read(data, matcher)  # type: ignore[arg-type]  # a drop-in for the classifier (matcher.py)
+    except NoTableauError:  # none of its cards among them (the stand-in's, another deck's)
+        return {}
+    for tab in read.tableaux:
+        if len(tab.cells) == len(found.cells) and all(
+                np.allclose(cell.quad, place.quad, atol=2.0) for cell, place in zip(tab.cells, found.cells)):
+            return {(cell.row, cell.col): cell.type.value for cell in tab.cells if cell.type is not None and not cell.doubts}
+    return {}
 
 
 T = TypeVar("T")

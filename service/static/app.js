@@ -276,6 +276,25 @@ class TableauView {
   naming() { return this.laidOut() && this.doubtfulCells().length > 0; }
   unnamed(r, c) { return this.laidOut() && !this.grid[r][c] && this.doubtsOf(r, c).length > 0; }
 
+  // A card the deck being taught named (/api/layout's guess), as it named it: marked, and the
+  // player's to confirm before it is remembered (a deck half built names some cards surely wrong).
+  guessAt(r, c) {
+    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
+    return !!(cell && cell.guess && this.grid[r][c] === cell.guess && !this.corrected.has(k) && !this.checked.has(k));
+  }
+
+  guessedCells() {
+    const out = [];
+    this.grid.forEach((row, r) => row.forEach((_, c) => { if (this.guessAt(r, c)) out.push([r, c]); }));
+    return out;
+  }
+
+  // The player said the guesses are right: kept as read, no longer marked.
+  confirmGuesses(cells) {
+    cells.forEach(([r, c]) => this.checked.add(key(r, c)));
+    this.render();
+  }
+
   // How many cells the reader doubted, whatever has been corrected since.
   readDoubtCount() {
     return (this.read.cells || []).flat().filter((cell) => cell.doubts && cell.doubts.length).length;
@@ -336,8 +355,9 @@ class TableauView {
       const b = document.createElement("button");
       b.type = "button";
       b.dataset.row = r; b.dataset.col = c; b.dataset.type = type || "";
-      const k = key(r, c), d = this.doubtsOf(r, c);
-      b.className = [type ? "" : "empty", d.length ? "doubt" : "", k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").trim();
+      const k = key(r, c), d = this.doubtsOf(r, c), guess = this.guessAt(r, c);
+      b.className = [type ? "" : "empty", d.length ? "doubt" : "", guess ? "guess" : "", k === sel ? "selected" : "",
+        causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
       const points = labels[k] === undefined ? "" : pts(labels[k]);
       const name = this.cellName(r, c);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
@@ -353,9 +373,10 @@ class TableauView {
     this.q(".details details").hidden = naming;  // "why every point": no points yet
   }
 
-  // What a cell is called on the photo and the grid: its card, or "to name".
+  // What a cell is called on the photo and the grid: its card, a guess marked "?", or "to name".
   cellName(r, c) {
-    return this.unnamed(r, c) ? t("ui.to_name") : I18N.card(this.grid[r][c]);
+    if (this.unnamed(r, c)) return t("ui.to_name");
+    return I18N.card(this.grid[r][c]) + (this.guessAt(r, c) ? "?" : "");
   }
 
   renderMarks(labels, causes, sel) {
@@ -370,8 +391,8 @@ class TableauView {
     this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
       const k = key(r, c), type = this.grid[r][c];
       const g = document.createElementNS(SVG, "g");
-      const cls = ["cell", type ? "" : "empty", this.doubtsOf(r, c).length ? "doubt" : "", this.corrected.has(k) ? "corrected" : "",
-        k === sel ? "selected" : "", causes.has(k) ? "cause" : ""];
+      const cls = ["cell", type ? "" : "empty", this.doubtsOf(r, c).length ? "doubt" : "", this.guessAt(r, c) ? "guess" : "",
+        this.corrected.has(k) ? "corrected" : "", k === sel ? "selected" : "", causes.has(k) ? "cause" : ""];
       g.setAttribute("class", cls.join(" ").replace(/\s+/g, " ").trim());
       g.dataset.row = r; g.dataset.col = c;
       const poly = document.createElementNS(SVG, "polygon");
@@ -508,6 +529,7 @@ function pick(view, r, c, review) {
     // Not "read as empty" for a card nothing read.
     const unnamed = !!(cell && cell.card && !current);  // a layout's card (a deck being taught): read by nothing
     $("picker-cell").textContent = unnamed ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
+      : view.guessAt(r, c) ? t("ui.picker_guess", { row: r + 1, col: c + 1, card: I18N.card(current), name: deckTitle(cell.deck) })
       : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
     $("review-step").hidden = !review;
     if (review) $("review-step").textContent = t("ui.review_step", review);
@@ -563,11 +585,12 @@ function drawCrop(view, cell) {
   ctx.drawImage(img, x0, y0, x1 - x0, y1 - y0, 0, 0, canvas.width, canvas.height);
 }
 
-function confirmDialog(text, yes = t("ui.yes_replace")) {
+function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
   return new Promise((resolve) => {
     const dialog = $("confirm");
     $("confirm-text").textContent = text;
     $("confirm-yes").textContent = yes;
+    $("confirm-no").textContent = no;
     dialog.onclose = () => resolve(dialog.returnValue === "yes");
     dialog.returnValue = "";
     dialog.showModal();
@@ -624,10 +647,21 @@ async function rememberCards() {
   // counted as the Review button counts them.
   const unnamed = solo.teaching ? solo.view.doubtfulCells().length : 0;
   if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
+  // Cards the deck being taught named itself: never remembered before the player says they are right.
+  const guesses = solo.teaching ? solo.view.guessedCells() : [];
+  if (guesses.length) {
+    const [r, c] = guesses[0], by = deckTitle(solo.view.read.cells[r][c].deck);
+    if (!(await confirmDialog(t("ui.confirm_guesses", { n: guesses.length, name: by }), t("ui.guesses_right"), t("ui.check_first")))) {
+      setStatus(said, () => t("ui.check_guesses", { n: guesses.length }));
+      return;
+    }
+    solo.view.confirmGuesses(guesses);
+    saveSolo();
+  }
   // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
   // cannot learn from it: the cards go to a deck of its own, named here.
-  let name = localStorage.getItem(BUILDING_KEY) || deckChosen(), title = "";
-  if (!name || name === "standin" || !localStorage.getItem(deckTokenKey(name))) {
+  let name = teachingDeck(), title = "";
+  if (!name) {
     const answer = window.prompt(t("ui.remember_prompt"));
     if (answer === null) return;
     name = deckSlug(answer);
@@ -864,23 +898,36 @@ async function scorePhoto(file) {
 // The page asks the service in English (API_HEADERS): its refusal is matched as said.
 const NOT_THIS_DECK = /no tableau read: a grid of \d+ cards was found, but/;
 
+// The deck a photo's cards are remembered for without asking: the one this phone is building, or
+// the one chosen if this phone started it (it holds its token); "": a new deck, named when remembered.
+function teachingDeck() {
+  const name = localStorage.getItem(BUILDING_KEY) || deckChosen();
+  return name && name !== "standin" && localStorage.getItem(deckTokenKey(name)) ? name : "";
+}
+
 async function teachPhoto() {
   const file = solo.teachFile;
   if (!file) return;
   $("teach").hidden = true;
+  // A deck half built reads no photo yet, so its second photo came back with all 20 cells to name
+  // again (a walk): the cells it names surely come named, its guesses, each for the player to check.
+  const deck = teachingDeck();
   try {
-    const layout = await sending(sendSolo("/api/layout", file));
+    const layout = await sending(sendSolo("/api/layout", file, deck ? { deck } : {}));
     if (!layout) return;
-    // A blank grid scored as it is: each card named since is scored as a correction is.
-    const blank = layout.cells.map((row) => row.map(() => null));
-    const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: blank }] });
+    for (const cell of layout.cells.flat()) if (cell.guess) cell.deck = deck;  // whose guess (the picker says)
+    // The grid as guessed (blank where nothing guessed) scored as it is: each card named since is
+    // scored as a correction is.
+    const guessed = layout.cells.map((row) => row.map((cell) => cell.guess || null));
+    const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: guessed }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
     solo.remembered = null; solo.rememberedTitle = null; solo.work = {};
-    soloView().load({ ...p, read_grid: blank });
+    soloView().load({ ...p, read_grid: guessed });
     showSolo(p);
     keepPhoto(file);
-    setStatus($("status"), () => t("ui.teach_started"));
+    const n = guessed.flat().filter(Boolean).length;
+    setStatus($("status"), () => (n ? t("ui.teach_guessed", { n, name: deckTitle(deck) }) : t("ui.teach_started")));
   } catch (err) { if (!leaving) setStatus($("status"), err, true); } finally { settled(); }
 }
 
