@@ -1037,6 +1037,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     assert set(labels(page).values()) == {"to name"}
     expect(page.locator("#result p.total")).to_be_hidden()
     expect(page.locator("#pad")).to_be_hidden()
+    expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
     expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")
     page.click("#remember")  # nothing named yet: said at once, nothing sent
     expect(page.locator("#remember-status")).to_have_text("Name every card first: 20 cards have no name yet.")
@@ -1075,6 +1076,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
         page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
     expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score
+    expect(page.locator("#provisional")).to_be_visible()
     assert "to name" not in labels(page).values()
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")  # the card kept empty, named after all (on the photo)
     page.click(f"#choices button[data-type='{lying[(0, 0)]}']")

@@ -356,8 +356,8 @@ class TableauView {
       b.type = "button";
       b.dataset.row = r; b.dataset.col = c; b.dataset.type = type || "";
       const k = key(r, c), d = this.doubtsOf(r, c), guess = this.guessAt(r, c);
-      b.className = [type ? "" : "empty", d.length ? "doubt" : "", guess ? "guess" : "", k === sel ? "selected" : "",
-        causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
+      b.className = [type ? "" : "empty", d.length ? "doubt" : "", guess ? "guess" : "", this.unnamed(r, c) ? "unnamed" : "",
+        k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
       const points = labels[k] === undefined ? "" : pts(labels[k]);
       const name = this.cellName(r, c);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
@@ -1006,6 +1006,7 @@ function soloPad(player) {
   const naming = solo.view.naming();
   document.querySelector("#result p.total").hidden = naming;
   document.querySelector("#result .pad-wrap").hidden = naming;
+  $("provisional").hidden = naming;  // "majorities are provisional": of a score not shown
   if (naming) $("bio-explain").hidden = true;
   renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => solo.view.doubtfulCells().length });
 }
