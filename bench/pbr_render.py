@@ -180,43 +180,15 @@ def render_photo(deck: Deck, rng: np.random.Generator, look: Look, size: tuple[i
                                "diffuse_reflectance": {"type": "bitmap", "bitmap": _bitmap(texture), "raw": False,
                                                        "to_uv": mi.ScalarTransform3f().scale([3.0 / extent, 3.0 / extent])}}}
 
-    # Light: the room's ambient light, and a lamp bulb or a panel (window, ceiling).
-    warmth = float(rng.uniform(-1, 1))  # < 0 cold, > 0 warm
-    tint = np.array([1 + 0.35 * warmth, 1.0, 1 - 0.4 * warmth])
-    scene["ambient"] = {"type": "constant", "radiance": {"type": "rgb", "value": (tint * rng.uniform(0.05, 0.4)).tolist()}}
-    az = rng.uniform(0, 2 * math.pi)
-    if rng.random() < 0.6:
-        r, height = rng.uniform(0.2, 0.9), rng.uniform(0.35, 1.2)
-        power = rng.uniform(4, 18) * height ** 2
-        scene["lamp"] = {"type": "sphere", "center": [r * math.cos(az), r * math.sin(az), height],
-                         "radius": float(rng.uniform(0.01, 0.05)),
-                         "emitter": {"type": "area", "radiance": {"type": "rgb", "value": (tint * power * 40).tolist()}}}
-        light = "bulb"
-    else:
-        height = rng.uniform(0.8, 2.0)
-        scene["panel"] = {"type": "rectangle",
-                          "to_world": T().look_at(origin=[1.2 * math.cos(az), 1.2 * math.sin(az), height],
-                                                  target=[0, 0, 0], up=[0, 0, 1]) @ T().scale([0.4, 0.4, 1]),
-                          "emitter": {"type": "area", "radiance": {"type": "rgb",
-                                                                   "value": (tint * rng.uniform(2, 8)).tolist()}}}
-        light = "panel"
-    if rng.random() < look.p_mug:  # a mug or a bottle that casts a shadow over part of the grid
-        d = rng.uniform(0.15, 0.35)
-        b = az + rng.normal(0, 0.5)
-        hgt = float(rng.uniform(0.08, 0.25))
-        scene["mug"] = {"type": "cylinder", "p0": [d * math.cos(b), d * math.sin(b), 0],
-                        "p1": [d * math.cos(b), d * math.sin(b), hgt], "radius": float(rng.uniform(0.03, 0.05)),
-                        "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": rng.uniform(0.1, 0.9, 3).tolist()}}}
-
-    # The phone: from 40-88° above the table (steep: 25-55°), far enough for the grid to fill
-    # about half to nine tenths of the frame, aimed near the grid's centre.
+    # The phone: from 40-88° above the table (steep: 25-55°), far enough for the grid's diagonal
+    # to span about half to nine tenths of the frame's short side, aimed near the grid's centre.
     elev = math.radians(rng.uniform(25, 55) if look.steep else rng.uniform(40, 88))
     cam_az = rng.uniform(0, 2 * math.pi)
     w_px, h_px = size if rng.random() < 0.5 else size[::-1]
     fov = float(rng.uniform(60, 72)) if w_px >= h_px else float(rng.uniform(45, 55))
     grid_span = math.hypot(COLS * (cw + gap), ROWS * (ch + gap))
-    fill = rng.uniform(0.55, 0.95) if not look.steep else rng.uniform(0.45, 0.8)
-    dist = grid_span / fill / (2 * math.tan(math.radians(fov) / 2)) * (1.0 if w_px >= h_px else w_px / h_px * 1.6)
+    fill = rng.uniform(0.55, 0.95) if not look.steep else rng.uniform(0.45, 0.8)  # of the frame's short side
+    dist = grid_span / fill / (2 * math.tan(math.radians(fov) / 2) * min(w_px, h_px) / w_px)
     target = np.array([*rng.normal(0, 0.03, 2), 0.0])
     origin = target + dist * np.array([math.cos(elev) * math.cos(cam_az), math.cos(elev) * math.sin(cam_az),
                                        math.sin(elev)])
@@ -232,6 +204,50 @@ def render_photo(deck: Deck, rng: np.random.Generator, look: Look, size: tuple[i
         **({"aperture_radius": aperture, "focus_distance": float(dist * rng.uniform(0.9, 1.1))} if aperture else {}),
         "film": {"type": "hdrfilm", "width": w_px, "height": h_px, "rfilter": {"type": "gaussian"}},
         "sampler": {"type": "independent", "sample_count": spp, "seed": int(rng.integers(2**31))}}
+
+    # Light: the room's ambient light, and a lamp bulb or a panel (window, ceiling). A mug or a
+    # bottle stands beyond the grid as the phone sees it (so it hides no card: a card no one can
+    # see is no test of the reader), and in two of three such photos the lamp stands beyond it,
+    # casting its shadow across the grid.
+    mug_at = None
+    if rng.random() < look.p_mug:
+        off = float(np.clip(rng.normal(0, 0.35), -0.8, 0.8))
+        mug_dir = cam_az + math.pi + off
+        radius = float(rng.uniform(0.03, 0.05))
+        # Far enough along the line of sight that every ray to a card passes before it.
+        d = (grid_span / 2 + radius + rng.uniform(0.02, 0.12)) / math.cos(off)
+        mug_at = (d * math.cos(mug_dir), d * math.sin(mug_dir))
+        hgt = float(rng.uniform(0.08, 0.25))
+        on_neighbour = any(math.hypot(mug_at[0] - x, mug_at[1] - y) < radius + ch
+                           for tab in tableaux[1:] for x, y in tab["cells"].values())
+        if on_neighbour:
+            mug_at = None
+    if mug_at is not None:
+        scene["mug"] = {"type": "cylinder", "p0": [*mug_at, 0], "p1": [*mug_at, hgt], "radius": radius,
+                        "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": rng.uniform(0.1, 0.9, 3).tolist()}}}
+    warmth = float(rng.uniform(-1, 1))  # < 0 cold, > 0 warm
+    tint = np.array([1 + 0.35 * warmth, 1.0, 1 - 0.4 * warmth])
+    scene["ambient"] = {"type": "constant", "radiance": {"type": "rgb", "value": (tint * rng.uniform(0.05, 0.4)).tolist()}}
+    az = rng.uniform(0, 2 * math.pi)
+    if mug_at is not None and rng.random() < 2 / 3:
+        az = math.atan2(mug_at[1], mug_at[0]) + rng.normal(0, 0.2)
+    if rng.random() < 0.6:
+        r, height = rng.uniform(0.2, 0.9), rng.uniform(0.35, 1.2)
+        if mug_at is not None:
+            r = max(r, math.hypot(*mug_at) + 0.1)
+        power = rng.uniform(4, 18) * height ** 2
+        scene["lamp"] = {"type": "sphere", "center": [r * math.cos(az), r * math.sin(az), height],
+                         "radius": float(rng.uniform(0.01, 0.05)),
+                         "emitter": {"type": "area", "radiance": {"type": "rgb", "value": (tint * power * 40).tolist()}}}
+        light = "bulb"
+    else:
+        height = rng.uniform(0.8, 2.0)
+        scene["panel"] = {"type": "rectangle",
+                          "to_world": T().look_at(origin=[1.2 * math.cos(az), 1.2 * math.sin(az), height],
+                                                  target=[0, 0, 0], up=[0, 0, 1]) @ T().scale([0.4, 0.4, 1]),
+                          "emitter": {"type": "area", "radiance": {"type": "rgb",
+                                                                   "value": (tint * rng.uniform(2, 8)).tolist()}}}
+        light = "panel"
 
     hdr = np.array(mi.render(mi.load_dict(scene)))
     image = develop(hdr, rng)

@@ -39,11 +39,12 @@ def sub_quad(quad: np.ndarray, u0: float, u1: float, v0: float, v1: float) -> np
     return np.array([at(u0, v0), at(u1, v0), at(u1, v1), at(u0, v1)])
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_every_card_is_rendered_where_and_as_its_truth_says(seed):
+    """Seeds 2 and 3 stand a mug beside the grid (its shadow may cross it): it hides no card."""
     mi.set_variant("scalar_rgb")
     deck = Deck("quadrants", CARD_MM, "test", {card: [quadrant_face()] for card in CardType}, Path("."))
-    look = pbr_render.Look(steep=bool(seed), p_sleeved=0.0, p_neighbour=0.0, p_holes=0.0, p_mug=0.0)
+    look = pbr_render.Look(steep=bool(seed), p_sleeved=0.0, p_neighbour=0.0, p_holes=0.0, p_mug=float(seed >= 2))
     image, truth = pbr_render.render_photo(deck, np.random.default_rng(seed), look, (480, 360), spp=8)
     assert image.shape[:2] == (truth["height"], truth["width"])
     judged = 0
