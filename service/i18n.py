@@ -26,6 +26,10 @@ DEFAULT = "en"
 _NUMBER = {"n", "row", "col", "deck", "mb", "limit", "w", "h"}
 _PERCENT = {"pct", "least", "runner_pct"}
 _CARD = {"card", "top", "runner"}
+# A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
+# NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
+# entry is card.<name>, a space written "_".
+_NAME = r"(?:not ours|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
@@ -76,7 +80,7 @@ def _group(name: str) -> str:
     if name in _PERCENT:
         return r"\d+ ?%"
     if name in _CARD:
-        return r"[a-z]+"
+        return _NAME
     if name in _CARDS:
         return r"[a-z]+(?:, [a-z]+)*"
     if name in _DECIMAL:
@@ -123,7 +127,7 @@ def fill(lang: str, key: str, **params) -> str:
 
 
 def card_name(lang: str, card: str) -> str:
-    return catalogue(lang).get(f"card.{card}", card)
+    return catalogue(lang).get(f"card.{card.replace(' ', '_')}", card)
 
 
 # Bounds on what is matched: a message holds a client's text (a file name, a player's name), and

@@ -36,3 +36,43 @@ def spoil(jpeg: bytes, reader, cells: int) -> bytes:
         cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
         img[mask > 0] = noise[mask > 0]
     return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+
+
+def cell_doubts() -> list[str]:
+    """Every doubt the reader words about a cell (with its "row 2, col 1: " and the tableau's own
+    doubts these cells make), for each name a namer gives as chosen and as runner-up: the
+    classifier's (the types, "empty") and a deck matcher's (those and "not ours", two words);
+    a doubt at once or at a turn, a sure cell found or not, a cell outside the photo, two cards
+    in one cell. Worded by the reader's own ``_tableau_read``, in the service's words (``for_the_page``)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from ecoscore.scoring import COLS, ROWS
+    from ecoscore.service.routes.photos import for_the_page
+    from ecoscore.vision.lattice import CellFit, TableauFit
+    from ecoscore.vision.matcher import MIN_CONFIDENCE, CardMatcher
+    from ecoscore.vision.pipeline import CellNaming, Reader
+
+    names = CardMatcher.names  # the classifier's names are among them
+    n = len(names)
+    namings: list[CellNaming | None] = [None]  # outside the photo: not read
+    for chosen in range(n):
+        for second in range(n):
+            if second == chosen:
+                continue
+            for mean, least, runner in ((0.6, 0.6, 0.3), (0.6, 0.4, 0.3), (0.95, 0.95, 0.04)):
+                probs = np.full(n, (1 - mean - runner) / (n - 2), np.float32)
+                probs[chosen], probs[second] = mean, runner
+                namings.append(CellNaming(probs, chosen, least))
+    reader = object.__new__(Reader)  # _tableau_read needs none of a reader's models
+    det = SimpleNamespace(scores=np.array([0.92], np.float32))
+    doubts: set[str] = set()
+    cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
+    for detected in (0, None):
+        for start in range(0, len(namings), len(cells)):
+            fit = TableauFit({rc: CellFit(np.zeros((4, 2)), detected, True, [0] if k == 0 else []) for k, rc in enumerate(cells)},
+                             0.0, False)
+            named = {rc: naming for rc, naming in zip(cells, namings[start:]) if naming is not None}
+            doubts.update(reader._tableau_read(fit, named, names, det, 1.0, MIN_CONFIDENCE).doubts)
+    return sorted({for_the_page(doubt) for doubt in doubts})

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import uvicorn
 from conftest import needs_models
-from helpers import EXAMPLES, spoil
+from helpers import EXAMPLES, cell_doubts, spoil
 from PIL import Image
 
 from ecoscore.scoring import CardType, Tableau, score_tableau
@@ -611,8 +611,9 @@ def test_a_status_already_shown_is_said_again_in_the_language_switched_to(server
 
 
 def catalogue_messages() -> list[str]:
-    """Every English api.* message form with sample parameters (by the service's kinds), and a
-    refusal with retake advice joined after it: what the page and the service both translate."""
+    """Every English api.* message form with sample parameters (by the service's kinds), a
+    refusal with retake advice joined after it, and every doubt the reader words about a cell
+    (a deck's "not ours" runner-up among them): what the page and the service both translate."""
     from ecoscore.service import i18n
 
     plain = next(v for k, v in i18n.catalogue("en").items() if k.startswith("api.") and isinstance(v, str) and "{" not in v)
@@ -627,7 +628,7 @@ def catalogue_messages() -> list[str]:
             texts.append(form.format(**{name: sample.get(name, "kitchen") for name in names}))
     advice = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
     grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
-    return texts + [f"{text}; {advice}" for text in texts if text.startswith("no tableau")] + [grid_text]
+    return texts + [f"{text}; {advice}" for text in texts if text.startswith("no tableau")] + [grid_text] + cell_doubts()
 
 
 @pytest.mark.parametrize("lang", ["cs", "ru", "it"])
@@ -645,6 +646,7 @@ def test_the_page_translates_every_message_as_the_service_does(server, page, lan
     differ = [(text, own, i18n.translate(text, lang)) for text, own in zip(texts, shown) if own != i18n.translate(text, lang)]
     assert not differ, differ[:3]
     assert sum(own != text for text, own in zip(texts, shown)) == len(texts)  # and each is translated
+    assert any(", or not ours " in text for text in texts) and not any("not ours" in own for own in shown)
 
 
 # ---------------------------------------------------------------- weak signal

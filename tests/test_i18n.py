@@ -191,6 +191,28 @@ def test_every_message_is_translated(lang):
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
 
 
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
+    # A deck's matcher names a cell "not ours" (two words) beside the types and "empty": as the
+    # runner-up ("bee 79%, or not ours 18%") no template matched, and the doubt reached Czech,
+    # Russian and Italian players in English, on the page and through ?lang=.
+    from helpers import cell_doubts
+
+    doubts = cell_doubts()
+    assert any(", or not ours " in d for d in doubts) and any("low confidence: empty " in d for d in doubts)
+    english = re.compile(r"\b(low confidence|not ours|not a card|least sure|row|col|empty|or)\b|"
+                         + "|".join(rf"\b{card.value}\b" for card in CardType))
+    for text in doubts:
+        assert i18n.match(text) is not None, text
+        assert i18n.translate(text, "en") == text
+        out = i18n.translate(text, lang)
+        assert not english.search(out), (lang, text, out)
+    said = {"cs": "řada 2, sloupec 1: nejistota: včela 79%, nebo cizí karta 18%",
+            "ru": "ряд 2, столбец 1: низкая уверенность: пчела 79%, или чужая карта 18%",
+            "it": "riga 2, colonna 1: poca sicurezza: ape 79%, oppure carta estranea 18%"}
+    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]
+
+
 def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
     from helpers import spoil
 

@@ -36,7 +36,8 @@ const I18N = (() => {
     return key;
   }
 
-  const card = (type) => t(`card.${type || "empty"}`);
+  // a type, "empty" (null), or a deck matcher's "not ours": its entry is card.not_ours
+  const card = (type) => t(`card.${(type || "empty").replace(/ /g, "_")}`);
 
   // ---- messages of the reader and the service (English) in the page's language ----
   // The same matching as service/i18n.py: every English api.* template becomes a pattern,
@@ -46,7 +47,8 @@ const I18N = (() => {
     pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
   };
-  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "[a-z]+", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
+  // card: a name the reader gives a cell, one word or a deck matcher's "not ours" (as service/i18n.py)
+  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "(?:not ours|[a-z]+)", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
                   msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
