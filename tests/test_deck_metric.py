@@ -61,3 +61,39 @@ def test_a_photo_like_view_is_a_card_sized_uint8_crop_and_differs_from_the_scan(
     views = [photo_like(face, rng) for _ in range(8)]
     assert all(v.shape == face.shape and v.dtype == np.uint8 for v in views)
     assert all(np.abs(v.astype(int) - face).mean() > 2 for v in views)
+
+
+def test_references_of_a_deck_lacking_types_are_refused_unless_partial_and_those_types_never_win():
+    # The page reads a deck still being taught for its guesses (vision/deckstore.py, partial):
+    # its types so far in the metric, a type with no reference never named. A whole deck embeds
+    # the same either way.
+    import pytest
+
+    from ecoscore.vision.matcher import TYPES, References
+
+    class Embedder:
+        imgsz = SIDE
+
+        def __call__(self, crops):
+            return exposure_first(crops)
+
+    half = {TYPES[0]: [_face(0, 1.0)], TYPES[1]: [_face(1, 0.8)]}
+    with pytest.raises(ValueError, match=f"no reference for: {TYPES[2].value}, "):
+        References.embed("half", Embedder(), half)
+    with pytest.raises(ValueError, match="no reference for"):
+        References.embed("none", Embedder(), {}, partial=True)
+    refs = References.embed("half", Embedder(), half, partial=True)
+    assert set(refs.pattern_types) == {0, 1} and refs.metric is not None
+    sims = refs.metric.type_similarities(exposure_first([_face(k, level) for k in (0, 1, 3) for level in (0.5, 1.0)]),
+                                         len(TYPES))
+    assert (sims[:, 2:] == -1).all() and set(sims.argmax(1)) <= {0, 1}
+    plain = References.embed("half", Embedder(), half, metric=False, partial=True)
+    assert set(plain.types) == {0, 1} and plain.metric is None
+    whole = {card: [_face(k % 4, 0.6 + 0.05 * k)] for k, card in enumerate(TYPES)}
+    for metric in (True, False):
+        a = References.embed("whole", Embedder(), whole, metric=metric)
+        b = References.embed("whole", Embedder(), whole, metric=metric, partial=True)
+        for field in ("vectors", "types", "patterns", "pattern_types"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), (metric, field)
+        if metric:
+            assert np.array_equal(a.metric.whiten, b.metric.whiten) and np.array_equal(a.metric.prototypes, b.metric.prototypes)

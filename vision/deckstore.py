@@ -32,7 +32,7 @@ from ecoscore.scoring import CardType
 from ecoscore.tokens import holds, token_hash
 
 from .deck_metric import DeckMetric
-from .matcher import TYPES, CardEmbedder, References, colour_patterns
+from .matcher import CardEmbedder, References
 
 DEFAULT_DECK = "standin"
 REFERENCE_PX = 128  # stored crops: twice the matcher's input, room for a bigger model later
@@ -329,7 +329,7 @@ class DeckStore:
         # on a half-deleted deck (an attack). Embedded outside it: that is the slow part.
         with self._locked():
             images = self.images(name)
-        refs = References.embed(name, embedder, images) if info.complete else _embed_partial(name, embedder, images)
+        refs = References.embed(name, embedder, images, partial=not info.complete)
         metric = refs.metric
         if metric is None:  # References.embed fits one: never cache a deck without it
             return refs
@@ -451,25 +451,6 @@ def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | N
                 title: str | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "deck.toml").write_bytes(_toml(name, sources, owner_hash, title).encode("utf-8"))
-
-
-def _embed_partial(name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]]) -> References:
-    """A deck without every type embedded and fitted its metric as ``References.embed`` does a
-    whole one (which refuses such a deck). A type with no reference has no prototype and no
-    pattern: its similarity is -1 in both votes (``best_per_type``), so a cell is never named so,
-    and a card of that type goes to whichever answer is nearest, most often "not ours". (A
-    ``partial`` option of ``References.embed`` would spare these lines: vision/matcher.py.)"""
-    squares, plain, plain_types = [], [], []
-    for card in TYPES:
-        for image in images.get(card, []):
-            square = cv2.resize(image, (embedder.imgsz, embedder.imgsz), interpolation=cv2.INTER_AREA)
-            squares.append((TYPES.index(card), square))
-            for turn in range(4):
-                plain.append(np.ascontiguousarray(np.rot90(square, turn)))
-                plain_types.append(TYPES.index(card))
-    metric = DeckMetric.fit(embedder, squares, len(TYPES))
-    return References(name, np.zeros((0, len(metric.whiten)), np.float32), np.zeros(0, int), colour_patterns(plain),
-                      np.array(plain_types), metric)
 
 
 def default_store() -> DeckStore:

@@ -140,16 +140,21 @@ class References:
 
     @classmethod
     def embed(cls, name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]],
-              metric: bool = True) -> References:
+              metric: bool = True, partial: bool = False) -> References:
         """Embed reference crops (any size; squashed to a square as cells are), at every quarter
         turn, and fit the deck's metric; ``metric=False``: the nearest-reference reading instead
-        (each reference in ``photo_views``, 20 crops a reference, which the metric does not read)."""
+        (each reference in ``photo_views``, 20 crops a reference, which the metric does not read).
+
+        A deck lacking a type is refused, unless ``partial`` (a deck the page is still being
+        taught): then a type with no reference has no prototype and no pattern, its similarity
+        is -1 in both votes (``best_per_type``), so a cell is never named so, and a card of that
+        type goes to whichever answer is nearest, most often "not ours"."""
         missing = [card.value for card in TYPES if not images.get(card)]
-        if missing:
+        if missing and (not partial or len(missing) == len(TYPES)):
             raise ValueError(f"deck {name!r} has no reference for: {', '.join(missing)}")
         crops, types, plain, plain_types, squares = [], [], [], [], []
         for card in TYPES:
-            for image in images[card]:
+            for image in images.get(card, []):
                 square = cv2.resize(image, (embedder.imgsz, embedder.imgsz), interpolation=cv2.INTER_AREA)
                 squares.append((TYPES.index(card), square))
                 for turn in range(4):
