@@ -265,7 +265,7 @@ def _cli(*args, env):
 def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     env = dict(os.environ, ECOSCORE_DATA=str(tmp_path / "data"))
     folder = write_deck(decks[0], tmp_path / "my-deck")
-    added = _cli("deck", "add", "kitchen", str(folder), env=env)
+    added = _cli("deck", "add", "kitchen", str(folder), "--title", "Naše kuchyň", env=env)
     assert added.returncode == 0, added.stderr
     assert "11 references" in added.stderr
     scene = render_scene(decks[0], (36, 0), PARAMS)
@@ -281,6 +281,7 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert unknown.returncode == 2 and "no deck 'nosuch'" in unknown.stderr
     listed = _cli("deck", "list", env=env)
     assert "kitchen" in listed.stdout and "standin" in listed.stdout
+    assert '"Naše kuchyň"' in listed.stdout  # the page's menu shows the deck so too
     table = tmp_path / "no-card"  # a 4:3 phone photo of the bare table, filed as a wolf
     (table / "wolf").mkdir(parents=True)
     for card in CardType:

@@ -89,7 +89,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
-    info = store.add(args.name, crops, "; ".join(sources))
+    info = store.add(args.name, crops, "; ".join(sources), title=args.title)
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
     for note in notes:
         print(note, file=sys.stderr)
@@ -106,6 +106,8 @@ def register(sub) -> None:
     add.add_argument("folder", nargs="?", type=Path, help="a folder in the deck layout: <type>/*.png|jpg")
     add.add_argument("--photo", type=Path, action="append", default=[], help="a photo of one tableau (repeatable)")
     add.add_argument("--grid", type=Path, action="append", default=[], help="the grid that photo shows (one per --photo)")
+    add.add_argument("--title", help='what the deck is called where players see it ("Náš stůl"), as the page asks; '
+                                     "kept from the deck's first add")
     actions.add_parser("list", help="the decks you can read with --deck")
     for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck")):
         actions.add_parser(action, help=what).add_argument("name")
