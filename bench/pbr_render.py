@@ -123,7 +123,7 @@ class Look:
 
 
 def _card(mi, center, size, angle_deg, z, face_rgb, sleeved: bool, rng) -> dict:
-    """A card as a flat rectangle (the face, up) over a thin dark box edge."""
+    """A card as a flat rectangle, its face up (no edge or thickness is drawn)."""
     T = mi.ScalarTransform4f
     w, h = size
     to_world = (T().translate([float(center[0]), float(center[1]), z]) @ T().rotate([0, 0, 1], angle_deg)
@@ -141,12 +141,15 @@ def _corners(center, size, angle_deg) -> np.ndarray:
     """A card's corners on the table, in the face's own order (its top left first, clockwise
     as seen from above the face), as the truth files give them."""
     w, h = size
-    a = math.radians(angle_deg)
-    R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    # The face stands upright along local +y (``_face_rgb``); checked by drawing these corners
-    # over renders.
+    # The face stands upright along local +y (``_face_rgb``); tests/test_pbr_render.py checks it.
     local = np.array([[-w / 2, h / 2], [w / 2, h / 2], [w / 2, -h / 2], [-w / 2, -h / 2]])
-    return local @ R.T + np.asarray(center)[:2]
+    return local @ _rotation(angle_deg).T + np.asarray(center)[:2]
+
+
+def _rotation(deg: float) -> np.ndarray:
+    """Turns table points by ``deg`` about the table's z axis (as Mitsuba's ``rotate`` does)."""
+    a = math.radians(deg)
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
 
 
 def render_photo(deck: Deck, rng: np.random.Generator, look: Look, size: tuple[int, int], spp: int
@@ -278,8 +281,7 @@ def render_photo(deck: Deck, rng: np.random.Generator, look: Look, size: tuple[i
 
 def _tableau(rng, deck: Deck, origin, angle: float, gap: float, look: Look, neighbour: bool) -> dict:
     cw, ch = (v / 1000 for v in deck.card_mm)
-    a = math.radians(angle)
-    R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    R = _rotation(angle)
     holes = int(rng.integers(1, 6)) if rng.random() < look.p_holes else 0
     empty = set(rng.choice(ROWS * COLS, holes, replace=False).tolist()) if holes else set()
     sleeved = rng.random() < look.p_sleeved

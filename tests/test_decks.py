@@ -338,31 +338,33 @@ def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(
     assert str(err.value).startswith("deck 'd': fox/0000.png: not a readable image") and str(tmp_path) not in str(err.value)
 
 
+class ChannelStats:
+    """A stand-in embedder: each channel's mean and spread (any deterministic embedding will do)."""
+    version, imgsz = "test", 64
+
+    def __call__(self, crops):
+        x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)
+        return np.concatenate([x.mean(1), x.std(1), np.ones((len(crops), 2))], 1).astype(np.float32)
+
+
 def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     # A deck is fitted once (vision/deck_metric.py) and its metric cached beside the vectors:
     # read from the cache, it names cells exactly as when it was fitted.
-    class Embedder:
-        version, imgsz = "test", 64
-
-        def __call__(self, crops):  # each channel's mean and spread: any deterministic embedding
-            x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)
-            return np.concatenate([x.mean(1), x.std(1), np.ones((len(crops), 2))], 1).astype(np.float32)
-
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
-    fitted = store.references("d", Embedder())
-    cached = store.references("d", Embedder())
+    fitted = store.references("d", ChannelStats())
+    cached = store.references("d", ChannelStats())
     assert fitted.metric is not None and cached.metric is not None
-    cells = Embedder()([np.full((64, 64, 3), v, np.uint8) for v in (0, 40, 200)])
+    cells = ChannelStats()([np.full((64, 64, 3), v, np.uint8) for v in (0, 40, 200)])
     assert np.allclose(fitted.metric.type_similarities(cells, len(CardType)),
                        cached.metric.type_similarities(cells, len(CardType)))
     # A cache damaged on disk (cut short by a full disk) is fitted again and rewritten, not a
     # failed read of the deck on every request until its next add.
     (cache,) = tmp_path.glob("d/embedded-*.npz")
     cache.write_bytes(cache.read_bytes()[:100])
-    again = store.references("d", Embedder())
+    again = store.references("d", ChannelStats())
     assert again.metric is not None and np.allclose(again.metric.whiten, fitted.metric.whiten)
-    assert store.references("d", Embedder()).metric is not None and cache.stat().st_size > 100
+    assert store.references("d", ChannelStats()).metric is not None and cache.stat().st_size > 100
 
 
 def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travels_with_the_deck(tmp_path):
@@ -391,26 +393,19 @@ def test_a_deck_half_built_is_read_only_for_guesses_and_never_names_a_type_it_la
     from ecoscore.service.decks import Decks
     from ecoscore.vision.matcher import TYPES
 
-    class Embedder:
-        version, imgsz = "test", 64
-
-        def __call__(self, crops):  # each channel's mean and spread: any deterministic embedding
-            x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)
-            return np.concatenate([x.mean(1), x.std(1), np.ones((len(crops), 2))], 1).astype(np.float32)
-
     store = DeckStore(tmp_path)
     half = {card: crops for card, crops in _crops().items() if card not in (CardType.WOLF, CardType.EAGLE)}
     store.add("half", half, "the page", partial=True)
     with pytest.raises(DeckStoreError, match="no reference yet for: eagle, wolf"):
-        store.references("half", Embedder())
-    refs = store.references("half", Embedder(), partial=True)
+        store.references("half", ChannelStats())
+    refs = store.references("half", ChannelStats(), partial=True)
     assert set(refs.pattern_types) == {TYPES.index(card) for card in half}
-    cells = Embedder()([np.full((64, 64, 3), v, np.uint8) for v in range(0, 250, 10)])
+    cells = ChannelStats()([np.full((64, 64, 3), v, np.uint8) for v in range(0, 250, 10)])
     sims = refs.metric.type_similarities(cells, len(TYPES))
     lacking = [TYPES.index(CardType.WOLF), TYPES.index(CardType.EAGLE)]
     assert (sims[:, lacking] == -1).all() and not np.isin(sims.argmax(1), lacking).any()
     decks = Decks(store)
-    decks._embedder = Embedder()
+    decks._embedder = ChannelStats()
     with pytest.raises(DeckStoreError, match="no reference yet"):  # never for reading a score
         decks.matcher("half")
     assert decks.guesser("half").references.name == "half"
