@@ -54,8 +54,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
+    parser.add_argument("--no-far-look", action="store_true", help="read without the closer look round small loose "
+                        "cards (a far neighbour's tableau): what it buys")
     args = parser.parse_args()
-    reader = Reader()
+    reader = Reader(far_look=not args.no_far_look)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)

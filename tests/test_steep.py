@@ -148,3 +148,22 @@ def test_big_blurred_cards_far_apart_at_a_slant_are_read_not_refused(reader, dec
     # its cells outside the photo follow the guessed grid).
     assert SMALL_CANVAS_DOUBT in tableau.doubts
     assert not any(advice.which(d) and advice.which(d)[0] is advice.CUT_BY_FRAME for d in tableau.doubts)
+
+
+def test_a_far_neighbours_tableau_boxed_as_a_few_small_cards_is_looked_at_closer_and_read(reader, deck):
+    """A neighbour's tableau behind the player's at 30°: the first look boxes only a few of its
+    small cards, which lie in one group with the player's big ones, so no grid was fitted on them
+    and the tableau was missed. A closer look round the small loose cards finds the rest; the
+    far tableau is read card for card, and the player's own as before (a scene of the steep
+    tuning set, seed 4016)."""
+    from ecoscore.vision.pipeline import Reader
+
+    scene = render_scene(deck, (4016, 12), steep_params(long_side=1600))
+    near, far = (t for t in scene.truth["tableaux"])
+    assert not near["neighbour"] and far["neighbour"]
+    without = Reader(reader.finder, reader.classifier, far_look=False).read(scene.jpeg)
+    read = reader.read(scene.jpeg)
+    assert len(without.tableaux) == 1 and len(read.tableaux) == 2
+    types = [[c.type.value if c.type else None for c in t.cells] for t in read.tableaux]
+    assert [c.type for c in read.tableaux[0].cells] == [c.type for c in without.tableaux[0].cells]
+    assert types[1] == [c["type"] for c in far["cells"]]
