@@ -167,3 +167,13 @@ def test_a_far_neighbours_tableau_boxed_as_a_few_small_cards_is_looked_at_closer
     types = [[c.type.value if c.type else None for c in t.cells] for t in read.tableaux]
     assert [c.type for c in read.tableaux[0].cells] == [c.type for c in without.tableaux[0].cells]
     assert types[1] == [c["type"] for c in far["cells"]]
+    # The far grid's cards are its own (renumbered into all the detections), and none is loose too.
+    from ecoscore.geometry import points_in_quads
+    from ecoscore.vision.decode import decode
+
+    det, fits, loose = Reader(reader.finder, reader.classifier, second_look=False).locate(decode(scene.jpeg))
+    assert len(fits) == 2
+    for cell in fits[1].cells.values():
+        assert cell.detection is None or points_in_quads(det.centers[cell.detection], cell.quad).all()
+    cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()])
+    assert not points_in_quads(det.centers[loose], cells).any()

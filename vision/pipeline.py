@@ -554,8 +554,12 @@ class Reader:
             _renumber(fit, index)
         det = Detections.concat([det, new])
         fits = fits + more
-        fitted = {i for fit in more for i in fit.detections}
-        loose = [i for i in loose if i not in fitted]
+        # As fit_tableaux has it: a card on a new cell (its card, or the same card boxed again)
+        # is loose no more, nor a card left out beside another grid.
+        still = _outside(more, det, loose)
+        taken, loose = set(loose) - set(still), still
+        for fit in fits:
+            fit.off_grid = [i for i in fit.off_grid if i not in taken]
         return det, fits, loose
 
     def find(self, image: np.ndarray) -> Detections:
