@@ -262,3 +262,19 @@ def test_loose_cards_lying_anyhow_make_no_tableau_and_never_an_error():
                          np.full(n, 0.8))
         made += bool(fit_tableaux(det, (1200, 1200))[0])
     assert made <= 2
+
+
+def test_a_window_that_leaves_a_card_beside_it_is_a_guess():
+    """Sixteen cards in a 4 × 4 block and one beside its corner, diagonally out: the 5 × 4 window
+    holding all sixteen has an empty column that could as well lie on the other side, so where the
+    grid lies is a guess (``ambiguous_window``: the wider refit looks again). The card beside it
+    once counted towards the grid's span and hid that (a steep tuning photo read a row off)."""
+    w, h = 70.0, 100.0  # portrait cards, laid edge to edge
+    grid = [(c, r) for c in range(4) for r in range(4)] + [(4, -1)]
+    centers = np.array([[100 + c * w, 200 + r * h] for c, r in grid], np.float64)
+    n = len(grid)
+    det = Detections(centers, np.tile([h * 0.95, w * 0.95], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
+    fits, _ = fit_tableaux(det, (800, 800))
+    assert len(fits) == 1
+    assert len(fits[0].detections) == 16 and fits[0].off_grid == [n - 1]
+    assert fits[0].ambiguous_window

@@ -442,8 +442,11 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     if not _plausible(H, c0, r0, width, height):
         return None
     turn = _reading_turn(H, c0, r0, width, height, transposed)
-    span_c = max(c for c, _ in occupied) - min(c for c, _ in occupied) + 1
-    span_r = max(r for _, r in occupied) - min(r for _, r in occupied) + 1
+    # The span of the window's own cards: a card beside the window (left out of it) does not
+    # say where the window lies.
+    held = [(c, r) for c, r in occupied if c0 <= c < c0 + width and r0 <= r < r0 + height] or list(occupied)
+    span_c = max(c for c, _ in held) - min(c for c, _ in held) + 1
+    span_r = max(r for _, r in held) - min(r for _, r in held) + 1
 
     # A card's size in lattice units (cards are smaller than the pitch when there are gaps).
     if trust_boxes:
