@@ -523,7 +523,9 @@ class Reader:
             return det, fits, loose
         cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()])
         found = []
-        for group in clusters(det.subset(far), min_size=1)[:MAX_TABLEAUX]:
+        # The biggest groups first, at most MAX_TABLEAUX looks: a table strewn with small cards
+        # costs a bounded number of finder runs.
+        for group in sorted(clusters(det.subset(far), min_size=1), key=len, reverse=True)[:MAX_TABLEAUX]:
             members = [far[k] for k in group]
             card = float(np.median(det.sizes[members, 1]))
             quads = det.quads[members].reshape(-1, 2)
