@@ -89,6 +89,7 @@ MAX_TABLEAUX = 8
 # cards to) is looked at closer, with room round it for a tableau of FAR_PAD card lengths.
 FAR_CARD_PX = CLOSER_CARD_PX
 FAR_PAD = 3.0
+SMALL_GROUP_PAD = 2.2  # the closer look at a small group: room for a missed row or column round it
 FAR_RATIO = 0.75
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
@@ -526,17 +527,7 @@ class Reader:
         # The biggest groups first, at most MAX_TABLEAUX looks: a table strewn with small cards
         # costs a bounded number of finder runs.
         for group in sorted(clusters(det.subset(far), min_size=1), key=len, reverse=True)[:MAX_TABLEAUX]:
-            members = [far[k] for k in group]
-            card = float(np.median(det.sizes[members, 1]))
-            quads = det.quads[members].reshape(-1, 2)
-            pad = FAR_PAD * float(np.median(det.sizes[members, 0]))
-            x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
-            x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
-            window = (x0, y0, x1, y1)
-            want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
-            closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
-            closer = closer.shifted((x0, y0))
-            closer = closer.subset(wholly_inside(closer.quads, window, (w, h)))
+            closer, _ = self._closer_look(image, det, [far[k] for k in group], FAR_PAD)
             # Only cards of no fitted tableau's cell, and none the first look has already.
             closer = closer.subset(~points_in_quads(closer.centers, cells).any(1)
                                    & ~points_in_quads(closer.centers, det.quads).any(1))
@@ -564,6 +555,23 @@ class Reader:
             fit.off_grid = [i for i in fit.off_grid if i not in taken]
         return det, fits, loose
 
+    def _closer_look(self, image: np.ndarray, det: Detections, cards: list[int], pad: float
+                     ) -> tuple[Detections, tuple[int, int, int, int]]:
+        """The finder on a window round ``cards`` with ``pad`` card lengths of room, magnified so
+        their short side is about CLOSER_CARD_PX at its input: the cards it boxes wholly inside
+        the window (one its edge cuts is seen in part), in photo pixels, and the window."""
+        h, w = image.shape[:2]
+        card = float(np.median(det.sizes[cards, 1]))  # the cards' short side, photo pixels
+        quads = det.quads[cards].reshape(-1, 2)
+        room = pad * float(np.median(det.sizes[cards, 0]))
+        x0, y0 = np.maximum(np.floor(quads.min(0) - room), 0).astype(int)
+        x1, y1 = np.minimum(np.ceil(quads.max(0) + room), [w, h]).astype(int)
+        window = (int(x0), int(y0), int(x1), int(y1))
+        want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
+        closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
+        closer = closer.shifted((x0, y0))
+        return closer.subset(wholly_inside(closer.quads, window, (w, h))), window
+
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones."""
         return self._zoom_small_groups(image, self.finder(image))
@@ -589,16 +597,7 @@ class Reader:
         small = [group for group in clusters(det) if float(np.median(det.sizes[group, 1])) * to_input < SMALL_CARD_PX]
         biggest = sorted(sorted(range(len(small)), key=lambda g: len(small[g]), reverse=True)[:MAX_TABLEAUX])
         for group in (small[g] for g in biggest):  # the biggest groups (a game's tableaux), in their own order
-            card = float(np.median(det.sizes[group, 1]))  # the group's short side, photo pixels
-            quads = det.quads[group].reshape(-1, 2)
-            pad = 2.2 * float(np.median(det.sizes[group, 0]))
-            x0, y0 = np.maximum(np.floor(quads.min(0) - pad), 0).astype(int)
-            x1, y1 = np.minimum(np.ceil(quads.max(0) + pad), [w, h]).astype(int)
-            window = (x0, y0, x1, y1)
-            want = max(x1 - x0, y1 - y0) * CLOSER_CARD_PX / card
-            closer = self.finder(image[y0:y1, x0:x1], next((s for s in CLOSER_SIZES if s >= want), CLOSER_SIZES[-1]))
-            closer = closer.shifted((x0, y0))
-            closer = closer.subset(wholly_inside(closer.quads, window, (w, h)))
+            closer, window = self._closer_look(image, det, group, SMALL_GROUP_PAD)
             # Boxed again: the first look's card lies on a card of the closer look, or holds one
             # (a box the first look drew round two small cards is dropped, not kept beside them).
             boxed_again = (points_in_quads(det.centers, closer.quads).any(1)
