@@ -167,6 +167,9 @@ def test_a_far_neighbours_tableau_boxed_as_a_few_small_cards_is_looked_at_closer
     types = [[c.type.value if c.type else None for c in t.cells] for t in read.tableaux]
     assert [c.type for c in read.tableaux[0].cells] == [c.type for c in without.tableaux[0].cells]
     assert types[1] == [c["type"] for c in far["cells"]]
+    # Neither grid says the other's cards were "left out" beside it (the far grid named two of
+    # the near tableau's edge cards so, and the near grid a far card).
+    assert not [d for t in read.tableaux for d in t.doubts if "left out" in d]
     # The far grid's cards are its own (renumbered into all the detections), and none is loose too.
     from ecoscore.geometry import points_in_quads
     from ecoscore.vision.decode import decode

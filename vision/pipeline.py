@@ -320,6 +320,7 @@ class Reader:
             det, fits, loose = self._snap(photo, *quick) if self.second_look else quick
             for fit in fits:
                 fit.small_canvas = True
+        _left_out_once(fits, det)
         if timings is not None:
             timings.update(detect=(t2 - t1) * 1e3, snap=(time.perf_counter() - t2) * 1e3)
         return det, fits, loose
@@ -680,6 +681,20 @@ class Reader:
                 )
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
+
+
+def _left_out_once(fits: list[TableauFit], det: Detections) -> None:
+    """A card "in line with the grid but left out" of one tableau that lies in another's cell,
+    or is another's card, is that tableau's: not said of the first (a far neighbour's grid named
+    the near tableau's edge cards so, and the near grid a far card). Judged once, on the grids
+    as the second look left them."""
+    if len(fits) < 2:
+        return
+    for fit in fits:
+        others = [other for other in fits if other is not fit]
+        theirs = {i for other in others for i in other.detections}
+        fit.off_grid = [i for i in fit.off_grid
+                        if i not in theirs and not any(_covers(other, det.centers[[i]]) for other in others)]
 
 
 def _renumber(fit: TableauFit, index: list[int]) -> None:
