@@ -552,12 +552,8 @@ class Reader:
         det = Detections.concat([det, new])
         fits = fits + more
         # As fit_tableaux has it: a card on a new cell (its card, or the same card boxed again)
-        # is loose no more, nor a card left out beside another grid.
-        still = _outside(more, det, loose)
-        taken, loose = set(loose) - set(still), still
-        for fit in fits:
-            fit.off_grid = [i for i in fit.off_grid if i not in taken]
-        return det, fits, loose
+        # is loose no more. (Whose "left out" card it is, is judged once at the end of locate.)
+        return det, fits, _outside(more, det, loose)
 
     def _closer_look(self, image: np.ndarray, det: Detections, cards: list[int], pad: float
                      ) -> tuple[Detections, tuple[int, int, int, int]]:
