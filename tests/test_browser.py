@@ -732,12 +732,14 @@ def test_total_and_pad_above_the_fold(server, new_page, photo_set, tmp_path, nam
 
 
 def test_the_deck_menu_follows_a_language_switch(server, page):
-    # It said "standin (built in)" after switching to Czech, until the page was reloaded.
+    # It said "standin (built in)" after switching to Czech, until the page was reloaded; and
+    # "standin" itself, the deck's key, means nothing to a player: it is the sample deck.
     page.goto(server)
     page.wait_for_function("document.querySelector('#deck option') !== null")
-    assert page.text_content("#deck option") == "standin (built in)"
+    assert page.text_content("#deck option") == "sample deck (built in)"
+    assert page.input_value("#deck") == "standin"  # what the API is sent is still the key
     page.select_option("#lang", "cs")
-    page.wait_for_function("document.querySelector('#deck option').textContent === 'standin (vestavěný)'")
+    page.wait_for_function("document.querySelector('#deck option').textContent === 'ukázkový balíček (vestavěný)'")
     assert not page.errors
 
 

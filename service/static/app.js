@@ -602,14 +602,17 @@ const DECK_KEY = "ecoscore-deck";
 const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
 // What each deck is called where the page names it: the name its player typed ("Náš stůl"), not
 // its key ("nas-stul": the menu showed the key, a walk). Known once the decks are listed.
-let deckTitles = new Map();
-const deckTitle = (name) => deckTitles.get(name) || name;
+// The built-in deck has no name its player typed: its key ("standin") says nothing at the table,
+// so it is called what it is, in the page's language (a walk: "standin (встроенная)").
+let deckTitles = new Map(), builtinDeck = "";
+const deckTitle = (name) => (name && name === builtinDeck ? t("ui.deck_sample") : deckTitles.get(name) || name);
 
 async function loadDecks(select) {
   try {
     const doc = await api("GET", "/api/decks");
     const chosen = deckChosen() || doc.default;
     deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
+    builtinDeck = doc.decks.find((d) => d.builtin)?.name || "";
     select.replaceChildren(...doc.decks.filter((d) => d.complete).map((d) =>
       Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${deckTitle(d.name)} (${t("ui.deck_builtin")})` : deckTitle(d.name) })));
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
