@@ -56,6 +56,18 @@ def test_the_shipped_finder_trains_on_decks_of_any_art_dark_ones_too_and_on_stee
     assert steep and all(p["elevation_deg"][0] < 40 and p["p_multi"] == 0.0 for p in steep)
 
 
+def test_a_recipe_can_take_its_steep_photos_from_lower_cameras_with_more_neighbours(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["finder-low"], train_scenes=4, val_scenes=1, render_long_side=160, hard_share=0.0, replay=None)
+    prepare_data(recipe, "standin", tmp_path / "own", 1)
+    steep = [json.loads(t.read_text()) for t in (tmp_path / "own" / "train-steep" / "truth").glob("*.json")]
+    assert len(steep) == 12  # three steep photos a normal one
+    assert all(t["params"]["elevation_deg"] == [25.0, 38.0] and t["params"]["p_neighbour"] == 0.8 for t in steep)
+    assert all(25.0 <= t["camera"]["elevation_deg"] <= 38.0 for t in steep)
+    normal = [json.loads(t.read_text())["params"] for t in (tmp_path / "own" / "train" / "truth").glob("*.json")]
+    assert normal and all(p["elevation_deg"] == [40.0, 90.0] for p in normal)  # the rest as the split has it
+
+
 def test_a_classifier_recipe_renders_its_crops_at_its_own_size(tmp_path, monkeypatch):
     import cv2
 
