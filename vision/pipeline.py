@@ -21,7 +21,7 @@ from .decode import Photo, decode
 from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
-from .second_look import OUTLINE_CARDS, fit_outline, fit_wider, from_quads, look_again, missing_cells, oblique, overlap
+from .second_look import OUTLINE_CARDS, fit_outline, fit_table, fit_wider, from_quads, look_again, missing_cells, oblique, overlap
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -93,6 +93,11 @@ MAX_TABLEAUX = 8
 FAR_CARD_PX = CLOSER_CARD_PX
 FAR_RATIO = 0.75
 FAR_PAD = 3.0
+# The table look (``_look_at_the_table``): for a photo whose grid's nearest cell is this many times
+# the area of its farthest (a phone 25-40 degrees above the table; the normal and hard splits
+# never pass 2.9), on a canvas this long.
+TABLE_SQUEEZE = 3.0
+TABLE_SIZE = 768
 SMALL_GROUP_PAD = 2.2  # the closer look at a small group: room for a missed row or column round it
 HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers the cell this well (IoU)
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
@@ -239,18 +244,20 @@ class Reader:
 
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
                  min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None,
-                 second_look: bool = True, quick_look: bool = True, far_look: bool = True):
+                 second_look: bool = True, quick_look: bool = True, far_look: bool = True, table_look: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
         ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
         ``second_look``: look again, straightened, at tableaux seen obliquely or with cells where
         no card was found, and at groups of cards no lattice fitted (benchmarks turn it off to
         measure what it buys); ``quick_look``: try the finder on a small canvas first (``QUICK_SIZE``);
-        ``far_look``: look closer round small loose cards for a far tableau (``_look_at_far_cards``)."""
+        ``far_look``: look closer round small loose cards for a far tableau (``_look_at_far_cards``);
+        ``table_look``: look for more tableaux on the table's plane straightened (``_look_at_the_table``)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
         self.second_look = second_look
         self.far_look = far_look
+        self.table_look = table_look
         # A square-only export has one canvas, and a finder trained at QUICK_SIZE or less has no
         # smaller one to try.
         self.quick_look = quick_look and self.finder.rect and self.finder.imgsz > QUICK_SIZE
@@ -305,6 +312,8 @@ class Reader:
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
         if self.far_look and fits and loose:
             det, fits, loose = self._look_at_far_cards(photo.image, det, fits, loose)
+        if self.table_look and fits:
+            det, fits, loose = self._look_at_the_table(photo.image, det, fits, loose)
         if len(fits) > MAX_TABLEAUX:
             self._refuse(photo, det, f"too many tableaux in one photo (grids of cards found: {len(fits)}; a game has at "
                                      f"most {MAX_TABLEAUX}): photograph the tableaux of one game")
@@ -554,6 +563,25 @@ class Reader:
         # As fit_tableaux has it: a card on a new cell (its card, or the same card boxed again)
         # is loose no more. (Whose "left out" card it is, is judged once at the end of locate.)
         return det, fits, _outside(more, det, loose)
+
+    def _look_at_the_table(self, image: np.ndarray, det: Detections, fits: list[TableauFit], loose: list[int]
+                           ) -> tuple[Detections, list[TableauFit], list[int]]:
+        """A steep photo's table looked at straightened on the plane of its best-found tableau
+        (``second_look.fit_table``): a neighbour's tableau seen at 25-30 degrees behind the
+        player's, of which the finder boxed none in the photo, is found there as a whole and
+        fitted. A tableau found there is kept where it reaches into none already fitted, and
+        holds none of their cards; those stand as they are."""
+        fit = max(fits, key=lambda f: len(f.detections))
+        if photo_doubts.squeeze(fit) <= TABLE_SQUEEZE:
+            return det, fits, loose
+        found, more = fit_table(self.finder, image, fit, len(det), TABLE_SIZE)
+        theirs = det.centers[[i for other in fits for i in other.detections]]
+        more = [new for new in more if not _reaches_into(new, fits) and not _covers(new, theirs)]
+        if not more:
+            return det, fits, loose
+        det = Detections.concat([det, found])
+        # A loose card on a new tableau's cell is loose no more (its card, or the same card boxed again).
+        return det, fits + more, _outside(more, det, loose)
 
     def _closer_look(self, image: np.ndarray, det: Detections, cards: list[int], pad: float
                      ) -> tuple[Detections, tuple[int, int, int, int]]:

@@ -188,6 +188,33 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     return _fitted_back(finder(canvas, side), size, H, image, offset)
 
 
+# The table round a steep photo's tableau, straightened (``fit_table``): this many cells of it
+# on each side of the grid, room for a neighbour's tableau behind or beside the player's.
+TABLE_MARGIN = 6.0
+
+
+def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: int, side: int
+              ) -> tuple[Detections, list[TableauFit]]:
+    """Tableaux on the table round ``fit``, found on the table's plane straightened: the grid's
+    homography extended ``TABLE_MARGIN`` cells round it onto a canvas ``side`` long, where every
+    card on the table stands upright and about one size, as the finder learnt them. Seen at
+    25-30 degrees, a neighbour's tableau behind the player's is a band of slivers the finder boxes
+    none of at any magnification; straightened, it boxes them as the player's own. Returns as
+    ``fit_outline`` does (the player's own tableau among the fits, fitted again)."""
+    H, size = straighten(fit, side, TABLE_MARGIN)
+    if H is None or not np.isfinite(H).all() or min(size) < 1:
+        return Detections.empty(), []
+    canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    # Beyond the horizon the plane's points lie behind the camera: the homography maps them onto
+    # the photo mirrored. Blanked, so nothing is found there.
+    back = np.linalg.inv(H)
+    xs, ys = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
+    w = back[2, 0] * xs + back[2, 1] * ys + back[2, 2]
+    centre = back[2] @ np.array([size[0] / 2, size[1] / 2, 1.0])  # the grid's own centre is in front
+    canvas[w * np.sign(centre) <= 0] = 0
+    return _fitted_back(finder(canvas, side), size, H, image, offset)
+
+
 def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
                  ) -> tuple[Detections, list[TableauFit]]:
     """The lattice fitted to the cards ``seen`` on a canvas of ``size`` made by ``H`` from the
