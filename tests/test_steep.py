@@ -180,3 +180,50 @@ def test_a_far_neighbours_tableau_boxed_as_a_few_small_cards_is_looked_at_closer
         assert cell.detection is None or points_in_quads(det.centers[cell.detection], cell.quad).all()
     cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()])
     assert not points_in_quads(det.centers[loose], cells).any()
+
+
+def _types(tableau) -> list:
+    return [c.type.value if c.type else None for c in tableau.cells]
+
+
+def _same(read: list, truth: list) -> bool:
+    """A read grid is the truth's, as it lies or turned half round (which way up a tableau
+    lies on the table, a photo cannot say; the score is the same)."""
+    return read in (truth, truth[::-1])
+
+
+def test_a_neighbours_tableau_the_finder_boxes_none_of_is_found_on_the_tables_straightened_plane(reader, deck):
+    """A neighbour's tableau behind the player's at 28°, under a lamp on a checked cloth: its
+    cards are slivers, and the finder boxes none of them in the photo (nor on any magnified
+    window of it), so neither the closer look nor the far look can start. Straightened on the
+    plane of the player's grid, the table shows them upright, and they are boxed, fitted and
+    read card for card; the player's own tableau is read as before (steep tuning set, 4016)."""
+    from ecoscore.vision.pipeline import Reader
+
+    scene = render_scene(deck, (4016, 125), steep_params(long_side=1600))
+    near, far = scene.truth["tableaux"]
+    assert not near["neighbour"] and far["neighbour"]
+    without = Reader(reader.finder, reader.classifier, table_look=False).read(scene.jpeg)
+    read = reader.read(scene.jpeg)
+    assert len(without.tableaux) == 1 and len(read.tableaux) == 2
+    assert _types(read.tableaux[0]) == _types(without.tableaux[0])
+    assert _same(_types(read.tableaux[0]), [c["type"] for c in near["cells"]])
+    assert _same(_types(read.tableaux[1]), [c["type"] for c in far["cells"]])
+
+
+def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables_plane(reader, deck):
+    """At 27° with a phone over the grid, the first look boxes 15 of the 20 cards, and the grid
+    fitted on their boxes lies off the cards: its far cells miss theirs by more than half a card
+    (the types still come out right here, by luck of the crops). On the table's straightened
+    plane every card is boxed, and that grid, holding every card of the first and more, stands
+    for it: each cell on its card."""
+    from ecoscore.vision.evaluate import match_read
+    from ecoscore.vision.pipeline import Reader
+
+    scene = render_scene(deck, (4016, 20), steep_params(long_side=1600))
+    (truth,) = scene.truth["tableaux"]
+    without = Reader(reader.finder, reader.classifier, table_look=False).read(scene.jpeg)
+    read = reader.read(scene.jpeg)
+    assert len(without.tableaux) == 1 and match_read(without.tableaux[0], truth) is None
+    assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
+    assert _same(_types(read.tableaux[0]), [c["type"] for c in truth["cells"]])

@@ -436,13 +436,10 @@ class Reader:
                 found, more = fit_wider(self.finder, photo.image, fit, len(det))
                 own_centres = det.centers[fit.detections]
                 neighbours = kept + fits[k + 1:]
-                others = [i for other in neighbours for i in other.detections]
                 # The canvas may show a neighbour's tableau too: the fit on this one's cards.
                 holds = {id(f): _covers(f, own_centres, each=True) for f in more}
                 new = max(more, key=lambda f: (int(holds[id(f)].sum()), len(f.detections)), default=None)
-                if (new is not None and holds[id(new)].all() and len(new.detections) > len(fit.detections)
-                        and new.residual <= MAX_RESIDUAL and not _covers(new, det.centers[others])
-                        and not _reaches_into(new, neighbours)):
+                if new is not None and _holds_more(new, fit, det, neighbours):
                     det = Detections.concat([det, found])
                     # Looked at again as every fit is: a steep grid's cards cut twice (the two
                     # cuts must agree), its empty cells looked at once more.
@@ -575,13 +572,20 @@ class Reader:
         if photo_doubts.squeeze(fit) <= TABLE_SQUEEZE:
             return det, fits, loose
         found, more = fit_table(self.finder, image, fit, len(det), TABLE_SIZE)
-        theirs = det.centers[[i for other in fits for i in other.detections]]
-        more = [new for new in more if not _reaches_into(new, fits) and not _covers(new, theirs)]
-        if not more:
+        every = Detections.concat([det, found])
+        others = [other for other in fits if other is not fit]
+        # The grid itself fitted again there stands for it where it holds every card of it and
+        # more (a steep grid placed on a few of its cards' boxes; the wider fit's rule).
+        again = [new for new in more if _holds_more(new, fit, det, others)]
+        stand = max(again, key=lambda f: len(f.detections)) if again else fit
+        standing = others + [stand]
+        theirs = every.centers[[i for other in standing for i in other.detections]]
+        new = [f for f in more if f is not stand and not _reaches_into(f, standing) and not _covers(f, theirs)]
+        if stand is fit and not new:
             return det, fits, loose
-        det = Detections.concat([det, found])
+        changed = new + ([stand] if stand is not fit else [])
         # A loose card on a new tableau's cell is loose no more (its card, or the same card boxed again).
-        return det, fits + more, _outside(more, det, loose)
+        return every, [stand if f is fit else f for f in fits] + new, _outside(changed, every, loose)
 
     def _closer_look(self, image: np.ndarray, det: Detections, cards: list[int], pad: float
                      ) -> tuple[Detections, tuple[int, int, int, int]]:
@@ -728,6 +732,15 @@ def _renumber(fit: TableauFit, index: list[int]) -> None:
         cell.detection = None if cell.detection is None else index[cell.detection]
         cell.duplicates = [index[i] for i in cell.duplicates]
         cell.found_twice = [index[i] for i in cell.found_twice]
+
+
+def _holds_more(new: TableauFit, fit: TableauFit, det: Detections, others: list[TableauFit]) -> bool:
+    """Whether ``new``, ``fit`` fitted again on more of the photo, may stand for it: it holds
+    every card of ``fit`` (``det``) and more, as closely to its lattice as any fit kept, and no
+    card or cell of the ``others``."""
+    theirs = det.centers[[i for other in others for i in other.detections]]
+    return bool(_covers(new, det.centers[fit.detections], each=True).all() and len(new.detections) > len(fit.detections)
+                and new.residual <= MAX_RESIDUAL and not _covers(new, theirs) and not _reaches_into(new, others))
 
 
 def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:

@@ -204,15 +204,43 @@ def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     H, size = straighten(fit, side, TABLE_MARGIN)
     if H is None or not np.isfinite(H).all() or min(size) < 1:
         return Detections.empty(), []
+    grid = np.mean([cell.quad.mean(0) for cell in fit.cells.values()], 0)  # on the plane, in front
+    H, size = _onto_the_photo(H, size, image.shape[:2], side, grid)
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    # Beyond the horizon the plane's points lie behind the camera: the homography maps them onto
-    # the photo mirrored. Blanked, so nothing is found there.
+    canvas[~_in_front(H, size, grid)] = 0
+    return _fitted_back(finder(canvas, side), size, H, image, offset)
+
+
+def _in_front(H: np.ndarray, size: tuple[int, int], grid: np.ndarray) -> np.ndarray:
+    """The canvas's pixels on the plane in front of the camera, as the photo point ``grid`` is.
+    Beyond the horizon the plane's points lie behind it, and the homography maps them onto the
+    photo mirrored."""
     back = np.linalg.inv(H)
     xs, ys = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
     w = back[2, 0] * xs + back[2, 1] * ys + back[2, 2]
-    centre = back[2] @ np.array([size[0] / 2, size[1] / 2, 1.0])  # the grid's own centre is in front
-    canvas[w * np.sign(centre) <= 0] = 0
-    return _fitted_back(finder(canvas, side), size, H, image, offset)
+    # At the canvas point of photo point p, w has the sign of (H p)'s last coordinate.
+    return w * np.sign(H[2] @ np.array([grid[0], grid[1], 1.0])) > 0
+
+
+MAX_TABLE_ZOOM = 2.5  # the table's part in the photo magnified at most this much (cards ~80 px)
+
+
+def _onto_the_photo(H: np.ndarray, size: tuple[int, int], shape: tuple[int, int], side: int, grid: np.ndarray
+                    ) -> tuple[np.ndarray, tuple[int, int]]:
+    """The straightened table cut to the part the photo shows, and magnified to ``side``: most
+    of six cells round a steep photo's grid lies out of the frame or behind the camera."""
+    k = 0.25  # the footprint is found on a quarter-size mask: a bounding box needs no detail
+    small = (max(1, int(size[0] * k)), max(1, int(size[1] * k)))
+    Hs = np.diag([k, k, 1.0]) @ H
+    seen = cv2.warpPerspective(np.ones(shape, np.uint8), Hs, small, flags=cv2.INTER_NEAREST,
+                               borderMode=cv2.BORDER_CONSTANT).astype(bool) & _in_front(Hs, small, grid)
+    ys, xs = np.nonzero(seen)
+    if len(xs) == 0:
+        return H, size
+    x0, y0, x1, y1 = xs.min() / k, ys.min() / k, (xs.max() + 1) / k, (ys.max() + 1) / k
+    zoom = min(MAX_TABLE_ZOOM, side / max(x1 - x0, y1 - y0))
+    shift = np.array([[zoom, 0, -x0 * zoom], [0, zoom, -y0 * zoom], [0, 0, 1.0]])
+    return shift @ H, (max(1, int(round((x1 - x0) * zoom))), max(1, int(round((y1 - y0) * zoom))))
 
 
 def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
