@@ -56,8 +56,10 @@ def main() -> None:
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     parser.add_argument("--no-far-look", action="store_true", help="read without the closer look round small loose "
                         "cards (a far neighbour's tableau): what it buys")
+    parser.add_argument("--no-table-look", action="store_true", help="read without the look at a steep photo's table "
+                        "straightened on its grid's plane: what it buys")
     args = parser.parse_args()
-    reader = Reader(far_look=not args.no_far_look)
+    reader = Reader(far_look=not args.no_far_look, table_look=not args.no_table_look)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)
