@@ -6,6 +6,7 @@ nothing is silently "fixed".
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
@@ -567,7 +568,9 @@ class Reader:
         (``second_look.fit_table``): a neighbour's tableau seen at 25-30 degrees behind the
         player's, of which the finder boxed none in the photo, is found there as a whole and
         fitted. A tableau found there is kept where it reaches into none already fitted, and
-        holds none of their cards; those stand as they are."""
+        holds none of their cards; and the grid the table was straightened on, placed on a few
+        of its cards' boxes, is replaced by its fit there where that holds all its cards and more.
+        Runs only for a grid seen steeply (``TABLE_SQUEEZE``): one finder run on TABLE_SIZE."""
         fit = max(fits, key=lambda f: len(f.detections))
         if photo_doubts.squeeze(fit) <= TABLE_SQUEEZE:
             return det, fits, loose
@@ -584,8 +587,17 @@ class Reader:
         if stand is fit and not new:
             return det, fits, loose
         changed = new + ([stand] if stand is not fit else [])
+        # Only the cards the kept tableaux hold join the photo's: the rest of the table's boxes
+        # (the player's cards boxed again, a cloth's squares) would be "left out" or loose cards.
+        used = sorted({i for f in changed for cell in f.cells.values()
+                       for i in ([cell.detection] if cell.detection is not None else []) + cell.duplicates + cell.found_twice}
+                      | {i for f in changed for i in f.off_grid})
+        index = dict(zip(used, range(len(det), len(det) + len(used))))
+        for f in changed:
+            _renumber(f, index)
+        det = Detections.concat([det, found.subset(np.array([i - len(det) for i in used], int))])
         # A loose card on a new tableau's cell is loose no more (its card, or the same card boxed again).
-        return every, [stand if f is fit else f for f in fits] + new, _outside(changed, every, loose)
+        return det, [stand if f is fit else f for f in fits] + new, _outside(changed, det, loose)
 
     def _closer_look(self, image: np.ndarray, det: Detections, cards: list[int], pad: float
                      ) -> tuple[Detections, tuple[int, int, int, int]]:
@@ -725,7 +737,7 @@ def _left_out_once(fits: list[TableauFit], det: Detections) -> None:
                         if i not in theirs and not any(_covers(other, det.centers[[i]]) for other in others)]
 
 
-def _renumber(fit: TableauFit, index: list[int]) -> None:
+def _renumber(fit: TableauFit, index: Sequence[int] | Mapping[int, int]) -> None:
     """A fit made on some of the detections, its indices made those of all (``index[k]``)."""
     fit.off_grid = [index[i] for i in fit.off_grid]
     for cell in fit.cells.values():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, project
+from ecoscore.geometry import Detections, points_in_quads, project
 from ecoscore.scoring import COLS, ROWS
 
 from .lattice import TableauFit, fit_tableaux, mostly_inside
@@ -208,7 +208,26 @@ def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     H, size = _onto_the_photo(H, size, image.shape[:2], side, grid)
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     canvas[~_in_front(H, size, grid)] = 0
-    return _fitted_back(finder(canvas, side), size, H, image, offset)
+    seen = finder(canvas, side)
+    cells = project(H, np.array([cell.quad for cell in fit.cells.values()]).reshape(-1, 2)).reshape(-1, 4, 2)
+    return _fitted_back(seen.subset(_card_sized(seen, cells)), size, H, image, offset)
+
+
+# On the table's plane straightened every card has one area, whichever way it is turned (the
+# canvas scales the plane's two axes, and an area by their product): a box of other area is no
+# card of the game, such as a checked cloth's squares or a play mat's frames.
+CARD_AREA = (0.55, 1.8)  # of the grid's own cards' median area on the canvas
+
+
+def _card_sized(seen: Detections, cells: np.ndarray) -> np.ndarray:
+    """Which boxes ``seen`` on the straightened table are the size of the grid's own cards
+    (those whose centres lie in the grid's ``cells``, canvas pixels); all if none is there."""
+    area = seen.sizes[:, 0] * seen.sizes[:, 1]
+    own = points_in_quads(seen.centers, cells).any(1)
+    if not own.any():
+        return np.ones(len(seen), bool)
+    ref = float(np.median(area[own]))
+    return (area >= CARD_AREA[0] * ref) & (area <= CARD_AREA[1] * ref)
 
 
 def _in_front(H: np.ndarray, size: tuple[int, int], grid: np.ndarray) -> np.ndarray:
