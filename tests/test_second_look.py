@@ -472,3 +472,20 @@ def _boxes_reader() -> Reader:
     finder = CardFinder()
     finder.refiner = None
     return Reader(finder)
+
+
+def test_on_the_straightened_table_only_boxes_of_a_cards_area_are_cards():
+    """On the table's plane straightened every card has the grid's cards' area, whichever way it
+    is turned: a cloth's squares of half that area, or a mat's frames of three times it, are not
+    cards; a card turned a quarter is."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.second_look import _card_sized
+
+    grid = np.array([[[0, 0], [400, 0], [400, 300], [0, 300]]], np.float64)
+    centres = np.array([[50, 50], [150, 50], [250, 50], [600, 100], [600, 300], [800, 300], [900, 100]], np.float64)
+    sizes = np.array([[80, 58], [82, 57], [79, 59], [80, 58], [48, 48], [140, 100], [81, 58]], np.float64)
+    turned = np.array([0, 0, 0, np.pi / 2, 0, 0, 0.3])
+    seen = Detections(centres, sizes, turned, np.full(len(centres), 0.9))
+    assert _card_sized(seen, grid).tolist() == [True, True, True, True, False, False, True]
+    # No box on the grid itself: nothing to measure a card by, so nothing is dropped.
+    assert _card_sized(seen.subset(np.arange(3, 7)), grid).all()
