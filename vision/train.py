@@ -289,7 +289,8 @@ RECIPES["finder-gaps"] = replace(RECIPES["finder"], name="finder-gaps", train_sc
                                  val_seed=1084, init="finder", replay="finder", stop_after=1, gap_mm=(0.0, 40.0),
                                  p_touching=0.15)
 
-# A candidate (2026-11-27, twenty-sixth session). The steep tableaux still not found lie in
+# A candidate, not shipped (2026-11-27, twenty-sixth session: stand-in tuning 6 gained, 7 lost;
+# the fourteen tuning decks 403 of 448 against 407; model card). The steep tableaux not found lay in
 # photos taken 25-38 degrees above the table: a neighbour's far tableau whose cards are slivers,
 # cards edge to edge at 25 degrees boxed a few at a time. The shipped finder on fresh photos, three
 # in four of them steep from that low, most with a neighbour, its own photos replayed; one
