@@ -489,3 +489,13 @@ def test_on_the_straightened_table_only_boxes_of_a_cards_area_are_cards():
     assert _card_sized(seen, grid).tolist() == [True, True, True, True, False, False, True]
     # No box on the grid itself: nothing to measure a card by, so nothing is dropped.
     assert _card_sized(seen.subset(np.arange(3, 7)), grid).all()
+
+
+def test_a_straightening_that_cannot_be_undone_is_not_drawn():
+    """The centres of a grid fitted on one line of cards give a homography of rank one: finite,
+    but with no inverse to map the cards found back to the photo (it raised there)."""
+    from ecoscore.vision.second_look import _usable
+
+    assert _usable(np.eye(3), (512, 384))
+    assert not _usable(np.outer([1.0, 2.0, 0.0], [1.0, 0.5, 3.0]), (512, 384))
+    assert not _usable(np.full((3, 3), np.nan), (512, 384)) and not _usable(np.eye(3), (0, 384))

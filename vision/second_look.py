@@ -182,7 +182,7 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     lattice fit there places the window on all the cards. Returns as ``fit_outline`` does."""
     side = finder.imgsz
     H, size = straighten(fit, side, WIDER_MARGIN)
-    if H is None or not np.isfinite(H).all() or min(size) < 1:  # a degenerate grid (refitted, never straightened)
+    if not _usable(H, size):  # a degenerate grid (refitted, never straightened)
         return Detections.empty(), []
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return _fitted_back(finder(canvas, side), size, H, image, offset)
@@ -202,7 +202,7 @@ def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     none of at any magnification; straightened, it boxes them as the player's own. Returns as
     ``fit_outline`` does (the player's own tableau among the fits, fitted again)."""
     H, size = straighten(fit, side, TABLE_MARGIN)
-    if H is None or not np.isfinite(H).all() or min(size) < 1:
+    if not _usable(H, size):
         return Detections.empty(), []
     grid = np.mean([cell.quad.mean(0) for cell in fit.cells.values()], 0)  # on the plane, in front
     H, size = _onto_the_photo(H, size, image.shape[:2], side, grid)
@@ -213,9 +213,11 @@ def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     return _fitted_back(seen.subset(_card_sized(seen, cells)), size, H, image, offset)
 
 
-# On the table's plane straightened every card has one area, whichever way it is turned (the
-# canvas scales the plane's two axes, and an area by their product): a box of other area is no
-# card of the game, such as a checked cloth's squares or a play mat's frames.
+# On the table's plane straightened every card has one area (the canvas scales the plane's two
+# axes, and an area by their product): a box of other area is no card of the game, such as a
+# checked cloth's squares or a play mat's frames. Its box, not the card, is what is measured: a
+# card turned a quarter has the same box area, one turned partway a bigger one (up to about 1.5
+# times at the steep canvases' foreshortening of 0.5-0.6, 1.7 at 0.3), within the bounds.
 CARD_AREA = (0.55, 1.8)  # of the grid's own cards' median area on the canvas
 
 
@@ -260,6 +262,12 @@ def _onto_the_photo(H: np.ndarray, size: tuple[int, int], shape: tuple[int, int]
     zoom = min(MAX_TABLE_ZOOM, side / max(x1 - x0, y1 - y0))
     shift = np.array([[zoom, 0, -x0 * zoom], [0, zoom, -y0 * zoom], [0, 0, 1.0]])
     return shift @ H, (max(1, int(round((x1 - x0) * zoom))), max(1, int(round((y1 - y0) * zoom))))
+
+
+def _usable(H: np.ndarray | None, size: tuple[int, int]) -> bool:
+    """Whether a straightening can be drawn and undone: finite, invertible, of some size (the
+    centres of a grid fitted on a line of cards give a homography of rank one)."""
+    return H is not None and bool(np.isfinite(H).all()) and min(size) >= 1 and abs(float(np.linalg.det(H))) > 1e-12
 
 
 def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
