@@ -122,6 +122,28 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     assert all(f.residual < 0.25 for f in fits)
 
 
+def test_a_tableau_whose_middle_went_unboxed_is_one_tableau_not_two_overlapping():
+    """Recorded finder output for a hard photo of an unseen deck's tableau close up (tuning deck
+    silhouette-2, hard, 000003): dark cards on a dark table, 13 of 20 boxed, none across the
+    middle, so two groups no step links. Fitted apart, each window lay over the other's cards:
+    two overlapping "tableaux" of 7 and 6, neither read. Joined on the lattice that holds the
+    other's cards, it is one tableau, every card in its own cell, neighbours kept."""
+    rec = json.loads((Path(__file__).parent / "data" / "dark-close-tableau-in-two.detections.json").read_text())
+    det = Detections(*(np.array(rec[k], np.float64) for k in ("centers", "sizes", "angles", "scores")))
+    fits, loose = fit_tableaux(det, tuple(rec["image_size"]))
+    assert len(fits) == 1 and loose == []
+    fit = fits[0]
+    assert sorted(fit.detections) == list(range(len(det))) and fit.residual < 0.1
+    truth = {(c["row"], c["col"]): np.array(c["centre"]) for c in rec["truth_cells"]}
+    # Each fitted cell's card on its own truth cell, and the grid's neighbours the truth's.
+    pairs = {key: min(truth, key=lambda k: np.linalg.norm(truth[k] - det.centers[cell.detection]))
+             for key, cell in fit.cells.items() if cell.detection is not None}
+    assert len(set(pairs.values())) == len(det) and adjacency_kept(pairs)
+    pitch = np.linalg.norm(truth[(0, 0)] - truth[(0, 1)])
+    for key, cell in fit.cells.items():  # the cells with no card lie on the truth's cells too
+        assert min(np.linalg.norm(t - cell.quad.mean(0)) for t in truth.values()) < 0.3 * pitch
+
+
 def steep_fits(deck, seed: int, scenes: int):
     """(scene index, scene, fits) of ``scenes`` steep renders of one tableau, fitted on perfect
     detections from the truth (a neighbour's tableau may be fitted too)."""

@@ -130,9 +130,9 @@ def test_every_group_of_loose_cards_gets_its_outline_fitted():
     assert len(fits) == 2 and len(det2) == 12 + 2 * ROWS * COLS
     # A card a fit covers is no loose card; one it does not cover is still said to be loose (this
     # finder's grids lie where they like, so half the scatter is left out of them).
-    from ecoscore.vision.pipeline import _covers
+    from ecoscore.vision.lattice import covers
 
-    covered = [i for i in range(12) if any(_covers(fit, det.centers[[i]]) for fit in fits)]
+    covered = [i for i in range(12) if any(covers(fit, det.centers[[i]]) for fit in fits)]
     assert covered and sorted(covered + loose) == list(range(12))
     for fit in fits:
         assert all(cell.detection is not None and 12 <= cell.detection < len(det2) for cell in fit.cells.values())
@@ -424,7 +424,7 @@ def test_a_refit_leaves_no_card_of_the_old_fit_out_of_both_the_new_fit_and_the_l
     list is lost to the "cards lie side by side outside every tableau" doubt."""
     from ecoscore.geometry import Detections
     from ecoscore.vision.decode import Photo
-    from ecoscore.vision.pipeline import _covers
+    from ecoscore.vision.lattice import covers
 
     grid = {(r, c): np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
     fitted = [(r, c) for r in range(2) for c in range(4)]
@@ -437,7 +437,7 @@ def test_a_refit_leaves_no_card_of_the_old_fit_out_of_both_the_new_fit_and_the_l
     photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
     det2, fits, left = reader._fit_outlines(photo, det, [partial], list(range(8, 13)))
     assert len(fits) == 1 and fits[0] is not partial  # refitted: this finder's grid leaves some cards out
-    outside = [i for i in range(n) if not _covers(fits[0], det.centers[[i]])]
+    outside = [i for i in range(n) if not covers(fits[0], det.centers[[i]])]
     assert any(i in partial.detections for i in outside)  # among them a card of the old fit
     assert sorted(left) == outside
 

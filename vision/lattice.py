@@ -36,6 +36,9 @@ MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be rea
 # 45 cm the near cells are up to 10x the far ones (steep tuning set; the normal and hard splits
 # never pass 2.9). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
 MAX_AREA_RATIO = 16.0
+# How far from one fit's lattice points another's cards may lie for the two to be joined, in
+# cells: the lattice is carried on past its own cards, where perspective bends it.
+JOIN_TOLERANCE = 0.4
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 # A group no box links, fitted on its centres alone, is a tableau only with this many cards on its
 # lattice: with 5, loose cards at random angles made one in 0-4 of 100 scatters of 6-14 cards.
@@ -246,6 +249,7 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
         fits.append(fit)
         _take(fit, used)
     fits += _fit_by_centres(det, used, (w, h))
+    fits = _joined(fits, det, used, (w, h))
     loose = [i for i in range(len(det)) if i not in used]
     # A box lying on a tableau's cell is that cell's card boxed again (looser, or turned), not a
     # loose card.
@@ -255,6 +259,62 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
     for fit in fits:  # a card beside one grid may be part of another tableau after all
         fit.off_grid = [i for i in fit.off_grid if i in loose]
     return fits, loose
+
+
+def _joined(fits: list[TableauFit], det: Detections, used: set[int], size) -> list[TableauFit]:
+    """Two fits, one's window over the other's cards, joined into one where a single 5 × 4 grid
+    holds every card of both: a tableau whose middle went unboxed (dark cards seen close up)
+    falls into two groups no step links, each fitted apart, its window a guess laid over the
+    other's cards: two overlapping "tableaux", neither read. The lattice of the fit whose cells
+    hold the other's cards, carried on over them, places each near a lattice point of its own;
+    the homography is then fitted again on all of them. (Two tableaux are never joined: their
+    cards are more than one grid holds.)"""
+    joined = True
+    while joined and len(fits) > 1:
+        joined = False
+        # Either's lattice may be the one to carry on: the larger's first.
+        for a, b in ((a, b) for a in fits for b in fits if a is not b):
+            if not covers(a, det.centers[b.detections]):
+                continue
+            coords = _lattice_coords(a, det, a.detections + b.detections)
+            if coords is None:
+                continue
+            free = used - set(a.detections) - set(b.detections)
+            H = _fit_homography(coords, det)
+            fit = _snap(H, det, free, size, coords) if H is not None else None
+            if fit is None or not set(a.detections + b.detections) <= set(fit.detections):
+                continue
+            fits = [f for f in fits if f is not a and f is not b] + [fit]
+            fits.sort(key=lambda f: -len(f.detections))
+            _take(fit, used)
+            joined = True
+            break
+    return fits
+
+
+def covers(fit: TableauFit, points: np.ndarray, each: bool = False):
+    """Whether any of ``points`` lies in one of the fit's cells (each of them, with ``each``)."""
+    inside = points_in_quads(points.reshape(-1, 2), np.array([cell.quad for cell in fit.cells.values()])).any(1)
+    return inside if each else bool(inside.any())
+
+
+def _lattice_coords(fit: TableauFit, det: Detections, cards: list[int]) -> dict[int, tuple[int, int]] | None:
+    """The ``cards``' lattice points in ``fit``'s lattice (its cells' centres give it), where
+    each lies near one, no two on one, and all within one 5 × 4 window either way round."""
+    keys = list(fit.cells)
+    src = np.array([(c, r) for r, c in keys], np.float64)
+    dst = np.array([fit.cells[k].quad.mean(0) for k in keys])
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-9:
+        return None
+    lat = project(np.linalg.inv(H), det.centers[cards])
+    rounded = np.round(lat)
+    if np.any(np.abs(lat - rounded) > JOIN_TOLERANCE) or len({tuple(p) for p in rounded}) < len(cards):
+        return None
+    span = np.ptp(rounded, axis=0) + 1
+    if not (span[0] <= COLS and span[1] <= ROWS) and not (span[0] <= ROWS and span[1] <= COLS):
+        return None
+    return {i: (int(c), int(r)) for i, (c, r) in zip(cards, rounded)}
 
 
 def _take(fit: TableauFit, used: set[int]) -> None:

@@ -19,7 +19,7 @@ from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts
 from .decode import Photo, decode
-from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, fit_tableaux
+from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 from .second_look import OUTLINE_CARDS, fit_outline, fit_table, fit_wider, from_quads, look_again, missing_cells, oblique, overlap
@@ -412,7 +412,7 @@ class Reader:
                 # The other tableaux as they stand now: those before this one already refitted.
                 others = [i for other in refitted + fits[k + 1:] for i in other.detections]
                 if (len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN
-                        and not _covers(more[0], det.centers[others])  # never a card read twice
+                        and not covers(more[0], det.centers[others])  # never a card read twice
                         and not _reaches_into(more[0], refitted + fits[k + 1:])):
                     det = Detections.concat([det, found])
                     det = self._look_again(photo, det, more)
@@ -440,7 +440,7 @@ class Reader:
                 own_centres = det.centers[fit.detections]
                 neighbours = kept + fits[k + 1:]
                 # The canvas may show a neighbour's tableau too: the fit on this one's cards.
-                holds = {id(f): _covers(f, own_centres, each=True) for f in more}
+                holds = {id(f): covers(f, own_centres, each=True) for f in more}
                 new = max(more, key=lambda f: (int(holds[id(f)].sum()), len(f.detections)), default=None)
                 if new is not None and _holds_more(new, fit, det, neighbours):
                     det = Detections.concat([det, found])
@@ -585,7 +585,7 @@ class Reader:
         stand = max(again, key=lambda f: len(f.detections)) if again else fit
         standing = others + [stand]
         theirs = every.centers[[i for other in standing for i in other.detections]]
-        new = [f for f in more if f is not stand and not _reaches_into(f, standing) and not _covers(f, theirs)]
+        new = [f for f in more if f is not stand and not _reaches_into(f, standing) and not covers(f, theirs)]
         if stand is fit and not new:
             return det, fits, loose
         changed = new + ([stand] if stand is not fit else [])
@@ -736,7 +736,7 @@ def _left_out_once(fits: list[TableauFit], det: Detections) -> None:
         others = [other for other in fits if other is not fit]
         theirs = {i for other in others for i in other.detections}
         fit.off_grid = [i for i in fit.off_grid
-                        if i not in theirs and not any(_covers(other, det.centers[[i]]) for other in others)]
+                        if i not in theirs and not any(covers(other, det.centers[[i]]) for other in others)]
 
 
 def _renumber(fit: TableauFit, index: Sequence[int] | Mapping[int, int]) -> None:
@@ -753,8 +753,8 @@ def _holds_more(new: TableauFit, fit: TableauFit, det: Detections, others: list[
     every card of ``fit`` (``det``) and more, as closely to its lattice as any fit kept, and no
     card or cell of the ``others``."""
     theirs = det.centers[[i for other in others for i in other.detections]]
-    return bool(_covers(new, det.centers[fit.detections], each=True).all() and len(new.detections) > len(fit.detections)
-                and new.residual <= MAX_RESIDUAL and not _covers(new, theirs) and not _reaches_into(new, others))
+    return bool(covers(new, det.centers[fit.detections], each=True).all() and len(new.detections) > len(fit.detections)
+                and new.residual <= MAX_RESIDUAL and not covers(new, theirs) and not _reaches_into(new, others))
 
 
 def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:
@@ -769,14 +769,10 @@ def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[
     """The ``cards`` whose centre lies in no cell of ``fits``: still loose once they are fitted."""
     if not cards:
         return []
-    covered = np.any([_covers(fit, det.centers[cards], each=True) for fit in fits], axis=0)
+    covered = np.any([covers(fit, det.centers[cards], each=True) for fit in fits], axis=0)
     return [i for i, inside in zip(cards, covered) if not inside]
 
 
-def _covers(fit: TableauFit, points: np.ndarray, each: bool = False):
-    """Whether any of ``points`` (each of them, with ``each``) lies in one of the fit's cells."""
-    inside = points_in_quads(points, np.array([cell.quad for cell in fit.cells.values()])).any(1)
-    return inside if each else bool(inside.any())
 
 
 def not_this_deck(cards: int, enrolled: str | None = None) -> str:
