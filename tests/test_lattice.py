@@ -122,19 +122,35 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     assert all(f.residual < 0.25 for f in fits)
 
 
-def test_a_tableau_whose_middle_went_unboxed_is_one_tableau_not_two_overlapping():
+def _recorded_in_two(turns: int = 0, mirrored: bool = False):
+    """The recorded boxes of a dark close-up (below), turned ``turns`` quarter turns and mirrored."""
+    rec = json.loads((Path(__file__).parent / "data" / "dark-close-tableau-in-two.detections.json").read_text())
+    centres, sizes, angles, scores = (np.array(rec[k], np.float64) for k in ("centers", "sizes", "angles", "scores"))
+    truth = np.array([c["centre"] for c in rec["truth_cells"]])
+    side = float(max(rec["image_size"]))
+    for _ in range(turns):  # a quarter turn of the square photo, truth and boxes alike
+        centres, truth = (np.stack([side - p[:, 1], p[:, 0]], 1) for p in (centres, truth))
+        angles = angles + np.pi / 2
+    if mirrored:
+        centres, truth = (np.stack([side - p[:, 0], p[:, 1]], 1) for p in (centres, truth))
+        angles = np.pi - angles
+    cells = {(c["row"], c["col"]): t for c, t in zip(rec["truth_cells"], truth)}
+    return Detections(centres, sizes, angles, scores), cells, (int(side), int(side))
+
+
+@pytest.mark.parametrize("turns", range(4))
+@pytest.mark.parametrize("mirrored", [False, True])
+def test_a_tableau_whose_middle_went_unboxed_is_one_tableau_not_two_overlapping(turns, mirrored):
     """Recorded finder output for a hard photo of an unseen deck's tableau close up (tuning deck
     silhouette-2, hard, 000003): dark cards on a dark table, 13 of 20 boxed, none across the
     middle, so two groups no step links. Fitted apart, each window lay over the other's cards:
-    two overlapping "tableaux" of 7 and 6, neither read. Joined on the lattice that holds the
-    other's cards, it is one tableau, every card in its own cell, neighbours kept."""
-    rec = json.loads((Path(__file__).parent / "data" / "dark-close-tableau-in-two.detections.json").read_text())
-    det = Detections(*(np.array(rec[k], np.float64) for k in ("centers", "sizes", "angles", "scores")))
-    fits, loose = fit_tableaux(det, tuple(rec["image_size"]))
+    two overlapping "tableaux" of 7 and 6, neither read. Joined on one's lattice, it is one
+    tableau, every card in its own cell, neighbours kept — whichever way the photo is turned."""
+    det, truth, size = _recorded_in_two(turns, mirrored)
+    fits, loose = fit_tableaux(det, size)
     assert len(fits) == 1 and loose == []
     fit = fits[0]
     assert sorted(fit.detections) == list(range(len(det))) and fit.residual < 0.1
-    truth = {(c["row"], c["col"]): np.array(c["centre"]) for c in rec["truth_cells"]}
     # Each fitted cell's card on its own truth cell, and the grid's neighbours the truth's.
     pairs = {key: min(truth, key=lambda k: np.linalg.norm(truth[k] - det.centers[cell.detection]))
              for key, cell in fit.cells.items() if cell.detection is not None}
@@ -142,6 +158,32 @@ def test_a_tableau_whose_middle_went_unboxed_is_one_tableau_not_two_overlapping(
     pitch = np.linalg.norm(truth[(0, 0)] - truth[(0, 1)])
     for key, cell in fit.cells.items():  # the cells with no card lie on the truth's cells too
         assert min(np.linalg.norm(t - cell.quad.mean(0)) for t in truth.values()) < 0.3 * pitch
+
+
+@pytest.mark.parametrize("offset, kept_as", [(65, "duplicates"), (30, "found_twice")])
+def test_joining_two_pieces_keeps_a_cards_second_box(offset, kept_as):
+    """A second box in a piece's cell (another card lying there, or the same card boxed again)
+    stays that cell's in the joined tableau: it says "2 cards detected in one cell"."""
+    det, _, size = _recorded_in_two()
+    extra = Detections(np.vstack([det.centers, det.centers[4] + [0, offset]]), np.vstack([det.sizes, det.sizes[4]]),
+                       np.append(det.angles, det.angles[4]), np.append(det.scores, 0.5))
+    fits, loose = fit_tableaux(extra, size)
+    assert len(fits) == 1 and loose == []
+    assert [getattr(cell, kept_as) for cell in fits[0].cells.values() if getattr(cell, kept_as)] == [[len(det)]]
+
+
+@pytest.mark.parametrize("columns_apart, rows_off", [(2.7, 0.1), (3.0, 0.2), (3.0, 0.3), (3.3, 0.0)])
+def test_two_players_partial_tableaux_side_by_side_are_never_joined(columns_apart, rows_off):
+    """Two tableaux of 8 cards each (two columns found), the second a fraction of a cell off the
+    first's lattice: each stays its own tableau, never one grid mixing two players' cards."""
+    rng = np.random.default_rng(7)
+    pitch = np.array([80.0, 110.0])
+    first = [(c, r) for r in range(4) for c in range(2)]
+    second = [(columns_apart + c, r + rows_off) for r in range(4) for c in range(2)]
+    centres = 200 + np.array(first + second) * pitch + rng.normal(0, 1.0, (16, 2))
+    det = Detections(centres, np.tile([100.0, 70.0], (16, 1)), np.full(16, np.pi / 2), np.linspace(0.9, 0.8, 16))
+    fits, _ = fit_tableaux(det, (1200, 900))
+    assert sorted(sorted(f.detections) for f in fits) == [list(range(8)), list(range(8, 16))]
 
 
 def steep_fits(deck, seed: int, scenes: int):

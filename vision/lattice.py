@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, permutations
 
 import cv2
 import numpy as np
@@ -37,8 +37,10 @@ MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be rea
 # never pass 2.9). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
 MAX_AREA_RATIO = 16.0
 # How far from one fit's lattice points another's cards may lie for the two to be joined, in
-# cells: the lattice is carried on past its own cards, where perspective bends it.
+# cells: the lattice is carried on past its own cards, where perspective bends it. The joined
+# fit must then hold the cards within JOIN_SLACK card widths (RMS) of the worse part's own fit.
 JOIN_TOLERANCE = 0.4
+JOIN_SLACK = 0.03
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 # A group no box links, fitted on its centres alone, is a tableau only with this many cards on its
 # lattice: with 5, loose cards at random angles made one in 0-4 of 100 scatters of 6-14 cards.
@@ -262,34 +264,37 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
 
 
 def _joined(fits: list[TableauFit], det: Detections, used: set[int], size) -> list[TableauFit]:
-    """Two fits, one's window over the other's cards, joined into one where a single 5 × 4 grid
-    holds every card of both: a tableau whose middle went unboxed (dark cards seen close up)
-    falls into two groups no step links, each fitted apart, its window a guess laid over the
-    other's cards: two overlapping "tableaux", neither read. The lattice of the fit whose cells
-    hold the other's cards, carried on over them, places each near a lattice point of its own;
-    the homography is then fitted again on all of them. (Two tableaux are never joined: their
-    cards are more than one grid holds.)"""
-    joined = True
-    while joined and len(fits) > 1:
-        joined = False
-        # Either's lattice may be the one to carry on: the larger's first.
-        for a, b in ((a, b) for a in fits for b in fits if a is not b):
-            if not covers(a, det.centers[b.detections]):
-                continue
-            coords = _lattice_coords(a, det, a.detections + b.detections)
-            if coords is None:
-                continue
-            free = used - set(a.detections) - set(b.detections)
-            H = _fit_homography(coords, det)
-            fit = _snap(H, det, free, size, coords) if H is not None else None
-            if fit is None or not set(a.detections + b.detections) <= set(fit.detections):
-                continue
-            fits = [f for f in fits if f is not a and f is not b] + [fit]
-            fits.sort(key=lambda f: -len(f.detections))
-            _take(fit, used)
-            joined = True
+    """Fits joined into one where a single 5 × 4 grid holds every card of both as closely as
+    either held its own: a tableau whose middle went unboxed (dark cards seen close up) falls
+    into two groups no neighbour step links, each fitted apart, each window a guess laid over
+    the other's cards: two overlapping "tableaux", neither read. One fit's lattice, carried on
+    over the other's cards, places each near a lattice point of its own; the homography is
+    fitted again on all of them and kept only where the cards sit on it about as well as on
+    their own (two players' partial tableaux side by side sit a fraction of a cell off)."""
+    while len(fits) > 1:
+        join = next(((a, b, fit) for a, b in permutations(fits, 2) if (fit := _join(a, b, det, used, size))), None)
+        if join is None:
             break
+        a, b, fit = join
+        fits = sorted([f for f in fits if f is not a and f is not b] + [fit], key=lambda f: -len(f.detections))
+        _take(fit, used)
     return fits
+
+
+def _join(a: TableauFit, b: TableauFit, det: Detections, used: set[int], size) -> TableauFit | None:
+    """``a`` and ``b`` fitted as one on ``a``'s lattice (``_joined``), or None."""
+    cards = a.detections + b.detections
+    coords = _lattice_coords(a, det, cards)
+    H = _fit_homography(coords, det) if coords is not None else None
+    if coords is None or H is None:
+        return None
+    # Every box of the two (a card boxed twice, a second card in a cell) is free to snap again.
+    boxes = {i for f in (a, b) for cell in f.cells.values() for i in cell.duplicates + cell.found_twice} | set(cards)
+    fit = _snap(H, det, used - boxes, size, coords)
+    if (fit is None or not set(cards) <= set(fit.detections)
+            or fit.residual > max(a.residual, b.residual) + JOIN_SLACK):
+        return None
+    return fit
 
 
 def covers(fit: TableauFit, points: np.ndarray, each: bool = False):
