@@ -216,18 +216,28 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     return H
 
 
-def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int) -> tuple[tuple[int, int], int]:
+def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int,
+                 theirs: np.ndarray | None = None) -> tuple[tuple[int, int], int]:
     """The ``width`` × ``height`` window (its first column and row) holding most of the
-    occupied lattice points (col, row), and how many it holds. Ties: the window that starts
+    occupied lattice points (col, row), and how many it holds. Ties: the window over the fewest
+    of ``theirs`` (lattice points where another tableau's cards lie), then the one that starts
     nearest the first occupied column and row, then the first in column-major order."""
     points = np.array(list(occupied), np.int64).reshape(-1, 2)
     lo, hi = points.min(0), points.max(0)
     c0 = np.arange(lo[0] - width + 1, hi[0] + 1)[:, None, None]
     r0 = np.arange(lo[1] - height + 1, hi[1] + 1)[None, :, None]
-    c, r = points[:, 0], points[:, 1]
-    counts = ((c0 <= c) & (c < c0 + width) & (r0 <= r) & (r < r0 + height)).sum(2)
+
+    def held(at: np.ndarray) -> np.ndarray:
+        c, r = at[:, 0], at[:, 1]
+        return ((c0 <= c) & (c < c0 + width) & (r0 <= r) & (r < r0 + height)).sum(2)
+
+    counts = held(points)
+    # A tableau cut by the frame, or found in part, leaves many windows alike: the one laid over
+    # another tableau's cards would read them as its own cells, twice read and twice scored.
+    over = held(theirs.reshape(-1, 2)) if theirs is not None else 0
     offset = np.abs(c0[..., 0] - lo[0]) + np.abs(r0[..., 0] - lo[1])
-    best = np.unravel_index(int(np.argmax(counts * 100_000 - offset)), counts.shape)  # first of the best
+    key = (counts * 100 - np.minimum(over, 99)) * 10_000 - offset  # the three in turn (offsets are few cells)
+    best = np.unravel_index(int(np.argmax(key)), counts.shape)  # first of the best
     return (int(c0[best[0], 0, 0]), int(r0[0, best[1], 0])), int(counts[best])
 
 
@@ -498,8 +508,9 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     for i in candidates:
         occupied.setdefault((int(round(lat[i, 0])), int(round(lat[i, 1]))), []).append(i)
 
-    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS)
-    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS)
+    theirs = _lattice_points_of(sorted(used), H, det, candidates)
+    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, theirs)
+    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, theirs)
     transposed = n4x5 > n5x4
     width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
     if transposed:
@@ -566,6 +577,17 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
 
 
 _ROLLED = [np.roll(np.arange(4), turn) for turn in range(4)]  # a quad's corners after 0-3 quarter turns
+
+
+def _lattice_points_of(cards: list[int], H, det: Detections, own: list[int]) -> np.ndarray | None:
+    """The lattice points (col, row) of ``H`` nearest ``cards``, those on the side of the lattice's
+    horizon where its ``own`` cards lie (beyond it a point maps back onto the lattice mirrored)."""
+    if not cards:
+        return None
+    depth = (np.linalg.inv(H) @ np.column_stack([det.centers[cards], np.ones(len(cards))]).T)[2]
+    own_depth = (np.linalg.inv(H) @ np.column_stack([det.centers[own], np.ones(len(own))]).T)[2]
+    ahead = np.sign(depth) == np.sign(np.median(own_depth))
+    return np.round(project(np.linalg.inv(H), det.centers[cards][ahead]))
 
 
 def _reading_turn(H, c0: int, r0: int, width: int, height: int, transposed: bool) -> int:
