@@ -41,6 +41,9 @@ MAX_AREA_RATIO = 16.0
 # fit must then hold the cards within JOIN_SLACK card widths (RMS) of the worse part's own fit.
 JOIN_TOLERANCE = 0.4
 JOIN_SLACK = 0.03
+# How far beyond a window's edge cells (in cells) another tableau's card still counts as lying
+# under the window (``_best_window``).
+THEIRS_REACH = 0.25
 MAX_STARTS = 4  # most confident cards a group's walk is tried from, while fits leave cards out
 # A group no box links, fitted on its centres alone, is a tableau only with this many cards on its
 # lattice: with 5, loose cards at random angles made one in 0-4 of 100 scatters of 6-14 cards.
@@ -227,14 +230,16 @@ def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height:
     c0 = np.arange(lo[0] - width + 1, hi[0] + 1)[:, None, None]
     r0 = np.arange(lo[1] - height + 1, hi[1] + 1)[None, :, None]
 
-    def held(at: np.ndarray) -> np.ndarray:
+    def held(at: np.ndarray, reach: float = 0.0) -> np.ndarray:
         c, r = at[:, 0], at[:, 1]
-        return ((c0 <= c) & (c < c0 + width) & (r0 <= r) & (r < r0 + height)).sum(2)
+        return ((c0 - reach <= c) & (c < c0 + width + reach) & (r0 - reach <= r) & (r < r0 + height + reach)).sum(2)
 
     counts = held(points)
     # A tableau cut by the frame, or found in part, leaves many windows alike: the one laid over
-    # another tableau's cards would read them as its own cells, twice read and twice scored.
-    over = held(theirs.reshape(-1, 2)) if theirs is not None else 0
+    # another tableau's cards would read them as its own cells, twice read and twice scored. A
+    # card counts from a quarter cell beyond the window's edge cells (its centre off the lattice,
+    # its body on the edge cell).
+    over = held(theirs.reshape(-1, 2) + 0.5, THEIRS_REACH) if theirs is not None else 0
     offset = np.abs(c0[..., 0] - lo[0]) + np.abs(r0[..., 0] - lo[1])
     key = (counts * 100 - np.minimum(over, 99)) * 10_000 - offset  # the three in turn (offsets are few cells)
     best = np.unravel_index(int(np.argmax(key)), counts.shape)  # first of the best
@@ -580,14 +585,14 @@ _ROLLED = [np.roll(np.arange(4), turn) for turn in range(4)]  # a quad's corners
 
 
 def _lattice_points_of(cards: list[int], H, det: Detections, own: list[int]) -> np.ndarray | None:
-    """The lattice points (col, row) of ``H`` nearest ``cards``, those on the side of the lattice's
+    """Where ``cards`` lie on the lattice of ``H`` (col, row), those on the side of the lattice's
     horizon where its ``own`` cards lie (beyond it a point maps back onto the lattice mirrored)."""
     if not cards:
         return None
     depth = (np.linalg.inv(H) @ np.column_stack([det.centers[cards], np.ones(len(cards))]).T)[2]
     own_depth = (np.linalg.inv(H) @ np.column_stack([det.centers[own], np.ones(len(own))]).T)[2]
     ahead = np.sign(depth) == np.sign(np.median(own_depth))
-    return np.round(project(np.linalg.inv(H), det.centers[cards][ahead]))
+    return project(np.linalg.inv(H), det.centers[cards][ahead])
 
 
 def _reading_turn(H, c0: int, r0: int, width: int, height: int, transposed: bool) -> int:
