@@ -206,6 +206,24 @@ def test_a_partial_tableaus_window_is_not_laid_over_another_tableaus_cards():
     assert not covers(neighbour, det.centers[:20])
 
 
+def test_a_partial_tableau_keeps_a_window_the_photo_can_show_when_the_clear_one_reaches_the_horizon():
+    """Steeply seen, the window clear of the whole tableau's cards stretches towards the horizon,
+    its far cells implausibly big: the nearest window is kept (a review's case), its 8 cards in a
+    block of two columns, not refitted askew on their centres or lost."""
+    from ecoscore.geometry import project
+
+    H = np.array([[600.0, 0, 100], [0, 700.0, 0], [1.0, 0, 4.5]])  # lattice -> image, steep along the columns
+    points = np.array([(c, r) for r in range(4) for c in range(3, 8)] + [(c, r) for r in range(4) for c in (0, 1)], float)
+    step = [np.linalg.norm(project(H, points + d) - project(H, points - d), axis=1) for d in ([0, 0.5], [0.5, 0])]
+    det = Detections(project(H, points), 0.85 * np.stack(step, 1), np.full(28, np.pi / 2), np.linspace(0.9, 0.8, 28))
+    fits, loose = fit_tableaux(det, (3000, 3000))
+    assert sorted(sorted(f.detections) for f in fits) == [list(range(20)), list(range(20, 28))] and loose == []
+    part = next(f for f in fits if len(f.detections) == 8)
+    held = {key for key, cell in part.cells.items() if cell.detection is not None}
+    rows, cols = {r for r, _ in held}, {c for _, c in held}
+    assert len(rows) * len(cols) == 8 and {len(rows), len(cols)} == {2, 4}  # a block, as the cards lie
+
+
 def steep_fits(deck, seed: int, scenes: int):
     """(scene index, scene, fits) of ``scenes`` steep renders of one tableau, fitted on perfect
     detections from the truth (a neighbour's tableau may be fitted too)."""

@@ -513,14 +513,18 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     for i in candidates:
         occupied.setdefault((int(round(lat[i, 0])), int(round(lat[i, 1]))), []).append(i)
 
-    theirs = _lattice_points_of(sorted(used), H, det, candidates)
-    (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, theirs)
-    (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, theirs)
-    transposed = n4x5 > n5x4
-    width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
-    if transposed:
-        c0, r0 = c0t, r0t
-    if not _plausible(H, c0, r0, width, height):
+    # The window clear of other tableaux' cards, where it is a photo of a flat grid; else the
+    # nearest (clear of them, it may stretch towards the horizon, its far cells implausible).
+    for theirs in (_lattice_points_of(sorted(used), H, det, candidates), None):
+        (c0, r0), n5x4 = _best_window(occupied, COLS, ROWS, theirs)
+        (c0t, r0t), n4x5 = _best_window(occupied, ROWS, COLS, theirs)
+        transposed = n4x5 > n5x4
+        width, height = (ROWS, COLS) if transposed else (COLS, ROWS)
+        if transposed:
+            c0, r0 = c0t, r0t
+        if _plausible(H, c0, r0, width, height):
+            break
+    else:
         return None
     turn = _reading_turn(H, c0, r0, width, height, transposed)
     # The span of the window's own cards: a card beside the window (left out of it) does not
