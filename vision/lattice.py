@@ -593,10 +593,10 @@ def _lattice_points_of(cards: list[int], H, det: Detections, own: list[int]) -> 
     horizon where its ``own`` cards lie (beyond it a point maps back onto the lattice mirrored)."""
     if not cards:
         return None
-    depth = (np.linalg.inv(H) @ np.column_stack([det.centers[cards], np.ones(len(cards))]).T)[2]
-    own_depth = (np.linalg.inv(H) @ np.column_stack([det.centers[own], np.ones(len(own))]).T)[2]
-    ahead = np.sign(depth) == np.sign(np.median(own_depth))
-    return project(np.linalg.inv(H), det.centers[cards][ahead])
+    Hinv = np.linalg.inv(H)
+    depth = (Hinv @ np.column_stack([det.centers, np.ones(len(det))]).T)[2]  # its sign: which side
+    ahead = np.sign(depth[cards]) == np.sign(np.median(depth[own]))
+    return project(Hinv, det.centers[cards][ahead])
 
 
 def _reading_turn(H, c0: int, r0: int, width: int, height: int, transposed: bool) -> int:
