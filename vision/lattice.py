@@ -214,9 +214,11 @@ def _fit_homography(coords: dict[int, tuple[int, int]], det: Detections):
     threshold = 0.3 * float(np.median(det.sizes[idx, 1]))
     H, _ = cv2.findHomography(src, dst, cv2.RANSAC, threshold)
     # A walk may put two cards on one lattice point: the homography can then come out singular.
-    if H is None or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-9:
-        return None
-    return H
+    return H if _invertible(H) else None
+
+
+def _invertible(H) -> bool:
+    return H is not None and bool(np.all(np.isfinite(H))) and abs(np.linalg.det(H)) >= 1e-9
 
 
 def _best_window(occupied: dict[tuple[int, int], list[int]], width: int, height: int,
@@ -325,7 +327,7 @@ def _lattice_coords(fit: TableauFit, det: Detections, cards: list[int]) -> dict[
     src = np.array([(c, r) for r, c in keys], np.float64)
     dst = np.array([fit.cells[k].quad.mean(0) for k in keys])
     H, _ = cv2.findHomography(src, dst, 0)
-    if H is None or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-9:
+    if not _invertible(H):
         return None
     lat = project(np.linalg.inv(H), det.centers[cards])
     rounded = np.round(lat)
