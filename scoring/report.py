@@ -189,8 +189,18 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
     }
 
 
-def score_pad(game: GameScore) -> str:
-    """The paper score pad as a text table: one column per player, 11 rows + biodiversity + total."""
+def _in_doubt(read: ReadDoc | None) -> tuple[int, int]:
+    """A read's cells in doubt, and of those the cells not read at all (outside the photo, or a
+    card of no type of the deck): scored as empty, which they may not be."""
+    cells = [cell for row in read.get("cells", []) for cell in row] if read else []
+    return sum(bool(cell["doubts"]) for cell in cells), sum(bool(cell.get("unknown")) for cell in cells)
+
+
+def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
+    """The paper score pad as a text table: one column per player, 11 rows + biodiversity + total.
+    ``reads[k]``: what a photo's read adds to player k; a total with cells in doubt is not final,
+    and the winner line says so (a cut neighbour's tableau, its missing cells scored as empty,
+    was named the winner with nothing beside it but the doubts)."""
     names = [p.name for p in game.players]
     label_width = max(len("biodiversity"), *(len(c.value) for c in CardType))
     col_width = max(6, *(len(n) for n in names))
@@ -210,6 +220,11 @@ def score_pad(game: GameScore) -> str:
     lines.append(row("total", [p.total for p in game.players]))
     lines.append("")
     lines.append(f"winner{'s' if len(game.winners) > 1 else ''}: {', '.join(game.winners)}")
+    doubts = {p.name: _in_doubt(reads[k] if k < len(reads) else None) for k, p in enumerate(game.players)}
+    unsure = [f"{name}: {n}" for name, (n, _) in doubts.items() if n]
+    if unsure:
+        lines.append(f"not final: cells in doubt ({', '.join(unsure)}): check them (the doubts below) "
+                     "before the winner stands")
     if game.solo:
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more)"
         lines.append(f"solo: beat the bot by {game.solo.margin}: {verdict}")
@@ -217,9 +232,13 @@ def score_pad(game: GameScore) -> str:
         lines.append("* provisional: majorities scored without the other players of the game "
                      "(give --others S:W,... to compare)")
     for p in game.players:
-        if p.incomplete:
-            n = len(p.tableau.empty_cells())
-            lines.append(f"note: {p.name}'s tableau is incomplete ({n} empty cell{'s' if n != 1 else ''})")
+        not_read = doubts[p.name][1]
+        empty = len(p.tableau.empty_cells()) - not_read
+        if not_read:
+            lines.append(f"note: {p.name}: {not_read} cell{'s' if not_read != 1 else ''} not read, "
+                         "scored as empty")
+        if empty > 0:
+            lines.append(f"note: {p.name}'s tableau is incomplete ({empty} empty cell{'s' if empty != 1 else ''})")
     for issue in game.deck_issues:
         lines.append(f"warning: {issue}")
     return "\n".join(lines) + "\n"

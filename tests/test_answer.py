@@ -85,3 +85,19 @@ def test_a_rooms_read_stored_by_an_older_version_loses_only_what_the_answer_no_l
     assert "grid" in bruno and bruno["grid"] != stored["grid"]  # the grid scored, not the one stored
     assert [k for k in bruno if k in answer.ReadDoc.__annotations__] == ["doubts", "confidence", "photo_size"]
     assert bruno["doubts"] == ["x"] and bruno["photo_size"] == [10, 20]
+
+
+def test_the_score_pad_says_a_total_with_cells_in_doubt_is_not_final():
+    """A cut neighbour's tableau, its cells outside the photo scored as empty, was named the
+    winner with no word beside the pad: a total with doubtful cells is not final, and a cell
+    not read is told apart from an empty one."""
+    read = _photo_read()
+    outside = read.tableaux[0].cells[4]  # row 1, col 5: partly outside the photo, not read
+    outside.type, outside.shown, outside.doubts = None, False, ["cell lies partly outside the photo: not read"]
+    game, reads = score_reads([("ann", read)], others=[(3, 2)])
+    pad = answer.score_pad(game, reads)
+    assert "not final: cells in doubt (ann: 2): check them" in pad
+    assert "note: ann: 1 cell not read, scored as empty" in pad
+    assert "note: ann's tableau is incomplete (1 empty cell)" in pad  # row 4, col 5: truly empty
+    plain = answer.score_pad(game)  # a grid given as text has no doubts
+    assert "not final" not in plain and "incomplete (2 empty cells)" in plain

@@ -64,7 +64,7 @@ def print_game(game: GameScore, args: argparse.Namespace, reads: Sequence[ReadDo
         json.dump(game_to_dict(game, reads), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
-    sys.stdout.write(score_pad(game))
+    sys.stdout.write(score_pad(game, reads))
     if args.explain:
         for player in game.players:
             sys.stdout.write("\n" + explain(player))
