@@ -190,16 +190,16 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
 
 
 def _in_doubt(read: ReadDoc | None) -> tuple[int, int]:
-    """A read's cells in doubt, and of those the cells not read at all (outside the photo, or a
-    card of no type of the deck): scored as empty, which they may not be."""
+    """A read's cells in doubt, and of those the unknown ones (outside the photo, or a card of no
+    type of the deck): scored as empty, which they may not be."""
     cells = [cell for row in read.get("cells", []) for cell in row] if read else []
     return sum(bool(cell["doubts"]) for cell in cells), sum(bool(cell.get("unknown")) for cell in cells)
 
 
 def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     """The paper score pad as a text table: one column per player, 11 rows + biodiversity + total.
-    ``reads[k]``: what a photo's read adds to player k; a total with cells in doubt is not final,
-    and the winner line says so (a cut neighbour's tableau, its missing cells scored as empty,
+    ``reads[k]``: what a photo's read adds to player k; while a read has doubts the winner is
+    not final, and the pad says so (a cut neighbour's tableau, its missing cells scored as empty,
     was named the winner with nothing beside it but the doubts)."""
     names = [p.name for p in game.players]
     label_width = max(len("biodiversity"), *(len(c.value) for c in CardType))
@@ -220,23 +220,23 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     lines.append(row("total", [p.total for p in game.players]))
     lines.append("")
     lines.append(f"winner{'s' if len(game.winners) > 1 else ''}: {', '.join(game.winners)}")
-    doubts = {p.name: _in_doubt(reads[k] if k < len(reads) else None) for k, p in enumerate(game.players)}
-    unsure = [f"{name}: {n}" for name, (n, _) in doubts.items() if n]
+    read_of = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
+    in_doubt = [_in_doubt(read) for read in read_of]
+    unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
+              for p, read, (n, _) in zip(game.players, read_of, in_doubt) if n or (read and read.get("doubts"))]
     if unsure:
-        lines.append(f"not final: cells in doubt ({', '.join(unsure)}): check them (the doubts below) "
-                     "before the winner stands")
+        lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the winner")
     if game.solo:
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more)"
         lines.append(f"solo: beat the bot by {game.solo.margin}: {verdict}")
     if game.provisional:
         lines.append("* provisional: majorities scored without the other players of the game "
                      "(give --others S:W,... to compare)")
-    for p in game.players:
-        not_read = doubts[p.name][1]
+    for p, (_, not_read) in zip(game.players, in_doubt):
         empty = len(p.tableau.empty_cells()) - not_read
         if not_read:
-            lines.append(f"note: {p.name}: {not_read} cell{'s' if not_read != 1 else ''} not read, "
-                         "scored as empty")
+            lines.append(f"note: {p.name}: {not_read} cell{'s' if not_read != 1 else ''} unknown (outside the photo, "
+                         "or a card of no type of the deck), scored as empty")
         if empty > 0:
             lines.append(f"note: {p.name}'s tableau is incomplete ({empty} empty cell{'s' if empty != 1 else ''})")
     for issue in game.deck_issues:

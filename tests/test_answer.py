@@ -96,8 +96,23 @@ def test_the_score_pad_says_a_total_with_cells_in_doubt_is_not_final():
     outside.type, outside.shown, outside.doubts = None, False, ["cell lies partly outside the photo: not read"]
     game, reads = score_reads([("ann", read)], others=[(3, 2)])
     pad = answer.score_pad(game, reads)
-    assert "not final: cells in doubt (ann: 2): check them" in pad
-    assert "note: ann: 1 cell not read, scored as empty" in pad
+    assert "not final: ann (2 cells in doubt): check the doubts below" in pad
+    assert "note: ann: 1 cell unknown (outside the photo, or a card of no type of the deck), scored as empty" in pad
     assert "note: ann's tableau is incomplete (1 empty cell)" in pad  # row 4, col 5: truly empty
     plain = answer.score_pad(game)  # a grid given as text has no doubts
     assert "not final" not in plain and "incomplete (2 empty cells)" in plain
+
+
+def test_a_read_doubted_as_a_whole_makes_the_winner_not_final_and_a_grid_player_never():
+    """Cards side by side outside every tableau (a player the majorities may lack) is a doubt of
+    the photo, on no cell; a player given as a grid has no read at all."""
+    read = _photo_read()
+    for cell in read.tableaux[0].cells:
+        cell.doubts = []
+    read.tableaux[0].doubts.clear()
+    read.loose_group = 6  # six cards side by side outside the tableau: the photo's doubt
+    game, reads = score_reads([("ann", read)], others=[(3, 2)])
+    bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
+    both = score_game([("bruno", bruno), ("ann", game.players[0].tableau)], others=[(3, 2)])
+    pad = answer.score_pad(both, [None, reads[0]])
+    assert "not final: ann (doubts about the photo or the grid)" in pad and "bruno (" not in pad

@@ -414,3 +414,15 @@ def test_cells_are_cut_at_the_namers_own_input_size(reader, photo_set):
     scene = photo_set[2]
     tab = Reader(finder=reader.finder, classifier=sized).read(scene.jpeg).tableaux[0]
     assert sized.shapes == {(96, 96)} and grid_matches_truth(tab, scene.truth["tableaux"][0])
+
+
+def test_cli_score_pad_says_a_tableau_cut_by_the_frame_is_not_final(tmp_path, photo_set):
+    # A tableau whose cells outside the photo were scored as empty got a plain "winner:" line,
+    # and the pad called those cells "empty".
+    scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(cut_through_right_column(scene))
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "not final: cut (" in r.stdout and "in doubt)" in r.stdout
+    assert "unknown (outside the photo, or a card of no type of the deck), scored as empty" in r.stdout
