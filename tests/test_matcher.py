@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -59,20 +60,49 @@ def test_an_unseen_deck_enrolled_from_one_face_per_type_reads_exactly(reader, em
 
 
 def test_another_decks_cards_are_never_read_with_confidence(reader, embedder, decks):
+    """Read against the wrong deck, a tableau is doubted as such; one in which no cell names a
+    card of the deck at all is not scored (a tableau of empty cells, -5), the photo refused."""
+    from ecoscore.vision.pipeline import NoTableauError
+
     wrong_deck = _matcher(embedder, decks[1])
     for i in range(3):
         scene = render_scene(decks[0], (32, i), PARAMS)
-        tab = reader.read(scene.jpeg, wrong_deck).tableaux[0]
-        assert tab.doubts
+        try:
+            tab = reader.read(scene.jpeg, wrong_deck).tableaux[0]
+        except NoTableauError as err:
+            assert f"none reads as a card of the deck {wrong_deck.deck}" in str(err) and "choose the right deck" in str(err)
+            continue
+        assert any(cell.type is not None for cell in tab.cells)
         assert sum("not a card of this deck" in d or "low confidence" in d for d in tab.doubts) >= 10
         assert any("wrong deck" in d for d in tab.doubts)
+
+
+def test_a_screenshot_of_text_is_no_tableau_of_an_enrolled_deck(reader, embedder, decks):
+    """A phone screenshot of the start page (tests/data/page-screenshot.png): its lines of text
+    were boxed as cards in a grid, each "not a card of this deck", and scored as a player's
+    tableau of empty cells (-5; `ecoscore score --deck` exited 0). A newcomer's find."""
+    from ecoscore.vision.pipeline import NoTableauError
+
+    data = (Path(__file__).parent / "data" / "page-screenshot.png").read_bytes()
+    for matcher in (_matcher(embedder, decks[0]), _matcher(embedder, decks[1]), None):
+        try:
+            read = reader.read(data, matcher)
+        except NoTableauError:
+            continue
+        assert all(any(cell.type is not None for cell in tab.cells) for tab in read.tableaux)
 
 
 def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
     matcher = _matcher(embedder, decks[0])
     scene = render_scene(decks[0], (33, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
                                                          p_random_faces=1.0, elevation_deg=(60, 90)))
-    tab = reader.read(scene.jpeg, matcher).tableaux[0]
+    from ecoscore.vision.pipeline import NoTableauError
+
+    try:
+        tab = reader.read(scene.jpeg, matcher).tableaux[0]
+    except NoTableauError as err:  # no cell names a card of the deck: nothing to score, said so
+        assert f"none reads as a card of the deck {matcher.deck}" in str(err)
+        return
     doubtful = [c for c in tab.cells if c.doubts]
     assert len(doubtful) >= 15
     assert all(c.type is None or c.doubts for c in tab.cells)
