@@ -10,6 +10,7 @@ sideways reading) are transposed. JSON: ``{"grid": [[...]]}`` or a bare list of 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from .cards import CardType, parse_card
@@ -62,6 +63,12 @@ def parse_text(text: str, source: str = "grid") -> Tableau:
             rows.append(
                 [_parse_token(tok, f"{source}, line {lineno}, cell {k + 1}") for k, tok in enumerate(tokens)]
             )
+    # `ecoscore read` writes a photo of several tableaux one grid after another, each under a
+    # "# tableau K of N" line: fed to `grid` whole, "got 12 rows" said nothing of why.
+    several = re.search(r"^#\s*tableau \d+ of (\d+)", text, re.MULTILINE)
+    if several and len(rows) > 5:
+        raise GridError(f"{source}: holds {several.group(1)} tableaux ({len(rows)} rows), as `ecoscore read` writes a "
+                        "photo of several: put each grid in a file of its own (one file a player)")
     return _tableau_from(rows, source)
 
 

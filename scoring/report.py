@@ -219,13 +219,15 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     lines.append("-" * (label_width + (col_width + 2) * len(names)))
     lines.append(row("total", [p.total for p in game.players]))
     lines.append("")
-    lines.append(f"winner{'s' if len(game.winners) > 1 else ''}: {', '.join(game.winners)}")
+    if len(game.players) > 1:  # one player alone wins nothing
+        lines.append(f"winner{'s' if len(game.winners) > 1 else ''}: {', '.join(game.winners)}")
     read_of = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     in_doubt = [_in_doubt(read) for read in read_of]
     unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if n or (read and read.get("doubts"))]
     if unsure:
-        lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the winner")
+        trusted = "winner" if len(game.players) > 1 else "total"
+        lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")
     if game.solo:
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more)"
         lines.append(f"solo: beat the bot by {game.solo.margin}: {verdict}")

@@ -96,7 +96,8 @@ def test_the_score_pad_says_a_total_with_cells_in_doubt_is_not_final():
     outside.type, outside.shown, outside.doubts = None, False, ["cell lies partly outside the photo: not read"]
     game, reads = score_reads([("ann", read)], others=[(3, 2)])
     pad = answer.score_pad(game, reads)
-    assert "not final: ann (2 cells in doubt): check the doubts below" in pad
+    assert "not final: ann (2 cells in doubt): check the doubts below before trusting the total" in pad
+    assert "winner" not in pad  # one player alone wins nothing
     assert "note: ann: 1 cell unknown (outside the photo, or a card of no type of the deck), scored as empty" in pad
     assert "note: ann's tableau is incomplete (1 empty cell)" in pad  # row 4, col 5: truly empty
     plain = answer.score_pad(game)  # a grid given as text has no doubts

@@ -86,7 +86,7 @@ MESSAGES = [
     "a whole edge row or column is empty: where the grid ends is a guess",
     "the grid was found only on a small copy of the photo: where it lies is a guess, so check every cell, or "
     "photograph the tableau from higher up",
-    "1 card in line with the grid but outside its 5 × 4 were left out",
+    "1 card in line with the grid but outside its 5 × 4 was left out",
     "3 cards in line with the grid but outside its 5 × 4 were left out",
     "6 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)",
     "photo.jpg: no tableau found: 1 card detected, but no 5 × 4 grid of at least 5 aligned cards",

@@ -153,7 +153,7 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
     if not data:
         raise ImageError("the file is empty")
     if len(data) > MAX_BYTES:
-        raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+        raise ImageError(f"the file is {len(data) / 2**20:.0f} MB; the limit is {MAX_BYTES // 2**20} MB")  # as the service says
     sniffed = _sniff(data)
     if sniffed is None:
         raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)")

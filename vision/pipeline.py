@@ -833,7 +833,7 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
         doubts.append(SMALL_CANVAS_DOUBT)
     if fit.off_grid:
         doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
-                      "but outside its 5 × 4 were left out")
+                      f"but outside its 5 × 4 {'were' if len(fit.off_grid) > 1 else 'was'} left out")
     foreign = sum(cell.not_ours for cell in cells)
     if foreign >= WRONG_DECK_CARDS:
         doubts.append(f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "

@@ -18,7 +18,10 @@ def run(args: argparse.Namespace) -> int:
     flags = dict(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
                  public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
     settings = Settings(**{k: v for k, v in flags.items() if v is not None})
-    print(f"ecoscore: serving on http://{settings.host}:{settings.port}/ (API docs at /docs)", file=sys.stderr)
+    # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
+    # server logs that it is up.
+    print(f"ecoscore: starting on http://{settings.host}:{settings.port}/ (API docs at /docs); it answers once "
+          "'Application startup complete' is logged below", file=sys.stderr)
     # An unknown deck or missing models are refused before the server starts. With several
     # workers the check runs in a process of its own: the models loaded in the supervisor would
     # make it crash on Ctrl-C (OpenVINO's threads and a Python signal handler), orphaning them.
