@@ -201,6 +201,22 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
+def test_an_enrolment_photo_cut_by_the_frame_says_which_cells_lie_outside_it(reader, embedder, decks):
+    """A type whose only card lay outside the photo was refused as "no reference for: dragonfly",
+    no word of why (a newcomer thought the grid wrong): the cells outside are named."""
+    from conftest import cut_through_right_column
+
+    from ecoscore.vision.enrol import from_photo, outside_note
+
+    scene = render_scene(decks[0], (34, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                        elevation_deg=(80, 90)))
+    truth = scene.truth["tableaux"][0]
+    taken = from_photo(reader, embedder, cut_through_right_column(scene), truth_tableau(truth), "cut.jpg")
+    assert taken.outside, "the right column lies half outside the photo"
+    assert sum(map(len, taken.crops.values())) == 20 - len(taken.outside) - len(taken.left_out)
+    assert "lies outside the photo: left out of the deck" in outside_note(taken.outside)
+
+
 def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whole_photo(reader, embedder, decks):
     # A cell the grid names a card in where the photo shows none found, as when the finder
     # missed a card and the player corrected that cell on the page ("remember these cards"):

@@ -178,12 +178,19 @@ class PhotoReferences(NamedTuple):
 
     crops: dict[CardType, list[np.ndarray]]  # reference crops by type
     left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
+    outside: list[tuple[int, int]] = []  # cells (as written) the grid names a card in, outside the photo: not taken
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
     """What a player is told of the cells left out of a photo's references."""
     return (f"{cells_short(cells)}: the grid names a card there, but none was found in the photo: "
             "left out of the deck")
+
+
+def outside_note(cells: list[tuple[int, int]]) -> str:
+    """What a player is told of the cells the photo does not show (a type whose only card lies
+    there was refused as "no reference for", with no word of why: a newcomer's find)."""
+    return f"{cells_short(cells)}: the grid names a card there, but the cell lies outside the photo: left out of the deck"
 
 
 def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float] | None = None,
@@ -328,7 +335,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
             out[card].append(crops[rc])
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid names no card in the cells found")
-    return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed))
+    outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
+    return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside)
 
 
 def _consistency(vectors: np.ndarray, labels: list) -> float:

@@ -54,7 +54,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
 
     from ecoscore.scoring import GridError, parse_grid
     from ecoscore.vision.deckstore import check_name
-    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, left_out_note
+    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder
 
     start = time.perf_counter()
@@ -67,7 +67,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     embedder = CardEmbedder()
     crops: dict = {}
     sources = []
-    notes = []  # cells left out, said once the deck is written
+    notes = []  # cells left out, said before the deck is written
     try:
         if args.folder:
             for card, images in from_folder(reader, args.folder).items():
@@ -86,13 +86,15 @@ def _deck_add(args: argparse.Namespace, store) -> None:
                 crops.setdefault(card, []).extend(images)
             if taken.left_out:
                 notes.append(f"{photo}: {left_out_note(taken.left_out)}")
+            if taken.outside:
+                notes.append(f"{photo}: {outside_note(taken.outside)}")
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
+    for note in notes:  # before the deck is written: they may say why it lacks a type
+        print(note, file=sys.stderr)
     info = store.add(args.name, crops, "; ".join(sources), title=args.title)
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
-    for note in notes:
-        print(note, file=sys.stderr)
     print(f"deck {info.name}: {sum(info.counts.values())} references "
           f"({', '.join(f'{c.value} {n}' for c, n in info.counts.items())}) in {time.perf_counter() - start:.1f} s",
           file=sys.stderr)
