@@ -137,11 +137,14 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int
     return out
 
 
-def is_card(detected: bool, named: bool, confidence: float, not_ours: bool = False) -> bool:
-    """Card evidence in a cell: a box from the finder and a card's name, said with some confidence;
-    or a box on a card a deck's matcher calls none of the deck's (a card still: read against the
-    wrong deck, a tableau must reach its "wrong deck?" doubt, not vanish as a phantom)."""
-    return detected and (not_ours or (named and confidence >= EVIDENCE_CONFIDENCE))
+def is_card(detected: bool, named: bool, confidence: float) -> bool:
+    """Evidence of a card of the deck in a cell: a box from the finder and one of the deck's types,
+    said with some confidence. A box a deck's matcher calls none of the deck's ("not ours") is
+    none: a grid of such boxes is no tableau to score. It was, to reach a "wrong deck?" doubt,
+    and a phone screenshot's lines of text, read with an enrolled deck, were scored as a player
+    (-4: one line named a rabbit at 52 %, 13 "not ours"); such a photo is refused now, saying
+    that the deck may be the wrong one or that no cards lie there (``pipeline.not_this_deck``)."""
+    return detected and named and confidence >= EVIDENCE_CONFIDENCE
 
 
 def is_phantom(evidence: list[bool]) -> bool:

@@ -484,18 +484,14 @@ class Reader:
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
                          reads: list[TableauRead]) -> list[TableauRead]:
-        """Drop lattices with too few cards to be a tableau (a cloth's checks, a play mat's
-        printed slots), and add what the photo itself says to each tableau: how to retake it.
-        A lattice in which no cell names a card of the deck is dropped too: it has nothing to
-        score. Its boxes are another deck's cards (the wrong deck chosen) or no cards at all (a
-        screenshot's lines of text, a play mat's frames), told apart by nothing in the cells, and
-        were scored as a player's tableau of empty cells (-5). With no other tableau the photo is
-        refused, saying both (``not_this_deck``)."""
+        """Drop lattices with too few cards of the deck to be a tableau (a cloth's checks, a play
+        mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``), and
+        add what the photo itself says to each tableau: how to retake it. With no tableau left
+        the photo is refused, saying why (``not_this_deck``)."""
         kept = []
         for fit, read in zip(fits, reads):
-            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence,
-                                                             cell.not_ours) for cell in read.cells]) \
-                    or all(cell.type is None for cell in read.cells):
+            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)
+                                        for cell in read.cells]):
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
