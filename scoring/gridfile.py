@@ -55,6 +55,14 @@ def _tableau_from(rows: Sequence[Sequence[CardType | None]], source: str) -> Tab
         raise GridError(f"{source}: {err}") from None
 
 
+def tableau_header(k: int, n: int) -> str:
+    """The comment line ``ecoscore read`` writes above the ``k``-th of ``n`` grids of one photo."""
+    return f"# tableau {k} of {n}"
+
+
+_TABLEAU_HEADER = re.compile(r"^#\s*tableau \d+ of (\d+)", re.MULTILINE)  # tableau_header's lines
+
+
 def parse_text(text: str, source: str = "grid") -> Tableau:
     rows = []
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -64,8 +72,8 @@ def parse_text(text: str, source: str = "grid") -> Tableau:
                 [_parse_token(tok, f"{source}, line {lineno}, cell {k + 1}") for k, tok in enumerate(tokens)]
             )
     # `ecoscore read` writes a photo of several tableaux one grid after another, each under a
-    # "# tableau K of N" line: fed to `grid` whole, "got 12 rows" said nothing of why.
-    several = re.search(r"^#\s*tableau \d+ of (\d+)", text, re.MULTILINE)
+    # ``tableau_header`` line: fed to `grid` whole, "got 12 rows" said nothing of why.
+    several = _TABLEAU_HEADER.search(text)
     if several and len(rows) > 5:
         raise GridError(f"{source}: holds {several.group(1)} tableaux ({len(rows)} rows), as `ecoscore read` writes a "
                         "photo of several: put each grid in a file of its own (one file a player)")

@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ecoscore.scoring import CardType, GridError, Tableau, format_text, parse_grid, parse_text, to_json
+from ecoscore.scoring.gridfile import tableau_header
 
 tableaux = st.lists(st.one_of(st.none(), st.sampled_from(list(CardType))), min_size=20, max_size=20).map(Tableau)
 
@@ -76,7 +77,7 @@ def test_a_read_of_several_tableaux_fed_whole_says_to_split_it():
     """`ecoscore read` of a photo of three tableaux writes three grids, each under '# tableau K of
     3'; `ecoscore grid` on that file said only 'got 12 rows of 5 cells' (a newcomer's find)."""
     grid = format_text(Tableau([CardType.BEAR] * 20))
-    text = "".join(f"# tableau {k} of 3\n# read from p.jpg: confidence 99%\n{grid}" for k in (1, 2, 3))
+    text = "".join(f"{tableau_header(k, 3)}\n# read from p.jpg: confidence 99%\n{grid}" for k in (1, 2, 3))
     with pytest.raises(GridError, match=r"holds 3 tableaux \(12 rows\).*a file of its own"):
         parse_text(text, "me.txt")
-    assert parse_text(f"# tableau 2 of 3\n{grid}") == Tableau([CardType.BEAR] * 20)  # one of them, split off
+    assert parse_text(f"{tableau_header(2, 3)}\n{grid}") == Tableau([CardType.BEAR] * 20)  # one of them, split off

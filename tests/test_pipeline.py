@@ -245,13 +245,18 @@ def test_cli_read_prints_a_grid_that_ecoscore_grid_scores(tmp_path, photo_set):
     assert len(json.loads(r2.stdout)["players"]) == 1
 
 
-def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses(tmp_path, photo_set):
-    # Written as "." (empty), the cell the photo did not show was scored as empty when the read
-    # was fed back to `ecoscore grid`: a confident wrong score from a read that had doubted it.
+def _cli_on_a_cut_photo(tmp_path, photo_set, command: str) -> subprocess.CompletedProcess:
+    """``ecoscore COMMAND cut.jpg``: a one-tableau photo cut by the frame through its right column."""
     scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
     path = tmp_path / "cut.jpg"
     path.write_bytes(cut_through_right_column(scene))
-    r = subprocess.run([sys.executable, "-m", "ecoscore", "read", str(path)], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "ecoscore", command, str(path)], capture_output=True, text=True)
+
+
+def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses(tmp_path, photo_set):
+    # Written as "." (empty), the cell the photo did not show was scored as empty when the read
+    # was fed back to `ecoscore grid`: a confident wrong score from a read that had doubted it.
+    r = _cli_on_a_cut_photo(tmp_path, photo_set, "read")
     assert r.returncode == 0, r.stderr
     assert "not read" in r.stdout
     rows = [line.split() for line in r.stdout.splitlines() if line and not line.startswith("#")]
@@ -419,10 +424,7 @@ def test_cells_are_cut_at_the_namers_own_input_size(reader, photo_set):
 def test_cli_score_pad_says_a_tableau_cut_by_the_frame_is_not_final(tmp_path, photo_set):
     # A tableau whose cells outside the photo were scored as empty got a plain "winner:" line,
     # and the pad called those cells "empty".
-    scene = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
-    path = tmp_path / "cut.jpg"
-    path.write_bytes(cut_through_right_column(scene))
-    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(path)], capture_output=True, text=True)
+    r = _cli_on_a_cut_photo(tmp_path, photo_set, "score")
     assert r.returncode == 0, r.stderr
     assert "not final: cut (" in r.stdout and "in doubt)" in r.stdout
     assert "unknown (outside the photo, or a card of no type of the deck), scored as empty" in r.stdout

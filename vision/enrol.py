@@ -178,7 +178,7 @@ class PhotoReferences(NamedTuple):
 
     crops: dict[CardType, list[np.ndarray]]  # reference crops by type
     left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
-    outside: list[tuple[int, int]] = []  # cells (as written) the grid names a card in, outside the photo: not taken
+    outside: list[tuple[int, int]]  # cells (as written) the grid names a card in, outside the photo: not taken
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:

@@ -10,7 +10,7 @@ from .common import add_deck_option, open_reader_or_fail, read_or_fail, read_pho
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.scoring import format_text
+    from ecoscore.scoring.gridfile import format_text, tableau_header
 
     (_, data), = read_photos([args.photo])
     read = read_or_fail(open_reader_or_fail(args.deck), args.photo.name, data)
@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"# doubt: {doubt}")
     for k, tab in enumerate(read.tableaux):
         if len(read.tableaux) > 1:
-            print(f"# tableau {k + 1} of {len(read.tableaux)}")
+            print(tableau_header(k + 1, len(read.tableaux)))
         print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
         for doubt in tab.doubts:
             print(f"# doubt: {doubt}")
