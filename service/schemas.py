@@ -206,6 +206,9 @@ class DeckOut(BaseModel):
     complete: bool = Field(description="every type has a reference: the deck can read a tableau")
     missing: list[str] = Field(default_factory=list, description="the types with no reference yet (remember a photo "
                                                                  "that holds them)")
+    started_on_a_phone: bool = Field(False, description="started over the service by a phone, which holds its token: "
+                                                        "the page lists it on that phone only (false: built in, or "
+                                                        "enrolled on the server, for every phone)")
 
 
 class RememberedOut(DeckOut):

@@ -90,6 +90,7 @@ MESSAGES = [
     "3 cards in line with the grid but outside its 5 × 4 were left out",
     "6 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)",
     "photo.jpg: no tableau found: 1 card detected, but no 5 × 4 grid of at least 5 aligned cards",
+    "photo.jpg: no tableau found: no card detected in the photo",
     "photo.jpg: too many tableaux in one photo (grids of cards found: 42; a game has at most 8): photograph the "
     "tableaux of one game",
     "photo.jpg: no tableau read: a grid of 18 cards was found, but they do not read as cards of this deck: if it is "

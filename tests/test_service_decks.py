@@ -59,7 +59,9 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     player = r.json()["players"][0]
     assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
     assert player["deck"] == "kitchen", "the answer says which deck's cards it read"
-    assert "kitchen" in [d["name"] for d in client.get("/api/decks").json()["decks"]]
+    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
+    # Started on a phone, which alone lists it (the page offers strangers' decks to no one).
+    assert listed["kitchen"]["started_on_a_phone"] and not listed["standin"]["started_on_a_phone"]
     # More cards only with the deck's token: a stranger's photo with a wrong grid is refused
     token = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": "guess"})

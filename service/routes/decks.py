@@ -27,7 +27,7 @@ DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
 
 def _out(info: DeckInfo) -> DeckOut:
     return DeckOut(name=info.name, title=info.shown, references={c.value: n for c, n in info.counts.items()}, builtin=info.builtin,
-                   complete=info.complete, missing=info.missing)
+                   complete=info.complete, missing=info.missing, started_on_a_phone=info.owner is not None)
 
 
 @router.get("/api/decks", summary="The decks photos can be read against", response_model=DecksOut)

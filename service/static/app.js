@@ -613,7 +613,10 @@ async function loadDecks(select) {
     const chosen = deckChosen() || doc.default;
     deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
     builtinDeck = doc.decks.find((d) => d.builtin)?.name || "";
-    select.replaceChildren(...doc.decks.filter((d) => d.complete).map((d) =>
+    // Another phone's deck is not offered: on a shared server strangers' decks filled every menu,
+    // and one chosen reads this table's photos with their cards (a walk).
+    const ours = (d) => !d.started_on_a_phone || d.name === chosen || !!localStorage.getItem(deckTokenKey(d.name));
+    select.replaceChildren(...doc.decks.filter((d) => d.complete && ours(d)).map((d) =>
       Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${deckTitle(d.name)} (${t("ui.deck_builtin")})` : deckTitle(d.name) })));
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
     // A deck this phone is building, said on coming back: it is not in the menu until it has
@@ -888,12 +891,16 @@ async function scorePhoto(file) {
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
-    setStatus($("status"), err, true);
-    // The last read is no longer shown: nothing may bring it back (a reload, a language switch).
-    solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo();
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
-    if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
+    const teach = NOT_THIS_DECK.test(err.detail || "");
+    if (teach) { solo.teachFile = file; $("teach").hidden = false; }
+    // A photo that cannot be read loses nothing: the last read, and every card corrected on it,
+    // comes back under the refusal (a walk: a photo of the wall wiped a corrected score out).
+    const kept = !teach && solo.doc && solo.view;
+    if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
+    setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join(" "), true);
+    if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
 }
 
@@ -1011,13 +1018,18 @@ function soloPad(player) {
   document.querySelector("#result .pad-wrap").hidden = naming;
   $("provisional").hidden = naming;  // "majorities are provisional": of a score not shown
   if (naming) $("bio-explain").hidden = true;
-  renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => solo.view.doubtfulCells().length });
+  const pending = solo.view.doubtfulCells().length;
+  renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => pending });
+  // The biggest number on the page is marked as the pad's is while a card is in doubt (a walk:
+  // "Total: 35" above a pad saying "35?").
+  $("total-unsure").hidden = !pending;
+  $("total-unsure").title = pending ? t("ui.total_unsure", { n: pending }) : "";
 }
 
 async function correctSolo(grid, message) {
   if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
   if (!grid) { setStatus($("status"), message || ""); return null; }
-  const shown = solo.doc, index = solo.index, before = solo.view.player;
+  const shown = solo.doc, index = solo.index, before = solo.view.player, said = $("status").say;
   // The corrected grid kept before its score comes: a reload meanwhile dropped the correction
   // without a word (a walk); restored, a grid its score is not of is scored again (applyWork).
   saveSolo(before);
@@ -1040,7 +1052,9 @@ async function correctSolo(grid, message) {
     // A photo on its way: shown if it is cancelled, not under its progress bar now.
     if (solo.pending) { saveSolo(player); return null; }
     showSolo(player);
-    if (message !== null) setStatus($("status"), message || (() => t("ui.updated")));  // null: a re-score, nothing to say
+    // A photo refused meanwhile keeps its word: the player must still see that it was not read.
+    const refusedSince = $("status").say !== said && $("status").classList.contains("error");
+    if (message !== null && !refusedSince) setStatus($("status"), message || (() => t("ui.updated")));  // null: a re-score
     return player;
   } catch (err) {
     if (solo.doc === shown && solo.index === index && !solo.pending) setStatus($("status"), err, true);
@@ -1078,15 +1092,18 @@ function roomGone(err) {
   $("room-home").hidden = false;
 }
 
-function winnersText(game) {
+// ``unsure``: a card of the game is still in doubt: who leads is said, not who won (a walk:
+// "Winner: Bob." above two totals marked "?").
+function winnersText(game, unsure = false) {
   if (game.solo) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
     const margin = game.solo.margin;
     if (game.solo.outcome !== "lost") return t("ui.solo_win", { margin, outcome: t(`ui.outcome.${game.solo.outcome}`) });
-    return human.total >= bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
+    if (human.total === bot.total) return t("ui.solo_tied");  // "beat the bot by 0" (a walk)
+    return human.total > bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
   }
-  return t("ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
+  return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
 }
 
@@ -1138,7 +1155,7 @@ function roomPad(game) {
   }));
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name) });
   const notes = game.players.filter((p) => doubts.get(p.name)).map((p) => t("ui.pad_unsure", { n: doubts.get(p.name), name: p.name }));
-  $("room-winners").textContent = [winnersText(game), ...notes].filter(Boolean).join(" ");
+  $("room-winners").textContent = [winnersText(game, notes.length > 0), ...notes].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
