@@ -329,6 +329,7 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     page.click("#choices button[data-type='']")
     page.wait_for_function("document.querySelector('#status').textContent.includes('updated')", timeout=20000)
     corrected = page.text_content("#total")
+    assert page.text_content("#pad thead th:nth-child(2)") == "This photo"  # not the file's name
     blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
     page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
@@ -490,6 +491,7 @@ def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
     assert game["solo"]["margin"] == 0 and game["players"][0]["total"] == game["players"][1]["total"]
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
     assert page.text_content("#room-winners") == "You and the bot tied: a win needs 30 or more points more than the bot."
+    assert page.eval_on_selector_all("#room-pad thead th", "ths => ths.map(th => th.textContent)")[1:] == ["me", "bot"]
     page.select_option("#lang", "cs")
     page.wait_for_function("document.querySelector('#room-winners').textContent.startsWith('Remíza')", timeout=10000)
 

@@ -147,7 +147,8 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
   for (const p of players) {
     const th = document.createElement("th");
     th.scope = "col";
-    const name = p.bot ? `${p.name} (${t("ui.bot")})` : p.name;
+    // The solo bot's seat is named "bot": "bot (bot)" said it twice (a walk, in Czech).
+    const name = p.bot ? (p.name.toLowerCase() === "bot" ? t("ui.bot") : `${p.name} (${t("ui.bot")})`) : p.name;
     if (onName && !p.bot) {
       const b = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: name });
       b.setAttribute("aria-label", t("ui.view_read", { name: p.name }));
@@ -1019,7 +1020,8 @@ function soloPad(player) {
   $("provisional").hidden = naming;  // "majorities are provisional": of a score not shown
   if (naming) $("bio-explain").hidden = true;
   const pending = solo.view.doubtfulCells().length;
-  renderPad($("pad"), [player], { bioTarget: $("bio-explain"), unsure: () => pending });
+  // Headed "This photo", not with the photo's file name ("IMG_20261128_..." on a phone).
+  renderPad($("pad"), [{ ...player, name: t("ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending });
   // The biggest number on the page is marked as the pad's is while a card is in doubt (a walk:
   // "Total: 35" above a pad saying "35?").
   $("total-unsure").hidden = !pending;
