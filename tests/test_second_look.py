@@ -219,17 +219,16 @@ def test_a_tableau_refitted_on_its_outline_is_looked_at_again_its_cards_cut_twic
 
 
 class CountingNamer:
-    """The reader's classifier, counting the crops of its first call (each cut's first turn)."""
+    """The reader's classifier, counting the crops of each call (each cut's first turn)."""
 
     def __init__(self, inner):
-        self.inner, self.first_call = inner, None
+        self.inner, self.calls = inner, []
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
     def __call__(self, crops):
-        if self.first_call is None:
-            self.first_call = len(crops)
+        self.calls.append(len(crops))
         return self.inner(crops)
 
 
@@ -240,13 +239,17 @@ def test_a_steep_card_is_named_from_both_cuts():
     tuning tableaux exactly, and made 2 confident wrong tableaux on the held-out steep set."""
     scene = render_scene(load_deck("standin"), (3131, 1), steep_params(long_side=1600))
     reader = Reader()
-    _, fits, _ = reader.locate(decode(scene.jpeg))
+    photo = decode(scene.jpeg)
+    det, fits, loose = reader.locate(photo)
+    _, fits, _ = reader.place_windows(photo, det, fits, loose, reader.classifier)  # as a read places them
     cells = [cell for fit in fits for cell in fit.cells.values() if cell.inside]
     cut_twice = sum(cell.first_quad is not None for cell in cells)
     assert cut_twice >= 5  # an oblique tableau: the second look found its cards' own corners
     namer = CountingNamer(reader.classifier)
     reader.read(scene.jpeg, namer)
-    assert namer.first_call == len(cells) + cut_twice
+    # The cells, each cut once and the cut-twice ones again, read in one call (placing a window
+    # that is a guess reads cells of its own before it, and unsure cells are read turned after).
+    assert len(cells) + cut_twice in namer.calls
 
 
 class WhiteCardFinder:

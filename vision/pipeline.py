@@ -23,6 +23,7 @@ from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tab
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
 from .second_look import OUTLINE_CARDS, fit_outline, fit_table, fit_wider, from_quads, look_again, missing_cells, oblique, overlap
+from .window import place_window
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of
 # the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
@@ -279,11 +280,13 @@ class Reader:
         timings["decode"] = (time.perf_counter() - t0) * 1e3
         det, fits, loose = self.locate(photo, timings)
         t3 = time.perf_counter()
-        to_original = 1 / photo.scale
-        loose_quads = [det.quads[i] * to_original for i in loose]
         if not fits:
             self._refuse(photo, det)
         classifier = classifier or self.classifier
+        if self.second_look:
+            det, fits, loose = self.place_windows(photo, det, fits, loose, classifier)
+        to_original = 1 / photo.scale
+        loose_quads = [det.quads[i] * to_original for i in loose]
         reads = self._classify(photo, det, fits, classifier)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
@@ -336,6 +339,22 @@ class Reader:
         if timings is not None:
             timings.update(detect=(t2 - t1) * 1e3, snap=(time.perf_counter() - t2) * 1e3)
         return det, fits, loose
+
+    def place_windows(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int],
+                       classifier) -> tuple[Detections, list[TableauFit], list[int]]:
+        """Each tableau whose window is a guess placed where its cells show most of the deck's
+        cards (``window.place_window``, read by the namer that will read it), then looked at
+        again like any fit moved: its new cells straightened for the finder."""
+        side = int(getattr(classifier, "imgsz", CROP_SIZE))
+        placed: list[TableauFit] = []
+        for k, fit in enumerate(fits):
+            new = place_window(fit, photo.image, lambda crops: name_cells(classifier, crops), classifier.names, side,
+                               placed + fits[k + 1:])
+            if new is not fit:
+                det = self._look_again(photo, det, [new])
+            placed.append(new)
+        moved = any(new is not old for new, old in zip(placed, fits))
+        return det, placed, _outside(placed, det, loose) if moved else loose
 
     def _snap(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int]
               ) -> tuple[Detections, list[TableauFit], list[int]]:
@@ -470,7 +489,9 @@ class Reader:
         cards of no type of the deck. The angle is judged on the ``fits`` where there are some,
         else on the boxes of the biggest group of cards."""
         no_grid = why is None
-        why = why or (f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
+        # "0 cards detected, but no 5 × 4 grid" read oddly (a walk: a photo of a wall).
+        why = why or ("no tableau found: no card detected in the photo" if len(det) == 0 else
+                      f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
                       f"but no 5 × 4 grid of at least 5 aligned cards")
         if fits:
             steep = max(photo_doubts.squeeze(fit) for fit in fits)
