@@ -122,6 +122,9 @@ class GameDoc(TypedDict):
     others: list[OtherDoc]
     solo: SoloDoc | None
     deck_issues: list[str]
+    # No player's read carries a doubt (of a cell, the grid or the photo): the totals and the
+    # winners need no check. A grid given as text is sure.
+    final: bool
 
 
 def _cell(index: int) -> Position:
@@ -186,7 +189,13 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
         "others": [{"largest_stream": s, "wolves": w} for s, w in game.others],
         "solo": {"margin": game.solo.margin, "outcome": game.solo.outcome} if game.solo else None,
         "deck_issues": [str(issue) for issue in game.deck_issues],
+        "final": not any(_unsure(reads[k] if k < len(reads) else None) for k in range(len(game.players))),
     }
+
+
+def _unsure(read: ReadDoc | None) -> bool:
+    """Whether a read has doubts: of its cells, or of the photo or the grid."""
+    return bool(read) and (_in_doubt(read)[0] > 0 or bool(read.get("doubts")))
 
 
 def _in_doubt(read: ReadDoc | None) -> tuple[int, int]:
@@ -224,7 +233,7 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     read_of = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     in_doubt = [_in_doubt(read) for read in read_of]
     unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
-              for p, read, (n, _) in zip(game.players, read_of, in_doubt) if n or (read and read.get("doubts"))]
+              for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
     if unsure:
         trusted = "winner" if len(game.players) > 1 else "total"
         lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")

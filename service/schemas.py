@@ -145,6 +145,8 @@ class GameOut(BaseModel):
     others: list[OtherOut]
     solo: SoloOut | None
     deck_issues: list[str]
+    final: bool = Field(description="no player's read carries a doubt (of a cell, the grid or the photo): the "
+                                          "totals and the winners need no check; false: check the doubts first")
 
 
 class RoomOut(BaseModel):

@@ -102,6 +102,8 @@ def test_the_score_pad_says_a_total_with_cells_in_doubt_is_not_final():
     assert "note: ann's tableau is incomplete (1 empty cell)" in pad  # row 4, col 5: truly empty
     plain = answer.score_pad(game)  # a grid given as text has no doubts
     assert "not final" not in plain and "incomplete (2 empty cells)" in plain
+    # The JSON answer says so too, as the pad does.
+    assert answer.game_to_dict(game, reads)["final"] is False and answer.game_to_dict(game)["final"] is True
 
 
 def test_a_read_doubted_as_a_whole_makes_the_winner_not_final_and_a_grid_player_never():
@@ -117,3 +119,5 @@ def test_a_read_doubted_as_a_whole_makes_the_winner_not_final_and_a_grid_player_
     both = score_game([("bruno", bruno), ("ann", game.players[0].tableau)], others=[(3, 2)])
     pad = answer.score_pad(both, [None, reads[0]])
     assert "not final: ann (doubts about the photo or the grid)" in pad and "bruno (" not in pad
+    assert answer.game_to_dict(both, [None, reads[0]])["final"] is False
+    assert answer.game_to_dict(both, [None, None])["final"] is True
