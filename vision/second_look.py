@@ -87,7 +87,7 @@ def oblique(fit: TableauFit) -> float:
     return worst
 
 
-def _like(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
+def ordered_like(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``quad``'s corners in the order of ``reference``'s (the cyclic turn nearest it)."""
     turns = [np.roll(quad, -k, axis=0) for k in range(4)]
     return min(turns, key=lambda q: float(np.linalg.norm(q - reference, axis=1).sum()))
@@ -113,7 +113,7 @@ def look_again(finder: CardFinder, image: np.ndarray, fit: TableauFit, size: int
         cell = fit.cells[(r, c)].quad
         if overlap(back[k], cell) < MIN_OVERLAP:
             continue
-        found[(r, c)] = (_like(back[k], cell), float(seen.scores[k]))
+        found[(r, c)] = (ordered_like(back[k], cell), float(seen.scores[k]))
     return found
 
 
