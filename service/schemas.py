@@ -146,7 +146,9 @@ class GameOut(BaseModel):
     solo: SoloOut | None
     deck_issues: list[str]
     final: bool = Field(description="no player's read carries a doubt (of a cell, the grid or the photo): the "
-                                          "totals and the winners need no check; false: check the doubts first")
+                                    "totals and the winners need no check; false: check the doubts first. In a "
+                                    "room a corrected cell loses its doubts; a card a phone kept as read, and the "
+                                    "doubts of the photo, stay until the tableau is sent again")
 
 
 class RoomOut(BaseModel):

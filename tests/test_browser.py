@@ -987,10 +987,13 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     deck, params = unseen_deck(53)
     first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
     second = render_scene(deck, (44, 0), params)
-    started = post_deck_photo(deck_server, "kitchen", first)  # as `ecoscore deck add --photo --grid` does
+    started = post_deck_photo(deck_server, "kitchen", first)  # as the page's "remember" sends it
     assert started["complete"]
 
     page.goto(deck_server)
+    # This phone started it (it holds the token): another phone's deck is not in its menu.
+    page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
+    page.reload()
     expect(page.locator("#deck option")).to_have_count(2)
     page.select_option("#deck", "kitchen")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
@@ -1020,8 +1023,10 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
         assert "command line" not in status and "--deck" not in status
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)
-    # This phone did not start the deck: it cannot teach it, so it is asked for a deck of its own;
-    # the name given is taken (said beside the button: the page's status line is out of view).
+    # A phone that did not start the deck (its token gone; the deck stays in its menu while it is
+    # the one chosen) cannot teach it, so it is asked for a deck of its own; the name given is
+    # taken (said beside the button: the page's status line is out of view).
+    page.evaluate("localStorage.removeItem('ecoscore-deck-token:kitchen')")
     page.once("dialog", lambda dialog: dialog.accept("Kitchen"))
     page.click("#remember")
     expect(page.locator("#remember-status")).to_contain_text("a deck named 'kitchen' exists already", timeout=30000)

@@ -10,9 +10,10 @@ import pytest
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.vision.lattice import CellFit, TableauFit
-from ecoscore.vision.window import cell_quad, place_window, shifts
+from ecoscore.vision.window import cell_quad, lattice_of, place_window, shifts
 
 NAMES = ["bear", "empty", "not ours"]
+CARD = np.array([0.45, 0.42])  # a cell's half size in lattice units: a card, the gaps round it left out
 SIZE = (1200, 900)
 
 
@@ -53,7 +54,7 @@ def fit_of(H: np.ndarray, first_row: int, first_col: int, found: set[tuple[int, 
     for r in range(ROWS):
         for c in range(COLS):
             at = (r + first_row, c + first_col)
-            cells[(r, c)] = CellFit(cell_quad(H, *at), k if at in found else None, True)
+            cells[(r, c)] = CellFit(cell_quad(H, *at, CARD), k if at in found else None, True)
             k += at in found
     return TableauFit(cells, 0.02, ambiguous_window=True)
 
@@ -81,6 +82,34 @@ def test_a_window_a_row_off_moves_onto_the_row_of_cards_the_finder_missed(turn, 
     assert sorted(cell.detection for cell in placed.cells.values() if cell.detection is not None) == list(range(15))
     assert sum(cell.detection is None for cell in placed.cells.values()) == COLS
     assert placed.ambiguous_window  # still a guess: its doubt is still said
+    # The cells moved onto are cut as the lattice cuts its own: a card's size, on the card.
+    for (r, c), cell in placed.cells.items():
+        assert np.abs(cell.quad - cell_quad(H, r, c, CARD)).max() < 1.0
+
+
+def test_the_lattice_carried_past_the_window_is_the_photos_under_steep_perspective():
+    H = a_steep_lattice()
+    fitted, half = lattice_of(fit_of(H, 0, 0, TABLEAU))
+    beyond = [(-1, 2), (4, 0), (2, 6), (-1, -1)]
+    for at in beyond:
+        assert np.abs(cell_quad(fitted, *at, half) - cell_quad(H, *at, CARD)).max() < 1.0, at
+    assert np.allclose(half, CARD, atol=0.01)
+
+
+def test_a_fit_on_no_lattice_is_left_as_it_is():
+    H = a_steep_lattice()
+    fit = fit_of(H, 1, 0, {rc for rc in TABLEAU if rc[0] != 0})
+    for cell in fit.cells.values():  # every centre on one line: no homography
+        cell.quad = cell.quad * [1.0, 0.0] + [0.0, 300.0]
+    assert place_window(fit, photo_of(H, TABLEAU), bright_is_a_bear, NAMES, 64) is fit
+
+
+def test_one_card_beside_a_mid_game_tableaus_empty_row_does_not_move_it():
+    H = a_steep_lattice()
+    found = {rc for rc in TABLEAU if rc[0] != 3}  # its last row not played yet
+    stray = {(-1, 2)}  # a card of the pile lying a row beyond its other edge
+    fit = fit_of(H, 0, 0, found)
+    assert place_window(fit, photo_of(H, found | stray), bright_is_a_bear, NAMES, 64) is fit
 
 
 def test_a_window_is_never_moved_onto_another_tableaus_cells():
@@ -123,3 +152,33 @@ def test_the_windows_tried_are_those_that_hold_every_card_found():
     H = a_steep_lattice()
     fit = fit_of(H, 0, 0, {(1, 1), (1, 2), (2, 1), (2, 2)})
     assert sorted(shifts(fit)) == [(dr, dc) for dr in range(-1, 2) for dc in range(-2, 2)]
+
+
+def test_a_grid_named_on_a_reads_cells_is_enrolled_on_the_window_that_read_placed():
+    """The page's "remember these cards" sends a grid named on a read's cells; the read placed its
+    window by what the cells show, so the enrolment must too, with the read's namer (a review:
+    15 references were cut a row off, without a word)."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision import enrol
+    from ecoscore.vision.second_look import from_quads
+
+    H = a_steep_lattice()
+    image = photo_of(H, TABLEAU)
+    found = {rc for rc in TABLEAU if rc[0] != 0}
+
+    class Located:  # the reader's looks, as they were for this photo: the window a row too low
+        second_look = True
+
+        def locate(self, photo, timings=None):
+            fit = fit_of(H * [[photo.scale], [photo.scale], [1]], 1, 0, found)
+            quads = np.array([cell.quad for cell in fit.cells.values() if cell.detection is not None])
+            return from_quads(quads, np.ones(len(quads))), [fit], []
+
+        def settle(self, photo, det: Detections, fits, loose, namer):
+            return det, [place_window(fits[0], photo.image, namer, NAMES, 64)], loose
+
+    png = cv2.imencode(".png", image)[1].tobytes()
+    _, _, as_located = enrol._one_tableau(Located(), png, "photo")
+    _, _, as_read = enrol._one_tableau(Located(), png, "photo", read_by=bright_is_a_bear)
+    assert lattice_cells(as_read, H) == TABLEAU  # (the photo is read at its own size: scale 1)
+    assert lattice_cells(as_located, H) != TABLEAU

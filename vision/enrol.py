@@ -194,18 +194,23 @@ def outside_note(cells: list[tuple[int, int]]) -> str:
 
 
 def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float] | None = None,
-                 biggest: bool = False) -> tuple[Photo, Detections, TableauFit]:
+                 biggest: bool = False, read_by=None) -> tuple[Photo, Detections, TableauFit]:
     """The photo's one tableau, located as a read locates it (second look included): a card the
     first look missed, or a grid seen at a slant, must not refuse an enrolment that a read of
-    the same photo gets right. Of several (a neighbour's in the frame): the one nearest ``at``
-    (a point in the photo's own pixels: the tableau the page showed), or with ``biggest`` the
-    one with the most cards; else the photo is refused."""
+    the same photo gets right. ``read_by``: the namer of that read (a deck's matcher, or the
+    classifier), whose cells the grid was named on: a read places a window that is a guess by
+    what its cells show (``Reader.settle``), and the grid must meet the cells it was named on,
+    not the window before it was placed. Of several (a neighbour's in the frame): the one
+    nearest ``at`` (a point in the photo's own pixels: the tableau the page showed), or with
+    ``biggest`` the one with the most cards; else the photo is refused."""
     try:
         photo = decode(data)
     except ImageError as err:
         raise (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{where}: {err}") from None
     try:
-        det, fits, _ = reader.locate(photo)
+        det, fits, loose = reader.locate(photo)
+        if read_by is not None and fits and reader.second_look:
+            det, fits, _ = reader.settle(photo, det, fits, loose, read_by)
     except NoTableauError as err:  # e.g. more grids than a game has
         raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
     if len(fits) > 1 and at is not None:
@@ -268,7 +273,7 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
 
 
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,
-               as_read: bool = False, at: tuple[float, float] | None = None) -> PhotoReferences:
+               as_read: bool = False, at: tuple[float, float] | None = None, read_by=None) -> PhotoReferences:
     """Reference crops from a photo of one tableau and the grid it shows.
 
     The grid may be written from any side: of its placements on the cells read, the one whose
@@ -278,9 +283,10 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     found none (a card it missed: dark, glared, far) is left out and said, up to
     ``MAX_LEFT_OUT`` of them: the other cells still sit where the cards were found. ``as_read``:
     the grid lies as a read of the photo laid it out, named on its cells (any number of cards
-    missed are left out); ``at``: of several tableaux, the one nearest this
+    missed are left out); ``read_by``: the namer of that read (its cells are where it placed
+    them: ``_one_tableau``); ``at``: of several tableaux, the one nearest this
     point (original pixels)."""
-    photo, det, fit = _one_tableau(reader, data, where, at)
+    photo, det, fit = _one_tableau(reader, data, where, at, read_by=read_by if as_read else None)
     if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX

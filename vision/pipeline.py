@@ -363,6 +363,7 @@ class Reader:
             new = place_window(fit, photo.image, lambda crops: name_cells(classifier, crops), classifier.names, side,
                                placed + fits[k + 1:])
             if new is not fit:
+                _take_loose(new, det, loose)
                 det = self._look_again(photo, det, [new])
             placed.append(new)
         moved = any(new is not old for new, old in zip(placed, fits))
@@ -812,6 +813,20 @@ def _holds_more(new: TableauFit, fit: TableauFit, det: Detections, others: list[
     theirs = det.centers[[i for other in others for i in other.detections]]
     return bool(covers(new, det.centers[fit.detections], each=True).all() and len(new.detections) > len(fit.detections)
                 and new.residual <= MAX_RESIDUAL and not covers(new, theirs) and not _reaches_into(new, others))
+
+
+def _take_loose(fit: TableauFit, det: Detections, loose: list[int]) -> None:
+    """A cell of ``fit`` with no card found takes the loose card lying on it (its centre inside):
+    a window moved onto a line of cards the lattice had left beside it finds them boxed."""
+    free = [i for i in loose if i not in fit.detections]
+    if not free:
+        return
+    for cell in fit.cells.values():
+        if cell.detection is None:
+            on = [i for i, inside in zip(free, points_in_quads(det.centers[free], cell.quad[None])[:, 0]) if inside]
+            if on:
+                cell.detection = max(on, key=lambda i: det.scores[i])
+                free.remove(cell.detection)
 
 
 def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:

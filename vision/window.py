@@ -26,18 +26,39 @@ from .lattice import CellFit, TableauFit, mostly_inside
 # sure. Higher than the card evidence a found box needs (``photo_doubts.EVIDENCE_CONFIDENCE``):
 # here nothing but the namer says a card lies there.
 WINDOW_EVIDENCE = 0.9
+# A window moves only to show this many more such cells than its own: one card's worth of
+# evidence (a neighbour's card beside a mid-game tableau's empty edge row) is not enough.
+MIN_GAIN = 2
 
 Namer = Callable[[list[np.ndarray]], list]  # crops -> a naming per crop (``pipeline.name_cells``)
 
 
-def lattice_of(fit: TableauFit) -> np.ndarray:
+def centre(quad: np.ndarray) -> np.ndarray:
+    """Where a quad's diagonals cross: the centre of the square it is a photo of (under
+    perspective the mean of its corners lies off it, towards the far side)."""
+    p, r = quad[0], quad[2] - quad[0]
+    q, s = quad[1], quad[3] - quad[1]
+    cross = r[0] * s[1] - r[1] * s[0]
+    if abs(cross) < 1e-9:
+        return quad.mean(0)
+    t = ((q - p)[0] * s[1] - (q - p)[1] * s[0]) / cross
+    return p + t * r
+
+
+def lattice_of(fit: TableauFit) -> tuple[np.ndarray, np.ndarray] | None:
     """The homography from the grid's reading coordinates (col, row; a cell's centre at +0.5) to
-    photo pixels, fitted on the window's 20 cell centres (least squares): it carries the lattice on
-    past the window, perspective and all."""
+    photo pixels, fitted on the window's 20 cell centres (least squares): it carries the lattice
+    on past the window, perspective and all. And the cells' half size in lattice units (col,
+    row): a cell is a card, smaller than the pitch by the gaps, as the lattice cuts them. None:
+    no lattice (centres on one line)."""
     grid = np.array([(c + 0.5, r + 0.5) for r, c in fit.cells], np.float64)
-    photo = np.array([cell.quad.mean(0) for cell in fit.cells.values()], np.float64)
+    photo = np.array([centre(cell.quad) for cell in fit.cells.values()], np.float64)
     H, _ = cv2.findHomography(grid, photo)
-    return H
+    if H is None or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+        return None
+    corners = project(np.linalg.inv(H), np.array([cell.quad for cell in fit.cells.values()]).reshape(-1, 2))
+    half = np.median(np.ptp(corners.reshape(-1, 4, 2), axis=1), axis=0) / 2
+    return H, np.clip(half, 0.3, 0.55)
 
 
 def shifts(fit: TableauFit) -> list[tuple[int, int]]:
@@ -50,14 +71,18 @@ def shifts(fit: TableauFit) -> list[tuple[int, int]]:
             for dc in range(max(cols) - (COLS - 1), min(cols) + 1)]
 
 
-def cell_quad(H: np.ndarray, row: int, col: int) -> np.ndarray:
-    """The lattice's cell (``row``, ``col``) in photo pixels: TL, TR, BR, BL."""
-    return project(H, [(col, row), (col + 1, row), (col + 1, row + 1), (col, row + 1)])
+def cell_quad(H: np.ndarray, row: int, col: int, half: np.ndarray = np.array([0.5, 0.5])) -> np.ndarray:
+    """The lattice's cell (``row``, ``col``) in photo pixels, TL, TR, BR, BL: ``half`` its half size
+    in lattice units (0.5: the whole pitch)."""
+    c, r = col + 0.5, row + 0.5
+    hc, hr = half
+    return project(H, [(c - hc, r - hr), (c + hc, r - hr), (c + hc, r + hr), (c - hc, r + hr)])
 
 
-def moved(fit: TableauFit, H: np.ndarray, dr: int, dc: int, size: tuple[int, int]) -> TableauFit:
+def moved(fit: TableauFit, H: np.ndarray, half: np.ndarray, dr: int, dc: int, size: tuple[int, int]) -> TableauFit:
     """The fit with its window moved by (``dr``, ``dc``) on its lattice: the cells it shares with the
-    old window kept as they are, the others the lattice's, with no card found in them."""
+    old window kept as they are, the others the lattice's (``half``: their half size), with no
+    card found in them."""
     w, h = size
     cells: dict[tuple[int, int], CellFit] = {}
     for r in range(ROWS):
@@ -66,7 +91,7 @@ def moved(fit: TableauFit, H: np.ndarray, dr: int, dc: int, size: tuple[int, int
             if old is not None:
                 cells[(r, c)] = old
             else:
-                quad = cell_quad(H, r + dr, c + dc)
+                quad = cell_quad(H, r + dr, c + dc, half)
                 cells[(r, c)] = CellFit(quad, None, mostly_inside(quad, w, h))
     return replace(fit, cells=cells)
 
@@ -88,45 +113,48 @@ def place_window(fit: TableauFit, image: np.ndarray, namer: Namer, names: Sequen
     """``fit`` with its window where its cells show most cards of the deck (``namer`` reads crops of
     ``side`` px; ``names`` its classes, the deck's types among them), never over a cell another
     tableau (``others``) reads. Unchanged where the window is no guess, or no other window shows
-    more cards than its own."""
+    ``MIN_GAIN`` more cards than its own."""
     if not fit.ambiguous_window:
         return fit
     moves = shifts(fit)
-    if len(moves) < 2:
+    lattice = lattice_of(fit) if len(moves) > 1 else None
+    if lattice is None:
         return fit
-    H = lattice_of(fit)
+    H, half = lattice
     size = (image.shape[1], image.shape[0])
     taken = np.array([cell.quad for other in others for cell in other.cells.values()]).reshape(-1, 4, 2)
     # The lattice's cells any candidate window holds, outside the found cards: each read once.
+    # None: a found card (every candidate holds it); no quad: past the horizon, or folded.
     lattice_cells: dict[tuple[int, int], np.ndarray | None] = {}
+    unsound: set[tuple[int, int]] = set()
     for dr, dc in moves:
         for r in range(ROWS):
             for c in range(COLS):
                 at = (r + dr, c + dc)
-                if at in lattice_cells:
+                if at in lattice_cells or at in unsound:
                     continue
                 old = fit.cells.get(at)
-                if old is not None and old.detection is not None:
-                    lattice_cells[at] = None  # a found card: every candidate holds it
-                    continue
-                quad = old.quad if old is not None else cell_quad(H, *at)
-                lattice_cells[at] = quad if old is not None or _sound(H, *at) else np.full((4, 2), np.nan)
-    to_read = [at for at, quad in lattice_cells.items() if quad is not None and not np.isnan(quad).any()
-               and mostly_inside(quad, *size)]
+                if old is not None:
+                    lattice_cells[at] = None if old.detection is not None else old.quad
+                elif _sound(H, *at):
+                    lattice_cells[at] = cell_quad(H, *at, half)
+                else:
+                    unsound.add(at)
+    to_read = [at for at, quad in lattice_cells.items() if quad is not None and mostly_inside(quad, *size)]
     crops = [warp_quad(image, lattice_cells[at], side) for at in to_read]
     types = {k for k, name in enumerate(names) if name in {card.value for card in CardType}}  # not empty, not ours
     card_at = {at: naming.chosen in types and naming.confidence >= WINDOW_EVIDENCE
                for at, naming in zip(to_read, namer(crops))}
-    best, best_cards = (0, 0), -1
+    counted: list[tuple[int, int, tuple[int, int]]] = []  # (cards, -distance, move)
     for dr, dc in moves:
         window = [(r + dr, c + dc) for r in range(ROWS) for c in range(COLS)]
-        if any(lattice_cells[at] is not None and np.isnan(lattice_cells[at]).any() for at in window):
-            continue  # a cell past the horizon, or folded: no window of a flat grid
+        if any(at in unsound for at in window):
+            continue  # no window of a flat grid seen from the front
         if (dr, dc) != (0, 0) and len(taken):
             centres = np.array([cell_quad(H, *at).mean(0) for at in window])
             if points_in_quads(centres, taken).any():
                 continue  # over another tableau's cells: its cards would be read twice
-        cards = sum(card_at.get(at, False) for at in window)
-        if cards > best_cards or (cards == best_cards and (dr, dc) == (0, 0)):
-            best, best_cards = (dr, dc), cards
-    return fit if best == (0, 0) else moved(fit, H, *best, size)
+        counted.append((sum(card_at.get(at, False) for at in window), -abs(dr) - abs(dc), (dr, dc)))
+    own = next(cards for cards, _, move in counted if move == (0, 0))
+    cards, _, best = max(counted)
+    return fit if cards < own + MIN_GAIN else moved(fit, H, half, *best, size)

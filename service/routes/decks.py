@@ -58,6 +58,10 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                          as_read: Annotated[bool, Form(description="the grid is a read of this photo, corrected: it "
                                                                    "lies as the read laid it out (else it may be written "
                                                                    "from the other side of the table)")] = False,
+                         read_with: Annotated[str, Form(max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
+                             "with as_read: the deck that read the photo (its answer's deck); the read "
+                             "placed its cells by what they show, and the grid lies on those cells. Empty: "
+                             "the cells of /api/layout, placed by no deck"))] = "",
                          x_deck_token: Annotated[str | None, Header(max_length=200, description=(
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
@@ -73,8 +77,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     def enrol() -> RememberedOut:
         data = upload_bytes(svc, photo)
         x, _, y = at.partition(",")
+        read_by = (svc.classifier_for(read_with) or svc.reader.classifier) if as_read and read_with else None
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
-                           at=(float(x), float(y)) if at else None)
+                           at=(float(x), float(y)) if at else None, read_by=read_by)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),

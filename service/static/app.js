@@ -689,6 +689,9 @@ async function rememberCards() {
     form.append("photo", await shrink(file), "photo.jpg");
     form.append("grid", grid);
     form.append("as_read", "true");  // the grid of this photo's read (or layout), corrected
+    // The deck that read it: the read placed a window that was a guess by what its cells show,
+    // and the grid lies on those cells (a layout's cells are placed by no deck).
+    if (!solo.teaching && solo.view.player.deck) form.append("read_with", solo.view.player.deck);
     form.append("at", at);
     if (title) form.append("title", title);  // kept for a new deck: what the page calls it
     // The deck's token: this phone started the deck, and only it adds to it.
@@ -894,11 +897,11 @@ async function scorePhoto(file) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
-    const teach = NOT_THIS_DECK.test(err.detail || "");
-    if (teach) { solo.teachFile = file; $("teach").hidden = false; }
-    // A photo that cannot be read loses nothing: the last read, and every card corrected on it,
-    // comes back under the refusal (a walk: a photo of the wall wiped a corrected score out).
-    const kept = !teach && solo.doc && solo.view;
+    if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
+    // A photo that cannot be read loses nothing: the last read, and every card corrected or named
+    // on it, comes back under the refusal (a walk: a photo of the wall wiped a corrected score
+    // out), its teach offer, if any, beside it.
+    const kept = solo.doc && solo.view;
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join(" "), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
@@ -1101,9 +1104,10 @@ function winnersText(game, unsure = false) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
     const margin = game.solo.margin;
-    if (game.solo.outcome !== "lost") return t("ui.solo_win", { margin, outcome: t(`ui.outcome.${game.solo.outcome}`) });
-    if (human.total === bot.total) return t("ui.solo_tied");  // "beat the bot by 0" (a walk)
-    return human.total > bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
+    const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin, outcome: t(`ui.outcome.${game.solo.outcome}`) })
+      : human.total === bot.total ? t("ui.solo_tied")  // "beat the bot by 0" (a walk)
+        : human.total > bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
+    return unsure ? `${said} ${t("ui.not_final")}` : said;
   }
   return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
