@@ -70,6 +70,14 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     # started deck ..." told a player naming their new deck nothing they could act on).
     r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
     assert r2.status_code == 409 and "a deck named 'kitchen' exists already" in r2.json()["detail"]
+    # A grid named on a read's cells says which deck read it (the read placed its cells): one no
+    # deck has is a 422 before anything is learnt; the built-in deck reads with the classifier.
+    r3 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)},
+                     data={"grid": grid, "as_read": "true", "read_with": "nosuch"}, headers={"X-Deck-Token": started.json()["token"]})
+    assert r3.status_code == 422 and "nosuch" in r3.json()["detail"]
+    r4 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)},
+                     data={"grid": grid, "as_read": "true", "read_with": "kitchen"}, headers={"X-Deck-Token": started.json()["token"]})
+    assert r4.status_code == 200, r4.text
     other_grid = format_text(truth_tableau(other.truth["tableaux"][0]))
     again = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": other_grid},
                         headers={"X-Deck-Token": started.json()["token"]})
