@@ -29,7 +29,8 @@ _CARD = {"card", "top", "runner"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
 # entry is card.<name>, a space written "_".
-_NAME = r"(?:not ours|[a-z]+)"
+_NAME = r"(?:a foreign card|not ours|[a-z]+)"
+FOREIGN_CARD = "a foreign card"  # how the reader's doubts say "not ours" (vision/pipeline.py's FOREIGN_CARD)
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
@@ -127,7 +128,8 @@ def fill(lang: str, key: str, **params) -> str:
 
 
 def card_name(lang: str, card: str) -> str:
-    return catalogue(lang).get(f"card.{card.replace(' ', '_')}", card)
+    key = "not_ours" if card == FOREIGN_CARD else card.replace(" ", "_")
+    return catalogue(lang).get(f"card.{key}", card)
 
 
 # Bounds on what is matched: a message holds a client's text (a file name, a player's name), and

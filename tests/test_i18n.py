@@ -200,8 +200,9 @@ def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
     from helpers import cell_doubts
 
     doubts = cell_doubts()
-    assert any(", or not ours " in d for d in doubts) and any("low confidence: empty " in d for d in doubts)
-    english = re.compile(r"\b(low confidence|not ours|not a card|least sure|row|col|empty|or)\b|"
+    assert any(", or a foreign card " in d for d in doubts) and any("low confidence: empty " in d for d in doubts)
+    assert not any("not ours" in d for d in doubts)  # the code's word, never the player's
+    english = re.compile(r"\b(low confidence|not ours|foreign card|not a card|least sure|row|col|empty|or)\b|"
                          + "|".join(rf"\b{card.value}\b" for card in CardType))
     for text in doubts:
         assert i18n.match(text) is not None, text
@@ -211,7 +212,8 @@ def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
     said = {"cs": "řada 2, sloupec 1: nejistota: včela 79%, nebo cizí karta 18%",
             "ru": "ряд 2, столбец 1: низкая уверенность: пчела 79%, или чужая карта 18%",
             "it": "riga 2, colonna 1: poca sicurezza: ape 79%, oppure carta estranea 18%"}
-    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]
+    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or a foreign card 18%", lang) == said[lang]
+    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]  # a read stored before
 
 
 def test_doubts_of_real_reads_are_all_matched(reader, photo_set):

@@ -108,6 +108,7 @@ HOLE_OVERLAP = 0.6  # a card the second look finds in a cell with none covers th
 # (``Reader.cut_unboxed_cells``). Chosen on the tuning material (797 tableaux, against no such
 # cut): 0.9 read 2 more exactly and lost none, 0.8 1 / 0, the whole cell 1 / 1.
 UNBOXED_CUT = 0.9
+FOREIGN_CARD = "a foreign card"  # a runner-up "not ours" (NOT_OURS), as a doubt says it to a player
 MIN_DETAIL_GAIN = 1.1  # decode again for the crops only for at least this many times the pixels across
 
 
@@ -766,7 +767,9 @@ class Reader:
                         belief = f"{top} {mean[chosen]:.0%}"
                         if mean[chosen] - conf >= 0.05:
                             belief += f" ({conf:.0%} at its least sure turn)"
-                        doubts.append(f"low confidence: {belief}, or {runner} {runner_conf:.0%}")
+                        # "or not ours 29%" read as the code's word, not the player's.
+                        other = FOREIGN_CARD if runner == NOT_OURS else runner
+                        doubts.append(f"low confidence: {belief}, or {other} {runner_conf:.0%}")
                     # Weak boxes over holes are dropped by the finder itself (CardFinder's threshold),
                     # so any box over a cell read as empty is worth a word.
                     if card is None and top == EMPTY and det_conf is not None:

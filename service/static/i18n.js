@@ -37,7 +37,8 @@ const I18N = (() => {
   }
 
   // a type, "empty" (null), or a deck matcher's "not ours": its entry is card.not_ours
-  const card = (type) => t(`card.${(type || "empty").replace(/ /g, "_")}`);
+  // ("a foreign card": how the reader's doubts say "not ours" to a player)
+  const card = (type) => t(`card.${type === "a foreign card" ? "not_ours" : (type || "empty").replace(/ /g, "_")}`);
 
   // ---- messages of the reader and the service (English) in the page's language ----
   // The same matching as service/i18n.py: every English api.* template becomes a pattern,
@@ -48,7 +49,7 @@ const I18N = (() => {
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
   };
   // card: a name the reader gives a cell, one word or a deck matcher's "not ours" (as service/i18n.py)
-  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "(?:not ours|[a-z]+)", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
+  const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "(?:a foreign card|not ours|[a-z]+)", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
                   msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
