@@ -195,7 +195,7 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
 
 def _unsure(read: ReadDoc | None) -> bool:
     """Whether a read has doubts: of its cells, or of the photo or the grid."""
-    return bool(read) and (_in_doubt(read)[0] > 0 or bool(read.get("doubts")))
+    return read is not None and (_in_doubt(read)[0] > 0 or bool(read.get("doubts")))
 
 
 def _in_doubt(read: ReadDoc | None) -> tuple[int, int]:

@@ -22,7 +22,18 @@ from .decode import Photo, decode
 from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
-from .second_look import OUTLINE_CARDS, fit_outline, fit_table, fit_wider, from_quads, look_again, missing_cells, oblique, ordered_like, overlap
+from .second_look import (
+    OUTLINE_CARDS,
+    fit_outline,
+    fit_table,
+    fit_wider,
+    from_quads,
+    look_again,
+    missing_cells,
+    oblique,
+    ordered_like,
+    overlap,
+)
 from .window import place_window
 
 # A cell read with less confidence than this is flagged. The confidence is the least sure of

@@ -140,8 +140,8 @@ def place_window(fit: TableauFit, image: np.ndarray, namer: Namer, names: Sequen
                     lattice_cells[at] = cell_quad(H, *at, half)
                 else:
                     unsound.add(at)
-    to_read = [at for at, quad in lattice_cells.items() if quad is not None and mostly_inside(quad, *size)]
-    crops = [warp_quad(image, lattice_cells[at], side) for at in to_read]
+    to_read = {at: quad for at, quad in lattice_cells.items() if quad is not None and mostly_inside(quad, *size)}
+    crops = [warp_quad(image, quad, side) for quad in to_read.values()]
     types = {k for k, name in enumerate(names) if name in {card.value for card in CardType}}  # not empty, not ours
     card_at = {at: naming.chosen in types and naming.confidence >= WINDOW_EVIDENCE
                for at, naming in zip(to_read, namer(crops))}
