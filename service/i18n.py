@@ -29,8 +29,8 @@ _CARD = {"card", "top", "runner"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
 # entry is card.<name>, a space written "_".
-_NAME = r"(?:a foreign card|not ours|[a-z]+)"
 FOREIGN_CARD = "a foreign card"  # how the reader's doubts say "not ours" (vision/pipeline.py's FOREIGN_CARD)
+_NAME = rf"(?:{FOREIGN_CARD}|not ours|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"

@@ -167,8 +167,6 @@ def test_a_grid_named_on_a_reads_cells_is_enrolled_on_the_window_that_read_place
     found = {rc for rc in TABLEAU if rc[0] != 0}
 
     class Located:  # the reader's looks, as they were for this photo: the window a row too low
-        second_look = True
-
         def locate(self, photo, timings=None):
             fit = fit_of(H * [[photo.scale], [photo.scale], [1]], 1, 0, found)
             quads = np.array([cell.quad for cell in fit.cells.values() if cell.detection is not None])

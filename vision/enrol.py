@@ -209,7 +209,7 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
         raise (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{where}: {err}") from None
     try:
         det, fits, loose = reader.locate(photo)
-        if read_by is not None and fits and reader.second_look:
+        if read_by is not None and fits:
             det, fits, _ = reader.settle(photo, det, fits, loose, read_by)
     except NoTableauError as err:  # e.g. more grids than a game has
         raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None

@@ -536,12 +536,7 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
     span_r = max(r for _, r in held) - min(r for _, r in held) + 1
 
     # A card's size in lattice units (cards are smaller than the pitch when there are gaps).
-    if trust_boxes:
-        corners = project(Hinv, det.quads[candidates]).reshape(-1, 4, 2)
-        half = np.median(np.ptp(corners, axis=1), axis=0) / 2
-    else:
-        half = np.array([0.45, 0.45])
-    half = np.clip(half, 0.3, 0.55)
+    half = card_half(Hinv, det.quads[candidates]) if trust_boxes else np.array([0.45, 0.45])
     # Every cell of the window projected at once (TL, TR, BR, BL in lattice units), and its centre.
     lc_grid, lr_grid = np.meshgrid(np.arange(width), np.arange(height))
     centres_lat = np.stack([c0 + lc_grid, r0 + lr_grid], -1).reshape(-1, 2).astype(np.float64)
@@ -588,6 +583,13 @@ def _snap(H, det: Detections, used: set[int], size, coords: dict[int, tuple[int,
 
 
 _ROLLED = [np.roll(np.arange(4), turn) for turn in range(4)]  # a quad's corners after 0-3 quarter turns
+
+
+def card_half(Hinv: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """A card's half size in lattice units (col, row), from cards' ``quads`` taken through ``Hinv``
+    (photo pixels to the lattice): their median span, bounded to what a card in a cell can be."""
+    corners = project(Hinv, quads.reshape(-1, 2)).reshape(-1, 4, 2)
+    return np.clip(np.median(np.ptp(corners, axis=1), axis=0) / 2, 0.3, 0.55)
 
 
 def _lattice_points_of(cards: list[int], H, det: Detections, own: list[int]) -> np.ndarray | None:

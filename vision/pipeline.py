@@ -299,8 +299,7 @@ class Reader:
         if not fits:
             self._refuse(photo, det)
         classifier = classifier or self.classifier
-        if self.second_look:
-            det, fits, loose = self.settle(photo, det, fits, loose, classifier)
+        det, fits, loose = self.settle(photo, det, fits, loose, classifier)
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
         reads = self._classify(photo, det, fits, classifier)
@@ -359,7 +358,10 @@ class Reader:
     def settle(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int],
                classifier) -> tuple[Detections, list[TableauFit], list[int]]:
         """The fits as they are read: each window that is a guess placed by what its cells show
-        (``place_windows``), then each cell no card was boxed in cut again (``cut_unboxed_cells``)."""
+        (``place_windows``), then each cell no card was boxed in cut again (``cut_unboxed_cells``).
+        Part of the second look: without it (``second_look=False``) the fits are read as located."""
+        if not self.second_look:
+            return det, fits, loose
         det, fits, loose = self.place_windows(photo, det, fits, loose, classifier)
         self.cut_unboxed_cells(photo, fits)
         return det, fits, loose
@@ -832,7 +834,8 @@ def _holds_more(new: TableauFit, fit: TableauFit, det: Detections, others: list[
 def _take_loose(fit: TableauFit, det: Detections, loose: list[int]) -> None:
     """A cell of ``fit`` with no card found takes the loose card lying on it (its centre inside):
     a window moved onto a line of cards the lattice had left beside it finds them boxed."""
-    free = [i for i in loose if i not in fit.detections]
+    held = set(fit.detections)
+    free = [i for i in loose if i not in held]
     if not free:
         return
     for cell in fit.cells.values():

@@ -20,7 +20,7 @@ import numpy as np
 from ecoscore.geometry import points_in_quads, project, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType
 
-from .lattice import CellFit, TableauFit, mostly_inside
+from .lattice import CellFit, TableauFit, card_half, mostly_inside
 
 # A cell with no box counts as holding a card when its namer names a type of the deck at least this
 # sure. Higher than the card evidence a found box needs (``photo_doubts.EVIDENCE_CONFIDENCE``):
@@ -56,9 +56,7 @@ def lattice_of(fit: TableauFit) -> tuple[np.ndarray, np.ndarray] | None:
     H, _ = cv2.findHomography(grid, photo)
     if H is None or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
         return None
-    corners = project(np.linalg.inv(H), np.array([cell.quad for cell in fit.cells.values()]).reshape(-1, 2))
-    half = np.median(np.ptp(corners.reshape(-1, 4, 2), axis=1), axis=0) / 2
-    return H, np.clip(half, 0.3, 0.55)
+    return H, card_half(np.linalg.inv(H), np.array([cell.quad for cell in fit.cells.values()]))
 
 
 def shifts(fit: TableauFit) -> list[tuple[int, int]]:
