@@ -204,6 +204,37 @@ def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards()
     assert fits[0] is partial and left == loose and len(det4) == len(det)
 
 
+class GridAtTheRight(GridOnEveryCanvas):
+    """A finder that sees an upright 5 x 4 grid of cards at the right of whatever canvas it is shown."""
+
+    def __call__(self, image, size=None):
+        det = super().__call__(image, size)
+        return det.shifted((image.shape[1] - 96 - 80 * COLS, 0))
+
+
+def test_a_partial_fit_is_not_refitted_on_a_neighbours_cards_beside_it():
+    """Eight cards fitted, and beside them, in a chain with their corner, another tableau's cards
+    no lattice fitted (a far player's, seen steeply). Fitted on the whole group's outline, the grid
+    found lies on the neighbour's cards only: that is not this tableau fitted on more of its cards,
+    and the old fit stands (a steep tuning photo: the player's 15 cards were left loose)."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+
+    own = [np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(2) for c in range(4)]
+    theirs = [np.array([380.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)]
+    centres = np.array(own + theirs)
+    n = len(centres)
+    det = Detections(centres, np.tile([[80.0, 58.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
+    grid = {(r, c): np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
+    partial = _block_fit(grid, {rc: k for k, rc in enumerate((r, c) for r in range(2) for c in range(4))})
+    loose = list(range(8, n))
+    reader = Reader.__new__(Reader)  # only the finder is needed
+    reader.finder = GridAtTheRight()
+    photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
+    det2, fits, left = reader._fit_outlines(photo, det, [partial], loose)
+    assert fits[0] is partial and left == loose and len(det2) == len(det)
+
+
 def test_a_tableau_refitted_on_its_outline_is_looked_at_again_its_cards_cut_twice():
     """The steep render above, its tableau refitted on its outline: like every fit it is looked
     at again, so each card seen this obliquely is named from two cuts that must agree (before,

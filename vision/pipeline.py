@@ -82,6 +82,9 @@ OBLIQUE_DEGREES = 12.0
 PARTIAL_FIT = 16
 REFIT_LOOSE = 3
 REFIT_GAIN = 2
+# ... and only where it holds more than half of the fit's own cards: the same tableau, not a
+# neighbour's lying in a chain with its corner (a steep tuning photo, 2026-11-28).
+REFIT_KEEPS = 0.5
 # The second look's canvas (long side, px): a tableau straightened there shows its cards at
 # ~41 px across, as big as the finder needs, and costs ~0.56 x the pixels of its own size (512).
 # Measured in one run each against 512 (bench/bench_pipeline.py): hard 179 against 174 of 192
@@ -480,6 +483,11 @@ class Reader:
                 # The other tableaux as they stand now: those before this one already refitted.
                 others = [i for other in refitted + fits[k + 1:] for i in other.detections]
                 if (len(more) == 1 and len(more[0].detections) >= len(own) + REFIT_GAIN
+                        # The same tableau, fitted on more of its cards: not a neighbour's beside it
+                        # (a far tableau's cards in a chain with this one's corner were fitted
+                        # in its stead, and this one's 15 cards left loose). Most, not all: only a
+                        # card the old fit held by mistake falls out, loose again.
+                        and covers(more[0], det.centers[own], each=True).sum() > REFIT_KEEPS * len(own)
                         and not covers(more[0], det.centers[others])  # never a card read twice
                         and not _reaches_into(more[0], refitted + fits[k + 1:])):
                     det = Detections.concat([det, found])
