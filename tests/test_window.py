@@ -10,7 +10,7 @@ import pytest
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.vision.lattice import CellFit, TableauFit
-from ecoscore.vision.window import cell_quad, lattice_of, place_window, shifts
+from ecoscore.vision.window import cell_quad, cut_on_the_lattice, lattice_of, place_window, shifts
 
 NAMES = ["bear", "empty", "not ours"]
 CARD = np.array([0.45, 0.42])  # a cell's half size in lattice units: a card, the gaps round it left out
@@ -180,3 +180,25 @@ def test_a_grid_named_on_a_reads_cells_is_enrolled_on_the_window_that_read_place
     _, _, as_read = enrol._one_tableau(Located(), png, "photo", read_by=bright_is_a_bear)
     assert lattice_cells(as_read, H) == TABLEAU  # (the photo is read at its own size: scale 1)
     assert lattice_cells(as_located, H) != TABLEAU
+
+
+def test_a_card_boxed_off_its_cell_is_cut_on_the_lattice_and_a_card_boxed_well_is_not():
+    """A box round half a card (full-bleed art laid edge to edge) lies off its cell: the card is
+    cut at the lattice's card-sized cell there. A box a little loose on its card is kept, and so
+    is every box of a lattice fitted on too few cards to trust over them."""
+    H = a_steep_lattice(25.0)
+    fit = fit_of(H, 0, 0, TABLEAU)
+    fit.ambiguous_window = False
+    q = cell_quad(H, 1, 2, CARD)
+    half_card = np.array([q[0], (q[0] + q[1]) / 2, (q[3] + q[2]) / 2, q[3]])  # its left half
+    fit.cells[(1, 2)].quad = half_card
+    loose = cell_quad(H, 2, 3, CARD * 1.05)  # 5 % loose all round: the same card
+    fit.cells[(2, 3)].quad = loose
+    assert cut_on_the_lattice(fit, 0.75, 8) == 1
+    # On the card, within 3 px of a ~100 px card (the half box's own centre pulls the lattice a little).
+    assert np.abs(fit.cells[(1, 2)].quad - cell_quad(H, 1, 2, CARD)).max() < 3.0
+    assert fit.cells[(2, 3)].quad is loose
+
+    few = fit_of(H, 0, 0, {(0, c) for c in range(COLS)})
+    few.cells[(0, 2)].quad = half_card
+    assert cut_on_the_lattice(few, 0.75, 8) == 0 and few.cells[(0, 2)].quad is half_card

@@ -8,6 +8,9 @@ then leave the window a row or a column off: cells on the bare table read "empty
 of the tableau's cards lies outside it. Every window that still holds all the found cards is
 read here, cell by cell, by the namer that reads the tableau, and the one with most cells named
 a card of the deck is kept. The window stays a guess, and its doubt stays said.
+
+The same lattice also says where a found card should be cut (``cut_on_the_lattice``): a box
+round half a card, or round parts of two (full-bleed art laid edge to edge), lies off its cell.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from ecoscore.geometry import points_in_quads, project, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType
 
 from .lattice import CellFit, TableauFit, card_half, mostly_inside
+from .second_look import overlap
 
 # A cell with no box counts as holding a card when its namer names a type of the deck at least this
 # sure. Higher than the card evidence a found box needs (``photo_doubts.EVIDENCE_CONFIDENCE``):
@@ -75,6 +79,29 @@ def cell_quad(H: np.ndarray, row: int, col: int, half: np.ndarray = np.array([0.
     c, r = col + 0.5, row + 0.5
     hc, hr = half
     return project(H, [(c - hc, r - hr), (c + hc, r - hr), (c + hc, r + hr), (c - hc, r + hr)])
+
+
+def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int) -> int:
+    """Each found card's cut (``quad``) that covers the lattice's card-sized cell there less than
+    ``min_overlap`` (intersection over union) cut at that cell instead; a lattice fitted on fewer
+    than ``min_cards`` cards is not trusted over the boxes. Where a second look cut the card too
+    (``first_quad``), that cut is still read beside it, and the two must agree. Changes the fit's
+    cells in place; returns how many were cut again."""
+    if len(fit.detections) < min_cards:
+        return 0
+    lattice = lattice_of(fit)
+    if lattice is None:
+        return 0
+    H, half = lattice
+    moved = 0
+    for (r, c), cell in fit.cells.items():
+        if cell.detection is None or not cell.inside:
+            continue
+        there = cell_quad(H, r, c, half)
+        if overlap(cell.quad, there) < min_overlap:
+            cell.quad = there
+            moved += 1
+    return moved
 
 
 def moved(fit: TableauFit, H: np.ndarray, half: np.ndarray, dr: int, dc: int, size: tuple[int, int]) -> TableauFit:
