@@ -175,6 +175,9 @@ def test_a_grid_named_on_a_reads_cells_is_enrolled_on_the_window_that_read_place
         def settle(self, photo, det: Detections, fits, loose, namer):
             return det, [place_window(fits[0], photo.image, namer, NAMES, 64)], loose
 
+        def cut_on_the_lattice(self, photo, fits):  # every box here is its cell: nothing to cut again
+            pass
+
     png = cv2.imencode(".png", image)[1].tobytes()
     _, _, as_located = enrol._one_tableau(Located(), png, "photo")
     _, _, as_read = enrol._one_tableau(Located(), png, "photo", read_by=bright_is_a_bear)
@@ -183,22 +186,43 @@ def test_a_grid_named_on_a_reads_cells_is_enrolled_on_the_window_that_read_place
 
 
 def test_a_card_boxed_off_its_cell_is_cut_on_the_lattice_and_a_card_boxed_well_is_not():
-    """A box round half a card (full-bleed art laid edge to edge) lies off its cell: the card is
-    cut at the lattice's card-sized cell there. A box a little loose on its card is kept, and so
-    is every box of a lattice fitted on too few cards to trust over them."""
+    """A box round part of a card, or across parts of two (full-bleed art laid edge to edge), lies
+    off its cell: the card is cut at the lattice's card-sized cell there. A card cut a little off, an
+    empty cell, a cell out of the photo, and every cell of a lattice fitted on too few cards to
+    trust over the boxes keep their cuts. Cuts are made as the lattice fit makes them: the mean of
+    the box and the cell."""
     H = a_steep_lattice(25.0)
-    fit = fit_of(H, 0, 0, TABLEAU)
-    fit.ambiguous_window = False
+    fit = fit_of(H, 0, 0, TABLEAU - {(3, 0)})
+
+    def as_cut(r: int, c: int, box: np.ndarray) -> np.ndarray:
+        return (box + cell_quad(H, r, c, CARD)) / 2
+
+    def shifted(r: int, c: int, by: float) -> np.ndarray:  # the cell's box moved ``by`` of a card to the right
+        q = cell_quad(H, r, c, CARD)
+        return q + by * (q[[1, 1, 2, 2]] - q[[0, 0, 3, 3]])
+
     q = cell_quad(H, 1, 2, CARD)
-    half_card = np.array([q[0], (q[0] + q[1]) / 2, (q[3] + q[2]) / 2, q[3]])  # its left half
-    fit.cells[(1, 2)].quad = half_card
-    loose = cell_quad(H, 2, 3, CARD * 1.05)  # 5 % loose all round: the same card
-    fit.cells[(2, 3)].quad = loose
-    assert cut_on_the_lattice(fit, 0.75, 8) == 1
-    # On the card, within 3 px of a ~100 px card (the half box's own centre pulls the lattice a little).
-    assert np.abs(fit.cells[(1, 2)].quad - cell_quad(H, 1, 2, CARD)).max() < 3.0
-    assert fit.cells[(2, 3)].quad is loose
+    third = np.array([q[0], q[0] + (q[1] - q[0]) / 3, q[3] + (q[2] - q[3]) / 3, q[3]])  # a box round its left third
+    fit.cells[(1, 2)].quad = as_cut(1, 2, third)  # IoU 0.67 with its cell
+    fit.cells[(2, 1)].quad = as_cut(2, 1, shifted(2, 1, 0.6))  # across this card and the next: IoU 0.54
+    slightly_off = as_cut(2, 3, shifted(2, 3, 0.15))  # IoU 0.86
+    fit.cells[(2, 3)].quad = slightly_off
+    def shrunk(r: int, c: int) -> np.ndarray:  # a small cut on the cell's centre (IoU 0.25)
+        q = cell_quad(H, r, c, CARD)
+        return q.mean(0) + 0.5 * (q - q.mean(0))
+
+    empty_off = shrunk(3, 0)  # no card found there: cut_unboxed_cells' cell, not this step's
+    fit.cells[(3, 0)].quad = empty_off
+    out_of_view = shrunk(0, 4)
+    fit.cells[(0, 4)].quad, fit.cells[(0, 4)].inside = out_of_view, False
+    assert cut_on_the_lattice(fit, 0.75, 8, SIZE) == 2
+    # On the card, within 3 px of a ~100 px card (the off cuts' own centres pull the lattice a little).
+    for r, c in ((1, 2), (2, 1)):
+        assert np.abs(fit.cells[(r, c)].quad - cell_quad(H, r, c, CARD)).max() < 3.0
+    assert fit.cells[(2, 3)].quad is slightly_off
+    assert fit.cells[(3, 0)].quad is empty_off and fit.cells[(0, 4)].quad is out_of_view
 
     few = fit_of(H, 0, 0, {(0, c) for c in range(COLS)})
-    few.cells[(0, 2)].quad = half_card
-    assert cut_on_the_lattice(few, 0.75, 8) == 0 and few.cells[(0, 2)].quad is half_card
+    off = as_cut(0, 2, shifted(0, 2, 0.6))
+    few.cells[(0, 2)].quad = off
+    assert cut_on_the_lattice(few, 0.75, 8, SIZE) == 0 and few.cells[(0, 2)].quad is off

@@ -211,6 +211,8 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
         det, fits, loose = reader.locate(photo)
         if read_by is not None and fits:
             det, fits, _ = reader.settle(photo, det, fits, loose, read_by)
+        else:  # no namer to place a window by: the cards are still cut where a read cuts them
+            reader.cut_on_the_lattice(photo, fits)
     except NoTableauError as err:  # e.g. more grids than a game has
         raise EnrolError(f"{where}: {err}; photograph the one tableau alone") from None
     if len(fits) > 1 and at is not None:

@@ -1,4 +1,5 @@
-"""Where a tableau found in part lies: its 5 × 4 window placed by what the cells show.
+"""What a tableau's lattice says beyond its found cards: where a tableau found in part lies (its
+5 × 4 window placed by what the cells show), and where a found card is cut.
 
 A tableau whose found cards leave a whole edge row or column empty (``TableauFit.ambiguous_window``)
 fits several windows alike; the lattice picks one by the cards alone, and the second look, which
@@ -81,27 +82,30 @@ def cell_quad(H: np.ndarray, row: int, col: int, half: np.ndarray = np.array([0.
     return project(H, [(c - hc, r - hr), (c + hc, r - hr), (c + hc, r + hr), (c - hc, r + hr)])
 
 
-def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int) -> int:
-    """Each found card's cut (``quad``) that covers the lattice's card-sized cell there less than
-    ``min_overlap`` (intersection over union) cut at that cell instead; a lattice fitted on fewer
-    than ``min_cards`` cards is not trusted over the boxes. Where a second look cut the card too
-    (``first_quad``), that cut is still read beside it, and the two must agree. Changes the fit's
-    cells in place; returns how many were cut again."""
+def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size: tuple[int, int]) -> int:
+    """Each found card's cut (``quad``: the mean of its box and its cell, or the second look's
+    corners) that covers the lattice's card-sized cell there less than ``min_overlap``
+    (intersection over union) cut at that cell instead; a lattice fitted on fewer than
+    ``min_cards`` cards is not trusted over the boxes, nor a cell of it that no flat grid seen
+    from the front shows or that lies mostly out of the photo (``size``). Where the second look
+    cut the card, its corners are replaced and the first look's cut (``first_quad``) is still read
+    beside the lattice's: the two must agree. Changes the fit's cells in place; returns how many
+    were cut again."""
     if len(fit.detections) < min_cards:
         return 0
     lattice = lattice_of(fit)
     if lattice is None:
         return 0
     H, half = lattice
-    moved = 0
+    recut = 0
     for (r, c), cell in fit.cells.items():
         if cell.detection is None or not cell.inside:
             continue
         there = cell_quad(H, r, c, half)
-        if overlap(cell.quad, there) < min_overlap:
+        if overlap(cell.quad, there) < min_overlap and _sound(H, r, c) and mostly_inside(there, *size):
             cell.quad = there
-            moved += 1
-    return moved
+            recut += 1
+    return recut
 
 
 def moved(fit: TableauFit, H: np.ndarray, half: np.ndarray, dr: int, dc: int, size: tuple[int, int]) -> TableauFit:
