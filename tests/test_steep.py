@@ -213,19 +213,27 @@ def test_a_neighbours_tableau_the_finder_boxes_none_of_is_found_on_the_tables_st
     assert _same(_types(read.tableaux[1]), [c["type"] for c in far["cells"]])
 
 
-def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables_plane(reader, deck):
+def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables_plane(reader, deck, monkeypatch):
     """At 27° with a phone over the grid, the first look boxes 15 of the 20 cards, and the grid
     fitted on their boxes lies off the cards: its far cells miss theirs by more than half a card
     (the types still come out right here, by luck of the crops). On the table's straightened
     plane every card is boxed, and that grid, holding every card of the first and more, stands
-    for it: each cell on its card."""
+    for it: each cell on its card. Cutting each card boxed off its cell at the lattice's cell
+    (``window.cut_on_the_lattice``) puts the first grid's cells on their cards too."""
+    from ecoscore.vision import pipeline
     from ecoscore.vision.evaluate import match_read
     from ecoscore.vision.pipeline import Reader
 
     scene = render_scene(deck, (4016, 20), steep_params(long_side=1600))
     (truth,) = scene.truth["tableaux"]
-    without = Reader(reader.finder, reader.classifier, table_look=False).read(scene.jpeg)
+    without_table = Reader(reader.finder, reader.classifier, table_look=False)
     read = reader.read(scene.jpeg)
-    assert len(without.tableaux) == 1 and match_read(without.tableaux[0], truth) is None
     assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
     assert _same(_types(read.tableaux[0]), [c["type"] for c in truth["cells"]])
+    lattice_cut = without_table.read(scene.jpeg)
+    assert len(lattice_cut.tableaux) == 1 and match_read(lattice_cut.tableaux[0], truth) is not None
+    monkeypatch.setattr(pipeline, "LATTICE_CUT", 0.0)  # no cut is ever made again
+    neither = without_table.read(scene.jpeg)
+    assert len(neither.tableaux) == 1 and match_read(neither.tableaux[0], truth) is None
+    read = reader.read(scene.jpeg)  # the table look alone
+    assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
