@@ -18,6 +18,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ecoscore.vision.pipeline import FOREIGN_CARD  # how the reader's doubts say "not ours"
+
 CATALOGUES = Path(__file__).resolve().parent / "static" / "i18n"
 LANGS = ("en", "cs", "ru", "it")
 DEFAULT = "en"
@@ -29,7 +31,6 @@ _CARD = {"card", "top", "runner"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
 # entry is card.<name>, a space written "_".
-FOREIGN_CARD = "a foreign card"  # how the reader's doubts say "not ours" (vision/pipeline.py's FOREIGN_CARD)
 _NAME = rf"(?:{FOREIGN_CARD}|not ours|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
