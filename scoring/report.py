@@ -76,6 +76,7 @@ class ReadDoc(TypedDict, total=False):
     photo_url: str | None  # the service: the plain photo (upright, at most 1280 px)
     photo_size: list[int]  # the service: width, height of the photo as sent (the quads are in it)
     corrected: list[Position]  # a room: the cells the player corrected (their doubts dropped)
+    kept: list[Position]  # a room: doubtful cells the player kept as read (their doubts dropped too)
 
 
 class ScoreDoc(TypedDict):

@@ -51,6 +51,9 @@ class Neutral(BaseModel):
 
 class GridOnly(BaseModel):
     grid: Grid
+    kept: list[Position] | None = Field(
+        None, max_length=20, description="a room: the doubtful cells the player looked at and kept as read (their "
+                                         "doubts are dropped, as a correction's are); absent: those kept before stay")
 
 
 class Rename(BaseModel):
@@ -120,6 +123,8 @@ class PlayerOut(BaseModel):
     photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
     photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")
     corrected: list[Position] | None = Field(None, description="a room's cells the player corrected (their doubts dropped)")
+    kept: list[Position] | None = Field(None, description="a room's doubtful cells the player kept as read (their doubts "
+                                                          "dropped)")
 
 
 class NeutralOut(BaseModel):
@@ -147,8 +152,8 @@ class GameOut(BaseModel):
     deck_issues: list[str]
     final: bool = Field(description="no player's read carries a doubt (of a cell, the grid or the photo): the "
                                     "totals and the winners need no check; false: check the doubts first. In a "
-                                    "room a corrected cell loses its doubts; a card a phone kept as read, and the "
-                                    "doubts of the photo, stay until the tableau is sent again")
+                                    "room a cell corrected or kept as read loses its doubts; the doubts of the photo stay until "
+                                    "the tableau is sent again")
 
 
 class RoomOut(BaseModel):

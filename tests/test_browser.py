@@ -126,6 +126,11 @@ def put_grid(server, room_id, name, grid_text, token=None):
         return json.loads(response.read())
 
 
+def get_room(server, room_id):
+    with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
+        return json.loads(response.read())
+
+
 def new_room(page, server, mode="game"):
     page.goto(server)
     page.select_option("#mode", mode)
@@ -318,6 +323,22 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     assert f"Ann: {len(doubtful) - 1} card" in page.text_content("#room-winners")
     page.reload()  # and so after a reload: the service keeps them
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 1}", timeout=10000)
+    # the other doubtful cards kept as read: the room (every phone's pad) stops counting their doubts
+    for r, c in doubtful[1:]:
+        page.click(f"#mine .marks g[data-row='{r}'][data-col='{c}']")
+        page.click("#keep")
+    page.wait_for_function("document.querySelectorAll('#mine .grid button.doubt').length === 0", timeout=10000)
+    for _ in range(100):  # the last keep's write, as another phone would see it
+        ann = next(p for p in get_room(server, room_id)["game"]["players"] if p["name"] == "Ann")
+        if ann.get("kept") == sorted(doubtful[1:]):
+            break
+        time.sleep(0.1)
+    assert ann["kept"] == sorted(doubtful[1:]) and not any(cell["doubts"] for row in ann["cells"] for cell in row)
+    page.reload()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    assert page.locator("#mine .grid button.doubt").count() == 0
+    assert "cards are in doubt" not in page.text_content("#room-winners")
+    assert page.eval_on_selector_all("#room-pad td.unsure", "tds => tds.length") == 0
     assert not page.errors
 
 

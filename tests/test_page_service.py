@@ -64,3 +64,47 @@ def test_a_room_correction_keeps_the_other_doubts(client, photo_set, reader):
     back = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": ann["grid"]},
                       headers={"X-Player-Token": token, "If-Match": f'"{after["version"]}"'}).json()
     assert back["room"]["game"]["players"][0]["doubts"] == ann["doubts"]
+
+
+def test_a_room_card_kept_as_read_loses_its_doubts_until_the_player_takes_the_keep_back(client, photo_set, reader):
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": ("a.jpg", spoil(photo_set[1].jpeg, reader, 3), "image/jpeg")},
+                    data={"name": "ann"})
+    token, version, ann = r.json()["token"], r.json()["version"], r.json()["room"]["game"]["players"][0]
+    doubtful = [[i, j] for i, row in enumerate(ann["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
+    assert len(doubtful) >= 2 and r.json()["room"]["game"]["final"] is False
+
+    def put(body: dict, version: int) -> dict:
+        r = client.put(f"/api/rooms/{rid}/players/ann/grid", json=body,
+                       headers={"X-Player-Token": token, "If-Match": f'"{version}"'})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    # every doubtful card kept: no cell in doubt, no cell doubt left in the read's list, the grid as read
+    after = put({"grid": ann["grid"], "kept": doubtful}, version)
+    p = after["room"]["game"]["players"][0]
+    assert p["kept"] == doubtful and p["corrected"] == [] and p["grid"] == ann["grid"]
+    assert not any(cell["doubts"] for row in p["cells"] for cell in row)
+    assert not any(d.startswith(f"row {i + 1}, col {j + 1}: ") for i, j in doubtful for d in p["doubts"])
+    assert after["room"]["game"]["final"] is (not p["doubts"])  # only the photo's own doubts may remain
+    # a later correction that does not say what is kept keeps it; one of the kept cells corrected
+    # moves from kept to corrected
+    grid = [row[:] for row in ann["grid"]]
+    i, j = doubtful[0]
+    grid[i][j] = "meadow" if grid[i][j] != "meadow" else "bee"
+    later = put({"grid": grid}, after["version"])
+    p = later["room"]["game"]["players"][0]
+    assert p["corrected"] == [[i, j]] and p["kept"] == doubtful[1:]
+    # the keep taken back (Undo): the doubts come back
+    back = put({"grid": ann["grid"], "kept": []}, later["version"])
+    p = back["room"]["game"]["players"][0]
+    assert p["kept"] == [] and p["doubts"] == ann["doubts"] and back["room"]["game"]["final"] is False
+
+
+@pytest.mark.parametrize("kept", [[[4, 0]], [[0, 5]], [[-1, 2]], [[0, 0, 0]], [[0, 0]] * 21, "row 1"])
+def test_a_kept_cell_off_the_grid_is_refused_and_nothing_is_written(client, kept):
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    grid = ". . . . .\n" * 4
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": grid, "kept": kept})
+    assert r.status_code == 422, r.text
+    assert client.get(f"/api/rooms/{rid}").json()["players"] == []

@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Respons
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
-from ecoscore.scoring.tableau import cell_at
+from ecoscore.scoring.tableau import COLS, ROWS, cell_at
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -43,8 +43,10 @@ PlayerName = Annotated[str, Path(max_length=MAX_RAW_NAME)]
 
 def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> ReadDoc:
     """A player's read as it stands after their corrections: the cells whose type now differs
-    from the read are listed in ``corrected`` and lose their doubts; every other cell and doubt
-    stays as it was read (the cells keep the types read, so "back to what was read" can work)."""
+    from the read are listed in ``corrected``, the doubtful cells the player kept as read (stored
+    in the read's ``kept``) stay listed there while they still hold the type read, and both lose
+    their doubts; every other cell and doubt stays as it was read (the cells keep the types read,
+    so "back to what was read" can work)."""
     read = ReadDoc(**read) if read else ReadDoc()
     if not read.get("cells"):
         return read
@@ -52,12 +54,24 @@ def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> Read
     corrected = [[r, c] for r, row in enumerate(cells) for c, cell in enumerate(row)
                  if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
     gone = {(r, c) for r, c in corrected}
+    kept = sorted({(r, c) for r, c in read.get("kept", []) if (r, c) not in gone})
+    gone |= set(kept)
     read["cells"] = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
                      for r, row in enumerate(cells)]
     read["doubts"] = [d for d in read.get("doubts", [])
                       if not any(d.startswith(f"{cell_at(r, c)}: ") for r, c in gone)]
     read["corrected"] = corrected
+    read["kept"] = [[r, c] for r, c in kept]
     return read
+
+
+def kept_cells(kept: list[list[int]]) -> list[list[int]]:
+    """The cells a player kept as read, checked: each on the 4 × 5 grid (422 otherwise)."""
+    for position in kept:
+        r, c = position
+        if not (0 <= r < ROWS and 0 <= c < COLS):
+            raise HTTPException(422, f"kept cell {position} is not on the grid of {ROWS} rows of {COLS}")
+    return sorted(map(list, {(r, c) for r, c in kept}))
 
 
 def _room_doc(svc, room_id: str) -> dict:
@@ -167,9 +181,12 @@ async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerN
                     if_match: IfMatch, x_player_token: PlayerToken = None):
     name = svc.name(name)
     grid = to_json(tableau(body.grid, name))
+    kept = kept_cells(body.kept) if body.kept is not None else None
     room = await svc.db(svc.store.room, room_id)
     before = next((p for p in room.players if p.name == name), None)
     read = before.read if before else None  # a correction keeps the read: its other doubts stay
+    if read and kept is not None:
+        read = ReadDoc(**read) | ReadDoc(kept=kept)
     written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 

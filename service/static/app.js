@@ -183,8 +183,8 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
   });
 }
 
-// Cells of a player's read still in doubt, as the service has them (a room's correction drops
-// its cell's doubts there; a card kept as read is known only to the phone that kept it).
+// Cells of a player's read still in doubt, as the service has them (a room's correction, and a
+// card kept as read, drop their cell's doubts there).
 function unsureCells(p) {
   return (p.cells || []).flat().filter((cell) => cell && cell.doubts && cell.doubts.length).length;
 }
@@ -237,7 +237,7 @@ class TableauView {
     };
     this.grid = player.grid.map((r) => r.slice());
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
-    this.checked = new Set();
+    this.checked = new Set((player.kept || []).map(([r, c]) => key(r, c)));  // a room keeps them
     this.history = [];
     this.selected = null;
     this.player = player;
@@ -252,6 +252,7 @@ class TableauView {
     this.player = player;
     this.grid = player.grid.map((r) => r.slice());
     if (player.corrected) this.corrected = new Set(player.corrected.map(([r, c]) => key(r, c)));
+    if (player.kept) this.checked = new Set(player.kept.map(([r, c]) => key(r, c)));
     this.render();
   }
 
@@ -1141,7 +1142,9 @@ function showRoom(doc) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
       entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
-        onKept: () => roomPad(room.doc.game) }), photo: null };
+        // A card kept as read is sent as a correction is, so every phone's pad (and the room's
+        // "final") stops counting its doubt.
+        onKept: () => correctRoom(p.name, entry.view.grid.map((row) => row.slice())) }), photo: null };
       room.views.set(p.name, entry);
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p);
@@ -1243,6 +1246,12 @@ const gridOf = (doc, name) => {
   return player ? player.grid : null;
 };
 
+// The doubtful cards this phone kept as read on a player's tableau, as [row, col].
+function keptCells(name) {
+  const entry = room.views.get(name);
+  return entry ? [...entry.view.checked].map((k) => k.split(",").map(Number)) : undefined;  // none: as kept before
+}
+
 async function correctRoom(name, grid, message) {
   if (!grid) { setStatus($("room-status"), message || ""); return null; }
   try {
@@ -1253,7 +1262,7 @@ async function correctRoom(name, grid, message) {
     let res, base = gridOf(room.doc, name);
     for (let attempt = 0; ; attempt++) {
       try {
-        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid },
+        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid, kept: keptCells(name) },
           { "X-Player-Token": localStorage.getItem(tokenKey(name)), "If-Match": `"${(room.doc.versions || {})[name]}"` });
         break;
       } catch (err) {
