@@ -32,6 +32,7 @@ pytestmark = [needs_models, pytest.mark.browser, pytest.mark.slow, pytest.mark.s
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
+STATIC = Path(create_app.__code__.co_filename).resolve().parent / "static"  # the page's files
 SHOTS = Path(__file__).resolve().parent.parent / "data" / "screenshots"
 
 
@@ -807,6 +808,32 @@ def test_the_page_never_scrolls_sideways_on_the_narrowest_phone(server, new_page
     page.goto(server)
     page.wait_for_function("document.querySelector('#deck option') !== null")
     assert page.evaluate("document.documentElement.scrollWidth") <= 280
+
+
+@pytest.mark.parametrize("locale", ["en-US", "cs-CZ", "ru-RU", "it-IT"])
+def test_card_names_are_never_broken_inside_a_word_and_the_deck_menu_is_whole_at_320_px(server, new_page, photo_set,
+                                                                                          tmp_path, locale):
+    # At 320 px a card's cell is ~47 px wide: "медведь" broke as "медвед|ь", and the deck menu
+    # beside its label showed "пробная колода (встр".
+    page = new_page(viewport={"width": 320, "height": 640}, locale=locale)
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    catalogue = json.loads((STATIC / "i18n" / f"{locale[:2]}.json").read_text())
+    words = sorted({w for k, v in catalogue.items() if k.startswith("card.") or k == "ui.cell_empty" for w in v.split()})
+    broken = page.evaluate("""words => {
+        const b = document.querySelector('#solo-tableau .grid button'), span = b.querySelector('span'), out = [];
+        for (const cls of ['', 'doubt']) {  // a doubtful cell's border is wider
+          b.className = cls;
+          for (const w of words) {
+            span.textContent = w; fitNames(b.parentElement);
+            const range = document.createRange(); range.selectNodeContents(span);
+            if (range.getClientRects().length > 1) out.push(w);
+          }
+        }
+        return out; }""", words)
+    assert broken == [], broken
+    assert page.evaluate("""() => { const s = document.querySelector('#deck'), style = getComputedStyle(s);
+        const c = document.createElement('canvas').getContext('2d'); c.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        return c.measureText(s.options[s.selectedIndex].text).width + 24 <= s.clientWidth; }""")  # 24: the arrow
 
 
 @pytest.mark.parametrize("locale", ["cs-CZ", "ru-RU"])

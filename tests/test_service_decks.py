@@ -456,3 +456,32 @@ def test_a_rooms_read_stored_in_the_command_lines_words_is_shown_in_the_pages(cl
     store.put_player(room["id"], "ann", grid, {"doubts": [old], "cells": []}, None, None, None)
     (player,) = client.get(f"/api/rooms/{room['id']}").json()["game"]["players"]
     assert player["doubts"] == [old.replace("(Deck on the page, --deck on the command line)", "(Deck, on the start page)")]
+
+
+def test_a_cell_the_read_cut_again_guesses_nothing_and_the_rest_of_its_tableau_still_guess():
+    # A read cuts a cell where no card was boxed again (at the corner refiner's corners); the
+    # layout does not. One such cell made every cell of the photo "to name" again (the browser
+    # test of a half-built deck failed on a machine whose finder missed one card).
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from ecoscore.service.routes.decks import _guesses
+    from ecoscore.vision.enrol import CellPlace, Layout
+
+    square = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], float)
+    places = [CellPlace(r, c, square + [70 * c, 100 * r], True, True) for r in range(4) for c in range(COLS)]
+    found = Layout(photo=None, cells=places, advice=[])
+
+    def reading(moved: set[tuple[int, int]]):
+        cells = [SimpleNamespace(row=p.row, col=p.col, quad=p.quad + (24 if (p.row, p.col) in moved else 0),
+                                 type=CardType.BEAR, doubts=[] if p.col else ["row 1, col 1: unsure"]) for p in places]
+        read = SimpleNamespace(tableaux=[SimpleNamespace(cells=cells)])
+        return SimpleNamespace(decks=SimpleNamespace(guesser=lambda deck: "matcher"),
+                               reader=SimpleNamespace(read=lambda data, matcher: read))
+
+    guesses = _guesses(reading({(0, 1)}), b"", found, "kitchen")
+    assert (0, 1) not in guesses and all(guesses[(p.row, p.col)] == "bear" for p in places if p.col and (p.row, p.col) != (0, 1))
+    assert all((r, 0) not in guesses for r in range(4))  # a cell in doubt: never a guess
+    far = {(p.row, p.col) for p in places[:10]}  # half the cells elsewhere: not this tableau
+    assert _guesses(reading(far), b"", found, "kitchen") == {}

@@ -145,16 +145,23 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
 def _guesses(svc: Services, data: bytes, found: Layout, deck: str) -> dict[tuple[int, int], str]:
     """The cells of ``found`` that deck ``deck`` (whole or not) names surely, read as a photo is:
     (row, col) -> the type. The read lays out the same tableau's cells as ``layout`` (both locate
-    the photo alike); a read refused, or one whose tableau is not that one, guesses nothing."""
+    the photo alike), but for a cell it cut again, which guesses nothing; a read refused, or one
+    whose tableau is not that one (most cells elsewhere), guesses nothing."""
     matcher = svc.decks.guesser(deck)  # no such deck: a 422, as for /api/photo
     try:
         read = svc.reader.read(data, matcher)  # type: ignore[arg-type]  # a drop-in for the classifier (matcher.py)
     except NoTableauError:  # none of its cards among them (the stand-in's, another deck's)
         return {}
     for tab in read.tableaux:
-        if len(tab.cells) == len(found.cells) and all(
-                np.allclose(cell.quad, place.quad, atol=2.0) for cell, place in zip(tab.cells, found.cells)):
-            return {(cell.row, cell.col): cell.type.value for cell in tab.cells if cell.type is not None and not cell.doubts}
+        if len(tab.cells) != len(found.cells):
+            continue
+        # A read cuts a cell where no card was boxed again (Reader.cut_unboxed_cells), a layout
+        # does not: such a cell guesses nothing, the rest of the same tableau still does (one
+        # such cell made a whole photo's cards "to name" again).
+        alike = [np.allclose(cell.quad, place.quad, atol=2.0) for cell, place in zip(tab.cells, found.cells)]
+        if 2 * sum(alike) > len(alike):
+            return {(cell.row, cell.col): cell.type.value for cell, same in zip(tab.cells, alike)
+                    if same and cell.type is not None and not cell.doubts}
     return {}
 
 

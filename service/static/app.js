@@ -370,6 +370,7 @@ class TableauView {
       b.addEventListener("click", () => this.select(r, c));
       grid.appendChild(b);
     }));
+    fitNames(grid);
     this.renderMarks(labels, causes, sel);
     this.renderExplain();
     this.q(".details details").hidden = naming;  // "why every point": no points yet
@@ -519,6 +520,18 @@ class TableauView {
       if (choice === undefined) return;
     }
     this.onChange(null, () => t("ui.review_done"));
+  }
+}
+
+// Each card name's longest word, in ems of its own font: style.css shrinks a name whose word would
+// not fit its cell (a 320 px phone: "медвед|ь", "libellul|a") rather than break it inside.
+const measurer = document.createElement("canvas").getContext("2d");
+function fitNames(grid) {
+  for (const span of grid.querySelectorAll("button span")) {
+    const style = getComputedStyle(span);
+    measurer.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
+    const ems = Math.max(...span.textContent.split(/\s+/).map((word) => measurer.measureText(word).width / 100));
+    span.style.setProperty("--word-ems", ems.toFixed(3));
   }
 }
 
