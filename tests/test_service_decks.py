@@ -59,9 +59,13 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     player = r.json()["players"][0]
     assert player["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
     assert player["deck"] == "kitchen", "the answer says which deck's cards it read"
-    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
-    # Started on a phone, which alone lists it (the page offers strangers' decks to no one).
+    # Started on a phone: listed only to whoever names it (a stranger's list showed every
+    # player's deck names); its name is all a phone needs to read with it.
+    assert [d["name"] for d in client.get("/api/decks").json()["decks"]] == ["standin"]
+    listed = {d["name"]: d for d in client.get("/api/decks?named=kitchen&named=nosuch&named=../x").json()["decks"]}
+    assert sorted(listed) == ["kitchen", "standin"]
     assert listed["kitchen"]["started_on_a_phone"] and not listed["standin"]["started_on_a_phone"]
+    assert client.get("/api/decks?" + "&".join(f"named=d{k}" for k in range(33))).status_code == 422
     # More cards only with the deck's token: a stranger's photo with a wrong grid is refused
     token = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": "guess"})
@@ -209,7 +213,7 @@ def test_a_deck_is_built_a_photo_at_a_time_and_reads_once_it_has_every_type(clie
     started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scenes[first])}, data={"grid": grid[first]})
     assert started.status_code == 200, started.text
     assert not started.json()["complete"] and sorted(started.json()["missing"]) == lacking
-    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
+    listed = {d["name"]: d for d in client.get("/api/decks?named=kitchen").json()["decks"]}
     assert not listed["kitchen"]["complete"] and sorted(listed["kitchen"]["missing"]) == lacking
     # Read with it before it is whole: refused, saying which types it lacks (translated too).
     r = client.post("/api/photo?lang=cs", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
@@ -351,7 +355,7 @@ def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(cli
     r = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Náš stůl"})
     assert r.status_code == 200, r.text
     assert r.json()["name"] == "nas-stul" and r.json()["title"] == "Náš stůl"
-    listed = {d["name"]: d for d in client.get("/api/decks").json()["decks"]}
+    listed = {d["name"]: d for d in client.get("/api/decks?named=nas-stul").json()["decks"]}
     assert listed["nas-stul"]["title"] == "Náš stůl" and listed["standin"]["title"] == "standin"
 
 
@@ -391,7 +395,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_
                 lacking_left += lying in started.json()["missing"]
     assert guessed >= 8 and lacking_left == sum(c["type"] in started.json()["missing"] for c in truth)
     # Nothing was remembered: the deck is as it was.
-    assert {d["name"]: d for d in client.get("/api/decks").json()["decks"]}["kitchen"]["references"] == \
+    assert {d["name"]: d for d in client.get("/api/decks?named=kitchen").json()["decks"]}["kitchen"]["references"] == \
         started.json()["references"]
     assert client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "nosuch"}).status_code == 422
 

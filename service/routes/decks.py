@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Annotated, TypeVar
 
 import numpy as np
-from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, UploadFile
+from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
@@ -23,6 +23,7 @@ from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
+MAX_NAMED = 32  # decks a page may name in one listing
 
 
 def _out(info: DeckInfo) -> DeckOut:
@@ -31,15 +32,23 @@ def _out(info: DeckInfo) -> DeckOut:
 
 
 @router.get("/api/decks", summary="The decks photos can be read against", response_model=DecksOut)
-async def list_decks(svc: Svc):
+async def list_decks(svc: Svc, named: Annotated[list[str], Query(
+        max_length=MAX_NAMED, description="decks started on a phone to list too (the page names those it started "
+                                          "or reads with); unnamed, only the server's own decks are listed")] = []):
+    # A deck started on a phone is listed only to whoever names it: its name is enough to read
+    # with it (a room's deck, a friend's), but a stranger's list showed every player's deck names.
+    asked = set(named)
+
     def work() -> DecksOut:
         store = svc.decks.store
         decks = []
         for name in store.names():
             try:
-                decks.append(_out(store.info(name)))
+                info = store.info(name)
             except DeckStoreError:  # removed since it was listed (another process, another machine)
                 continue
+            if info.owner is None or name in asked:
+                decks.append(_out(info))
         return DecksOut(default=svc.settings.deck or DEFAULT_DECK, decks=decks)
 
     return await run_in_threadpool(work)

@@ -624,7 +624,16 @@ const deckTitle = (name) => (name && name === builtinDeck ? t("ui.deck_sample") 
 
 async function loadDecks(select) {
   try {
-    const doc = await api("GET", "/api/decks");
+    // The service lists a deck started on a phone only to whoever names it: this phone's own,
+    // the one it reads with (a room's), the one it is building.
+    const named = new Set([deckChosen(), localStorage.getItem(BUILDING_KEY) || ""]);
+    for (let k = 0; k < localStorage.length; k++) {
+      const stored = localStorage.key(k);
+      if (stored && stored.startsWith(deckTokenKey(""))) named.add(stored.slice(deckTokenKey("").length));
+    }
+    named.delete("");
+    const query = [...named].slice(0, 32).map((name) => `named=${encodeURIComponent(name)}`).join("&");
+    const doc = await api("GET", `/api/decks${query ? `?${query}` : ""}`);
     const chosen = deckChosen() || doc.default;
     deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
     builtinDeck = doc.decks.find((d) => d.builtin)?.name || "";
