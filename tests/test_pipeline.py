@@ -94,8 +94,10 @@ def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
     xs = 100 + np.cumsum(widths * 1.1)  # side by side, a little apart
     det = Detections(np.column_stack([xs, np.full(10, 400.0)]),
                      np.column_stack([widths * 1.4, widths]), np.zeros(10), np.full(10, 0.9))
-    lit = Photo(np.full((800, 1000, 3), 150, np.uint8), 1.0, (1000, 800), b"")
-    dark = Photo(np.full((800, 1000, 3), 20, np.uint8), 1.0, (1000, 800), b"")
+    def photo(bgr) -> Photo:  # a colour photo (a grey one says it has no colour: below)
+        return Photo(np.full((800, 1000, 3), bgr, np.uint8), 1.0, (1000, 800), b"")
+
+    lit, dark = photo((150, 120, 90)), photo((20, 14, 8))
     with pytest.raises(NoTableauError) as err:
         Reader._refuse(lit, det)
     assert str(err.value).startswith("no tableau found: 10 cards detected")
@@ -113,6 +115,10 @@ def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
         Reader._refuse(lit, det.subset(np.array([4, 5])))
     assert str(err.value) == ("no tableau found: 2 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
                               "photograph the whole tableau from above, all its cards in view, in even light")
+    with pytest.raises(NoTableauError) as err:  # a black-and-white photo of cards: take it in colour
+        Reader._refuse(photo((150, 150, 150)), det.subset(np.array([4, 5])))
+    assert str(err.value).endswith("; the photo has no colour (black and white, or a filter): cards are told apart by "
+                                   "their colours too, so take it in colour")
     from ecoscore.vision.photo_doubts import box_squeeze
 
     assert box_squeeze([100.0] * 9 + [1000.0]) < 3  # one stray big box among ten does not make it steep
@@ -428,3 +434,17 @@ def test_cli_score_pad_says_a_tableau_cut_by_the_frame_is_not_final(tmp_path, ph
     assert r.returncode == 0, r.stderr
     assert "not final: cut (" in r.stdout and "in doubt)" in r.stdout
     assert "unknown (outside the photo, or a card of no type of the deck), scored as empty" in r.stdout
+
+
+def test_a_black_and_white_photo_says_to_take_it_in_colour_and_a_colour_one_does_not(reader, photo_set):
+    # A black-and-white photo was read with half its cells "low confidence" and no word of why.
+    import cv2
+
+    from ecoscore.vision.advice import NO_COLOUR
+
+    colour = photo_set[0].jpeg
+    image = cv2.imdecode(np.frombuffer(colour, np.uint8), cv2.IMREAD_COLOR)
+    grey = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))[1].tobytes()  # one channel, as such a JPEG is
+    read = reader.read(grey)
+    assert any(NO_COLOUR() in t.doubts for t in read.tableaux)
+    assert not any(NO_COLOUR() in d for t in reader.read(colour).tableaux for d in t.doubts)

@@ -56,11 +56,16 @@ GLARE = Advice(
     "glare",
     "glare washes out {where}: tilt the phone or move the lamp so its reflection leaves the cards",
 )
+NO_COLOUR = Advice(  # a black-and-white photo, or one through a filter that takes the colour out
+    "no_colour",
+    "the photo has no colour (black and white, or a filter): cards are told apart by their colours too, "
+    "so take it in colour",
+)
 NO_GRID = Advice(  # a photo with no grid found and nothing else the photo shows wrong
     "no_grid",
     "photograph the whole tableau from above, all its cards in view, in even light",
 )
-ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, NO_GRID)
+ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, NO_COLOUR, NO_GRID)
 
 
 def which(text: str) -> tuple[Advice, dict[str, str]] | None:

@@ -43,6 +43,9 @@ TOO_STEEP_RATIO = 3.0
 TOO_FAR_PX = 40.0
 # The photo is too dark when the brightest cards (99th percentile of grey in the cells) are below this.
 TOO_DARK_LEVEL = 60
+# A photo has no colour when hardly a pixel is saturated: a black-and-white photo's are all 0
+# (an unsaturated cloth beside colourful cards still has cards above it).
+COLOURLESS_SATURATION = 12  # 99th percentile of HSV saturation (of 255) over the photo
 LOOK_PX = 480  # the light and glare are measured on a copy of the photo this wide (statistics, not detail)
 
 
@@ -55,6 +58,7 @@ class Look:
     brightest: float  # 99th percentile of grey over the cells in view
     glare: list[tuple[int, int]]  # (row, col) of washed-out cells
     cells_outside: int
+    colourless: bool = False  # a black-and-white photo (measured, as the light is, only for doubtful reads)
 
 
 def squeeze(fit: TableauFit) -> float:
@@ -71,15 +75,26 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
     at most LOOK_PX wide: on every cell of every photo at full size this cost more than the lattice fit."""
     brightest: float = 255.0
     glare: list[tuple[int, int]] = []
+    colourless = False
     if doubtful_cells:
         brightest, glare = _light(image, fit, doubtful_cells)
+        colourless = is_colourless(image)
     return Look(
         squeeze=squeeze(fit),
         card_px=float(np.median(card_widths)) * to_original if card_widths else 0.0,
         brightest=brightest,
         glare=glare,
         cells_outside=sum(not cell.inside for cell in fit.cells.values()),
+        colourless=colourless,
     )
+
+
+def is_colourless(image: np.ndarray) -> bool:
+    """Whether the photo shows no colour (black and white): on a copy at most LOOK_PX wide."""
+    k = min(1.0, LOOK_PX / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
+    saturation = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]
+    return float(np.percentile(saturation, 99)) < COLOURLESS_SATURATION
 
 
 def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
@@ -127,6 +142,8 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int
     glared = [rc for rc in seen.glare if rc in doubtful_cells]  # look() measured only those
     if glared:
         out.append(advice.GLARE(where=cells_short(glared)))
+    if doubtful and seen.colourless:
+        out.append(advice.NO_COLOUR())
     if doubtful:
         if seen.squeeze > TOO_STEEP_RATIO:
             out.append(advice.TOO_STEEP(ratio=f"{seen.squeeze:.0f}"))
@@ -171,6 +188,8 @@ def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float
     are (``squeeze`` of a fitted grid, or ``box_squeeze``); ``no_grid``: the refusal is that no
     grid of cards was found (not that its cards read as none of the deck's, or too many grids)."""
     out = []
+    if card_widths and is_colourless(image):  # cards found, and no colour to tell them by (a grey table alone: no)
+        out.append(advice.NO_COLOUR())
     if steep > TOO_STEEP_RATIO:
         out.append(advice.TOO_STEEP(ratio=f"{steep:.0f}"))
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
