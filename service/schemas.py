@@ -51,9 +51,17 @@ class Neutral(BaseModel):
 
 class GridOnly(BaseModel):
     grid: Grid
-    kept: list[Position] | None = Field(
-        None, max_length=20, description="a room: the doubtful cells the player looked at and kept as read (their "
-                                         "doubts are dropped, as a correction's are); absent: those kept before stay")
+
+
+# A cell of the 4 × 5 grid, [row, col], checked as such (strict: no "1" or true taken for 1).
+GridCell = tuple[Annotated[int, Field(strict=True, ge=0, le=3)], Annotated[int, Field(strict=True, ge=0, le=4)]]
+
+
+class PlayerGrid(GridOnly):
+    kept: list[GridCell] | None = Field(
+        None, max_length=20, description="the doubtful cells the player looked at and kept as read: their doubts are "
+                                         "dropped, as a correction's are (a cell read with no doubt is left out); "
+                                         "absent: those kept before stay; []: none")
 
 
 class Rename(BaseModel):

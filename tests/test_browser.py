@@ -132,6 +132,16 @@ def get_room(server, room_id):
         return json.loads(response.read())
 
 
+def room_player_when(server, room_id, name, ready, seconds=10.0):
+    """A room's player as the service has them, once ``ready`` says so (a write still on its way)."""
+    for _ in range(int(seconds * 10)):
+        player = next(p for p in get_room(server, room_id)["game"]["players"] if p["name"] == name)
+        if ready(player):
+            return player
+        time.sleep(0.1)
+    raise AssertionError(f"{name} as the service has them: {player}")
+
+
 def new_room(page, server, mode="game"):
     page.goto(server)
     page.select_option("#mode", mode)
@@ -329,17 +339,22 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
         page.click(f"#mine .marks g[data-row='{r}'][data-col='{c}']")
         page.click("#keep")
     page.wait_for_function("document.querySelectorAll('#mine .grid button.doubt').length === 0", timeout=10000)
-    for _ in range(100):  # the last keep's write, as another phone would see it
-        ann = next(p for p in get_room(server, room_id)["game"]["players"] if p["name"] == "Ann")
-        if ann.get("kept") == sorted(doubtful[1:]):
-            break
-        time.sleep(0.1)
-    assert ann["kept"] == sorted(doubtful[1:]) and not any(cell["doubts"] for row in ann["cells"] for cell in row)
+    ann = room_player_when(server, room_id, "Ann", lambda p: p.get("kept") == sorted(doubtful[1:]))
+    assert not any(cell["doubts"] for row in ann["cells"] for cell in row)
     page.reload()
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     assert page.locator("#mine .grid button.doubt").count() == 0
     assert "cards are in doubt" not in page.text_content("#room-winners")
     assert page.eval_on_selector_all("#room-pad td.unsure", "tds => tds.length") == 0
+    # Back to what was read, after that reload: every doubt is back, on the page as on the service
+    page.click("#mine .revert")
+    page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful)}", timeout=10000)
+    room_player_when(server, room_id, "Ann", lambda p: p["kept"] == [] and p["corrected"] == [])
+    # Two cards kept at once (two quick taps): both reach the service (one was lost to the other's answer)
+    page.evaluate(f"(() => {{ const v = room.views.get('Ann').view; v.keep({doubtful[0][0]}, {doubtful[0][1]}); "
+                  f"v.keep({doubtful[1][0]}, {doubtful[1][1]}); }})()")
+    room_player_when(server, room_id, "Ann", lambda p: p["kept"] == sorted(doubtful[:2]))
+    page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 2}", timeout=10000)
     assert not page.errors
 
 
@@ -818,7 +833,7 @@ def test_card_names_are_never_broken_inside_a_word_and_the_deck_menu_is_whole_at
     page = new_page(viewport={"width": 320, "height": 640}, locale=locale)
     upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
     catalogue = json.loads((STATIC / "i18n" / f"{locale[:2]}.json").read_text())
-    words = sorted({w for k, v in catalogue.items() if k.startswith("card.") or k == "ui.cell_empty" for w in v.split()})
+    words = sorted({w for k, v in catalogue.items() if k.startswith("card.") or k in ("ui.cell_empty", "ui.to_name") for w in v.split()})
     broken = page.evaluate("""words => {
         const b = document.querySelector('#solo-tableau .grid button'), span = b.querySelector('span'), out = [];
         for (const cls of ['', 'doubt']) {  // a doubtful cell's border is wider

@@ -95,13 +95,22 @@ def test_a_room_card_kept_as_read_loses_its_doubts_until_the_player_takes_the_ke
     later = put({"grid": grid}, after["version"])
     p = later["room"]["game"]["players"][0]
     assert p["corrected"] == [[i, j]] and p["kept"] == doubtful[1:]
+    # ... and set back to what was read, it is not kept again: its doubt is back
+    again = put({"grid": ann["grid"]}, later["version"])
+    p = again["room"]["game"]["players"][0]
+    assert p["corrected"] == [] and p["kept"] == doubtful[1:] and p["cells"][i][j]["doubts"]
+    # a cell read with no doubt is not kept (nothing to drop)
+    sure = next([r, c] for r, row in enumerate(ann["cells"]) for c, cell in enumerate(row) if not cell["doubts"])
+    unsure = put({"grid": ann["grid"], "kept": [sure]}, again["version"])
+    assert unsure["room"]["game"]["players"][0]["kept"] == []
     # the keep taken back (Undo): the doubts come back
-    back = put({"grid": ann["grid"], "kept": []}, later["version"])
+    back = put({"grid": ann["grid"], "kept": []}, unsure["version"])
     p = back["room"]["game"]["players"][0]
     assert p["kept"] == [] and p["doubts"] == ann["doubts"] and back["room"]["game"]["final"] is False
 
 
-@pytest.mark.parametrize("kept", [[[4, 0]], [[0, 5]], [[-1, 2]], [[0, 0, 0]], [[0, 0]] * 21, "row 1"])
+@pytest.mark.parametrize("kept", [[[4, 0]], [[0, 5]], [[-1, 2]], [[0, 0, 0]], [[0, 0]] * 21, "row 1", [[True, False]],
+                                  [["0", "1"]], [[0.5, 1]], [[2**70, 0]], [None]])
 def test_a_kept_cell_off_the_grid_is_refused_and_nothing_is_written(client, kept):
     rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
     grid = ". . . . .\n" * 4

@@ -8,6 +8,7 @@ from typing import Annotated, TypeVar
 
 import numpy as np
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
+from pydantic import StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
@@ -22,7 +23,9 @@ from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, Layou
 from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
-DeckPath = Annotated[str, Path(max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")]
+DECK_KEY = r"^[a-z0-9][a-z0-9_-]*$"  # a deck's key (its name made a slug: "Náš stůl" is "nas-stul")
+DeckPath = Annotated[str, Path(max_length=40, pattern=DECK_KEY)]
+DeckName = Annotated[str, StringConstraints(max_length=40, pattern=DECK_KEY)]
 MAX_NAMED = 32  # decks a page may name in one listing
 
 
@@ -32,7 +35,7 @@ def _out(info: DeckInfo) -> DeckOut:
 
 
 @router.get("/api/decks", summary="The decks photos can be read against", response_model=DecksOut)
-async def list_decks(svc: Svc, named: Annotated[list[str], Query(
+async def list_decks(svc: Svc, named: Annotated[list[DeckName], Query(
         max_length=MAX_NAMED, description="decks started on a phone to list too (the page names those it started "
                                           "or reads with); unnamed, only the server's own decks are listed")] = []):
     # A deck started on a phone is listed only to whoever names it: its name is enough to read
@@ -167,7 +170,8 @@ def _guesses(svc: Services, data: bytes, found: Layout, deck: str) -> dict[tuple
         # A read cuts a cell where no card was boxed again (Reader.cut_unboxed_cells), a layout
         # does not: such a cell guesses nothing, the rest of the same tableau still does (one
         # such cell made a whole photo's cards "to name" again).
-        alike = [np.allclose(cell.quad, place.quad, atol=2.0) for cell, place in zip(tab.cells, found.cells)]
+        alike = [(cell.row, cell.col) == (place.row, place.col) and np.allclose(cell.quad, place.quad, atol=2.0)
+                 for cell, place in zip(tab.cells, found.cells)]
         if 2 * sum(alike) > len(alike):
             return {(cell.row, cell.col): cell.type.value for cell, same in zip(tab.cells, alike)
                     if same and cell.type is not None and not cell.doubts}

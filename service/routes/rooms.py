@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Respons
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
-from ecoscore.scoring.tableau import COLS, ROWS, cell_at
+from ecoscore.scoring.tableau import cell_at
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -26,6 +26,7 @@ from ..schemas import (
     Neutral,
     NewRoom,
     NewRoomOut,
+    PlayerGrid,
     PlayerWrite,
     Problem,
     Removed,
@@ -65,13 +66,15 @@ def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> Read
     return read
 
 
-def kept_cells(kept: list[list[int]]) -> list[list[int]]:
-    """The cells a player kept as read, checked: each on the 4 × 5 grid (422 otherwise)."""
-    for position in kept:
-        r, c = position
-        if not (0 <= r < ROWS and 0 <= c < COLS):
-            raise HTTPException(422, f"kept cell {position} is not on the grid of {ROWS} rows of {COLS}")
-    return sorted(map(list, {(r, c) for r, c in kept}))
+def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]] | None) -> list[list[int]]:
+    """The cells a player kept as read, as stored with their read: ``kept`` (or, not given, those
+    stored before), only where the read had doubts and the grid still holds the type read (a
+    kept cell corrected since is no longer kept, so setting it back does not keep it again)."""
+    cells = read.get("cells") or []
+    wanted = {(r, c) for r, c in (read.get("kept", []) if kept is None else kept)}
+    return [[r, c] for r, c in sorted(wanted)
+            if r < len(cells) and c < len(cells[r]) and cells[r][c].get("doubts")
+            and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
 def _room_doc(svc, room_id: str) -> dict:
@@ -177,16 +180,16 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
 
 @router.put("/api/rooms/{room_id}/players/{name}/grid", summary="Add or correct your tableau as a grid",
             response_model=PlayerWrite, response_model_exclude_unset=True)
-async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerName, body: GridOnly,
+async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerName, body: PlayerGrid,
                     if_match: IfMatch, x_player_token: PlayerToken = None):
     name = svc.name(name)
     grid = to_json(tableau(body.grid, name))
-    kept = kept_cells(body.kept) if body.kept is not None else None
     room = await svc.db(svc.store.room, room_id)
     before = next((p for p in room.players if p.name == name), None)
     read = before.read if before else None  # a correction keeps the read: its other doubts stay
-    if read and kept is not None:
-        read = ReadDoc(**read) | ReadDoc(kept=kept)
+    if read:
+        kept = [list(cell) for cell in body.kept] if body.kept is not None else None
+        read = ReadDoc(**read) | ReadDoc(kept=kept_cells(ReadDoc(**read), grid, kept))
     written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 

@@ -210,8 +210,8 @@ class TableauView {
     this.onChange = onChange;
     this.title = title;
     this.unsure = unsure;  // where to say the total is not final while cells are doubtful (solo)
-    // Told when a doubtful card is kept as read: no correction is sent, so no score comes back
-    // to redraw the pad with (its total's mark counts this view's doubtful cards).
+    // Told when a doubtful card is kept as read: the grid is unchanged, so no score comes back to
+    // redraw the pad with (its total's mark counts this view's doubtful cards); a room sends it.
     this.onKept = onKept;
     this.seq = 0;
     this.loads = 0;  // reads loaded: a picker or Review begun on one never writes into the next
@@ -247,12 +247,17 @@ class TableauView {
     this.render();
   }
 
-  // A new score of the same read (a correction, the room's majorities changing).
-  update(player) {
+  // A new score of the same read (a correction, the room's majorities changing). ``mine``: a
+  // write of this view is still pending, so its grid and cards kept are the page's, not the answer's.
+  update(player, mine = false) {
     this.player = player;
-    this.grid = player.grid.map((r) => r.slice());
-    if (player.corrected) this.corrected = new Set(player.corrected.map(([r, c]) => key(r, c)));
-    if (player.kept) this.checked = new Set(player.kept.map(([r, c]) => key(r, c)));
+    if (!mine) {
+      this.grid = player.grid.map((r) => r.slice());
+      if (player.corrected) this.corrected = new Set(player.corrected.map(([r, c]) => key(r, c)));
+      if (player.kept) this.checked = new Set(player.kept.map(([r, c]) => key(r, c)));
+      // A room's cells as it has them: a Revert after a reload must show the doubts it brings back.
+      if (player.cells && player.kept) { this.read.cells = player.cells; this.read.doubts = player.doubts || []; }
+    }
     this.render();
   }
 
@@ -1104,7 +1109,8 @@ let sendRoom, sendBot;
 async function loadRoom(force = false) {
   try {
     const doc = await api("GET", `/api/rooms/${room.id}`);
-    if (force || doc.version !== room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
+    // Only a newer room: a poll sent before a write and answered after it would put the old back.
+    if (force || doc.version > room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
   } catch (err) {
     if (err.status === 404) { roomGone(err); return; }
     setStatus($("room-status"), err, true);
@@ -1165,11 +1171,11 @@ function showRoom(doc) {
       $("mine").appendChild(slot);
       entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
-        // "final") stops counting its doubt.
-        onKept: () => correctRoom(p.name, entry.view.grid.map((row) => row.slice())) }), photo: null };
+        // "final") stops counting its doubt; this phone's pad at once.
+        onKept: () => { roomPad(room.doc.game); correctRoom(p.name, entry.view.grid.map((row) => row.slice())); } }), photo: null };
       room.views.set(p.name, entry);
     }
-    if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p);
+    if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p, writing(p.name));
   }
   for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.slot.remove(); room.views.delete(name); }
   roomPad(game);
@@ -1263,43 +1269,75 @@ function showOther(name, refresh = false) {
 
 function closeOther() { $("others").innerHTML = ""; room.other = null; room.otherName = null; }
 
-const gridOf = (doc, name) => {
-  const player = doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
-  return player ? player.grid : null;
-};
-
 // The doubtful cards this phone kept as read on a player's tableau, as [row, col].
 function keptCells(name) {
   const entry = room.views.get(name);
   return entry ? [...entry.view.checked].map((k) => k.split(",").map(Number)) : undefined;  // none: as kept before
 }
 
-async function correctRoom(name, grid, message) {
-  if (!grid) { setStatus($("room-status"), message || ""); return null; }
+// One write of a player's tableau at a time: a second keep or correction waits for the first's
+// answer, then writes the view as it stands (both changes). While one is pending the view keeps
+// its own grid and cards kept (``writing``): the first's answer would otherwise take back the
+// second on the page, and the second would be sent without it (two quick taps lost one).
+const roomWrites = new Map();  // player name -> { chain, pending }
+const writing = (name) => ((roomWrites.get(name) || {}).pending || 0) > 0;
+
+function correctRoom(name, grid, message) {
+  if (!grid) { setStatus($("room-status"), message || ""); return Promise.resolve(null); }
+  const writes = roomWrites.get(name) || { chain: Promise.resolve(), pending: 0 };
+  roomWrites.set(name, writes);
+  writes.pending += 1;
+  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes));
+  writes.chain = run.catch(() => {});
+  return run;
+}
+
+const playerOf = (doc, name) => doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
+const keySet = (cells) => new Set((cells || []).map(([r, c]) => key(r, c)));
+
+async function writeRoomGrid(name, asked, message, writes) {
+  let done = false;
+  const finish = () => { if (!done) { done = true; writes.pending -= 1; } };  // before its answer is shown
+  let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
   try {
     // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
-    // (409: this player's other phone), this phone's own changes (the cells it changed from the
-    // grid it last saw) go onto the latest grid, and that is written: its whole grid written
-    // again would undo the other phone's correction.
-    let res, base = gridOf(room.doc, name);
+    // (409: this player's other phone), this phone's own changes (the cells it changed, and kept
+    // or took back, since the tableau it last saw) go onto the latest, and that is written: its
+    // whole grid written again would undo the other phone's correction.
+    let res, base = playerOf(room.doc, name);
     for (let attempt = 0; ; attempt++) {
       try {
-        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid, kept: keptCells(name) },
+        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid, kept },
           { "X-Player-Token": localStorage.getItem(tokenKey(name)), "If-Match": `"${(room.doc.versions || {})[name]}"` });
         break;
       } catch (err) {
         if (err.status !== 409 || attempt >= 2) throw err;
         room.doc = await api("GET", `/api/rooms/${room.id}`);
-        const latest = gridOf(room.doc, name);
-        if (base && latest) grid = latest.map((row, r) => row.map((cell, c) => (grid[r][c] !== base[r][c] ? grid[r][c] : cell)));
+        const latest = playerOf(room.doc, name);
+        if (base && latest && latest.photo_url !== base.photo_url) {
+          // A new photo from the other phone: this phone's changes were to the old read.
+          finish(); room.version = room.doc.version; showRoom(room.doc);
+          setStatus($("room-status"), () => t("ui.replaced_meanwhile"), true);
+          return null;
+        }
+        if (base && latest) {
+          grid = latest.grid.map((row, r) => row.map((cell, c) => (grid[r][c] !== base.grid[r][c] ? grid[r][c] : cell)));
+          if (kept) {
+            const before = keySet(base.kept), mine = keySet(kept);
+            const merged = new Set([...keySet(latest.kept)].filter((k) => mine.has(k) || !before.has(k)));
+            mine.forEach((k) => { if (!before.has(k)) merged.add(k); });
+            kept = [...merged].map((k) => k.split(",").map(Number));
+          }
+        }
         base = latest;
       }
     }
+    finish();
     setStatus($("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
-  } catch (err) { setStatus($("room-status"), err, true); return null; }
+  } catch (err) { setStatus($("room-status"), err, true); return null; } finally { finish(); }
 }
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
