@@ -214,12 +214,14 @@ def test_a_neighbours_tableau_the_finder_boxes_none_of_is_found_on_the_tables_st
 
 
 def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables_plane(reader, deck, monkeypatch):
-    """At 27° with a phone over the grid, the first look boxes 15 of the 20 cards, and the grid
-    fitted on their boxes lies off the cards: its far cells miss theirs by more than half a card
-    (the types still come out right here, by luck of the crops). On the table's straightened
-    plane every card is boxed, and that grid, holding every card of the first and more, stands
-    for it: each cell on its card. Cutting each card boxed off its cell at the lattice's cell
-    (``window.cut_on_the_lattice``) puts the first grid's cells on their cards too."""
+    """At 27° with a phone over the grid, each remedy alone puts the grid on its cards: the
+    table's straightened plane (every card boxed there, and that grid, holding every card of the
+    first and more, stands for it), and cutting each card boxed off its cell at the lattice's
+    cell (``window.cut_on_the_lattice``). Where this was written the first look boxed 15 of the
+    20 cards and, with neither remedy, the grid lay off its far cards. On another machine (the
+    same code, its own packages) the first look boxes 18 to 20 of them, in bfloat16 or float32,
+    and the grid is right either way: that premise hangs on a few borderline boxes, so it is not
+    asserted here (the lattice cut's own test, in test_window.py, builds it)."""
     from ecoscore.vision import pipeline
     from ecoscore.vision.evaluate import match_read
     from ecoscore.vision.pipeline import Reader
@@ -230,10 +232,8 @@ def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables
     read = reader.read(scene.jpeg)
     assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
     assert _same(_types(read.tableaux[0]), [c["type"] for c in truth["cells"]])
-    lattice_cut = without_table.read(scene.jpeg)
+    lattice_cut = without_table.read(scene.jpeg)  # the lattice cut alone
     assert len(lattice_cut.tableaux) == 1 and match_read(lattice_cut.tableaux[0], truth) is not None
     monkeypatch.setattr(pipeline, "LATTICE_CUT", 0.0)  # no cut is ever made again
-    neither = without_table.read(scene.jpeg)
-    assert len(neither.tableaux) == 1 and match_read(neither.tableaux[0], truth) is None
     read = reader.read(scene.jpeg)  # the table look alone
     assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
