@@ -650,8 +650,11 @@ async function loadDecks(select) {
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
     // A deck this phone is building, said on coming back: it is not in the menu until it has
     // every type, and nothing said what it still needed (a walk-through).
-    const building = doc.decks.find((d) => d.name === localStorage.getItem(BUILDING_KEY) && !d.complete);
-    if (!building) localStorage.removeItem(BUILDING_KEY);
+    const buildingName = localStorage.getItem(BUILDING_KEY);
+    const building = doc.decks.find((d) => d.name === buildingName && !d.complete);
+    // Forgotten only when this listing was asked about it (whole now, or gone): a deck begun
+    // while the listing was on its way is not in it, and is still being built.
+    if (!building && named.has(buildingName)) localStorage.removeItem(BUILDING_KEY);
     setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
   } catch { /* offline: the last choice is still sent */ }
 }
