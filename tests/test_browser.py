@@ -339,6 +339,8 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
         page.click(f"#mine .marks g[data-row='{r}'][data-col='{c}']")
         page.click("#keep")
     page.wait_for_function("document.querySelectorAll('#mine .grid button.doubt').length === 0", timeout=10000)
+    page.wait_for_function("document.querySelector('#room-status').textContent === 'Card kept as read: saved for the room.'",
+                           timeout=10000)
     ann = room_player_when(server, room_id, "Ann", lambda p: p.get("kept") == sorted(doubtful[1:]))
     assert not any(cell["doubts"] for row in ann["cells"] for cell in row)
     page.reload()

@@ -1175,7 +1175,7 @@ function showRoom(doc) {
       entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
-        onKept: () => { roomPad(room.doc.game); correctRoom(p.name, entry.view.grid.map((row) => row.slice())); } }), photo: null };
+        onKept: () => { roomPad(room.doc.game); correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved")); } }), photo: null };
       room.views.set(p.name, entry);
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p, writing(p.name));
