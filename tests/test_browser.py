@@ -357,6 +357,14 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
                   f"v.keep({doubtful[1][0]}, {doubtful[1][1]}); }})()")
     room_player_when(server, room_id, "Ann", lambda p: p["kept"] == sorted(doubtful[:2]))
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 2}", timeout=10000)
+    # A card read with no doubt kept as read: nothing to tell the room, so no write
+    sure = next((r, c) for r in range(4) for c in range(5) if [r, c] not in doubtful)
+    writes = []
+    page.on("request", lambda request: request.method == "PUT" and writes.append(request.url))
+    page.click(f"#mine .marks g[data-row='{sure[0]}'][data-col='{sure[1]}']")
+    page.click("#keep")
+    page.wait_for_timeout(500)
+    assert writes == []
     assert not page.errors
 
 

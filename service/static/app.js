@@ -491,7 +491,7 @@ class TableauView {
     this.saveUndo();
     this.checked.add(key(r, c));
     this.render();
-    if (this.onKept) this.onKept();
+    if (this.onKept) this.onKept(r, c);
   }
 
   async undo() {
@@ -1175,7 +1175,13 @@ function showRoom(doc) {
       entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
-        onKept: () => { roomPad(room.doc.game); correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved")); } }), photo: null };
+        // A card read with no doubt has none to drop: no write (each write moves the tableau's
+        // version on, and the player's other phone would meet a 409 for nothing).
+        onKept: (r, c) => {
+          roomPad(room.doc.game);
+          const cell = entry.view.read.cells && entry.view.read.cells[r] && entry.view.read.cells[r][c];
+          if (cell && cell.doubts && cell.doubts.length) correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"));
+        } }), photo: null };
       room.views.set(p.name, entry);
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p, writing(p.name));
