@@ -532,9 +532,12 @@ class TableauView {
 // not fit its cell (a 320 px phone: "медвед|ь", "libellul|a") rather than break it inside.
 const measurer = document.createElement("canvas").getContext("2d");
 function fitNames(grid) {
-  for (const span of grid.querySelectorAll("button span")) {
-    const style = getComputedStyle(span);
-    measurer.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
+  const spans = grid.querySelectorAll("button span");
+  if (!spans.length) return;
+  // One font for every name (read once: each style set below would make the next read recompute styles)
+  const style = getComputedStyle(spans[0]);
+  measurer.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
+  for (const span of spans) {
     const ems = Math.max(...span.textContent.split(/\s+/).map((word) => measurer.measureText(word).width / 100));
     span.style.setProperty("--word-ems", ems.toFixed(3));
   }
@@ -1278,10 +1281,13 @@ function showOther(name, refresh = false) {
 
 function closeOther() { $("others").innerHTML = ""; room.other = null; room.otherName = null; }
 
+const keySet = (cells) => new Set((cells || []).map(([r, c]) => key(r, c)));
+const positions = (keys) => [...keys].map((k) => k.split(",").map(Number));  // keySet's keys as [row, col]
+
 // The doubtful cards this phone kept as read on a player's tableau, as [row, col].
 function keptCells(name) {
   const entry = room.views.get(name);
-  return entry ? [...entry.view.checked].map((k) => k.split(",").map(Number)) : undefined;  // none: as kept before
+  return entry ? positions(entry.view.checked) : undefined;  // none: as kept before
 }
 
 // One write of a player's tableau at a time: a second keep or correction waits for the first's
@@ -1302,7 +1308,6 @@ function correctRoom(name, grid, message) {
 }
 
 const playerOf = (doc, name) => doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
-const keySet = (cells) => new Set((cells || []).map(([r, c]) => key(r, c)));
 
 async function writeRoomGrid(name, asked, message, writes) {
   let done = false;
@@ -1335,7 +1340,7 @@ async function writeRoomGrid(name, asked, message, writes) {
             const before = keySet(base.kept), mine = keySet(kept);
             const merged = new Set([...keySet(latest.kept)].filter((k) => mine.has(k) || !before.has(k)));
             mine.forEach((k) => { if (!before.has(k)) merged.add(k); });
-            kept = [...merged].map((k) => k.split(",").map(Number));
+            kept = positions(merged);
           }
         }
         base = latest;
