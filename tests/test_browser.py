@@ -1323,6 +1323,25 @@ def test_the_deck_menu_offers_the_servers_decks_and_this_phones_never_a_stranger
     assert sorted(page.eval_on_selector_all("#deck option", "os => os.map(o => o.value)")) == ["house", "standin", "strangers"]
 
 
+def test_a_deck_listing_refused_is_said_and_one_lost_to_the_network_is_not(server, page):
+    # Every failure of the deck listing was swallowed as "offline": a refusal, or a mistake in
+    # the page, left the menu as it was with no word of why.
+    from playwright.sync_api import expect
+
+    page.route("**/api/decks*", lambda route: route.fulfill(
+        status=503, content_type="application/json", body=json.dumps({"detail": "the deck store is busy"})))
+    page.goto(server)
+    expect(page.locator("#deck-note")).to_have_text("the deck store is busy")
+    assert "error" in page.get_attribute("#deck-note", "class")
+    page.unroute("**/api/decks*")
+    lost = []
+    page.route("**/api/decks*", lambda route: (lost.append(route.request.url), route.abort()))
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    assert lost and page.text_content("#deck-note") == ""
+    assert not page.errors
+
+
 @needs_matcher
 def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, page):
     # A deck is not in the menu until it has every type: a player coming back to the page saw

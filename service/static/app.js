@@ -27,7 +27,7 @@ async function api(method, url, body, headers = {}) {
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   let res;
-  try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error")); }
+  try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error"), { offline: true }); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw saying(() => errorText(data, res), { status: res.status, detail: data.detail });  // 409: written in between
@@ -58,7 +58,7 @@ function upload(url, form, headers, onProgress) {
       if (xhr.status >= 200 && xhr.status < 300) resolve(data);
       else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), { status: xhr.status, detail: data.detail }));
     };
-    xhr.onerror = () => { showOffline(true); reject(saying(() => t("ui.network_error"))); };
+    xhr.onerror = () => { showOffline(true); reject(saying(() => t("ui.network_error"), { offline: true })); };
     xhr.onabort = () => reject(Object.assign(new Error(t("ui.cancelled")), { cancelled: true }));
     xhr.send(form);
   });
@@ -659,7 +659,13 @@ async function loadDecks(select) {
     // while the listing was on its way is not in it, and is still being built.
     if (!building && named.has(buildingName)) localStorage.removeItem(BUILDING_KEY);
     setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
-  } catch { /* offline: the last choice is still sent */ }
+  } catch (err) {
+    // Offline, the banner says so and the last choice is still sent. Anything else (the
+    // service refusing, or a mistake here) is said, not swallowed as "offline".
+    if (err.offline) return;
+    console.error(err);
+    setStatus($("deck-note"), err, true);
+  }
 }
 
 // "Remember these cards": the photo again with its grid as corrected, so each cell becomes a
