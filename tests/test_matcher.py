@@ -109,17 +109,19 @@ def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
     assert all(c.type is None or c.doubts for c in tab.cells)
 
 
-def _hard_cards_cut_off(deck, jitter: float) -> tuple[list[np.ndarray], list[int]]:
-    """The cards of four photos of ``deck`` in the hard split's light, each cut with its corners
-    moved by ``jitter`` of the card's width (σ), as the lattice errs; and each card's type index."""
+def _hard_cards_cut_off(deck, jitter: float, hard: bool = True) -> tuple[list[np.ndarray], list[int]]:
+    """The cards of four photos of ``deck`` in the hard split's light (or the normal split's),
+    each cut with its corners moved by ``jitter`` of the card's width (σ), as the lattice errs;
+    and each card's type index."""
     from ecoscore.datasets.scene import hard_params
     from ecoscore.geometry import warp_quad
     from ecoscore.vision.matcher import TYPES
 
     rng = np.random.default_rng(0)
     crops, truth = [], []
+    params = (hard_params if hard else SceneParams)(long_side=1600, p_multi=0.0, p_cut_off=0.0)
     for i in range(4):
-        scene = render_scene(deck, (39, i), hard_params(long_side=1600, p_multi=0.0, p_cut_off=0.0))
+        scene = render_scene(deck, (39, i), params)
         photo = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         for cell in scene.truth["tableaux"][0]["cells"]:
             if cell["type"] is not None:
@@ -145,6 +147,33 @@ def test_a_dark_deck_of_another_style_under_hard_light_is_named_by_both_votes(em
     both = (matcher(crops)[:, :len(TYPES)].argmax(1) == truth).sum()
     assert both >= 0.9 * len(truth)
     assert both >= alone + 0.1 * len(truth)
+
+
+def test_a_deck_whose_types_look_alike_is_named_surely_at_its_own_type_scale_and_no_card_surely_wrong(embedder):
+    # Pale silhouettes on near-black cards: at the embedder's one scale a right name came out at
+    # 60-89 % (its belief spread thin over ten other types) and every read of such a deck was
+    # doubted. Each deck's type scale (vision/deck_metric.py: calibrated_scale) shares the
+    # types' belief more sharply; whether a cell holds a card of the deck is left as it was.
+    # Here (75 cards, normal light): all 75 named right either way, 73 of them surely against 8;
+    # in hard light 42 surely against 5, none surely wrong either way.
+    from dataclasses import replace
+
+    from other_decks import silhouette_deck
+
+    from ecoscore.vision.matcher import TYPES, CardMatcher, References
+
+    deck = silhouette_deck(5)
+    references = References.embed(deck.name, embedder, {c: f[:1] for c, f in deck.faces.items()})
+    assert references.metric.type_scale > embedder.scale
+    one_scale = replace(references, metric=replace(references.metric, type_scale=None))
+    crops, truth = _hard_cards_cut_off(deck, 0.04, hard=False)
+    sharp, flat = CardMatcher(embedder, references)(crops), CardMatcher(embedder, one_scale)(crops)
+    n = len(TYPES)
+    assert np.allclose(sharp[:, n:], flat[:, n:], atol=1e-6)  # empty and not ours: untouched
+    right = sharp.argmax(1) == np.array(truth)
+    assert right.mean() >= 0.95
+    assert (right & (sharp.max(1) >= 0.9)).sum() >= (right & (flat.max(1) >= 0.9)).sum() + 0.3 * len(truth)
+    assert not (~right & (sharp.max(1) >= 0.9)).any()
 
 
 def test_a_decks_own_metric_names_cards_cut_off_in_hard_light_better_than_the_nearest_reference(embedder):

@@ -320,7 +320,8 @@ class DeckStore:
         if cache.is_file():
             try:
                 with np.load(cache) as data:
-                    cached = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"])
+                    cached = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"],
+                                        float(data["type_scale"]))
                     return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"],
                                       cached)
             except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
@@ -340,7 +341,8 @@ class DeckStore:
             with open(part, "wb") as handle:
                 np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,
                          pattern_types=refs.pattern_types, whiten=metric.whiten,
-                         prototypes=metric.prototypes, prototype_types=metric.types)
+                         prototypes=metric.prototypes, prototype_types=metric.types,
+                         type_scale=np.float64(metric.type_scale))
             os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time
