@@ -358,6 +358,7 @@ def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     cells = ChannelStats()([np.full((64, 64, 3), v, np.uint8) for v in (0, 40, 200)])
     assert np.allclose(fitted.metric.type_similarities(cells, len(CardType)),
                        cached.metric.type_similarities(cells, len(CardType)))
+    assert cached.metric.type_scale == fitted.metric.type_scale is not None  # how sharply its types are told apart
     # A cache damaged on disk (cut short by a full disk) is fitted again and rewritten, not a
     # failed read of the deck on every request until its next add.
     (cache,) = tmp_path.glob("d/embedded-*.npz")
