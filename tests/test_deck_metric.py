@@ -71,8 +71,9 @@ def test_references_of_a_deck_lacking_types_are_refused_unless_partial_and_those
 
     from ecoscore.vision.matcher import TYPES, References
 
-    class Embedder:
-        imgsz = SIDE
+    class Embedder:  # as the matcher's: a deck's type scale is fitted on its probabilities
+        imgsz, scale, not_ours = SIDE, 20.0, 0.45
+        empty = np.eye(5, dtype=np.float32)[0]
 
         def __call__(self, crops):
             return exposure_first(crops)

@@ -245,7 +245,7 @@ def test_a_cache_written_by_a_read_that_raced_an_add_is_never_loaded(tmp_path):
     # A read embedding the deck while cards were added wrote its cache after the add had cleared
     # the old one: the new cards went unread until the next add (an attack on a running server).
     class Embedder:
-        version, imgsz = "test", 64
+        version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
 
         def __call__(self, crops):
             return np.ones((len(crops), 4), np.float32)
@@ -308,7 +308,7 @@ def test_a_deck_forgotten_while_a_read_embeds_it_stays_gone(tmp_path):
     store = DeckStore(tmp_path)
 
     class Embedder:
-        version, imgsz = "test", 64
+        version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
 
         def __call__(self, crops):
             if (tmp_path / "d").exists():
@@ -339,8 +339,10 @@ def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(
 
 
 class ChannelStats:
-    """A stand-in embedder: each channel's mean and spread (any deterministic embedding will do)."""
-    version, imgsz = "test", 64
+    """A stand-in embedder: each channel's mean and spread (any deterministic embedding will do),
+    with a matcher's scale, not-ours level and empty prototype (a deck's type scale is fitted on
+    its probabilities)."""
+    version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(8, np.float32)
 
     def __call__(self, crops):
         x = np.asarray(crops, np.float32).reshape(len(crops), -1, 3)

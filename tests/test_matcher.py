@@ -152,10 +152,10 @@ def test_a_dark_deck_of_another_style_under_hard_light_is_named_by_both_votes(em
 def test_a_deck_whose_types_look_alike_is_named_surely_at_its_own_type_scale_and_no_card_surely_wrong(embedder):
     # Pale silhouettes on near-black cards: at the embedder's one scale a right name came out at
     # 60-89 % (its belief spread thin over ten other types) and every read of such a deck was
-    # doubted. Each deck's type scale (vision/deck_metric.py: calibrated_scale) shares the
+    # doubted. Each deck's type scale (vision/matcher.py: fit_type_scale) shares the
     # types' belief more sharply; whether a cell holds a card of the deck is left as it was.
     # Here (75 cards, normal light): all 75 named right either way, 73 of them surely against 8;
-    # in hard light 42 surely against 5, none surely wrong either way.
+    # in hard light 40 surely against 5, none surely wrong either way.
     from dataclasses import replace
 
     from other_decks import silhouette_deck

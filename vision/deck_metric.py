@@ -22,7 +22,7 @@ import numpy as np
 
 # Bump when anything below changes how a deck is fitted: decks cached with the old metric are
 # fitted again (it names the cache, through ``CardEmbedder.version``).
-METRIC_VERSION = 2
+METRIC_VERSION = 3
 # Views per type, spread over its references and their four turns (at least 4 a turn for each):
 # one reference a type is 24 views a turn, 1,056 crops for a deck, about 1.5 s on this machine
 # (two thirds of it drawing the views). A deck of many references is held to MAX_VIEWS crops in
@@ -39,9 +39,10 @@ SEED = 20261127  # a deck is fitted the same way every time it is enrolled
 # through the pipeline (403 of 448 against 407) and, held out, lost the minimal deck enrolled
 # from a photo 3 tableaux: 0.04 kept.
 CUT_SIGMA = 0.04
-# Fresh views a type for a deck's type scale (``calibrated_scale``), and the scales tried.
+# Fresh views a type for a deck's type scale (``calibration_views``), and the scales tried: from
+# the embedder's trained scale (20) up, so a deck's scale only ever sharpens.
 CALIBRATION_VIEWS = 24
-SCALES = tuple(range(10, 81, 2))
+SCALES = tuple(range(20, 81, 2))
 
 
 def photo_like(square: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -88,8 +89,8 @@ class DeckMetric:
     whiten: np.ndarray  # D × D
     prototypes: np.ndarray  # P × D unit vectors (whitened)
     types: np.ndarray  # P: index into the deck's types
-    # How sharply this deck's types are told apart (the logit scale among its types alone,
-    # ``calibrated_scale``); None: the embedder's own scale.
+    # How sharply this deck's types are told apart: the logit scale among its types alone
+    # (``CardMatcher.fit_type_scale``, at enrolment); None: the embedder's own scale.
     type_scale: float | None = None
 
     @classmethod
@@ -117,24 +118,19 @@ class DeckMetric:
         cov = (1 - SHRINK) * cov + SHRINK * np.trace(cov) / dim * np.eye(dim)
         values, axes = np.linalg.eigh(cov)
         whiten = ((axes / np.sqrt(values.clip(1e-9))) @ axes.T).astype(np.float32)
-        fitted = cls(whiten, _unit(means @ whiten), np.array(group_types))
-        fitted.type_scale = calibrated_scale(fitted, embed, squares, n_types)
-        return fitted
+        return cls(whiten, _unit(means @ whiten), np.array(group_types))
 
     def type_similarities(self, vectors: np.ndarray, n_types: int) -> np.ndarray:
         """N × n_types: each type's best cosine in the whitened space (−1 for a type with none)."""
         return best_per_type(_unit(vectors @ self.whiten) @ self.prototypes.T, self.types, n_types)
 
 
-def calibrated_scale(metric: DeckMetric, embed: Callable[[list[np.ndarray]], np.ndarray],
-                     squares: list[tuple[int, np.ndarray]], n_types: int) -> float:
-    """The logit scale at which this deck's types, in fresh views corrupted twice over (not
-    those the metric was fitted on), are named with the least surprise: temperature scaling,
-    by the views' negative log-likelihood. A deck whose types all look alike (near-black
-    cards, pale silhouettes) has its cosines close together: at the embedder's one scale its
-    right names came out at 60-89 % and every read was doubted. Views corrupted once are
-    easier than photos (most decks came out at the largest scale tried); twice, the fourteen
-    tuning decks' scales are 22-80."""
+def calibration_views(squares: list[tuple[int, np.ndarray]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Fresh views of a deck's references for its type scale (``CardMatcher.fit_type_scale``):
+    ``CALIBRATION_VIEWS`` a type, at random turns, each corrupted twice over by ``photo_like``
+    (not the views the metric is fitted on); and each view's type index. Views corrupted once
+    are easier than photos: fitted on them, most tuning decks came out at the largest scale
+    tried; twice, at 22-80."""
     rng = np.random.default_rng(SEED + 1)
     by_type: dict[int, list[np.ndarray]] = {}
     for t, square in squares:
@@ -146,13 +142,16 @@ def calibrated_scale(metric: DeckMetric, embed: Callable[[list[np.ndarray]], np.
             turned = np.ascontiguousarray(np.rot90(square, int(rng.integers(4))))
             crops.append(photo_like(photo_like(turned, rng), rng))
             labels.append(t)
-    sims = metric.type_similarities(embed(crops), n_types).astype(np.float64)
-    truth = np.array(labels)
+    return crops, np.array(labels)
+
+
+def least_surprise(probabilities_at: Callable[[float], np.ndarray], labels: np.ndarray) -> float:
+    """Of ``SCALES``, the one at which ``probabilities_at(scale)`` (N × classes) gives the
+    views' true ``labels`` the least negative log-likelihood: temperature scaling."""
     best, best_loss = float(SCALES[0]), np.inf
     for scale in SCALES:
-        logits = scale * sims
-        logits -= logits.max(1, keepdims=True)
-        loss = float(np.mean(np.log(np.exp(logits).sum(1)) - logits[np.arange(len(truth)), truth]))
+        p = probabilities_at(float(scale))[np.arange(len(labels)), labels]
+        loss = float(-np.mean(np.log(np.clip(p, 1e-12, 1.0))))
         if loss < best_loss:
             best, best_loss = float(scale), loss
     return best

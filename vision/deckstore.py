@@ -320,8 +320,9 @@ class DeckStore:
         if cache.is_file():
             try:
                 with np.load(cache) as data:
+                    scale = float(data["type_scale"])
                     cached = DeckMetric(data["whiten"], data["prototypes"], data["prototype_types"],
-                                        float(data["type_scale"]))
+                                        None if np.isnan(scale) else scale)
                     return References(name, data["vectors"], data["types"], data["patterns"], data["pattern_types"],
                                       cached)
             except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
@@ -342,7 +343,7 @@ class DeckStore:
                 np.savez(handle, vectors=refs.vectors, types=refs.types, patterns=refs.patterns,
                          pattern_types=refs.pattern_types, whiten=metric.whiten,
                          prototypes=metric.prototypes, prototype_types=metric.types,
-                         type_scale=np.float64(metric.type_scale))
+                         type_scale=np.float64(np.nan if metric.type_scale is None else metric.type_scale))
             os.replace(part, cache)
         except OSError:
             pass  # read-only data directory: embed again next time

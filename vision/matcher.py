@@ -27,7 +27,7 @@ from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
 
-from .deck_metric import METRIC_VERSION, DeckMetric, best_per_type
+from .deck_metric import METRIC_VERSION, DeckMetric, best_per_type, calibration_views, least_surprise
 from .models import EMPTY, _metadata, _network
 from .runtime import run_batch
 
@@ -169,8 +169,10 @@ class References:
         patterns = colour_patterns(plain)
         if metric:
             fitted = DeckMetric.fit(embedder, squares, len(TYPES))
-            return cls(name, np.zeros((0, len(fitted.whiten)), np.float32), np.zeros(0, int), patterns,
+            refs = cls(name, np.zeros((0, len(fitted.whiten)), np.float32), np.zeros(0, int), patterns,
                        np.array(plain_types), fitted)
+            CardMatcher(embedder, refs).fit_type_scale(squares)
+            return refs
         return cls(name, embedder(crops), np.array(types), patterns, np.array(plain_types))
 
 
@@ -236,22 +238,39 @@ class CardMatcher:
             return np.zeros((0, len(self.names)), np.float32)
         alone = self.similarities(self.embedder(crops))  # the cosines once, for both votes
         both = self.with_patterns(alone, colour_patterns(crops))
-        return ((self._probabilities(alone) + self._probabilities(both)) / 2).astype(np.float32)
+        type_scale = None if self.references.metric is None else self.references.metric.type_scale
+        return self._probabilities(alone, both, type_scale)
 
-    def _probabilities(self, sims: np.ndarray) -> np.ndarray:
-        """Softmax at the embedder's scale; where the deck has a type scale of its own
-        (``deck_metric.calibrated_scale``), the types' share of it is then shared among them at
-        that scale. Whether a cell holds a card of this deck at all (against *empty* and *not
-        ours*) stays the embedder's; which type it is, the deck's: a deck whose types all look
-        alike (pale silhouettes on near-black cards) had its right names at 60-89 % at the
-        embedder's one scale, its mass spread thin over ten other types, and every read doubted."""
-        probs = _softmax(self.embedder.scale * sims)
+    def _probabilities(self, alone: np.ndarray, both: np.ndarray, type_scale: float | None) -> np.ndarray:
+        """The mean of both votes' softmax at the embedder's scale; at a deck's ``type_scale``,
+        each vote that names a type shares its types' belief among them at that scale. Only how
+        sure a cell is of its type changes: the type named is the best similarity's either way,
+        and a vote that names *empty* or *not ours* is left as it is, so whether a cell holds a
+        card of this deck stays the embedder's. A deck whose types all look alike (pale
+        silhouettes on near-black cards) had its right names at 60-89 %, its belief spread thin
+        over ten other types, and every read doubted."""
+        votes = []
+        for sims in (alone, both):
+            probs = _softmax(self.embedder.scale * sims)
+            if type_scale is not None:
+                n = len(TYPES)
+                a_type = probs.argmax(1) < n
+                probs[a_type, :n] = probs[a_type, :n].sum(1, keepdims=True) * _softmax(type_scale * sims[a_type, :n])
+            votes.append(probs)
+        return ((votes[0] + votes[1]) / 2).astype(np.float32)
+
+    def fit_type_scale(self, squares: list[tuple[int, np.ndarray]]) -> None:
+        """Set the deck's type scale (``DeckMetric.type_scale``) at enrolment: the scale at which
+        fresh corrupted views of its references (``deck_metric.calibration_views``) are named
+        with the least surprise, their probabilities as the reader reads them (both votes)."""
         metric = self.references.metric
-        if metric is None or metric.type_scale is None:
-            return probs
-        n = len(TYPES)
-        probs[:, :n] = probs[:, :n].sum(1, keepdims=True) * _softmax(metric.type_scale * sims[:, :n])
-        return probs
+        if metric is None:
+            return
+        crops, labels = calibration_views(squares)
+        alone = self.similarities(self.embedder(crops))
+        both = self.with_patterns(alone, colour_patterns(crops))
+        metric.type_scale = max(self.embedder.scale,
+                                least_surprise(lambda scale: self._probabilities(alone, both, scale), labels))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
