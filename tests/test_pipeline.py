@@ -341,6 +341,37 @@ def test_sure_cells_are_read_once_and_turns_that_disagree_make_a_doubt(reader, p
     assert "at its least sure turn" in doubt, "the doubt says it was the turns that disagreed"
 
 
+class _OneTurnLessSure:
+    """The shipped classifier, but the first cell's first turn is not sure at once (0.95) and its
+    last other turn believes its type at 0.89 alone: the mean (0.93) stays above 0.9."""
+
+    def __init__(self, real):
+        self.real, self.names, self.deck, self.calls = real, real.names, real.deck, 0
+
+    def __call__(self, crops):
+        self.calls += 1
+        probs = self.real(crops).copy()
+        chosen = int(probs[0].argmax())
+        rows = [0] if self.calls == 1 else [0, 1, 2]
+        levels = [0.95] if self.calls == 1 else [0.94, 0.94, 0.89]
+        for row, level in zip(rows, levels):
+            probs[row] = (1 - level) / (len(self.names) - 1)
+            probs[row, chosen] = level
+        return probs
+
+
+def test_a_cell_doubted_by_one_turn_says_so_even_when_its_mean_reads_as_sure(reader, photo_set):
+    # "low confidence: trout 93 %, or rabbit 6 %" read on the page as a sure card flagged for
+    # nothing: the mean was over 90 %, the least sure turn under it.
+    from ecoscore.vision.pipeline import Reader
+
+    scene = photo_set[2]
+    namer = _OneTurnLessSure(reader.classifier)
+    read = Reader(finder=reader.finder, classifier=namer).read(scene.jpeg).tableaux[0]
+    doubt = next(d for d in read.doubts if d.startswith("row 1, col 1: low confidence"))
+    assert "93% (89% at its least sure turn)" in doubt
+
+
 def test_reads_at_once_from_several_threads_match_reads_one_by_one(photo_set):
     """The service reads two photos at once through one Reader: each thread gets its own infer
     request and each read its own stream, and nothing one read does leaks into the other."""

@@ -805,7 +805,8 @@ class Reader:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                         belief = f"{top} {mean[chosen]:.0%}"
-                        if mean[chosen] - conf >= 0.05:
+                        # A mean that reads as sure ("trout 93 %") says why it is doubted too.
+                        if mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence:
                             belief += f" ({conf:.0%} at its least sure turn)"
                         # "or not ours 29%" read as the code's word, not the player's.
                         other = FOREIGN_CARD if runner == NOT_OURS else runner
