@@ -176,6 +176,7 @@ MESSAGES = [
     "a deck named 'kitchen' exists already, started on another phone or on the server: give yours another name",
     "deck 'kitchen' has no last cards to forget (they were forgotten already)",
     "only the phone that started deck 'kitchen' can make it forget cards (its X-Deck-Token)",
+    "row 3, col 4: most cells of this photo are in doubt: check this card too",
 ]
 
 

@@ -372,6 +372,38 @@ def test_a_cell_doubted_by_one_turn_says_so_even_when_its_mean_reads_as_sure(rea
     assert "93% (89% at its least sure turn)" in doubt
 
 
+class _MostlyUnsure:
+    """The shipped classifier, with the first ``unsure`` crops of each call believed at 0.7 only."""
+
+    def __init__(self, real, unsure: int):
+        self.real, self.names, self.deck, self.unsure = real, real.names, real.deck, unsure
+
+    def __call__(self, crops):
+        probs = self.real(crops).copy()
+        for row in range(min(self.unsure, len(probs))):
+            chosen = int(probs[row].argmax())
+            probs[row] = 0.3 / (len(self.names) - 1)
+            probs[row, chosen] = 0.7
+        return probs
+
+
+@pytest.mark.parametrize("unsure", [14, 16])
+def test_where_most_of_a_tableau_is_in_doubt_no_card_of_it_is_sure(reader, photo_set, unsure):
+    # Two cells of the tuning decks were named wrong with no doubt, each in a tableau doubted
+    # at 19 or 20 other cells: in such a photo no cell is to be trusted unchecked.
+    from ecoscore.vision.pipeline import AMONG_DOUBTS, MOSTLY_IN_DOUBT, Reader
+
+    scene = photo_set[2]
+    read = Reader(finder=reader.finder, classifier=_MostlyUnsure(reader.classifier, unsure)).read(scene.jpeg)
+    cells = read.tableaux[0].cells
+    among = [cell for cell in cells if AMONG_DOUBTS in cell.doubts]
+    if unsure >= MOSTLY_IN_DOUBT:
+        assert len(among) == 20 - unsure and all(cell.doubts for cell in cells)
+    else:
+        assert not among and sum(not cell.doubts for cell in cells) == 20 - unsure
+    assert grid_matches_truth(read.tableaux[0], scene.truth["tableaux"][0])  # the names stay
+
+
 def test_reads_at_once_from_several_threads_match_reads_one_by_one(photo_set):
     """The service reads two photos at once through one Reader: each thread gets its own infer
     request and each read its own stream, and nothing one read does leaks into the other."""

@@ -72,6 +72,11 @@ SURE_AT_ONCE = 0.999
 # This many cards of one tableau named "not ours" say more than a stray card of another game:
 # the wrong deck chosen (read against another deck, most cells of a tableau come out so).
 WRONG_DECK_CARDS = 5
+# A tableau with this many cells in doubt has the rest doubted too (AMONG_DOUBTS): held out, 13
+# right cells more doubted, in tableaux already flagged; on the tuning decks the only two cells
+# named wrong with no doubt.
+MOSTLY_IN_DOUBT = 15
+AMONG_DOUBTS = "most cells of this photo are in doubt: check this card too"
 # A grid whose cells look this far from square (degrees) is looked at again, straightened: its
 # cards' boxes are rectangles round parallelograms (second_look.py).
 OBLIQUE_DEGREES = 12.0
@@ -823,6 +828,13 @@ class Reader:
                     CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
                              doubts, read is not None and top == NOT_OURS, evidence, shown=read is not None)
                 )
+        # Where most of a tableau is in doubt, the photo is too poor for any of its cells to be
+        # sure: the tuning decks' two cells named wrong with no doubt lay in tableaux doubted at
+        # 19 and 20 cells (model card, "A deck's own type scale").
+        if sum(bool(cell.doubts) for cell in cells) >= MOSTLY_IN_DOUBT:
+            for cell in cells:
+                if cell.shown and not cell.doubts:
+                    cell.doubts.append(AMONG_DOUBTS)
         read_doubts = tableau_doubts(cells, fit)
         return TableauRead(cells, read_doubts)
 
