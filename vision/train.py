@@ -223,7 +223,9 @@ RECIPES = {
                          batch=128, train_scenes=400, val_scenes=60, render_long_side=960, train_seed=16,
                          val_seed=1016, p_hole=0.6, hard_share=2.0, steep_share=2.0, init="classifier-more-hard",
                          warmup_epochs=0.3, crop_jitter=0.07, lr0=0.0005, average_with_init=0.5,
-                         partner=("classifier-norm", 0.5, 0.999)),
+                         # The partner's weight: 0.5 when it shipped; 0.3 since 2026-11-28 (tuning sets 4
+                         # tableaux gained, 0 lost; held out 7 gained, 2 lost: model card).
+                         partner=("classifier-norm", 0.3, 0.999)),
     # A candidate, not shipped: the hard split's misread tableaux lie in photos of several
     # tableaux (small cards: 16 of its 18 misses), so crops of such photos, half of them, hard and
     # steep ones too. Tuning sets 92 + 57 + 37 = 186 against the shipped one's 188 (steep -2).
