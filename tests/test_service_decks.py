@@ -409,8 +409,15 @@ def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(cl
     from ecoscore.datasets.deck import load_deck
     from ecoscore.vision.pipeline import NoTableauError, not_this_deck
 
-    foreign = render_scene(generate_deck(HELD_OUT_SEEDS[57]), (60, 0), PARAMS)
-    r = client.post("/api/photo", files={"photo": _jpeg(foreign)})
+    # A photo of another deck is refused (82 of 84 photos of the seven unseen decks read against
+    # the stand-in, bench decks' normal split); the odd one is read instead, every cell in doubt.
+    # The wording is the point here: the first of a few such photos that is refused.
+    for k in range(5):
+        foreign = render_scene(generate_deck(HELD_OUT_SEEDS[57]), (60, k), PARAMS)
+        r = client.post("/api/photo", files={"photo": _jpeg(foreign)})
+        if r.status_code != 200:
+            break
+        assert not r.json()["final"] and all(cell["doubts"] for row in r.json()["players"][0]["cells"] for cell in row)
     assert r.status_code == 422, r.text
     detail = r.json()["detail"]
     assert "if it is your own deck, teach the page its cards (Name the cards of my deck)" in detail
