@@ -134,7 +134,7 @@ def calibration_views(squares: list[tuple[int, np.ndarray]]) -> tuple[list[np.nd
     ``CALIBRATION_VIEWS`` a type, at random turns, each corrupted twice over by ``photo_like``
     (not the views the metric is fitted on); and each view's type index. Views corrupted once
     are easier than photos: fitted on them, most tuning decks came out at the largest scale
-    tried; twice, at 22-80."""
+    tried; twice, at 24-80."""
     rng = np.random.default_rng(SEED + 1)
     by_type: dict[int, list[np.ndarray]] = {}
     for t, square in squares:

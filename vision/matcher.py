@@ -236,10 +236,15 @@ class CardMatcher:
         whose photo references differed mostly in their light)."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
-        alone = self.similarities(self.embedder(crops))  # the cosines once, for both votes
-        both = self.with_patterns(alone, colour_patterns(crops))
+        alone, both = self._votes(crops)
         type_scale = None if self.references.metric is None else self.references.metric.type_scale
         return self._probabilities(alone, both, type_scale)
+
+    def _votes(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The crops' similarities by the embedding alone and with the colour pattern's vote (the
+        cosines computed once, for both)."""
+        alone = self.similarities(self.embedder(crops))
+        return alone, self.with_patterns(alone, colour_patterns(crops))
 
     def _probabilities(self, alone: np.ndarray, both: np.ndarray, type_scale: float | None) -> np.ndarray:
         """The mean of both votes' softmax at the embedder's scale; at a deck's ``type_scale``,
@@ -267,8 +272,7 @@ class CardMatcher:
         if metric is None:
             return
         crops, labels = calibration_views(squares)
-        alone = self.similarities(self.embedder(crops))
-        both = self.with_patterns(alone, colour_patterns(crops))
+        alone, both = self._votes(crops)
         metric.type_scale = max(self.embedder.scale,
                                 least_surprise(lambda scale: self._probabilities(alone, both, scale), labels))
 
