@@ -100,8 +100,16 @@ def table_texture(rng: np.random.Generator, extent: float, size: int = 1024) -> 
 
 
 def _bitmap(rgb: np.ndarray):
+    """A texture drawn as a picture (sRGB, 0-1), as Mitsuba's reflectance: linear light. Mitsuba
+    takes a float bitmap as linear already, so without this every card was printed paler than
+    drawn: a near-black card came out mid-purple, its pastel ink washed to white."""
     import mitsuba as mi
-    return mi.Bitmap(np.ascontiguousarray(rgb, dtype=np.float32))
+    return mi.Bitmap(np.ascontiguousarray(srgb_to_linear(rgb), dtype=np.float32))
+
+
+def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
+    rgb = np.clip(rgb, 0, 1)
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
 
 
 def _face_rgb(face_bgr: np.ndarray) -> np.ndarray:
@@ -305,14 +313,26 @@ def _tableau(rng, deck: Deck, origin, angle: float, gap: float, look: Look, neig
 
 def develop(hdr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A phone's development of the linear render: auto exposure (a little off), a tone curve,
-    sRGB, sensor noise grown with the gain, and a touch of sharpening; BGR uint8."""
+    sRGB, sensor noise grown with the gain, and a touch of sharpening; BGR uint8.
+
+    The exposure is metered as a phone meters: the frame's centre-weighted mean brought to middle
+    grey, then held down so that its brightest part is not blown out (highlight protection),
+    except in about one photo in six, exposed up to half a stop too bright. (Until 2026-11-28 it
+    put the frame's 90th percentile at white: on a dark table every card's light half was
+    clipped, a pale ink washed out to white.)"""
     lum = hdr @ np.array([0.2126, 0.7152, 0.0722])
-    key = float(np.percentile(lum, 90)) + 1e-6
-    exposure = rng.uniform(0.55, 1.15) / key
+    h, w = lum.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    centre = np.exp(-(((xx - w / 2) / (0.4 * w)) ** 2 + ((yy - h / 2) / (0.4 * h)) ** 2))
+    metered = float((lum * centre).sum() / centre.sum()) + 1e-6
+    error = rng.uniform(0.55, 1.15)  # the meter's error, ±half a stop about 0.85
+    exposure = 0.18 / metered * error / 0.85
+    if error < 1.05:  # highlight protection: the brightest 0.5 % at most at the shoulder's knee
+        exposure = min(exposure, 1.0 / (float(np.percentile(lum, 99.5)) + 1e-6))
     lin = np.clip(hdr * exposure, 0, None)
     lin = lin / (1 + lin / rng.uniform(2.0, 6.0))  # a soft shoulder instead of a hard clip
     srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
-    noise = rng.uniform(0.003, 0.02) * math.sqrt(max(1.0, exposure * key * 2))
+    noise = rng.uniform(0.003, 0.02) * math.sqrt(max(1.0, exposure * metered / 0.09))
     srgb = srgb + rng.normal(0, noise, srgb.shape)
     img = np.clip(srgb * 255, 0, 255).astype(np.uint8)
     bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)

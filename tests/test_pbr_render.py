@@ -60,3 +60,26 @@ def test_every_card_is_rendered_where_and_as_its_truth_says(seed):
         assert blue[0] > blue[[1, 2]].max() + 20, (cell["row"], cell["col"], blue)
         judged += 1
     assert judged >= 10
+
+
+def test_a_dark_card_is_rendered_dark_not_washed_out():
+    """A card of near-black stock (30 of 255) with light ink (220): in the photo its stock is
+    about a third as bright as its ink (0.34; its sheen lifts it). It came out at 0.61, the ink
+    clipped and the stock mid-grey, while faces were taken as linear light (they are sRGB
+    pictures) and the exposure put the frame's 90th percentile at white (a dark table's)."""
+    mi.set_variant("scalar_rgb")
+    face = np.full((336, 240, 3), 30, np.uint8)
+    face[168:] = 220
+    deck = Deck("halves", CARD_MM, "test", {card: [face] for card in CardType}, Path("."))
+    look = pbr_render.Look(steep=False, p_sleeved=0.0, p_neighbour=0.0, p_holes=0.0, p_mug=0.0)
+    image, truth = pbr_render.render_photo(deck, np.random.default_rng(5), look, (480, 360), spp=8)
+    ratios = []
+    for cell in truth["tableaux"][0]["cells"]:
+        quad = np.array(cell["corners"])
+        if quad.min() < 0 or (quad[:, 0] >= truth["width"]).any() or (quad[:, 1] >= truth["height"]).any():
+            continue
+        dark = mean_bgr(image, sub_quad(quad, 0.15, 0.85, 0.1, 0.4)).mean()
+        light = mean_bgr(image, sub_quad(quad, 0.15, 0.85, 0.6, 0.9)).mean()
+        ratios.append(dark / light)
+    assert len(ratios) >= 10
+    assert float(np.median(ratios)) < 0.45, ratios
