@@ -368,6 +368,12 @@ def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     again = store.references("d", ChannelStats())
     assert again.metric is not None and np.allclose(again.metric.whiten, fitted.metric.whiten)
     assert store.references("d", ChannelStats()).metric is not None and cache.stat().st_size > 100
+    # A new model or metric version fits the deck again; the old version's cache, never read
+    # again, is not left on disk for good.
+    old = cache.with_name("embedded-matcher-0123456789ab-v2.npz")
+    cache.rename(old)
+    store.references("d", ChannelStats())
+    assert [p.name for p in tmp_path.glob("d/embedded-*.npz")] == [cache.name]
 
 
 def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travels_with_the_deck(tmp_path):

@@ -135,6 +135,15 @@ def _clear_caches(folder: Path) -> None:
         cache.unlink()
 
 
+def _drop_other_caches(kept: Path) -> None:
+    """Drop a deck's caches other than ``kept``, just written: an older model's or metric's (a
+    new version fits every deck again, and the old file was never read again, kept on disk for
+    good), or a deck state's that a racing read wrote late."""
+    for cache in kept.parent.glob("embedded-*.npz"):
+        if cache.name != kept.name:
+            cache.unlink(missing_ok=True)
+
+
 def _drop(folder: Path) -> None:
     """Remove a deck's folder at once: renamed away first (atomic), so that a read caching the
     deck's embedding meanwhile cannot write into it again nor make the removal fail ("directory
@@ -345,6 +354,7 @@ class DeckStore:
                          prototypes=metric.prototypes, prototype_types=metric.types,
                          type_scale=np.float64(np.nan if metric.type_scale is None else metric.type_scale))
             os.replace(part, cache)
+            _drop_other_caches(cache)
         except OSError:
             pass  # read-only data directory: embed again next time
         return refs
