@@ -324,11 +324,14 @@ def develop(hdr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = lum.shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     centre = np.exp(-(((xx - w / 2) / (0.4 * w)) ** 2 + ((yy - h / 2) / (0.4 * h)) ** 2))
-    metered = float((lum * centre).sum() / centre.sum()) + 1e-6
+    seen = np.minimum(lum, 8 * float(np.median(lum)))  # a lamp in the frame counts as merely bright
+    metered = float((seen * centre).sum() / centre.sum()) + 1e-6
     error = rng.uniform(0.55, 1.15)  # the meter's error, ±half a stop about 0.85
     exposure = 0.18 / metered * error / 0.85
-    if error < 1.05:  # highlight protection: the brightest 0.5 % at most at the shoulder's knee
-        exposure = min(exposure, 1.0 / (float(np.percentile(lum, 99.5)) + 1e-6))
+    if error < 1.05:  # highlight protection: the brightest 0.5 % at most at the shoulder's knee,
+        # by 1.5 stops at most: a lamp in the frame is let clip, as a phone lets it (protected
+        # fully, the photo came out black round the lamp)
+        exposure = max(exposure / 2.8, min(exposure, 1.0 / (float(np.percentile(lum, 99.5)) + 1e-6)))
     lin = np.clip(hdr * exposure, 0, None)
     lin = lin / (1 + lin / rng.uniform(2.0, 6.0))  # a soft shoulder instead of a hard clip
     srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
