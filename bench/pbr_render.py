@@ -348,6 +348,7 @@ def main() -> None:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--deck", help="a deck folder or name (standin)")
     which.add_argument("--other", choices=["mosaic", "silhouette", "lettered"], help="a bench deck of another style")
+    parser.add_argument("--deck-seed", type=int, default=1, help="which deck of --other's style")
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steep", action="store_true", help="25-55° above the table, sleeves and a lens' depth of field")
@@ -366,7 +367,8 @@ def main() -> None:
         import other_decks  # bench/ is on the path when a bench runs as a script
 
         from ecoscore.datasets.deckgen import write_deck
-        made = {"mosaic": other_decks.mosaic_deck, "silhouette": other_decks.silhouette_deck}[args.other](1)
+        made = {"mosaic": other_decks.mosaic_deck, "silhouette": other_decks.silhouette_deck,
+                "lettered": lambda _: other_decks.lettered_deck()}[args.other](args.deck_seed)  # one lettered deck
         deck = load_deck(write_deck(made, args.out / "deck"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "truth").mkdir(parents=True, exist_ok=True)
