@@ -151,6 +151,8 @@ class DeckMetric:
             views = views_per_turn(int(per_type[t]), len(squares))
             for turn in range(4):
                 turned = np.ascontiguousarray(np.rot90(square, turn))
+                # A dark card under a sheen is its own group, with its own prototype: its lifted
+                # stock is no small spread round the plain views' mean.
                 for sheen in (False, True) if dark_card(square) else (False,):
                     crops += [photo_like(turned, rng, sheen) for _ in range(views)]
                     groups += [len(group_types)] * views
