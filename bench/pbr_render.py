@@ -311,9 +311,15 @@ def _tableau(rng, deck: Deck, origin, angle: float, gap: float, look: Look, neig
     return {"cells": cells, "at": at, "placed": placed, "angle": angle, "neighbour": neighbour}
 
 
+# In the meter, nothing counts brighter than this many times the frame's median: a lamp in the
+# frame is hundreds of times the table, a white card on a dark table tens (at 8 the cards were
+# capped too, and their ink clipped).
+LAMP_IN_METER = 64
+
+
 def develop(hdr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A phone's development of the linear render: auto exposure (a little off), a tone curve,
-    sRGB, sensor noise grown with the gain, and a touch of sharpening; BGR uint8.
+    sRGB, sensor noise, and a touch of sharpening; BGR uint8.
 
     The exposure is metered as a phone meters: the frame's centre-weighted mean brought to middle
     grey, then held down so that its brightest part is not blown out (highlight protection),
@@ -324,7 +330,7 @@ def develop(hdr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = lum.shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     centre = np.exp(-(((xx - w / 2) / (0.4 * w)) ** 2 + ((yy - h / 2) / (0.4 * h)) ** 2))
-    seen = np.minimum(lum, 8 * float(np.median(lum)))  # a lamp in the frame counts as merely bright
+    seen = np.minimum(lum, LAMP_IN_METER * float(np.median(lum)))  # a lamp in the frame counts as merely bright
     metered = float((seen * centre).sum() / centre.sum()) + 1e-6
     error = rng.uniform(0.55, 1.15)  # the meter's error, ±half a stop about 0.85
     exposure = 0.18 / metered * error / 0.85
@@ -358,6 +364,8 @@ def main() -> None:
     # scalar_rgb: the LLVM variants abort inside LLVM 15's code generator on this machine.
     parser.add_argument("--variant", default="scalar_rgb", help="Mitsuba variant")
     args = parser.parse_args()
+    if args.deck_seed != 1 and args.other in (None, "lettered"):
+        parser.error("--deck-seed picks a deck of --other mosaic or --other silhouette")
 
     import mitsuba as mi
     mi.set_variant(args.variant)

@@ -98,3 +98,24 @@ def test_references_of_a_deck_lacking_types_are_refused_unless_partial_and_those
             assert np.array_equal(getattr(a, field), getattr(b, field)), (metric, field)
         if metric:
             assert np.array_equal(a.metric.whiten, b.metric.whiten) and np.array_equal(a.metric.prototypes, b.metric.prototypes)
+
+
+def test_a_dark_deck_has_a_sheen_prototype_for_every_type_and_a_light_deck_none():
+    # Whether a deck is dark is decided for the deck: card by card, a silhouette deck whose pale
+    # inks vary (bench/other_decks.py, deck 15: 7 of 11 faces pass) was split, and reads were
+    # pulled towards the types with a sheen's prototype (a review's finding).
+    import cv2
+    from other_decks import silhouette_deck  # bench/ is on the path (conftest)
+
+    from ecoscore.vision.deck_metric import dark_card
+
+    def squares_of(deck):
+        return [(t, cv2.resize(faces[0], (SIDE, SIDE), interpolation=cv2.INTER_AREA))
+                for t, faces in enumerate(deck.faces.values())]
+
+    dark = squares_of(silhouette_deck(15))
+    assert 0 < sum(dark_card(s) for _, s in dark) < len(dark)  # the split a card-by-card test made
+    metric = DeckMetric.fit(exposure_first, dark, n_types=len(dark))
+    assert np.bincount(metric.types).tolist() == [8] * len(dark)  # 4 turns, plain and under a sheen
+    light = [(0, _face(0, 1.2)), (1, _face(1, 1.0))]
+    assert np.bincount(DeckMetric.fit(exposure_first, light, n_types=2).types).tolist() == [4, 4]

@@ -1,4 +1,6 @@
 """Decks as data: the generator, the deck store, and exports passed between players."""
+import os
+import time
 import zipfile
 
 import cv2
@@ -369,9 +371,15 @@ def test_a_decks_own_metric_is_kept_with_its_cached_embedding(tmp_path):
     assert again.metric is not None and np.allclose(again.metric.whiten, fitted.metric.whiten)
     assert store.references("d", ChannelStats()).metric is not None and cache.stat().st_size > 100
     # A new model or metric version fits the deck again; the old version's cache, never read
-    # again, is not left on disk for good.
+    # again, is not left on disk for good: deleted once a day old (two versions serving one data
+    # folder a while must not delete each other's caches on every read).
     old = cache.with_name("embedded-matcher-0123456789ab-v2.npz")
     cache.rename(old)
+    store.references("d", ChannelStats())
+    assert sorted(p.name for p in tmp_path.glob("d/embedded-*.npz")) == sorted([cache.name, old.name])
+    day_ago = time.time() - 2 * 24 * 3600
+    os.utime(old, (day_ago, day_ago))
+    cache.unlink()
     store.references("d", ChannelStats())
     assert [p.name for p in tmp_path.glob("d/embedded-*.npz")] == [cache.name]
 
@@ -434,3 +442,31 @@ def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeyp
     assert '"Náš stůl"' in listed["nas-stul"] and '"' not in listed["plain"]
     assert main(["deck", "show", "nas-stul"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == 'deck nas-stul  "Náš stůl"'
+
+
+def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, monkeypatch):
+    # A read that began before an add writes its cache (named by the old state) after the add;
+    # deleting every other cache then would delete the current one, and the next read would
+    # embed the deck again (a review's finding). It deletes others only for the current state.
+    class Embedder:
+        version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
+
+        def __call__(self, crops):
+            return np.ones((len(crops), 4), np.float32)
+
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    stamp = store.stamp("d")
+    store.add("d", _crops(value=9), "more")
+    store.references("d", Embedder())  # the current state's cache
+    (current,) = tmp_path.glob("d/embedded-*.npz")
+    real, calls = store.stamp, []
+
+    def seen_before_the_add(name):  # the read's first look saw the deck before the add
+        calls.append(name)
+        return stamp if len(calls) == 1 else real(name)
+
+    monkeypatch.setattr(store, "stamp", seen_before_the_add)
+    store.references("d", Embedder())
+    monkeypatch.undo()
+    assert current.exists() and len(list(tmp_path.glob("d/embedded-*.npz"))) == 2

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import threading
+import time
 import tomllib
 import unicodedata
 import zipfile
@@ -40,6 +41,7 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 OWNER_HASH = re.compile(r"[0-9a-f]{64}")
 MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
 MAX_IMPORT_BYTES = 40 * 2**20
+OTHER_VERSION_CACHE_S = 24 * 3600  # another model's cache of a deck is deleted when a day old
 LAST_ADD = "last-add.json"  # the files of a deck's last add: ``forget_last`` takes them back
 LAST_FILE = re.compile(r"[a-z]+/\d{4}\.png")
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
@@ -135,13 +137,22 @@ def _clear_caches(folder: Path) -> None:
         cache.unlink()
 
 
-def _drop_other_caches(kept: Path) -> None:
-    """Drop a deck's caches other than ``kept``, just written: an older model's or metric's (a
-    new version fits every deck again, and the old file was never read again, kept on disk for
-    good), or a deck state's that a racing read wrote late."""
+def _drop_other_caches(kept: Path, version: str) -> None:
+    """Drop a deck's caches other than ``kept``, just written for the deck's current state: its
+    older states' of this model (a racing read's, written late), and another model's or metric's
+    a day old (a new version fits every deck again; the old file was kept on disk for good). A
+    day, not at once: two versions serving one data folder a while (a rolling deploy) would
+    otherwise delete each other's caches on every read."""
+    stale = time.time() - OTHER_VERSION_CACHE_S
     for cache in kept.parent.glob("embedded-*.npz"):
-        if cache.name != kept.name:
-            cache.unlink(missing_ok=True)
+        if cache.name == kept.name:
+            continue
+        try:
+            ours = cache.name in (f"embedded-{version}.npz",) or cache.name.startswith(f"embedded-{version}-")
+            if ours or cache.stat().st_mtime < stale:
+                cache.unlink(missing_ok=True)
+        except OSError:
+            pass  # gone meanwhile, or not ours to delete: it costs disk, not a read
 
 
 def _drop(folder: Path) -> None:
@@ -193,6 +204,10 @@ class DeckStore:
             return _builtin_faces()
         folder = self._dir(name)
         return {card: [_imread(f) for f in sorted((folder / card.value).glob("*.png"))] for card in CardType}
+
+    def _state(self, name: str, builtin: bool) -> str:
+        """The deck's state as its cache's name carries it ("" for the built-in deck)."""
+        return "" if builtin else "-{}-{}".format(*(self.stamp(name) or (0, 0)))
 
     def stamp(self, name: str) -> tuple[int, int] | None:
         """What changes whenever the deck does (its deck.toml is rewritten by every add): a
@@ -324,7 +339,7 @@ class DeckStore:
         # The cache is named by the deck's state too: a read that embedded the deck while cards
         # were added wrote its cache after the add had cleared the old one, and the new cards
         # went unread until the next add (an attack on a running server).
-        state = "" if info.builtin else "-{}-{}".format(*(self.stamp(name) or (0, 0)))
+        state = self._state(name, info.builtin)
         cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
         if cache.is_file():
             try:
@@ -354,7 +369,8 @@ class DeckStore:
                          prototypes=metric.prototypes, prototype_types=metric.types,
                          type_scale=np.float64(np.nan if metric.type_scale is None else metric.type_scale))
             os.replace(part, cache)
-            _drop_other_caches(cache)
+            if state == self._state(name, info.builtin):
+                _drop_other_caches(cache, embedder.version)  # a late read, the deck changed since: keep the new
         except OSError:
             pass  # read-only data directory: embed again next time
         return refs
