@@ -33,6 +33,7 @@ import numpy as np
 
 from ecoscore.datasets.deck import Deck, load_deck
 from ecoscore.scoring import COLS, ROWS, CardType
+from ecoscore.vision.deck_metric import srgb_to_linear  # the reader's sheen uses the same transfer
 
 CARD_T = 0.0003  # a card's thickness (a sleeve's about as much again)
 
@@ -106,10 +107,6 @@ def _bitmap(rgb: np.ndarray):
     import mitsuba as mi
     return mi.Bitmap(np.ascontiguousarray(srgb_to_linear(rgb), dtype=np.float32))
 
-
-def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
-    rgb = np.clip(rgb, 0, 1)
-    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
 
 
 def _face_rgb(face_bgr: np.ndarray) -> np.ndarray:

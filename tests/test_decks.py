@@ -243,23 +243,25 @@ def test_no_new_deck_past_the_cap_whoever_asks_and_a_damaged_export_is_refused(t
         DeckStore(tmp_path / "t").import_(damaged)
 
 
+class ConstantEmbedder:
+    """An embedder that says every crop is the same: for what the store does with its cache."""
+    version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
+
+    def __call__(self, crops):
+        return np.ones((len(crops), 4), np.float32)
+
+
 def test_a_cache_written_by_a_read_that_raced_an_add_is_never_loaded(tmp_path):
     # A read embedding the deck while cards were added wrote its cache after the add had cleared
     # the old one: the new cards went unread until the next add (an attack on a running server).
-    class Embedder:
-        version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
-
-        def __call__(self, crops):
-            return np.ones((len(crops), 4), np.float32)
-
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
-    before = store.references("d", Embedder())
+    before = store.references("d", ConstantEmbedder())
     (stale,) = tmp_path.glob("d/embedded-*.npz")
     kept = stale.read_bytes()
     store.add("d", _crops(value=9), "more")
     stale.write_bytes(kept)  # the racing read's late write
-    after = store.references("d", Embedder())
+    after = store.references("d", ConstantEmbedder())
     assert len(after.metric.prototypes) == 2 * len(before.metric.prototypes)  # each reference at each turn
 
 
@@ -448,17 +450,11 @@ def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, m
     # A read that began before an add writes its cache (named by the old state) after the add;
     # deleting every other cache then would delete the current one, and the next read would
     # embed the deck again (a review's finding). It deletes others only for the current state.
-    class Embedder:
-        version, imgsz, scale, not_ours, empty = "test", 64, 20.0, 0.45, np.zeros(4, np.float32)
-
-        def __call__(self, crops):
-            return np.ones((len(crops), 4), np.float32)
-
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
     stamp = store.stamp("d")
     store.add("d", _crops(value=9), "more")
-    store.references("d", Embedder())  # the current state's cache
+    store.references("d", ConstantEmbedder())  # the current state's cache
     (current,) = tmp_path.glob("d/embedded-*.npz")
     real, calls = store.stamp, []
 
@@ -467,6 +463,6 @@ def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, m
         return stamp if len(calls) == 1 else real(name)
 
     monkeypatch.setattr(store, "stamp", seen_before_the_add)
-    store.references("d", Embedder())
+    store.references("d", ConstantEmbedder())
     monkeypatch.undo()
     assert current.exists() and len(list(tmp_path.glob("d/embedded-*.npz"))) == 2

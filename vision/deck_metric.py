@@ -12,10 +12,10 @@ lattice's corner noise (``bench/tune_deck_metric.py``), named as the reader name
 3,620 cards in hard photos misnamed and 9 of them surely, against 193 and 17 by nearest
 reference; 37 of 5,944 in normal photos against 52.
 
-A dark reference (``dark_card``) is shown under a sheen too, and has a second mean view, a
-prototype of its own, for it: a glossy card or a sleeve mirrors the bright room over the whole
+The references of a dark deck (``dark_deck``) are shown under a sheen too, and each has a second
+mean view, a prototype of its own, for it: a glossy card or a sleeve mirrors the bright room over the whole
 card, and on near-black stock that added light is no small nuisance (sRGB 33 comes out ~85 in
-the second renderer's photos, while the ink hardly moves). A light card is left as it was: its
+the second renderer's photos, while the ink hardly moves). A light deck is left as it was: its
 sheen hardly shows, and learning one cost the light decks' photos (held out, 2 tableaux gained
 and 12 lost).
 
@@ -60,9 +60,10 @@ SCALES = tuple(range(20, 81, 2))
 # 85); their pale ink hardly moves.
 SHEEN_MAX = 0.15
 # A reference darker than this (median grey level), and than this share of its lightest part,
-# gets the sheen's prototype: the benches' silhouette decks' faces lie at 14-39 and 0.06-0.25,
-# every other deck's at 62 or more and 0.28 or more. Both: a light deck's cards cut from a dim
-# photo lie under 60 too (held out, the texture deck enrolled from a photo lost 2 tableaux).
+# is a dark card (``dark_card``); a deck of mostly such cards gets the sheen's prototypes. The
+# benches' silhouette decks' faces lie at 14-39 and 0.06-0.25, every other deck's at 62 or more
+# and 0.28 or more. Both: a light deck's cards cut from a dim photo lie under 60 too (held out,
+# the texture deck enrolled from a photo lost 2 tableaux).
 DARK_CARD = 60
 DARK_AGAINST_INK = 0.3
 
@@ -90,7 +91,7 @@ def photo_like(square: np.ndarray, rng: np.random.Generator, sheen: bool = False
     x = x * (rng.uniform(0.3, 1.2) * rng.uniform(0.8, 1.2, 3)) + rng.uniform(-10, 20)
     if sheen:
         added = rng.uniform(0.02, SHEEN_MAX) * rng.uniform(0.75, 1.0, 3)
-        x = 255 * _srgb(_linear(np.clip(x, 0, 255) / 255) + added)
+        x = 255 * linear_to_srgb(srgb_to_linear(x / 255) + added)
     if rng.random() < 0.3:  # glare: a soft white patch
         cy, cx = rng.uniform(0, n, 2)
         yy, xx = np.mgrid[:n, :n]
@@ -119,11 +120,13 @@ def dark_deck(squares: list[tuple[int, np.ndarray]]) -> bool:
     return 2 * sum(dark_card(square) for _, square in squares) > len(squares)
 
 
-def _linear(srgb: np.ndarray) -> np.ndarray:
+def srgb_to_linear(srgb: np.ndarray) -> np.ndarray:
+    """sRGB values (0-1) as linear light (the second renderer's reflectances use it too)."""
+    srgb = np.clip(srgb, 0, 1)
     return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
-def _srgb(linear: np.ndarray) -> np.ndarray:
+def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
     linear = np.clip(linear, 0, 1)
     return np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)
 

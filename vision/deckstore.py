@@ -148,7 +148,7 @@ def _drop_other_caches(kept: Path, version: str) -> None:
         if cache.name == kept.name:
             continue
         try:
-            ours = cache.name in (f"embedded-{version}.npz",) or cache.name.startswith(f"embedded-{version}-")
+            ours = cache.name == f"embedded-{version}.npz" or cache.name.startswith(f"embedded-{version}-")
             if ours or cache.stat().st_mtime < stale:
                 cache.unlink(missing_ok=True)
         except OSError:
