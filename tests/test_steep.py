@@ -107,6 +107,36 @@ def test_a_play_mat_with_no_cards_is_no_tableau(reader, deck):
     assert grids >= 1  # seeds 2, 3 and 5 box the slots as a grid: the message above is exercised
 
 
+def test_a_lattice_of_one_look_never_named_surely_is_no_tableau():
+    """A pattern's repeats read alike: 20 cells of one type, none sure, is no player; a real
+    tableau shows several types or names some card surely."""
+    from ecoscore.vision.photo_doubts import ONE_LOOK_SURE, is_phantom
+
+    assert is_phantom([("stream", 0.6)] * 20)
+    assert is_phantom([("stream", ONE_LOOK_SURE - 0.01)] * 19 + [("stream", 0.5)])
+    assert not is_phantom([("stream", 0.6)] * 19 + [("stream", ONE_LOOK_SURE)])
+    assert not is_phantom([("stream", 0.6)] * 19 + [("trout", 0.6)])
+    assert is_phantom([("bee", 1.0)] * 4)  # too few cards, however sure
+    assert not is_phantom([("bee", 1.0)] * 5)
+
+
+@needs_models
+def test_a_play_mats_slots_beside_a_tableau_are_not_a_second_player(reader, deck):
+    """Steep tuning photo 4016/93: a tableau on a play mat whose printed slots, dark green, were
+    boxed as 20 cards and read as a second player of 20 doubted streams (50-65 %). One player."""
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.vision.evaluate import match_read
+
+    scene = render_scene(deck, (4016, 93), steep_params(long_side=1600))
+    assert len(scene.truth["tableaux"]) == 1
+    read = reader.read(scene.jpeg)
+    assert len(read.tableaux) == 1
+    truth = truth_tableau(scene.truth["tableaux"][0])
+    placed = match_read(read.tableaux[0], scene.truth["tableaux"][0])  # the read may be the grid turned
+    assert placed is not None and len(placed) == 20
+    assert all(read.tableaux[0].cells[i].type == truth.at(*rc) for i, rc in placed.items())
+
+
 @needs_models
 def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
     from ecoscore.vision.pipeline import NoTableauError

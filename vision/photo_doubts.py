@@ -26,6 +26,9 @@ MIN_CARD_CELLS = MIN_CARDS
 # (tests/test_steep.py, the mat with no cards); a tableau with fewer than 5 cards named at 50 %
 # or more is no read anyone could use.
 EVIDENCE_CONFIDENCE = 0.5
+# A lattice whose cards are all named as one type is kept only if one of them is named at least
+# this surely (``is_phantom``): the reader's own threshold for a sure card.
+ONE_LOOK_SURE = 0.9
 # A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
 # is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's
 # cards (36 of 1,570, first 60 photos) are this washed out with no glare at all (a bright photo
@@ -168,9 +171,17 @@ def is_card(detected: bool, named: bool, confidence: float) -> bool:
     return detected and named and confidence >= EVIDENCE_CONFIDENCE
 
 
-def is_phantom(evidence: list[bool]) -> bool:
-    """A lattice with too few cells holding card evidence (``is_card``) to be a player's tableau."""
-    return sum(evidence) < MIN_CARD_CELLS
+def is_phantom(cards: Sequence[tuple[str, float]]) -> bool:
+    """A lattice that is no player's tableau, from the ``(type, confidence)`` of its cells holding
+    card evidence (``is_card``): too few of them, or one look repeated and never named surely.
+    A surface pattern's repeats (a play mat's printed slots, a cloth's checks) read alike, so a
+    pattern the namer half takes for cards is named as one type in every cell it names: a mat of
+    dark green slots was reported as a player of 20 doubted streams (stand-in tuning photo, steep
+    seed 4016, 000093). A real tableau, however poor the photo, shows several types or names
+    some card surely (``ONE_LOOK_SURE``)."""
+    if len(cards) < MIN_CARD_CELLS:
+        return True
+    return len({card for card, _ in cards}) == 1 and max(conf for _, conf in cards) < ONE_LOOK_SURE
 
 
 BOX_SQUEEZE_CARDS = 10  # fewer boxes than this say nothing of the angle: one stray box would decide it

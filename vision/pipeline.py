@@ -592,8 +592,9 @@ class Reader:
         the photo is refused, saying why (``not_this_deck``)."""
         kept = []
         for fit, read in zip(fits, reads):
-            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)
-                                        for cell in read.cells]):
+            cards = [(str(cell.type), cell.card_evidence) for cell in read.cells
+                     if photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)]
+            if photo_doubts.is_phantom(cards):
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
