@@ -177,6 +177,8 @@ MESSAGES = [
     "deck 'kitchen' has no last cards to forget (they were forgotten already)",
     "only the phone that started deck 'kitchen' can make it forget cards (its X-Deck-Token)",
     "row 3, col 4: most cells of this photo are in doubt: check this card too",
+    "a grid of 20 card-like shapes, all read as stream and none surely, was taken for a pattern on the table, not a "
+    "tableau: if they are a player's cards, photograph them alone, or closer",
 ]
 
 

@@ -135,6 +135,13 @@ def test_a_play_mats_slots_beside_a_tableau_are_not_a_second_player(reader, deck
     placed = match_read(read.tableaux[0], scene.truth["tableaux"][0])  # the read may be the grid turned
     assert placed is not None and len(placed) == 20
     assert all(read.tableaux[0].cells[i].type == truth.at(*rc) for i, rc in placed.items())
+    # ... and the grid left out is said, not dropped silently: were they a player's cards, the
+    # game would lack a player. In the player's language too.
+    from ecoscore.service import i18n
+
+    said = [d for d in read.doubts if d.startswith("a grid of ")]
+    assert len(said) == 1 and "all read as stream and none surely" in said[0], read.doubts
+    assert i18n.translate(said[0], "it").startswith("una griglia di ")
 
 
 @needs_models

@@ -173,14 +173,16 @@ def is_card(detected: bool, named: bool, confidence: float) -> bool:
 
 def is_phantom(cards: Sequence[tuple[str, float]]) -> bool:
     """A lattice that is no player's tableau, from the ``(type, confidence)`` of its cells holding
-    card evidence (``is_card``): too few of them, or one look repeated and never named surely.
-    A surface pattern's repeats (a play mat's printed slots, a cloth's checks) read alike, so a
-    pattern the namer half takes for cards is named as one type in every cell it names: a mat of
-    dark green slots was reported as a player of 20 doubted streams (stand-in tuning photo, steep
-    seed 4016, 000093). A real tableau, however poor the photo, shows several types or names
-    some card surely (``ONE_LOOK_SURE``)."""
-    if len(cards) < MIN_CARD_CELLS:
-        return True
+    card evidence (``is_card``): too few of them, or a pattern's repeats (``one_look``)."""
+    return len(cards) < MIN_CARD_CELLS or one_look(cards)
+
+
+def one_look(cards: Sequence[tuple[str, float]]) -> bool:
+    """One look repeated and never named surely. A surface pattern's repeats (a play mat's
+    printed slots, a cloth's checks) read alike, so a pattern the namer half takes for cards is
+    named as one type in every cell it names: a mat of dark green slots was reported as a player
+    of 20 doubted streams (stand-in tuning photo, steep seed 4016, 000093). A real tableau, however
+    poor the photo, shows several types or names some card surely (``ONE_LOOK_SURE``)."""
     return len({card for card, _ in cards}) == 1 and max(conf for _, conf in cards) < ONE_LOOK_SURE
 
 

@@ -207,6 +207,10 @@ class PhotoRead:
     deck: str  # the deck whose cards the cells were named as (the classifier's or a matcher's)
     loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
 
+    # Grids not read as tableaux for being one look repeated (``photo_doubts.one_look``): the
+    # cells named and the one type they were named as.
+    patterns: list[tuple[int, str]] = field(default_factory=list)
+
     @property
     def doubts(self) -> list[str]:
         """What looks doubtful about the photo as a whole (each tableau carries its own doubts).
@@ -214,11 +218,15 @@ class PhotoRead:
         Loose cards lying side by side, as many as a tableau needs to be found, may be a
         tableau that was not read (too small, too dark, too steep, cut by the frame): the
         others' majorities may then lack a player. Scattered loose cards (a draw pile, cards
-        put aside) are no such sign."""
-        if self.loose_group < MIN_CARDS:
-            return []
-        return [f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
-                "tableau, it was not read (photograph it alone, or closer)"]
+        put aside) are no such sign. A grid taken for a pattern is said, not dropped silently:
+        were it a player's cards, the game would lack that player."""
+        out = [f"a grid of {n} card-like shapes, all read as {card} and none surely, was taken for a pattern on the "
+               "table, not a tableau: if they are a player's cards, photograph them alone, or closer"
+               for n, card in self.patterns]
+        if self.loose_group >= MIN_CARDS:
+            out.append(f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
+                       "tableau, it was not read (photograph it alone, or closer)")
+        return out
 
 
 def side_by_side(cards: Detections) -> int:
@@ -321,7 +329,7 @@ class Reader:
         reads = self._classify(photo, det, fits, classifier)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
-        reads = self._doubt_the_photo(photo, det, fits, reads)
+        reads, patterns = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
             cards = max(len(fit.detections) for fit in fits)
@@ -330,7 +338,7 @@ class Reader:
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
-                         side_by_side(det.subset(loose)))
+                         side_by_side(det.subset(loose)), patterns)
 
     def locate(self, photo: Photo, timings: dict[str, float] | None = None
                ) -> tuple[Detections, list[TableauFit], list[int]]:
@@ -585,16 +593,20 @@ class Reader:
 
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
-                         reads: list[TableauRead]) -> list[TableauRead]:
+                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[tuple[int, str]]]:
         """Drop lattices with too few cards of the deck to be a tableau (a cloth's checks, a play
-        mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``), and
-        add what the photo itself says to each tableau: how to retake it. With no tableau left
-        the photo is refused, saying why (``not_this_deck``)."""
-        kept = []
+        mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``) or
+        that read as one look repeated (``one_look``), and add what the photo itself says to each
+        tableau: how to retake it. Returns the tableaux kept and, for each grid taken for a
+        pattern, its cards named and their one type. With no tableau left the photo is refused,
+        saying why (``not_this_deck``)."""
+        kept, patterns = [], []
         for fit, read in zip(fits, reads):
-            cards = [(str(cell.type), cell.card_evidence) for cell in read.cells
-                     if photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)]
+            cards = [(cell.type.value, cell.card_evidence) for cell in read.cells
+                     if cell.type is not None and photo_doubts.is_card(cell.detected, True, cell.card_evidence)]
             if photo_doubts.is_phantom(cards):
+                if len(cards) >= photo_doubts.MIN_CARD_CELLS:
+                    patterns.append((len(cards), cards[0][0]))
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
@@ -603,7 +615,7 @@ class Reader:
                 seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
-        return kept
+        return kept, patterns
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;
