@@ -193,6 +193,8 @@ def test_every_message_is_translated(lang):
     assert i18n.translate(grid_text, "cs").startswith("bot, řádek 2, políčko 3: neznámá karta 'x'")  # it said "line 2, cell 3"
     assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (40% v nejméně jistém natočení), nebo liška 30%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
+    pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
+    assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)
 
 
 @pytest.mark.parametrize("lang", ["cs", "ru", "it"])

@@ -107,17 +107,18 @@ def test_a_play_mat_with_no_cards_is_no_tableau(reader, deck):
     assert grids >= 1  # seeds 2, 3 and 5 box the slots as a grid: the message above is exercised
 
 
-def test_a_lattice_of_one_look_never_named_surely_is_no_tableau():
+def test_a_lattice_of_one_look_never_named_surely_is_a_pattern():
     """A pattern's repeats read alike: 20 cells of one type, none sure, is no player; a real
-    tableau shows several types or names some card surely."""
-    from ecoscore.vision.photo_doubts import ONE_LOOK_SURE, is_phantom
+    tableau shows several types or names some card surely, and a handful of cards of one type
+    may be a mid-game tableau."""
+    from ecoscore.vision.photo_doubts import ONE_LOOK_CELLS, ONE_LOOK_SURE, PatternGrid, one_look
 
-    assert is_phantom([("stream", 0.6)] * 20)
-    assert is_phantom([("stream", ONE_LOOK_SURE - 0.01)] * 19 + [("stream", 0.5)])
-    assert not is_phantom([("stream", 0.6)] * 19 + [("stream", ONE_LOOK_SURE)])
-    assert not is_phantom([("stream", 0.6)] * 19 + [("trout", 0.6)])
-    assert is_phantom([("bee", 1.0)] * 4)  # too few cards, however sure
-    assert not is_phantom([("bee", 1.0)] * 5)
+    assert one_look([("stream", 0.6)] * 20) == PatternGrid(20, "stream")
+    assert one_look([("stream", ONE_LOOK_SURE - 0.01)] * ONE_LOOK_CELLS) == PatternGrid(ONE_LOOK_CELLS, "stream")
+    assert one_look([("stream", 0.6)] * (ONE_LOOK_CELLS - 1)) is None
+    assert one_look([("stream", 0.6)] * 19 + [("stream", ONE_LOOK_SURE)]) is None
+    assert one_look([("stream", 0.6)] * 19 + [("trout", 0.6)]) is None
+    assert one_look([]) is None
 
 
 @needs_models
@@ -141,7 +142,27 @@ def test_a_play_mats_slots_beside_a_tableau_are_not_a_second_player(reader, deck
 
     said = [d for d in read.doubts if d.startswith("a grid of ")]
     assert len(said) == 1 and "all read as stream and none surely" in said[0], read.doubts
-    assert i18n.translate(said[0], "it").startswith("una griglia di ")
+    assert i18n.translate(said[0], "it").startswith("una griglia di ") and "ruscello" in i18n.translate(said[0], "it")
+
+
+@needs_models
+def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader, deck, monkeypatch):
+    """Where no tableau is left, the refusal says both what may be wrong (the deck, or no cards
+    there) and that a grid was taken for a pattern, in the player's language. The rule itself
+    is tested above; here, that the refusal carries what it found."""
+    from ecoscore.service import i18n
+    from ecoscore.service.routes.photos import for_the_page
+    from ecoscore.vision.photo_doubts import PatternGrid
+    from ecoscore.vision.pipeline import NoTableauError, Reader
+
+    monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: ([], [PatternGrid(20, "stream")])))
+    scene = render_scene(deck, (4016, 93), steep_params(long_side=1600))
+    with pytest.raises(NoTableauError) as refused:
+        reader.read(scene.jpeg)
+    said = str(refused.value)
+    assert said.startswith("no tableau read: a grid of ") and "; a grid of 20 card-like shapes, all read as stream" in said
+    page = i18n.translate(for_the_page(said), "cs")  # as the page shows it, in Czech
+    assert "potok" in page and "no tableau" not in page and "card-like" not in page
 
 
 @needs_models

@@ -1,5 +1,6 @@
-"""Doubts about the photo and the geometry, as retake advice (``advice.py``), and the rule that
-keeps phantom tableaux out: a lattice of cells with too few cards in it is no player's tableau.
+"""Doubts about the photo and the geometry, as retake advice (``advice.py``), and the rules that
+keep phantom tableaux out: a lattice of cells with too few cards in it is no player's tableau,
+nor is one whose cells all read alike and none surely (a pattern on the table, said as such).
 
 Works on what the reader already has (the decoded photo, the lattice fits, the cells as read),
 so it adds no pass of either model.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -26,9 +28,13 @@ MIN_CARD_CELLS = MIN_CARDS
 # (tests/test_steep.py, the mat with no cards); a tableau with fewer than 5 cards named at 50 %
 # or more is no read anyone could use.
 EVIDENCE_CONFIDENCE = 0.5
-# A lattice whose cards are all named as one type is kept only if one of them is named at least
-# this surely (``is_phantom``): the reader's own threshold for a sure card.
+# A lattice whose cells all read as one type is taken for a pattern (``one_look``) unless one of
+# them is named at least this surely. Judged on a cell's surer cut (``card_evidence``), as the
+# evidence rule is: a real card either cut names at 0.9 is a card. The mat's slots: 50-65 %.
 ONE_LOOK_SURE = 0.9
+# ... and only where at least this many cells are read alike: a pattern's grid names most of its
+# 20 cells (the mat's: all 20), while a mid-game tableau may hold a handful of cards of one type.
+ONE_LOOK_CELLS = 10
 # A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
 # is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's
 # cards (36 of 1,570, first 60 photos) are this washed out with no glare at all (a bright photo
@@ -171,19 +177,37 @@ def is_card(detected: bool, named: bool, confidence: float) -> bool:
     return detected and named and confidence >= EVIDENCE_CONFIDENCE
 
 
-def is_phantom(cards: Sequence[tuple[str, float]]) -> bool:
-    """A lattice that is no player's tableau, from the ``(type, confidence)`` of its cells holding
-    card evidence (``is_card``): too few of them, or a pattern's repeats (``one_look``)."""
-    return len(cards) < MIN_CARD_CELLS or one_look(cards)
+def is_phantom(evidence: list[bool]) -> bool:
+    """A lattice with too few cells holding card evidence (``is_card``) to be a player's tableau."""
+    return sum(evidence) < MIN_CARD_CELLS
 
 
-def one_look(cards: Sequence[tuple[str, float]]) -> bool:
-    """One look repeated and never named surely. A surface pattern's repeats (a play mat's
-    printed slots, a cloth's checks) read alike, so a pattern the namer half takes for cards is
-    named as one type in every cell it names: a mat of dark green slots was reported as a player
-    of 20 doubted streams (stand-in tuning photo, steep seed 4016, 000093). A real tableau, however
-    poor the photo, shows several types or names some card surely (``ONE_LOOK_SURE``)."""
-    return len({card for card, _ in cards}) == 1 and max(conf for _, conf in cards) < ONE_LOOK_SURE
+class PatternGrid(NamedTuple):
+    """A lattice taken for a pattern on the table (``one_look``)."""
+    cells: int  # how many of its cells were read as a card
+    card: str  # the one type they were all read as
+
+
+def one_look(named: Sequence[tuple[str, float]]) -> PatternGrid | None:
+    """The lattice as a pattern, if it is one look repeated and never named surely; ``named``:
+    ``(type, surer cut's confidence)`` of each of its cells read as a card, boxed or not. A
+    surface pattern's repeats (a play mat's printed slots, a cloth's checks) read alike, so a
+    pattern the namer half takes for cards is named as one type in every cell: a mat of dark
+    green slots was reported as a player of 20 doubted streams (stand-in tuning photo, steep seed
+    4016, 000093). A real tableau, however poor the photo, shows several types or names some card
+    surely."""
+    if len(named) < ONE_LOOK_CELLS or len({card for card, _ in named}) != 1:
+        return None
+    if max(conf for _, conf in named) >= ONE_LOOK_SURE:
+        return None
+    return PatternGrid(len(named), named[0][0])
+
+
+def pattern_doubt(grid: PatternGrid) -> str:
+    """What the photo's reader says of a grid taken for a pattern: never dropped silently, for
+    were they a player's cards, the game would lack that player."""
+    return (f"a grid of {grid.cells} card-like shapes, all read as {grid.card} and none surely, was taken for a "
+            "pattern on the table, not a tableau: if they are a player's cards, photograph them alone, or closer")
 
 
 BOX_SQUEEZE_CARDS = 10  # fewer boxes than this say nothing of the angle: one stray box would decide it

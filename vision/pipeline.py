@@ -22,6 +22,7 @@ from .decode import Photo, decode
 from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
 from .models import EMPTY, CardClassifier, CardFinder, fast_nms
+from .photo_doubts import PatternGrid
 from .second_look import (
     OUTLINE_CARDS,
     fit_outline,
@@ -207,9 +208,8 @@ class PhotoRead:
     deck: str  # the deck whose cards the cells were named as (the classifier's or a matcher's)
     loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
 
-    # Grids not read as tableaux for being one look repeated (``photo_doubts.one_look``): the
-    # cells named and the one type they were named as.
-    patterns: list[tuple[int, str]] = field(default_factory=list)
+    # Grids not read as tableaux for being one look repeated (``photo_doubts.one_look``).
+    pattern_grids: list[PatternGrid] = field(default_factory=list)
 
     @property
     def doubts(self) -> list[str]:
@@ -218,11 +218,8 @@ class PhotoRead:
         Loose cards lying side by side, as many as a tableau needs to be found, may be a
         tableau that was not read (too small, too dark, too steep, cut by the frame): the
         others' majorities may then lack a player. Scattered loose cards (a draw pile, cards
-        put aside) are no such sign. A grid taken for a pattern is said, not dropped silently:
-        were it a player's cards, the game would lack that player."""
-        out = [f"a grid of {n} card-like shapes, all read as {card} and none surely, was taken for a pattern on the "
-               "table, not a tableau: if they are a player's cards, photograph them alone, or closer"
-               for n, card in self.patterns]
+        put aside) are no such sign. A grid taken for a pattern is said (``pattern_doubt``)."""
+        out = [photo_doubts.pattern_doubt(grid) for grid in self.pattern_grids]
         if self.loose_group >= MIN_CARDS:
             out.append(f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
                        "tableau, it was not read (photograph it alone, or closer)")
@@ -329,16 +326,19 @@ class Reader:
         reads = self._classify(photo, det, fits, classifier)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
-        reads, patterns = self._doubt_the_photo(photo, det, fits, reads)
+        reads, pattern_grids = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
             cards = max(len(fit.detections) for fit in fits)
             enrolled = classifier.deck if isinstance(classifier, CardMatcher) else None
-            self._refuse(photo, det, not_this_deck(cards, enrolled), fits)
+            # A grid taken for a pattern is said here too: it may be the player's own deck,
+            # unenrolled, read as one type throughout.
+            why = not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
+            self._refuse(photo, det, why, fits)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
-                         side_by_side(det.subset(loose)), patterns)
+                         side_by_side(det.subset(loose)), pattern_grids)
 
     def locate(self, photo: Photo, timings: dict[str, float] | None = None
                ) -> tuple[Detections, list[TableauFit], list[int]]:
@@ -593,20 +593,21 @@ class Reader:
 
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
-                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[tuple[int, str]]]:
+                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[PatternGrid]]:
         """Drop lattices with too few cards of the deck to be a tableau (a cloth's checks, a play
         mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``) or
         that read as one look repeated (``one_look``), and add what the photo itself says to each
-        tableau: how to retake it. Returns the tableaux kept and, for each grid taken for a
-        pattern, its cards named and their one type. With no tableau left the photo is refused,
-        saying why (``not_this_deck``)."""
-        kept, patterns = [], []
+        tableau: how to retake it. Returns the tableaux kept and the grids taken for a pattern.
+        With no tableau left the photo is refused, saying why (``not_this_deck``)."""
+        kept, pattern_grids = [], []
         for fit, read in zip(fits, reads):
-            cards = [(cell.type.value, cell.card_evidence) for cell in read.cells
-                     if cell.type is not None and photo_doubts.is_card(cell.detected, True, cell.card_evidence)]
-            if photo_doubts.is_phantom(cards):
-                if len(cards) >= photo_doubts.MIN_CARD_CELLS:
-                    patterns.append((len(cards), cards[0][0]))
+            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)
+                                        for cell in read.cells]):
+                continue
+            pattern = photo_doubts.one_look([(cell.type.value, cell.card_evidence) for cell in read.cells
+                                             if cell.type is not None])
+            if pattern is not None:
+                pattern_grids.append(pattern)
                 continue
             widths = [det.sizes[i, 1] for i in fit.detections]
             unsure = {(cell.row, cell.col) for cell in read.cells if cell.doubts}
@@ -615,7 +616,7 @@ class Reader:
                 seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
-        return kept, patterns
+        return kept, pattern_grids
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;
