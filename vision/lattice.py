@@ -33,8 +33,8 @@ SAME_CARD = 0.3  # two boxes closer than this (in card widths) are one card foun
 MIN_VISIBLE = 0.9  # share of a cell that must lie in the photo for it to be read
 # Largest over smallest cell area of one tableau: what perspective can give before a lattice is
 # implausible (spurious lattices strung through false detections bend wildly). Seen at 25° from
-# 45 cm the near cells are up to 10x the far ones (steep tuning set; the normal and hard splits
-# never pass 2.9). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
+# 45 cm the near cells are up to 10x the far ones (steep tuning set; the normal and hard splits'
+# true grids reach 3.2). The 4 of before refused 25 of the 60 steep tuning photos, 3 with this.
 MAX_AREA_RATIO = 16.0
 # How far from one fit's lattice points another's cards may lie for the two to be joined, in
 # cells: the lattice is carried on past its own cards, where perspective bends it. The joined

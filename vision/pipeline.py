@@ -116,8 +116,10 @@ FAR_CARD_PX = CLOSER_CARD_PX
 FAR_RATIO = 0.75
 FAR_PAD = 3.0
 # The table look (``_look_at_the_table``): for a photo whose grid's nearest cell is this many times
-# the area of its farthest (a phone 25-40 degrees above the table; the normal and hard splits
-# never pass 2.9; from 2.0 the steep tuning sets read the same), on a canvas this long (the
+# the area of its farthest (a phone 25-40 degrees above the table; of the normal and hard splits'
+# true grids, 1-2 of 236-371 a set pass 3, and of their fitted grids 2 in 80 normal photos; from
+# 2.0 the tuning sets read the same, at the cost of a finder run on half the hard photos and a
+# third of the 12 MP ones: 2026-11-28, thirty-fourth), on a canvas this long (the
 # finder's own: 640 and 768 read as many steep tuning tableaux, 174 and 175 of 190 against 174,
 # and cost more: 1.37 times a steep photo's read at 768, 1.28 at 512).
 TABLE_SQUEEZE = 3.0
