@@ -159,9 +159,9 @@ def speed(folder: Path, runs: int) -> dict:
         return run
 
     runners = {"ours": ours}
-    import openvino as ov
+    from ecoscore.vision.runtime import import_openvino
 
-    core = ov.Core()
+    core = import_openvino().Core()
     cfg = {"INFERENCE_NUM_THREADS": 2, "PERFORMANCE_HINT": "LATENCY", "INFERENCE_PRECISION_HINT": "f32"}
     ov_f, ov_c = (core.compile_model(str(m.path), "CPU", cfg) for m in (finder, classifier))
     runners["openvino_f32"] = other_runtime(lambda x: ov_f(x)[0], lambda x: ov_c(x)[0])

@@ -11,6 +11,7 @@ at import.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,26 @@ def one_blas_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+def import_openvino():
+    """Import openvino without its telemetry; returns the module.
+
+    ``import openvino`` imports its model converter (``openvino.tools.ovc``), and that starts
+    Intel's telemetry: a client id and usage counts written under ~/intel, and a Google Analytics
+    event sent (from a subprocess) on every import, unless a consent file there says no. A
+    newcomer's run found the service writing ~/intel at start (2026-11-28). The runtime reads ONNX
+    and never converts a model, so the converter is kept from loading: a ``None`` in
+    ``sys.modules`` makes its import fail, which openvino's ``__init__`` allows for
+    (``convert_model`` is then absent). Where openvino was imported before, it is returned as it
+    is (the door was opened by whoever imported it)."""
+    if "openvino" not in sys.modules:
+        sys.modules.setdefault("openvino.tools.ovc", None)
+    import openvino
+
+    return openvino
+
+
 def _core():
-    import openvino as ov  # imported here: `ecoscore grid` never needs it
+    ov = import_openvino()  # imported here: `ecoscore grid` never needs it
 
     from ecoscore.paths import data_dir
 
