@@ -843,7 +843,7 @@ def test_card_names_are_never_broken_inside_a_word_and_the_deck_menu_is_whole_at
     page = new_page(viewport={"width": 320, "height": 640}, locale=locale)
     upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
     catalogue = json.loads((STATIC / "i18n" / f"{locale[:2]}.json").read_text())
-    words = sorted({w for k, v in catalogue.items() if k.startswith("card.") or k in ("ui.cell_empty", "ui.to_name") for w in v.split()})
+    words = sorted({w for k, v in catalogue.items() if k.startswith("card.") or k in ("ui.cell_empty", "ui.to_name", "ui.unknown_cell") for w in v.split()})
     broken = page.evaluate("""words => {
         const b = document.querySelector('#solo-tableau .grid button'), span = b.querySelector('span'), out = [];
         for (const cls of ['', 'doubt']) {  // a doubtful cell's border is wider

@@ -381,10 +381,18 @@ class TableauView {
     this.q(".details details").hidden = naming;  // "why every point": no points yet
   }
 
-  // What a cell is called on the photo and the grid: its card, a guess marked "?", or "to name".
+  // What a cell is called on the photo and the grid: its card, a guess marked "?", "to name", or
+  // "unknown" where the reader could not tell (outside the photo, or a card of none of the deck's
+  // types): shown as "empty" it read as a sure empty cell (a newcomer's walk, a cut-off neighbour).
   cellName(r, c) {
     if (this.unnamed(r, c)) return t("ui.to_name");
+    if (this.unknownAt(r, c)) return t("ui.unknown_cell");
     return I18N.card(this.grid[r][c]) + (this.guessAt(r, c) ? "?" : "");
+  }
+
+  unknownAt(r, c) {
+    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
+    return !!(cell && cell.unknown && !this.grid[r][c] && !this.corrected.has(k) && !this.checked.has(k));
   }
 
   renderMarks(labels, causes, sel) {
