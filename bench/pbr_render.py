@@ -108,7 +108,6 @@ def _bitmap(rgb: np.ndarray):
     return mi.Bitmap(np.ascontiguousarray(srgb_to_linear(rgb), dtype=np.float32))
 
 
-
 def _face_rgb(face_bgr: np.ndarray) -> np.ndarray:
     """The face as the rectangle's texture: Mitsuba's v runs up the rectangle (local +y) from the
     bitmap's first row, so the image is turned upside down to stand upright at +y."""

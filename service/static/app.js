@@ -261,10 +261,16 @@ class TableauView {
     this.render();
   }
 
+  // The cell as the reader read it, while the player has neither corrected nor checked it (what
+  // the reader said of it then no longer stands); null otherwise.
+  untouchedCell(r, c) {
+    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
+    return cell && !this.corrected.has(k) && !this.checked.has(k) ? cell : null;
+  }
+
   doubtsOf(r, c) {
-    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c];
-    if (!cell || !cell.doubts || !cell.doubts.length || this.corrected.has(key(r, c)) || this.checked.has(key(r, c))) return [];
-    return cell.doubts;
+    const cell = this.untouchedCell(r, c);
+    return cell && cell.doubts && cell.doubts.length ? cell.doubts : [];
   }
 
   doubtfulCells() {
@@ -286,8 +292,8 @@ class TableauView {
   // A card the deck being taught named (/api/layout's guess), as it named it: marked, and the
   // player's to confirm before it is remembered (a deck half built names some cards surely wrong).
   guessAt(r, c) {
-    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
-    return !!(cell && cell.guess && this.grid[r][c] === cell.guess && !this.corrected.has(k) && !this.checked.has(k));
+    const cell = this.untouchedCell(r, c);
+    return !!(cell && cell.guess && this.grid[r][c] === cell.guess);
   }
 
   guessedCells() {
@@ -391,8 +397,8 @@ class TableauView {
   }
 
   unknownAt(r, c) {
-    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
-    return !!(cell && cell.unknown && !this.grid[r][c] && !this.corrected.has(k) && !this.checked.has(k));
+    const cell = this.untouchedCell(r, c);
+    return !!(cell && cell.unknown && !this.grid[r][c]);
   }
 
   renderMarks(labels, causes, sel) {
