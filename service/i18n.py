@@ -36,6 +36,8 @@ _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
 _DECIMAL = {"residual"}
+# The languages that write a decimal comma ("0,29"); English keeps the point.
+_DECIMAL_COMMA = {"cs", "ru", "it"}
 
 
 @lru_cache(maxsize=None)
@@ -188,6 +190,8 @@ def translate(text: str, lang: str) -> str:
             # a grid's text: "bot, line 2, cell 3" (gridfile.py)
             out[name] = re.sub(r"line (\d+), cell (\d+)",
                                lambda m: fill(lang, "api.line_cell", line=m.group(1), cell=m.group(2)), out[name])
+        elif name in _DECIMAL and lang in _DECIMAL_COMMA:
+            out[name] = value.replace(".", ",")
         else:
             out[name] = value
     return fill(lang, key, **out)

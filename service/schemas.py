@@ -117,7 +117,8 @@ class PlayerOut(BaseModel):
     total: int
     grid: list[list[str | None]]
     incomplete: bool
-    empty_cells: list[Position]
+    empty_cells: list[Position] = Field(description="cells scored as empty (no card); a read's cells "
+                                                          "marked unknown are among them, scored so: see cells[].unknown")
     majorities: dict[str, MajorityOut]
     explanation: Explanation
     deck_issues: list[str]

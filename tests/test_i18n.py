@@ -332,3 +332,12 @@ def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_
         for text in said:
             out = i18n.translate(text, lang)
             assert out != text and "no tableau read" not in out and "wrong deck" not in out, (lang, out)
+
+
+def test_a_decimal_is_written_as_the_players_language_writes_it():
+    # Italian, Czech and Russian write "0,29": the page showed "errore 0.29".
+    doubt = "the cards do not sit on a regular grid (fit error 0.29 card widths)"
+    for lang in ("cs", "ru", "it"):
+        out = i18n.translate(doubt, lang)
+        assert "0,29" in out and "0.29" not in out, (lang, out)
+    assert i18n.translate(doubt, "en") == doubt
