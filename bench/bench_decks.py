@@ -4,10 +4,12 @@ For each unseen deck (held-out seeds of the generator, and decks drawn in other 
 bench/other_decks.py), rendered photos of its own are read with the deck enrolled
   - from one flat face per type (as from scans), and
   - from one photo of one of its tableaux (holding all 11 types) with its grid;
+its photos are normal, hard, and steep (shot across the table, as players do: no floor of the
+issue's, printed under "without_floor");
 then read against another deck's references (wrong deck) and on tableaux of another game's
 cards (foreign), where nothing may come out confidently wrong. Prints every floor.
 
-    python bench/bench_decks.py [--normal 40 --hard 30] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
+    python bench/bench_decks.py [--normal 40 --hard 30 --steep 30] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from stats import wilson
 
 from ecoscore.datasets.deck import Deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, generate_deck, write_deck
-from ecoscore.datasets.scene import SceneParams, hard_params, render_scene
+from ecoscore.datasets.scene import SceneParams, hard_params, render_scene, steep_params
 from ecoscore.datasets.synth import synthesize
 from ecoscore.datasets.truth import truth_tableau
 from ecoscore.paths import data_dir
@@ -34,6 +36,11 @@ from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.pipeline import Reader
 
 FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
+# Measured without a floor of its own (the issue's floors are on normal and hard photos): a player's
+# own deck shot across the table (25-55°, sleeves, lamps, cloths, neighbours), the way issue #15
+# says players take photos. Read and printed beside the floors, so no one mistakes them for all.
+UNFLOORED = ("steep",)
+SPLIT_SEED = {"normal": 5000, "hard": 5000, "steep": 5500}  # + 10 per deck
 
 
 def unseen_decks() -> list[Deck]:
@@ -47,6 +54,7 @@ def rendered(deck: Deck, root: Path, split: str, n: int, seed: int) -> Path:
     if not (folder / "truth").is_dir() or len(list((folder / "truth").glob("*.json"))) < n:
         deck_dir = write_deck(deck, root / deck.name / "deck")
         params = {"normal": SceneParams(long_side=1600), "hard": hard_params(long_side=1600),
+                  "steep": steep_params(long_side=1600),
                   "foreign": SceneParams(long_side=1600, p_random_faces=1.0, p_multi=0.0)}[split]
         synthesize(deck_dir, n, folder, seed=seed, params=params, progress=False)
     return folder
@@ -72,6 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--normal", type=int, default=40)
     parser.add_argument("--hard", type=int, default=30)
+    parser.add_argument("--steep", type=int, default=30, help="photos a deck shot across the table (0: none)")
     parser.add_argument("--foreign", type=int, default=8)
     parser.add_argument("--standin", type=Path, nargs="*", default=[])
     parser.add_argument("--timing", type=Path)
@@ -94,8 +103,11 @@ def main() -> None:
         row["enrol_faces_s"] = round(time.perf_counter() - t0, 2)
         refs_by_deck[deck.name] = refs
         matcher = CardMatcher(embedder, refs)
-        for split, n in (("normal", args.normal), ("hard", args.hard)):
-            ev = evaluate(Reader(reader.finder, matcher), rendered(deck, root, split, n, 5000 + 10 * i), progress=False)
+        for split, n in (("normal", args.normal), ("hard", args.hard), ("steep", args.steep)):
+            if not n:
+                continue
+            ev = evaluate(Reader(reader.finder, matcher), rendered(deck, root, split, n, SPLIT_SEED[split] + 10 * i),
+                          progress=False)
             row[split] = summary(ev)
             outcomes[f"{deck.name}/{split}"] = ev.outcomes
         data, grid = enrolment_photo(deck, 7000 + i)
@@ -153,9 +165,11 @@ def main() -> None:
                 "worst_deck": min(d["tableau_exact_rate"] for d in done), "decks": len(done)}
 
     report["floors"] = {split: pooled(split) | {"floor": floor} for split, floor in FLOORS.items()} | {
-        "confident_wrong_unseen": sum(r[s]["confident_wrong"] for r in rows for s in FLOORS if s in r),
+        "confident_wrong_unseen": sum(r[s]["confident_wrong"] for r in rows for s in (*FLOORS, *UNFLOORED) if s in r),
         "photo_enrolments_refused": sum("photo_enrolment_refused" in r for r in rows),
         "enrol_max_s": max(max(r["enrol_faces_s"], r.get("enrol_photo_s", 0)) for r in rows)}
+    report["without_floor"] = {split: pooled(split) | {"refused_photos": sum(r[split]["refused_photos"] for r in rows)}
+                               for split in UNFLOORED if any(split in r for r in rows)}
     print(json.dumps(report, indent=2))
     if args.outcomes:
         args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
