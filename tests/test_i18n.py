@@ -86,6 +86,7 @@ MESSAGES = [
     "a whole edge row or column is empty: where the grid ends is a guess",
     "the grid was found only on a small copy of the photo: where it lies is a guess, so check every cell, or "
     "photograph the tableau from higher up",
+    "its cards were found only by a second, less sure look at the photo: check every cell",
     "1 card in line with the grid but outside its 5 × 4 was left out",
     "3 cards in line with the grid but outside its 5 × 4 were left out",
     "6 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)",

@@ -295,3 +295,31 @@ def test_a_steep_grid_placed_on_a_few_of_its_cards_is_fitted_again_on_the_tables
     monkeypatch.setattr(pipeline, "LATTICE_CUT", 0.0)  # no cut is ever made again
     read = reader.read(scene.jpeg)  # the table look alone
     assert len(read.tableaux) == 1 and match_read(read.tableaux[0], truth) is not None
+
+
+@needs_models
+def test_a_photo_refused_on_the_finders_sure_boxes_is_read_on_its_unsure_ones_and_says_so(reader, monkeypatch):
+    # A mosaic deck (full-bleed art laid edge to edge: a style the generator does not draw) seen
+    # across the table, at 33°: the finder boxes its cards at 0.40-0.63, too few of them at 0.6 for
+    # a grid, and the photo was refused (a tuning photo: mosaic-2's steep 000004). Looked at again
+    # from 0.45, its tableau is read, every cell right, and it says its cards are less sure.
+    from other_decks import mosaic_deck  # bench/ is on the path (conftest)
+
+    from ecoscore.datasets.truth import truth_tableau
+    from ecoscore.vision import pipeline
+    from ecoscore.vision.evaluate import match_read
+    from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+
+    deck = mosaic_deck(2)
+    embedder = CardEmbedder()
+    matcher = CardMatcher(embedder, References.embed(deck.name, embedder, {c: f[:1] for c, f in deck.faces.items()}))
+    scene = render_scene(deck, (8550, 4), steep_params(long_side=1600))
+    truth = scene.truth["tableaux"][0]  # the player's (a neighbour's lies at the frame's edge)
+    read = reader.read(scene.jpeg, matcher)
+    (tableau,) = [t for t in read.tableaux if match_read(t, truth) is not None]
+    placed = match_read(tableau, truth)
+    assert len(placed) == 20 and all(tableau.cells[i].type == truth_tableau(truth).at(*rc) for i, rc in placed.items())
+    assert all(pipeline.UNSURE_DOUBT in t.doubts for t in read.tableaux)
+    monkeypatch.setattr(pipeline, "UNSURE_CONF", None)
+    with pytest.raises(pipeline.NoTableauError, match="no 5 × 4 grid"):
+        reader.read(scene.jpeg, matcher)

@@ -5,6 +5,7 @@ nothing is silently "fixed".
 """
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -107,6 +108,21 @@ SECOND_LOOK_SIZE = 384
 SMALL_CANVAS_DOUBT = ("the grid was found only on a small copy of the photo: where it lies is a guess, so check "
                       "every cell, or photograph the tableau from higher up")
 MAX_TABLEAUX = 8
+# A photo in which the finder's sure boxes (``CardFinder.conf``, 0.6) hold no tableau is looked
+# at once more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike
+# the finder's training cards (full-bleed mosaics laid edge to edge, near-black cards) is boxed at
+# 0.40-0.63, and its photos were refused. Kept from 0.45 in every photo, such boxes are false cards
+# on other tables (the model card: a wash); kept only where the photo would be refused, they lose
+# no tableau that was read. A tableau found so says that its cards are less sure (UNSURE_DOUBT).
+# None: no such look.
+UNSURE_CONF: float | None = 0.45
+# ... and what such a look reads is taken only where each of its tableaux has at least this many
+# boxed cards named one of the deck's types at UNSURE_SURE or more: the less sure boxes must be
+# vouched for by their names. A phone screenshot's lines of text, read so, had a grid with 5
+# cards named at 0.55-0.96 (the stand-in's classifier), 1 of them at 0.9; the steep tuning photos
+# it read had 9-11 (mosaic, silhouette decks), and one with 3 was a tableau misplaced.
+UNSURE_SURE, UNSURE_SURE_CELLS = 0.9, 8
+UNSURE_DOUBT = "its cards were found only by a second, less sure look at the photo: check every cell"
 # A loose card under this short side at the finder's input (the size the closer look magnifies
 # cards to), and under FAR_RATIO of the fitted tableaux' cards, is looked at closer, with room
 # round it for a tableau of FAR_PAD card lengths. The ratio keeps it to cards far behind: without
@@ -282,6 +298,11 @@ class NoTableauError(ValueError):
     """The photo holds no tableau the reader can find."""
 
 
+class TooManyTableauxError(NoTableauError):
+    """The photo holds more grids than a game has tableaux: not read, and not looked at again
+    on less sure boxes (which find more grids, at the cost of every one's looks)."""
+
+
 class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
@@ -312,7 +333,40 @@ class Reader:
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
-        the reader's own."""
+        the reader's own. A photo refused on the finder's sure boxes is read again on its less
+        sure ones too (``UNSURE_CONF``); if that finds no tableau either, or one whose cards are
+        not surely named (``UNSURE_SURE_CELLS``), the first refusal (its advice judged on the sure
+        boxes) is the answer."""
+        try:
+            return self._read(data, classifier)
+        except TooManyTableauxError:
+            raise
+        except NoTableauError as refused:
+            unsure = self._unsure_reader()
+            if unsure is None:
+                raise
+            try:
+                read = unsure._read(data, classifier)
+            except NoTableauError:
+                raise refused from None
+            if not all(sum(cell.detected and cell.type is not None and cell.card_evidence >= UNSURE_SURE
+                           for cell in tableau.cells) >= UNSURE_SURE_CELLS for tableau in read.tableaux):
+                raise refused from None
+        for tableau in read.tableaux:
+            tableau.doubts.append(UNSURE_DOUBT)
+        return read
+
+    def _unsure_reader(self) -> Reader | None:
+        """This reader with the finder keeping its boxes from ``UNSURE_CONF`` (the same networks)."""
+        if UNSURE_CONF is None or self.finder.conf <= UNSURE_CONF:
+            return None
+        finder = copy.copy(self.finder)
+        finder.conf = UNSURE_CONF
+        unsure = copy.copy(self)
+        unsure.finder = finder
+        return unsure
+
+    def _read(self, data: bytes, classifier: CardClassifier | None) -> PhotoRead:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         photo = decode(data)
@@ -363,7 +417,7 @@ class Reader:
             det, fits, loose = self._look_at_the_table(photo.image, det, fits, loose)
         if len(fits) > MAX_TABLEAUX:
             self._refuse(photo, det, f"too many tableaux in one photo (grids of cards found: {len(fits)}; a game has at "
-                                     f"most {MAX_TABLEAUX}): photograph the tableaux of one game")
+                                     f"most {MAX_TABLEAUX}): photograph the tableaux of one game", error=TooManyTableauxError)
         t2 = time.perf_counter()
         if self.second_look:
             det, fits, loose = self._snap(photo, det, fits, loose)
@@ -574,7 +628,7 @@ class Reader:
 
     @staticmethod
     def _refuse(photo: Photo, det: Detections, why: str | None = None,
-                fits: list[TableauFit] | None = None) -> NoReturn:
+                fits: list[TableauFit] | None = None, error: type[NoTableauError] = NoTableauError) -> NoReturn:
         """Refuse the photo, saying ``why`` (else: no grid found) and how to retake it (too steep,
         too far, too dark...), whichever refusal it is: a grid too steep to read is often read as
         cards of no type of the deck. The angle is judged on the ``fits`` where there are some,
@@ -591,7 +645,7 @@ class Reader:
             biggest = max(groups, key=len) if groups else []
             steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid)
-        raise NoTableauError(why + "".join(f"; {tip}" for tip in tips))
+        raise error(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
