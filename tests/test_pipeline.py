@@ -511,3 +511,26 @@ def test_a_black_and_white_photo_says_to_take_it_in_colour_and_a_colour_one_does
     read = reader.read(grey)
     assert any(NO_COLOUR() in t.doubts for t in read.tableaux)
     assert not any(NO_COLOUR() in d for t in reader.read(colour).tableaux for d in t.doubts)
+
+
+@needs_models
+def test_only_a_photo_where_no_grid_fits_is_looked_at_again_on_less_sure_boxes(reader, monkeypatch):
+    """The less sure look (pipeline.UNSURE_CONF) is for cards the finder half sees: a grid whose
+    cells are no cards of the deck (here a phone screenshot's lines of text) is refused at once,
+    and no second read is paid for it (a wrong or unenrolled deck is a common upload); a photo
+    with no grid at all is looked at again, and still refused with the first read's words."""
+    from pathlib import Path
+
+    from ecoscore.vision import pipeline
+
+    looks = []
+    unsure_reader = pipeline.Reader._unsure_reader
+    monkeypatch.setattr(pipeline.Reader, "_unsure_reader", lambda self: looks.append(1) or unsure_reader(self))
+    screenshot = (Path(__file__).parent / "data" / "page-screenshot.png").read_bytes()
+    with pytest.raises(NoTableauError, match="no tableau read: a grid of"):
+        reader.read(screenshot)
+    assert looks == []
+    grey = cv2.imencode(".png", np.full((900, 1200, 3), 128, np.uint8))[1].tobytes()
+    with pytest.raises(pipeline.NoGridError, match="^no tableau found: no card detected"):
+        reader.read(grey)
+    assert looks == [1]

@@ -202,7 +202,9 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
     what its cells show (``Reader.settle``), and the grid must meet the cells it was named on,
     not the window before it was placed. Of several (a neighbour's in the frame): the one
     nearest ``at`` (a point in the photo's own pixels: the tableau the page showed), or with
-    ``biggest`` the one with the most cards; else the photo is refused."""
+    ``biggest`` the one with the most cards; else the photo is refused. Located on the finder's
+    sure boxes only: a read may find a tableau on its less sure ones too (``pipeline.UNSURE_CONF``,
+    with a doubt), but a reference is a card surely found."""
     try:
         photo = decode(data)
     except ImageError as err:

@@ -6,6 +6,7 @@ with grey 114, RGB / 255; class scores already sigmoid / softmax in the export).
 """
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -111,6 +112,13 @@ class CardFinder:
         # reads at once (the service) the finder held 1.8 GB warmed, then 1.3 (bench_service); the
         # quick look's smaller canvases (pipeline.QUICK_SIZE) get a stream per read: ~1.8 again.
         self.network.one_stream_above = self.imgsz
+
+    def keeping_from(self, conf: float) -> CardFinder:
+        """This finder keeping its boxes from ``conf`` instead: the same networks, nothing copied
+        but the settings (a read's less sure look, ``pipeline.UNSURE_CONF``)."""
+        other = copy.copy(self)
+        other.conf = conf
+        return other
 
     def warm_up(self, sizes: tuple[int, ...] = ()) -> None:
         """Compile the network for every canvas now rather than on the first photo of each

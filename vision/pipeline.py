@@ -108,20 +108,21 @@ SECOND_LOOK_SIZE = 384
 SMALL_CANVAS_DOUBT = ("the grid was found only on a small copy of the photo: where it lies is a guess, so check "
                       "every cell, or photograph the tableau from higher up")
 MAX_TABLEAUX = 8
-# A photo in which the finder's sure boxes (``CardFinder.conf``, 0.6) hold no tableau is looked
-# at once more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike
-# the finder's training cards (full-bleed mosaics laid edge to edge, near-black cards) is boxed at
-# 0.40-0.63, and its photos were refused. Kept from 0.45 in every photo, such boxes are false cards
-# on other tables (the model card: a wash); kept only where the photo would be refused, they lose
-# no tableau that was read. A tableau found so says that its cards are less sure (UNSURE_DOUBT).
-# None: no such look.
+# A photo in whose finder's sure boxes (``CardFinder.conf``, 0.6) no grid fits is looked at once
+# more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike the
+# finder's training cards (full-bleed mosaics laid edge to edge, near-black cards) is boxed at
+# 0.40-0.63, and its photos were refused. Kept from 0.45 in every photo, such boxes found those
+# cards and were false cards on other decks' tables: as many tableaux lost as gained (model card);
+# kept only where no grid was found, they lose no tableau that was read. A tableau found so says
+# that its cards are less sure (UNSURE_DOUBT). None: no such look.
 UNSURE_CONF: float | None = 0.45
-# ... and what such a look reads is taken only where each of its tableaux has at least this many
-# boxed cards named one of the deck's types at UNSURE_SURE or more: the less sure boxes must be
-# vouched for by their names. A phone screenshot's lines of text, read so, had a grid with 5
-# cards named at 0.55-0.96 (the stand-in's classifier), 1 of them at 0.9; the steep tuning photos
-# it read had 9-11 (mosaic, silhouette decks), and one with 3 was a tableau misplaced.
-UNSURE_SURE, UNSURE_SURE_CELLS = 0.9, 8
+# ... and what such a look reads is taken only where each of its tableaux has at least
+# UNSURE_NAMED_CELLS boxed cards named one of the deck's types at UNSURE_NAMED_AT or more: the
+# less sure boxes must be vouched for by their names. A phone screenshot's lines of text, read
+# so, had a grid with 5 cards named at 0.55-0.96 (the stand-in's classifier), 1 of them at 0.9;
+# the steep tuning photos it read had 9-11 (mosaic, silhouette decks), and one with 3 was a
+# tableau misplaced.
+UNSURE_NAMED_AT, UNSURE_NAMED_CELLS = 0.9, 8
 UNSURE_DOUBT = "its cards were found only by a second, less sure look at the photo: check every cell"
 # A loose card under this short side at the finder's input (the size the closer look magnifies
 # cards to), and under FAR_RATIO of the fitted tableaux' cards, is looked at closer, with room
@@ -298,9 +299,10 @@ class NoTableauError(ValueError):
     """The photo holds no tableau the reader can find."""
 
 
-class TooManyTableauxError(NoTableauError):
-    """The photo holds more grids than a game has tableaux: not read, and not looked at again
-    on less sure boxes (which find more grids, at the cost of every one's looks)."""
+class NoGridError(NoTableauError):
+    """No grid fits the cards found (or no card was found): the one refusal a less sure look at
+    the photo may undo (``UNSURE_CONF``). A grid whose cells are no cards of the deck (the wrong
+    deck, an unenrolled one) is not looked at again: more boxes would not make them the deck's."""
 
 
 class Reader:
@@ -333,48 +335,45 @@ class Reader:
 
     def read(self, data: bytes, classifier: CardClassifier | None = None) -> PhotoRead:
         """Read a photo; ``classifier``: what names the cells (a deck's ``CardMatcher``), if not
-        the reader's own. A photo refused on the finder's sure boxes is read again on its less
-        sure ones too (``UNSURE_CONF``); if that finds no tableau either, or one whose cards are
-        not surely named (``UNSURE_SURE_CELLS``), the first refusal (its advice judged on the sure
-        boxes) is the answer."""
+        the reader's own. A photo in whose finder's sure boxes no grid fits is read again on its
+        less sure ones too (``UNSURE_CONF``); if that finds no tableau either, or any tableau
+        without ``UNSURE_NAMED_CELLS`` cards surely named, the first refusal (its advice judged
+        on the sure boxes) is the answer."""
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        photo = decode(data)
+        timings["decode"] = (time.perf_counter() - t0) * 1e3
         try:
-            return self._read(data, classifier)
-        except TooManyTableauxError:
-            raise
-        except NoTableauError as refused:
+            return self._read(photo, classifier, timings)
+        except NoGridError as refused:
             unsure = self._unsure_reader()
             if unsure is None:
                 raise
             try:
-                read = unsure._read(data, classifier)
+                read = unsure._read(photo, classifier, timings)
             except NoTableauError:
                 raise refused from None
-            if not all(sum(cell.detected and cell.type is not None and cell.card_evidence >= UNSURE_SURE
-                           for cell in tableau.cells) >= UNSURE_SURE_CELLS for tableau in read.tableaux):
+            if not all(sum(cell.detected and cell.type is not None and cell.card_evidence >= UNSURE_NAMED_AT
+                           for cell in tableau.cells) >= UNSURE_NAMED_CELLS for tableau in read.tableaux):
                 raise refused from None
         for tableau in read.tableaux:
             tableau.doubts.append(UNSURE_DOUBT)
         return read
 
     def _unsure_reader(self) -> Reader | None:
-        """This reader with the finder keeping its boxes from ``UNSURE_CONF`` (the same networks)."""
-        if UNSURE_CONF is None or self.finder.conf <= UNSURE_CONF:
+        """This reader with its finder keeping boxes from ``UNSURE_CONF`` (the same networks);
+        None where there is no such look (turned off, or a finder that is not the shipped kind)."""
+        if UNSURE_CONF is None or not isinstance(self.finder, CardFinder) or self.finder.conf <= UNSURE_CONF:
             return None
-        finder = copy.copy(self.finder)
-        finder.conf = UNSURE_CONF
         unsure = copy.copy(self)
-        unsure.finder = finder
+        unsure.finder = self.finder.keeping_from(UNSURE_CONF)
         return unsure
 
-    def _read(self, data: bytes, classifier: CardClassifier | None) -> PhotoRead:
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        photo = decode(data)
-        timings["decode"] = (time.perf_counter() - t0) * 1e3
+    def _read(self, photo: Photo, classifier: CardClassifier | None, timings: dict[str, float]) -> PhotoRead:
         det, fits, loose = self.locate(photo, timings)
         t3 = time.perf_counter()
         if not fits:
-            self._refuse(photo, det)
+            self._refuse(photo, det, error=NoGridError)
         classifier = classifier or self.classifier
         det, fits, loose = self.settle(photo, det, fits, loose, classifier)
         to_original = 1 / photo.scale
@@ -417,7 +416,7 @@ class Reader:
             det, fits, loose = self._look_at_the_table(photo.image, det, fits, loose)
         if len(fits) > MAX_TABLEAUX:
             self._refuse(photo, det, f"too many tableaux in one photo (grids of cards found: {len(fits)}; a game has at "
-                                     f"most {MAX_TABLEAUX}): photograph the tableaux of one game", error=TooManyTableauxError)
+                                     f"most {MAX_TABLEAUX}): photograph the tableaux of one game")
         t2 = time.perf_counter()
         if self.second_look:
             det, fits, loose = self._snap(photo, det, fits, loose)
