@@ -167,14 +167,15 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int
     return out
 
 
-def is_card(detected: bool, named: bool, confidence: float) -> bool:
+def is_card(detected: bool, named: bool, confidence: float, at: float = EVIDENCE_CONFIDENCE) -> bool:
     """Evidence of a card of the deck in a cell: a box from the finder and one of the deck's types,
     said with some confidence. A box a deck's matcher calls none of the deck's ("not ours") is
     none: a grid of such boxes is no tableau to score. It was, to reach a "wrong deck?" doubt,
     and a phone screenshot's lines of text, read with an enrolled deck, were scored as a player
     (-4: one line named a rabbit at 52 %, 13 "not ours"); such a photo is refused now, saying
-    that the deck may be the wrong one or that no cards lie there (``pipeline.not_this_deck``)."""
-    return detected and named and confidence >= EVIDENCE_CONFIDENCE
+    that the deck may be the wrong one or that no cards lie there (``pipeline.not_this_deck``).
+    ``at``: the confidence asked for (a less sure look asks more: ``pipeline.UNSURE_NAMED_AT``)."""
+    return detected and named and confidence >= at
 
 
 def is_phantom(evidence: list[bool]) -> bool:

@@ -245,6 +245,13 @@ class PhotoRead:
         return out
 
 
+def _surely_named(tableau: TableauRead) -> int:
+    """How many of a tableau's cells hold a boxed card named one of the deck's types at
+    ``UNSURE_NAMED_AT`` or more (``photo_doubts.is_card``, asked for more)."""
+    return sum(photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence, at=UNSURE_NAMED_AT)
+               for cell in tableau.cells)
+
+
 def side_by_side(cards: Detections) -> int:
     """Cards in the biggest group of ``cards`` lying side by side as in a grid (0: no group of
     at least a tableau's minimum)."""
@@ -353,8 +360,7 @@ class Reader:
                 read = unsure._read(photo, classifier, timings)
             except NoTableauError:
                 raise refused from None
-            if not all(sum(cell.detected and cell.type is not None and cell.card_evidence >= UNSURE_NAMED_AT
-                           for cell in tableau.cells) >= UNSURE_NAMED_CELLS for tableau in read.tableaux):
+            if not all(_surely_named(tableau) >= UNSURE_NAMED_CELLS for tableau in read.tableaux):
                 raise refused from None
         for tableau in read.tableaux:
             tableau.doubts.append(UNSURE_DOUBT)
