@@ -314,6 +314,46 @@ def test_a_tableau_cut_by_the_frame_enrols_its_cells_in_view(reader, embedder, d
     assert 15 <= sum(map(len, taken.crops.values())) < 20
 
 
+def test_where_the_cards_found_leave_the_window_a_guess_the_grid_places_it_or_the_photo_is_refused(reader, embedder, decks):
+    from other_decks import mosaic_deck  # bench/ is on the path (conftest)
+
+    from ecoscore.geometry import warp_quad
+    from ecoscore.vision.enrol import EnrolError, from_photo
+
+    # A mosaic deck's enrolment photo (a tuning photo of the bench's): its two far rows of
+    # full-bleed cards were not found, and the window was taken hung below the photo, the grid's
+    # far rows named on the near ones: ten references of the wrong types, taken without a word.
+    # Placed by the grid, the cards found are its near rows and 11 of its cards were not found:
+    # refused, naming them.
+    scene = render_scene(mosaic_deck(3), (7820, 26), SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0,
+                                                                 p_hole=0.0))
+    with pytest.raises(EnrolError, match="disagree at row 1 col 1, row 1 col 2, row 1 col 3, row 1 col 4, row 1 col 5, "
+                                         "row 2 col 1"):
+        from_photo(reader, embedder, scene.jpeg, truth_tableau(scene.truth["tableaux"][0]), "mosaic.jpg")
+
+    # A tableau laid with an edge row empty (as the 11 types laid out in a grid are): the window
+    # is a guess by the cards alone, and the grid, empty there, places it. Every crop taken is of
+    # the type the grid names: the nearest, of the crops cut at the cards' true corners.
+    scene = render_scene(decks[0], (34, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                                                        elevation_deg=(70, 90)))
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    truth = scene.truth["tableaux"][0]["cells"]
+    table = [int(v) for v in np.median(image[5:40, 5:40].reshape(-1, 3), 0)]
+    for cell in truth:
+        if cell["row"] == 0:  # the top row taken off the table
+            quad = np.array(cell["corners"], np.float32)
+            cv2.fillPoly(image, [((quad - quad.mean(0)) * 1.08 + quad.mean(0)).astype(np.int32)], table)
+    grid = Tableau([None if cell["row"] == 0 else CardType(cell["type"])
+                    for cell in sorted(truth, key=lambda cell: (cell["row"], cell["col"]))])
+    taken = from_photo(reader, embedder, cv2.imencode(".jpg", image)[1].tobytes(), grid, "eleven.jpg").crops
+    assert sum(map(len, taken.values())) == 15
+    lying = [cell for cell in truth if cell["row"] > 0]
+    true_crops = embedder([warp_quad(image, np.array(cell["corners"], np.float32), 64) for cell in lying])
+    for card, crops in taken.items():
+        for vector in embedder(crops) if crops else []:
+            assert lying[int(np.argmax(true_crops @ vector))]["type"] == card.value
+
+
 def test_a_tableau_photographed_at_a_slant_enrols_as_a_read_would_locate_it(reader, embedder):
     # Seen at 30-45° the finder's first look misses a card or two; the read's second look finds
     # them, and enrolment locates the cards the same way. Before, this photo was refused ("the

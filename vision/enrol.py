@@ -18,7 +18,7 @@ from ecoscore.geometry import Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cell_at, cells_short
 
-from . import photo_doubts
+from . import photo_doubts, window
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, NotAnImageError, Photo, decode
 from .lattice import CellFit, TableauFit
@@ -171,6 +171,10 @@ class _Placement(NamedTuple):
     grid: list[list[CardType | None]]
     turn: Callable[[list], list]
     mismatch: set[tuple[int, int]]  # cells where the grid and the cards found disagree
+    move: tuple[int, int]  # the window's move (rows, cols) from where the cards found put it
+    cells: dict[tuple[int, int], CellFit]  # the window's cells
+    crops: dict[tuple[int, int], np.ndarray]  # a crop of each of its cells in the photo
+    found: set[tuple[int, int]]  # its cells where a card was found
 
 
 class PhotoReferences(NamedTuple):
@@ -296,27 +300,44 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
     detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
     k = detail.scale / photo.scale
-    cells = {(r, c): fit.cells[(r, c)] for r in range(ROWS) for c in range(COLS)}
-    crops = {rc: warp_quad(detail.image, cell.quad * k, REFERENCE_PX) for rc, cell in cells.items() if cell.inside}
-    keys = list(crops)
-    vectors = embedder([crops[rc] for rc in keys])
-    # Cells the frame cuts are compared with nothing: no crop is cut from them, and the read
-    # itself does not name them (a photo cut by one cell was refused for it).
-    found = {rc for rc, cell in cells.items() if _card_found(cell)}
     grid = [list(tableau.cells[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
-    placements = []
+    # Where the cards found leave the tableau's window a guess (a row or a column of them not
+    # found), the grid says where they lie: every window holding the cards found is tried. A
+    # grid that names cards outside the photo there counts them against that window: a mosaic
+    # deck's enrolment photo, its top two rows not found, was taken with the window hung below
+    # the photo and the grid's far rows named on its near ones: ten references of wrong types.
     # A grid corrected from a read of this photo (the page's) lies as the read laid it out.
-    for label, turn in list(_SYMMETRIES.items())[:1 if as_read else None]:
-        g = turn(grid)
-        occupied = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None and cells[(r, c)].inside}
-        placements.append(_Placement(len(occupied & found) - len(occupied ^ found),
-                                     _consistency(vectors, [g[r][c] for r, c in keys]), label, g, turn,
-                                     occupied ^ found))
+    size = (photo.image.shape[1], photo.image.shape[0])
+    candidates = [((0, 0), fit)] if as_read else window.windows(fit, size)
+    guessed = len(candidates) > 1
+    placements = []
+    for move, fitted in candidates:
+        cells = {(r, c): fitted.cells[(r, c)] for r in range(ROWS) for c in range(COLS)}
+        crops = {rc: warp_quad(detail.image, cell.quad * k, REFERENCE_PX) for rc, cell in cells.items() if cell.inside}
+        keys = list(crops)
+        vectors = embedder([crops[rc] for rc in keys])
+        # Cells the frame cuts are compared with nothing: no crop is cut from them, and the read
+        # itself does not name them (a photo cut by one cell was refused for it).
+        found = {rc for rc, cell in cells.items() if _card_found(cell)}
+        for label, turn in list(_SYMMETRIES.items())[:1 if as_read else None]:
+            g = turn(grid)
+            named = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
+            occupied = {rc for rc in named if cells[rc].inside}
+            unseen = len(named - occupied) if guessed else 0
+            placements.append(_Placement(len(occupied & found) - len(occupied ^ found) - unseen,
+                                         _consistency(vectors, [g[r][c] for r, c in keys]),
+                                         label if not guessed else f"{label}, {_moved_by(move)}", g, turn,
+                                         occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
     best, second = placements[0], placements[1] if len(placements) > 1 else None
     if second is not None and best.agree == second.agree and best.consistency - second.consistency < 0.05:
+        if best.move != second.move:
+            raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
+                             f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
+                             "photograph the tableau again, whole in the frame, in even light and from nearer above")
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
+    cells, crops, found = best.cells, best.crops, best.found
     # More cards found where the grid has none, or named where none was found, than a finder
     # errs by means the lattice (or the grid) sits wrong somewhere: crops cut from it would
     # teach the deck wrong pictures, so refuse. A few cards named where none was found are the
@@ -339,7 +360,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
     g = best.grid
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
-    for rc in keys:
+    for rc in crops:
         card = g[rc[0]][rc[1]]
         if card is not None and rc not in missed:
             out[card].append(crops[rc])
@@ -347,6 +368,12 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside)
+
+
+def _moved_by(move: tuple[int, int]) -> str:
+    """A window's move, as a player reads it in a refusal."""
+    said = [f"{abs(n)} {word}{'s' if abs(n) > 1 else ''}" for n, word in zip(move, ("row", "column")) if n]
+    return " and ".join(said) + " off where the cards found put it" if said else "where the cards found put it"
 
 
 def _consistency(vectors: np.ndarray, labels: list) -> float:

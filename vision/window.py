@@ -125,6 +125,25 @@ def moved(fit: TableauFit, H: np.ndarray, half: np.ndarray, dr: int, dc: int, si
     return replace(fit, cells=cells)
 
 
+def windows(fit: TableauFit, size: tuple[int, int]) -> list[tuple[tuple[int, int], TableauFit]]:
+    """Every window the tableau may have, as (the move, the fit moved by it): where its window is
+    a guess (``ambiguous_window``), each that holds all its found cards on a flat grid's lattice;
+    else the fit alone. For a grid a player gives (enrolment), which says where the cards lie
+    better than the cards found do."""
+    moves = shifts(fit) if fit.ambiguous_window else [(0, 0)]
+    lattice = lattice_of(fit) if len(moves) > 1 else None
+    if lattice is None:
+        return [((0, 0), fit)]
+    H, half = lattice
+    out = []
+    for dr, dc in moves:
+        if (dr, dc) == (0, 0):
+            out.append(((0, 0), fit))
+        elif all(_sound(H, r + dr, c + dc) for r in range(ROWS) for c in range(COLS)):
+            out.append(((dr, dc), moved(fit, H, half, dr, dc, size)))
+    return out
+
+
 def _sound(H: np.ndarray, row: int, col: int) -> bool:
     """Whether the lattice's cell (``row``, ``col``) is a cell of a flat grid seen from the front:
     convex, and on the same side of the lattice's horizon as the window (beyond it a cell maps
