@@ -126,7 +126,7 @@ MESSAGES = [
     "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
     "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
-    "no deck 'kitchen' (decks: standin, home); enrol one with `ecoscore deck add`",
+    "no deck 'kitchen'; enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
     "row 2 col 3, row 4 col 1: the grid names a card there, but none was found in the photo: left out of the deck",

@@ -394,7 +394,7 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     grid = tmp_path / "grid.txt"
     grid.write_text(format_text(truth_tableau(scene.truth["tableaux"][0])))
     unknown = _cli("score", str(photo), "--deck", "nosuch", env=env)
-    assert unknown.returncode == 2 and "no deck 'nosuch'" in unknown.stderr
+    assert unknown.returncode == 2 and "no deck 'nosuch'" in unknown.stderr and "the decks here: standin" in unknown.stderr
     listed = _cli("deck", "list", env=env)
     assert "kitchen" in listed.stdout and "standin" in listed.stdout
     assert '"Naše kuchyň"' in listed.stdout  # the page's menu shows the deck so too

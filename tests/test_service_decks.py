@@ -40,6 +40,23 @@ def test_decks_are_listed_and_an_unknown_one_refused_before_reading(client):
     assert r.status_code == 422
 
 
+def test_an_unknown_deck_is_refused_without_naming_the_players_decks(client):
+    # A deck started on a phone is listed to no stranger (GET /api/decks), yet any unknown name
+    # sent with a bogus photo or a forget listed every deck on the server (an attack's find).
+    import numpy as np
+
+    from ecoscore.vision.deckstore import default_store
+
+    default_store().add("alices-kitchen", {card: [np.full((90, 60, 3), 20 * i, np.uint8)]
+                                           for i, card in enumerate(CardType)}, "the page", owner="token")
+    refusals = [client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")},
+                            data={"deck": "nosuch"}),
+                client.delete("/api/decks/nosuch/last", headers={"X-Deck-Token": "x"})]
+    for r in refusals:
+        assert 400 <= r.status_code < 500 and "no deck 'nosuch'" in r.json()["detail"]
+        assert "alices-kitchen" not in r.text
+
+
 def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     deck = generate_deck(HELD_OUT_SEEDS[52])
     for k in range(100):

@@ -194,7 +194,9 @@ class DeckStore:
             return DeckInfo(name, {c: len(v) for c, v in faces.items()}, ["built in (the stand-in deck's faces)"], True)
         folder = self._dir(name)
         if not (folder / "deck.toml").is_file():
-            raise NoSuchDeck(f"no deck {name!r} (decks: {', '.join(self.names())}); enrol one with `ecoscore deck add`")
+            # Not the store's other decks: over the service, their names are their players' own
+            # (a stranger's unknown name listed every deck; the command line lists them itself).
+            raise NoSuchDeck(f"no deck {name!r}; enrol one with `ecoscore deck add`")
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
         meta = _meta(folder / "deck.toml")
         return DeckInfo(name, counts, meta.sources, False, meta.owner, meta.title)

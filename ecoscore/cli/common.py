@@ -81,14 +81,24 @@ def read_photos(paths: list[Path]) -> list[tuple[str, bytes]]:
 
 
 def open_reader_or_fail(deck: str | None = None):
-    from ecoscore.vision.deckstore import DeckStoreError, open_reader
+    from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, open_reader
     from ecoscore.vision.models import ModelError
     from ecoscore.vision.runtime import RuntimeSettingError
 
     try:
         return open_reader(deck)
+    except NoSuchDeck as err:
+        raise BadInput(with_decks(err)) from None
     except (ModelError, DeckStoreError, RuntimeSettingError) as err:
         raise BadInput(str(err)) from None
+
+
+def with_decks(err: Exception) -> str:
+    """An unknown deck's refusal with the decks this machine has (the store's own message does
+    not list them: over the service they are other players' names)."""
+    from ecoscore.vision.deckstore import default_store
+
+    return f"{err} (the decks here: {', '.join(default_store().names())})"
 
 
 def add_deck_option(p) -> None:

@@ -5,11 +5,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import BadInput, open_reader_or_fail, read_photos
+from .common import BadInput, open_reader_or_fail, read_photos, with_decks
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.vision.deckstore import DeckStoreError, default_store
+    from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, default_store
 
     store = default_store()
     try:
@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"imported deck {info.name}: {sum(info.counts.values())} references", file=sys.stderr)
         else:
             _deck_add(args, store)
+    except NoSuchDeck as err:
+        raise BadInput(with_decks(err)) from None
     except DeckStoreError as err:
         raise BadInput(str(err)) from None
     return 0
