@@ -53,17 +53,34 @@ def _finite(text: str) -> float:
     return value
 
 
+MAX_INT_DIGITS = 100  # no number the API takes is longer; Python's own limit (4,300) was a bare 400
+NOT_UTF8 = "the JSON body is not UTF-8 text (JSON sent over a network is UTF-8)"
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise HTTPException(400, f"the JSON body holds a number of more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
 class BoundedRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             body = await self.body()
+            # UTF-8 only (RFC 8259): Python also reads UTF-16 and UTF-32, where a character such
+            # as U+0122 holds the byte of a quote, and the container count below, which reads
+            # the bytes, took brackets for text and let 10,000 nested arrays through.
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                raise HTTPException(400, NOT_UTF8) from None
             if containers(body) > MAX_JSON_CONTAINERS:
                 raise HTTPException(400, "the JSON body nests too deeply or holds too many arrays and objects "
                                          f"(at most {MAX_JSON_CONTAINERS})")
             # NaN, Infinity and 1e999 are no JSON, though Python reads them: a float that is not
             # finite passed the parser, failed validation, and the 422 that echoes the input could
             # not be written as JSON (a 500).
-            self._json = json.loads(body, parse_constant=_not_finite, parse_float=_finite)
+            self._json = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_int)
         return self._json
 
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,

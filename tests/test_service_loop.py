@@ -168,6 +168,25 @@ def test_a_number_that_is_not_finite_is_refused_not_echoed_into_a_500(settings, 
         assert r.status_code == 422, r.text
 
 
+def test_a_json_body_in_another_encoding_or_with_an_endless_number_is_refused_saying_why(settings):
+    """The container count reads the bytes as UTF-8; Python's parser also reads UTF-16, where
+    U+0122 holds a quote's byte: the brackets after it were taken for text and 10,000 nested
+    arrays reached the parser (an attack's find). A 5,000-digit number was a bare 400."""
+    nested = ('{"z": "\u0122", "players": ' + "[" * 300 + "]" * 300 + "}").encode("utf-16-le")
+    with TestClient(create_app(settings, reader=SlowReader())) as client:
+        # read as the UTF-8 it is not (its NUL bytes): no JSON, not 300 nested arrays
+        r = client.post("/api/grid", content=nested, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and r.json()["detail"][0]["type"] == "json_invalid", r.text
+        assert r.json()["detail"][0]["ctx"]["error"].startswith("Expecting property name")
+        for lang, said in (("en", "not UTF-8"), ("it", "non è testo UTF-8")):
+            r = client.post(f"/api/grid?lang={lang}", content=b'{"players": [{"name": "\xff\xfeab"}]}',
+                            headers={"Content-Type": "application/json"})
+            assert r.status_code == 400 and said in r.json()["detail"], r.text
+        r = client.post("/api/grid", content=b'{"others": [[' + b"7" * 5000 + b', 1]]}',
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and "more than 100 digits" in r.json()["detail"], r.text
+
+
 def test_the_container_count_stays_linear_on_hostile_strings():
     """Strings are stripped only for a body with many brackets, by one scan from each quote to
     its closing quote or the end: quotes that never close cannot make it quadratic."""
