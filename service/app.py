@@ -135,7 +135,6 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     app.include_router(score.router)
     app.include_router(rooms.router)
     app.include_router(deck_routes.router)
-    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
 
     def queue() -> ReadQueue | None:
         services = getattr(app.state, "services", None)
@@ -145,11 +144,14 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         n = photos_allowed(scope, settings)
         return settings.upload_limit(n) if n else settings.max_json
 
-    # Added innermost first: a request meets the access log, then the headers, the bounds, admission.
+    # Added innermost first: a request meets the access log, then the headers, the translator,
+    # the bounds, admission. The translator outside the bounds and admission, so their refusals
+    # (413, 408, 504, a full queue's 503) come in the language asked for too.
     app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0)
     app.add_middleware(Bounds, limit=body_limit, body_timeout=settings.body_timeout,
                        request_timeout=settings.request_timeout, min_body_rate=settings.min_body_rate,
                        rate_grace=settings.body_rate_grace)
+    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
     app.add_middleware(SecurityHeaders)
     if settings.access_log:
         app.add_middleware(AccessLog)

@@ -59,18 +59,19 @@ def plural_category(lang: str, n: int) -> str:
     return "one" if n == 1 else "other"
 
 
+_QVALUE = re.compile(r"0(\.\d{0,3})?|1(\.0{0,3})?")
+
+
 def negotiate(accept_language: str | None) -> str:
     """The best of LANGS for an Accept-Language header (q-values honoured), else English."""
     best, best_q = DEFAULT, -1.0
     for part in (accept_language or "").split(","):
         tag, _, params = part.strip().partition(";")
         q = 1.0
-        m = re.search(r"q=([0-9.]+)", params)
-        if m:
-            try:
-                q = float(m.group(1))
-            except ValueError:
-                q = 0.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":  # RFC 9110's qvalue; any other ("abc", "1e999") ignores the tag
+                q = float(value.strip()) if _QVALUE.fullmatch(value.strip()) else 0.0
         lang = tag.strip().lower().split("-")[0]
         if lang in LANGS and q > 0 and q > best_q:  # the first of equal q wins
             best, best_q = lang, q

@@ -65,6 +65,9 @@ def test_accept_language():
     assert i18n.negotiate("cs-CZ,cs;q=0.9,en;q=0.8") == "cs"
     assert i18n.negotiate("de-DE,ru;q=0.5,it;q=0.7") == "it"
     assert i18n.negotiate("de") == "en" and i18n.negotiate(None) == "en"
+    # a q-value outside RFC 9110's grammar drops its tag (it counted as q=1: "cs;q=abc" won)
+    assert i18n.negotiate("en;q=0.9, cs;q=abc") == "en" and i18n.negotiate("it;q=1e999, ru;q=0.2") == "ru"
+    assert i18n.negotiate("cs;q=0.500, en;q=0.4") == "cs" and i18n.negotiate("ru; q=1.000") == "ru"
 
 
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
