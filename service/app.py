@@ -34,6 +34,7 @@ from .routes import decks as deck_routes
 from .routes import page, rooms, score
 from .routes.page import STATIC
 from .settings import Settings
+from .starts import Starts
 from .store import Store
 
 __all__ = ["Settings", "create_app"]
@@ -110,7 +111,9 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         decks = Decks(concurrent=settings.readers(), threads=settings.inference_threads())
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
-        app.state.services = Services(settings, store, the_reader, reads, decks)
+        app.state.services = Services(settings, store, the_reader, reads, decks,
+                                      Starts("rooms", settings.rooms_per_client_hour),
+                                      Starts("decks", settings.decks_per_client_hour))
         await prune_now(store)
         pruning = asyncio.create_task(prune_forever(store))
         freeze_heap()

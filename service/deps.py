@@ -18,6 +18,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
+from .starts import Starts, TooMany
 from .store import (
     ANY_VERSION,
     Busy,
@@ -42,6 +43,8 @@ class Services:
     reader: Reader
     reads: ReadQueue
     decks: Decks
+    room_starts: Starts
+    deck_starts: Starts
 
     def classifier_for(self, deck: str):
         """What names the cells of a photo of ``deck`` (empty: the service's default deck); None:
@@ -53,6 +56,13 @@ class Services:
             return self.decks.matcher(name)
         except DeckStoreError as err:
             raise HTTPException(422, str(err)) from None
+
+    def count_start(self, starts: Starts, request: Request) -> None:
+        """A room or a deck started by the request's client: a 429 past its share (``starts.py``)."""
+        try:
+            starts.take(request.client.host if request.client else "")
+        except TooMany as err:
+            raise HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after)}) from None
 
     async def db(self, fn: Callable[..., T], *args) -> T:
         """A store call in a worker thread (SQLite blocks), its refusals as HTTP answers."""

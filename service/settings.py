@@ -46,7 +46,11 @@ class Settings(BaseSettings):
     max_others: int = Field(10, ge=0, description="other players' figures given with a photo or grid")
     max_name: int = Field(40, ge=1, description="characters of a player's name")
     max_decks: int = Field(200, ge=1, description="decks the service keeps; past it, no new deck is started over "
-                                                  "the service (each ~1 MB; remove some with `ecoscore deck remove`)")
+                                                  "the service (a deck of 20 photos' cards is ~14 MB on disk; remove "
+                                                  "some with `ecoscore deck remove`)")
+    # One client's share of those, so that no one client fills them for every other player.
+    rooms_per_client_hour: int = Field(30, ge=1, description="rooms one client (address) may start in an hour")
+    decks_per_client_hour: int = Field(10, ge=1, description="decks one client (address) may start in an hour")
     # time bounds
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
     header_timeout: float = Field(10.0, gt=0, description="seconds to send a request's headers")

@@ -515,3 +515,19 @@ def test_a_cell_the_read_cut_again_guesses_nothing_and_the_rest_of_its_tableau_s
     assert all((r, 0) not in guesses for r in range(4))  # a cell in doubt: never a guess
     far = {(p.row, p.col) for p in places[:10]}  # half the cells elsewhere: not this tableau
     assert _guesses(reading(far), b"", found, "kitchen") == {}
+
+
+def test_one_client_starts_only_its_share_of_decks_counted_before_any_photo_is_read(tmp_path, monkeypatch, reader):
+    # 205 decks started by one client in 36 s filled the service's 200, and no other player could
+    # start one until its keeper removed some (an attack on a running server).
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", decks_per_client_hour=2)
+    with TestClient(create_app(settings, reader=reader)) as client:
+        junk = {"photo": ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")}
+        grid = format_text(Tableau([CardType.BEAR] * 20))
+        for k in range(2):  # each a start, whatever its photo
+            assert client.post(f"/api/decks/new-{k}/photo", files=junk, data={"grid": grid}).status_code == 415
+        r = client.post("/api/decks/new-2/photo", files=junk, data={"grid": grid})
+        assert r.status_code == 429 and "started 2 decks in the last hour" in r.json()["detail"]
+        r = client.post("/api/decks/new-0/photo", files=junk, data={"grid": grid}, headers={"X-Deck-Token": "t"})
+        assert r.status_code != 429  # adding to a deck started is no start

@@ -85,6 +85,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     # Whoever starts a deck here holds its token; only that token adds to it (a deck's name is
     # public, and a wrong grid sent with a photo would teach it wrong pictures).
     token = x_deck_token or secrets.token_urlsafe(18)
+    if x_deck_token is None:  # a deck started: counted before its photo is read
+        svc.count_start(svc.deck_starts, request)
 
     def enrol() -> RememberedOut:
         data = upload_bytes(svc, photo)
