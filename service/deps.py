@@ -11,7 +11,7 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError, check_name
 from ecoscore.vision.pipeline import Reader
 
 from . import names
@@ -46,11 +46,25 @@ class Services:
     room_starts: Starts
     deck_starts: Starts
 
-    def classifier_for(self, deck: str):
-        """What names the cells of a photo of ``deck`` (empty: the service's default deck); None:
-        the reader's own classifier. An unknown deck is a 422, before any photo is read."""
+    def deck_to_read(self, deck: str) -> str | None:
+        """The enrolled deck a photo of ``deck`` is read with (empty: the service's default deck);
+        None: the reader's own classifier (the stand-in). An unknown deck is a 422, before any
+        photo is read. Cheap: nothing is loaded (``classifier_for`` loads it)."""
         name = deck.strip() or self.settings.deck
         if not name or name == DEFAULT_DECK:  # the stand-in is read by its own classifier
+            return None
+        try:
+            self.decks.store.info(check_name(name))
+        except DeckStoreError as err:
+            raise HTTPException(422, str(err)) from None
+        return name
+
+    def classifier_for(self, deck: str):
+        """What names the cells of a photo of ``deck`` (as ``deck_to_read``): a deck's first photo
+        loads its matcher (its references embedded: seconds), so call it where a read may take
+        that long, in a reader's turn."""
+        name = self.deck_to_read(deck)
+        if name is None:
             return None
         try:
             return self.decks.matcher(name)

@@ -531,3 +531,24 @@ def test_one_client_starts_only_its_share_of_decks_counted_before_any_photo_is_r
         assert r.status_code == 429 and "started 2 decks in the last hour" in r.json()["detail"]
         r = client.post("/api/decks/new-0/photo", files=junk, data={"grid": grid}, headers={"X-Deck-Token": "t"})
         assert r.status_code != 429  # adding to a deck started is no start
+
+
+def test_a_bogus_photo_naming_a_deck_is_refused_before_the_deck_is_loaded(client, monkeypatch):
+    # A deck's first photo embeds its references (seconds); a 5-byte "photo" naming a deck made
+    # the server do it before the file was looked at, outside the readers' limit, every time a
+    # card was added to the deck (an attack on a running server).
+    import numpy as np
+
+    from ecoscore.service.decks import Decks
+    from ecoscore.vision.deckstore import default_store
+
+    default_store().add("kitchen", {card: [np.full((90, 60, 3), 20 * i, np.uint8)] for i, card in enumerate(CardType)},
+                        "the command line")
+    loaded = []
+    monkeypatch.setattr(Decks, "matcher", lambda self, name: loaded.append(name))
+    for route, files in (("/api/photo", "photo"), ("/api/game", "photos")):
+        r = client.post(route, files={files: ("x.jpg", io.BytesIO(b"junk!"), "image/jpeg")}, data={"deck": "kitchen"})
+        assert r.status_code == 415, r.text
+    r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"junk!"), "image/jpeg")}, data={"deck": "nosuch"})
+    assert r.status_code == 422 and "no deck 'nosuch'" in r.json()["detail"]  # still refused before any turn
+    assert loaded == []

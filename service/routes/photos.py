@@ -10,7 +10,7 @@ from fastapi import HTTPException, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.vision.deckstore import DeckStoreError
-from ecoscore.vision.decode import ImageError, NotAnImageError
+from ecoscore.vision.decode import ImageError, NotAnImageError, probe
 from ecoscore.vision.matcher import CardMatcher
 from ecoscore.vision.pipeline import NoTableauError, PhotoRead
 
@@ -76,12 +76,25 @@ async def queued(svc: Services, request: Request, work: Callable[[], T]) -> T:
 async def read_photo(svc: Services, request: Request, upload: UploadFile, name: str, deck: str = "") -> PhotoRead:
     """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
     reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most."""
-    # A deck's first photo loads its matcher (files, and the embedder's model: seconds): not on the loop.
-    classifier = await run_in_threadpool(svc.classifier_for, deck) if deck.strip() or svc.settings.deck else None
+    # An unknown deck is refused before the photo waits its turn; the deck is loaded in the turn,
+    # once the upload is seen to be an image: a deck's first photo embeds its references
+    # (seconds), and a 5-byte "photo" naming a deck made the server embed it outside the
+    # readers' limit, every time a card was added (an attack on a running server).
+    enrolled = await run_in_threadpool(svc.deck_to_read, deck)
     if upload.size is not None and upload.size > svc.settings.max_upload:
         raise _too_large(svc, name)
+    classifier = None
+
+    def read_it() -> PhotoRead:
+        nonlocal classifier
+        data = upload_bytes(svc, upload, name)
+        if enrolled:
+            probe(data)  # the header alone: ImageError for what is no image, before the deck is loaded
+            classifier = svc.classifier_for(enrolled)
+        return svc.reader.read(data, classifier)
+
     try:
-        read = await queued(svc, request, lambda: svc.reader.read(upload_bytes(svc, upload, name), classifier))
+        read = await queued(svc, request, read_it)
     except ImageError as err:
         raise HTTPException(415 if isinstance(err, NotAnImageError) else 422, f"{name}: {err}") from None
     except NoTableauError as err:
