@@ -5,7 +5,8 @@ bench/other_decks.py), rendered photos of its own are read with the deck enrolle
   - from one flat face per type (as from scans), and
   - from one photo of one of its tableaux (holding all 11 types) with its grid;
 its photos are normal, hard, and steep (shot across the table, as players do: no floor of the
-issue's, printed under "without_floor");
+issue's, printed under "without_floor"; so are the hard and steep photos read with the deck
+enrolled from the photo);
 then read against another deck's references (wrong deck) and on tableaux of another game's
 cards (foreign), where nothing may come out confidently wrong. Prints every floor.
 
@@ -38,8 +39,10 @@ from ecoscore.vision.pipeline import Reader
 FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
 # Measured without a floor of its own (the issue's floors are on normal and hard photos): a player's
 # own deck shot across the table (25-55°, sleeves, lamps, cloths, neighbours), the way issue #15
-# says players take photos. Read and printed beside the floors, so no one mistakes them for all.
-UNFLOORED = ("steep",)
+# says players take photos; and the hard and steep photos read with the deck enrolled from one
+# photo of a tableau, as a player without scans of their cards enrols it. Read and printed beside
+# the floors, so no one mistakes them for all.
+UNFLOORED = ("steep", "photo_enrolled_hard", "photo_enrolled_steep")
 SPLIT_SEED = {"normal": 5000, "hard": 5000, "steep": 5500}  # + 10 per deck
 
 
@@ -119,10 +122,13 @@ def main() -> None:
         else:
             photo_refs = References.embed(deck.name, embedder, crops, metric=not args.no_deck_metric)
             row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
-            ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / "normal",
-                          progress=False)
-            row["photo_enrolled_normal"] = summary(ev)
-            outcomes[f"{deck.name}/photo_enrolled_normal"] = ev.outcomes
+            for split, n in (("normal", args.normal), ("hard", args.hard), ("steep", args.steep)):
+                if not n:
+                    continue
+                ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / split,
+                              progress=False)
+                row[f"photo_enrolled_{split}"] = summary(ev)
+                outcomes[f"{deck.name}/photo_enrolled_{split}"] = ev.outcomes
         report["decks"][deck.name] = row
         print(deck.name, json.dumps({k: (v["tableau_exact_rate"], v["confident_wrong"]) if isinstance(v, dict) else v
                                      for k, v in row.items()}), flush=True)
@@ -168,7 +174,7 @@ def main() -> None:
         "confident_wrong_unseen": sum(r[s]["confident_wrong"] for r in rows for s in (*FLOORS, *UNFLOORED) if s in r),
         "photo_enrolments_refused": sum("photo_enrolment_refused" in r for r in rows),
         "enrol_max_s": max(max(r["enrol_faces_s"], r.get("enrol_photo_s", 0)) for r in rows)}
-    report["without_floor"] = {split: pooled(split) | {"refused_photos": sum(r[split]["refused_photos"] for r in rows)}
+    report["without_floor"] = {split: pooled(split) | {"refused_photos": sum(r[split]["refused_photos"] for r in rows if split in r)}
                                for split in UNFLOORED if any(split in r for r in rows)}
     print(json.dumps(report, indent=2))
     if args.outcomes:
