@@ -150,7 +150,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     # Added innermost first: a request meets the access log, then the headers, the translator,
     # the bounds, admission. The translator outside the bounds and admission, so their refusals
     # (413, 408, 504, a full queue's 503) come in the language asked for too.
-    app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0)
+    app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0,
+                       per_client=settings.photos_per_client)
     app.add_middleware(Bounds, limit=body_limit, body_timeout=settings.body_timeout,
                        request_timeout=settings.request_timeout, min_body_rate=settings.min_body_rate,
                        rate_grace=settings.body_rate_grace)

@@ -124,21 +124,37 @@ def _size(n: int) -> str:
 
 
 class Admission:
-    def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool]):
-        self.app, self.queue, self.is_photo = app, queue, is_photo
+    """A photo request takes a place in the read queue from its headers on (a busy service says so
+    before a phone sends megabytes), at most ``per_client`` of them a client at once: a few
+    sockets that sent headers and no body held every place for a body timeout each, and real
+    uploads got 503 (an attack on a running server). A game of 8 photos is one request."""
+
+    def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool],
+                 per_client: int = 4):
+        self.app, self.queue, self.is_photo, self.per_client = app, queue, is_photo, per_client
+        self.held: dict[str, int] = {}  # places held by each client now (entries only while held)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         queue = self.queue() if scope["type"] == "http" and self.is_photo(scope) else None
         if queue is None:
             return await self.app(scope, receive, send)
+        client = (scope.get("client") or ("",))[0]
+        if self.held.get(client, 0) >= self.per_client:
+            return await _answer(send, 429, f"this device has {self.per_client} photos waiting to be read already: "
+                                            "wait for their scores", {"Retry-After": "3"})
         if not queue.admit():
             wait = queue.retry_after()
             return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
                                  {"Retry-After": str(wait)})
+        self.held[client] = self.held.get(client, 0) + 1  # one event loop: no lock needed
         try:
             await self.app(scope, receive, send)
         finally:
             queue.leave()
+            if self.held[client] <= 1:
+                del self.held[client]
+            else:
+                self.held[client] -= 1
 
 
 # The page loads only its own files; its scripts are files too (no inline script). Inline style

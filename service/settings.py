@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
                                                   "more are answered 503 + Retry-After before their body is read")
     queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")
+    photos_per_client: int = Field(4, ge=1, description="photo requests one client (address) may have in the read "
+                                                        "queue at once; more are answered 429")
     # input bounds
     max_upload: int = Field(MAX_BYTES, ge=1, description="bytes of one photo")
     max_photos: int = Field(8, ge=1, description="photos in one game upload")

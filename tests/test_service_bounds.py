@@ -327,3 +327,24 @@ def test_a_game_of_photos_holding_more_tableaux_than_players_is_refused(settings
     with TestClient(create_app(settings.model_copy(update={"max_players": 3}), reader=reader)) as c:
         r = c.post("/api/photo", files={"photo": ("0.jpg", io.BytesIO(photos[0]), "image/jpeg")})
     assert r.status_code == 422 and "at most 3 players in a game: the photos hold 4" in r.json()["detail"], r.text
+
+
+def test_one_client_holds_only_its_share_of_the_read_queue(settings):
+    # Sockets that send a photo request's headers and no body each held a place in the read queue
+    # for a body timeout: 8 of them refused every real upload with a queue of 4 (an attack on a
+    # running server). A client holds at most photos_per_client places at once; the next is 429.
+    settings.reads, settings.read_queue, settings.photos_per_client = 1, 8, 2
+    with live_server(settings, SlowReader()) as port:
+        head = (b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 300000\r\n\r\n")
+        idle = [raw(port, head) for _ in range(2)]
+        time.sleep(0.3)
+        results = [None]
+        _post_photo(port, results, 0)
+        assert results[0][0] == 429 and results[0][1] == "3", results
+        assert b"2 photos waiting" in results[0][2]
+        for sock in idle:
+            sock.close()
+        time.sleep(0.5)  # their places given back
+        _post_photo(port, results, 0)
+        assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau)
