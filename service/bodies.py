@@ -71,7 +71,7 @@ class BoundedRequest(Request):
             # as U+0122 holds the byte of a quote, and the container count below, which reads
             # the bytes, took brackets for text and let 10,000 nested arrays through.
             try:
-                text = body.decode("utf-8")
+                text = body.decode("utf-8-sig")  # a byte order mark may lead (RFC 8259 lets it be ignored)
             except UnicodeDecodeError:
                 raise HTTPException(400, NOT_UTF8) from None
             if containers(body) > MAX_JSON_CONTAINERS:

@@ -18,7 +18,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .starts import Starts, TooMany
+from .starts import Starts, TooMany, client_key
 from .store import (
     ANY_VERSION,
     Busy,
@@ -74,7 +74,7 @@ class Services:
     def count_start(self, starts: Starts, request: Request) -> None:
         """A room or a deck started by the request's client: a 429 past its share (``starts.py``)."""
         try:
-            starts.take(request.client.host if request.client else "")
+            starts.take(client_key(request.client.host if request.client else None))
         except TooMany as err:
             raise HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after)}) from None
 

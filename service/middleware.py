@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .reads import ReadQueue
+from .starts import client_key
 
 # A room's code is its password, and an overlay's id shows a player's photo without it.
 SECRET_IN_PATH = re.compile(r"(/r/|/api/rooms/|/api/overlays/)[^/?]+")
@@ -138,7 +139,7 @@ class Admission:
         queue = self.queue() if scope["type"] == "http" and self.is_photo(scope) else None
         if queue is None:
             return await self.app(scope, receive, send)
-        client = (scope.get("client") or ("",))[0]
+        client = client_key((scope.get("client") or (None,))[0])
         if self.held.get(client, 0) >= self.per_client:
             return await _answer(send, 429, f"this device has {self.per_client} photos waiting to be read already: "
                                             "wait for their scores", {"Retry-After": "3"})

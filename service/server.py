@@ -98,12 +98,15 @@ class _Common(TypedDict):
     access_log: bool
     timeout_keep_alive: int
     limit_concurrency: int
+    proxy_headers: bool
+    forwarded_allow_ips: str
 
 
 def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     common = _Common(host=settings.host, port=settings.port, log_level="info", access_log=False,
-                     timeout_keep_alive=5, limit_concurrency=settings.max_connections)
+                     timeout_keep_alive=5, limit_concurrency=settings.max_connections,
+                     proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
     if settings.workers == 1:
         config = uvicorn.Config(create_app(settings), http=header_deadline(settings.header_timeout), **common)
         uvicorn.Server(config).run()

@@ -18,6 +18,10 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="0.0.0.0 to reach it from a phone on the same network")
     port: int = Field(8000, ge=0, le=65535)
+    forwarded_allow_ips: str = Field("127.0.0.1", description="proxies whose X-Forwarded-For names the client "
+                                                              "(comma-separated addresses, or *): behind a load "
+                                                              "balancer, its address, so that each player's share "
+                                                              "of rooms, decks and the read queue is their own")
     db_url: str = Field("", description="sqlite:///PATH or postgresql://USER:PASSWORD@HOST/NAME (the postgres extra); "
                                         "empty: <data>/service/ecoscore.sqlite3")
     db_pool: int = Field(8, ge=1, le=100, description="PostgreSQL connections each worker keeps at most")

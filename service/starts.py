@@ -5,12 +5,14 @@ client, one client filled both (2,000 empty rooms in 10 s, 200 decks in 36 s: an
 running server), and every other player was refused a new room for 30 days and a new deck until
 its keeper removed some. A table starts a room or two an evening and a deck once.
 
-Counted in this process's memory, per client address (behind a proxy, run uvicorn with
-``--proxy-headers`` so the address is the player's): several workers each count their own,
+Counted in this process's memory, per client (``client_key``: its address, an IPv6 one by its
+/64, which one home or phone holds whole; behind a load balancer the address its
+X-Forwarded-For gives, with ``forwarded_allow_ips``): several workers each count their own,
 which only makes the share that many times larger. The clients remembered are bounded too.
 """
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -18,6 +20,20 @@ from collections import OrderedDict, deque
 
 HOUR = 3600.0
 MAX_CLIENTS = 10_000  # clients remembered; the longest unseen is forgotten first
+
+
+def client_key(host: str | None) -> str:
+    """Whose request this is, for a share: the address, or an IPv6 address's /64 (a host picks
+    any address in its /64, so one client could otherwise start rooms from endless addresses)."""
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return host or ""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:  # ::ffff:a.b.c.d is an IPv4 client
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 class TooMany(Exception):

@@ -132,6 +132,8 @@ MESSAGES = [
     "no deck 'kitchen'; enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
+    "table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); photograph it from the side the grid was written from",
+    "table.jpg: cannot tell where the grid lies on the cards found (only 12 cards were found; it reads alike as written, where the cards found put it and as written, 1 row off where the cards found put it): photograph the tableau again, whole in the frame, in even light and from nearer above",
     "row 2 col 3, row 4 col 1: the grid names a card there, but none was found in the photo: left out of the deck",
     "the service is busy reading photos; try again in 4 s",
     "the database is busy; try again in a moment",

@@ -340,6 +340,9 @@ def test_a_clients_starts_are_counted_over_a_sliding_hour_and_the_clients_rememb
     decks.take("b")  # another client's share is its own
     now[0] = 3600.0
     decks.take("a")  # the first start has left the hour
+    # an IPv6 client by its /64 (it may take any address in it), an IPv4 one mapped into IPv6 as itself
+    assert starts.client_key("2001:db8::1") == starts.client_key("2001:db8::beef:2") != starts.client_key("2001:db8:0:1::1")
+    assert starts.client_key("::ffff:192.0.2.1") == starts.client_key("192.0.2.1") == "192.0.2.1"
     monkeypatch.setattr(starts, "MAX_CLIENTS", 5)
     for k in range(50):
         decks.take(f"client-{k}")

@@ -517,20 +517,31 @@ def test_a_cell_the_read_cut_again_guesses_nothing_and_the_rest_of_its_tableau_s
     assert _guesses(reading(far), b"", found, "kitchen") == {}
 
 
-def test_one_client_starts_only_its_share_of_decks_counted_before_any_photo_is_read(tmp_path, monkeypatch, reader):
+def test_one_client_starts_only_its_share_of_decks_whatever_token_it_sends(tmp_path, monkeypatch, reader):
     # 205 decks started by one client in 36 s filled the service's 200, and no other player could
-    # start one until its keeper removed some (an attack on a running server).
+    # start one until its keeper removed some (an attack on a running server). A start is a deck
+    # created, with or without a token (any token starts a new name: a review's find); a photo
+    # refused costs no start (a player retaking a refused photo was locked out).
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
     settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", decks_per_client_hour=2)
+    scene = render_scene(generate_deck(HELD_OUT_SEEDS[52]), (41, 0), PARAMS)
+    grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
     with TestClient(create_app(settings, reader=reader)) as client:
-        junk = {"photo": ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")}
-        grid = format_text(Tableau([CardType.BEAR] * 20))
-        for k in range(2):  # each a start, whatever its photo
-            assert client.post(f"/api/decks/new-{k}/photo", files=junk, data={"grid": grid}).status_code == 415
-        r = client.post("/api/decks/new-2/photo", files=junk, data={"grid": grid})
-        assert r.status_code == 429 and "started 2 decks in the last hour" in r.json()["detail"]
-        r = client.post("/api/decks/new-0/photo", files=junk, data={"grid": grid}, headers={"X-Deck-Token": "t"})
-        assert r.status_code != 429  # adding to a deck started is no start
+        junk = ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")
+        for k in range(3):
+            assert client.post(f"/api/decks/junk-{k}/photo", files={"photo": junk}, data={"grid": grid}).status_code == 415
+        first = client.post("/api/decks/new-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+        assert first.status_code == 200, first.text
+        r = client.post("/api/decks/new-1/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": "made-up"})
+        assert r.status_code == 200, r.text
+        r = client.post("/api/decks/new-2/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": "made-up"})
+        assert r.status_code == 429 and "started 2 decks in the last hour" in r.json()["detail"], r.text
+        assert client.get("/api/decks", params={"named": "new-2"}).json()["decks"][-1]["name"] != "new-2"
+        r = client.post("/api/decks/new-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": first.json()["token"]})
+        assert r.status_code == 200, r.text  # adding to a deck of one's own is no start
 
 
 def test_a_bogus_photo_naming_a_deck_is_refused_before_the_deck_is_loaded(client, monkeypatch):

@@ -4,6 +4,7 @@ a test here: through the real app, with real requests (a live uvicorn where the 
 matters)."""
 import gc
 import http.client
+import json
 import time
 
 import pytest
@@ -182,6 +183,10 @@ def test_a_json_body_in_another_encoding_or_with_an_endless_number_is_refused_sa
             r = client.post(f"/api/grid?lang={lang}", content=b'{"players": [{"name": "\xff\xfeab"}]}',
                             headers={"Content-Type": "application/json"})
             assert r.status_code == 400 and said in r.json()["detail"], r.text
+        # a byte order mark before UTF-8 may be ignored (RFC 8259), and is
+        r = client.post("/api/grid", content=b"\xef\xbb\xbf" + json.dumps({"players": [{"name": "a", "grid": [["RB"] * 5] * 4}]}).encode(),
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 200, r.text
         r = client.post("/api/grid", content=b'{"others": [[' + b"7" * 5000 + b', 1]]}',
                         headers={"Content-Type": "application/json"})
         assert r.status_code == 400 and "more than 100 digits" in r.json()["detail"], r.text

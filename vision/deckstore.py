@@ -188,6 +188,9 @@ class DeckStore:
         stored = sorted(p.name for p in self.root.glob("[!.]*") if (p / "deck.toml").is_file()) if self.root.is_dir() else []
         return [DEFAULT_DECK, *(n for n in stored if n != DEFAULT_DECK)]
 
+    def exists(self, name: str) -> bool:
+        return name == DEFAULT_DECK or (self._dir(name) / "deck.toml").is_file()
+
     def info(self, name: str) -> DeckInfo:
         if name == DEFAULT_DECK and not (self._dir(name) / "deck.toml").is_file():
             faces = _builtin_faces()

@@ -307,6 +307,9 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     # deck's enrolment photo, its top two rows not found, was taken with the window hung below
     # the photo and the grid's far rows named on its near ones: ten references of wrong types.
     # A grid corrected from a read of this photo (the page's) lies as the read laid it out.
+    # (With a grid of 20 cards every window scores the same agreement, twice the cards found less
+    # 20: which one fits is then how alike the grid's same-type cells look in it. Each window's
+    # cells are cut and embedded afresh: a few windows of 20 crops, once per enrolment photo.)
     size = (photo.image.shape[1], photo.image.shape[0])
     candidates = [((0, 0), fit)] if as_read else window.windows(fit, size)
     guessed = len(candidates) > 1

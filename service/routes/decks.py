@@ -86,8 +86,6 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     # Whoever starts a deck here holds its token; only that token adds to it (a deck's name is
     # public, and a wrong grid sent with a photo would teach it wrong pictures).
     token = x_deck_token or secrets.token_urlsafe(18)
-    if x_deck_token is None:  # a deck started: counted before its photo is read
-        svc.count_start(svc.deck_starts, request)
 
     def enrol() -> RememberedOut:
         data = upload_bytes(svc, photo)
@@ -99,6 +97,11 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         read_by = (svc.classifier_for(read_with) or svc.reader.classifier) if as_read and read_with else None
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
                            at=(float(x), float(y)) if at else None, read_by=read_by)
+        # A deck started here counts against its client's share, whatever token it came with (any
+        # token starts a new name), and only once its photo has given references: a photo
+        # refused ("photograph it again") costs a player no start.
+        if not svc.decks.store.exists(name):
+            svc.count_start(svc.deck_starts, request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),

@@ -80,7 +80,7 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
     # once the upload is seen to be an image: a deck's first photo embeds its references
     # (seconds), and a 5-byte "photo" naming a deck made the server embed it outside the
     # readers' limit, every time a card was added (an attack on a running server).
-    enrolled = await run_in_threadpool(svc.deck_to_read, deck)
+    enrolled = await run_in_threadpool(svc.deck_to_read, deck) if deck.strip() or svc.settings.deck else None
     if upload.size is not None and upload.size > svc.settings.max_upload:
         raise _too_large(svc, name)
     classifier = None
