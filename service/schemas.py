@@ -17,12 +17,14 @@ MAX_RAW_NAME = 200  # characters before normalising; the normalised name is capp
 
 MAX_COUNT = 100  # streams or wolves of a player not photographed
 MAX_NEUTRAL_STREAMS, MAX_NEUTRAL_WOLVES = 20, 12  # the neutral pile of a two-player game
-Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+# Strict: a JSON integer, not true, "2" or 2.0 (lax parsing took [true, "2"] for (1, 2): an attack's find).
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
 Cell = Annotated[str, Field(max_length=40)] | None
 GridRows = Annotated[list[Annotated[list[Cell], Field(max_length=5)]], Field(max_length=5)]
 Grid = Annotated[str, Field(max_length=MAX_GRID_TEXT)] | GridRows
 Name = Annotated[str, Field(min_length=1, max_length=MAX_RAW_NAME)]
-Position = Annotated[list[int], Field(min_length=2, max_length=2, description="[row, col], 0-based")]
+Position = Annotated[list[Annotated[int, Field(strict=True)]], Field(min_length=2, max_length=2,
+                                                                       description="[row, col], 0-based")]
 
 
 # ---- requests ----
@@ -45,8 +47,8 @@ class NewRoom(BaseModel):
 
 
 class Neutral(BaseModel):
-    streams: int = Field(ge=0, le=MAX_NEUTRAL_STREAMS)
-    wolves: int = Field(ge=0, le=MAX_NEUTRAL_WOLVES)
+    streams: int = Field(strict=True, ge=0, le=MAX_NEUTRAL_STREAMS)
+    wolves: int = Field(strict=True, ge=0, le=MAX_NEUTRAL_WOLVES)
 
 
 class GridOnly(BaseModel):

@@ -348,3 +348,29 @@ def test_one_client_holds_only_its_share_of_the_read_queue(settings):
         time.sleep(0.5)  # their places given back
         _post_photo(port, results, 0)
         assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau)
+
+
+@pytest.mark.parametrize("neutral", [[True, "2"], ["3", 2], [2.0, 1], [False, 0]])
+def test_a_count_is_a_json_integer_not_a_boolean_a_string_or_a_float(client, neutral):
+    # Lax parsing took [true, "2"] as (1, 2) where "kept" cells were strict already (an attack's find).
+    grid = [["RB"] * 5] * 4
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}, {"name": "b", "grid": grid}],
+                                       "neutral": neutral})
+    assert r.status_code == 422, r.text
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}], "others": [neutral]})
+    assert r.status_code == 422, r.text
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}, {"name": "b", "grid": grid}],
+                                       "neutral": [3, 2]})
+    assert r.status_code == 200, r.text
+
+
+def test_two_photos_sent_as_one_are_refused_not_read_as_the_last(client):
+    # Two "photo" parts: the last was read and the first dropped without a word (an attack's find).
+    two = [("photo", ("a.jpg", io.BytesIO(b"\xff\xd8a"), "image/jpeg")), ("photo", ("b.jpg", io.BytesIO(b"\xff\xd8b"), "image/jpeg"))]
+    r = client.post("/api/photo", files=two)
+    assert r.status_code == 422 and "one photo a request" in r.json()["detail"], r.text
+    r = client.post("/api/photo?lang=cs", files=two)
+    assert r.status_code == 422 and "/api/game, jedna za hráče" in r.json()["detail"], r.text
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    r = client.post(f"/api/rooms/{rid}/photo", files=two, data={"name": "ann"})
+    assert r.status_code == 422 and "one photo a request" in r.json()["detail"], r.text

@@ -21,7 +21,7 @@ from ecoscore.vision.report import quad_doc
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
-from .photos import photo_jpeg, queued, upload_bytes
+from .photos import one_photo, photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DECK_KEY = r"^[a-z0-9][a-z0-9_-]*$"  # a deck's key (its name made a slug: "Náš stůl" is "nas-stul")
@@ -79,6 +79,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
         raise HTTPException(422, "the built-in deck cannot learn cards: name your own deck")
+    await one_photo(request)
     try:
         tableau = parse_grid(grid, "grid")
     except GridError as err:
