@@ -68,8 +68,15 @@ def utf8_safe(value: object) -> object:
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """FastAPI's own 422, with what it echoes of the client's input made encodable: a string
     holding a lone surrogate (valid JSON, not valid UTF-8) made its answer fail to encode, and
-    every JSON route answer 500."""
-    return JSONResponse(status_code=422, content={"detail": utf8_safe(jsonable_encoder(exc.errors()))})
+    every JSON route answer 500. A file part sent as text (a ``filename*=`` the parser does not
+    read, or no file name) is said so, not as "Expected UploadFile, received: <class 'str'>"."""
+    errors = jsonable_encoder(exc.errors())
+    for error in errors:
+        if isinstance(error, dict) and "Expected UploadFile" in str(error.get("msg", "")):
+            error["msg"] = (f"{error.get('loc', ['', 'photo'])[-1]}: a file was expected and a text field came: "
+                            "send the photo as a file part, with filename=\"...\" in its Content-Disposition")
+            error.pop("input", None)
+    return JSONResponse(status_code=422, content={"detail": utf8_safe(errors)})
 
 
 def freeze_heap() -> None:
