@@ -46,24 +46,29 @@ class Services:
     room_starts: Starts
     deck_starts: Starts
 
-    def deck_to_read(self, deck: str) -> str | None:
+    def _enrolled(self, deck: str) -> str | None:
         """The enrolled deck a photo of ``deck`` is read with (empty: the service's default deck);
-        None: the reader's own classifier (the stand-in). An unknown deck is a 422, before any
-        photo is read. Cheap: nothing is loaded (``classifier_for`` loads it)."""
+        None: the reader's own classifier (the stand-in). Nothing looked up."""
         name = deck.strip() or self.settings.deck
-        if not name or name == DEFAULT_DECK:  # the stand-in is read by its own classifier
-            return None
-        try:
-            self.decks.store.info(check_name(name))
-        except DeckStoreError as err:
-            raise HTTPException(422, str(err)) from None
+        return None if not name or name == DEFAULT_DECK else name  # the stand-in: its own classifier
+
+    def deck_to_read(self, deck: str) -> str | None:
+        """``_enrolled``, with an unknown deck a 422 before any photo is read. Cheap: nothing is
+        loaded (``classifier_for`` loads it)."""
+        name = self._enrolled(deck)
+        if name is not None:
+            try:
+                self.decks.store.info(check_name(name))
+            except DeckStoreError as err:
+                raise HTTPException(422, str(err)) from None
         return name
 
     def classifier_for(self, deck: str):
-        """What names the cells of a photo of ``deck`` (as ``deck_to_read``): a deck's first photo
-        loads its matcher (its references embedded: seconds), so call it where a read may take
-        that long, in a reader's turn."""
-        name = self.deck_to_read(deck)
+        """What names the cells of a photo of ``deck`` (as ``_enrolled``; an unknown deck a 422): a
+        deck's first photo loads its matcher (its references embedded: seconds), so call it where
+        a read may take that long, in a reader's turn. Not through ``deck_to_read``: the matcher
+        looks the deck up itself, and a read that checked it first would read its files twice."""
+        name = self._enrolled(deck)
         if name is None:
             return None
         try:
