@@ -122,11 +122,11 @@ def main() -> None:
         else:
             photo_refs = References.embed(deck.name, embedder, crops, metric=not args.no_deck_metric)
             row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
+            photo_enrolled = Reader(reader.finder, CardMatcher(embedder, photo_refs))
             for split, n in (("normal", args.normal), ("hard", args.hard), ("steep", args.steep)):
                 if not n:
                     continue
-                ev = evaluate(Reader(reader.finder, CardMatcher(embedder, photo_refs)), root / deck.name / split,
-                              progress=False)
+                ev = evaluate(photo_enrolled, root / deck.name / split, progress=False)
                 row[f"photo_enrolled_{split}"] = summary(ev)
                 outcomes[f"{deck.name}/photo_enrolled_{split}"] = ev.outcomes
         report["decks"][deck.name] = row

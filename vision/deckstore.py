@@ -196,7 +196,7 @@ class DeckStore:
             faces = _builtin_faces()
             return DeckInfo(name, {c: len(v) for c, v in faces.items()}, ["built in (the stand-in deck's faces)"], True)
         folder = self._dir(name)
-        if not (folder / "deck.toml").is_file():
+        if not self.exists(name):
             # Not the store's other decks: over the service, their names are their players' own
             # (a stranger's unknown name listed every deck; the command line lists them itself).
             raise NoSuchDeck(f"no deck {name!r}; enrol one with `ecoscore deck add`")

@@ -20,7 +20,7 @@ from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts, window
 from .deckstore import REFERENCE_PX
-from .decode import ImageError, NotAnImageError, Photo, decode
+from .decode import ImageError, NotAnImageError, Photo, decode, probe
 from .lattice import CellFit, TableauFit
 from .matcher import CardEmbedder
 from .pipeline import NoTableauError, Reader
@@ -197,6 +197,20 @@ def outside_note(cells: list[tuple[int, int]]) -> str:
     return f"{cells_short(cells)}: the grid names a card there, but the cell lies outside the photo: left out of the deck"
 
 
+def _refusal(err: ImageError, where: str) -> EnrolError:
+    """An image enrolment cannot use, as its refusal naming it (``NotAnImage``: no image at all)."""
+    return (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{where}: {err}")
+
+
+def check_image(data: bytes, where: str) -> None:
+    """The photo's header alone, checked before any work on it (a deck loaded to read it):
+    ``EnrolError`` naming it where it is no usable image."""
+    try:
+        probe(data)
+    except ImageError as err:
+        raise _refusal(err, where) from None
+
+
 def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float] | None = None,
                  biggest: bool = False, read_by=None) -> tuple[Photo, Detections, TableauFit]:
     """The photo's one tableau, located as a read locates it (second look included): a card the
@@ -212,7 +226,7 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
     try:
         photo = decode(data)
     except ImageError as err:
-        raise (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{where}: {err}") from None
+        raise _refusal(err, where) from None
     try:
         det, fits, loose = reader.locate(photo)
         if read_by is not None and fits:

@@ -13,8 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, NotDeckOwner
-from ecoscore.vision.decode import ImageError, NotAnImageError, probe
-from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, from_photo, layout, left_out_note, name_it
+from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, check_image, from_photo, layout, left_out_note, name_it
 from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
@@ -90,10 +89,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
 
     def enrol() -> RememberedOut:
         data = upload_bytes(svc, photo)
-        try:  # an image, before the deck that read it is loaded (seconds, for a deck's first photo)
-            probe(data)
-        except ImageError as err:
-            raise (NotAnImage if isinstance(err, NotAnImageError) else EnrolError)(f"{photo.filename or 'photo'}: {err}") from None
+        check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
         read_by = (svc.classifier_for(read_with) or svc.reader.classifier) if as_read and read_with else None
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
