@@ -131,7 +131,7 @@ class Admission:
     uploads got 503 (an attack on a running server). A game of 8 photos is one request."""
 
     def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool],
-                 per_client: int = 4):
+                 per_client: int = 8):
         self.app, self.queue, self.is_photo, self.per_client = app, queue, is_photo, per_client
         self.held: dict[str, int] = {}  # places held by each client now (entries only while held)
 
