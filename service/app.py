@@ -34,8 +34,7 @@ from .routes import decks as deck_routes
 from .routes import page, rooms, score
 from .routes.page import STATIC
 from .settings import Settings
-from .starts import Starts
-from .store import Store
+from .store import Share, Store
 
 __all__ = ["Settings", "create_app"]
 log = logging.getLogger("ecoscore.service")
@@ -119,8 +118,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         if settings.deck:
             await run_in_threadpool(decks.matcher, settings.deck)  # an unknown deck stops the start, clearly
         app.state.services = Services(settings, store, the_reader, reads, decks,
-                                      Starts("rooms", settings.rooms_per_client_hour),
-                                      Starts("decks", settings.decks_per_client_hour))
+                                      Share("rooms", settings.rooms_per_client_hour),
+                                      Share("decks", settings.decks_per_client_hour))
         await prune_now(store)
         pruning = asyncio.create_task(prune_forever(store))
         freeze_heap()

@@ -18,7 +18,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .starts import Starts, TooMany, client_key
+from .starts import client_key
 from .store import (
     ANY_VERSION,
     Busy,
@@ -27,8 +27,10 @@ from .store import (
     Full,
     Invalid,
     NotFound,
+    OverShare,
     PreconditionFailed,
     PreconditionRequired,
+    Share,
     Store,
     StoreError,
 )
@@ -43,8 +45,8 @@ class Services:
     reader: Reader
     reads: ReadQueue
     decks: Decks
-    room_starts: Starts
-    deck_starts: Starts
+    room_share: Share
+    deck_share: Share
 
     def _enrolled(self, deck: str) -> str | None:
         """The enrolled deck a photo of ``deck`` is read with (empty: the service's default deck);
@@ -76,12 +78,22 @@ class Services:
         except DeckStoreError as err:
             raise HTTPException(422, str(err)) from None
 
-    def count_start(self, starts: Starts, request: Request) -> None:
-        """A room or a deck started by the request's client: a 429 past its share (``starts.py``)."""
+    def count_start(self, share: Share, request: Request) -> None:
+        """A deck started by the request's client, counted in the store: a 429 past its share
+        (``starts.py``). Blocking: call it from a worker thread. (A room's start is counted in
+        the room's own transaction: ``starter``.)"""
         try:
-            starts.take(client_key(request.client.host if request.client else None))
-        except TooMany as err:
-            raise HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after)}) from None
+            self.store.count_start(share, self.client(request))
+        except StoreError as err:
+            raise http_error(err) from None
+
+    def starter(self, share: Share, request: Request) -> tuple[Share, str]:
+        """What ``Store.create_room`` counts the start of a room against."""
+        return share, self.client(request)
+
+    @staticmethod
+    def client(request: Request) -> str:
+        return client_key(request.client.host if request.client else None)
 
     async def db(self, fn: Callable[..., T], *args) -> T:
         """A store call in a worker thread (SQLite blocks), its refusals as HTTP answers."""
@@ -102,6 +114,8 @@ def http_error(err: StoreError) -> HTTPException:
         return HTTPException(503, str(err), headers={"Retry-After": "1"})
     if isinstance(err, Full):  # rooms go as they idle out: an hour is a fair wait to suggest
         return HTTPException(503, str(err), headers={"Retry-After": "3600"})
+    if isinstance(err, OverShare):
+        return HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after)})
     if isinstance(err, Conflict):
         return HTTPException(409, str(err), headers={"ETag": f'"{err.current}"'})
     status = {Forbidden: 403, NotFound: 404, PreconditionFailed: 412, PreconditionRequired: 428, Invalid: 422}.get(type(err), 422)

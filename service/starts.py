@@ -1,25 +1,22 @@
-"""How many rooms and decks one client may start in an hour.
+"""Who a client is, for its share of new rooms and decks.
 
 The service keeps at most ``max_rooms`` rooms and ``max_decks`` decks. Without a share per
 client, one client filled both (2,000 empty rooms in 10 s, 200 decks in 36 s: an attack on a
 running server), and every other player was refused a new room for 30 days and a new deck until
-its keeper removed some. A table starts a room or two an evening and a deck once.
+its keeper removed some. A table starts a room or two an evening and a deck once: a client may
+start ``rooms_per_client_hour`` rooms and ``decks_per_client_hour`` decks an hour.
 
-Counted in this process's memory, per client (``client_key``: its address, an IPv6 one by its
-/64, which one home or phone holds whole; behind a load balancer the address its
-X-Forwarded-For gives, with ``forwarded_allow_ips``): several workers each count their own,
-which only makes the share that many times larger. The clients remembered are bounded too.
+A client is its address (``client_key``): an IPv6 one by its /64, which one home or phone holds
+whole; behind a load balancer the address its X-Forwarded-For gives, with
+``forwarded_allow_ips``. The starts are counted in the store (``Store.count_start``), so every
+worker and every machine over one database counts one share (counted in each worker's memory,
+as they were first, four workers gave a client four shares). A NAT's clients share one.
 """
 from __future__ import annotations
 
 import ipaddress
-import math
-import threading
-import time
-from collections import OrderedDict, deque
 
-HOUR = 3600.0
-MAX_CLIENTS = 10_000  # clients remembered; the longest unseen is forgotten first
+MAX_KEY = 64  # a client's key as stored: an address or a /64 is shorter; anything else is cut
 
 
 def client_key(host: str | None) -> str:
@@ -28,45 +25,9 @@ def client_key(host: str | None) -> str:
     try:
         address = ipaddress.ip_address(host or "")
     except ValueError:
-        return host or ""
+        return (host or "")[:MAX_KEY]
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:  # ::ffff:a.b.c.d is an IPv4 client
             return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
-
-
-class TooMany(Exception):
-    """A client past its share; ``retry_after``: seconds until it may start one again."""
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class Starts:
-    """A sliding hour of starts per client, for one kind of thing (rooms, decks)."""
-
-    def __init__(self, kind: str, per_hour: int, clock=time.monotonic):
-        self.kind = kind
-        self.per_hour = per_hour
-        self.clock = clock
-        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, client: str) -> None:
-        """Count a start by ``client``; ``TooMany`` if it started ``per_hour`` in the last hour."""
-        now = self.clock()
-        with self._lock:
-            times = self._seen.pop(client, None) or deque()
-            while times and times[0] <= now - HOUR:
-                times.popleft()
-            if len(times) >= self.per_hour:
-                self._seen[client] = times
-                wait = max(1, math.ceil(times[0] + HOUR - now))
-                raise TooMany(f"this device started {self.per_hour} {self.kind} in the last hour (the most "
-                              f"it may): try again in {math.ceil(wait / 60)} min", wait)
-            times.append(now)
-            self._seen[client] = times
-            while len(self._seen) > MAX_CLIENTS:
-                self._seen.popitem(last=False)

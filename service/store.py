@@ -21,6 +21,7 @@ blocking: the app calls them from a worker thread, never on the event loop.
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 import sqlite3
@@ -39,6 +40,7 @@ ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
+HOUR = 3600.0  # a share of starts is counted over the last hour
 
 class StoreError(ValueError):
     """A request the store refuses (unknown room, wrong token ...); the message says why."""
@@ -83,6 +85,24 @@ class Busy(StoreError):
 
 class Full(StoreError):
     """The store holds as many rooms as it may: none is started until idle ones are pruned."""
+
+
+class OverShare(StoreError):
+    """A client past its share of starts (``Share``): ``retry_after`` seconds until its oldest start
+    in the hour leaves it."""
+
+    def __init__(self, share: Share, retry_after: int):
+        super().__init__(f"this device started {share.per_hour} {share.kind} in the last hour (the most it may): "
+                         f"try again in {math.ceil(retry_after / 60)} min")
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Share:
+    """How many ``kind`` ("rooms", "decks") one client may start in an hour (``starts.py``)."""
+
+    kind: str
+    per_hour: int
 
 
 def _gone(name: str) -> PreconditionFailed:
@@ -289,20 +309,43 @@ class Store:
     def _transaction(self):
         return self.db.transaction()
 
+    # starts: each client's share of new rooms and decks, one count for every worker and machine
+    def count_start(self, share: Share, client: str, now: float | None = None) -> None:
+        """Count a start of ``share.kind`` by ``client`` (``starts.client_key``); ``OverShare`` if it
+        started ``share.per_hour`` in the last hour."""
+        with self._transaction() as db:
+            self._count_start(db, share, client, time.time() if now is None else now)
+
+    def _count_start(self, db, share: Share, client: str, now: float) -> None:
+        if self.dialect == "postgresql":  # one client's starts on several workers at once: one at a time
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (f"{share.kind} {client}",))
+        # Starts leave the table as they leave the hour, so it holds at most an hour of them.
+        db.execute("DELETE FROM starts WHERE at <= ?", (now - HOUR,))
+        count, first = db.execute("SELECT COUNT(*), MIN(at) FROM starts WHERE kind = ? AND client = ?",
+                                  (share.kind, client)).fetchone()
+        if count >= share.per_hour:
+            raise OverShare(share, max(1, math.ceil(first + HOUR - now)))
+        db.execute("INSERT INTO starts (kind, client, at) VALUES (?, ?, ?)", (share.kind, client, now))
+
     # rooms
-    def create_room(self, mode: str = "game") -> tuple[str, str]:
-        """A new room: (its id, the owner token, shown once)."""
+    def create_room(self, mode: str = "game", starter: tuple[Share, str] | None = None,
+                    now: float | None = None) -> tuple[str, str]:
+        """A new room: (its id, the owner token, shown once). ``starter``: the share and the client
+        that start it, counted in the room's own transaction (a room the store cannot hold costs
+        its client no start, and the starts held stay within the rooms created in the hour)."""
         if mode not in MODES:
             raise Invalid(f"unknown room mode {mode!r}: one of {', '.join(MODES)}")
         room_id = "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_ID_LENGTH))
         owner = secrets.token_urlsafe(18)
-        now = time.time()
+        now = time.time() if now is None else now
         # Counted in the write's transaction: SQLite's writes take turns; on PostgreSQL rooms started
         # at the very same moment may pass the cap by as many, which still bounds the store.
         with self._transaction() as db:
             if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms:
                 raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
                            "(idle rooms are deleted after a while)")
+            if starter is not None:
+                self._count_start(db, *starter, now)
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash) VALUES (?, ?, ?, ?, ?)",
                        (room_id, mode, now, now, token_hash(owner)))
         return room_id, owner

@@ -284,3 +284,39 @@ def test_a_postgres_store_at_an_older_step_upgrades_in_place(pg_server):
     store.put_player("oldroom", "adam", EMPTY, None, None, None)
     assert store.room("oldroom").version == 1
     store.close()
+
+
+def test_a_clients_starts_are_counted_over_a_sliding_hour_and_leave_the_store_as_they_leave_it(store):
+    from ecoscore.service.store import OverShare, Share
+
+    decks = Share("decks", 2)
+    store.count_start(decks, "a", now=0.0)
+    store.count_start(decks, "a", now=1000.0)
+    with pytest.raises(OverShare, match="this device started 2 decks in the last hour") as refused:
+        store.count_start(decks, "a", now=1500.0)
+    assert refused.value.retry_after == 2100  # when the first start leaves the hour
+    store.count_start(decks, "b", now=1500.0)  # another client's share is its own
+    store.count_start(Share("rooms", 2), "a", now=1500.0)  # and a kind's its own
+    store.count_start(decks, "a", now=3600.0)  # the first start has left the hour
+    with store._connect() as db:  # and the table: it holds an hour of starts at most
+        assert db.execute("SELECT COUNT(*) FROM starts WHERE at <= ?", (0.0,)).fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM starts").fetchone()[0] == 4
+
+
+def test_a_room_the_store_cannot_hold_costs_its_client_no_start(db_url):
+    from ecoscore.service.store import Full, OverShare, Share
+
+    store = Store(db_url, max_rooms=1)
+    try:
+        rooms = Share("rooms", 1)
+        store.create_room("game", (rooms, "a"), now=10.0)
+        with pytest.raises(Full):
+            store.create_room("game", (rooms, "b"), now=20.0)
+        with store._connect() as db:
+            assert [tuple(row) for row in db.execute("SELECT client FROM starts").fetchall()] == [("a",)]
+        store.max_rooms = 5
+        with pytest.raises(OverShare):
+            store.create_room("game", (rooms, "a"), now=30.0)
+        store.create_room("game", (rooms, "b"), now=30.0)
+    finally:
+        store.close()

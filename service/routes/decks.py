@@ -98,7 +98,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.
         if not svc.decks.store.exists(name):
-            svc.count_start(svc.deck_starts, request)
+            svc.count_start(svc.deck_share, request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
