@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, field
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Header, HTTPException, Request
@@ -18,7 +19,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .starts import client_key
+from .starts import Refusals, client_key
 from .store import (
     ANY_VERSION,
     Busy,
@@ -31,6 +32,7 @@ from .store import (
     PreconditionFailed,
     PreconditionRequired,
     Share,
+    Starter,
     Store,
     StoreError,
 )
@@ -47,6 +49,7 @@ class Services:
     decks: Decks
     room_share: Share
     deck_share: Share
+    refusals: Refusals = field(default_factory=Refusals)
 
     def _enrolled(self, deck: str) -> str | None:
         """The enrolled deck a photo of ``deck`` is read with (empty: the service's default deck);
@@ -78,22 +81,40 @@ class Services:
         except DeckStoreError as err:
             raise HTTPException(422, str(err)) from None
 
-    def count_start(self, share: Share, request: Request) -> None:
-        """A deck started by the request's client, counted in the store: a 429 past its share
-        (``starts.py``). Blocking: call it from a worker thread. (A room's start is counted in
-        the room's own transaction: ``starter``.)"""
+    async def start_room(self, mode: str, request: Request) -> tuple[str, str]:
+        """A new room (``Store.create_room``), its start counted against the client's share: a 429
+        past it."""
+        starter = self._starter(self.room_share, request)
         try:
-            self.store.count_start(share, self.client(request))
+            return await run_in_threadpool(self.store.create_room, mode, starter)
         except StoreError as err:
-            raise http_error(err) from None
+            raise self._refused(starter, err) from None
 
-    def starter(self, share: Share, request: Request) -> tuple[Share, str]:
-        """What ``Store.create_room`` counts the start of a room against."""
-        return share, self.client(request)
+    def count_deck_start(self, request: Request) -> tuple[Starter, float]:
+        """A deck about to be created, counted against the client's share: a 429 past it. Blocking
+        (a worker thread's). Returns what ``uncount_deck_start`` takes back."""
+        starter = self._starter(self.deck_share, request)
+        try:
+            return starter, self.store.count_start(*starter)
+        except StoreError as err:
+            raise self._refused(starter, err) from None
 
-    @staticmethod
-    def client(request: Request) -> str:
-        return client_key(request.client.host if request.client else None)
+    def uncount_deck_start(self, started: tuple[Starter, float]) -> None:
+        """A deck counted that could not be made costs its client no start."""
+        (share, client), at = started
+        with suppress(StoreError):  # a busy database: the start stays counted, and the refusal is the answer
+            self.store.uncount_start(share, client, at)
+
+    def _starter(self, share: Share, request: Request) -> Starter:
+        starter = Starter(share, client_key(request.client.host if request.client else None))
+        if wait := self.refusals.wait(share.kind, starter.client):  # refused lately: no write to ask again
+            raise http_error(OverShare(share, wait))
+        return starter
+
+    def _refused(self, starter: Starter, err: StoreError) -> HTTPException:
+        if isinstance(err, OverShare):
+            self.refusals.remember(starter.share.kind, starter.client, err.retry_after)
+        return http_error(err)
 
     async def db(self, fn: Callable[..., T], *args) -> T:
         """A store call in a worker thread (SQLite blocks), its refusals as HTTP answers."""

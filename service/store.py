@@ -29,6 +29,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ecoscore.scoring import ReadDoc
 from ecoscore.tokens import holds, token_hash
@@ -41,6 +42,7 @@ MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
 HOUR = 3600.0  # a share of starts is counted over the last hour
+STARTS_LOCK = 0x73747274  # the class of the advisory locks (two-key: apart from the migrations' one-key lock)
 
 class StoreError(ValueError):
     """A request the store refuses (unknown room, wrong token ...); the message says why."""
@@ -99,10 +101,18 @@ class OverShare(StoreError):
 
 @dataclass(frozen=True)
 class Share:
-    """How many ``kind`` ("rooms", "decks") one client may start in an hour (``starts.py``)."""
+    """How many ``kind`` ("rooms", "decks": the key its starts are stored under, and the word its
+    refusal says) one client may start in an hour (``starts.py``)."""
 
     kind: str
     per_hour: int
+
+
+class Starter(NamedTuple):
+    """Who starts a thing, against which share."""
+
+    share: Share
+    client: str  # ``starts.client_key``
 
 
 def _gone(name: str) -> PreconditionFailed:
@@ -310,25 +320,36 @@ class Store:
         return self.db.transaction()
 
     # starts: each client's share of new rooms and decks, one count for every worker and machine
-    def count_start(self, share: Share, client: str, now: float | None = None) -> None:
+    def count_start(self, share: Share, client: str, now: float | None = None) -> float:
         """Count a start of ``share.kind`` by ``client`` (``starts.client_key``); ``OverShare`` if it
-        started ``share.per_hour`` in the last hour."""
+        started ``share.per_hour`` in the last hour. Returns the start's time (``uncount_start``)."""
+        now = time.time() if now is None else now
         with self._transaction() as db:
-            self._count_start(db, share, client, time.time() if now is None else now)
+            self._count_start(db, Starter(share, client), now)
+        return now
 
-    def _count_start(self, db, share: Share, client: str, now: float) -> None:
+    def uncount_start(self, share: Share, client: str, at: float) -> None:
+        """Take back a start counted at ``at``: what it started could not be made."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM starts WHERE kind = ? AND client = ? AND at = ?", (share.kind, client, at))
+
+    def _count_start(self, db, starter: Starter, now: float) -> None:
+        share, client = starter
         if self.dialect == "postgresql":  # one client's starts on several workers at once: one at a time
-            db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (f"{share.kind} {client}",))
-        # Starts leave the table as they leave the hour, so it holds at most an hour of them.
-        db.execute("DELETE FROM starts WHERE at <= ?", (now - HOUR,))
-        count, first = db.execute("SELECT COUNT(*), MIN(at) FROM starts WHERE kind = ? AND client = ?",
-                                  (share.kind, client)).fetchone()
+            db.execute("SELECT pg_advisory_xact_lock(?::integer, hashtext(?))", (STARTS_LOCK, f"{share.kind} {client}"))
+        since = now - HOUR
+        # This client's starts that left the hour go now (rows its lock covers); every other
+        # client's at the next prune, so that clients never wait on each other's old rows.
+        db.execute("DELETE FROM starts WHERE kind = ? AND client = ? AND at <= ?", (share.kind, client, since))
+        count, first = db.execute("SELECT COUNT(*), MIN(at) FROM starts WHERE kind = ? AND client = ? AND at > ?",
+                                  (share.kind, client, since)).fetchone()
         if count >= share.per_hour:
-            raise OverShare(share, max(1, math.ceil(first + HOUR - now)))
+            # At most an hour: the workers' clocks may disagree, or one be set back.
+            raise OverShare(share, min(int(HOUR), max(1, math.ceil(first + HOUR - now))))
         db.execute("INSERT INTO starts (kind, client, at) VALUES (?, ?, ?)", (share.kind, client, now))
 
     # rooms
-    def create_room(self, mode: str = "game", starter: tuple[Share, str] | None = None,
+    def create_room(self, mode: str = "game", starter: Starter | None = None,
                     now: float | None = None) -> tuple[str, str]:
         """A new room: (its id, the owner token, shown once). ``starter``: the share and the client
         that start it, counted in the room's own transaction (a room the store cannot hold costs
@@ -345,7 +366,7 @@ class Store:
                 raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
                            "(idle rooms are deleted after a while)")
             if starter is not None:
-                self._count_start(db, *starter, now)
+                self._count_start(db, starter, now)
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash) VALUES (?, ?, ?, ?, ?)",
                        (room_id, mode, now, now, token_hash(owner)))
         return room_id, owner
@@ -521,18 +542,20 @@ class Store:
 
     # retention
     def prune(self, idle_days: float, now: float | None = None) -> dict[str, int]:
-        """Delete rooms unwritten for ``idle_days`` with their players and overlays, and overlays of
-        single photos (no room) as old. Returns what went."""
+        """Delete rooms unwritten for ``idle_days`` with their players and overlays, overlays of
+        single photos (no room) as old, and starts that left the hour. Returns what went."""
         cutoff = (now or time.time()) - idle_days * 86400
         idle = "SELECT id FROM rooms WHERE updated < ?"
         with self._transaction() as db:
             if self.dialect == "postgresql":  # workers prune on a timer: one at a time is enough
                 if not db.execute("SELECT pg_try_advisory_xact_lock(?)", (migrations.PG_LOCK + 1,)).fetchone()[0]:
-                    return {"rooms": 0, "players": 0, "overlays": 0}
+                    return {"rooms": 0, "players": 0, "overlays": 0, "starts": 0}
             overlays = db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
                                   f"WHERE room_id IN ({idle}))", (cutoff,)).rowcount
             players = db.execute(f"DELETE FROM players WHERE room_id IN ({idle})", (cutoff,)).rowcount
             rooms = db.execute("DELETE FROM rooms WHERE updated < ?", (cutoff,)).rowcount
             overlays += db.execute("DELETE FROM overlays WHERE created < ? AND id NOT IN "
                                    "(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL)", (cutoff,)).rowcount
-        return {"rooms": rooms, "players": players, "overlays": overlays}
+            # Starts that left the hour (a client's own go at its next start).
+            starts = db.execute("DELETE FROM starts WHERE at <= ?", ((now or time.time()) - HOUR,)).rowcount
+        return {"rooms": rooms, "players": players, "overlays": overlays, "starts": starts}

@@ -210,7 +210,7 @@ def test_idle_rooms_go_with_their_overlays(settings, client, capsys):
     overlay_id = store.room(old).players[0].overlay_id
     assert client.get(f"/api/overlays/{overlay_id}.jpg").status_code == 200
     gone = store.prune(settings.room_idle_days, now=time.time() + (settings.room_idle_days + 1) * 86400)
-    assert gone == {"rooms": 1, "players": 1, "overlays": 1}
+    assert gone == {"rooms": 1, "players": 1, "overlays": 1, "starts": 1}  # the room's start has left the hour too
     assert client.get(f"/api/rooms/{old}").status_code == 404
     assert client.get(f"/api/overlays/{overlay_id}.jpg").status_code == 404
     # the maintenance command
@@ -328,6 +328,28 @@ def test_one_client_starts_only_its_share_of_rooms_on_every_worker_and_another_i
             assert r.status_code == 429 and 0 < int(r.headers["retry-after"]) <= 3600
             assert "zkuste to znovu za 60 min" in r.json()["detail"], r.text
         assert other.post("/api/rooms", json={}).status_code == 200
+        # a client refused is answered from the worker's memory until its oldest start leaves the
+        # hour: hammering on costs the store no write
+        one.state.services.store.create_room = None  # any call would fail now
+        r = greedy.post("/api/rooms", json={})
+        assert r.status_code == 429 and 3500 < int(r.headers["retry-after"]) <= 3600, r.text
+
+
+def test_a_worker_remembers_whom_it_refused_until_then_and_only_so_many():
+    from ecoscore.service import starts
+
+    now = [0.0]
+    refusals = starts.Refusals(clock=lambda: now[0])
+    assert refusals.wait("rooms", "a") == 0
+    refusals.remember("rooms", "a", 100)
+    assert (refusals.wait("rooms", "a"), refusals.wait("decks", "a"), refusals.wait("rooms", "b")) == (100, 0, 0)
+    now[0] = 99.5
+    assert refusals.wait("rooms", "a") == 1
+    now[0] = 100.0
+    assert refusals.wait("rooms", "a") == 0
+    for k in range(starts.MAX_CLIENTS + 5):
+        refusals.remember("rooms", f"c{k}", 10)
+    assert len(refusals._until) == starts.MAX_CLIENTS and refusals.wait("rooms", "c0") == 0
 
 
 def test_client_keys_take_an_ipv6_client_by_its_64_and_keep_any_other_key_short():

@@ -517,15 +517,20 @@ def test_a_cell_the_read_cut_again_guesses_nothing_and_the_rest_of_its_tableau_s
     assert _guesses(reading(far), b"", found, "kitchen") == {}
 
 
+def _a_service_of_decks_and_a_photo(tmp_path, monkeypatch, **settings):
+    """Settings of a service with its own data folder, and a photo of an unseen deck's tableau with its grid."""
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    scene = render_scene(generate_deck(HELD_OUT_SEEDS[52]), (41, 0), PARAMS)
+    return (Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", **settings), scene,
+            format_text(truth_tableau(scene.truth["tableaux"][0])))
+
+
 def test_one_client_starts_only_its_share_of_decks_whatever_token_it_sends(tmp_path, monkeypatch, reader):
     # 205 decks started by one client in 36 s filled the service's 200, and no other player could
     # start one until its keeper removed some (an attack on a running server). A start is a deck
     # created, with or without a token (any token starts a new name: a review's find); a photo
     # refused costs no start (a player retaking a refused photo was locked out).
-    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
-    settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", decks_per_client_hour=2)
-    scene = render_scene(generate_deck(HELD_OUT_SEEDS[52]), (41, 0), PARAMS)
-    grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
+    settings, scene, grid = _a_service_of_decks_and_a_photo(tmp_path, monkeypatch, decks_per_client_hour=2)
     with TestClient(create_app(settings, reader=reader)) as client:
         junk = ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")
         for k in range(3):
@@ -542,6 +547,20 @@ def test_one_client_starts_only_its_share_of_decks_whatever_token_it_sends(tmp_p
         r = client.post("/api/decks/new-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": first.json()["token"]})
         assert r.status_code == 200, r.text  # adding to a deck of one's own is no start
+
+
+def test_a_deck_the_service_cannot_hold_costs_its_client_no_start(tmp_path, monkeypatch, reader):
+    from ecoscore.service.store import Store
+
+    settings, scene, grid = _a_service_of_decks_and_a_photo(tmp_path, monkeypatch, max_decks=1)
+    with TestClient(create_app(settings, reader=reader)) as client:
+        assert client.post("/api/decks/first/photo", files={"photo": _jpeg(scene)}, data={"grid": grid}).status_code == 200
+        r = client.post("/api/decks/second/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+        assert r.status_code == 422 and "at most 1" in r.json()["detail"], r.text
+    store = Store(settings.database_url())
+    with store._connect() as db:
+        assert db.execute("SELECT COUNT(*) FROM starts WHERE kind = 'decks'").fetchone()[0] == 1
+    store.close()
 
 
 def test_a_bogus_photo_naming_a_deck_is_refused_before_the_deck_is_loaded(client, monkeypatch):

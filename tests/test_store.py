@@ -174,9 +174,9 @@ def test_prune_on_both(store):
     rid, _ = store.create_room()
     store.put_player(rid, "ann", EMPTY, None, b"jpeg", None)
     lone = store.put_overlay(b"single photo")
-    assert store.prune(30) == {"rooms": 0, "players": 0, "overlays": 0}
+    assert store.prune(30) == {"rooms": 0, "players": 0, "overlays": 0, "starts": 0}
     gone = store.prune(30, now=time.time() + 31 * 86400)
-    assert gone == {"rooms": 1, "players": 1, "overlays": 2}
+    assert gone == {"rooms": 1, "players": 1, "overlays": 2, "starts": 0}
     with pytest.raises(NotFound):
         store.overlay(lone)
 
@@ -298,25 +298,63 @@ def test_a_clients_starts_are_counted_over_a_sliding_hour_and_leave_the_store_as
     store.count_start(decks, "b", now=1500.0)  # another client's share is its own
     store.count_start(Share("rooms", 2), "a", now=1500.0)  # and a kind's its own
     store.count_start(decks, "a", now=3600.0)  # the first start has left the hour
-    with store._connect() as db:  # and the table: it holds an hour of starts at most
+    with store._connect() as db:  # a client's own starts that left the hour go at its next start
         assert db.execute("SELECT COUNT(*) FROM starts WHERE at <= ?", (0.0,)).fetchone()[0] == 0
         assert db.execute("SELECT COUNT(*) FROM starts").fetchone()[0] == 4
+    assert store.prune(30, now=4000.0)["starts"] == 0  # every other client's at the next prune
+    assert store.prune(30, now=5100.0)["starts"] == 3  # b's, a's room and a's deck of 1000 and 1500
+    store.count_start(decks, "b", now=5100.0)  # b's share whole again
+    store.count_start(decks, "b", now=5100.0)
+    with pytest.raises(OverShare) as refused:
+        store.count_start(decks, "b", now=5100.0)
+    assert refused.value.retry_after == 3600
+    # a worker whose clock is ahead of the one that counted: never told to wait more than an hour
+    with pytest.raises(OverShare) as refused:
+        store.count_start(decks, "b", now=5000.0)
+    assert refused.value.retry_after == 3600
+
+
+def test_one_clients_starts_on_many_workers_at_once_take_turns_and_pass_its_share_by_none(db_url):
+    from ecoscore.service.store import OverShare, Share, Starter
+
+    stores = [Store(db_url) for _ in range(2)]
+    share, made, refused, errors = Share("rooms", 5), [], [], []
+    barrier = threading.Barrier(12)
+
+    def start(store):
+        barrier.wait()
+        try:
+            made.append(store.create_room("game", Starter(share, "greedy")))
+        except OverShare:
+            refused.append(1)
+        except Exception as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=start, args=(stores[k % 2],)) for k in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in stores:
+        s.close()
+    assert not errors, errors
+    assert (len(made), len(refused)) == (5, 7)
 
 
 def test_a_room_the_store_cannot_hold_costs_its_client_no_start(db_url):
-    from ecoscore.service.store import Full, OverShare, Share
+    from ecoscore.service.store import Full, OverShare, Share, Starter
 
     store = Store(db_url, max_rooms=1)
     try:
         rooms = Share("rooms", 1)
-        store.create_room("game", (rooms, "a"), now=10.0)
+        store.create_room("game", Starter(rooms, "a"), now=10.0)
         with pytest.raises(Full):
-            store.create_room("game", (rooms, "b"), now=20.0)
+            store.create_room("game", Starter(rooms, "b"), now=20.0)
         with store._connect() as db:
             assert [tuple(row) for row in db.execute("SELECT client FROM starts").fetchall()] == [("a",)]
         store.max_rooms = 5
         with pytest.raises(OverShare):
-            store.create_room("game", (rooms, "a"), now=30.0)
-        store.create_room("game", (rooms, "b"), now=30.0)
+            store.create_room("game", Starter(rooms, "a"), now=30.0)
+        store.create_room("game", Starter(rooms, "b"), now=30.0)
     finally:
         store.close()

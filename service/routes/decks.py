@@ -97,14 +97,15 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.
-        if not svc.decks.store.exists(name):
-            svc.count_start(svc.deck_share, request)
+        started = None if svc.decks.store.exists(name) else svc.count_deck_start(request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
                                        token, max_decks=svc.settings.max_decks, partial=True, title=title)
-        except NotDeckOwner:
-            if x_deck_token is None:  # a new deck, named as one that exists: the name is taken
+        except DeckStoreError as err:
+            if started is not None:  # not made (the store full, the name taken meanwhile): no start
+                svc.uncount_deck_start(started)
+            if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
                                          "server: give yours another name") from None
             raise

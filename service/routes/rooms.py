@@ -116,7 +116,7 @@ async def room_doc(svc, room_id: str, response: Response | None = None) -> dict:
 
 @router.post("/api/rooms", summary="Start a game room", response_model=NewRoomOut, response_model_exclude_unset=True)
 async def new_room(svc: Svc, body: NewRoom, response: Response, request: Request):
-    room_id, owner = await svc.db(svc.store.create_room, body.mode, svc.starter(svc.room_share, request))
+    room_id, owner = await svc.start_room(body.mode, request)
     return await room_doc(svc, room_id, response) | {"owner_token": owner}
 
 
