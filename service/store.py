@@ -494,15 +494,18 @@ class Store:
 
     def rename_player(self, room_id: str, name: str, new_name: str, token: str | None, if_match: int | None) -> int:
         with self._transaction() as db:
-            self._bump(db, room_id)
+            _, _, room_before = self._bump(db, room_id)
             stored, version = self._player(db, room_id, name, if_match)
             if not holds(stored, token):
                 raise Forbidden(f"only {name!r} can rename themselves (X-Player-Token)")
             self._check_version(name, version, if_match)
             self._check_name(db, room_id, new_name, besides=name)
-            db.execute("UPDATE players SET name = ?, version = version + 1, updated = ? WHERE room_id = ? AND name = ?",
-                       (new_name, time.time(), room_id, name))
-            return version + 1
+            # Under the new name, a version no player of that name had (as a new player's: the
+            # room's). Kept as it was, a stale If-Match for a player who left removed the one
+            # renamed to their name (an attack on a running server).
+            db.execute("UPDATE players SET name = ?, version = ?, updated = ? WHERE room_id = ? AND name = ?",
+                       (new_name, room_before + 1, time.time(), room_id, name))
+            return room_before + 1
 
     def remove_player(self, room_id: str, name: str, token: str | None, owner_token: str | None,
                       if_match: int | None = None) -> None:

@@ -342,6 +342,20 @@ def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(
     assert str(err.value).startswith("deck 'd': fox/0000.png: not a readable image") and str(tmp_path) not in str(err.value)
 
 
+def test_an_add_of_nothing_new_is_the_last_add_and_taking_it_back_takes_back_nothing(tmp_path):
+    # A photo remembered twice (a retry, a double tap) added nothing the second time, and
+    # "forget these cards" then took back the add before it: of a deck's first, the whole deck
+    # (an attack on a running server).
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    assert sum(store.add("d", _crops(), "first again").counts.values()) == len(CardType)
+    with pytest.raises(DeckStoreError, match="learned no card from its last photo"):
+        store.forget_last("d")
+    assert sum(store.info("d").counts.values()) == len(CardType) and store.info("d").sources == ["first"]
+    store.add("d", _crops(value=9), "second")
+    assert store.forget_last("d").sources == ["first"]  # a later add is taken back as before
+
+
 class ChannelStats:
     """A stand-in embedder: each channel's mean and spread (any deterministic embedding will do),
     with a matcher's scale, not-ours level and empty prototype (a deck's type scale is fitted on

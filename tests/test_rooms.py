@@ -63,9 +63,10 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
                         headers={"X-Player-Token": ann["token"]}).status_code == 428
     r = client.patch(f"/api/rooms/{rid}/players/ann", json={"name": "Anna"},
                      headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
-    assert r.status_code == 200 and r.json()["room"]["players"] == ["Anna", "ben"] and r.headers["ETag"] == '"2"'
+    # renamed, a version no player of the new name had: the room's (ann 1, ben 2, this write 3)
+    assert r.status_code == 200 and r.json()["room"]["players"] == ["Anna", "ben"] and r.headers["ETag"] == '"3"'
     assert client.patch(f"/api/rooms/{rid}/players/Anna", json={"name": "BEN"},
-                        headers={"X-Player-Token": ann["token"], "If-Match": '"2"'}).status_code == 422  # taken
+                        headers={"X-Player-Token": ann["token"], "If-Match": '"3"'}).status_code == 422  # taken
     # a correction made on ann's version before the rename (her other phone): no second tableau
     r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
                    headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
@@ -93,6 +94,21 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     r = client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner})
     assert r.status_code == 200 and r.json()["room"]["players"] == []
     assert client.delete(f"/api/rooms/{rid}/players/ben", headers={"X-Room-Token": owner}).status_code == 404
+
+
+def test_a_stale_removal_of_a_player_who_left_does_not_remove_the_one_renamed_to_their_name(client):
+    # X joined (version 1), B joined (2); the creator's page saw B at 2. B left, X renamed
+    # themselves "B": kept at their own version 1 + 1 = 2, the creator's stale removal of the
+    # B who left removed X (an attack on a running server).
+    room = client.post("/api/rooms", json={}).json()
+    rid, owner = room["id"], room["owner_token"]
+    x, b = join(client, rid, "X"), join(client, rid, "B")
+    assert client.delete(f"/api/rooms/{rid}/players/B", headers={"X-Player-Token": b["token"]}).status_code == 200
+    r = client.patch(f"/api/rooms/{rid}/players/X", json={"name": "B"},
+                     headers={"X-Player-Token": x["token"], "If-Match": f'"{x["version"]}"'})
+    assert r.status_code == 200 and int(r.headers["ETag"].strip('"')) > b["version"]
+    r = client.delete(f"/api/rooms/{rid}/players/B", headers={"X-Room-Token": owner, "If-Match": f'"{b["version"]}"'})
+    assert r.status_code == 409 and client.get(f"/api/rooms/{rid}").json()["players"] == ["B"]
 
 
 @pytest.mark.parametrize("name, stored", [("  Alice  ", "Alice"), ("Ｊｏｓé", "José"), ("Zoë  Li", "Zoë Li")])

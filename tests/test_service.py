@@ -40,6 +40,10 @@ def test_health_and_openapi(client):
         assert path in paths
     page = client.get("/")
     assert page.status_code == 200 and "Take a photo" in page.text
+    # HEAD too, as uptime checks ask (they got 405: an attack's find)
+    for path in ("/", "/health", "/r/abcdefghjk"):
+        r = client.head(path)
+        assert r.status_code == 200 and r.content == b"", path
 
 
 def test_score_one_photo_with_overlay(client, photo_set):

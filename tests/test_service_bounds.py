@@ -374,6 +374,8 @@ def test_two_photos_sent_as_one_are_refused_not_read_as_the_last(client):
     rid = client.post("/api/rooms", json={}).json()["id"]
     r = client.post(f"/api/rooms/{rid}/photo", files=two, data={"name": "ann"})
     assert r.status_code == 422 and "one photo a request" in r.json()["detail"], r.text
+    r = client.post("/api/layout", files=two)  # a second attack: this route had been missed
+    assert r.status_code == 422 and "one photo a request" in r.json()["detail"], r.text
 
 
 def test_a_photo_sent_as_a_text_field_is_said_so(client):

@@ -547,6 +547,11 @@ def test_one_client_starts_only_its_share_of_decks_whatever_token_it_sends(tmp_p
         r = client.post("/api/decks/new-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
                         headers={"X-Deck-Token": first.json()["token"]})
         assert r.status_code == 200, r.text  # adding to a deck of one's own is no start
+        # the same photo again adds nothing, and says so; forgetting after it forgets nothing
+        assert r.json()["doubts"] == ["deck 'new-0' knew every card of this photo already: nothing added"], r.text
+        r = client.request("DELETE", "/api/decks/new-0/last", headers={"X-Deck-Token": first.json()["token"]})
+        assert r.status_code == 409 and "nothing to forget" in r.json()["detail"], r.text
+        assert client.get("/api/decks", params={"named": "new-0"}).json()["decks"][-1]["name"] == "new-0"
 
 
 def test_a_deck_the_service_cannot_hold_costs_its_client_no_start(tmp_path, monkeypatch, reader):

@@ -294,8 +294,10 @@ class DeckStore:
                     added += 1
         if added or before is None:  # a source that added nothing is not one
             _write_toml(folder, name, [*sources, source], owner_hash, title)
-            # What this add wrote, so that it can be taken back (a card named wrong on the page).
-            (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
+        # What this add wrote, so that it can be taken back (a card named wrong on the page). An add
+        # of nothing new is the last add too: taking it back takes back nothing (it had taken back
+        # the add before it, and a deck's first add the whole deck: a photo sent twice, an attack's find).
+        (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
         _clear_caches(folder)
         return self.info(name)
 
@@ -315,6 +317,9 @@ class DeckStore:
                 files = [str(f) for f in last["files"]]
             except (OSError, ValueError, KeyError, TypeError):
                 raise DeckStoreError(f"deck {name!r} has no last cards to forget (they were forgotten already)") from None
+            if not files:
+                raise DeckStoreError(f"deck {name!r} learned no card from its last photo (it knew every one "
+                                     "already): nothing to forget")
             if len(info.sources) <= 1:  # its first add: the deck was only that
                 _drop(folder)
                 return None

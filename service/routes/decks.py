@@ -97,7 +97,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.
-        started = None if svc.decks.store.exists(name) else svc.count_deck_start(request)
+        before = svc.decks.store.info(name) if svc.decks.store.exists(name) else None
+        started = None if before is not None else svc.count_deck_start(request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
@@ -109,8 +110,10 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
                                          "server: give yours another name") from None
             raise
-        return RememberedOut(**_out(info).model_dump(), token=token,
-                             doubts=[left_out_note(taken.left_out)] if taken.left_out else [])
+        notes = [left_out_note(taken.left_out)] if taken.left_out else []
+        if before is not None and sum(info.counts.values()) == sum(before.counts.values()):
+            notes.append(f"deck {name!r} knew every card of this photo already: nothing added")
+        return RememberedOut(**_out(info).model_dump(), token=token, doubts=notes)
 
     return await _run(svc, request, enrol)
 
@@ -143,6 +146,7 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
     the types it has so far, and each cell it names surely carries its ``guess`` (a card of a type
     it lacks mostly reads as none of its cards, and is left to name). A guess is the player's to
     confirm: nothing is remembered from this answer."""
+    await one_photo(request)
     deck = deck.strip()
 
     def locate() -> tuple[Layout, bytes, dict[tuple[int, int], str]]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from ecoscore import __version__
 from ecoscore.paths import static_dir
@@ -14,8 +14,9 @@ STATIC = static_dir()
 router = APIRouter(responses={503: {"model": Problem}})
 
 
-@router.get("/", include_in_schema=False)
-@router.get("/r/{room_id}", include_in_schema=False)
+# HEAD too: uptime checks ask so (they got 405).
+@router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+@router.api_route("/r/{room_id}", methods=["GET", "HEAD"], include_in_schema=False)
 async def page(room_id: str | None = None):
     return FileResponse(STATIC / "index.html")
 
@@ -30,6 +31,11 @@ async def manifest():
 @router.get("/sw.js", include_in_schema=False)
 async def service_worker():
     return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+
+@router.head("/health", include_in_schema=False)
+async def alive() -> Response:
+    return Response(status_code=200)
 
 
 @router.get("/health", tags=["service"], response_model=Health)

@@ -1266,6 +1266,9 @@ async function removePlayer(name) {
   if (!(await confirmDialog(t("ui.remove_confirm", { name }), t("ui.remove")))) return;
   const token = localStorage.getItem(tokenKey(name));
   const headers = token ? { "X-Player-Token": token } : { "X-Room-Token": localStorage.getItem(ownerKey(room.id)) || "" };
+  // The player as this page last saw them: whoever holds the name now, if another, stays.
+  const version = room.doc && room.doc.versions && room.doc.versions[name];
+  if (version) headers["If-Match"] = `"${version}"`;
   try {
     await api("DELETE", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}`, undefined, headers);
     localStorage.removeItem(tokenKey(name));
