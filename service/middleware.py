@@ -124,11 +124,15 @@ def _size(n: int) -> str:
     return f"{n / 2**20:.0f} MB" if n >= 2**20 else f"{n // 1024} KB"
 
 
+PHOTO_CLAIM = "photo_claim"  # in a photo request's state: ``Admission``'s claim for its further photos
+
+
 class Admission:
     """A photo request takes a place in the read queue from its headers on (a busy service says so
     before a phone sends megabytes), at most ``per_client`` of them a client at once: a few
     sockets that sent headers and no body held every place for a body timeout each, and real
-    uploads got 503 (an attack on a running server). A game of 8 photos is one request."""
+    uploads got 503 (an attack on a running server). A game's request counts its photos, once its
+    form is read (``PHOTO_CLAIM``)."""
 
     def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool],
                  per_client: int = 8):
@@ -147,15 +151,28 @@ class Admission:
             wait = queue.retry_after()
             return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
                                  {"Retry-After": str(wait)})
-        self.held[client] = self.held.get(client, 0) + 1  # one event loop: no lock needed
+        mine = [1]  # this request's places in the client's count
+
+        def claim(more: int) -> bool:
+            """``more`` photos this request carries (a game's, once its form is read): False past
+            the client's share. Its photos are read one by one, each a reader's turn: counted as one
+            request, 8 games from one address put 64 reads ahead of everyone (a second attack)."""
+            if self.held[client] + more > self.per_client:
+                return False
+            self.held[client] += more  # one event loop: no lock needed
+            mine[0] += more
+            return True
+
+        scope.setdefault("state", {})[PHOTO_CLAIM] = claim
+        self.held[client] = self.held.get(client, 0) + 1
         try:
             await self.app(scope, receive, send)
         finally:
             queue.leave()
-            if self.held[client] <= 1:
+            if self.held[client] <= mine[0]:
                 del self.held[client]
             else:
-                self.held[client] -= 1
+                self.held[client] -= mine[0]
 
 
 # The page loads only its own files; its scripts are files too (no inline script). Inline style

@@ -350,6 +350,35 @@ def test_one_client_holds_only_its_share_of_the_read_queue(settings):
         assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau)
 
 
+def _post_game(port: int, photos: int) -> tuple[int, bytes]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    part = b"--b\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"a.jpg\"\r\n\r\nxx\r\n"
+    conn.request("POST", "/api/game", part * photos + b"--b--\r\n", {"Content-Type": "multipart/form-data; boundary=b"})
+    r = conn.getresponse()
+    return r.status, r.read()
+
+
+def test_a_games_photos_each_count_in_its_clients_share_of_the_read_queue(settings):
+    # A game's request held one place of the client's share and had each of its 8 photos read in
+    # turn: 8 games from one address put 64 reads ahead of every other player (a second attack).
+    settings.reads, settings.read_queue, settings.photos_per_client = 1, 8, 3
+    with live_server(settings, SlowReader()) as port:
+        assert _post_game(port, 3)[0] == 422  # alone, a game of the share's size is read (no tableau here)
+        assert _post_game(port, 5)[0] == 422  # of more photos, counted as the share: read, never refused
+        head = (b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 300000\r\n\r\n")
+        idle = raw(port, head)  # one photo of the client waiting
+        time.sleep(0.3)
+        status, body = _post_game(port, 3)
+        assert status == 429 and b"3 photos waiting" in body, body
+        assert _post_game(port, 2)[0] == 422  # 1 + 2: within the share
+        idle.close()
+        time.sleep(0.5)
+        assert _post_game(port, 3)[0] == 422  # every place given back
+
+
 @pytest.mark.parametrize("neutral", [[True, "2"], ["3", 2], [2.0, 1], [False, 0]])
 def test_a_count_is_a_json_integer_not_a_boolean_a_string_or_a_float(client, neutral):
     # Lax parsing took [true, "2"] as (1, 2) where "kept" cells were strict already (an attack's find).

@@ -15,6 +15,7 @@ from ecoscore.vision.report import score_reads
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
+from ..middleware import PHOTO_CLAIM
 from ..schemas import (
     ERRORS,
     MAX_COUNT,
@@ -69,6 +70,13 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
 async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
+    # Each photo a reader's turn: the client's share of the queue counts them all (``Admission``),
+    # a game alone always within it.
+    claim = request.scope.get("state", {}).get(PHOTO_CLAIM)
+    more = min(len(files), svc.settings.photos_per_client) - 1
+    if claim is not None and more > 0 and not claim(more):
+        raise HTTPException(429, f"this device has {svc.settings.photos_per_client} photos waiting to be read "
+                                 "already: wait for their scores", headers={"Retry-After": "3"})
     named: list[str] = []
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
