@@ -16,6 +16,7 @@ client polling a room sees the same version (its ETag) whichever worker answers.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 from typing import TypedDict
@@ -25,14 +26,31 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .app import create_app
 from .settings import Settings
+from .starts import client_key
 
 
 class HeaderDeadline(H11Protocol):
-    seconds = 10.0  # set from the settings (a worker process sets it as it builds its app)
+    # Set from the settings (a worker process sets them as it builds its app).
+    seconds = 10.0
+    per_client = 60  # open connections one client may hold (``connections_per_client``)
+    proxies: Proxies = None  # whose connections are many clients' (``forwarded_allow_ips``)
+    _open: dict[str, int] = {}  # each client's open connections, in this process (one event loop)
     _deadline: asyncio.TimerHandle | None = None
+    _client: str | None = None
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
+        # One client may hold only so many of the server's connections: from one address, 500
+        # sockets that sent nothing, each dropped at its header deadline and opened again, held
+        # every connection and the service answered no one (an attack on a running server).
+        host = (transport.get_extra_info("peername") or (None,))[0]
+        if not _is_proxy(host, self.proxies):
+            client = client_key(host)
+            if self._open.get(client, 0) >= self.per_client:
+                transport.close()
+                return
+            self._open[client] = self._open.get(client, 0) + 1
+            self._client = client
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -42,6 +60,13 @@ class HeaderDeadline(H11Protocol):
     def connection_lost(self, exc) -> None:
         super().connection_lost(exc)
         self._disarm()
+        if self._client is not None:
+            left = self._open[self._client] - 1
+            if left:
+                self._open[self._client] = left
+            else:
+                del self._open[self._client]
+            self._client = None
 
     def _arm(self) -> None:
         # One deadline at a time, cancelled when it is no longer needed: a pending timer holds its
@@ -62,8 +87,40 @@ class HeaderDeadline(H11Protocol):
             self.transport.close()
 
 
-def header_deadline(seconds: float) -> type[H11Protocol]:
-    return type("HeaderDeadline", (HeaderDeadline,), {"seconds": seconds})
+# The addresses and networks of ``forwarded_allow_ips``; None: every address ("*").
+Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None
+
+
+def proxies_of(setting: str) -> Proxies:
+    """``forwarded_allow_ips`` as networks (an address is a network of one); a name that is no
+    address (uvicorn takes "unix:" sockets) stands for no client of ours."""
+    names = [part.strip() for part in setting.split(",") if part.strip()]
+    if "*" in names:
+        return None
+    networks = []
+    for name in names:
+        try:
+            networks.append(ipaddress.ip_network(name, strict=False))
+        except ValueError:
+            continue
+    return tuple(networks)
+
+
+def _is_proxy(host: str | None, proxies: Proxies) -> bool:
+    if proxies is None:
+        return True
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    return any(address in network for network in proxies)
+
+
+def protocol(settings: Settings) -> type[H11Protocol]:
+    """uvicorn's HTTP protocol with this service's header deadline and connections per client."""
+    return type("HeaderDeadline", (HeaderDeadline,), {"seconds": settings.header_timeout, "_open": {},
+                                                      "per_client": settings.connections_per_client,
+                                                      "proxies": proxies_of(settings.forwarded_allow_ips)})
 
 
 def worker_app():
@@ -72,6 +129,8 @@ def worker_app():
 
     settings = Settings()
     HeaderDeadline.seconds = settings.header_timeout
+    HeaderDeadline.per_client = settings.connections_per_client
+    HeaderDeadline.proxies = proxies_of(settings.forwarded_allow_ips)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(name)s %(message)s")
     return create_app(settings)
 
@@ -108,7 +167,7 @@ def run(settings: Settings) -> None:
                      timeout_keep_alive=5, limit_concurrency=settings.max_connections,
                      proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
     if settings.workers == 1:
-        config = uvicorn.Config(create_app(settings), http=header_deadline(settings.header_timeout), **common)
+        config = uvicorn.Config(create_app(settings), http=protocol(settings), **common)
         uvicorn.Server(config).run()
         return
     os.environ.update(environment(settings))  # the workers are spawned: they inherit the environment

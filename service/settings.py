@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     decks_per_client_hour: int = Field(10, ge=1, description="decks one client (address) may start in an hour")
     # time bounds
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
+    connections_per_client: int = Field(60, ge=1, description="open connections one client (address) may hold; "
+                                                              "more are closed at once (not counted for the "
+                                                              "proxies of forwarded_allow_ips)")
     header_timeout: float = Field(10.0, gt=0, description="seconds to send a request's headers")
     body_timeout: float = Field(15.0, gt=0, description="seconds the body may pause between two chunks")
     # A photo request holds a place in the read queue from its headers on: bodies trickled in a

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import uvicorn
 
 from ecoscore.service.app import Settings, create_app
-from ecoscore.service.server import header_deadline
+from ecoscore.service.server import protocol
 from ecoscore.vision.pipeline import NoTableauError
 
 
@@ -36,7 +36,7 @@ def live_server(settings: Settings, reader):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     config = uvicorn.Config(create_app(settings, reader=reader), host="127.0.0.1", port=port, log_level="warning",
-                            access_log=False, http=header_deadline(settings.header_timeout))
+                            access_log=False, http=protocol(settings))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

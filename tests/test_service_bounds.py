@@ -350,6 +350,51 @@ def test_one_client_holds_only_its_share_of_the_read_queue(settings):
         assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau)
 
 
+def test_one_client_holds_only_its_share_of_the_servers_connections(settings):
+    # From one address, 500 sockets that sent nothing (each dropped at its header deadline and
+    # opened again) held every connection: /health answered 503 to everyone (an attack on a
+    # running server). A client's connections past its share are closed at once; a proxy's (of
+    # forwarded_allow_ips: many clients' connections) are not counted.
+    import socket
+
+    settings.connections_per_client, settings.forwarded_allow_ips = 5, "10.9.9.9"
+    with live_server(settings, SlowReader()) as port:
+        held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
+        time.sleep(0.2)
+        extra = socket.create_connection(("127.0.0.1", port), timeout=5)
+        extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert answer(extra) == b""  # closed, unanswered
+        other = socket.socket()
+        other.bind(("127.0.0.2", 0))  # another client is served
+        other.settimeout(5)
+        other.connect(("127.0.0.1", port))
+        other.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert answer(other).startswith(b"HTTP/1.1 200")
+        held.pop().close()
+        time.sleep(0.2)
+        again = raw(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert answer(again).startswith(b"HTTP/1.1 200")  # its place given back
+        for sock in held:
+            sock.close()
+    settings.forwarded_allow_ips = "127.0.0.1"  # the proxy's connections: never counted
+    with live_server(settings, SlowReader()) as port:
+        held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+        time.sleep(0.2)
+        again = raw(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert answer(again).startswith(b"HTTP/1.1 200")
+        for sock in held:
+            sock.close()
+
+
+def test_forwarded_allow_ips_are_read_as_addresses_and_networks():
+    from ecoscore.service.server import _is_proxy, proxies_of
+
+    proxies = proxies_of("127.0.0.1, 10.0.0.0/8,unix:/run/x.sock, ::1")
+    assert [_is_proxy(h, proxies) for h in ("127.0.0.1", "10.2.3.4", "::1", "192.0.2.1", None, "unix")] == \
+        [True, True, True, False, False, False]
+    assert _is_proxy("192.0.2.1", proxies_of("*")) and not _is_proxy("192.0.2.1", proxies_of(""))
+
+
 def _post_game(port: int, photos: int) -> tuple[int, bytes]:
     import http.client
 
