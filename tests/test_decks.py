@@ -10,7 +10,14 @@ import pytest
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.scoring import CardType
-from ecoscore.vision.deckstore import DEFAULT_DECK, MAX_REFERENCES, DeckStore, DeckStoreError, NotDeckOwner
+from ecoscore.vision.deckstore import (
+    DEFAULT_DECK,
+    MAX_REFERENCES,
+    DeckStore,
+    DeckStoreError,
+    NoSuchDeck,
+    NotDeckOwner,
+)
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
@@ -340,6 +347,23 @@ def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(
     with pytest.raises(DeckStoreError) as err:
         store.images("d")
     assert str(err.value).startswith("deck 'd': fox/0000.png: not a readable image") and str(tmp_path) not in str(err.value)
+
+
+def test_a_decks_info_is_kept_until_its_deck_changes_in_this_process_or_another(tmp_path):
+    # Each listing counted 11 folders a deck (120-160 ms for 200 decks: an attack looped on it).
+    store, other = DeckStore(tmp_path), DeckStore(tmp_path)  # another process's store, on the same folder
+    store.add("d", _crops(), "first")
+    seen = store.info("d")
+    seen.counts[CardType.BEAR] = 99  # a caller's copy: the store's is its own
+    assert store.info("d").counts[CardType.BEAR] == 1
+    for k, change in enumerate((lambda: other.add("d", _crops(value=9), "second"), lambda: other.forget_last("d"),
+                                lambda: other.add("d", _crops(value=7), "third"))):
+        change()  # at once after the last: every write of deck.toml is told apart
+        assert store.info("d") == other.info("d") and sum(store.info("d").counts.values()) == len(CardType) * (
+            1 + (k != 1)), k
+    other.remove("d")
+    with pytest.raises(NoSuchDeck):
+        store.info("d")
 
 
 def test_an_add_of_nothing_new_is_the_last_add_and_taking_it_back_takes_back_nothing(tmp_path):
