@@ -157,7 +157,7 @@ class Admission:
             """``more`` photos this request carries (a game's, once its form is read): False past
             the client's share. Its photos are read one by one, each a reader's turn: counted as one
             request, 8 games from one address put 64 reads ahead of everyone (a second attack)."""
-            if self.held[client] + more > self.per_client:
+            if mine[0] == 0 or self.held[client] + more > self.per_client:  # (0: the request is over)
                 return False
             self.held[client] += more  # one event loop: no lock needed
             mine[0] += more
@@ -173,6 +173,7 @@ class Admission:
                 del self.held[client]
             else:
                 self.held[client] -= mine[0]
+            mine[0] = 0
 
 
 # The page loads only its own files; its scripts are files too (no inline script). Inline style

@@ -234,6 +234,7 @@ class DeckOut(BaseModel):
 class RememberedOut(DeckOut):
     token: str = Field(description="send as X-Deck-Token to add more cards to this deck (keep it: it is shown once "
                                    "when the deck is started)")
+    added: int = Field(0, description="cards this photo added (0: the deck knew every one: nothing to forget)")
     doubts: list[str] = Field(default_factory=list,
                               description="what was not taken: cells the grid names where the photo showed no card")
 

@@ -47,6 +47,7 @@ class HeaderDeadline(H11Protocol):
         if not _is_proxy(host, self.proxies):
             client = client_key(host)
             if self._open.get(client, 0) >= self.per_client:
+                transport.write(TOO_MANY_CONNECTIONS)  # said, not a bare reset (a phone behind a busy NAT)
                 transport.close()
                 return
             self._open[client] = self._open.get(client, 0) + 1
@@ -87,23 +88,26 @@ class HeaderDeadline(H11Protocol):
             self.transport.close()
 
 
-# The addresses and networks of ``forwarded_allow_ips``; None: every address ("*").
-Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None
+_BODY = b"too many connections from this address: close some, then try again\n"
+TOO_MANY_CONNECTIONS = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                        b"Retry-After: 10\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BODY), _BODY))
+
+# ``forwarded_allow_ips`` as uvicorn reads it: addresses, networks, and other names (a "unix:"
+# socket) as they are; None: every address ("*").
+Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network | str, ...] | None
 
 
 def proxies_of(setting: str) -> Proxies:
-    """``forwarded_allow_ips`` as networks (an address is a network of one); a name that is no
-    address (uvicorn takes "unix:" sockets) stands for no client of ours."""
     names = [part.strip() for part in setting.split(",") if part.strip()]
     if "*" in names:
         return None
-    networks = []
+    proxies: list[ipaddress.IPv4Network | ipaddress.IPv6Network | str] = []
     for name in names:
-        try:
-            networks.append(ipaddress.ip_network(name, strict=False))
+        try:  # strict, as uvicorn: "10.0.0.1/8" is no network, and stands for itself
+            proxies.append(ipaddress.ip_network(name))
         except ValueError:
-            continue
-    return tuple(networks)
+            proxies.append(name)
+    return tuple(proxies)
 
 
 def _is_proxy(host: str | None, proxies: Proxies) -> bool:
@@ -112,8 +116,10 @@ def _is_proxy(host: str | None, proxies: Proxies) -> bool:
     try:
         address = ipaddress.ip_address(host or "")
     except ValueError:
-        return False
-    return any(address in network for network in proxies)
+        return host in proxies
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # a dual-stack listener's IPv4 peer
+    return any(address in proxy if not isinstance(proxy, str) else host == proxy for proxy in proxies)
 
 
 def protocol(settings: Settings) -> type[H11Protocol]:
@@ -159,13 +165,17 @@ class _Common(TypedDict):
     limit_concurrency: int
     proxy_headers: bool
     forwarded_allow_ips: str
+    ws: str
 
 
 def run(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     common = _Common(host=settings.host, port=settings.port, log_level="info", access_log=False,
                      timeout_keep_alive=5, limit_concurrency=settings.max_connections,
-                     proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
+                     proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
+                     # No WebSocket route: an upgrade handed the connection to a WebSocket protocol,
+                     # and its client's count of connections was never given back (a review).
+                     ws="none")
     if settings.workers == 1:
         config = uvicorn.Config(create_app(settings), http=protocol(settings), **common)
         uvicorn.Server(config).run()

@@ -36,7 +36,7 @@ def live_server(settings: Settings, reader):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     config = uvicorn.Config(create_app(settings, reader=reader), host="127.0.0.1", port=port, log_level="warning",
-                            access_log=False, http=protocol(settings))
+                            access_log=False, http=protocol(settings), ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

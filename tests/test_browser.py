@@ -1227,6 +1227,13 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
                                                           timeout=60000)
     expect(page.locator("#deck")).to_have_value("moje-kuchyn")
     expect(page.locator("#deck option:checked")).to_have_text("Moje kuchyň")
+    expect(page.locator("#forget")).to_be_visible()
+    # Remembered again (a double tap): nothing added, said, and nothing to take back (forgetting had
+    # taken back the add before it: of a deck's first, the whole deck; an attack's find)
+    page.click("#remember")
+    expect(page.locator("#remember-status")).to_contain_text("knew every card of this photo already: nothing added",
+                                                             timeout=60000)
+    expect(page.locator("#forget")).to_be_hidden()
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(second.truth["tableaux"][0])).total),
                                                 timeout=60000)

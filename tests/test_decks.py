@@ -366,13 +366,29 @@ def test_a_decks_info_is_kept_until_its_deck_changes_in_this_process_or_another(
         store.info("d")
 
 
+def test_each_writing_of_a_decks_toml_is_told_apart_however_soon_and_alike(tmp_path):
+    # A file system's clock ticks coarsely and a new file may take the old one's inode back: two
+    # writings alike within a tick looked the same to another process (a review).
+    from ecoscore.vision import deckstore
+
+    store = DeckStore(tmp_path)
+    store.add("d", _crops(), "first")
+    keys, stamps = [], []
+    for _ in range(50):
+        deckstore._write_toml(tmp_path / "d", "d", ["first"])
+        keys.append(deckstore._info_key(tmp_path / "d"))
+        stamps.append(store.stamp("d"))
+    assert len(set(keys)) == len(set(stamps)) == 50
+
+
 def test_an_add_of_nothing_new_is_the_last_add_and_taking_it_back_takes_back_nothing(tmp_path):
     # A photo remembered twice (a retry, a double tap) added nothing the second time, and
     # "forget these cards" then took back the add before it: of a deck's first, the whole deck
     # (an attack on a running server).
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
-    assert sum(store.add("d", _crops(), "first again").counts.values()) == len(CardType)
+    again = store.add("d", _crops(), "first again")
+    assert sum(again.counts.values()) == len(CardType) and again.added == 0
     with pytest.raises(DeckStoreError, match="learned no card from its last photo"):
         store.forget_last("d")
     assert sum(store.info("d").counts.values()) == len(CardType) and store.info("d").sources == ["first"]

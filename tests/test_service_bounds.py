@@ -363,7 +363,8 @@ def test_one_client_holds_only_its_share_of_the_servers_connections(settings):
         time.sleep(0.2)
         extra = socket.create_connection(("127.0.0.1", port), timeout=5)
         extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert answer(extra) == b""  # closed, unanswered
+        said = answer(extra)  # closed at once, with a word
+        assert said.startswith(b"HTTP/1.1 503") and b"too many connections from this address" in said, said
         other = socket.socket()
         other.bind(("127.0.0.2", 0))  # another client is served
         other.settimeout(5)
@@ -389,9 +390,12 @@ def test_one_client_holds_only_its_share_of_the_servers_connections(settings):
 def test_forwarded_allow_ips_are_read_as_addresses_and_networks():
     from ecoscore.service.server import _is_proxy, proxies_of
 
-    proxies = proxies_of("127.0.0.1, 10.0.0.0/8,unix:/run/x.sock, ::1")
-    assert [_is_proxy(h, proxies) for h in ("127.0.0.1", "10.2.3.4", "::1", "192.0.2.1", None, "unix")] == \
-        [True, True, True, False, False, False]
+    proxies = proxies_of("127.0.0.1, 10.0.0.0/8,unix:/run/x.sock, ::1, 172.16.0.1/12")
+    hosts = ("127.0.0.1", "::ffff:127.0.0.1", "10.2.3.4", "::1", "192.0.2.1", None, "unix", "unix:/run/x.sock",
+             "172.16.0.1", "172.16.0.2")
+    # as uvicorn reads them: a network with host bits is no network ("172.16.0.1/12" names itself);
+    # a dual-stack listener's IPv4 peer is that IPv4 address
+    assert [_is_proxy(h, proxies) for h in hosts] == [True, True, True, True, False, False, False, True, False, False]
     assert _is_proxy("192.0.2.1", proxies_of("*")) and not _is_proxy("192.0.2.1", proxies_of(""))
 
 

@@ -549,6 +549,7 @@ def test_one_client_starts_only_its_share_of_decks_whatever_token_it_sends(tmp_p
         assert r.status_code == 200, r.text  # adding to a deck of one's own is no start
         # the same photo again adds nothing, and says so; forgetting after it forgets nothing
         assert r.json()["doubts"] == ["deck 'new-0' knew every card of this photo already: nothing added"], r.text
+        assert r.json()["added"] == 0 and first.json()["added"] > 0
         r = client.request("DELETE", "/api/decks/new-0/last", headers={"X-Deck-Token": first.json()["token"]})
         assert r.status_code == 409 and "nothing to forget" in r.json()["detail"], r.text
         assert client.get("/api/decks", params={"named": "new-0"}).json()["decks"][-1]["name"] == "new-0"

@@ -71,6 +71,7 @@ class DeckInfo:
     builtin: bool
     owner: str | None = None  # the hash of the token that started the deck over the service
     title: str | None = None  # the name as the player typed it ("Náš stůl"); None: a deck given none
+    added: int | None = None  # of the info an add returns: the cards it added (0: it knew every one)
 
     @property
     def shown(self) -> str:
@@ -322,7 +323,7 @@ class DeckStore:
         # the add before it, and a deck's first add the whole deck: a photo sent twice, an attack's find).
         (folder / LAST_ADD).write_text(json.dumps({"files": written, "source": _printable(source)}), encoding="utf-8")
         _clear_caches(folder)
-        return self.info(name)
+        return replace(self.info(name), added=added)
 
     def forget_last(self, name: str, owner: str | None = None) -> DeckInfo | None:
         """Take back the deck's last add (its cards, and its source), once: a player who named a
@@ -511,12 +512,19 @@ def _toml(name: str, sources: list[str], owner_hash: str | None = None, title: s
 
 def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None,
                 title: str | None = None) -> None:
-    """Written whole or not at all (a new file put in place), so that every write is a new file:
-    ``_info_key`` tells each apart, however soon after the last."""
+    """Written whole or not at all (a new file put in place), at a later time than the last
+    writing's: ``_info_key`` and ``stamp`` tell each writing apart, however soon after the last."""
     folder.mkdir(parents=True, exist_ok=True)
-    fresh = folder / ".deck.toml.new"
+    fresh, path = folder / ".deck.toml.new", folder / "deck.toml"
     fresh.write_bytes(_toml(name, sources, owner_hash, title).encode("utf-8"))
-    os.replace(fresh, folder / "deck.toml")
+    before = _info_key(folder)
+    os.replace(fresh, path)
+    # A later time than the last writing's, always: a file system's clock ticks coarsely (1-10 ms),
+    # and the new file may take the old one's inode back, so two writings within a tick could
+    # look alike to another process (a review). Under the store's lock: one writer at a time.
+    after = path.stat().st_mtime_ns
+    if before is not None and after <= before[0]:
+        os.utime(path, ns=(before[0] + 1, before[0] + 1))
 
 
 def _info_key(folder: Path) -> tuple[int, int, int] | None:

@@ -97,8 +97,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.
-        before = svc.decks.store.info(name) if svc.decks.store.exists(name) else None
-        started = None if before is not None else svc.count_deck_start(request)
+        started = None if svc.decks.store.exists(name) else svc.count_deck_start(request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
@@ -111,9 +110,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                                          "server: give yours another name") from None
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
-        if before is not None and sum(info.counts.values()) == sum(before.counts.values()):
+        if not info.added:
             notes.append(f"deck {name!r} knew every card of this photo already: nothing added")
-        return RememberedOut(**_out(info).model_dump(), token=token, doubts=notes)
+        return RememberedOut(**_out(info).model_dump(), token=token, added=info.added or 0, doubts=notes)
 
     return await _run(svc, request, enrol)
 

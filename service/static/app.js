@@ -759,12 +759,15 @@ async function rememberCards() {
       localStorage.removeItem(BUILDING_KEY);
       localStorage.setItem(DECK_KEY, deck.name);
     }
-    solo.remembered = deck.name; solo.rememberedTitle = deck.title || deck.name;
-    $("forget").hidden = false;  // a card named wrong can be taken back
+    // A card named wrong can be taken back: the cards this photo added (none: nothing to take back,
+    // and forgetting would say so).
+    const called = deck.title || deck.name;
+    solo.remembered = deck.added ? deck.name : null; solo.rememberedTitle = deck.added ? called : null;
+    $("forget").hidden = !deck.added;
     saveSolo();
     await loadDecks($("deck"));
     // Cells the corrected grid names a card in where none was found are left out, and said.
-    const n = Object.values(deck.references).reduce((a, b) => a + b, 0), called = solo.rememberedTitle;
+    const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
       ? t("ui.remembered_partial", { n, name: called, missing: missing.map((c) => I18N.card(c)).join(", ") })
       : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map(I18N.message)].join(" "));
