@@ -420,12 +420,18 @@ def test_a_games_photos_each_count_in_its_clients_share_of_the_read_queue(settin
                 b"Content-Length: 300000\r\n\r\n")
         idle = raw(port, head)  # one photo of the client waiting
         time.sleep(0.3)
+        assert _post_game(port, 2)[0] == 422  # 1 + 2: within the share
+        # 1 + 3: the game's photos (sent already) wait for the client's other photo, not refused
+        threading.Timer(1.0, idle.close).start()
+        started = time.monotonic()
+        assert _post_game(port, 3)[0] == 422 and time.monotonic() - started >= 0.9
+    settings.queue_wait = 1.0
+    with live_server(settings, SlowReader()) as port:
+        idle = raw(port, head)  # held for longer than a game may wait
+        time.sleep(0.3)
         status, body = _post_game(port, 3)
         assert status == 429 and b"3 photos waiting" in body, body
-        assert _post_game(port, 2)[0] == 422  # 1 + 2: within the share
         idle.close()
-        time.sleep(0.5)
-        assert _post_game(port, 3)[0] == 422  # every place given back
 
 
 @pytest.mark.parametrize("neutral", [[True, "2"], ["3", 2], [2.0, 1], [False, 0]])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
@@ -32,6 +33,7 @@ from ..schemas import (
 from .photos import one_photo, photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
+CLAIM_POLL = 0.1  # seconds between a game's looks at its client's places, while it waits for them
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
 DeckName = Annotated[str, Form(max_length=40, description="the enrolled deck the cards belong to (GET /api/decks); "
@@ -71,12 +73,17 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
     # Each photo a reader's turn: the client's share of the queue counts them all (``Admission``),
-    # a game alone always within it.
+    # a game alone always within it. Its photos are here already: past the share, the game waits
+    # for the client's other photos to be read (as a photo waits for a reader), not sent again.
     claim = request.scope.get("state", {}).get(PHOTO_CLAIM)
     more = min(len(files), svc.settings.photos_per_client) - 1
-    if claim is not None and more > 0 and not claim(more):
-        raise HTTPException(429, f"this device has {svc.settings.photos_per_client} photos waiting to be read "
-                                 "already: wait for their scores", headers={"Retry-After": "3"})
+    if claim is not None and more > 0:
+        deadline = time.monotonic() + svc.settings.queue_wait
+        while not claim(more):
+            if time.monotonic() > deadline or await request.is_disconnected():
+                raise HTTPException(429, f"this device has {svc.settings.photos_per_client} photos waiting to be "
+                                         "read already: wait for their scores", headers={"Retry-After": "3"})
+            await asyncio.sleep(CLAIM_POLL)
     named: list[str] = []
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
