@@ -95,15 +95,14 @@ class Services:
         (a worker thread's). Returns what ``uncount_deck_start`` takes back."""
         starter = self._starter(self.deck_share, request)
         try:
-            return starter, self.store.count_start(*starter)
+            return starter, self.store.count_start(starter)
         except StoreError as err:
             raise self._refused(starter, err) from None
 
     def uncount_deck_start(self, started: tuple[Starter, float]) -> None:
         """A deck counted that could not be made costs its client no start."""
-        (share, client), at = started
         with suppress(StoreError):  # a busy database: the start stays counted, and the refusal is the answer
-            self.store.uncount_start(share, client, at)
+            self.store.uncount_start(*started)
 
     def _starter(self, share: Share, request: Request) -> Starter:
         starter = Starter(share, client_key(request.client.host if request.client else None))

@@ -122,11 +122,16 @@ def _is_proxy(host: str | None, proxies: Proxies) -> bool:
     return any(address in proxy if not isinstance(proxy, str) else host == proxy for proxy in proxies)
 
 
+def _protocol_settings(settings: Settings) -> dict:
+    """``HeaderDeadline``'s class attributes from the settings."""
+    return {"seconds": settings.header_timeout, "per_client": settings.connections_per_client,
+            "proxies": proxies_of(settings.forwarded_allow_ips)}
+
+
 def protocol(settings: Settings) -> type[H11Protocol]:
-    """uvicorn's HTTP protocol with this service's header deadline and connections per client."""
-    return type("HeaderDeadline", (HeaderDeadline,), {"seconds": settings.header_timeout, "_open": {},
-                                                      "per_client": settings.connections_per_client,
-                                                      "proxies": proxies_of(settings.forwarded_allow_ips)})
+    """uvicorn's HTTP protocol with this service's header deadline and connections per client
+    (a class of its own, its own count of connections: several servers may run in one process)."""
+    return type("HeaderDeadline", (HeaderDeadline,), _protocol_settings(settings) | {"_open": {}})
 
 
 def worker_app():
@@ -134,9 +139,9 @@ def worker_app():
     from .app import create_app
 
     settings = Settings()
-    HeaderDeadline.seconds = settings.header_timeout
-    HeaderDeadline.per_client = settings.connections_per_client
-    HeaderDeadline.proxies = proxies_of(settings.forwarded_allow_ips)
+    # uvicorn hands its workers the protocol class by name: this one, set up in each.
+    for name, value in _protocol_settings(settings).items():
+        setattr(HeaderDeadline, name, value)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(name)s %(message)s")
     return create_app(settings)
 

@@ -320,18 +320,19 @@ class Store:
         return self.db.transaction()
 
     # starts: each client's share of new rooms and decks, one count for every worker and machine
-    def count_start(self, share: Share, client: str, now: float | None = None) -> float:
-        """Count a start of ``share.kind`` by ``client`` (``starts.client_key``); ``OverShare`` if it
+    def count_start(self, starter: Starter, now: float | None = None) -> float:
+        """Count a start of ``starter.share.kind`` by ``starter.client``; ``OverShare`` if it
         started ``share.per_hour`` in the last hour. Returns the start's time (``uncount_start``)."""
         now = time.time() if now is None else now
         with self._transaction() as db:
-            self._count_start(db, Starter(share, client), now)
+            self._count_start(db, starter, now)
         return now
 
-    def uncount_start(self, share: Share, client: str, at: float) -> None:
+    def uncount_start(self, starter: Starter, at: float) -> None:
         """Take back a start counted at ``at``: what it started could not be made."""
         with self._transaction() as db:
-            db.execute("DELETE FROM starts WHERE kind = ? AND client = ? AND at = ?", (share.kind, client, at))
+            db.execute("DELETE FROM starts WHERE kind = ? AND client = ? AND at = ?",
+                       (starter.share.kind, starter.client, at))
 
     def _count_start(self, db, starter: Starter, now: float) -> None:
         share, client = starter
@@ -547,7 +548,8 @@ class Store:
     def prune(self, idle_days: float, now: float | None = None) -> dict[str, int]:
         """Delete rooms unwritten for ``idle_days`` with their players and overlays, overlays of
         single photos (no room) as old, and starts that left the hour. Returns what went."""
-        cutoff = (now or time.time()) - idle_days * 86400
+        now = now or time.time()
+        cutoff = now - idle_days * 86400
         idle = "SELECT id FROM rooms WHERE updated < ?"
         with self._transaction() as db:
             if self.dialect == "postgresql":  # workers prune on a timer: one at a time is enough
@@ -560,5 +562,5 @@ class Store:
             overlays += db.execute("DELETE FROM overlays WHERE created < ? AND id NOT IN "
                                    "(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL)", (cutoff,)).rowcount
             # Starts that left the hour (a client's own go at its next start).
-            starts = db.execute("DELETE FROM starts WHERE at <= ?", ((now or time.time()) - HOUR,)).rowcount
+            starts = db.execute("DELETE FROM starts WHERE at <= ?", (now - HOUR,)).rowcount
         return {"rooms": rooms, "players": players, "overlays": overlays, "starts": starts}

@@ -287,30 +287,30 @@ def test_a_postgres_store_at_an_older_step_upgrades_in_place(pg_server):
 
 
 def test_a_clients_starts_are_counted_over_a_sliding_hour_and_leave_the_store_as_they_leave_it(store):
-    from ecoscore.service.store import OverShare, Share
+    from ecoscore.service.store import OverShare, Share, Starter
 
     decks = Share("decks", 2)
-    store.count_start(decks, "a", now=0.0)
-    store.count_start(decks, "a", now=1000.0)
+    store.count_start(Starter(decks, "a"), now=0.0)
+    store.count_start(Starter(decks, "a"), now=1000.0)
     with pytest.raises(OverShare, match="this device started 2 decks in the last hour") as refused:
-        store.count_start(decks, "a", now=1500.0)
+        store.count_start(Starter(decks, "a"), now=1500.0)
     assert refused.value.retry_after == 2100  # when the first start leaves the hour
-    store.count_start(decks, "b", now=1500.0)  # another client's share is its own
-    store.count_start(Share("rooms", 2), "a", now=1500.0)  # and a kind's its own
-    store.count_start(decks, "a", now=3600.0)  # the first start has left the hour
+    store.count_start(Starter(decks, "b"), now=1500.0)  # another client's share is its own
+    store.count_start(Starter(Share("rooms", 2), "a"), now=1500.0)  # and a kind's its own
+    store.count_start(Starter(decks, "a"), now=3600.0)  # the first start has left the hour
     with store._connect() as db:  # a client's own starts that left the hour go at its next start
         assert db.execute("SELECT COUNT(*) FROM starts WHERE at <= ?", (0.0,)).fetchone()[0] == 0
         assert db.execute("SELECT COUNT(*) FROM starts").fetchone()[0] == 4
     assert store.prune(30, now=4000.0)["starts"] == 0  # every other client's at the next prune
     assert store.prune(30, now=5100.0)["starts"] == 3  # b's, a's room and a's deck of 1000 and 1500
-    store.count_start(decks, "b", now=5100.0)  # b's share whole again
-    store.count_start(decks, "b", now=5100.0)
+    store.count_start(Starter(decks, "b"), now=5100.0)  # b's share whole again
+    store.count_start(Starter(decks, "b"), now=5100.0)
     with pytest.raises(OverShare) as refused:
-        store.count_start(decks, "b", now=5100.0)
+        store.count_start(Starter(decks, "b"), now=5100.0)
     assert refused.value.retry_after == 3600
     # a worker whose clock is ahead of the one that counted: never told to wait more than an hour
     with pytest.raises(OverShare) as refused:
-        store.count_start(decks, "b", now=5000.0)
+        store.count_start(Starter(decks, "b"), now=5000.0)
     assert refused.value.retry_after == 3600
 
 

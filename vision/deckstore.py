@@ -241,11 +241,8 @@ class DeckStore:
     def stamp(self, name: str) -> tuple[int, int] | None:
         """What changes whenever the deck does (its deck.toml is rewritten by every add): a
         process that keeps a deck loaded compares it to notice another process's changes."""
-        try:
-            st = (self._dir(name) / "deck.toml").stat()
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
+        key = _info_key(self._dir(name))
+        return None if key is None else key[:2]
 
     @contextmanager
     def _locked(self):
