@@ -20,7 +20,7 @@ from ecoscore.vision.report import quad_doc
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
-from .photos import one_photo, photo_jpeg, queued, upload_bytes
+from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DECK_KEY = r"^[a-z0-9][a-z0-9_-]*$"  # a deck's key (its name made a slug: "Náš stůl" is "nas-stul")
@@ -78,7 +78,6 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
         raise HTTPException(422, "the built-in deck cannot learn cards: name your own deck")
-    await one_photo(request)
     try:
         tableau = parse_grid(grid, "grid")
     except GridError as err:
@@ -145,7 +144,6 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
     the types it has so far, and each cell it names surely carries its ``guess`` (a card of a type
     it lacks mostly reads as none of its cards, and is left to name). A guess is the player's to
     confirm: nothing is remembered from this answer."""
-    await one_photo(request)
     deck = deck.strip()
 
     def locate() -> tuple[Layout, bytes, dict[tuple[int, int], str]]:

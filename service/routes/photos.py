@@ -46,13 +46,6 @@ def for_the_page(text: str, deck: str | None = None, title: str | None = None) -
     return text
 
 
-async def one_photo(request: Request, field: str = "photo") -> None:
-    """A 422 for a request that sends ``field`` more than once: the last was read and the others
-    dropped without a word (an attack's find). The form is parsed already (FastAPI's, cached)."""
-    if len((await request.form()).getlist(field)) > 1:
-        raise HTTPException(422, f"one {field} a request: a game's photos go to /api/game, one per player")
-
-
 def _too_large(svc: Services, name: str | None) -> HTTPException:
     return HTTPException(413, f"{name + ': ' if name else ''}upload too large: the limit is "
                               f"{svc.settings.max_upload // 2**20} MB")

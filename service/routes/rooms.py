@@ -33,7 +33,7 @@ from ..schemas import (
     Rename,
     RoomOut,
 )
-from .photos import for_the_page, one_photo, photo_jpeg, read_photo
+from .photos import for_the_page, photo_jpeg, read_photo
 from .score import tableau
 
 router = APIRouter(tags=["rooms"], responses=ERRORS, route_class=BoundedRoute)
@@ -155,7 +155,6 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
                      deck: str = Form("", max_length=40, description="the enrolled deck of the cards (GET /api/decks)"),
                      x_player_token: PlayerToken = None):
     name = svc.name(name)
-    await one_photo(request)
     await svc.db(svc.store.room, room_id)  # an unknown room before a read
     read = await read_photo(svc, request, photo, name, deck)
 

@@ -30,7 +30,7 @@ from ..schemas import (
     GridGame,
     Problem,
 )
-from .photos import one_photo, photo_jpeg, photo_name, read_photo
+from .photos import photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 CLAIM_POLL = 0.1  # seconds between a game's looks at its client's places, while it waits for them
@@ -138,7 +138,6 @@ async def score_photo(svc: Svc, request: Request, photo: UploadFile = File(...),
     """A photo (JPEG, PNG, WebP or HEIC) of one or more tableaux, each read, placed and scored.
     Every cell carries its type, confidence and runner-up, every tableau its doubts; ``others``
     (the other players' largest stream : wolves) makes the majorities right without their photos."""
-    await one_photo(request)
     return await _score_photos(svc, request, [photo], [name], None, others_of(others), None, deck)
 
 
