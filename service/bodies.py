@@ -21,7 +21,6 @@ from typing import Any
 
 from fastapi import HTTPException, Request, Response, UploadFile
 from fastapi.routing import APIRoute
-from starlette._utils import AwaitableOrContextManagerWrapper
 from starlette.datastructures import FormData
 
 MAX_JSON_CONTAINERS = 256
@@ -66,6 +65,17 @@ def _int(text: str) -> int:
     return int(text)
 
 
+class _Awaited:
+    """A form to await, as FastAPI and the routes take ``request.form()`` (Starlette's own wrapper,
+    which may also be entered with ``async with``, is private to it)."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, FormData]):
+        self._coroutine = coroutine
+
+    def __await__(self):
+        return self._coroutine.__await__()
+
+
 class BoundedRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
@@ -91,7 +101,7 @@ class BoundedRequest(Request):
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,
              max_part_size: int = MAX_FIELD_BYTES):
         parsed = super().form(max_files=max_files, max_fields=max_fields, max_part_size=max_part_size)
-        return AwaitableOrContextManagerWrapper(self._one_each(parsed)) if self.single_files else parsed
+        return _Awaited(self._one_each(parsed)) if self.single_files else parsed
 
     async def _one_each(self, parsed: Awaitable[FormData]) -> FormData:
         """A 422 for a form that sends a field of one file more than once: FastAPI reads the last
