@@ -83,10 +83,10 @@ def test_small_cards_or_a_card_beside_the_tableau_take_the_first_look():
     small = CanvasFinder(grid(SMALL), grid(SMALL))
     locate(small)
     assert small.sizes[:2] == [QUICK_SIZE, 512]
-    # A card in line with the grid's last column, one step on: maybe the tableau's own, which
-    # the first look and the refit of a partial fit should see (a 6th column is no tableau).
+    # A card in line with the grid's last column, one step on, beside a grid with an empty cell:
+    # maybe the tableau's own, which the first look and the refit of a partial fit should see.
     step = BIG * 1.1
-    beside = CanvasFinder(grid(BIG, extra=[(200 + 5 * step, 200)]), grid(BIG))
+    beside = CanvasFinder(grid(BIG, holes=1, extra=[(200 + 5 * step, 200)]), grid(BIG))
     det, fits, loose = locate(beside)
     assert beside.sizes == [QUICK_SIZE, 512]
     assert len(det) == ROWS * COLS, "the first look's cards are the ones kept"
@@ -108,6 +108,15 @@ def test_two_tableaux_or_a_group_of_loose_cards_take_the_first_look():
     finder = CanvasFinder(grid(BIG, extra=row), grid(BIG, extra=row))
     locate(finder)
     assert finder.sizes == [QUICK_SIZE, 512]
+
+
+def test_a_loose_card_beside_a_full_grid_does_not_stop_the_quick_look():
+    # Every cell holds a card: the card beside it is no card of the tableau (a card face down).
+    step = BIG * 1.1
+    finder = CanvasFinder(grid(BIG, extra=[(200 + 5 * step, 200)]), grid(BIG))
+    det, fits, loose = locate(finder)
+    assert finder.sizes == [QUICK_SIZE]
+    assert len(fits[0].detections) == ROWS * COLS and loose == [ROWS * COLS]
 
 
 def test_a_loose_card_well_apart_from_the_tableau_does_not_stop_the_quick_look():

@@ -689,14 +689,21 @@ class Reader:
         return det, fits, loose
 
     def _quick_enough(self, image: np.ndarray, det: Detections, fits: list[TableauFit], loose: list[int]) -> bool:
-        """Whether the quick look answers the photo: one tableau of big cards, and no loose card
-        beside it nor a group of loose cards lying side by side."""
+        """Whether the quick look answers the photo: one tableau of big cards, no group of loose
+        cards lying side by side (a neighbour's tableau cut by the frame), and no loose card beside
+        it unless every cell of its grid holds a card."""
         smallest = float(det.sizes[:, 1].min()) * QUICK_SIZE / max(image.shape[:2])
         if len(fits) != 1 or fits[0].ambiguous_window or smallest < QUICK_CARD_PX:
             return False
-        own = fits[0].detections
-        # A loose card may be the tableau's own, or a tableau cut by the frame: look properly.
-        return not (loose and (len(self._beside(det, own, loose)) > len(own) or side_by_side(det.subset(loose))))
+        if not loose:
+            return True
+        if side_by_side(det.subset(loose)):
+            return False
+        # A loose card beside a grid with an empty cell may be the tableau's own card, boxed off its
+        # cell: look properly. Beside a full grid it is a card of no tableau (a draw pile, a card
+        # face down), and the first look cost those photos 30 ms for the same read (2026-11-29).
+        full = all(cell.detection is not None for cell in fits[0].cells.values())
+        return full or len(self._beside(det, fits[0].detections, loose)) == len(fits[0].detections)
 
     def _look_at_far_cards(self, image: np.ndarray, det: Detections, fits: list[TableauFit], loose: list[int]
                            ) -> tuple[Detections, list[TableauFit], list[int]]:
