@@ -77,14 +77,12 @@ def from_quads(quads: np.ndarray, scores: np.ndarray, corners: bool = False) -> 
 def oblique(fit: TableauFit) -> float:
     """How far from square the grid's cells look, in degrees (the largest corner angle's
     departure from 90° over the cells): ~0 from above, tens of degrees across the table."""
-    worst = 0.0
-    for cell in fit.cells.values():
-        q = cell.quad
-        for k in range(4):
-            a, b = q[(k + 1) % 4] - q[k], q[(k - 1) % 4] - q[k]
-            cos = a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
-            worst = max(worst, abs(90 - float(np.degrees(np.arccos(np.clip(cos, -1, 1))))))
-    return worst
+    quads = np.array([cell.quad for cell in fit.cells.values()], np.float64)  # (cells, 4, 2)
+    # At each corner, the sides to the next corner and to the one before (all at once: a loop
+    # over the 80 corners in Python took a millisecond of a 60 ms read).
+    a, b = np.roll(quads, -1, axis=1) - quads, np.roll(quads, 1, axis=1) - quads
+    cos = (a * b).sum(-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-9)
+    return float(np.abs(90 - np.degrees(np.arccos(np.clip(cos, -1, 1)))).max(initial=0.0))
 
 
 def ordered_like(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
