@@ -727,25 +727,35 @@ class Reader:
             return det, fits, loose
         cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()])
         found = []
+        replaced = np.zeros(len(det), bool)
         # The biggest groups first, at most MAX_TABLEAUX looks: a table strewn with small cards
         # costs a bounded number of finder runs.
         for group in sorted(clusters(det.subset(far), min_size=1), key=len, reverse=True)[:MAX_TABLEAUX]:
-            closer, _ = self._closer_look(image, det, [far[k] for k in group], FAR_PAD)
-            # Only cards of no fitted tableau's cell, and none the first look has already.
-            closer = closer.subset(~points_in_quads(closer.centers, cells).any(1)
-                                   & ~points_in_quads(closer.centers, det.quads).any(1))
+            members = np.array([far[k] for k in group])
+            closer, window = self._closer_look(image, det, list(members), FAR_PAD)
+            closer = closer.subset(~points_in_quads(closer.centers, cells).any(1))  # no fitted tableau's cell
+            # A far card the closer look boxed again is its box from then on, as in the closer look
+            # at small groups: the first look's box of a small blurred card is often poor (a card's
+            # box 114 x 34 px beside its neighbours' 66 x 46), and the lattice fits on none of them.
+            again = wholly_inside(det.quads[members], window, (w, h)) & (
+                points_in_quads(det.centers[members], closer.quads).any(1)
+                | points_in_quads(closer.centers, det.quads[members]).any(0))
+            replaced[members[again]] = True
             found.append(closer)
         new = Detections.concat(found)
+        # None the first look has already, but for its far cards boxed again.
+        new = new.subset(~points_in_quads(new.centers, det.quads[~replaced]).any(1))
         if len(new) == 0:
             return det, fits, loose
         boxes = np.concatenate([new.centers, new.sizes, new.angles[:, None]], 1)
         new = new.subset(np.sort(fast_nms(boxes, new.scores, self.finder.iou)))
         # The far cards fitted on their own: the tableaux already fitted stand as they are.
-        more, _ = fit_tableaux(Detections.concat([det.subset(far), new]), (w, h))
+        kept = [i for i in far if not replaced[i]]
+        more, _ = fit_tableaux(Detections.concat([det.subset(kept), new]), (w, h))
         more = [fit for fit in more if not _reaches_into(fit, fits)]
         if not more:
             return det, fits, loose
-        index = far + list(range(len(det), len(det) + len(new)))  # the far cards' fit's indices to det's
+        index = kept + list(range(len(det), len(det) + len(new)))  # the far cards' fit's indices to det's
         for fit in more:
             _renumber(fit, index)
         det = Detections.concat([det, new])
