@@ -133,6 +133,12 @@ def _eoi_after_scan(data: bytes) -> bool | None:
             for found in _SCAN_MARKERS.finditer(data, i):
                 if data[found.start() + 1] == 0xDA:
                     scans += 1
+                    if scans > MAX_SCANS:
+                        # Refused: the message's count is taken in C, as it was before the one
+                        # pass (40 MB of scans stepped through in Python took 4.6 s, in C 0.1).
+                        end = data.find(b"\xff\xd9", i + 2 + length)
+                        scans = data.count(b"\xff\xda", i, end if end != -1 else n)
+                        break
                 elif found.start() >= i + 2 + length:
                     end = found.start()
                     break

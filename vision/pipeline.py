@@ -728,18 +728,21 @@ class Reader:
         cells = np.array([cell.quad for fit in fits for cell in fit.cells.values()])
         found = []
         replaced = np.zeros(len(det), bool)
+        near_boxes = det.quads[np.setdiff1d(np.arange(len(det)), far)]
         # The biggest groups first, at most MAX_TABLEAUX looks: a table strewn with small cards
         # costs a bounded number of finder runs.
         for group in sorted(clusters(det.subset(far), min_size=1), key=len, reverse=True)[:MAX_TABLEAUX]:
             members = np.array([far[k] for k in group])
-            closer, window = self._closer_look(image, det, list(members), FAR_PAD)
-            closer = closer.subset(~points_in_quads(closer.centers, cells).any(1))  # no fitted tableau's cell
+            closer, _ = self._closer_look(image, det, list(members), FAR_PAD)
+            # Only cards of no fitted tableau's cell, and on no card but the far ones.
+            closer = closer.subset(~points_in_quads(closer.centers, cells).any(1)
+                                   & ~points_in_quads(closer.centers, near_boxes).any(1))
             # A far card the closer look boxed again is its box from then on, as in the closer look
             # at small groups: the first look's box of a small blurred card is often poor (a card's
             # box 114 x 34 px beside its neighbours' 66 x 46), and the lattice fits on none of them.
-            again = wholly_inside(det.quads[members], window, (w, h)) & (
-                points_in_quads(det.centers[members], closer.quads).any(1)
-                | points_in_quads(closer.centers, det.quads[members]).any(0))
+            # (The window is drawn round its far cards with room: each lies wholly inside it.)
+            again = (points_in_quads(det.centers[members], closer.quads).any(1)
+                     | points_in_quads(closer.centers, det.quads[members]).any(0))
             replaced[members[again]] = True
             found.append(closer)
         new = Detections.concat(found)
@@ -759,10 +762,17 @@ class Reader:
         for fit in more:
             _renumber(fit, index)
         det = Detections.concat([det, new])
+        # A far card boxed again whose new box a kept grid holds is that grid's card, though its
+        # poor box's centre lie between its cells: neither loose nor "left out" of another grid.
+        held = det.quads[[i for fit in more for i in fit.detections]]
+        stale = {int(i) for i in np.flatnonzero(replaced)
+                 if points_in_quads(det.centers[[i]], held).any() or points_in_quads(held.mean(1), det.quads[[i]]).any()}
+        for fit in fits:
+            fit.off_grid = [i for i in fit.off_grid if i not in stale]
         fits = fits + more
         # As fit_tableaux has it: a card on a new cell (its card, or the same card boxed again)
         # is loose no more. (Whose "left out" card it is, is judged once at the end of locate.)
-        return det, fits, _outside(more, det, loose)
+        return det, fits, [i for i in _outside(more, det, loose) if i not in stale]
 
     def _look_at_the_table(self, image: np.ndarray, det: Detections, fits: list[TableauFit], loose: list[int]
                            ) -> tuple[Detections, list[TableauFit], list[int]]:
