@@ -741,9 +741,7 @@ class Reader:
             # at small groups: the first look's box of a small blurred card is often poor (a card's
             # box 114 x 34 px beside its neighbours' 66 x 46), and the lattice fits on none of them.
             # (The window is drawn round its far cards with room: each lies wholly inside it.)
-            again = (points_in_quads(det.centers[members], closer.quads).any(1)
-                     | points_in_quads(closer.centers, det.quads[members]).any(0))
-            replaced[members[again]] = True
+            replaced[members[boxed_again(det.subset(members), closer)]] = True
             found.append(closer)
         new = Detections.concat(found)
         # None the first look has already, but for its far cards boxed again.
@@ -764,9 +762,9 @@ class Reader:
         det = Detections.concat([det, new])
         # A far card boxed again whose new box a kept grid holds is that grid's card, though its
         # poor box's centre lie between its cells: neither loose nor "left out" of another grid.
-        held = det.quads[[i for fit in more for i in fit.detections]]
-        stale = {int(i) for i in np.flatnonzero(replaced)
-                 if points_in_quads(det.centers[[i]], held).any() or points_in_quads(held.mean(1), det.quads[[i]]).any()}
+        held = det.subset([i for fit in more for i in fit.detections])
+        candidates = np.flatnonzero(replaced)
+        stale = set(candidates[boxed_again(det.subset(candidates), held)].tolist())
         for fit in fits:
             fit.off_grid = [i for i in fit.off_grid if i not in stale]
         fits = fits + more
@@ -854,11 +852,9 @@ class Reader:
         biggest = sorted(sorted(range(len(small)), key=lambda g: len(small[g]), reverse=True)[:MAX_TABLEAUX])
         for group in (small[g] for g in biggest):  # the biggest groups (a game's tableaux), in their own order
             closer, window = self._closer_look(image, det, group, SMALL_GROUP_PAD)
-            # Boxed again: the first look's card lies on a card of the closer look, or holds one
-            # (a box the first look drew round two small cards is dropped, not kept beside them).
-            boxed_again = (points_in_quads(det.centers, closer.quads).any(1)
-                           | points_in_quads(closer.centers, det.quads).any(0))
-            replaced |= wholly_inside(det.quads, window, (w, h)) & boxed_again
+            # Boxed again (``boxed_again``): a box the first look drew round two small cards is
+            # dropped, not kept beside them.
+            replaced |= wholly_inside(det.quads, window, (w, h)) & boxed_again(det, closer)
             found.append(closer)
         if not found:
             return det
@@ -1028,6 +1024,13 @@ def not_this_deck(cards: int, enrolled: str | None = None) -> str:
                 f"or choose the right deck; {no_cards}")
     return (f"no tableau read: a grid of {cards} cards was found, but they do not read as cards of this deck: "
             f"if it is your own deck, enrol it and choose it (Deck on the page, --deck on the command line); {no_cards}")
+
+
+def boxed_again(cards: Detections, by: Detections) -> np.ndarray:
+    """Which of ``cards`` another look's boxes ``by`` box again: the card's centre lies on one of
+    them, or one of them lies on the card (a box the first look drew round two small cards)."""
+    on_theirs = points_in_quads(cards.centers, by.quads).any(1)
+    return np.asarray(on_theirs | points_in_quads(by.centers, cards.quads).any(0), bool)
 
 
 def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int],
