@@ -159,7 +159,8 @@ FOREIGN_CARD = "a foreign card"  # a runner-up "not ours" (NOT_OURS), as a doubt
 # Decode again for the crops only for at least this many times the pixels across: below it the
 # card is about the crop's size or bigger in the work image already, a pixel of the photo for
 # each of the crop's. 1.25 against 1.1: the tuning material (797 tableaux, stand-in and decks)
-# read tableau by tableau the same; a 12 MP photo of cards 65-72 px across there 25-40 ms sooner.
+# read tableau by tableau the same; a 12 MP photo of cards 65-72 px across there (000011) read
+# its crops in about 10 ms instead of 50 (the second decode gone).
 MIN_DETAIL_GAIN = 1.25
 
 
