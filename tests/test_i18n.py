@@ -185,6 +185,8 @@ MESSAGES = [
     "row 3, col 4: most cells of this photo are in doubt: check this card too",
     "a grid of 20 card-like shapes, all read as stream and none surely, was taken for a pattern on the table, not a "
     "tableau: if they are a player's cards, photograph them alone, or closer",
+    "row 2, col 4: reads as empty, but looks like none of the table around the tableau (empty 68%): taken for trout",
+    "row 3, col 2: reads as empty (97%), but looks like none of the table around the tableau: check that no card lies here",
 ]
 
 

@@ -18,7 +18,7 @@ from ecoscore.scoring import COLS, ROWS, CardType, Tableau
 from ecoscore.scoring.cards import over_deck
 from ecoscore.scoring.tableau import cell_at, cells_short
 
-from . import photo_doubts
+from . import empty_cells, photo_doubts
 from .decode import Photo, decode
 from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import NOT_OURS, CardMatcher
@@ -272,6 +272,7 @@ class CellNaming:
     chosen: int  # index into the classifier's names
     confidence: float  # the belief in ``chosen`` at its least sure turn
     evidence: float | None = None  # from two cuts (``agree``): the surer cut's belief in ``chosen``
+    unlike_table: bool = False  # read as empty, but like none of the table round it (``empty_cells``)
 
 
 def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[CellNaming]:
@@ -882,9 +883,36 @@ class Reader:
         for (t, rc), naming in zip(where, name_cells(classifier, crops)):
             named[t][rc] = agree(named[t][rc], naming) if rc in named[t] else naming
         names = classifier.names
+        if isinstance(classifier, CardMatcher):
+            first_crop = {key: crops[i] for i, key in reversed(list(enumerate(where)))}
+            self._empty_only_where_the_table_is(photo.image, detail.image, k, side, det, fits, named, first_crop,
+                                                classifier)
         # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
         least = getattr(classifier, "min_confidence", self.min_confidence)
         return [self._tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
+
+    @staticmethod
+    def _empty_only_where_the_table_is(image: np.ndarray, detail: np.ndarray, k: float, side: int, det: Detections,
+                                       fits: list[TableauFit], named: list[dict[tuple[int, int], CellNaming]],
+                                       crops: dict[tuple[int, tuple[int, int]], np.ndarray],
+                                       matcher: CardMatcher) -> None:
+        """Each cell a deck's matcher reads as empty that looks like none of the table round its
+        tableau (``empty_cells``) named the likeliest of the rest instead, at that name's belief
+        (a doubt), or, where the matcher gave no other name any belief, kept empty and doubted.
+        Changes ``named`` in place."""
+        names = matcher.names
+        empty = names.index(EMPTY)
+        centres = det.quads.mean(1) if len(det.quads) else np.zeros((0, 2))
+        for t, fit in enumerate(fits):
+            cells = [rc for rc, naming in named[t].items() if naming.chosen == empty]
+            if not cells:
+                continue
+            table = empty_cells.table_crops(empty_cells.table_cells(fit, image, centres), detail, k, side)
+            unlike = empty_cells.unlike_the_table(matcher.embedder, [crops[(t, rc)] for rc in cells], table)
+            for rc in ([] if unlike is None else [rc for rc, u in zip(cells, unlike) if u]):
+                before = named[t][rc]
+                chosen, confidence = empty_cells.best_but_empty(before.probabilities, names)
+                named[t][rc] = CellNaming(before.probabilities, chosen, confidence, unlike_table=True)
 
     def _tableau_read(self, fit: TableauFit, named: dict[tuple[int, int], CellNaming], names: list[str],
                       det: Detections, to_original: float, min_confidence: float) -> TableauRead:
@@ -909,6 +937,11 @@ class Reader:
                         # other than the one enrolled (the wrong --deck?).
                         doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
                                       "another game's card, a card face down, or the wrong deck chosen")
+                    elif read.unlike_table:  # says why it is doubted, and what it is taken for
+                        empty_pct = f"{mean[names.index(EMPTY)]:.0%}"
+                        doubts.append(f"{empty_cells.UNLIKE_TABLE} (empty {empty_pct}): taken for {top}" if card else
+                                      f"reads as empty ({empty_pct}), but looks like none of the table around the "
+                                      "tableau: check that no card lies here")
                     elif conf < min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
