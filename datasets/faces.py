@@ -117,3 +117,83 @@ def wide_face(rng: np.random.Generator) -> np.ndarray:
         cv2.rectangle(face, (0, 0), (W - 1, H - 1), color, width)
     return face.clip(0, 255).astype(np.uint8)
 
+
+
+def _photo_art(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A picture with a photograph's statistics, float32 BGR: a "dead leaves" scene (occluding
+    shapes whose sizes follow a power law, as objects in photos do), textured, in two or three
+    depths of field, over a graded background; or a close-up texture filling the frame (grass,
+    gravel, coins, fur: many small shapes). No real photograph is drawn or needed."""
+    hues = rng.uniform(0, 180, int(rng.integers(2, 5)))
+    def colour() -> list[float]:
+        hsv = np.array([[[rng.choice(hues) + rng.normal(0, 8), rng.uniform(20, 230), rng.uniform(25, 250)]]])
+        return cv2.cvtColor((hsv % [180, 256, 256]).astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(float).tolist()
+    top, bottom = np.array(colour(), np.float32), np.array(colour(), np.float32)
+    ramp = np.linspace(0, 1, h, dtype=np.float32)[:, None, None]
+    art = np.broadcast_to(top * (1 - ramp) + bottom * ramp, (h, w, 3)).copy()
+    close_up = rng.random() < 0.3
+    layers = 1 if close_up else int(rng.integers(2, 4))
+    for layer in range(layers):
+        r_min, r_max = (1.5, w * 0.12) if close_up else (2.0, w * rng.uniform(0.3, 0.8))
+        n = int(rng.integers(150, 500)) if close_up else int(rng.integers(8, 40))
+        # Pareto sizes: a few big shapes, many small ones (fewer and bigger away from a close-up).
+        alpha = rng.uniform(1.5, 2.5) if close_up else rng.uniform(0.6, 1.2)
+        radii = np.minimum(r_min * (1 - rng.random(n)) ** (-1 / alpha), r_max)
+        for r in radii[np.argsort(-radii)]:  # big ones behind
+            c = (int(rng.uniform(-0.1, 1.1) * w), int(rng.uniform(-0.1, 1.1) * h))
+            if rng.random() < 0.6:
+                cv2.ellipse(art, c, (max(1, int(r)), max(1, int(r * rng.uniform(0.3, 1.0)))), rng.uniform(0, 180), 0,
+                            360, colour(), -1, cv2.LINE_AA)
+            else:
+                pts = np.array(c) + rng.normal(0, r, (int(rng.integers(3, 7)), 2))
+                cv2.fillPoly(art, [pts.astype(np.int32)], colour(), cv2.LINE_AA)
+        grain = rng.uniform(0.1, 0.5)  # the surfaces' fine texture (fur, grass, stone), strong or faint
+        art *= (1 - grain / 2 + grain * value_noise(rng, h, w, rng.uniform(1.5, 6)))[..., None]
+        if layer < layers - 1:  # what lies behind the subject is out of focus
+            art = cv2.GaussianBlur(art, (0, 0), rng.uniform(1.0, 4.0))
+    if not close_up and rng.random() < 0.7:  # a subject in focus: a shaded body of a few parts
+        centre = np.array([w, h]) * rng.uniform(0.3, 0.7, 2)
+        tone = np.array(colour(), np.float32)
+        for _ in range(int(rng.integers(2, 6))):
+            part = centre + rng.normal(0, w * 0.12, 2)
+            axes = (int(w * rng.uniform(0.06, 0.25)), int(w * rng.uniform(0.05, 0.2)))
+            body = np.zeros((h, w), np.float32)
+            cv2.ellipse(body, (int(part[0]), int(part[1])), axes, rng.uniform(0, 180), 0, 360, 1.0, -1, cv2.LINE_AA)
+            shade = 0.6 + 0.6 * value_noise(rng, h, w, rng.uniform(8, 30))
+            art = art * (1 - body[..., None]) + (tone * shade[..., None]) * body[..., None]
+    art *= (0.8 + 0.4 * value_noise(rng, h, w, w * 0.7))[..., None]  # light across the scene
+    return art.clip(0, 255)
+
+
+def photo_faces(rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """``n`` faces of one deck whose art is photographs or detailed paintings (a real edition's
+    kind of art, which neither the generated decks nor ``wide_face`` draw): one design shared by
+    all, as a deck's is (the picture to the card's edges with or without a thin border and a name
+    plate; or a printed card with a banner, the picture in a window and a text panel)."""
+    design = rng.choice(3, p=[0.4, 0.3, 0.3])
+    border = (255.0, 255.0, 255.0) if rng.random() < 0.4 else rng.uniform(0, 255, 3).tolist()
+    border_px = int(rng.integers(0, 9))
+    plate = rng.uniform(0, 255, 3).tolist()
+    stock = rng.uniform(120, 245, 3)
+    dark = rng.random() < 0.2
+    faces = []
+    for _ in range(n):
+        if design == 2:  # printed: stock, a banner, the picture in a window, a text panel
+            face = np.zeros((H, W, 3), np.float32) + stock
+            cv2.rectangle(face, (6, 6), (W - 7, 30), plate, -1)
+            face[36:36 + int(H * 0.5), 10:W - 10] = _photo_art(rng, int(H * 0.5), W - 20)
+            for k in range(3):
+                y = int(H * 0.5) + 50 + 12 * k
+                cv2.line(face, (14, y), (int(rng.uniform(W * 0.4, W - 14)), y), (40, 40, 40), 2)
+        else:
+            face = _photo_art(rng, H, W)
+            if design == 1:  # a name plate across the foot, or a title band across the top
+                y0 = int(H * 0.8) if rng.random() < 0.6 else 0
+                band = face[y0:y0 + int(H * 0.12)]
+                band[:] = band * 0.35 + np.array(plate, np.float32) * 0.65
+        if dark:
+            face *= rng.uniform(0.2, 0.5)
+        if border_px:
+            cv2.rectangle(face, (0, 0), (W - 1, H - 1), border, border_px)
+        faces.append(face.clip(0, 255).astype(np.uint8))
+    return faces

@@ -20,7 +20,7 @@ from ecoscore.truthfile import Truth
 
 from . import effects, textures
 from .deck import Deck
-from .faces import card_back, random_face, wide_face
+from .faces import card_back, photo_faces, random_face, wide_face
 from .textures import table_surface
 
 
@@ -52,6 +52,9 @@ class SceneParams:
     # Of those, the share drawn as cards of any art at all (``faces.wide_face``), from a random
     # stream of their own: at 0 every scene renders as before.
     p_wide_faces: float = 0.0
+    # Of the random-faced tableaux not drawn of any art, the share whose cards are one deck of
+    # photographic art (``faces.photo_faces``), from a stream of its own too.
+    p_photo_faces: float = 0.0
     bend: float = 0.5  # strength of slightly bent cards, 0 to 1
     # Clutter and light (see effects.py for the photometric knobs).
     loose_cards: tuple[int, int] = (0, 4)
@@ -285,6 +288,10 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         wide = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 0x5DE])
         if wide.random() < params.p_wide_faces:
             random_pool = [wide_face(wide) for _ in range(6)]
+    if use_random and params.p_photo_faces > 0:
+        photo = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 0x5DF])
+        if photo.random() < params.p_photo_faces:
+            random_pool = photo_faces(photo, 8)
     base_angle = rng.uniform(0, 360)
     for k in range(n_tab):
         # Tableaux sit in a 2 × 2 block, each facing its own player (quarter turns plus a little).

@@ -170,6 +170,26 @@ def test_cards_of_any_art_change_the_faces_only_never_the_layout(deck):
     assert unasked.jpeg == render_scene(deck, (31, 1), replace(base, p_wide_faces=0.0)).jpeg
 
 
+def test_a_deck_of_photographic_art_changes_the_faces_only_and_shares_one_design(deck):
+    """The finder's decks of photographic art (``p_photo_faces``) draw from a stream of their own
+    too: the same layout and truth, other faces; none asked for, the scene as before. One deck's
+    faces share their design (the same border on every card) and differ in their pictures."""
+    from ecoscore.datasets.faces import H, W, photo_faces
+
+    base = SceneParams(long_side=480, p_random_faces=1.0)
+    plain, photo = (render_scene(deck, (31, 0), replace(base, p_photo_faces=p)) for p in (0.0, 1.0))
+    assert plain.truth["tableaux"] == photo.truth["tableaux"] and plain.jpeg != photo.jpeg
+    assert render_scene(deck, (31, 1), base).jpeg == render_scene(deck, (31, 1), replace(base, p_photo_faces=0.0)).jpeg
+    shared_edge = 0
+    for seed in range(12):
+        faces = photo_faces(np.random.default_rng(seed), 6)
+        assert all(f.shape == (H, W, 3) and f.dtype == np.uint8 for f in faces)
+        centres = np.array([f[H // 2 - 20:H // 2 + 20, W // 2 - 20:W // 2 + 20].mean((0, 1)) for f in faces])
+        assert np.ptp(centres, 0).max() > 10  # the pictures differ
+        shared_edge += np.ptp(np.array([f[0, W // 2] for f in faces]).astype(int), 0).max() == 0
+    assert 3 <= shared_edge < 12  # most decks have a border or a printed card's stock; some none
+
+
 def test_cards_of_any_art_are_of_every_kind():
     from ecoscore.datasets.faces import H, W, wide_face
 
