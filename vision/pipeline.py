@@ -884,9 +884,7 @@ class Reader:
             named[t][rc] = agree(named[t][rc], naming) if rc in named[t] else naming
         names = classifier.names
         if isinstance(classifier, CardMatcher):
-            first_crop = {key: crops[i] for i, key in reversed(list(enumerate(where)))}
-            self._empty_only_where_the_table_is(photo.image, detail.image, k, side, det, fits, named, first_crop,
-                                                classifier)
+            self._empty_only_where_the_table_is(photo.image, detail.image, k, side, det, fits, named, classifier)
         # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
         least = getattr(classifier, "min_confidence", self.min_confidence)
         return [self._tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
@@ -894,7 +892,6 @@ class Reader:
     @staticmethod
     def _empty_only_where_the_table_is(image: np.ndarray, detail: np.ndarray, k: float, side: int, det: Detections,
                                        fits: list[TableauFit], named: list[dict[tuple[int, int], CellNaming]],
-                                       crops: dict[tuple[int, tuple[int, int]], np.ndarray],
                                        matcher: CardMatcher) -> None:
         """Each cell a deck's matcher reads as empty that looks like none of the table round its
         tableau (``empty_cells``) named the likeliest of the rest instead, at that name's belief
@@ -907,8 +904,9 @@ class Reader:
             cells = [rc for rc, naming in named[t].items() if naming.chosen == empty]
             if not cells:
                 continue
-            table = empty_cells.table_crops(empty_cells.table_cells(fit, image, centres), detail, k, side)
-            unlike = empty_cells.unlike_the_table(matcher.embedder, [crops[(t, rc)] for rc in cells], table)
+            table = empty_cells.centre_crops(empty_cells.table_cells(fit, image, centres), detail, k, side)
+            own = empty_cells.centre_crops([fit.cells[rc].quad for rc in cells], detail, k, side)
+            unlike = empty_cells.unlike_the_table(matcher.embedder, own, table)
             for rc in ([] if unlike is None else [rc for rc, u in zip(cells, unlike) if u]):
                 before = named[t][rc]
                 chosen, confidence = empty_cells.best_but_empty(before.probabilities, names)
