@@ -43,7 +43,8 @@ def cell_doubts() -> list[str]:
     doubts these cells make), for each name a namer gives as chosen and as runner-up: the
     classifier's (the types, "empty") and a deck matcher's (those and "not ours", two words);
     a doubt at once or at a turn, a sure cell found or not, a cell outside the photo, two cards
-    in one cell. Worded by the reader's own ``_tableau_read``, in the service's words (``for_the_page``)."""
+    in one cell, a cell read as empty that looks like none of the table (``empty_cells``).
+    Worded by the reader's own ``_tableau_read``, in the service's words (``for_the_page``)."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -65,6 +66,11 @@ def cell_doubts() -> list[str]:
                 probs = np.full(n, (1 - mean - runner) / (n - 2), np.float32)
                 probs[chosen], probs[second] = mean, runner
                 namings.append(CellNaming(probs, chosen, least))
+    empty = names.index("empty")
+    for chosen in [*range(n - 2), empty]:  # read as empty, unlike the table: taken for a type, or kept empty
+        probs = np.full(n, 0.02, np.float32)
+        probs[empty], probs[chosen if chosen != empty else 0] = 0.6, 0.2 if chosen != empty else 0.01
+        namings.append(CellNaming(probs, chosen, float(probs[chosen]), unlike_table=True))
     reader = object.__new__(Reader)  # _tableau_read needs none of a reader's models
     det = SimpleNamespace(scores=np.array([0.92], np.float32))
     doubts: set[str] = set()

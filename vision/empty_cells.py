@@ -21,6 +21,7 @@ from ecoscore.geometry import points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS
 
 from .lattice import TableauFit
+from .matcher import NOT_OURS
 from .models import EMPTY
 from .window import cell_quad, lattice_of
 
@@ -34,6 +35,15 @@ MIN_TABLE_CELLS = 3  # fewer table cells in view than this: the table is not kno
 MIN_OTHER = 0.05
 DOUBTED = 0.5  # the confidence a cell kept empty but unlike the table is read at
 UNLIKE_TABLE = "reads as empty, but looks like none of the table around the tableau"
+
+
+def unlike_table_doubt(empty_belief: float, taken_for: str | None) -> str:
+    """The doubt of a cell read as empty and unlike the table: what it is taken for, or, kept
+    empty, to check it (service/static/i18n: api.unlike_table, api.unlike_table_kept)."""
+    if taken_for is not None:
+        return f"{UNLIKE_TABLE} (empty {empty_belief:.0%}): taken for {taken_for}"
+    return (f"reads as empty ({empty_belief:.0%}), but looks like none of the table around the tableau: "
+            "check that no card lies here")
 
 
 def table_cells(fit: TableauFit, image: np.ndarray, card_centres: np.ndarray) -> list[np.ndarray]:
@@ -79,12 +89,12 @@ def centre_crops(quads: list[np.ndarray], image: np.ndarray, k: float, side: int
 
 def best_but_empty(probabilities: np.ndarray, names: list[str]) -> tuple[int, float]:
     """The name a cell that is not the table takes, and the confidence it is read at: the
-    likeliest that is not *empty*, at its belief, where that has ``MIN_OTHER``; else *empty*
-    still, at ``DOUBTED``."""
+    likeliest of the deck's types, at its belief, where that has ``MIN_OTHER``; else *empty*
+    still, at ``DOUBTED``. Never "not ours": the question here is a hole or a card of the deck,
+    and a hole called another game's card would count towards "the wrong deck?"."""
     empty = names.index(EMPTY)
-    rest = probabilities.copy()
-    rest[empty] = -1.0
-    other = int(rest.argmax())
+    types = [j for j, name in enumerate(names) if name not in (EMPTY, NOT_OURS)]
+    other = max(types, key=lambda j: probabilities[j])
     if probabilities[other] >= MIN_OTHER:
         return other, float(probabilities[other])
     return empty, min(DOUBTED, float(probabilities[empty]))

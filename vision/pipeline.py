@@ -895,7 +895,7 @@ class Reader:
                                        matcher: CardMatcher) -> None:
         """Each cell a deck's matcher reads as empty that looks like none of the table round its
         tableau (``empty_cells``) named the likeliest of the rest instead, at that name's belief
-        (a doubt), or, where the matcher gave no other name any belief, kept empty and doubted.
+        (a doubt), or, where the matcher gave no type ``empty_cells.MIN_OTHER``, kept empty and doubted.
         Changes ``named`` in place."""
         names = matcher.names
         empty = names.index(EMPTY)
@@ -936,10 +936,7 @@ class Reader:
                         doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
                                       "another game's card, a card face down, or the wrong deck chosen")
                     elif read.unlike_table:  # says why it is doubted, and what it is taken for
-                        empty_pct = f"{mean[names.index(EMPTY)]:.0%}"
-                        doubts.append(f"{empty_cells.UNLIKE_TABLE} (empty {empty_pct}): taken for {top}" if card else
-                                      f"reads as empty ({empty_pct}), but looks like none of the table around the "
-                                      "tableau: check that no card lies here")
+                        doubts.append(empty_cells.unlike_table_doubt(float(mean[names.index(EMPTY)]), card and top))
                     elif conf < min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).

@@ -294,8 +294,9 @@ RECIPES["finder-gaps"] = replace(RECIPES["finder"], name="finder-gaps", train_sc
 
 # A candidate, not shipped (2026-11-29, thirty-ninth session: tuning decks 409 of 448 against
 # 412, the stand-in's tuning sets 197 of 213 against 199; model card). Decks of photographic art
-# (a real edition's kind: detailed pictures, textures to the card's edge) had their cards found far less often than the generated decks' (bench/bench_photo_art.py:
-# 62 % of a full-art photo deck's cards boxed in steep photos, 91 % of a generated full-art deck's).
+# (a real edition's kind: detailed pictures, textures to the card's edge) had their cards found
+# far less often than the generated decks' (bench/bench_photo_art.py: 62 % of a full-art photo
+# deck's cards boxed in steep photos, 91 % of a generated full-art deck's).
 # Half the tableaux random-faced, four in five of those one deck of photographic art drawn from
 # nothing (faces.photo_faces: dead-leaves scenes, close-up textures, a subject in focus); steep
 # photos weighted; the shipped finder's photos replayed; one epoch of two, averaged with it.
