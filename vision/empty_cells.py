@@ -10,8 +10,8 @@ card found, each cell's middle half against theirs (clear of neighbours' edges: 
 mosaic deck laid edge to edge, holes among cards, looked unlike the bare table round it). In
 another renderer's photos an empty cell's middle is like one of theirs at cosine 0.97 at the
 median (0.87 at the tenth percentile), a card's at 0.46 (0.75 at the ninetieth). A cell like
-none of them is no empty cell: it is named the likeliest of the rest (a type, or "not ours"),
-and doubted.
+none of them is no empty cell: it is named the likeliest of the deck's types (where the matcher
+gave it ``MIN_OTHER``), and doubted.
 """
 from __future__ import annotations
 
