@@ -51,11 +51,12 @@ def test_too_few_table_cells_tell_nothing():
 
 def test_a_cell_unlike_the_table_is_named_its_likeliest_type_always_unsure_and_never_another_games_card():
     probs = np.full(len(NAMES), 0.01, np.float32)
-    probs[EMPTY], probs[NAMES.index("trout")], probs[NOT_OURS] = 0.55, 0.12, 0.25
+    probs[EMPTY], probs[NAMES.index("trout")], probs[NOT_OURS] = 0.5, 0.3, 0.1
     chosen, confidence = empty_cells.best_but_empty(probs, NAMES)
-    assert NAMES[chosen] == "trout" and confidence == np.float32(0.12)  # not "not ours", though likelier
-    probs[NAMES.index("trout")] = empty_cells.MIN_OTHER / 2  # no type has any belief: still a hole, doubted
-    chosen, confidence = empty_cells.best_but_empty(probs, NAMES)
-    assert chosen == EMPTY and confidence == empty_cells.DOUBTED
+    assert NAMES[chosen] == "trout" and confidence == np.float32(0.3)
+    probs[NOT_OURS] = 0.35  # "not ours" likelier than any type: kept a hole, doubted, not another game's card
+    assert empty_cells.best_but_empty(probs, NAMES) == (EMPTY, empty_cells.DOUBTED)
+    probs[NOT_OURS], probs[NAMES.index("trout")] = 0.01, empty_cells.MIN_OTHER / 2  # no type has any belief
+    assert empty_cells.best_but_empty(probs, NAMES) == (EMPTY, empty_cells.DOUBTED)
     assert "taken for trout" in empty_cells.unlike_table_doubt(0.55, "trout")
     assert "check that no card lies here" in empty_cells.unlike_table_doubt(0.55, None)
