@@ -118,7 +118,6 @@ def wide_face(rng: np.random.Generator) -> np.ndarray:
     return face.clip(0, 255).astype(np.uint8)
 
 
-
 def _photo_art(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """A picture with a photograph's statistics, float32 BGR: a "dead leaves" scene (occluding
     shapes whose sizes follow a power law, as objects in photos do), textured, in two or three

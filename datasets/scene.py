@@ -267,6 +267,12 @@ class Scene:
     jpeg: bytes  # the photo file, compressed once (re-encoding would compress twice)
 
 
+def _side_stream(seed: int | tuple, tag: int) -> np.random.Generator:
+    """A random stream of its own for one optional kind of face (``tag``): drawing from it leaves
+    the scene's main stream, and so every scene that does not ask for that kind, as before."""
+    return np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), tag])
+
+
 def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = None) -> Scene:
     """Render one photo with its truth: grids, card corners, cell corners, clutter, settings."""
     params = params or SceneParams()
@@ -285,11 +291,11 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
     use_random = rng.random() < params.p_random_faces
     random_pool = [random_face(rng) for _ in range(6)] if use_random else None
     if use_random and params.p_wide_faces > 0:
-        wide = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 0x5DE])
+        wide = _side_stream(seed, 0x5DE)
         if wide.random() < params.p_wide_faces:
             random_pool = [wide_face(wide) for _ in range(6)]
     if use_random and params.p_photo_faces > 0:
-        photo = np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), 0x5DF])
+        photo = _side_stream(seed, 0x5DF)
         if photo.random() < params.p_photo_faces:
             random_pool = photo_faces(photo, 8)
     base_angle = rng.uniform(0, 360)

@@ -34,6 +34,7 @@ MIN_TABLE_CELLS = 3  # fewer table cells in view than this: the table is not kno
 # stays empty, and is doubted.
 MIN_OTHER = 0.05
 DOUBTED = 0.5  # the confidence a cell kept empty but unlike the table is read at
+CENTRE = 0.5  # the share of a cell (about its centre) compared: its middle, clear of its neighbours
 UNLIKE_TABLE = "reads as empty, but looks like none of the table around the tableau"
 
 
@@ -75,9 +76,6 @@ def unlike_the_table(embedder, cells: list[np.ndarray], table: list[np.ndarray])
     if len(table) < MIN_TABLE_CELLS or not cells:
         return None
     return (embedder(cells) @ embedder(table).T).max(1) < TABLE_LIKE
-
-
-CENTRE = 0.5  # the share of a cell (about its centre) compared: its middle, clear of its neighbours
 
 
 def centre_crops(quads: list[np.ndarray], image: np.ndarray, k: float, side: int) -> list[np.ndarray]:

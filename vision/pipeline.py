@@ -894,9 +894,8 @@ class Reader:
                                        fits: list[TableauFit], named: list[dict[tuple[int, int], CellNaming]],
                                        matcher: CardMatcher) -> None:
         """Each cell a deck's matcher reads as empty that looks like none of the table round its
-        tableau (``empty_cells``) named the likeliest of the rest instead, at that name's belief
-        (a doubt), or, where the matcher gave no type ``empty_cells.MIN_OTHER``, kept empty and doubted.
-        Changes ``named`` in place."""
+        tableau (``empty_cells``) named its likeliest type instead, at that type's belief (a doubt),
+        or kept empty and doubted (``empty_cells.best_but_empty``). Changes ``named`` in place."""
         names = matcher.names
         empty = names.index(EMPTY)
         centres = det.quads.mean(1) if len(det.quads) else np.zeros((0, 2))
@@ -936,7 +935,8 @@ class Reader:
                         doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
                                       "another game's card, a card face down, or the wrong deck chosen")
                     elif read.unlike_table:  # says why it is doubted, and what it is taken for
-                        doubts.append(empty_cells.unlike_table_doubt(float(mean[names.index(EMPTY)]), card and top))
+                        doubts.append(empty_cells.unlike_table_doubt(float(mean[names.index(EMPTY)]),
+                                                                     top if card else None))
                     elif conf < min_confidence:
                         # The mean over the turns read beside the runner-up's mean, and the least
                         # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).

@@ -338,9 +338,8 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
     """Render (or reuse) the train and val splits, and those of ``replay`` (the recipe named by
     ``recipe.replay``); return what Ultralytics' ``data=`` takes."""
     settings: dict[str, Any] = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces,
-                                    p_wide_faces=recipe.p_wide_faces, p_hole=recipe.p_hole, p_multi=recipe.p_multi)
-    if recipe.p_photo_faces:  # only where asked: the shipped recipes' data render as before
-        settings["p_photo_faces"] = recipe.p_photo_faces
+                                    p_wide_faces=recipe.p_wide_faces, p_photo_faces=recipe.p_photo_faces,
+                                    p_hole=recipe.p_hole, p_multi=recipe.p_multi)
     if recipe.loose_cards is not None:
         settings["loose_cards"] = recipe.loose_cards
     if recipe.gap_mm is not None:
