@@ -23,6 +23,7 @@ import numpy as np
 from ecoscore.scoring import CardType
 
 from .deck import CARD_MM, Deck
+from .faces import photo_faces
 
 W, H = 200, 280  # faces are only ever seen at photo scale; ~3 px/mm is plenty
 STYLES = ("framed", "fullart", "icon", "texture", "minimal")
@@ -193,6 +194,14 @@ def generate_deck(seed: int, style: str | None = None, dark: bool = False) -> De
     faces = {card: [_face(rng, st, card)] for card in CardType}
     return Deck(name=f"generated-{style}{'-dark' if dark else ''}-{seed}", card_mm=CARD_MM, source=f"ecoscore.datasets.deckgen seed {seed}",
                 faces=faces, path=Path("."))
+
+
+def photo_deck(seed: int) -> Deck:
+    """A deck whose art has a photograph's statistics (``faces.photo_faces``: one design, a picture
+    per type), the kind of art a real edition prints and none of ``STYLES`` draws."""
+    faces = photo_faces(np.random.default_rng((0xF070, seed)), len(CardType))
+    return Deck(name=f"generated-photo-{seed}", card_mm=CARD_MM, source=f"ecoscore.datasets.faces photo seed {seed}",
+                faces={card: [face] for card, face in zip(CardType, faces)}, path=Path("."))
 
 
 def write_deck(deck: Deck, out: Path) -> Path:

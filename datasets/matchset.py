@@ -8,7 +8,8 @@ face-down cards and cards of other games are the "not a card of this deck" examp
 The bank is one ``.npz``: ``crops`` (N × S × S × 3 uint8, BGR), ``deck`` (N: the deck's seed,
 ``STANDIN`` for the stand-in), ``label`` (N: a type's index in ``CardType`` order, ``EMPTY`` or
 ``FOREIGN``). A deck drawn dark (near-black stock, ``deckgen``'s ``dark``) is stored as its seed
-plus ``DARK``, so a bank says which decks were dark and ``deck_for`` draws the same deck again.
+plus ``DARK``, so a bank says which decks were dark and ``deck_for`` draws the same deck again; a
+deck of photographic art (``deckgen.photo_deck``) as its seed plus ``PHOTO``.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ecoscore.truthfile import Truth
 from ecoscore.vision.crops import CROP_SIZE, warp_quad
 
 from .deck import Deck, load_deck
-from .deckgen import generate_deck
+from .deckgen import generate_deck, photo_deck
 from .scene import SceneParams, hard_params, render_scene, steep_params
 
 TYPES = list(CardType)
@@ -35,11 +36,14 @@ FOREIGN = EMPTY + 1  # 12: a face-down card, a card of another game
 STANDIN = -1
 P_STANDIN = 0.1
 DARK = 100_000_000  # deck id = seed + DARK: the seed's deck drawn dark (training seeds stay far below)
+PHOTO = 200_000_000  # deck id = seed + PHOTO: the seed's deck of photographic art
 
 
 def deck_for(deck_id: int) -> Deck:
     if deck_id == STANDIN:
         return load_deck("standin")
+    if deck_id >= PHOTO:
+        return photo_deck(deck_id - PHOTO)
     if deck_id >= DARK:
         return generate_deck(deck_id - DARK, dark=True)
     return generate_deck(deck_id)
@@ -104,20 +108,24 @@ def _render(job: tuple[int, int, str, int, bool]) -> tuple[np.ndarray, np.ndarra
 
 def build_bank(out: Path, scenes: int, decks: range | list[int], *, first: int = 0, p_hard: float = 0.35,
                p_steep: float = 0.0, p_dark: float = 0.0, long_side: int = 960, workers: int = 2,
-               off_cuts: bool = False, progress: bool = True) -> Path:
+               off_cuts: bool = False, p_photo: float = 0.0, progress: bool = True) -> Path:
     """Render ``scenes`` photos (scene indices from ``first``), each of a deck drawn from ``decks``
     (or the stand-in; a ``p_dark`` share of the generated ones drawn dark), a ``p_steep`` share with
     the steep split's settings and ``p_hard`` of the others with the hard split's, and save their
-    crops to ``out``; ``off_cuts``: cut further off (``_render``)."""
+    crops to ``out``; ``off_cuts``: cut further off (``_render``); ``p_photo``: a share of the
+    generated decks drawn as decks of photographic art instead (``deckgen.photo_deck``)."""
     rng = np.random.default_rng((9, first))
     extra = np.random.default_rng((10, first))  # its own stream: p_dark = p_steep = 0 draws the same bank as before
+    photo = np.random.default_rng((11, first))  # and p_photo = 0 the same again
     decks = list(decks)
     jobs = []
     for i in range(scenes):
         deck = STANDIN if rng.random() < P_STANDIN else int(decks[rng.integers(len(decks))])
         hard = bool(rng.random() < p_hard)
         steep, dark = extra.random() < p_steep, extra.random() < p_dark
-        if dark and deck != STANDIN:
+        if deck != STANDIN and photo.random() < p_photo:
+            deck += PHOTO
+        elif dark and deck != STANDIN:
             deck += DARK
         jobs.append((first + i, deck, "steep" if steep else "hard" if hard else "normal", long_side, off_cuts))
     parts = []

@@ -39,7 +39,7 @@ def test_every_style_draws_eleven_different_faces():
 
 
 def test_held_out_decks_are_never_trained_on():
-    from ecoscore.datasets.matchset import DARK
+    from ecoscore.datasets.matchset import DARK, PHOTO
     from ecoscore.vision.train_matcher import STAGES, MatcherFineTune, MatcherOffCuts, MatcherRecipe
 
     banks = [TRAIN_SEEDS[: MatcherRecipe().bank_decks], MatcherFineTune().decks, MatcherOffCuts().decks,
@@ -49,7 +49,7 @@ def test_held_out_decks_are_never_trained_on():
         assert trained.start >= TRAIN_SEEDS.start and trained.stop <= min(TRAIN_SEEDS.stop, HELD_OUT_SEEDS.start)
     # Each later bank draws decks no bank before it drew (a "fresh bank" is fresh).
     assert sum(len(b) for b in banks) == len(set().union(*banks))
-    assert TRAIN_SEEDS.stop <= DARK  # a dark deck's id never names another seed
+    assert TRAIN_SEEDS.stop <= DARK and DARK + TRAIN_SEEDS.stop <= PHOTO  # a dark or photo deck's id names no other
 
 
 def test_a_written_deck_loads_back(tmp_path):

@@ -67,6 +67,24 @@ def test_a_dark_bank_holds_dark_decks_and_names_them_again(tmp_path):
     assert deck_for(seed + DARK).name == generate_deck(seed, dark=True).name != deck_for(seed).name
 
 
+def test_a_bank_of_photographic_decks_names_them_again_and_leaves_other_banks_as_they_were(tmp_path):
+    from ecoscore.datasets.deckgen import photo_deck
+    from ecoscore.datasets.matchset import PHOTO, build_bank, deck_for
+
+    plain = build_bank(tmp_path / "plain.npz", 6, range(0, 4), first=7, workers=1, progress=False)
+    unset = build_bank(tmp_path / "unset.npz", 6, range(0, 4), first=7, p_photo=0.0, workers=1, progress=False)
+    photo = build_bank(tmp_path / "photo.npz", 6, range(0, 4), first=7, p_photo=1.0, workers=1, progress=False)
+    assert all(np.array_equal(np.load(plain)[k], np.load(unset)[k]) for k in ("crops", "deck", "label"))
+    ids = np.load(photo)["deck"]
+    assert (ids[ids >= 0] >= PHOTO).any() and (ids[ids >= 0] >= PHOTO).all()
+    seed = int(ids[ids >= PHOTO][0]) - PHOTO
+    deck = deck_for(seed + PHOTO)
+    assert deck.name == photo_deck(seed).name == f"generated-photo-{seed}"
+    # Its types differ: a matcher cannot learn to tell them apart otherwise.
+    faces = [deck.faces[t][0].astype(np.int16) for t in deck.faces]
+    assert all(np.abs(a - b).mean() > 5 for i, a in enumerate(faces) for b in faces[i + 1:])
+
+
 def test_the_shipped_matcher_is_trained_on_from_its_onnx(tmp_path):
     """Its checkpoint is not shipped: the ONNX's folded convolutions become the network again
     (the same vectors), and a run from it holds the batch norms, so with no step taken (rate 0)

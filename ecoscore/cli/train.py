@@ -58,8 +58,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train the card finder, the card matcher or a classifier (needs the train extra)")
     # Recipes are not listed as argparse choices: that would import the training code (and
     # its dependencies) for every command.
-    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered, matcher-longer and "
-                                 "matcher-hard), corners (the corner refiner; the candidate corners-any), "
+    p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered, matcher-longer, "
+                                 "matcher-hard, matcher-steep and matcher-photo), corners (the corner refiner; the candidate corners-any), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")
