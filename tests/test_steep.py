@@ -165,6 +165,63 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
     assert "potok" in page and "no tableau" not in page and "card-like" not in page
 
 
+def _sharp_and_blurred(deck, seed, sigma):
+    """The same scene rendered sharp and defocused by ``sigma`` px at 640 px (the renderer's unit)."""
+    from dataclasses import replace
+
+    base = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0)
+    return [render_scene(deck, seed, replace(base, light=replace(base.light, p_defocus=float(s > 0),
+                                                                  defocus_sigma=(s, s), p_motion=0.0)))
+            for s in (0.0, sigma)]
+
+
+def test_sharpness_tells_a_defocused_tableau_from_a_sharp_one_whatever_its_art(deck):
+    """Each cell cut at its true corners at the reader's size: a sharp tableau's median stays above
+    the blur level and the same tableau defocused as the hard split's worst (2.5 px at 640 px)
+    falls below it, for art drawn in unlike styles (the level is set under the sharp photos' least,
+    so the advice is never given a sharp photo: a smooth full-bleed deck's is the lowest)."""
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.vision.photo_doubts import BLURRED_SHARPNESS, cell_grey, sharpness
+
+    decks = [deck] + [generate_deck(HELD_OUT_SEEDS[20 + i], style) for i, style in enumerate(("framed", "fullart", "minimal"))]
+    for i, d in enumerate(decks):
+        medians = []
+        for scene in _sharp_and_blurred(d, (4243, i), 2.5):
+            cells = scene.truth["tableaux"][0]["cells"]
+            medians.append(np.median([sharpness(cell_grey(scene.image, np.float64(c["cell_corners"]))) for c in cells]))
+        assert medians[0] > BLURRED_SHARPNESS > medians[1], (d.name, medians)
+
+
+def test_blur_is_advised_only_for_a_doubtful_read_whose_cards_are_big_enough_to_judge():
+    from ecoscore.vision.photo_doubts import BLURRED_SHARPNESS, Look, retake_advice
+
+    blurred = Look(squeeze=1.2, card_px=200, brightest=200, glare=[], cells_outside=0, sharpness=BLURRED_SHARPNESS / 2)
+    assert advice.BLURRED() in retake_advice(blurred, doubtful=True)
+    assert retake_advice(blurred, doubtful=False) == []  # a good read needs no lecture
+    from dataclasses import replace
+    assert retake_advice(replace(blurred, sharpness=None), doubtful=True) == []  # not measured: cards too small
+    assert retake_advice(replace(blurred, sharpness=BLURRED_SHARPNESS * 2), doubtful=True) == []
+
+
+def test_a_refused_photo_of_blurred_cards_is_told_it_is_blurred_not_only_to_retake_from_above(deck):
+    from ecoscore.vision.photo_doubts import photo_advice
+
+    said = []
+    for scene in _sharp_and_blurred(deck, (4243, 0), 2.5):
+        quads = [np.float64(c["corners"]) for c in scene.truth["tableaux"][0]["cells"] if c["corners"]]
+        widths = [float(np.linalg.norm(q[1] - q[0])) for q in quads]
+        said.append(photo_advice(scene.image, widths, 1.0, no_grid=True, card_quads=np.stack(quads)))
+    assert said[0] == [advice.NO_GRID()] and said[1] == [advice.BLURRED()]
+
+
+@needs_models
+def test_a_defocused_photo_read_with_doubts_says_it_is_blurred_and_its_sharp_twin_does_not(reader, deck):
+    sharp, blurred = _sharp_and_blurred(deck, (4242, 5), 1.5)
+    said = {name: [advice.which(d)[0] for t in reader.read(scene.jpeg).tableaux for d in t.doubts if advice.which(d)]
+            for name, scene in (("sharp", sharp), ("blurred", blurred))}
+    assert advice.BLURRED in said["blurred"] and advice.BLURRED not in said["sharp"], said
+
+
 @needs_models
 def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
     from ecoscore.vision.pipeline import NoTableauError

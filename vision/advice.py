@@ -56,6 +56,11 @@ GLARE = Advice(
     "glare",
     "glare washes out {where}: tilt the phone or move the lamp so its reflection leaves the cards",
 )
+BLURRED = Advice(  # defocus or a shaking hand: a lamp's dim light means a slow shutter
+    "blurred",
+    "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards "
+    "to focus, and add light so the shutter is quicker",
+)
 NO_COLOUR = Advice(  # a black-and-white photo, or one through a filter that takes the colour out
     "no_colour",
     "the photo has no colour (black and white, or a filter): cards are told apart by their colours too, "
@@ -65,7 +70,7 @@ NO_GRID = Advice(  # a photo with no grid found and nothing else the photo shows
     "no_grid",
     "photograph the whole tableau from above, all its cards in view, in even light",
 )
-ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, NO_COLOUR, NO_GRID)
+ALL = (TOO_STEEP, TOO_FAR, CUT_BY_FRAME, TOO_DARK, GLARE, BLURRED, NO_COLOUR, NO_GRID)
 
 
 def which(text: str) -> tuple[Advice, dict[str, str]] | None:

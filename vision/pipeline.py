@@ -655,7 +655,8 @@ class Reader:
             groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
             biggest = max(groups, key=len) if groups else []
             steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
-        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid)
+        tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid,
+                                         det.quads)
         raise error(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
