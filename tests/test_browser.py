@@ -1664,3 +1664,29 @@ def test_a_corrected_doubt_goes_even_when_a_proxy_asks_for_another_language(serv
                            timeout=10000)
     after = page.eval_on_selector_all("#solo-tableau .doubts li", "lis => lis.map(li => li.textContent)")
     assert not any(line.startswith(mine) for line in after) and after
+
+
+def test_a_blurred_photo_is_told_so_in_the_players_language(server, new_page, tmp_path):
+    # A defocused photo read with doubts: the page said what was doubted and nothing of why. Its
+    # advice (hold still, focus, light) shows at once, in Czech, in the retake box or the doubts.
+    from dataclasses import replace
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.service import i18n
+    from ecoscore.vision import advice
+
+    base = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0)
+    light = replace(base.light, p_defocus=1.0, defocus_sigma=(1.5, 1.5), p_motion=0.0)
+    scene = render_scene(load_deck("standin"), (4242, 5), replace(base, light=light))  # as tests/test_steep.py reads it
+    page = new_page(locale="cs-CZ")
+    page.goto(server)
+    page.wait_for_function("document.documentElement.lang === 'cs'")
+    page.set_input_files("#file", write(tmp_path, "blurred.jpg", scene.jpeg))
+    page.wait_for_selector("#result:not([hidden]), #retake:not([hidden])", timeout=60000)
+    czech = i18n.translate(advice.BLURRED(), "cs")
+    assert czech != advice.BLURRED()
+    shown = page.locator("#retake-advice li").all_text_contents() + page.locator("#solo-tableau .doubts li").all_text_contents()
+    assert any(czech.rstrip(".")[1:] in item for item in shown), shown
+    shot(page, "blurred-cs")
+    assert not page.errors
