@@ -231,6 +231,24 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
+def test_a_blurred_enrolment_photo_is_taken_and_the_player_told_a_sharper_one_teaches_better(reader, embedder, decks):
+    from dataclasses import replace
+
+    from ecoscore.vision import advice
+    from ecoscore.vision.enrol import from_photo
+
+    base = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(80, 90))
+    said = []
+    for sigma in (0.0, 2.0):
+        light = replace(base.light, p_defocus=float(sigma > 0), defocus_sigma=(sigma, sigma), p_motion=0.0,
+                        brightness=(0.9, 1.1), p_shadow=0.0, p_glare=0.0)
+        scene = render_scene(decks[0], (34, 0), replace(base, light=light))
+        taken = from_photo(reader, embedder, scene.jpeg, truth_tableau(scene.truth["tableaux"][0]), "enrolment photo")
+        assert sum(map(len, taken.crops.values())) == 20 - len(taken.left_out)
+        said.append(taken.advice)
+    assert said == [[], [advice.BLURRED()]]
+
+
 def test_an_enrolment_photo_cut_by_the_frame_says_which_cells_lie_outside_it(reader, embedder, decks):
     """A type whose only card lay outside the photo was refused as "no reference for: dragonfly",
     no word of why (a newcomer thought the grid wrong): the cells outside are named."""

@@ -8,6 +8,7 @@ reference of the type the grid names there, so the references are real cards in 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -183,6 +184,7 @@ class PhotoReferences(NamedTuple):
     crops: dict[CardType, list[np.ndarray]]  # reference crops by type
     left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
     outside: list[tuple[int, int]]  # cells (as written) the grid names a card in, outside the photo: not taken
+    advice: list[str] = []  # how to retake the photo for better references (blurred, dark, glare...; ``enrolment_advice``)
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
@@ -290,8 +292,19 @@ def layout(reader: Reader, data: bytes, where: str) -> Layout:
         raise EnrolError(f"{where}: no card found in the tableau's cells")
     # Said as for a read with doubts: a photo cut by the frame, steep or far teaches a deck
     # poor pictures too (a walk: a cut photo's cards just showed as empty).
-    seen = photo_doubts.look(photo.image, fit, [float(det.sizes[i, 1]) for i in fit.detections], 1 / photo.scale, set())
-    return Layout(photo, cells, photo_doubts.retake_advice(seen, True))
+    return Layout(photo, cells, enrolment_advice(photo, det, fit))
+
+
+def enrolment_advice(photo: Photo, det: Detections, fit: TableauFit, cut_by_frame: bool = True) -> list[str]:
+    """How to retake a photo a deck learns from: its light and blur judged as a read's doubtful
+    cells are, on every cell (a blurred or dark photo teaches a deck soft or dark pictures);
+    ``cut_by_frame``: say so too (else the caller says it in its own words). Not glare: a pale
+    card is as washed out as a glared one (2.3 % of the normal test set's cards), so one cell in
+    twenty would say it of a photo in even light."""
+    every = set(fit.cells)
+    seen = photo_doubts.look(photo.image, fit, [float(det.sizes[i, 1]) for i in fit.detections], 1 / photo.scale, every)
+    seen = replace(seen, glare=[], cells_outside=seen.cells_outside if cut_by_frame else 0)
+    return photo_doubts.retake_advice(seen, True, every)
 
 
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,
@@ -384,7 +397,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
-    return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside)
+    return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
+                           enrolment_advice(photo, det, fit, cut_by_frame=False))
 
 
 def _moved_by(move: tuple[int, int]) -> str:

@@ -90,6 +90,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
                 notes.append(f"{photo}: {left_out_note(taken.left_out)}")
             if taken.outside:
                 notes.append(f"{photo}: {outside_note(taken.outside)}")
+            notes.extend(f"{photo}: {tip}" for tip in taken.advice)
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
