@@ -175,7 +175,7 @@ MESSAGES = [
     "the photo is too dark (its brightest cards at 48 of 255): add light, or keep shadows off the cards",
     "photograph the whole tableau from above, all its cards in view, in even light",
     "glare washes out row 1 col 2, row 3 col 4: tilt the phone or move the lamp so its reflection leaves the cards",
-    "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards to focus, and add light so the shutter is quicker",
+    "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards on the screen to focus, and add light so the shutter is quicker",
     "17 cards are of none of this deck's types: is the photo read against the wrong deck? Choose your deck (Deck, on the start page)",
     "deck 'kitchen' would have no reference for: wolf, eagle (give at least one card of every type)",
     "row 3, col 2: a card no deck has read: name it, and your deck learns it",

@@ -246,7 +246,7 @@ def test_a_blurred_enrolment_photo_is_taken_and_the_player_told_a_sharper_one_te
         taken = from_photo(reader, embedder, scene.jpeg, truth_tableau(scene.truth["tableaux"][0]), "enrolment photo")
         assert sum(map(len, taken.crops.values())) == 20 - len(taken.left_out)
         said.append(taken.advice)
-    assert said == [[], [advice.BLURRED()]]
+    assert said == [(), (advice.BLURRED(),)]
 
 
 def test_an_enrolment_photo_cut_by_the_frame_says_which_cells_lie_outside_it(reader, embedder, decks):

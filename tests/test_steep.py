@@ -181,26 +181,33 @@ def test_sharpness_tells_a_defocused_tableau_from_a_sharp_one_whatever_its_art(d
     falls below it, for art drawn in unlike styles (the level is set under the sharp photos' least,
     so the advice is never given a sharp photo: a smooth full-bleed deck's is the lowest)."""
     from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
-    from ecoscore.vision.photo_doubts import BLURRED_SHARPNESS, cell_grey, sharpness
+    from ecoscore.vision.photo_doubts import cell_grey, median_sharpness
 
     decks = [deck] + [generate_deck(HELD_OUT_SEEDS[20 + i], style) for i, style in enumerate(("framed", "fullart", "minimal"))]
     for i, d in enumerate(decks):
-        medians = []
-        for scene in _sharp_and_blurred(d, (4243, i), 2.5):
-            cells = scene.truth["tableaux"][0]["cells"]
-            medians.append(np.median([sharpness(cell_grey(scene.image, np.float64(c["cell_corners"]))) for c in cells]))
-        assert medians[0] > BLURRED_SHARPNESS > medians[1], (d.name, medians)
+        scenes = _sharp_and_blurred(d, (4243, i), 2.5)
+        medians = [median_sharpness(scene.image, [np.float64(c["cell_corners"]) for c in scene.truth["tableaux"][0]["cells"]])
+                   for scene in scenes]
+        assert not medians[0].blurred and medians[1].blurred, (d.name, medians)
+        assert medians[1].fine < medians[0].fine and medians[1].coarse < medians[0].coarse
+        # cut as the reader cuts a cell, averaged down: the grey copy and the colour photo alike
+        quad = np.float64(scenes[1].truth["tableaux"][0]["cells"][0]["cell_corners"])
+        grey = cv2.cvtColor(scenes[1].image, cv2.COLOR_BGR2GRAY)
+        assert np.abs(cell_grey(grey, quad).astype(int) - cell_grey(scenes[1].image, quad)).max() <= 2
 
 
 def test_blur_is_advised_only_for_a_doubtful_read_whose_cards_are_big_enough_to_judge():
-    from ecoscore.vision.photo_doubts import BLURRED_SHARPNESS, Look, retake_advice
+    from ecoscore.vision.photo_doubts import BLURRED_COARSE, BLURRED_FINE, Look, Sharpness, retake_advice
 
-    blurred = Look(squeeze=1.2, card_px=200, brightest=200, glare=[], cells_outside=0, sharpness=BLURRED_SHARPNESS / 2)
+    sharp = Sharpness(BLURRED_FINE * 2, BLURRED_COARSE * 2)
+    blurred = Look(squeeze=1.2, card_px=200, brightest=200, glare=[], cells_outside=0, sharpness=sharp._replace(fine=BLURRED_FINE / 2))
     assert advice.BLURRED() in retake_advice(blurred, doubtful=True)
     assert retake_advice(blurred, doubtful=False) == []  # a good read needs no lecture
     from dataclasses import replace
     assert retake_advice(replace(blurred, sharpness=None), doubtful=True) == []  # not measured: cards too small
-    assert retake_advice(replace(blurred, sharpness=BLURRED_SHARPNESS * 2), doubtful=True) == []
+    assert retake_advice(replace(blurred, sharpness=sharp), doubtful=True) == []
+    # either scale says it: a noisy photo's fine detail is its grain
+    assert advice.BLURRED() in retake_advice(replace(blurred, sharpness=sharp._replace(coarse=BLURRED_COARSE / 2)), doubtful=True)
 
 
 def test_a_refused_photo_of_blurred_cards_is_told_it_is_blurred_not_only_to_retake_from_above(deck):
@@ -212,6 +219,28 @@ def test_a_refused_photo_of_blurred_cards_is_told_it_is_blurred_not_only_to_reta
         widths = [float(np.linalg.norm(q[1] - q[0])) for q in quads]
         said.append(photo_advice(scene.image, widths, 1.0, no_grid=True, card_quads=np.stack(quads)))
     assert said[0] == [advice.NO_GRID()] and said[1] == [advice.BLURRED()]
+
+
+def test_blur_is_not_judged_on_cards_magnified_into_the_cut_nor_on_empty_cells(deck):
+    """Cards narrower than the reader's cut in the decoded photo look soft however sharp the photo
+    ("come closer" says it); a plain cloth's empty cells have no detail: neither is judged."""
+    from ecoscore.geometry import CROP_SIZE
+    from ecoscore.vision.lattice import CellFit, TableauFit
+    from ecoscore.vision.photo_doubts import look, photo_advice
+
+    blurred = _sharp_and_blurred(deck, (4243, 0), 2.5)[1]
+    cells = {(c["row"], c["col"]): CellFit(np.float64(c["cell_corners"]), k, True)
+             for k, c in enumerate(blurred.truth["tableaux"][0]["cells"])}
+    fit = TableauFit(cells, 0.0, False)
+    every = set(cells)
+    assert look(blurred.image, fit, [CROP_SIZE + 1.0], 1.0, every).sharpness.blurred
+    assert look(blurred.image, fit, [CROP_SIZE - 1.0], 1.0, every).sharpness is None
+    quads = np.stack([cell.quad for cell in cells.values()])
+    assert advice.BLURRED() in photo_advice(blurred.image, [CROP_SIZE + 1.0] * 20, 1.0, card_quads=quads)
+    assert advice.BLURRED() not in photo_advice(blurred.image, [CROP_SIZE - 1.0] * 20, 1.0, card_quads=quads)
+    # no card found in its cells (a grid on a cloth): nothing to judge
+    empty = TableauFit({rc: CellFit(cell.quad, None, True) for rc, cell in cells.items()}, 0.0, False)
+    assert look(blurred.image, empty, [CROP_SIZE + 1.0], 1.0, every).sharpness is None
 
 
 @needs_models

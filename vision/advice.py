@@ -59,7 +59,7 @@ GLARE = Advice(
 BLURRED = Advice(  # defocus or a shaking hand: a lamp's dim light means a slow shutter
     "blurred",
     "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards "
-    "to focus, and add light so the shutter is quicker",
+    "on the screen to focus, and add light so the shutter is quicker",
 )
 NO_COLOUR = Advice(  # a black-and-white photo, or one through a filter that takes the colour out
     "no_colour",

@@ -184,7 +184,7 @@ class PhotoReferences(NamedTuple):
     crops: dict[CardType, list[np.ndarray]]  # reference crops by type
     left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
     outside: list[tuple[int, int]]  # cells (as written) the grid names a card in, outside the photo: not taken
-    advice: list[str] = []  # how to retake the photo for better references (blurred, dark, glare...; ``enrolment_advice``)
+    advice: tuple[str, ...] = ()  # how to retake it for better references (blurred, dark...: ``enrolment_advice``)
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
@@ -308,7 +308,8 @@ def enrolment_advice(photo: Photo, det: Detections, fit: TableauFit, cut_by_fram
 
 
 def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tableau, where: str,
-               as_read: bool = False, at: tuple[float, float] | None = None, read_by=None) -> PhotoReferences:
+               as_read: bool = False, at: tuple[float, float] | None = None, read_by=None,
+               advise: bool = True) -> PhotoReferences:
     """Reference crops from a photo of one tableau and the grid it shows.
 
     The grid may be written from any side: of its placements on the cells read, the one whose
@@ -320,7 +321,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     the grid lies as a read of the photo laid it out, named on its cells (any number of cards
     missed are left out); ``read_by``: the namer of that read (its cells are where it placed
     them: ``_one_tableau``); ``at``: of several tableaux, the one nearest this
-    point (original pixels)."""
+    point (original pixels); ``advise``: say how to retake the photo for better references
+    (``PhotoReferences.advice``; the page said it already when it laid the cells out)."""
     photo, det, fit = _one_tableau(reader, data, where, at, read_by=read_by if as_read else None)
     if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
         raise EnrolError(f"{where}: the grid names no card in the cells found")
@@ -398,7 +400,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
-                           enrolment_advice(photo, det, fit, cut_by_frame=False))
+                           tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else ())
 
 
 def _moved_by(move: tuple[int, int]) -> str:

@@ -56,16 +56,22 @@ TOO_DARK_LEVEL = 60
 # A photo has no colour when hardly a pixel is saturated: a black-and-white photo's are all 0
 # (an unsaturated cloth beside colourful cards still has cards above it).
 COLOURLESS_SATURATION = 12  # 99th percentile of HSV saturation (of 255) over the photo
-# A doubtful read is blamed on blur when its cells' median ``sharpness`` is below this. Rendered
-# photos of 13 decks (the stand-in, the five generated styles, a smooth full-bleed one, mosaic,
-# silhouette, both decks of photographs, a dark one; a third of the photos steep), cells cut at
-# their true corners (``cell_grey``), 78 photos each sharp, defocused and shaken: sharp, 0.45 at
-# the least (median 1.03); under 0.40 (the level): none of the sharp, 54 % of those defocused by
-# 1.2 px at 640 px (the hard split draws 1.2-2.5), 86 % by 2.5 px, 37 % of those shaken by 8 px
-# (shake blurs one way only). The art sets how sharp a sharp card looks (a smooth full-bleed deck's
-# are the least), so the level lies under every sharp photo's: said only when surely blurred.
-BLURRED_SHARPNESS = 0.40
+# A doubtful read is blamed on blur when its cells' median ``sharpness`` lies below either level:
+# the fine scale's (the Laplacian's spread over the grey level's) or the coarse one's (the same
+# after a Gaussian of 1 px, which sensor noise moves far less: the hard split's noisy photos
+# defocused by 1.2-2.5 px read sharp at the fine scale, 70 of 111 of its blurred doubtful reads).
+# Rendered photos of 13 decks (the stand-in, the five generated styles, a smooth full-bleed one,
+# mosaic, silhouette, both decks of photographs, a dark one; a third steep), cells cut at their
+# true corners (``cell_grey``), 78 photos each sharp, defocused and shaken (seeds chosen after
+# the levels): sharp, fine 0.49 at the least (median 0.99), coarse 0.147 (median 0.23); told
+# blurred: none of the sharp, 51 % of those defocused by 1.2 px at 640 px (the hard split draws
+# 1.2-2.5), 95 % by 2.5 px, 35 % shaken by 8 px (shake blurs one way only); with the hard split's
+# noise none, 36, 82 and 23 %. The art sets how sharp a sharp card looks (a smooth full-bleed
+# deck's are the least), so both levels lie under every sharp photo's: said only when surely blurred.
+BLURRED_FINE = 0.40
+BLURRED_COARSE = 0.12
 BLUR_BOXES = 40  # a refused photo's blur is judged on at most this many of its boxes (a cost bound)
+MIN_SHARPNESS_CELLS = 3  # ... and a tableau's on at least this many cards (fewer say little)
 LOOK_PX = 480  # the light and glare are measured on a copy of the photo this wide (statistics, not detail)
 
 
@@ -79,7 +85,7 @@ class Look:
     glare: list[tuple[int, int]]  # (row, col) of washed-out cells
     cells_outside: int
     colourless: bool = False  # a black-and-white photo (measured, as the light is, only for doubtful reads)
-    sharpness: float | None = None  # the cells' median ``sharpness`` (doubtful reads whose cards are big enough)
+    sharpness: Sharpness | None = None  # the cells' median (doubtful reads whose cards are big enough)
 
 
 def squeeze(fit: TableauFit) -> float:
@@ -92,12 +98,13 @@ def squeeze(fit: TableauFit) -> float:
 def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_original: float,
          doubtful_cells: Set[tuple[int, int]]) -> Look:
     """Measure a tableau in the (decoded, reduced) photo ``image``. The pixels are looked at only
-    for a read with doubtful cells (the light and glare advice is only for those), and on a copy
-    at most LOOK_PX wide: on every cell of every photo at full size this cost more than the lattice fit."""
+    for a read with doubtful cells (the light, glare and blur advice is only for those): the light
+    on a copy at most LOOK_PX wide (on every cell of every photo at full size this cost more than
+    the lattice fit), the blur on the cells holding a card, each cut at the reader's size."""
     brightest: float = 255.0
     glare: list[tuple[int, int]] = []
     colourless = False
-    sharp: float | None = None
+    sharp: Sharpness | None = None
     if doubtful_cells:
         brightest, glare = _light(image, fit, doubtful_cells)
         colourless = is_colourless(image)
@@ -116,31 +123,49 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
     )
 
 
-def sharpness(grey: np.ndarray) -> float:
-    """How sharp a cell is: the spread of its Laplacian over the spread of its grey level. Blur
-    takes the fine detail (the Laplacian) and leaves the broad contrast; the ratio does not care
-    how bright or how contrasted the card is. Sensor noise raises it: blur is then under-said."""
+class Sharpness(NamedTuple):
+    """How sharp a cell is: the spread of its Laplacian over the spread of its grey level, at two
+    scales. Blur takes the fine detail and leaves the broad contrast; the ratio does not care how
+    bright or how contrasted the card is. Sensor noise raises the fine scale's (a noisy blurred
+    photo looks sharp there), much less the coarse one's (after a Gaussian of 1 px)."""
+    fine: float
+    coarse: float
+
+    @property
+    def blurred(self) -> bool:
+        return self.fine < BLURRED_FINE or self.coarse < BLURRED_COARSE
+
+
+def sharpness(grey: np.ndarray) -> Sharpness:
     grey = grey.astype(np.float32)
-    return float(cv2.Laplacian(grey, cv2.CV_32F).std() / max(float(grey.std()), 1.0))
+    spread = max(float(grey.std()), 1.0)
+    return Sharpness(float(cv2.Laplacian(grey, cv2.CV_32F).std()) / spread,
+                     float(cv2.Laplacian(cv2.GaussianBlur(grey, (0, 0), 1.0), cv2.CV_32F).std()) / spread)
 
 
-def _sharpness(image: np.ndarray, fit: TableauFit) -> float | None:
-    """The median ``sharpness`` of a tableau's cells in view, each cut at the reader's size."""
-    return median_sharpness(image, [cell.quad for cell in fit.cells.values() if cell.inside])
+def _sharpness(image: np.ndarray, fit: TableauFit) -> Sharpness | None:
+    """The median ``sharpness`` of a tableau's cells in view that hold a card found, each cut at
+    the reader's size (None with fewer than ``MIN_SHARPNESS_CELLS``). Not the empty cells: a
+    plain cloth has no detail however sharp the photo (a sharp mid-game tableau's median fell
+    from 0.24 to 0.144 with its 11 empty cells, one of them at 0.09), and a busy one hides blur."""
+    quads = [cell.quad for cell in fit.cells.values() if cell.inside and cell.detection is not None]
+    return median_sharpness(image, quads) if len(quads) >= MIN_SHARPNESS_CELLS else None
 
 
-def median_sharpness(image: np.ndarray, quads: Sequence[np.ndarray]) -> float | None:
-    """The median ``sharpness`` of the quads (cells, or the finder's boxes) cut at the reader's size."""
+def median_sharpness(image: np.ndarray, quads: Sequence[np.ndarray]) -> Sharpness | None:
+    """The median ``sharpness`` (each scale's) of the quads (cells, or the finder's boxes) cut at the reader's size."""
     if not len(quads):
         return None
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # once: a third of the pixels to warp for each cell
-    return float(np.median([sharpness(cell_grey(grey, quad)) for quad in quads]))
+    fine, coarse = np.median([sharpness(cell_grey(grey, quad)) for quad in quads], axis=0)
+    return Sharpness(float(fine), float(coarse))
 
 
 def cell_grey(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """A cell at the reader's size, grey, its pixels averaged down (not sampled as the reader's
-    cut is): sampled, a noisy photo's grain looked like detail, and a tableau defocused by the hard
-    split's most read as sharp (0.61 against 0.23 averaged). ``image``: grey or BGR."""
+    """A cell at the reader's size, grey, cut at its own size (up to four times the reader's) and
+    then averaged down, not sampled straight to 64 px as the reader's cut is: sampled, a noisy
+    photo's grain looked like detail, and a tableau defocused by the hard split's most read as
+    sharp (0.61 against 0.23 averaged). ``image``: grey or BGR."""
     side = float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])))
     big = warp_quad(image, quad, int(np.clip(side, CROP_SIZE, 4 * CROP_SIZE)))
     if big.ndim == 3:
@@ -214,7 +239,7 @@ def retake_advice(seen: Look, doubtful: bool, doubtful_cells: Set[tuple[int, int
             out.append(advice.TOO_FAR(px=int(round(seen.card_px))))
         if seen.brightest < TOO_DARK_LEVEL:
             out.append(advice.TOO_DARK(level=int(round(seen.brightest))))
-        if seen.sharpness is not None and seen.sharpness < BLURRED_SHARPNESS:
+        if seen.sharpness is not None and seen.sharpness.blurred:
             out.append(advice.BLURRED())
     return out
 
@@ -293,9 +318,9 @@ def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float
         out.append(advice.TOO_DARK(level=int(round(level))))
     if card_widths and np.median(card_widths) * to_original < TOO_FAR_PX:
         out.append(advice.TOO_FAR(px=int(round(float(np.median(card_widths)) * to_original))))
-    if len(card_quads) and card_widths and float(np.median(card_widths)) >= CROP_SIZE:  # as in ``look``
+    if len(card_quads) >= MIN_SHARPNESS_CELLS and card_widths and float(np.median(card_widths)) >= CROP_SIZE:  # as in ``look``
         sharp = median_sharpness(image, list(card_quads)[:BLUR_BOXES])
-        if sharp is not None and sharp < BLURRED_SHARPNESS:
+        if sharp is not None and sharp.blurred:
             out.append(advice.BLURRED())
     if not out and no_grid:
         # No grid, and nothing wrong that the photo shows: a player still needs to hear what to

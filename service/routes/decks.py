@@ -92,7 +92,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         x, _, y = at.partition(",")
         read_by = (svc.classifier_for(read_with) or svc.reader.classifier) if as_read and read_with else None
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
-                           at=(float(x), float(y)) if at else None, read_by=read_by)
+                           at=(float(x), float(y)) if at else None, read_by=read_by,
+                           advise=False)  # the page's layout of this photo said how to retake it
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.
