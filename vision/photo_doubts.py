@@ -56,17 +56,17 @@ TOO_DARK_LEVEL = 60
 # A photo has no colour when hardly a pixel is saturated: a black-and-white photo's are all 0
 # (an unsaturated cloth beside colourful cards still has cards above it).
 COLOURLESS_SATURATION = 12  # 99th percentile of HSV saturation (of 255) over the photo
-# A doubtful read is blamed on blur when its cells' median ``sharpness`` lies below either level:
+# A doubtful read is blamed on blur when its cards' median ``sharpness`` lies below either level:
 # the fine scale's (the Laplacian's spread over the grey level's) or the coarse one's (the same
-# after a Gaussian of 1 px, which sensor noise moves far less: the hard split's noisy photos
-# defocused by 1.2-2.5 px read sharp at the fine scale, 70 of 111 of its blurred doubtful reads).
+# after a Gaussian of 1 px, which sensor noise moves far less: of the held-out decks' hard photos
+# rendered blurred and read with doubts, the fine scale alone told 41 of 141, both 61).
 # Rendered photos of 13 decks (the stand-in, the five generated styles, a smooth full-bleed one,
-# mosaic, silhouette, both decks of photographs, a dark one; a third steep), cells cut at their
-# true corners (``cell_grey``), 78 photos each sharp, defocused and shaken (seeds chosen after
-# the levels): sharp, fine 0.49 at the least (median 0.99), coarse 0.147 (median 0.23); told
-# blurred: none of the sharp, 51 % of those defocused by 1.2 px at 640 px (the hard split draws
-# 1.2-2.5), 95 % by 2.5 px, 35 % shaken by 8 px (shake blurs one way only); with the hard split's
-# noise none, 36, 82 and 23 %. The art sets how sharp a sharp card looks (a smooth full-bleed
+# mosaic, silhouette, both decks of photographs, a dark one; a third steep), cards cut at their
+# true corners (``cell_grey``), 78 photos each sharp, defocused and shaken (seeds drawn after the
+# levels were set): sharp, fine 0.49 at the least (median 1.0), coarse 0.147 (median 0.23); told
+# blurred: none of the sharp, 53 % of those defocused by 1.2 px at 640 px (the hard split draws
+# 1.2-2.5), 96 % by 2.5 px, 36 % shaken by 8 px (shake blurs one way only); with the hard split's
+# noise none, 36, 83 and 23 %. The art sets how sharp a sharp card looks (a smooth full-bleed
 # deck's are the least), so both levels lie under every sharp photo's: said only when surely blurred.
 BLURRED_FINE = 0.40
 BLURRED_COARSE = 0.12
