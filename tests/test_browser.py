@@ -119,6 +119,13 @@ def write(tmp_path, name, data: bytes) -> str:
     return str(path)
 
 
+def as_sentences(text: str) -> str:
+    """An error as the page shows it: each "; "-joined clause a sentence of its own (app.js ``clauses``)."""
+    if "; " not in text:
+        return text
+    return " ".join(c[:1].upper() + c[1:] + ("" if c[-1:] in ".!?" else ".") for c in text.split("; "))
+
+
 def put_grid(server, room_id, name, grid_text, token=None):
     body = json.dumps({"grid": grid_text}).encode()
     headers = {"Content-Type": "application/json"} | ({"X-Player-Token": token} if token else {})
@@ -664,8 +671,9 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     shown = page.text_content("#status")
-    assert i18n.translate(refusal, lang) in shown
+    assert as_sentences(i18n.translate(refusal, lang)) in shown
     assert "no tableau read" not in shown and "add light" not in shown
+    assert shown.count(". ") >= 2 and "; " not in shown  # a sentence a clause, not one run-on
     assert not page.errors
 
 
@@ -1092,7 +1100,8 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
         expect(page.locator("#retake-advice")).not_to_contain_text("command line")
     else:
         status = page.text_content("#status")
-        assert "none reads as a card of the deck kitchen" in status and "choose the right deck (Deck)" in status, status
+        # (case aside: each clause of an error is shown as a sentence)
+        assert "none reads as a card of the deck kitchen" in status and "choose the right deck (deck)" in status.lower(), status
         assert "command line" not in status and "--deck" not in status
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     expect(page.locator("#result")).to_be_visible(timeout=30000)

@@ -126,9 +126,16 @@ function sender(box, bar, cancelButton, statusEl) {
 
 // A status is given as a function (or an API error) where it can be said again: a change of
 // language says it anew (resay), and so does the catalogue arriving after it was first shown.
+// A refusal with its retake advice is clauses the API joins with "; " (each translated on its
+// own): shown so, it was one red run-on of eight lines, lower case, no stops (a walk, in
+// Italian). An error says each clause as a sentence of its own.
+const clauses = (text) => (text.includes("; ")
+  ? text.split("; ").map((c) => c.charAt(0).toUpperCase() + c.slice(1) + (/[.!?]$/.test(c) ? "" : ".")).join(" ")
+  : text);
 function setStatus(el, text, isError = false) {
-  el.say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
-  el.textContent = el.say ? el.say() : text;
+  const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
+  el.say = say && isError ? () => clauses(say()) : say;
+  el.textContent = el.say ? el.say() : isError ? clauses(String(text)) : text;
   el.classList.toggle("error", isError);
 }
 function resay() { document.querySelectorAll(".status").forEach((el) => { if (el.say) el.textContent = el.say(); }); }
