@@ -430,10 +430,14 @@ class TableauView {
       const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
       const width = Math.hypot(cell.quad[1][0] - cell.quad[0][0], cell.quad[1][1] - cell.quad[0][1]);
       const text = document.createElementNS(SVG, "text");
+      const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
       text.setAttribute("x", cx); text.setAttribute("y", cy);
-      text.setAttribute("font-size", Math.max(10, width * 0.17));
-      text.setAttribute("stroke-width", Math.max(2, width * 0.05));
-      text.textContent = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
+      // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
+      // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
+      const size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * label.length)));
+      text.setAttribute("font-size", size);
+      text.setAttribute("stroke-width", Math.max(2, size * 0.3));
+      text.textContent = label;
       g.appendChild(text);
       g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
       svg.appendChild(g);
