@@ -108,9 +108,7 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
     if doubtful_cells:
         brightest, glare = _light(image, fit, doubtful_cells)
         colourless = is_colourless(image)
-        # Cards smaller in the decoded photo than the reader's cut are magnified into it and look
-        # soft however sharp the photo: not measured (the distance has its own advice).
-        if card_widths and float(np.median(card_widths)) >= CROP_SIZE:
+        if big_enough_to_judge(card_widths):
             sharp = _sharpness(image, fit)
     return Look(
         squeeze=squeeze(fit),
@@ -121,6 +119,13 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
         colourless=colourless,
         sharpness=sharp,
     )
+
+
+def big_enough_to_judge(card_widths: Sequence[float]) -> bool:
+    """Whether cards this wide (in the decoded photo) can be judged for blur: smaller than the
+    reader's cut, they are magnified into it and look soft however sharp the photo (the
+    distance has its own advice)."""
+    return len(card_widths) > 0 and float(np.median(card_widths)) >= CROP_SIZE
 
 
 class Sharpness(NamedTuple):
@@ -318,7 +323,7 @@ def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float
         out.append(advice.TOO_DARK(level=int(round(level))))
     if card_widths and np.median(card_widths) * to_original < TOO_FAR_PX:
         out.append(advice.TOO_FAR(px=int(round(float(np.median(card_widths)) * to_original))))
-    if len(card_quads) >= MIN_SHARPNESS_CELLS and card_widths and float(np.median(card_widths)) >= CROP_SIZE:  # as in ``look``
+    if len(card_quads) >= MIN_SHARPNESS_CELLS and big_enough_to_judge(card_widths):
         sharp = median_sharpness(image, list(card_quads)[:BLUR_BOXES])
         if sharp is not None and sharp.blurred:
             out.append(advice.BLURRED())
