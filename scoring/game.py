@@ -131,7 +131,8 @@ def score_game(
         entries.append((BOT_NAME, bot, True))
     base = [score_cards(tableau) for _, tableau, _ in entries]
     counts = [tableau.counts() for _, tableau, _ in entries]
-    provisional = len(players) == 1 and bot is None and others is None
+    # An empty ``others`` (``--others ''``) compares the tableau with nobody, as None does: still provisional.
+    provisional = len(players) == 1 and bot is None and not others
 
     # Everyone who competes for the majorities: players, then the neutral pile, then others.
     rivals = [(p.largest_stream, p.wolves) for p in base]
@@ -177,7 +178,10 @@ def score_game(
     if neutral is not None:
         game_counts[CardType.STREAM] += neutral[0]
         game_counts[CardType.WOLF] += neutral[1]
-    game_issues = _check_deck(game_counts, None) if len(entries) > 1 or neutral else []
+    for largest_stream, wolves in others or ():  # at least that many streams, exactly that many wolves
+        game_counts[CardType.STREAM] += largest_stream
+        game_counts[CardType.WOLF] += wolves
+    game_issues = _check_deck(game_counts, None) if len(entries) > 1 or neutral or others else []
 
     solo = None
     humans = [s for s in scores if not s.bot]

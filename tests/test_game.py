@@ -102,3 +102,26 @@ def test_bad_games_raise():
         score_game([("a", t), ("b", t)], bot=t)
     with pytest.raises(ValueError, match="at least one"):
         score_game([])
+
+
+def test_a_lone_tableau_given_an_empty_list_of_others_is_still_provisional():
+    """``--others ''`` names no other player: the tableau is compared with nobody, and its
+    majority points (first place in each) cannot be final (RULES.md, "Majorities")."""
+    alone = grid("WF WF . . .\nST ST . . .\n. . . . .\n. . . . .")
+    for others in (None, []):
+        result = score_game([("a", alone)], others=others)
+        p = result.players[0]
+        assert result.provisional and p.stream.provisional and p.wolf.provisional
+        assert (p.stream.points, p.wolf.points) == (8, 12)
+    assert not score_game([("a", alone)], others=[(1, 1)]).provisional
+
+
+def test_wolves_given_as_other_players_figures_count_towards_the_deck():
+    ten = grid("WF WF WF WF WF\nWF WF WF WF WF\n. . . . .\n. . . . .")
+    assert score_game([("a", ten)], others=[(0, 2)]).deck_issues == []  # 12 wolves: a whole deck's
+    issues = score_game([("a", ten)], others=[(0, 3)]).deck_issues
+    assert [str(i) for i in issues] == ["the game has 13 wolf cards but a deck holds only 12: a misread card or a "
+                                        "second deck"]
+    # A largest stream is at least that many stream cards.
+    streams = grid("ST ST ST ST ST\nST ST ST ST ST\nST ST ST ST ST\n. . . . .")
+    assert [i.type for i in score_game([("a", streams)], others=[(6, 0)]).deck_issues] == [T.STREAM]
