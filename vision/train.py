@@ -314,6 +314,18 @@ RECIPES["finder-low"] = replace(RECIPES["finder"], name="finder-low", train_scen
                                 val_seed=1086, steep_share=3.0, init="finder", replay="finder", stop_after=1,
                                 steep_elevation_deg=(25.0, 38.0), steep_neighbour=0.8)
 
+# A candidate (2026-11-29, forty-first session; trained over more than one session, resumed from
+# its last.pt). Every fine-tune towards other art (finder-any, finder-photo) boxed more of such
+# cards and read no more tableaux, while the stand-in's small cards lost: a finder that learnt
+# "card" from drawn art first. This one learns it from the start on the widest mix the renderer
+# draws: half the tableaux random-faced (any art, photographic art), generated decks (dark ones
+# among them), cards edge to edge in half the tableaux; from random weights, at 512 px.
+RECIPES["finder-broad"] = replace(RECIPES["finder-any"], name="finder-broad", epochs=12, train_scenes=1500,
+                                  val_scenes=150, train_seed=95, val_seed=1095, p_wide_faces=0.4,
+                                  p_photo_faces=0.5, generated_decks=0.6, dark_decks=0.3, steep_share=0.4,
+                                  p_touching=0.5, init=None, replay=None, lr0=None, warmup_epochs=2.0,
+                                  average_with_init=None, refiner="corners.onnx")
+
 def _render_split(deck: str, out: Path, n: int, seed: int, params: SceneParams, kind: str, workers: int | None,
                   crop_jitter: float, generated_decks: float = 0.0, dark_decks: float = 0.0,
                   crop_size: int = CROP_SIZE, normalise_crops: bool = False, p_cover: float = 0.0) -> None:
