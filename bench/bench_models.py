@@ -26,7 +26,8 @@ from ecoscore.paths import models_dir
 from ecoscore.truthfile import read_set
 from ecoscore.vision.decode import decode
 from ecoscore.vision.models import CardClassifier, CardFinder, decode_obb, letterbox
-from ecoscore.vision.pipeline import Reader, name_cells
+from ecoscore.vision.naming import name_cells
+from ecoscore.vision.pipeline import Reader
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:

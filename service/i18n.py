@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ecoscore.vision.pipeline import FOREIGN_CARD  # how the reader's doubts say "not ours"
+from ecoscore.vision.naming import FOREIGN_CARD  # how the reader's doubts say "not ours"
 
 CATALOGUES = Path(__file__).resolve().parent / "static" / "i18n"
 LANGS = ("en", "cs", "ru", "it")

@@ -44,7 +44,7 @@ def cell_doubts() -> list[str]:
     classifier's (the types, "empty") and a deck matcher's (those and "not ours", two words);
     a doubt at once or at a turn, a sure cell found or not, a cell outside the photo, two cards
     in one cell, a cell read as empty that looks like none of the table (``empty_cells``).
-    Worded by the reader's own ``_tableau_read``, in the service's words (``for_the_page``)."""
+    Worded by the reader's own ``naming.tableau_read``, in the service's words (``for_the_page``)."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -53,7 +53,7 @@ def cell_doubts() -> list[str]:
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.lattice import CellFit, TableauFit
     from ecoscore.vision.matcher import MIN_CONFIDENCE, CardMatcher
-    from ecoscore.vision.pipeline import CellNaming, Reader
+    from ecoscore.vision.naming import CellNaming, tableau_read
 
     names = CardMatcher.names  # the classifier's names are among them
     n = len(names)
@@ -71,7 +71,6 @@ def cell_doubts() -> list[str]:
         probs = np.full(n, 0.02, np.float32)
         probs[empty], probs[chosen if chosen != empty else 0] = 0.6, 0.2 if chosen != empty else 0.01
         namings.append(CellNaming(probs, chosen, float(probs[chosen]), unlike_table=True))
-    reader = object.__new__(Reader)  # _tableau_read needs none of a reader's models
     det = SimpleNamespace(scores=np.array([0.92], np.float32))
     doubts: set[str] = set()
     cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
@@ -80,5 +79,5 @@ def cell_doubts() -> list[str]:
             fit = TableauFit({rc: CellFit(np.zeros((4, 2)), detected, True, [0] if k == 0 else []) for k, rc in enumerate(cells)},
                              0.0, False)
             named = {rc: naming for rc, naming in zip(cells, namings[start:]) if naming is not None}
-            doubts.update(reader._tableau_read(fit, named, names, det, 1.0, MIN_CONFIDENCE).doubts)
+            doubts.update(tableau_read(fit, named, names, det, 1.0, MIN_CONFIDENCE).doubts)
     return sorted({for_the_page(doubt) for doubt in doubts})

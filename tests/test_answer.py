@@ -9,7 +9,7 @@ from helpers import EXAMPLES
 from ecoscore.scoring import CardType, parse_text, score_game
 from ecoscore.scoring import report as answer
 from ecoscore.vision.decode import Photo
-from ecoscore.vision.pipeline import CellRead, PhotoRead, TableauRead
+from ecoscore.vision.reads import CellRead, PhotoRead, TableauRead
 from ecoscore.vision.report import score_reads
 
 

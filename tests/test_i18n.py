@@ -300,7 +300,8 @@ def test_the_empty_cells_doubt_is_translated_cells_and_all():
 
     from ecoscore.scoring import CardType
     from ecoscore.vision.lattice import TableauFit
-    from ecoscore.vision.pipeline import CellRead, tableau_doubts
+    from ecoscore.vision.naming import tableau_doubts
+    from ecoscore.vision.reads import CellRead
 
     empty = {(0, 4), (3, 0)}
     cells = [CellRead(r, c, None if (r, c) in empty else CardType.BEAR, 1.0, "", 0.0, (r, c) not in empty, np.zeros((4, 2)))
@@ -327,7 +328,8 @@ def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_
     import numpy as np
 
     from ecoscore.vision.lattice import TableauFit
-    from ecoscore.vision.pipeline import CellRead, tableau_doubts
+    from ecoscore.vision.naming import tableau_doubts
+    from ecoscore.vision.reads import CellRead
 
     cells = [CellRead(r, c, None, 0.9, "fox", 0.05, True, np.zeros((4, 2)), ["not ours"], not_ours=True)
              for r in range(4) for c in range(5)]

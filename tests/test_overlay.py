@@ -5,7 +5,7 @@ import numpy as np
 from ecoscore.scoring import CardType, Tableau, score_tableau
 from ecoscore.vision.decode import Photo
 from ecoscore.vision.overlay import DOUBT, MAX_SIDE, OK, cell_points, draw_overlay, overlay_jpeg
-from ecoscore.vision.pipeline import CellRead, PhotoRead, TableauRead
+from ecoscore.vision.reads import CellRead, PhotoRead, TableauRead
 
 
 def _read(size=(2000, 1500), doubtful=(0, 0)):

@@ -391,7 +391,8 @@ class _MostlyUnsure:
 def test_where_most_of_a_tableau_is_in_doubt_no_card_of_it_is_sure(reader, photo_set, unsure):
     # Two cells of the tuning decks were named wrong with no doubt, each in a tableau doubted
     # at 19 or 20 other cells: in such a photo no cell is to be trusted unchecked.
-    from ecoscore.vision.pipeline import AMONG_DOUBTS, MOSTLY_IN_DOUBT, Reader
+    from ecoscore.vision.naming import AMONG_DOUBTS, MOSTLY_IN_DOUBT
+    from ecoscore.vision.pipeline import Reader
 
     scene = photo_set[2]
     read = Reader(finder=reader.finder, classifier=_MostlyUnsure(reader.classifier, unsure)).read(scene.jpeg)
@@ -433,7 +434,7 @@ def test_an_unknown_precision_is_refused(monkeypatch):
 
 def test_crops_are_cut_from_a_halved_decode_where_it_shows_the_card_well_enough():
     from ecoscore.geometry import CROP_SIZE
-    from ecoscore.vision.pipeline import detail_gain
+    from ecoscore.vision.naming import detail_gain
 
     assert detail_gain(30) == 2.0  # 2.67 wanted; halved, the card is 60 px: 0.94 of a 64 px crop
     assert detail_gain(20) == 4.0  # halved it would be 40 px: the full decode

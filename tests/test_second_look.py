@@ -1,5 +1,5 @@
 """The second look: a tableau straightened and looked at again (vision/second_look.py), and two
-cuts of one card that must agree (pipeline.agree)."""
+cuts of one card that must agree (naming.agree)."""
 import numpy as np
 import pytest
 from conftest import grid_matches_truth, needs_models
@@ -8,10 +8,12 @@ from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import render_scene, steep_params
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
+from ecoscore.vision import pipeline
 from ecoscore.vision.decode import decode
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.lattice import CellFit, TableauFit
-from ecoscore.vision.pipeline import CellNaming, Reader, agree
+from ecoscore.vision.naming import CellNaming, agree
+from ecoscore.vision.pipeline import Reader
 from ecoscore.vision.second_look import MARGIN, oblique, straighten
 
 
@@ -264,7 +266,7 @@ class CountingNamer:
 
 
 @needs_models
-def test_a_steep_card_is_named_from_both_cuts():
+def test_a_steep_card_is_named_from_both_cuts(monkeypatch):
     """The safety net of the two cuts: a card whose own corners the second look found is read at
     them and at the first look's box. Reading the second look's cut alone read 2 more of 54 steep
     tuning tableaux exactly, and made 2 confident wrong tableaux on the held-out steep set."""
@@ -277,13 +279,13 @@ def test_a_steep_card_is_named_from_both_cuts():
     cut_twice = sum(cell.first_quad is not None for cell in cells)
     assert cut_twice >= 5  # an oblique tableau: the second look found its cards' own corners
     namer = CountingNamer(reader.classifier)
-    naming = reader._classify
+    naming = pipeline.name_tableaux
 
     def classify(*args):  # the calls made while the fits' cells are named, not while windows are placed
         namer.calls.clear()
         return naming(*args)
 
-    reader._classify = classify
+    monkeypatch.setattr(pipeline, "name_tableaux", classify)
     reader.read(scene.jpeg, namer)
     # The cells, each cut once and the cut-twice ones again, read in the first call (unsure cells
     # are read turned after it).

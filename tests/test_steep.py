@@ -278,7 +278,8 @@ def test_big_blurred_cards_far_apart_at_a_slant_are_read_not_refused(reader, dec
     """A tableau laid with 2-3.5 cm gaps, photographed at 33° through blur on a striped cloth: the
     finder boxes 10 of its cards on the quick look's small canvas and 4 on the first look's, so
     only the small canvas fits a grid. Read from it (doubted), not refused as before."""
-    from ecoscore.vision.pipeline import SMALL_CANVAS_DOUBT, NoTableauError, Reader
+    from ecoscore.vision.naming import SMALL_CANVAS_DOUBT
+    from ecoscore.vision.pipeline import NoTableauError, Reader
 
     scene = render_scene(deck, (77, 19), steep_params(long_side=1600, p_touching=0.0, gap_mm=(15.0, 35.0)))
     assert sum(c["type"] is not None for c in scene.truth["tableaux"][0]["cells"]) > 10

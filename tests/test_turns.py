@@ -1,4 +1,4 @@
-"""Which cells are read at their other quarter turns (``pipeline.name_cells``), as a namer sets it."""
+"""Which cells are read at their other quarter turns (``naming.name_cells``), as a namer sets it."""
 import numpy as np
 
 
@@ -17,7 +17,7 @@ class _Namer:
 
 
 def test_a_namer_sets_which_cells_are_read_at_their_other_turns():
-    from ecoscore.vision.pipeline import SURE_AT_ONCE, name_cells
+    from ecoscore.vision.naming import SURE_AT_ONCE, name_cells
 
     beliefs = [255, 253, 240, 200, 100]  # 1.0, 0.992, 0.94, 0.78, 0.39 (the last: type 1 at 0.61)
     crops = [np.full((8, 8, 3), b, np.uint8) for b in beliefs]

@@ -24,7 +24,9 @@ from ecoscore.truthfile import TruthTableau, read_truth, truth_files
 from .decode import ImageError, decode
 from .lattice import MIN_CARDS
 from .models import EMPTY
-from .pipeline import NoTableauError, Reader, TableauRead, name_cells
+from .naming import name_cells
+from .pipeline import NoTableauError, Reader
+from .reads import TableauRead
 
 
 @dataclass

@@ -25,6 +25,7 @@ from ecoscore.geometry import Detections, points_in_quads, project
 from ecoscore.scoring import COLS, ROWS
 
 MIN_CARDS = 5  # fewer connected cards are loose cards, not a tableau
+MAX_RESIDUAL = 0.25  # a fit's error (card widths) above which its cards do not sit on a regular grid
 MAX_ANGLE_DIFF = np.radians(20)
 STEP_RANGE = (0.75, 1.7)  # neighbour distance in card sizes (touching ... wide gaps, perspective)
 ACROSS_TOLERANCE = 0.4  # sideways slack of a neighbour, in card sizes

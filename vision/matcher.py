@@ -182,7 +182,7 @@ class CardMatcher:
 
     names = [card.value for card in TYPES] + [EMPTY, NOT_OURS]
     # The reader reads a cell at its other quarter turns when its first read is not this sure
-    # (``pipeline.name_cells``; the classifier's level is 0.999). The matcher's references are
+    # (``naming.name_cells``; the classifier's level is 0.999). The matcher's references are
     # enrolled at all four turns, so a turned cell mostly meets the same references again: at
     # 0.99 (not 0.999) 38 % fewer crops are embedded on the 12 MP photos, the tuning decks read
     # the same, and covered cards are named confidently wrong no more often (bench/covered_cards.py

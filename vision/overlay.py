@@ -9,7 +9,7 @@ import numpy as np
 
 from ecoscore.scoring import PlayerScore
 
-from .pipeline import PhotoRead
+from .reads import PhotoRead
 
 MAX_SIDE = 1280  # enough to check a read on a phone; smaller is faster to encode and send
 OK, DOUBT, EMPTY_COLOR, LOOSE = (80, 200, 60), (0, 90, 255), (180, 180, 180), (200, 60, 200)

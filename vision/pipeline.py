@@ -8,22 +8,21 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import NoReturn
 
 import numpy as np
 
-from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads, warp_quad
-from ecoscore.scoring import COLS, ROWS, CardType, Tableau
-from ecoscore.scoring.cards import over_deck
-from ecoscore.scoring.tableau import cell_at, cells_short
+from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads
 
-from . import empty_cells, photo_doubts
+from . import photo_doubts
 from .decode import Photo, decode
-from .lattice import MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
-from .matcher import NOT_OURS, CardMatcher
-from .models import EMPTY, CardClassifier, CardFinder, fast_nms
+from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
+from .matcher import CardMatcher
+from .models import CardClassifier, CardFinder, fast_nms
+from .naming import MIN_CONFIDENCE, name_cells, name_tableaux
 from .photo_doubts import PatternGrid
+from .reads import PhotoRead, TableauRead
 from .second_look import (
     OUTLINE_CARDS,
     fit_outline,
@@ -38,12 +37,6 @@ from .second_look import (
 )
 from .window import cut_on_the_lattice, place_window
 
-# A cell read with less confidence than this is flagged. The confidence is the least sure of
-# the quarter-turn views (see name_cells). Chosen with bench/tune_confidence.py on a tuning set
-# with its own seeds (146 tableaux): one confident wrong tableau up to 0.7, none from 0.8;
-# 0.9 keeps a margin for 2 % more tableaux flagged.
-MIN_CONFIDENCE = 0.9
-MAX_RESIDUAL = 0.25  # lattice fit error, in card widths
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 # The closer look shows the finder a group's cards at about this short side (px at its input),
@@ -67,18 +60,6 @@ CLOSER_SIZES = (512, 640, 768)
 # do); kept with loose cards beside the tableau too, 2 stand-in tableaux were lost.
 QUICK_SIZE = 384
 QUICK_CARD_PX = 22
-# A cell read at its first turn with at least this belief needs no other turn. Chosen on the
-# tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
-# 0.999 keeps a margin.
-SURE_AT_ONCE = 0.999
-# This many cards of one tableau named "not ours" say more than a stray card of another game:
-# the wrong deck chosen (read against another deck, most cells of a tableau come out so).
-WRONG_DECK_CARDS = 5
-# A tableau with this many cells in doubt has the rest doubted too (AMONG_DOUBTS): held out, 13
-# right cells more doubted, in tableaux already flagged; on the tuning decks the only two cells
-# named wrong with no doubt.
-MOSTLY_IN_DOUBT = 15
-AMONG_DOUBTS = "most cells of this photo are in doubt: check this card too"
 # A grid whose cells look this far from square (degrees) is looked at again, straightened: its
 # cards' boxes are rectangles round parallelograms (second_look.py).
 OBLIQUE_DEGREES = 12.0
@@ -105,8 +86,6 @@ SECOND_LOOK_SIZE = 384
 # worth of a table edge). A photo with more grids than this is not one game, and every grid and
 # group of small cards costs looks of the finder: a made-up photo of 42 small grids took 24 s of
 # CPU to read. More small groups than this are not looked at closer; more grids are refused.
-SMALL_CANVAS_DOUBT = ("the grid was found only on a small copy of the photo: where it lies is a guess, so check "
-                      "every cell, or photograph the tableau from higher up")
 MAX_TABLEAUX = 8
 # A photo in whose finder's sure boxes (``CardFinder.conf``, 0.6) no grid fits is looked at once
 # more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike the
@@ -155,101 +134,6 @@ UNBOXED_CUT = 0.9
 # on the other decks 0.85 gained 3 and lost 2; 0.7 and 0.8 and 5 cards checked after (model card).
 LATTICE_CUT = 0.75
 LATTICE_CARDS = 8
-FOREIGN_CARD = "a foreign card"  # a runner-up "not ours" (NOT_OURS), as a doubt says it to a player
-# Decode again for the crops only for at least this many times the pixels across: below it the
-# card is about the crop's size or bigger in the work image already, a pixel of the photo for
-# each of the crop's. 1.25 against 1.1: the tuning material (797 tableaux, stand-in and decks)
-# read tableau by tableau the same; a 12 MP photo of cards 65-72 px across there (000011) read
-# its crops in about 10 ms instead of 50 (the second decode gone).
-MIN_DETAIL_GAIN = 1.25
-
-
-def detail_gain(card_px: float, crop_px: int = CROP_SIZE) -> float:
-    """How many times the work image's pixels across the crops' decode should have, for cards
-    ``card_px`` wide (short side) there and crops ``crop_px`` across (the classifier's or the
-    matcher's input): a crop's worth with a quarter to spare (at most 4: full
-    size), but only twice where twice already shows a card at 3/4 of a crop. A JPEG halved in
-    its DCT decodes at about half the cost of a full 12 MP decode; on the tuning sets the halved
-    crops read the same (stand-in 188 of 213, other decks 172 against 171 of 223); the 12 MP
-    photos' p90 (whole-game photos) took 0.79-0.88 x the time, their mean 0.9-1.0 x (two
-    alternating runs of two rounds on a noisy machine; the p50 photo decodes no finer)."""
-    gain = min(4.0, 1.25 * crop_px / card_px)
-    if gain > 2.0 and 2.0 * card_px >= 0.75 * crop_px:
-        return 2.0
-    return gain
-
-
-@dataclass
-class CellRead:
-    row: int
-    col: int
-    type: CardType | None  # None: empty (or unreadable: see doubts)
-    confidence: float
-    runner_up: str
-    runner_up_confidence: float
-    detected: bool  # the card finder saw a card in this cell
-    quad: np.ndarray  # corners in original photo pixels (TL, TR, BR, BL)
-    doubts: list[str] = field(default_factory=list)
-    not_ours: bool = False  # a card, but of none of the deck's types (read by a deck's matcher)
-    # The surest any one cut of the cell was of its type (two cuts that disagree make a doubt,
-    # yet a card named surely by one of them is still a card: no phantom tableau).
-    evidence: float | None = None
-    shown: bool = True  # False: the cell lies partly outside the photo, and was not read
-
-    @property
-    def unknown(self) -> bool:
-        """What lies here is not known: a cell not shown, or a card of none of the deck's types
-        (never to be taken for an empty cell)."""
-        return self.type is None and (self.not_ours or not self.shown)
-
-    @property
-    def card_evidence(self) -> float:
-        return self.confidence if self.evidence is None else self.evidence
-
-
-@dataclass
-class TableauRead:
-    cells: list[CellRead]  # reading order, ROWS × COLS
-    doubts: list[str]
-
-    @property
-    def tableau(self) -> Tableau:
-        return Tableau([cell.type for cell in self.cells])
-
-    @property
-    def confidence(self) -> float:
-        """The weakest cell's confidence: a tableau is only as sure as its least sure card."""
-        return min(cell.confidence for cell in self.cells)
-
-
-@dataclass
-class PhotoRead:
-    tableaux: list[TableauRead]
-    loose_cards: list[np.ndarray]  # quads of cards on no grid (original pixels)
-    size: tuple[int, int]
-    timings_ms: dict[str, float]
-    photo: Photo  # the decoded photo (reduced size), for drawing the overlay without decoding again
-    deck: str  # the deck whose cards the cells were named as (the classifier's or a matcher's)
-    loose_group: int = 0  # cards in the biggest group of loose cards lying side by side
-
-    # Grids not read as tableaux for being one look repeated (``photo_doubts.one_look``).
-    pattern_grids: list[PatternGrid] = field(default_factory=list)
-
-    @property
-    def doubts(self) -> list[str]:
-        """What looks doubtful about the photo as a whole (each tableau carries its own doubts).
-
-        Loose cards lying side by side, as many as a tableau needs to be found, may be a
-        tableau that was not read (too small, too dark, too steep, cut by the frame): the
-        others' majorities may then lack a player. Scattered loose cards (a draw pile, cards
-        put aside) are no such sign. A grid taken for a pattern is said (``pattern_doubt``)."""
-        out = [photo_doubts.pattern_doubt(grid) for grid in self.pattern_grids]
-        if self.loose_group >= MIN_CARDS:
-            out.append(f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
-                       "tableau, it was not read (photograph it alone, or closer)")
-        return out
-
-
 def _surely_named(tableau: TableauRead) -> int:
     """How many of a tableau's cells hold a boxed card named one of the deck's types at
     ``UNSURE_NAMED_AT`` or more (``photo_doubts.is_card``, asked for more)."""
@@ -262,50 +146,6 @@ def side_by_side(cards: Detections) -> int:
     at least a tableau's minimum)."""
     groups = clusters(cards, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
     return max(map(len, groups), default=0)
-
-
-@dataclass(frozen=True)
-class CellNaming:
-    """How the classifier (or a deck's matcher: the same probabilities) named one cell crop."""
-
-    probabilities: np.ndarray  # over the classifier's names: the mean of the turns read
-    chosen: int  # index into the classifier's names
-    confidence: float  # the belief in ``chosen`` at its least sure turn
-    evidence: float | None = None  # from two cuts (``agree``): the surer cut's belief in ``chosen``
-    unlike_table: bool = False  # read as empty, but like none of the table round it (``empty_cells``)
-
-
-def name_cells(classifier: CardClassifier, crops: list[np.ndarray]) -> list[CellNaming]:
-    """How each straightened cell crop is named (``CellNaming``).
-
-    A cell the classifier is all but sure of at once is decided there. Any other is read
-    at its three other quarter turns too (the classifier knows all four): the decision is
-    the mean, the confidence the least sure turn's belief in it, so turns that disagree
-    make a doubt instead of a confident mistake. Most cells are sure at once, so this
-    classifies ~3x fewer crops than four turns for every cell; on the test sets it gives the
-    same reads, and no confident wrong either way. A namer may set how sure is sure at once
-    (``sure_at_once``); the matcher does (``CardMatcher.sure_at_once``)."""
-    first = classifier(crops)
-    named = [CellNaming(p, int(p.argmax()), float(p.max())) for p in first]
-    unsure = np.flatnonzero(first.max(1) < getattr(classifier, "sure_at_once", SURE_AT_ONCE))
-    turned = [np.ascontiguousarray(np.rot90(crops[i], turn)) for i in unsure for turn in (1, 2, 3)]
-    others = classifier(turned).reshape(len(unsure), 3, first.shape[1])
-    for i, more in zip(unsure, others):
-        views = np.concatenate([first[i : i + 1], more])
-        mean = views.mean(0)
-        chosen = int(mean.argmax())
-        named[i] = CellNaming(mean, chosen, float(views[:, chosen].min()))
-    return named
-
-
-def agree(first: CellNaming, second: CellNaming) -> CellNaming:
-    """One naming of a cell from two cuts of it (the second look's corners and the first look's
-    box): the mean belief decides, and the confidence is the least either cut has in that
-    decision, so two cuts that disagree make a doubt, never a confident choice of one of them."""
-    mean = (first.probabilities + second.probabilities) / 2
-    chosen = int(mean.argmax())
-    belief = [v.confidence if v.chosen == chosen else float(v.probabilities[chosen]) for v in (first, second)]
-    return CellNaming(mean, chosen, min(belief), max(belief))
 
 
 class NoTableauError(ValueError):
@@ -390,7 +230,7 @@ class Reader:
         det, fits, loose = self.settle(photo, det, fits, loose, classifier)
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
-        reads = self._classify(photo, det, fits, classifier)
+        reads = name_tableaux(photo, det, fits, classifier, self.min_confidence)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
         reads, pattern_grids = self._doubt_the_photo(photo, det, fits, reads)
@@ -866,111 +706,6 @@ class Reader:
         boxes = np.concatenate([merged.centers, merged.sizes, merged.angles[:, None]], 1)
         return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
 
-    def _classify(self, photo: Photo, det: Detections, fits: list[TableauFit], classifier) -> list[TableauRead]:
-        # Small cards: decode the photo again with more pixels so crops show the art. Not for a
-        # few per cent more (a second decode of a 12 MP JPEG costs more than the whole read).
-        side = int(getattr(classifier, "imgsz", CROP_SIZE))  # the namer's input: crops are cut that size
-        gain = detail_gain(float(np.median([det.sizes[i, 1] for fit in fits for i in fit.detections])), side)
-        detail = photo.at_least(int(max(photo.image.shape[:2]) * gain)) if gain >= MIN_DETAIL_GAIN else photo
-        k = detail.scale / photo.scale
-        crops, where = [], []
-        for t, fit in enumerate(fits):
-            for (r, c), cell in fit.cells.items():
-                if cell.inside:
-                    for quad in [cell.quad] + ([cell.first_quad] if cell.first_quad is not None else []):
-                        crops.append(warp_quad(detail.image, quad * k, side))
-                        where.append((t, (r, c)))
-        named: list[dict[tuple[int, int], CellNaming]] = [{} for _ in fits]  # per tableau, by (row, col)
-        for (t, rc), naming in zip(where, name_cells(classifier, crops)):
-            named[t][rc] = agree(named[t][rc], naming) if rc in named[t] else naming
-        names = classifier.names
-        if isinstance(classifier, CardMatcher):
-            self._empty_only_where_the_table_is(photo.image, detail.image, k, side, det, fits, named, classifier)
-        # A matcher carries its own threshold (calibrated apart); the classifier uses the reader's.
-        least = getattr(classifier, "min_confidence", self.min_confidence)
-        return [self._tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
-
-    @staticmethod
-    def _empty_only_where_the_table_is(image: np.ndarray, detail: np.ndarray, k: float, side: int, det: Detections,
-                                       fits: list[TableauFit], named: list[dict[tuple[int, int], CellNaming]],
-                                       matcher: CardMatcher) -> None:
-        """Each cell a deck's matcher reads as empty that looks like none of the table round its
-        tableau (``empty_cells``) named its likeliest type instead, at that type's belief (a doubt),
-        or kept empty and doubted (``empty_cells.best_but_empty``). Changes ``named`` in place."""
-        names = matcher.names
-        empty = names.index(EMPTY)
-        centres = det.quads.mean(1) if len(det.quads) else np.zeros((0, 2))
-        for t, fit in enumerate(fits):
-            cells = [rc for rc, naming in named[t].items() if naming.chosen == empty]
-            if not cells:
-                continue
-            table = empty_cells.centre_crops(empty_cells.table_cells(fit, image, centres), detail, k, side)
-            own = empty_cells.centre_crops([fit.cells[rc].quad for rc in cells], detail, k, side)
-            unlike = empty_cells.unlike_the_table(matcher.embedder, own, table)
-            for rc in ([] if unlike is None else [rc for rc, u in zip(cells, unlike) if u]):
-                before = named[t][rc]
-                chosen, confidence = empty_cells.best_but_empty(before.probabilities, names)
-                named[t][rc] = CellNaming(before.probabilities, chosen, confidence, unlike_table=True)
-
-    def _tableau_read(self, fit: TableauFit, named: dict[tuple[int, int], CellNaming], names: list[str],
-                      det: Detections, to_original: float, min_confidence: float) -> TableauRead:
-        cells = []
-        for r in range(ROWS):
-            for c in range(COLS):
-                fc = fit.cells[(r, c)]
-                read = named.get((r, c))
-                doubts = []
-                det_conf = float(det.scores[fc.detection]) if fc.detection is not None else None
-                evidence = None if read is None else read.evidence
-                if read is None:
-                    card, conf, runner, runner_conf = None, 0.0, "", 0.0
-                    doubts.append("cell lies partly outside the photo: not read")
-                else:
-                    mean, chosen, conf = read.probabilities, read.chosen, read.confidence
-                    second = max((j for j in range(len(names)) if j != chosen), key=lambda j: mean[j])
-                    top, runner, runner_conf = names[chosen], names[second], float(mean[second])
-                    card = None if top in (EMPTY, NOT_OURS) else CardType(top)
-                    if top == NOT_OURS:
-                        # Never scored as a type: a face-down card, another game's, or a deck
-                        # other than the one enrolled (the wrong --deck?).
-                        doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
-                                      "another game's card, a card face down, or the wrong deck chosen")
-                    elif read.unlike_table:  # says why it is doubted, and what it is taken for
-                        doubts.append(empty_cells.unlike_table_doubt(float(mean[names.index(EMPTY)]),
-                                                                     top if card else None))
-                    elif conf < min_confidence:
-                        # The mean over the turns read beside the runner-up's mean, and the least
-                        # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
-                        belief = f"{top} {mean[chosen]:.0%}"
-                        # A mean that reads as sure ("trout 93 %") says why it is doubted too.
-                        if mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence:
-                            belief += f" ({conf:.0%} at its least sure turn)"
-                        # "or not ours 29%" read as the code's word, not the player's.
-                        other = FOREIGN_CARD if runner == NOT_OURS else runner
-                        doubts.append(f"low confidence: {belief}, or {other} {runner_conf:.0%}")
-                    # Weak boxes over holes are dropped by the finder itself (CardFinder's threshold),
-                    # so any box over a cell read as empty is worth a word.
-                    if card is None and top == EMPTY and det_conf is not None:
-                        doubts.append(f"a card was detected here ({det_conf:.0%}) but the cell reads as empty")
-                    if card is not None and fc.detection is None and conf < 0.98:
-                        doubts.append(f"no card was detected here, yet the cell reads as {top}")
-                if fc.duplicates:
-                    doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
-                cells.append(
-                    CellRead(r, c, card, conf, runner, runner_conf, fc.detection is not None, fc.quad * to_original,
-                             doubts, read is not None and top == NOT_OURS, evidence, shown=read is not None)
-                )
-        # Where most of a tableau is in doubt, the photo is too poor for any of its cells to be
-        # sure: the tuning decks' two cells named wrong with no doubt lay in tableaux doubted at
-        # 19 and 20 cells (model card, "A deck's own type scale").
-        if sum(bool(cell.doubts) for cell in cells) >= MOSTLY_IN_DOUBT:
-            for cell in cells:
-                if cell.shown and not cell.doubts:
-                    cell.doubts.append(AMONG_DOUBTS)
-        read_doubts = tableau_doubts(cells, fit)
-        return TableauRead(cells, read_doubts)
-
-
 def _left_out_once(fits: list[TableauFit], det: Detections) -> None:
     """A card "in line with the grid but left out" of one tableau that lies in another's cell,
     or is another's card, is that tableau's: not said of the first (a far neighbour's grid named
@@ -1073,31 +808,3 @@ def wholly_inside(quads: np.ndarray, window: tuple[int, int, int, int], size: tu
     lo = np.array([x0 + margin if x0 > 0 else -np.inf, y0 + margin if y0 > 0 else -np.inf])
     hi = np.array([x1 - margin if x1 < w else np.inf, y1 - margin if y1 < h else np.inf])
     return np.all((quads >= lo) & (quads <= hi), axis=(1, 2))
-
-
-def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
-    """The flags that matter for one tableau, in words."""
-    doubts = []
-    for cell in cells:
-        for d in cell.doubts:
-            doubts.append(f"{cell_at(cell.row, cell.col)}: {d}")
-    empty = [cell for cell in cells if cell.type is None and not cell.doubts]
-    if empty:
-        where = cells_short([(c.row, c.col) for c in empty])  # the catalogue's wording: translated whole
-        doubts.append(f"{len(empty)} empty cell{'s' if len(empty) > 1 else ''} ({where}): a mid-game tableau, or a card missed")
-    for card, n in over_deck(Tableau([cell.type for cell in cells]).counts()):
-        doubts.append(f"{n} {card.value} cards read, but a deck holds only {card.deck_count}: a misread card?")
-    if fit.residual > MAX_RESIDUAL:
-        doubts.append(f"the cards do not sit on a regular grid (fit error {fit.residual:.2f} card widths)")
-    if fit.ambiguous_window:
-        doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
-    if fit.small_canvas:
-        doubts.append(SMALL_CANVAS_DOUBT)
-    if fit.off_grid:
-        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
-                      f"but outside its 5 × 4 {'were' if len(fit.off_grid) > 1 else 'was'} left out")
-    foreign = sum(cell.not_ours for cell in cells)
-    if foreign >= WRONG_DECK_CARDS:
-        doubts.append(f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "
-                      "Choose your deck (Deck on the page, --deck on the command line)")
-    return doubts

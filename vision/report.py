@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ecoscore.scoring import GameScore, ReadDoc, Tableau, score_game
 
-from .pipeline import PhotoRead, TableauRead
+from .reads import PhotoRead, TableauRead
 
 
 def player_names(name: str, read: PhotoRead) -> list[str]:

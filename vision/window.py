@@ -35,7 +35,7 @@ WINDOW_EVIDENCE = 0.9
 # evidence (a neighbour's card beside a mid-game tableau's empty edge row) is not enough.
 MIN_GAIN = 2
 
-Namer = Callable[[list[np.ndarray]], list]  # crops -> a naming per crop (``pipeline.name_cells``)
+Namer = Callable[[list[np.ndarray]], list]  # crops -> a naming per crop (``naming.name_cells``)
 
 
 def centre(quad: np.ndarray) -> np.ndarray:

@@ -12,7 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.vision.deckstore import DeckStoreError
 from ecoscore.vision.decode import ImageError, NotAnImageError, probe
 from ecoscore.vision.matcher import CardMatcher
-from ecoscore.vision.pipeline import NoTableauError, PhotoRead
+from ecoscore.vision.pipeline import NoTableauError
+from ecoscore.vision.reads import PhotoRead
 
 from .. import names
 from ..deps import Services
