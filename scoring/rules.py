@@ -51,7 +51,8 @@ class CardPoints:
             text = "adjacent wolf or bear spoils it" if n else "no adjacent wolf or bear"
         elif t is DRAGONFLY:
             sizes = " + ".join(map(str, self.group_sizes))
-            text = f"adjacent stream groups of {sizes} cards" if n else "no adjacent stream"
+            groups = "an adjacent stream group" if len(self.group_sizes) == 1 else "adjacent stream groups"
+            text = f"{groups} of {sizes} cards" if n else "no adjacent stream"
         else:
             text = "1 per rabbit"
         return f"{text} ({_cells(self.because_of)})" if n else text

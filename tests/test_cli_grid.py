@@ -30,7 +30,9 @@ def test_score_pad_text_and_explanations():
     r = run("grid", str(EXAMPLES / "alice.txt"), "--explain")
     assert r.returncode == 0
     assert "total" in r.stdout and "provisional" in r.stdout
-    assert "dragonfly" in r.stdout and "adjacent stream groups of 4 + 3 cards" in r.stdout
+    # Her two dragonflies: one on the largest stream (3 cards), one between it and a lone stream.
+    assert "row 1, col 3:   3  an adjacent stream group of 3 cards (row 1, col 4; row 1, col 5; row 2, col 4)" in r.stdout
+    assert "row 2, col 3:   4  adjacent stream groups of 1 + 3 cards" in r.stdout
 
 
 def test_names_neutral_others_and_bot(tmp_path):
