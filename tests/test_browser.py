@@ -120,10 +120,17 @@ def write(tmp_path, name, data: bytes) -> str:
 
 
 def as_sentences(text: str) -> str:
-    """An error as the page shows it: each "; "-joined clause a sentence of its own (app.js ``clauses``)."""
+    """An error as the page shows it: each "; "-joined clause a sentence of its own, a photo's
+    name before the first kept as given (app.js ``clauses``)."""
     if "; " not in text:
         return text
-    return " ".join(c[:1].upper() + c[1:] + ("" if c[-1:] in ".!?" else ".") for c in text.split("; "))
+
+    def sentence(c: str, k: int) -> str:
+        name, sep, rest = c.partition(": ")
+        head = name + sep + rest[:1].upper() + rest[1:] if k == 0 and sep and " " not in name else c[:1].upper() + c[1:]
+        return head + ("" if c[-1:] in ".!?" else ".")
+
+    return " ".join(sentence(c, k) for k, c in enumerate(text.split("; ")))
 
 
 def put_grid(server, room_id, name, grid_text, token=None):
@@ -388,7 +395,7 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     status = page.text_content("#status")
-    assert "no tableau found" in status and "The score below is from the previous photo." in status
+    assert "no tableau found" in status.lower() and status.endswith("in even light. The score below is from the previous photo.")
     assert page.is_visible("#result") and page.text_content("#total") == corrected
     # ... in the language switched to, and after a reload (the page keeps the last read through one).
     page.select_option("#lang", "cs")
@@ -420,7 +427,8 @@ def test_a_late_correction_after_a_refused_photo_lands_on_the_read_shown_and_kee
         route.continue_()
     page.wait_for_timeout(1500)  # the correction's answer arrives
     # The refusal keeps its word; the read shown under it is the older photo's, corrected.
-    assert page.text_content("#status") == refusal and "no tableau found" in refusal
+    assert page.text_content("#status") == refusal and "no tableau found" in refusal.lower()
+    assert refusal.endswith(". The score below is from the previous photo.")  # each clause a sentence
     assert page.is_visible("#result")
     assert page.evaluate("solo.view.grid[0][0]") is None
     page.reload()
@@ -658,8 +666,9 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.pipeline import not_this_deck
 
-    refusal = (f"{for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest cards at 40 of 255): "
-               "add light, or keep shadows off the cards")
+    # As the service sends it: the photo's name first (here a file's: never capitalised).
+    refusal = (f"blurred-enrol: {for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest "
+               "cards at 40 of 255): add light, or keep shadows off the cards")
     page = new_page(locale=locale)
     page.route("**/api/photo*", lambda route: route.fulfill(
         status=422, content_type="application/json", body=json.dumps({"detail": refusal})))
@@ -673,6 +682,7 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     shown = page.text_content("#status")
     assert as_sentences(i18n.translate(refusal, lang)) in shown
     assert "no tableau read" not in shown and "add light" not in shown
+    assert shown.startswith("blurred-enrol: ") and shown[len("blurred-enrol: ")].isupper()
     assert shown.count(". ") >= 2 and "; " not in shown  # a sentence a clause, not one run-on
     assert not page.errors
 

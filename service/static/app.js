@@ -128,10 +128,15 @@ function sender(box, bar, cancelButton, statusEl) {
 // language says it anew (resay), and so does the catalogue arriving after it was first shown.
 // A refusal with its retake advice is clauses the API joins with "; " (each translated on its
 // own): shown so, it was one red run-on of eight lines, lower case, no stops (a walk, in
-// Italian). An error says each clause as a sentence of its own.
-const clauses = (text) => (text.includes("; ")
-  ? text.split("; ").map((c) => c.charAt(0).toUpperCase() + c.slice(1) + (/[.!?]$/.test(c) ? "" : ".")).join(" ")
-  : text);
+// Italian). An error says each clause as a sentence of its own. A refusal of one photo of
+// several starts with its name ("blurred-enrol: no tableau read: ..."): the name is kept as
+// it was given, and what follows it starts the sentence ("Blurred-enrol" read as a word).
+const capital = (c) => c.charAt(0).toUpperCase() + c.slice(1);
+const clause = (c, k) => {
+  const named = k === 0 && /^(\S+: )([\s\S]*)$/.exec(c);
+  return (named ? named[1] + capital(named[2]) : capital(c)) + (/[.!?]$/.test(c) ? "" : ".");
+};
+const clauses = (text) => (text.includes("; ") ? text.split("; ").map(clause).join(" ") : text);
 function setStatus(el, text, isError = false) {
   const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
   el.say = say && isError ? () => clauses(say()) : say;
@@ -971,7 +976,8 @@ async function scorePhoto(file) {
     // out), its teach offer, if any, beside it.
     const kept = solo.doc && solo.view;
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
-    setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join(" "), true);
+    // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
+    setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
 }
