@@ -1,4 +1,4 @@
-"""Choose the cell confidence below which a read is flagged (vision/pipeline.py MIN_CONFIDENCE),
+"""Choose the cell confidence below which a read is flagged (vision/naming.py MIN_CONFIDENCE),
 on a tuning set rendered with its own seeds (not the test sets).
 
 For each threshold: the share of tableaux read wrong with no doubt (confident wrong, the worst

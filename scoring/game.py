@@ -106,7 +106,8 @@ def score_game(
 
     ``neutral`` is the 2-player neutral pile as (stream cards, wolf cards); ``bot`` the solo
     bot's tableau; ``others`` the (largest stream, wolves) of players not given here. With a
-    single player and none of these, majorities are provisional (the game's rules: see README, "Rules").
+    single player and neither a bot nor others (a neutral pile alone leaves the game's other
+    player out), majorities are provisional (the game's rules: see README, "Rules").
     """
     if not players:
         raise ValueError("a game needs at least one player")

@@ -119,16 +119,16 @@ def write(tmp_path, name, data: bytes) -> str:
     return str(path)
 
 
-def as_sentences(text: str) -> str:
-    """An error as the page shows it: each "; "-joined clause a sentence of its own, a photo's
-    name before the first kept as given (app.js ``clauses``)."""
+def as_sentences(text: str, name: str | None = None) -> str:
+    """An error as the page shows it: each "; "-joined clause a sentence of its own, the name of
+    the photo it refuses (``name``) kept as given before the first (app.js ``clauses``)."""
     if "; " not in text:
         return text
 
     def sentence(c: str, k: int) -> str:
-        name, sep, rest = c.partition(": ")
-        head = name + sep + rest[:1].upper() + rest[1:] if k == 0 and sep and " " not in name else c[:1].upper() + c[1:]
-        return head + ("" if c[-1:] in ".!?" else ".")
+        named = k == 0 and name is not None and c.startswith(f"{name}: ")
+        head = f"{name}: " + c[len(name) + 2:][:1].upper() + c[len(name) + 3:] if named else c[:1].upper() + c[1:]
+        return head + ("" if re.search(r"[.!?]\Z", c) else ".")
 
     return " ".join(sentence(c, k) for k, c in enumerate(text.split("; ")))
 
@@ -666,8 +666,8 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.pipeline import not_this_deck
 
-    # As the service sends it: the photo's name first (here a file's: never capitalised).
-    refusal = (f"blurred-enrol: {for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest "
+    # As the service sends it: the photo's name first, as given (never capitalised), spaces and all.
+    refusal = (f"my blurred-enrol: {for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest "
                "cards at 40 of 255): add light, or keep shadows off the cards")
     page = new_page(locale=locale)
     page.route("**/api/photo*", lambda route: route.fulfill(
@@ -680,9 +680,9 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     shown = page.text_content("#status")
-    assert as_sentences(i18n.translate(refusal, lang)) in shown
+    assert as_sentences(i18n.translate(refusal, lang), "my blurred-enrol") in shown
     assert "no tableau read" not in shown and "add light" not in shown
-    assert shown.startswith("blurred-enrol: ") and shown[len("blurred-enrol: ")].isupper()
+    assert shown.startswith("my blurred-enrol: ") and shown[len("my blurred-enrol: ")].isupper()
     assert shown.count(". ") >= 2 and "; " not in shown  # a sentence a clause, not one run-on
     assert not page.errors
 

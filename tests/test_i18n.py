@@ -71,7 +71,7 @@ def test_accept_language():
 
 
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
-# vision/decode.py, scoring/, service/): each must match a template, or it reaches players in English.
+# vision/naming.py, vision/decode.py, scoring/, service/): each must match a template, or it reaches players in English.
 MESSAGES = [
     "Part exceeded maximum size of 16KB.",  # Starlette's form parser, word for word
     "Too many fields. Maximum number of fields is 64.",

@@ -152,7 +152,7 @@ def test_two_player_and_solo_rooms(client):
     doc = client.put(f"/api/rooms/{rid}/neutral", json={"streams": 6, "wolves": 0},
                      headers={"X-Room-Token": two["owner_token"]}).json()
     assert doc["game"]["neutral"] == {"streams": 6, "wolves": 0}
-    assert doc["game"]["players"][0]["cards"]["stream"] == 5  # the pile's 6 beat alice's 4
+    assert doc["game"]["players"][0]["cards"]["stream"] == 5  # the pile's 6 beat alice's 3
     solo = client.post("/api/rooms", json={"mode": "solo"}).json()
     sid = solo["id"]
     client.put(f"/api/rooms/{sid}/players/me/grid", json={"grid": (EXAMPLES / "alice.txt").read_text()})

@@ -1,6 +1,6 @@
 """What a read of a photo hands on: each cell's name, confidence and doubts, each tableau's,
-the photo's. The reader (``pipeline``) makes them; the report, the overlay, the service and
-the benches read them."""
+the photo's. The reader (``pipeline.Reader``) makes a photo's, its cells and tableaux named by
+``naming.tableau_read``; the report, the overlay, the service and the benches read them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 # The reader's words for choosing and teaching a deck are the command line's too ("--deck on the
-# command line", "deck add NAME --photo P.jpg --grid G.txt": vision/pipeline.py); what the service
+# command line", "deck add NAME --photo P.jpg --grid G.txt": vision/pipeline.py, vision/naming.py); what the service
 # answers is read on the page, where they name nothing a player can do. The page's words instead
 # (the command line keeps its own). The catalogues translate these.
 _PAGE_WORDS = [

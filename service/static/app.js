@@ -39,7 +39,21 @@ function saying(say, more = {}) { return Object.assign(new Error(say()), { say }
 
 function errorText(data, res) {
   const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
-  return detail ? I18N.message(detail) : `${res.status} ${res.statusText}`;
+  if (!detail) return `${res.status} ${res.statusText}`;
+  const name = photoName(String(detail));
+  if (name) { if (PHOTO_NAMES.size >= 20) PHOTO_NAMES.clear(); PHOTO_NAMES.add(name); }
+  return I18N.message(detail);
+}
+
+// The photo's name a refusal starts with ("api.named": "{name}: {error}"), if it does: the
+// longest head of its "; "-joined clauses that is a message, as I18N reads it.
+function photoName(detail) {
+  const parts = detail.split("; ");
+  for (let cut = Math.min(parts.length, 6); cut > 0; cut--) {
+    const found = I18N.match(parts.slice(0, cut).join("; "));
+    if (found) return found.key === "api.named" ? found.params.name : null;
+  }
+  return null;
 }
 
 // An upload with progress that can be cancelled: {promise, abort}. Only one at a time per
@@ -128,13 +142,14 @@ function sender(box, bar, cancelButton, statusEl) {
 // language says it anew (resay), and so does the catalogue arriving after it was first shown.
 // A refusal with its retake advice is clauses the API joins with "; " (each translated on its
 // own): shown so, it was one red run-on of eight lines, lower case, no stops (a walk, in
-// Italian). An error says each clause as a sentence of its own. A refusal of one photo of
-// several starts with its name ("blurred-enrol: no tableau read: ..."): the name is kept as
-// it was given, and what follows it starts the sentence ("Blurred-enrol" read as a word).
+// Italian). An error says each clause as a sentence of its own. A refusal of a photo starts
+// with its name ("blurred-enrol: no tableau read: ...", the API's "api.named"): the name is kept
+// as it was given, and what follows it starts the sentence ("Blurred-enrol" read as a word).
+const PHOTO_NAMES = new Set();  // names the API put before a refusal (errorText), at most a few
 const capital = (c) => c.charAt(0).toUpperCase() + c.slice(1);
 const clause = (c, k) => {
-  const named = k === 0 && /^(\S+: )([\s\S]*)$/.exec(c);
-  return (named ? named[1] + capital(named[2]) : capital(c)) + (/[.!?]$/.test(c) ? "" : ".");
+  const name = k === 0 ? [...PHOTO_NAMES].find((n) => c.startsWith(`${n}: `)) : undefined;
+  return (name ? `${name}: ${capital(c.slice(name.length + 2))}` : capital(c)) + (/[.!?]$/.test(c) ? "" : ".");
 };
 const clauses = (text) => (text.includes("; ") ? text.split("; ").map(clause).join(" ") : text);
 function setStatus(el, text, isError = false) {

@@ -80,6 +80,7 @@ const I18N = (() => {
 
   function match(text, depth = 0) {
     if (text.length > MAX_TEXT || depth > MAX_DEPTH) return null;
+    if (!Object.keys(en).length) return null;  // asked before the catalogue came: built once it is here
     matchers = matchers || buildMatchers();
     for (const { key, re } of matchers) {
       const m = re.exec(text);
