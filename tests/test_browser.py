@@ -395,7 +395,9 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     status = page.text_content("#status")
-    assert "no tableau found" in status.lower() and status.endswith("in even light. The score below is from the previous photo.")
+    # The photo's name as the API gave it ("blank", not "Blank"), then the refusal as sentences.
+    assert status.startswith("blank: No tableau found: ")
+    assert status.endswith("in even light. The score below is from the previous photo.")
     assert page.is_visible("#result") and page.text_content("#total") == corrected
     # ... in the language switched to, and after a reload (the page keeps the last read through one).
     page.select_option("#lang", "cs")
