@@ -153,13 +153,14 @@ def _sharpness(image: np.ndarray, fit: TableauFit) -> Sharpness | None:
     the reader's size (None with fewer than ``MIN_SHARPNESS_CELLS``). Not the empty cells: a
     plain cloth has no detail however sharp the photo (a sharp mid-game tableau's median fell
     from 0.24 to 0.144 with its 11 empty cells, one of them at 0.09), and a busy one hides blur."""
-    quads = [cell.quad for cell in fit.cells.values() if cell.inside and cell.detection is not None]
-    return median_sharpness(image, quads) if len(quads) >= MIN_SHARPNESS_CELLS else None
+    return median_sharpness(image, [cell.quad for cell in fit.cells.values() if cell.inside and cell.detection is not None])
 
 
 def median_sharpness(image: np.ndarray, quads: Sequence[np.ndarray]) -> Sharpness | None:
-    """The median ``sharpness`` (each scale's) of the quads (cells, or the finder's boxes) cut at the reader's size."""
-    if not len(quads):
+    """The median ``sharpness`` (each scale's) of the quads (cells, or the finder's boxes) cut at
+    the reader's size; None for fewer than ``MIN_SHARPNESS_CELLS`` (a tableau's and a refused
+    photo's one rule)."""
+    if len(quads) < MIN_SHARPNESS_CELLS:
         return None
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # once: a third of the pixels to warp for each cell
     fine, coarse = np.median([sharpness(cell_grey(grey, quad)) for quad in quads], axis=0)
@@ -323,7 +324,7 @@ def photo_advice(image: np.ndarray, card_widths: list[float], to_original: float
         out.append(advice.TOO_DARK(level=int(round(level))))
     if card_widths and np.median(card_widths) * to_original < TOO_FAR_PX:
         out.append(advice.TOO_FAR(px=int(round(float(np.median(card_widths)) * to_original))))
-    if len(card_quads) >= MIN_SHARPNESS_CELLS and big_enough_to_judge(card_widths):
+    if big_enough_to_judge(card_widths):
         sharp = median_sharpness(image, list(card_quads)[:BLUR_BOXES])
         if sharp is not None and sharp.blurred:
             out.append(advice.BLURRED())
