@@ -330,7 +330,8 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     # Ann's total, with cards in doubt, is marked on the room's pad and said under it; the
     # others', typed in, are plain
     assert pad["total"].endswith("?")
-    assert page.text_content("#mine .tableau-title").startswith(f"Ann: {pad['total'][:-1]} points")
+    # ... and above her photo as on the pad, never as a final number of points
+    assert page.text_content("#mine .tableau-title").startswith(f"Ann: {pad['total']} — ")
     assert page.eval_on_selector_all("#room-pad td.unsure", "tds => tds.length") == 1
     winners = page.text_content("#room-winners")
     assert f"Ann: {len(doubtful)} cards are in doubt, so the total is not final." in winners
@@ -960,6 +961,14 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     # Undo takes back the last card kept, not every card reviewed (a player's walk-through)
     page.click("#solo-tableau .undo")
     expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(1)
+    # A card still in doubt is not remembered for a deck as read: said at once, nothing asked or
+    # sent (a walk-through: 4 doubtful cards remembered without a word, the deck taught them as read)
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#remember")
+    expect(page.locator("#remember-status")).to_have_text(
+        "Check the doubtful card first (Review): a misread card remembered would teach the deck a wrong picture.")
+    assert not asked
 
 
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):

@@ -366,9 +366,10 @@ class TableauView {
     const { labels } = naming ? { labels: {} } : this.labels();  // no points while cells are still to name
     const causes = this.causes();
     const sel = this.selected ? key(...this.selected) : null;
+    const pending = this.doubtfulCells().length;
     const title = this.q(".tableau-title");
     title.hidden = !this.title;
-    if (this.title) title.textContent = this.title(this.player);
+    if (this.title) title.textContent = this.title(this.player, pending);
     // the doubtful cells and what the reader said about the tableau
     const done = new Set([...this.corrected, ...this.checked]);
     const doubts = this.read.doubts.filter((d) => ![...done].some((k) => {
@@ -378,7 +379,6 @@ class TableauView {
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(I18N.message(d))}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
-    const pending = this.doubtfulCells().length;
     const review = this.q(".review");
     review.hidden = !this.editable || !pending;
     review.textContent = t("ui.review", { n: pending });
@@ -739,6 +739,11 @@ async function rememberCards() {
   // counted as the Review button counts them.
   const unnamed = solo.teaching ? solo.view.doubtfulCells().length : 0;
   if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
+  // Cards of a read still in doubt (neither corrected nor kept as read): remembered as read, a
+  // misread card would be a wrong picture of its type, read with on every later photo (a walk:
+  // 4 doubtful cards remembered without a word). Checked first, as the Review button counts them.
+  const unsure = solo.teaching ? 0 : solo.view.doubtfulCells().length;
+  if (unsure) { setStatus(said, () => t("ui.remember_unsure", { n: unsure }), true); return; }
   // Cards the deck being taught named itself: never remembered before the player says they are right.
   const guesses = solo.teaching ? solo.view.guessedCells() : [];
   if (guesses.length) {
@@ -1312,7 +1317,10 @@ async function removePlayer(name) {
   } catch (err) { setStatus($("room-status"), err, true); }
 }
 
-const yourTitle = (p) => `${p.name}: ${t("ui.points", { n: p.total })} — ${t("ui.yours")}`;
+// A total with cards still in doubt is marked as the pad marks it ("29?"), never shown as final
+// (a walk: "Аня: 29 очков" above the pad's "29?").
+const pointsOf = (p, unsure) => (unsure ? `${p.total}?` : t("ui.points", { n: p.total }));
+const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${t("ui.yours")}`;
 const readOf = (p) => ({ ...p, read_grid: p.cells ? p.cells.map((row) => row.map((c) => c.type)) : p.grid });
 const gridText = (grid) => grid.map((row) => row.map((c) => I18N.card(c === null ? null : c).replace(/\s+/g, "_")).map((s) => (s === I18N.card(null) ? "." : s)).join(" ")).join("\n");
 
@@ -1331,7 +1339,7 @@ function showOther(name, refresh = false) {
     close.addEventListener("click", closeOther);
     const slot = document.createElement("div");
     box.append(slot, close);
-    room.other = new TableauView(slot, { editable: false, onChange: () => null, title: (pl) => t("ui.their_read", { name: pl.name, points: t("ui.points", { n: pl.total }) }) });
+    room.other = new TableauView(slot, { editable: false, onChange: () => null, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
     room.other.load(readOf(p));
     if (!refresh) box.scrollIntoView({ behavior: "smooth" });
   } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
