@@ -68,6 +68,13 @@ def test_bad_input_exits_2_with_a_message(tmp_path):
     assert r.returncode == 2 and "--neutral" in r.stderr
     r = run("grid", str(EXAMPLES / "alice.txt"), str(EXAMPLES / "alice.txt"))
     assert r.returncode == 2 and "repeated: alice" in r.stderr
+    # A photo given where a grid file goes (the bot's; `deck add --grid` reads grids the same way):
+    # a UnicodeDecodeError's traceback before
+    photo = tmp_path / "bot.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(256)))
+    r = run("grid", str(EXAMPLES / "alice.txt"), "--bot", str(photo))
+    assert r.returncode == 2 and "--bot: " in r.stderr and "bot.jpg: not a text file" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_output_cut_short_by_its_reader_stops_quietly():

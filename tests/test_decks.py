@@ -146,6 +146,50 @@ def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
     assert store.names() == [DEFAULT_DECK, "ok"] and not (tmp_path / "s" / "evil\n").exists()
 
 
+def _lie_about_size(path, member: str, claimed: int) -> None:
+    """Write ``claimed`` as ``member``'s inflated size in the zip's local and central headers."""
+    import struct
+
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        local = z.getinfo(member).header_offset
+    data[local + 22:local + 26] = struct.pack("<I", claimed)
+    central = data.index(b"PK\x01\x02")  # the central directory's entries, the member's among them
+    while data[central + 46:central + 46 + len(member)] != member.encode():
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 24:central + 28] = struct.pack("<I", claimed)
+    path.write_bytes(bytes(data))
+
+
+def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_little_memory(tmp_path):
+    # An attack on the command line: a 1.5 MB zip whose member claims 1,000 bytes and inflates to
+    # 1.5 GB took 2.1 GB of memory before its CRC was checked; a deck.toml of brackets nested
+    # 200,000 deep ended in a RecursionError's traceback.
+    import tracemalloc
+
+    store = DeckStore(tmp_path / "s")
+    liar = tmp_path / "liar.zip"
+    with zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", 'name = "liar"\n')
+        with z.open("bear/0.png", "w") as f:
+            f.write(b"\x89PNG\r\n\x1a\n")
+            for _ in range(64):
+                f.write(bytes(2**20))  # 64 MB of zeros, a few kB deflated
+    _lie_about_size(liar, "bear/0.png", 1000)
+    tracemalloc.start()
+    with pytest.raises(DeckStoreError, match="bear/0.png is damaged"):
+        store.import_(liar)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2**20, peak
+    nested = tmp_path / "nested.zip"
+    with zipfile.ZipFile(nested, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", "x = " + "[" * 200_000)
+    with pytest.raises(DeckStoreError, match="no readable deck.toml"):
+        store.import_(nested)
+    assert store.names() == [DEFAULT_DECK]
+
+
 def _png_header(width: int, height: int) -> bytes:
     import struct
     import zlib

@@ -12,13 +12,28 @@ from typing import TYPE_CHECKING
 from ecoscore.options import parse_others, parse_pair
 
 if TYPE_CHECKING:
-    from ecoscore.scoring import GameScore, ReadDoc
+    from ecoscore.scoring import GameScore, ReadDoc, Tableau
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 class BadInput(Exception):
     """A user error: printed on stderr, exit code 2."""
+
+
+def read_grid(path: Path, what: str = "") -> Tableau:
+    """A grid file's tableau; a file that cannot be read, is no text, or holds no grid is a
+    ``BadInput`` naming it (``what``: the option it came with, "--bot: ")."""
+    from ecoscore.scoring import GridError, parse_grid
+
+    try:
+        return parse_grid(path.read_text(encoding="utf-8"), str(path))
+    except OSError as err:
+        raise BadInput(f"{what}cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:  # a photo given for the grid: a traceback before
+        raise BadInput(f"{what}{path}: not a text file (a grid is 4 lines of 5 card names)") from None
+    except GridError as err:
+        raise BadInput(f"{what}{err}") from None
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -35,8 +50,6 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def game_options(args: argparse.Namespace) -> dict:
-    from ecoscore.scoring import GridError, parse_grid
-
     options: dict = {}
     try:
         if args.neutral:
@@ -46,12 +59,7 @@ def game_options(args: argparse.Namespace) -> dict:
     except ValueError as err:
         raise BadInput(str(err)) from None
     if args.bot:
-        try:
-            options["bot"] = parse_grid(args.bot.read_text(encoding="utf-8"), str(args.bot))
-        except OSError as err:
-            raise BadInput(f"--bot: cannot read {args.bot}: {err.strerror}") from None
-        except GridError as err:
-            raise BadInput(str(err)) from None
+        options["bot"] = read_grid(args.bot, "--bot: ")
     return options
 
 

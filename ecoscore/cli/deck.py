@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import BadInput, open_reader_or_fail, read_photos, with_decks
+from .common import BadInput, open_reader_or_fail, read_grid, read_photos, with_decks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +54,6 @@ def _called(info) -> str:
 def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
-    from ecoscore.scoring import GridError, parse_grid
     from ecoscore.vision.deckstore import check_name
     from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder
@@ -76,12 +75,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
                 crops.setdefault(card, []).extend(images)
             sources.append(f"folder {args.folder}")
         for photo, grid in zip(args.photo, args.grid):
-            try:
-                tableau = parse_grid(grid.read_text(encoding="utf-8"), str(grid))
-            except OSError as err:
-                raise BadInput(f"cannot read {grid}: {err.strerror}") from None
-            except GridError as err:
-                raise BadInput(str(err)) from None
+            tableau = read_grid(grid)
             (name, data), = read_photos([photo])
             taken = from_photo(reader, embedder, data, tableau, str(photo))
             for card, images in taken.crops.items():
