@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Match
 from starlette.types import Scope
 
 from ecoscore import __version__
@@ -151,7 +152,14 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
 
     def body_limit(scope: Scope) -> int:
         n = photos_allowed(scope, settings)
-        return settings.upload_limit(n) if n else settings.max_json
+        if n:
+            return settings.upload_limit(n)
+        # A path (or method) no route takes ("/api/photos", "/api/photo/") gets its 404 (405),
+        # answered without its body read: a photo sent there was told "request too large: the
+        # limit is 64 KB" (an attack on a running server).
+        if all(route.matches(scope)[0] != Match.FULL for route in app.router.routes):
+            return settings.upload_limit(1)
+        return settings.max_json
 
     # Added innermost first: a request meets the access log, then the headers, the translator,
     # the bounds, admission. The translator outside the bounds and admission, so their refusals

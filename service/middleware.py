@@ -4,7 +4,7 @@
   over the limit is refused before a byte is read), a pause in the body, and the whole request,
   each bounded: 413, 408, 504. An answer given before the body is all in closes the connection.
 - ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
-  with Retry-After when there is none.
+  with Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
 - ``SecurityHeaders``: CSP, nosniff, frame-ancestors, no referrer (a room's link is its password).
 - ``AccessLog``: one line a request, with room codes blanked out.
 """
@@ -41,6 +41,19 @@ async def _answer(send: Send, status: int, detail: str, headers: dict[str, str] 
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close"), *extra]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _answer_after_body(scope: Scope, receive: Receive, send: Send, status: int, detail: str,
+                             headers: dict[str, str]) -> None:
+    """``_answer``, once the request's body is in (read and dropped, as bounded as any body by
+    ``Bounds``): a browser still sending its photo when the answer comes and the connection
+    closes sees the connection reset, not the answer (an attack on a running server: 16 of 16
+    turned away saw a network error, and the page told them they were offline, not that the
+    service was busy). A client that waits for "100 Continue" has sent no body: answered at once."""
+    if dict(scope["headers"]).get(b"expect", b"").lower() != b"100-continue":
+        while (message := await receive())["type"] == "http.request" and message.get("more_body", False):
+            pass
+    await _answer(send, status, detail, headers)
 
 
 class _Refused(Exception):
@@ -128,8 +141,9 @@ PHOTO_CLAIM = "photo_claim"  # in a photo request's state: ``Admission``'s claim
 
 
 class Admission:
-    """A photo request takes a place in the read queue from its headers on (a busy service says so
-    before a phone sends megabytes), at most ``per_client`` of them a client at once: a few
+    """A photo request takes a place in the read queue from its headers on (a busy service reads
+    no photo it turned away: its body is dropped as it comes, and the answer follows it, so a
+    browser can read it; ``_answer_after_body``), at most ``per_client`` of them a client at once: a few
     sockets that sent headers and no body held every place for a body timeout each, and real
     uploads got 503 (an attack on a running server). A game's request counts its photos, once its
     form is read (``PHOTO_CLAIM``)."""
@@ -145,12 +159,12 @@ class Admission:
             return await self.app(scope, receive, send)
         client = client_key((scope.get("client") or (None,))[0])
         if self.held.get(client, 0) >= self.per_client:
-            return await _answer(send, 429, f"this device has {self.per_client} photos waiting to be read already: "
-                                            "wait for their scores", {"Retry-After": "3"})
+            return await _answer_after_body(scope, receive, send, 429, f"this device has {self.per_client} photos "
+                                            "waiting to be read already: wait for their scores", {"Retry-After": "3"})
         if not queue.admit():
             wait = queue.retry_after()
-            return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
-                                 {"Retry-After": str(wait)})
+            return await _answer_after_body(scope, receive, send, 503, "the service is busy reading photos; try again "
+                                            f"in {wait} s", {"Retry-After": str(wait)})
         mine = [1]  # this request's places in the client's count
 
         def claim(more: int) -> bool:

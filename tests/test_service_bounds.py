@@ -179,6 +179,17 @@ def test_a_declared_length_over_the_limit_is_refused_before_the_body(settings):
     assert reply.startswith(b"HTTP/1.1 413") and b"the limit is" in reply
 
 
+def test_a_photo_sent_to_a_mistyped_path_is_told_no_such_path_not_too_large(client):
+    # "/api/photos", "/api/photo/": 413 "request too large: the limit is 64 KB" (an attack on a
+    # running server); a path no route takes is a 404, a method no route takes a 405.
+    photo = {"photo": ("a.jpg", io.BytesIO(b"\xff\xd8" + bytes(200_000)), "image/jpeg")}
+    for path in ("/api/photos", "/api/photo/", "/api/Photo"):
+        r = client.post(path, files=photo)
+        assert r.status_code == 404, (path, r.status_code, r.text)
+    assert client.put("/api/photo", content=bytes(200_000)).status_code == 405
+    assert client.post("/api/grid", content=b"[" * 100_000).status_code == 413  # a route's own limit holds
+
+
 def test_a_chunked_upload_is_cut_off_at_the_limit(settings):
     settings.max_upload = 1_000_000
     reader = SlowReader()
@@ -271,6 +282,42 @@ def test_a_full_queue_answers_503_with_retry_after(settings):
     statuses = sorted(r[0] for r in results)
     assert statuses == [422, 422, 503, 503], results  # one read, one waiting, two turned away
     assert all(r[1] and int(r[1]) >= 1 for r in results if r[0] == 503)
+    assert reader.calls == 2
+
+
+def _post_big_photo(port: int, results: list, k: int, size: int):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    body = (b"--b\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n\r\n"
+            + b"\xff" * size + b"\r\n--b--\r\n")
+    try:
+        conn.request("POST", "/api/photo", body, {"Content-Type": "multipart/form-data; boundary=b"})
+        r = conn.getresponse()
+        results[k] = (r.status, r.read())
+    except OSError as err:  # a reset while the photo is still on its way: the answer never read
+        results[k] = (type(err).__name__, b"")
+
+
+def test_a_phone_turned_away_mid_upload_reads_the_busy_answer_not_a_reset(settings):
+    # An attack on a running server: 50 photos of 2 MB at once, and the 16 turned away saw their
+    # connection reset while still sending (the answer came, and the connection closed, before
+    # their body was in): the page said "offline" instead of "busy, try again in N s".
+    settings.reads, settings.read_queue = 1, 1
+    reader = SlowReader(2.0)
+    with live_server(settings, reader) as port:
+        results = [None] * 4
+        threads = [threading.Thread(target=_post_photo, args=(port, results, k)) for k in range(2)]
+        for t in threads:
+            t.start()
+            time.sleep(0.2)  # one photo read, one waiting: the queue is full
+        late = [threading.Thread(target=_post_big_photo, args=(port, results, k, 8 * 2**20)) for k in (2, 3)]
+        for t in late:
+            t.start()
+        for t in threads + late:
+            t.join()
+    assert [r[0] for r in results[2:]] == [503, 503], results[2:]
+    assert all(b"busy reading photos" in r[1] for r in results[2:])
     assert reader.calls == 2
 
 
