@@ -98,3 +98,9 @@ def alike(a: str, b: str) -> bool:
     """Whether two names could be taken for one another: the same but for case, or for glyphs
     that look alike in either case (compared cased and case-folded)."""
     return key(a) == key(b) or glyphs(a) == glyphs(b) or glyphs(a).casefold() == glyphs(b).casefold()
+
+
+def alike_among(given: list[str]) -> list[str]:
+    """The names of ``given`` that could be taken for another of them (``alike``), once each, in
+    order: one game's players, as a room keeps them apart."""
+    return list(dict.fromkeys(a for i, a in enumerate(given) if any(alike(a, b) for b in given[:i] + given[i + 1:])))

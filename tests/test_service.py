@@ -210,3 +210,13 @@ def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_s
     assert [p["name"] for p in r.json()["players"]] == ["image", "image 2", "image 3"]
     r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "Ann"]})
     assert r.status_code == 422 and "repeated: Ann" in r.json()["detail"]
+    # Names a room would refuse as too alike are two players no more than there (an attack on a
+    # running server: "Alice" and "alice" both winners of one game)
+    r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "ann"]})
+    assert r.status_code == 422 and "repeated: Ann, ann" in r.json()["detail"]
+    grid = (EXAMPLES / "alice.txt").read_text()
+    for twins in (["Alice", "alice"], ["Alice", "\u0251lice"], ["AIice", "Alice"]):
+        r = client.post("/api/grid", json={"players": [{"name": n, "grid": grid} for n in twins]})
+        assert r.status_code == 422 and "player names must differ" in r.json()["detail"], (twins, r.text)
+    r = client.post("/api/grid", json={"players": [{"name": n, "grid": grid} for n in ("Alice", "Alicia")]})
+    assert r.status_code == 200

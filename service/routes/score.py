@@ -14,6 +14,7 @@ from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, ga
 from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.report import score_reads
 
+from .. import names
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..middleware import PHOTO_CLAIM
@@ -69,6 +70,14 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
     return others
 
 
+def _names_differ(players: list[str]) -> None:
+    """One game's players as a room keeps them apart: "Alice" and "alice" (or "ɑlice") were two
+    players, both winners (an attack on a running server); a room refuses the second name."""
+    clash = names.alike_among(players)
+    if clash:
+        raise HTTPException(422, f"player names must differ; repeated: {', '.join(clash)}")
+
+
 async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
@@ -94,6 +103,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
                 suffix = f" {n}"
                 name, n = base[:svc.settings.max_name - len(suffix)] + suffix, n + 1
         named.append(name)
+    _names_differ(named)
     reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
 
     # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
@@ -166,6 +176,7 @@ async def score_game_photos(
 async def score_grids(svc: Svc, body: GridGame):
     def work() -> GameDoc:
         players = [(svc.name(p.name), tableau(p.grid, p.name[:40])) for p in body.players]
+        _names_differ([name for name, _ in players])
         try:
             game = score_game(players, neutral=body.neutral, others=body.others,
                               bot=tableau(body.bot, "bot") if body.bot else None)
