@@ -42,6 +42,10 @@ MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
 HOUR = 3600.0  # a share of starts is counted over the last hour
+# A full store makes room by deleting its longest-idle room no one has joined, once unwritten this
+# long: kept as long as a used room (room_idle_days), empty rooms started by one script at the
+# rooms' hourly share filled the store for a month (an attack on a running server).
+EMPTY_ROOM_KEPT = HOUR
 STARTS_LOCK = 0x73747274  # the class of the advisory locks (two-key: apart from the migrations' one-key lock)
 
 class StoreError(ValueError):
@@ -363,7 +367,9 @@ class Store:
         # Counted in the write's transaction: SQLite's writes take turns; on PostgreSQL rooms started
         # at the very same moment may pass the cap by as many, which still bounds the store.
         with self._transaction() as db:
-            if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms:
+            if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms and not db.execute(
+                    "DELETE FROM rooms WHERE id IN (SELECT id FROM rooms WHERE updated < ? AND id NOT IN "
+                    "(SELECT room_id FROM players) ORDER BY updated LIMIT 1)", (now - EMPTY_ROOM_KEPT,)).rowcount:
                 raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
                            "(idle rooms are deleted after a while)")
             if starter is not None:

@@ -358,3 +358,30 @@ def test_a_room_the_store_cannot_hold_costs_its_client_no_start(db_url):
         store.create_room("game", Starter(rooms, "b"), now=30.0)
     finally:
         store.close()
+
+
+def test_a_full_store_makes_room_from_its_longest_idle_room_no_one_joined(db_url):
+    # Empty rooms were kept as long as used ones (30 days): one script at the rooms' hourly share
+    # filled the store, and no one could start a room for a month (an attack on a running server).
+    from ecoscore.service.store import EMPTY_ROOM_KEPT, Full
+
+    store = Store(db_url, max_rooms=3)
+    try:
+        used, _ = store.create_room("game", now=10.0)
+        store.put_player(used, "bea", EMPTY, None, None, None)
+        first, _ = store.create_room("game", now=20.0)
+        second, _ = store.create_room("game", now=30.0)
+        with pytest.raises(Full):  # none of them idle long enough
+            store.create_room("game", now=20.0 + EMPTY_ROOM_KEPT / 2)
+        late = 30.0 + 2 * EMPTY_ROOM_KEPT
+        third, _ = store.create_room("game", now=late)
+        with store._connect() as db:
+            left = {row[0] for row in db.execute("SELECT id FROM rooms").fetchall()}
+        assert left == {used, second, third}  # the longest idle of the empty ones went; the used one stays
+        store.create_room("game", now=late + 1)  # and the next
+        with pytest.raises(Full):  # the used room and the fresh ones are never taken
+            store.create_room("game", now=late + 2)
+        assert store.room(used).players
+    finally:
+        store.close()
+
