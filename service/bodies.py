@@ -22,6 +22,7 @@ from typing import Any
 from fastapi import HTTPException, Request, Response, UploadFile
 from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 MAX_JSON_CONTAINERS = 256
 MAX_FIELD_BYTES = 16 * 1024
@@ -101,17 +102,35 @@ class BoundedRequest(Request):
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,
              max_part_size: int = MAX_FIELD_BYTES):
         parsed = super().form(max_files=max_files, max_fields=max_fields, max_part_size=max_part_size)
-        return _Awaited(self._one_each(parsed)) if self.single_files else parsed
+        return _Awaited(self._one_each(parsed))
 
     async def _one_each(self, parsed: Awaitable[FormData]) -> FormData:
         """A 422 for a form that sends a field of one file more than once: FastAPI reads the last
         and drops the others without a word (an attack's find; a route that checked for itself
-        was missed once)."""
-        form = await parsed
+        was missed once). Starlette's refusals of a form said in this API's words."""
+        try:
+            form = await parsed
+        except StarletteHTTPException as err:  # (Starlette's own: FastAPI's is a subclass of it)
+            raise _said_plainly(err) from None
         for field in self.single_files:
             if len(form.getlist(field)) > 1:
                 raise HTTPException(422, f"one {field} a request: a game's photos go to /api/game, one per player")
         return form
+
+
+def _said_plainly(err: StarletteHTTPException) -> StarletteHTTPException:
+    """Starlette's words for a form it cannot parse, as a client can act on them: a photo sent with
+    no file name in its part is a text field, and was refused as "Part exceeded maximum size of
+    16KB."; a part's headers of 5 kB (a long file name) as "Invalid multipart data" (an attack on
+    a running server)."""
+    detail = str(err.detail)
+    if detail.startswith("Part exceeded maximum size"):
+        return HTTPException(400, f"a form field of more than {MAX_FIELD_BYTES // 1024} KB: a photo is sent as a file "
+                                  "(its form part with a filename), and text fields are short")  # (api.form_field_too_long)
+    if detail.startswith("Invalid multipart data"):
+        return HTTPException(400, "the form (multipart/form-data) cannot be read: a part's headers are broken or "
+                                  "too long (a file name of a few hundred characters at most)")
+    return err
 
 
 class BoundedRoute(APIRoute):

@@ -73,7 +73,7 @@ def test_accept_language():
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
 # vision/naming.py, vision/decode.py, scoring/, service/): each must match a template, or it reaches players in English.
 MESSAGES = [
-    "Part exceeded maximum size of 16KB.",  # Starlette's form parser, word for word
+    "a form field of more than 16 KB: a photo is sent as a file (its form part with a filename), and text fields are short",  # Starlette's form parser, word for word
     "Too many fields. Maximum number of fields is 64.",
     "Too many files. Maximum number of files is 64.",
     "row 2, col 3: low confidence: deer 61% (40% at its least sure turn), or fox 30%",

@@ -140,9 +140,9 @@ def test_long_lists_are_refused_before_any_work(client):
     assert r.status_code == 413 and r.headers["content-language"] == "cs" and "Accept-Language" in r.headers["vary"]
     assert "request too large" not in r.json()["detail"], r.text
     r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": huge})
-    assert r.status_code == 400 and "maximum size" in r.json()["detail"]  # the form parser's own bound
+    assert r.status_code == 400 and "a form field of more than 16 KB" in r.json()["detail"]  # the form parser's own bound
     r = client.post("/api/photo", files=upload(b"\x89PNG"), data={"others": huge}, headers={"Accept-Language": "cs"})
-    assert r.status_code == 400 and r.json()["detail"] == "pole formuláře je příliš dlouhé: nejvýše 16 KB"
+    assert r.status_code == 400 and r.json()["detail"].startswith("pole formuláře delší než 16 KB: ")
     r = client.post("/api/grid", json={"players": [{"name": f"p{k}", "grid": ALICE} for k in range(9)]})
     assert r.status_code == 422
 
@@ -518,3 +518,14 @@ def test_a_photo_sent_as_a_text_field_is_said_so(client):
     assert r.status_code == 422, r.text
     (error,) = r.json()["detail"]
     assert error["msg"].startswith("photo: a file was expected and a text field came") and "input" not in error
+    # ... and one of more than a text field's 16 KB was "Part exceeded maximum size of 16KB.", a
+    # part's headers of 5 kB "Invalid multipart data": said as a client can act on them
+    body = (b'--b\r\nContent-Disposition: form-data; name="photo"\r\nContent-Type: image/jpeg\r\n\r\n'
+            + b"\xff\xd8" + bytes(40_000) + b"\r\n--b--\r\n")
+    r = client.post("/api/photo", content=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert r.status_code == 400 and "a photo is sent as a file" in r.json()["detail"], r.text
+    long_name = b"x" * 6000 + b".jpg"
+    body = (b'--b\r\nContent-Disposition: form-data; name="photo"; filename="' + long_name
+            + b'"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8xx\r\n--b--\r\n')
+    r = client.post("/api/photo", content=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert r.status_code in (400, 422) and "Invalid multipart data" not in r.text, r.text
