@@ -1672,6 +1672,31 @@ def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, pa
     assert room_id
 
 
+def test_a_photo_a_room_refuses_for_a_player_in_it_says_their_earlier_tableau_stays(server, page, photo_set, tmp_path):
+    # "Anna: No tableau found: ..." and no more: the one-photo page says its score is the previous
+    # photo's, the room did not say Anna's tableau there was the earlier one (a walk, in Italian).
+    from playwright.sync_api import expect
+
+    new_room(page, server)
+    page.fill("#player-name", "Ann")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "ann.jpg", photo_set[0].jpeg))
+    page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(`Added Ann's tableau`)",
+                           timeout=30000)
+    total = pad_values(page, "#room-pad")["total"]
+    page.click("#add-photo")
+    page.wait_for_selector("#confirm[open]")  # yes, replace Ann's tableau
+    with page.expect_file_chooser() as chooser:
+        page.click("#confirm-yes")
+    blank = cv2.imencode(".png", np.full((600, 800, 3), 255, np.uint8))[1].tobytes()
+    chooser.value.set_files(write(tmp_path, "blank.png", blank))
+    expect(page.locator("#room-status")).to_contain_text("The room keeps Ann's earlier tableau.", timeout=30000)
+    status = page.text_content("#room-status")
+    assert status.startswith("Ann: No tableau found") or "blank" in status, status
+    assert pad_values(page, "#room-pad")["total"] == total
+
+
 def test_a_corrected_doubt_goes_even_when_a_proxy_asks_for_another_language(server, page, photo_set, reader, tmp_path):
     # Every request of the page sent with "Accept-Language: cs" (a proxy rewriting the page's
     # "en"): the page asks in English by its query too (?lang=en), so the doubts come back in

@@ -1459,7 +1459,11 @@ async function joinRoom(file) {
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
     const teach = NOT_THIS_DECK.test(err.detail || "");
-    setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}` : err, true);
+    // A photo refused for a player already in the room: their tableau there is the earlier one,
+    // as the one-photo page says of its score (a walk: "Anna: No tableau found ..." and no more).
+    const kept = !teach && room.doc && room.doc.players.includes(name);
+    setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}`
+      : kept ? () => [err.say ? err.say() : err.message, t("ui.room_kept", { name })].join("; ") : err, true);
     $("room-teach").hidden = !teach;
   }
 }
