@@ -896,6 +896,17 @@ def test_a_room_never_scrolls_sideways_on_the_narrowest_phone(server, new_page, 
     page.wait_for_selector("#room-players li button >> nth=1")
     assert page.evaluate("document.documentElement.scrollWidth") <= 280
 
+    # ... and every control is big enough for a thumb: 40 px a button, a menu or a heading to
+    # open, 24 px (WCAG 2.2's least) a link in the pad (a walk at 320 px: Rename 35 px, the pad's
+    # names 22 px, the language menu 30 px)
+    page.wait_for_selector("#room-pad button.link")
+    heights = page.evaluate("""() => [...document.querySelectorAll('button, select, summary')]
+        .filter((el) => el.getClientRects().length)
+        .map((el) => [el.id || el.className || el.tagName, el.tagName, el.classList.contains('link'),
+                      el.getBoundingClientRect().height])""")
+    small = [(name, h) for name, tag, link, h in heights if h < (24 if link else 40) - 0.5]
+    assert heights and not small, small
+
 
 def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     room_id = new_room(page, server)
