@@ -1547,10 +1547,12 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     expect(rows).to_have_count(2)
     expect(page.get_by_role("button", name="Rename ann")).to_be_visible()
     expect(page.get_by_role("button", name="Rename bob")).to_have_count(0)  # not bob's phone
+    page.fill("#player-name", "ann")
     page.once("dialog", lambda dialog: dialog.accept("anna"))
     page.get_by_role("button", name="Rename ann").click()
     expect(page.locator("#room-status")).to_have_text("ann is now anna.")
     expect(rows.first).to_contain_text("anna")
+    assert page.input_value("#player-name") == "anna"  # a photo added now is anna's, not a new ann's
     page.get_by_role("button", name="Remove bob").click()  # the creator may remove anyone
     expect(page.locator("#confirm-yes")).to_have_text("Remove")
     page.click("#confirm-yes")
@@ -1559,6 +1561,15 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
         players = [p["name"] for p in json.loads(response.read())["game"]["players"]]
     assert players == ["anna"]
+    # anna removed on another phone (the room's creator's, here its token sent from the test): this
+    # phone, which holds her token, is told so, not left to see her tableau vanish without a word
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    request = urllib.request.Request(f"{server}/api/rooms/{room_id}/players/anna", method="DELETE",
+                                     headers={"X-Room-Token": owner})
+    urllib.request.urlopen(request).close()
+    expect(page.locator("#room-status")).to_have_text("anna's tableau is no longer in the room: it was removed.",
+                                                      timeout=10000)
+    assert page.evaluate(f"localStorage.getItem('ecoscore:{room_id}:anna')") is None
 
 
 def test_a_correction_made_on_a_tableau_another_phone_changed_meanwhile_keeps_both(server, new_page):

@@ -1222,6 +1222,13 @@ function showRoom(doc) {
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
   if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
   if (doc.bot && document.activeElement !== $("bot-grid") && !$("bot-grid").value) $("bot-grid").value = gridText(doc.bot);
+  // A tableau of this phone's the room no longer holds, its token still here: removed on another
+  // phone (a walk: it vanished without a word). Said, and its token forgotten.
+  for (const name of room.views.keys()) {
+    if (doc.players.includes(name) || !localStorage.getItem(tokenKey(name))) continue;
+    localStorage.removeItem(tokenKey(name));
+    setStatus($("room-status"), () => t("ui.removed_elsewhere", { name }), true);
+  }
   const game = doc.game;
   if (!game) {
     $("room-pad").innerHTML = ""; $("room-winners").textContent = t("ui.no_tableau_yet");
@@ -1297,6 +1304,9 @@ async function renamePlayer(name) {
       { "X-Player-Token": localStorage.getItem(tokenKey(name)) || "", "If-Match": `"${version || 0}"` });
     localStorage.setItem(tokenKey(res.name), localStorage.getItem(tokenKey(name)));
     localStorage.removeItem(tokenKey(name));
+    // The name box names the player as the room does now (it kept the old name: a tableau added
+    // under it made a new player).
+    if ($("player-name").value.trim() === name) $("player-name").value = res.name;
     setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }));
     await loadRoom(true);
   } catch (err) { setStatus($("room-status"), err, true); }
