@@ -374,6 +374,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 2}", timeout=10000)
     # A card read with no doubt kept as read: nothing to tell the room, so no write
     sure = next((r, c) for r in range(4) for c in range(5) if [r, c] not in doubtful)
+    page.wait_for_function("!writing('Ann')", timeout=10000)  # the two keeps' writes all answered (a loaded machine)
     writes = []
     page.on("request", lambda request: request.method == "PUT" and writes.append(request.url))
     page.click(f"#mine .marks g[data-row='{sure[0]}'][data-col='{sure[1]}']")
@@ -647,13 +648,14 @@ def test_page_in_the_browsers_language_and_switchable(server, new_page, photo_se
     assert total_word in page.text_content(".total")
     assert card in page.text_content("#pad")
     doubts = page.eval_on_selector_all("#solo-tableau .doubts li", "lis => lis.map(li => li.textContent)")
-    assert doubts and not any(d.startswith("row ") for d in doubts), doubts  # the reader's doubts, translated
+    assert doubts and not any(d.lower().startswith("row ") for d in doubts), doubts  # the reader's doubts, translated
+    assert all(d[0].isupper() and d.endswith(".") for d in doubts), doubts  # each a sentence
     assert all(t.split(" ")[0] != "bear" for t in labels(page).values())
     shot(page, f"solo-phone-{lang}")
     page.select_option("#lang", "en")  # switch: no new request needed, the doubts follow
     page.wait_for_function("document.documentElement.lang === 'en'")
     assert "Total" in page.text_content(".total") and "bear" in page.text_content("#pad")
-    assert page.text_content("#solo-tableau .doubts li >> nth=0").startswith("row ")
+    assert page.text_content("#solo-tableau .doubts li >> nth=0").startswith("Row ")
     page.reload()  # the choice is remembered
     assert page.evaluate("document.documentElement.lang") == "en"
 
@@ -1642,10 +1644,10 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     cut = int(min(xs) + 0.45 * (max(xs) - min(xs)))  # two columns and a bit outside the frame
     upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, cut:])[1].tobytes()))
     assert page.is_visible("#retake")
-    assert "the tableau is cut by the frame" in page.text_content("#retake-advice")
+    assert "The tableau is cut by the frame" in page.text_content("#retake-advice")
     # each piece of advice on a line of its own: two ran together with nothing between them
     items = page.locator("#retake-advice li").all_text_contents()
-    assert any(item.startswith("the tableau is cut by the frame") for item in items), items
+    assert any(item.startswith("The tableau is cut by the frame") and item.endswith(".") for item in items), items
 
 
 def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(server, page, tmp_path):
@@ -1659,7 +1661,7 @@ def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_
     upload_solo(page, server, write(tmp_path, "apart.jpg", scene.jpeg))
     assert page.is_visible("#retake")
     items = page.locator("#retake-advice li").all_text_contents()
-    assert any(item.startswith("the grid was found only on a small copy of the photo") for item in items), items
+    assert any(item.startswith("The grid was found only on a small copy of the photo") for item in items), items
     assert not any("cut by the frame" in item for item in items), items
 
 
@@ -1733,7 +1735,7 @@ def test_a_corrected_doubt_goes_even_when_a_proxy_asks_for_another_language(serv
     assert len(doubtful) >= 2
     lines = page.eval_on_selector_all("#solo-tableau .doubts li", "lis => lis.map(li => li.textContent)")
     r, c = doubtful[0]
-    mine = f"row {r + 1}, col {c + 1}: "
+    mine = f"Row {r + 1}, col {c + 1}: "
     assert any(line.startswith(mine) for line in lines)
     page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
     page.click("#choices button[data-type='meadow']")

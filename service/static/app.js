@@ -377,7 +377,8 @@ class TableauView {
       return d.startsWith(`row ${r + 1}, col ${c + 1}: `);
     }));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
-    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(I18N.message(d))}</li>`).join("");
+    // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
+    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
     const review = this.q(".review");
     review.hidden = !this.editable || !pending;
@@ -1101,7 +1102,7 @@ function showSolo(player) {
   const advice = adviceOf(player.doubts).map(I18N.message);
   const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
   const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: deckTitle(player.deck) })] : [])];
-  $("retake-advice").replaceChildren(...retakeAdvice.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  $("retake-advice").replaceChildren(...retakeAdvice.map((text) => Object.assign(document.createElement("li"), { textContent: sentence(text) })));
   $("retake-advice").hidden = !retakeAdvice.length;  // an empty list's margins are a gap
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
