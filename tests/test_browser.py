@@ -1650,6 +1650,30 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     assert any(item.startswith("The tableau is cut by the frame") and item.endswith(".") for item in items), items
 
 
+def test_a_cell_outside_the_photo_is_unknown_everywhere_and_says_it_counts_as_empty(server, page, photo_set, tmp_path):
+    # Its label said "unknown", its explanation "Row 1, column 5 is empty." and the picker "read as
+    # empty" (a walk, in Czech and Russian): one word for it everywhere, and what keeping it does.
+    from playwright.sync_api import expect
+
+    scene = photo_set[1]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    xs = [x for t in scene.truth["tableaux"] for cell in t["cells"] for x in np.array(cell["corners"])[:, 0]]
+    cut = int(max(xs) - 0.08 * (max(xs) - min(xs)))  # the last column's cards partly out of the frame
+    upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, :cut])[1].tobytes()))
+    if page.is_visible("#retake"):
+        page.click("#show-anyway")
+    unknown = [key for key, text in labels(page).items() if text.startswith("unknown")]
+    assert unknown, labels(page)
+    r, c = unknown[0]
+    page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
+    page.wait_for_selector("#picker[open]")
+    expect(page.locator("#picker-cell")).to_have_text(f"Row {r + 1}, column {c + 1}: not read; kept as it is, it counts as empty")
+    page.keyboard.press("Escape")
+    page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")  # a tap on the grid: what it scores
+    explained = page.text_content("#solo-tableau .card-explain-text")
+    assert "could not be read" in explained and "is empty" not in explained, explained
+
+
 def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(server, page, tmp_path):
     # Big blurred cards laid 2-3.5 cm apart at a slant: only the quick look's small canvas fits a
     # grid, read with 11 doubtful cells. Its advice (photograph from higher up) sat behind "Show

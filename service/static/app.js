@@ -485,7 +485,9 @@ class TableauView {
 
   cardText(r, c, cause, group, withCause = false) {
     const k = key(r, c), type = this.grid[r][c];
-    if (!type) return t("ui.explain_empty", { row: r + 1, col: c + 1 });
+    // A cell the reader could not tell (outside the photo, a card of none of the deck's types) is
+    // not said to be empty: it is counted so (a walk: "unknown" on the photo, "is empty" here).
+    if (!type) return t(this.unknownAt(r, c) ? "ui.explain_unknown" : "ui.explain_empty", { row: r + 1, col: c + 1 });
     const cp = cause[k];
     if (cp || !GROUP_TYPES.has(type)) {
       const points = cp ? cp.points : 0;
@@ -599,6 +601,7 @@ function pick(view, r, c, review) {
     const unnamed = !!(cell && cell.card && !current);  // a layout's card (a deck being taught): read by nothing
     $("picker-cell").textContent = unnamed ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
       : view.guessAt(r, c) ? t("ui.picker_guess", { row: r + 1, col: c + 1, card: I18N.card(current), name: deckTitle(cell.deck) })
+      : view.unknownAt(r, c) ? t("ui.picker_unknown", { row: r + 1, col: c + 1 })
       : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
     $("review-step").hidden = !review;
     if (review) $("review-step").textContent = t("ui.review_step", review);
