@@ -1419,6 +1419,29 @@ def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, 
     expect(page.locator("#deck-note")).to_contain_text("Balíček attic se teprve skládá")
 
 
+def test_a_tableau_of_several_that_cannot_be_read_says_so_not_the_whole_photo(server, page, reader, tmp_path):
+    # Tableau 1 of 4 (the neighbour's) too doubtful to score: the page said "Couldn't read this
+    # photo" and to retake it, while the player's own tableau in it read well (a walk, in Russian).
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    scene = render_scene(load_deck("standin"), (51, 0), params)
+    upload_solo(page, server, write(tmp_path, "two.jpg", spoil(scene.jpeg, reader, 12)))
+    if not page.is_visible("#retake"):
+        page.click("#other-tableau")
+    expect(page.locator("#retake")).to_be_visible()
+    expect(page.locator("#retake h2")).to_have_text("Couldn't read this tableau")
+    expect(page.locator("#retake-text")).to_contain_text("The photo holds 2 tableaux: this one may be a neighbour's")
+    page.select_option("#lang", "ru")
+    expect(page.locator("#retake h2")).to_have_text("Не удалось распознать эту экосистему")
+    page.click("#other-tableau")  # the other one reads: its score, no retake box
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#retake")).to_be_hidden()
+
+
 def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     # A photo with the neighbour's tableau in it: the page showed the first and said so, with no
     # way to see the other (a player's walk-through). Now one tap shows the next. Each is scored

@@ -1098,7 +1098,13 @@ function showSolo(player) {
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
-  $("retake-text").textContent = t("ui.unreadable_text", { n: solo.view.readDoubtCount() });
+  // Of a photo of several tableaux, the one shown is what could not be read: a neighbour's at the
+  // edge, say, while the player's own read well (a walk: "Couldn't read this photo", retake it).
+  const heading = $("retake").querySelector("h2");
+  heading.dataset.i18n = several ? "ui.unreadable_tableau_title" : "ui.unreadable_title";  // kept on a language switch
+  heading.textContent = t(heading.dataset.i18n);
+  $("retake-text").textContent = [t("ui.unreadable_text", { n: solo.view.readDoubtCount() }),
+    ...(several ? [t("ui.unreadable_several", { n: solo.doc.players.length })] : [])].join(" ");
   // What this photo's read says to do (too steep, cut by the frame ...), not only the general
   // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
