@@ -574,6 +574,24 @@ def test_keyboard_reaches_take_a_photo_and_choose_a_file(server, page):
         page.press("#choose", "Enter")  # focus and key in one step: nothing can take the focus between
 
 
+def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(server, page, photo_set, tmp_path):
+    # Enter on a grid cell drew the grid again and the focus fell to the top of the page; so did a
+    # card chosen in the picker; "Change this card" came after all 20 cells (a walk, keyboard only).
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    focus = "(() => { const a = document.activeElement; return [a.className, a.dataset.row ?? null, a.dataset.col ?? null]; })()"
+    page.focus("#solo-tableau .grid button[data-row='1'][data-col='2']")
+    page.keyboard.press("Enter")  # the cell chosen: on to "Change this card"
+    assert page.evaluate(focus)[0] == "button change", page.evaluate(focus)
+    page.keyboard.press("Enter")  # the picker
+    page.wait_for_selector("#picker[open]")
+    read = page.get_attribute("#solo-tableau .grid button[data-row='1'][data-col='2']", "data-type")
+    page.focus(f"#choices button[data-type='{'bear' if read == 'meadow' else 'meadow'}']")
+    page.keyboard.press("Enter")  # another card chosen, by keyboard
+    page.wait_for_function("!document.querySelector('#picker').open")
+    page.wait_for_function("document.activeElement && document.activeElement.dataset.row === '1'", timeout=10000)
+    assert page.evaluate(focus)[1:] == ["1", "2"]  # back on the cell just corrected
+
+
 def test_choose_a_file_works_before_the_language_has_loaded(server, page):
     """On a slow network the buttons show before the message catalogue arrives: a tap then must
     open the file chooser (the buttons were wired only after the catalogue had loaded)."""

@@ -391,6 +391,9 @@ class TableauView {
     this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
     // the grid of buttons
     const grid = this.q(".grid");
+    // The cell a keyboard was on keeps the focus when the grid is drawn again (a room's poll, a
+    // selection): it fell back to the top of the page (a walk, keyboard only).
+    const focused = grid.contains(document.activeElement) ? [+document.activeElement.dataset.row, +document.activeElement.dataset.col] : null;
     grid.innerHTML = "";
     this.grid.forEach((row, r) => row.forEach((type, c) => {
       const b = document.createElement("button");
@@ -406,9 +409,16 @@ class TableauView {
         ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: name, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
         : t("ui.cell_label", { row: r + 1, col: c + 1, card: name, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
-      b.addEventListener("click", () => this.select(r, c));
+      b.addEventListener("click", (event) => {
+        this.select(r, c);
+        // By keyboard (a click of no pointer: detail 0), on to "Change this card", which came
+        // after all 20 cells in the tab order.
+        const change = this.q(".change");
+        if (event.detail === 0 && this.selected && change.offsetParent) change.focus(); else this.focusCell(r, c);
+      });
       grid.appendChild(b);
     }));
+    if (focused) this.focusCell(...focused);
     fitNames(grid);
     this.renderMarks(labels, causes, sel);
     this.renderExplain();
@@ -509,13 +519,20 @@ class TableauView {
     return t(g && g.cells.length > 1 ? "ui.explain_group" : "ui.explain_alone", { card: I18N.card(type), row: r + 1, col: c + 1, text });
   }
 
+  focusCell(r, c) {
+    const b = this.q(`.grid button[data-row="${r}"][data-col="${c}"]`);
+    if (b) b.focus({ preventScroll: true });
+  }
+
   // ---- correcting ----
   async pickAndCorrect(r, c, review = null) {
     const loads = this.loads;
     const choice = await pick(this, r, c, review);
-    if (choice === undefined || loads !== this.loads) return undefined;
-    if (choice === "keep") { this.keep(r, c); return choice; }
-    await this.correct(r, c, choice);
+    if (choice === undefined || loads !== this.loads) return undefined;  // (closed: the dialog gives the focus back)
+    if (choice === "keep") this.keep(r, c); else await this.correct(r, c, choice);
+    // Back on the cell just named (the picker's close left the focus at the top of the page, its
+    // opener redrawn meanwhile: a walk, keyboard only); a review's next card takes it on.
+    if (!review) this.focusCell(r, c);
     return choice;
   }
 
@@ -573,6 +590,7 @@ class TableauView {
       if (choice === undefined) return;
     }
     this.onChange(null, () => t("ui.review_done"));
+    if (cells.length) this.focusCell(...cells[cells.length - 1]);  // the Review button is gone: on the last card checked
   }
 }
 
