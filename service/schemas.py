@@ -20,7 +20,10 @@ MAX_NEUTRAL_STREAMS, MAX_NEUTRAL_WOLVES = 20, 12  # the neutral pile of a two-pl
 # Strict: a JSON integer, not true, "2" or 2.0 (lax parsing took [true, "2"] for (1, 2): an attack's find).
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
 Cell = Annotated[str, Field(max_length=40)] | None
-GridRows = Annotated[list[Annotated[list[Cell], Field(max_length=5)]], Field(max_length=5)]
+# Rows of cells, a few more than a tableau's either way: a row of 6 (a cell too many) was told
+# "Input should be a valid string" by the union's two refusals; its shape is said by the grid's
+# own check ("a tableau is 4 rows of 5 cards ...; got ..."). Still bounded before any work.
+GridRows = Annotated[list[Annotated[list[Cell], Field(max_length=8)]], Field(max_length=8)]
 Grid = Annotated[str, Field(max_length=MAX_GRID_TEXT)] | GridRows
 Name = Annotated[str, Field(min_length=1, max_length=MAX_RAW_NAME)]
 Position = Annotated[list[Annotated[int, Field(strict=True)]], Field(min_length=2, max_length=2,

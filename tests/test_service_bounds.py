@@ -64,6 +64,15 @@ def test_a_grid_cell_that_is_a_list_or_a_dict_gets_a_422(client, cell):
         parse_grid('{"grid": [[{"a": 1}, null, null, null, null]]}')
 
 
+def test_a_json_grid_of_the_wrong_shape_is_told_its_shape(client):
+    # A row of 6 was refused as "Input should be a valid string" (the grid's text form, beside its
+    # rows' limit): an attack on a running server. Its shape is said, as a text grid's is.
+    row = ["bear"] * 5
+    for grid, got in (([row] * 3 + [row + ["bear"]], "got 4 rows, the longest of 6"), ([row] * 3, "got 3 rows")):
+        r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}]})
+        assert r.status_code == 422 and "4 rows of 5 cards" in r.json()["detail"] and got in r.json()["detail"], r.text
+
+
 def test_deeply_nested_brackets_get_a_4xx(client):
     with pytest.raises(GridError, match="nested too deeply"):
         parse_grid("[" * 100_000)
