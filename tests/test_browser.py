@@ -1610,7 +1610,7 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     request = urllib.request.Request(f"{server}/api/rooms/{room_id}/players/anna", method="DELETE",
                                      headers={"X-Room-Token": owner})
     urllib.request.urlopen(request).close()
-    expect(page.locator("#room-status")).to_have_text("anna's tableau is no longer in the room: it was removed.",
+    expect(page.locator("#room-status")).to_have_text("anna's tableau is no longer in the room under that name: renamed or removed on another phone.",
                                                       timeout=10000)
     assert page.evaluate(f"localStorage.getItem('ecoscore:{room_id}:anna')") is None
 

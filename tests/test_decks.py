@@ -182,6 +182,12 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20, peak
+    squeezed = tmp_path / "squeezed.zip"  # bzip2 inflates a read whole: refused before any is read
+    with zipfile.ZipFile(squeezed, "w", zipfile.ZIP_BZIP2) as z:
+        z.writestr("deck.toml", 'name = "squeezed"\n')
+        z.writestr("bear/0.png", bytes(1000))
+    with pytest.raises(DeckStoreError, match="compressed other than a deck export"):
+        store.import_(squeezed)
     nested = tmp_path / "nested.zip"
     with zipfile.ZipFile(nested, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("deck.toml", "x = " + "[" * 200_000)

@@ -73,10 +73,10 @@ def test_accept_language():
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
 # vision/naming.py, vision/decode.py, scoring/, service/): each must match a template, or it reaches players in English.
 MESSAGES = [
-    "a form field of more than 16 KB: a photo is sent as a file (its form part with a filename), and text fields are short",  # Starlette's form parser, word for word
+    "a form field of more than 16 KB: a photo is sent as a file (its form part with a filename), and text fields are short",
     "Too many fields. Maximum number of fields is 64.",
     "Too many files. Maximum number of files is 64.",
-    "row 2, col 3: low confidence: deer 61% (40% at worst, the card turned), or fox 30%",
+    "row 2, col 3: low confidence: deer 61% (40% at its worst turn), or fox 30%",
     "row 1, col 5: low confidence: empty 80%, or stream 12%",
     "row 4, col 1: a card was detected here (92%) but the cell reads as empty",
     "row 3, col 3: no card was detected here, yet the cell reads as bee",
@@ -188,6 +188,7 @@ MESSAGES = [
     "tableau: if they are a player's cards, photograph them alone, or closer",
     "row 2, col 4: reads as empty, but looks like none of the table around the tableau (empty 68%): taken for trout",
     "row 3, col 2: reads as empty (97%), but looks like none of the table around the tableau: check that no card lies here",
+    "the form (multipart/form-data) cannot be read: a part's headers are broken or too long (a file name of a few hundred characters at most)",
 ]
 
 
@@ -200,7 +201,7 @@ def test_every_message_is_translated(lang):
         assert not re.search(r"\{\w+\}", out), out
     grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
     assert i18n.translate(grid_text, "cs").startswith("bot, řádek 2, políčko 3: neznámá karta 'x'")  # it said "line 2, cell 3"
-    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (v nejhorším 40%, karta otočená), nebo liška 30%"
+    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (při otočení jen 40%), nebo liška 30%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
     assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)

@@ -212,6 +212,12 @@ def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_s
     assert r.status_code == 422 and "repeated: Ann" in r.json()["detail"]
     # Names a room would refuse as too alike are two players no more than there (an attack on a
     # running server: "Alice" and "alice" both winners of one game)
+    # a name taken from a file is made unique as a room tells names apart: no refusal of a name
+    # no one typed ("Ann" given, ann.jpg unnamed; Photo.jpg and photo.jpg)
+    r = client.post("/api/game", files=[files[0], ("photos", photo(photo_set[1], "ann.jpg"))], data={"names": ["Ann", ""]})
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["Ann", "ann 2"], r.text
+    r = client.post("/api/game", files=[("photos", photo(photo_set[0], "Photo.jpg")), ("photos", photo(photo_set[1], "photo.jpg"))])
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["Photo", "photo 2"], r.text
     r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "ann"]})
     assert r.status_code == 422 and "repeated: Ann, ann" in r.json()["detail"]
     grid = (EXAMPLES / "alice.txt").read_text()

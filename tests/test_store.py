@@ -369,6 +369,8 @@ def test_a_full_store_makes_room_from_its_longest_idle_room_no_one_joined(db_url
     try:
         used, _ = store.create_room("game", now=10.0)
         store.put_player(used, "bea", EMPTY, None, None, None)
+        with store._transaction() as db:  # idle longest of all: only its player keeps it
+            db.execute("UPDATE rooms SET updated = ? WHERE id = ?", (5.0, used))
         first, _ = store.create_room("game", now=20.0)
         second, _ = store.create_room("game", now=30.0)
         with pytest.raises(Full):  # none of them idle long enough

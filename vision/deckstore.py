@@ -429,6 +429,10 @@ class DeckStore:
             members = z.infolist()
             if len(members) > MAX_REFERENCES + 1 or sum(m.file_size for m in members) > 4 * MAX_IMPORT_BYTES:
                 raise DeckStoreError(f"{path}: too many or too large members for a deck export")
+            # An export is deflated (``export``); bzip2 and LZMA inflate a read whole, however
+            # little is asked of it (a 498-byte member took 557 MB before its CRC was checked).
+            if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for m in members):
+                raise DeckStoreError(f"{path}: a member compressed other than a deck export is (deflate), not a deck export")
             try:
                 meta = tomllib.loads(_member_bytes(z, z.getinfo("deck.toml")).decode("utf-8"))
             # (brackets nested 200,000 deep in a 547-byte file: a RecursionError, a traceback before)

@@ -14,10 +14,10 @@ from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, ga
 from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.report import score_reads
 
-from .. import names
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..middleware import PHOTO_CLAIM
+from ..names import alike, alike_among
 from ..schemas import (
     ERRORS,
     MAX_COUNT,
@@ -73,7 +73,7 @@ def others_of(text: str) -> list[tuple[int, int]] | None:
 def _names_differ(players: list[str]) -> None:
     """One game's players as a room keeps them apart: "Alice" and "alice" (or "ɑlice") were two
     players, both winners (an attack on a running server); a room refuses the second name."""
-    clash = names.alike_among(players)
+    clash = alike_among(players)
     if clash:
         raise HTTPException(422, f"player names must differ; repeated: {', '.join(clash)}")
 
@@ -99,7 +99,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         name = photo_name(svc, given, upload, k)
         if not given.strip():  # a file's name, no one's choice (iPhones name every photo image.jpg): made unique
             base, n = name, 2
-            while name in named:
+            while any(alike(name, other) for other in named):  # as a room tells names apart
                 suffix = f" {n}"
                 name, n = base[:svc.settings.max_name - len(suffix)] + suffix, n + 1
         named.append(name)

@@ -1250,8 +1250,8 @@ function showRoom(doc) {
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
   if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
   if (doc.bot && document.activeElement !== $("bot-grid") && !$("bot-grid").value) $("bot-grid").value = gridText(doc.bot);
-  // A tableau of this phone's the room no longer holds, its token still here: removed on another
-  // phone (a walk: it vanished without a word). Said, and its token forgotten.
+  // A tableau of this phone's the room no longer holds, its token still here: renamed or removed
+  // on another phone (a walk: it vanished without a word). Said, and its token forgotten.
   for (const name of room.views.keys()) {
     if (doc.players.includes(name) || !localStorage.getItem(tokenKey(name))) continue;
     localStorage.removeItem(tokenKey(name));
@@ -1499,7 +1499,7 @@ async function joinRoom(file) {
     const teach = NOT_THIS_DECK.test(err.detail || "");
     // A photo refused for a player already in the room: their tableau there is the earlier one,
     // as the one-photo page says of its score (a walk: "Anna: No tableau found ..." and no more).
-    const kept = !teach && room.doc && room.doc.players.includes(name);
+    const kept = !teach && token && room.doc && room.doc.players.includes(name);  // (another's name: not theirs to replace)
     setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}`
       : kept ? () => [err.say ? err.say() : err.message, t("ui.room_kept", { name })].join("; ") : err, true);
     $("room-teach").hidden = !teach;
