@@ -35,6 +35,7 @@ def test_one_row_per_file_with_errors(tmp_path, photo_set):
     assert rows["notes.txt"]["status"] == "error" and "not an image" in rows["notes.txt"]["error"]
     for name in ("table0.jpg", "table1.jpg", "table2.jpg"):
         assert rows[name]["status"] == "ok" and int(rows[name]["totals"]) > 0
+        assert rows[name]["final"] == ("no" if rows[name]["doubts"] else "yes")
         assert len(rows[name]["grids"].split("/")) == 4
 
 
@@ -49,6 +50,7 @@ def test_a_cell_the_photo_did_not_show_is_a_question_not_an_empty_cell(tmp_path,
     row, = csv.DictReader(out.open())
     rows = row["grids"].split("/")
     assert len(rows) == 4 and sum(r.split().count("?") for r in rows) >= 1
+    assert row["final"] == "no"  # a cell not known: the total is not final, said in a column of its own
     jsonl = tmp_path / "results.jsonl"
     assert batch(str(folder), "--out", str(jsonl), "--jsonl").returncode == 0
     player, = json.loads(jsonl.read_text())["game"]["players"]

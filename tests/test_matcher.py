@@ -429,6 +429,32 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     (empty / "bear").mkdir(parents=True)
     no_card = _cli("deck", "add", "broken", str(empty), env=env)
     assert no_card.returncode == 2 and "no image for" in no_card.stderr
+    # A newcomer's finds: more cards of some types added to a deck that exists (refused, as if new);
+    # a photo with a mistake in its grid taken back (the page could, the command line not); an
+    # export that would replace a file (it did, without a word); a card where the grid says empty.
+    more = tmp_path / "more"
+    (more / "fox").mkdir(parents=True)
+    cv2.imwrite(str(more / "fox" / "1.png"), cv2.GaussianBlur(decks[0].faces[CardType.FOX][0], (0, 0), 1.5))  # a second fox
+    added = _cli("deck", "add", "kitchen", str(more), env=env)
+    assert added.returncode == 0 and "12 references" in added.stderr, added.stderr
+    forgot = _cli("deck", "forget-last", "kitchen", env=env)
+    assert forgot.returncode == 0 and "11 references left" in forgot.stderr, forgot.stderr
+    again = _cli("deck", "forget-last", "kitchen", env=env)
+    assert again.returncode == 2 and "no last cards to forget" in again.stderr
+    assert _cli("deck", "add", "new-deck", str(more), env=env).returncode == 2  # a new deck needs every type
+    out = tmp_path / "friend.zip"
+    out.write_bytes(b"a friend's export")
+    kept = _cli("deck", "export", "kitchen", str(out), env=env)
+    assert kept.returncode == 2 and "exists already" in kept.stderr and out.read_bytes() == b"a friend's export"
+    assert _cli("deck", "export", "kitchen", str(out), "--force", env=env).returncode == 0 and out.stat().st_size > 1000
+    truth = truth_tableau(scene.truth["tableaux"][0])
+    r, c = next((r, c) for r in range(4) for c in range(5) if truth.at(r, c) is not None)
+    typo = [[truth.at(i, j) for j in range(5)] for i in range(4)]
+    typo[r][c] = None  # a card written as "."
+    (tmp_path / "typo.txt").write_text(format_text(Tableau([x for row in typo for x in row])))
+    noted = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "typo.txt"), env=env)
+    assert noted.returncode == 0, noted.stderr
+    assert f"row {r + 1} col {c + 1}: a card was found where the grid has an empty place" in noted.stderr, noted.stderr
 
 
 def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):

@@ -25,7 +25,9 @@ from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 if TYPE_CHECKING:
     from .pipeline import Reader
 
-CSV_FIELDS = ["file", "status", "tableaux", "totals", "grids", "doubts", "confidence", "error", "ms"]
+# "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
+# text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
+CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms"]
 
 _reader: Reader | None = None
 
@@ -100,6 +102,7 @@ def csv_row(result: FileResult) -> dict[str, object]:
         row.update(
             tableaux=len(players),
             totals=";".join(str(p["total"]) for p in players),
+            final="yes" if result["game"]["final"] else "no",
             grids=";".join(grid_text(p) for p in players),
             doubts=" | ".join(d for p in players for d in p["doubts"]),
             confidence=";".join(f"{p['confidence']:.3f}" for p in players),

@@ -135,8 +135,9 @@ def _portrait(quad: np.ndarray) -> np.ndarray:
     return quad
 
 
-def from_folder(reader: Reader, folder: Path) -> dict[CardType, list[np.ndarray]]:
-    """Reference crops from a folder in the deck layout; every type must have an image."""
+def from_folder(reader: Reader, folder: Path, every_type: bool = True) -> dict[CardType, list[np.ndarray]]:
+    """Reference crops from a folder in the deck layout; every type must have an image (or, with
+    ``every_type`` False, for cards added to a deck that has them, at least one)."""
     if not folder.is_dir():
         raise EnrolError(f"{folder}: not a folder (expected {folder}/<type>/*.png for each of the 11 types)")
     crops: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
@@ -149,7 +150,7 @@ def from_folder(reader: Reader, folder: Path) -> dict[CardType, list[np.ndarray]
         for f in sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
             crops[card].append(card_from_image(reader, f.read_bytes(), str(f)))
     missing = [card.value for card in CardType if not crops[card]]
-    if missing:
+    if missing and (every_type or len(missing) == len(CardType)):
         hint = f" (folders not named after a type: {', '.join(unknown)})" if unknown else ""
         raise EnrolError(f"{folder}: no image for {', '.join(missing)}{hint}")
     return crops
@@ -185,12 +186,22 @@ class PhotoReferences(NamedTuple):
     left_out: list[tuple[int, int]]  # cells (row, col; as the grid is written) whose card was not found: not taken
     outside: list[tuple[int, int]]  # cells (as written) the grid names a card in, outside the photo: not taken
     advice: tuple[str, ...] = ()  # how to retake it for better references (blurred, dark...: ``enrolment_advice``)
+    # Cells (as written) where a card was found and the grid has an empty place, at most
+    # MAX_BOXED_GAPS (a box on a bare gap, or a typo in the grid): nothing taken from them.
+    gaps: tuple[tuple[int, int], ...] = ()
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
     """What a player is told of the cells left out of a photo's references."""
     return (f"{cells_short(cells)}: the grid names a card there, but none was found in the photo: "
             "left out of the deck")
+
+
+def gap_note(cells: list[tuple[int, int]]) -> str:
+    """What a player is told of cards found where the grid has an empty place (a typo there went
+    without a word: a newcomer's find)."""
+    return (f"{cells_short(cells)}: a card was found where the grid has an empty place: nothing taken from it "
+            "(check the grid there: a card written as '.'?)")
 
 
 def outside_note(cells: list[tuple[int, int]]) -> str:
@@ -400,7 +411,8 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
-                           tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else ())
+                           tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)))
 
 
 def _moved_by(move: tuple[int, int]) -> str:

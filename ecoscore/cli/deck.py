@@ -29,7 +29,13 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "remove":
             store.remove(args.name)
             print(f"removed deck {args.name}", file=sys.stderr)
+        elif args.action == "forget-last":
+            left = store.forget_last(args.name)
+            print(f"deck {args.name}: its last add taken back" + (f", {sum(left.counts.values())} references left"
+                  if left is not None else "; it was its first, so the deck is removed"), file=sys.stderr)
         elif args.action == "export":
+            if args.file.exists() and not args.force:  # (it overwrote a friend's export without a word)
+                raise BadInput(f"{args.file} exists already: give another file name, or --force to replace it")
             out = store.export(args.name, args.file)
             print(f"wrote {out}", file=sys.stderr)
         elif args.action == "import":
@@ -55,7 +61,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
     from ecoscore.vision.deckstore import check_name
-    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, left_out_note, outside_note
+    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder
 
     start = time.perf_counter()
@@ -71,7 +77,9 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     notes = []  # cells left out, said before the deck is written
     try:
         if args.folder:
-            for card, images in from_folder(reader, args.folder).items():
+            # A deck that exists takes a folder of some types only (more cards), as it takes a
+            # photo that lacks some; a new one needs every type.
+            for card, images in from_folder(reader, args.folder, every_type=not store.exists(args.name)).items():
                 crops.setdefault(card, []).extend(images)
             sources.append(f"folder {args.folder}")
         for photo, grid in zip(args.photo, args.grid):
@@ -82,6 +90,8 @@ def _deck_add(args: argparse.Namespace, store) -> None:
                 crops.setdefault(card, []).extend(images)
             if taken.left_out:
                 notes.append(f"{photo}: {left_out_note(taken.left_out)}")
+            if taken.gaps:
+                notes.append(f"{photo}: {gap_note(list(taken.gaps))}")
             if taken.outside:
                 notes.append(f"{photo}: {outside_note(taken.outside)}")
             notes.extend(f"{photo}: {tip}" for tip in taken.advice)
@@ -108,11 +118,13 @@ def register(sub) -> None:
     add.add_argument("--title", help='what the deck is called where players see it ("Náš stůl"), as the page asks; '
                                      "kept from the deck's first add")
     actions.add_parser("list", help="the decks you can read with --deck")
-    for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck")):
+    for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck"),
+                         ("forget-last", "take back a deck's last add (a photo with a mistake in its grid)")):
         actions.add_parser(action, help=what).add_argument("name")
     export = actions.add_parser("export", help="write a deck to one .zip file, to pass to a friend")
     export.add_argument("name")
     export.add_argument("file", type=Path)
+    export.add_argument("--force", action="store_true", help="replace the file if it exists")
     imp = actions.add_parser("import", help="add a deck from a file written by `deck export`")
     imp.add_argument("file", type=Path)
     imp.add_argument("--name", default=None, help="store it under another name")
