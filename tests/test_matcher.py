@@ -455,6 +455,21 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     noted = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "typo.txt"), env=env)
     assert noted.returncode == 0, noted.stderr
     assert f"row {r + 1} col {c + 1}: a card was found where the grid has an empty place" in noted.stderr, noted.stderr
+    # Two cards of different types swapped in the grid: the deck's own cards say so, and nothing
+    # is added (it taught two wrong pictures without a word); --force adds it as written.
+    cells = [(i, j) for i in range(4) for j in range(5) if truth.at(i, j) is not None]
+    (r1, c1), (r2, c2) = next((a, b) for a in cells for b in cells if truth.at(*a) != truth.at(*b))
+    swapped = [[truth.at(i, j) for j in range(5)] for i in range(4)]
+    swapped[r1][c1], swapped[r2][c2] = swapped[r2][c2], swapped[r1][c1]
+    (tmp_path / "swapped.txt").write_text(format_text(Tableau([x for row in swapped for x in row])))
+    before = _cli("deck", "show", "kitchen", env=env).stdout
+    refused = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "swapped.txt"), env=env)
+    assert refused.returncode == 2 and "disagree" in refused.stderr, refused.stderr
+    assert f"row {r1 + 1} col {c1 + 1}: the grid says {truth.at(r2, c2).value}, this deck's cards say {truth.at(r1, c1).value}" \
+        in refused.stderr, refused.stderr
+    assert _cli("deck", "show", "kitchen", env=env).stdout == before  # nothing lost, nothing added
+    forced = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "swapped.txt"), "--force", env=env)
+    assert forced.returncode == 0, forced.stderr
 
 
 def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):

@@ -23,7 +23,7 @@ from . import photo_doubts, window
 from .deckstore import REFERENCE_PX
 from .decode import ImageError, NotAnImageError, Photo, decode, probe
 from .lattice import CellFit, TableauFit
-from .matcher import CardEmbedder
+from .matcher import CardEmbedder, CardMatcher
 from .pipeline import NoTableauError, Reader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
@@ -189,12 +189,37 @@ class PhotoReferences(NamedTuple):
     # Cells (as written) where a card was found and the grid has an empty place, at most
     # MAX_BOXED_GAPS (a box on a bare gap, or a typo in the grid): nothing taken from them.
     gaps: tuple[tuple[int, int], ...] = ()
+    # Where each reference came from: its cell (as written), by type in the order of ``crops``.
+    at: dict[CardType, list[tuple[int, int]]] | None = None
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
     """What a player is told of the cells left out of a photo's references."""
     return (f"{cells_short(cells)}: the grid names a card there, but none was found in the photo: "
             "left out of the deck")
+
+
+# A card the grid names one type that a deck's own references name surely another: the grid is
+# likelier wrong than the deck (two cards swapped in a grid taught a deck two wrong pictures
+# without a word, and it read a photo 63 for 46 after: a newcomer's find).
+CLASH_BELIEF = 0.95
+
+
+def clashes(matcher: CardMatcher, taken: PhotoReferences) -> list[str]:
+    """Where a photo's references, as its grid names them, and the deck they would join
+    (``matcher``, its references) disagree surely: "row 1 col 2: the grid says bear, this deck's
+    cards say meadow (98%)", in the grid's reading order."""
+    cards = [(card, rc, crop) for card, crops in taken.crops.items() for rc, crop in zip((taken.at or {}).get(card, []), crops)]
+    if not cards:
+        return []
+    beliefs = matcher([crop for _, _, crop in cards])
+    said = []
+    for (card, rc, _), p in sorted(zip(cards, beliefs), key=lambda x: x[0][1]):
+        best = int(np.argmax(p[:len(CardType)]))
+        other = matcher.names[best]
+        if other != card.value and p[best] >= CLASH_BELIEF:
+            said.append(f"{cells_short([rc])}: the grid says {card.value}, this deck's cards say {other} ({p[best]:.0%})")
+    return said
 
 
 def gap_note(cells: list[tuple[int, int]]) -> str:
@@ -403,16 +428,18 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
     g = best.grid
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
+    at: dict[CardType, list[tuple[int, int]]] = {card: [] for card in CardType}
     for rc in crops:
         card = g[rc[0]][rc[1]]
         if card is not None and rc not in missed:
             out[card].append(crops[rc])
+            at[card].append(as_written[rc[0]][rc[1]])
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
-                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)))
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), at)
 
 
 def _moved_by(move: tuple[int, int]) -> str:

@@ -61,8 +61,8 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
     from ecoscore.vision.deckstore import check_name
-    from ecoscore.vision.enrol import EnrolError, from_folder, from_photo, gap_note, left_out_note, outside_note
-    from ecoscore.vision.matcher import CardEmbedder
+    from ecoscore.vision.enrol import EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
+    from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
     check_name(args.name)
@@ -72,6 +72,9 @@ def _deck_add(args: argparse.Namespace, store) -> None:
         raise BadInput(f"{len(args.photo)} --photo but {len(args.grid)} --grid: give one grid per photo")
     reader = open_reader_or_fail()
     embedder = CardEmbedder()
+    # A deck that reads already judges a photo's grid before it learns from it (``clashes``).
+    known = (CardMatcher(embedder, store.references(args.name, embedder))
+             if store.exists(args.name) and store.info(args.name).complete and not store.info(args.name).builtin else None)
     crops: dict = {}
     sources = []
     notes = []  # cells left out, said before the deck is written
@@ -86,6 +89,10 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             tableau = read_grid(grid)
             (name, data), = read_photos([photo])
             taken = from_photo(reader, embedder, data, tableau, str(photo))
+            disagree = clashes(known, taken) if known is not None else []
+            if disagree and not args.force:
+                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(disagree)}: check "
+                               "the grid there (two cards swapped?); nothing was added (--force adds it as its grid says)")
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
             if taken.left_out:
@@ -115,6 +122,8 @@ def register(sub) -> None:
     add.add_argument("folder", nargs="?", type=Path, help="a folder in the deck layout: <type>/*.png|jpg")
     add.add_argument("--photo", type=Path, action="append", default=[], help="a photo of one tableau (repeatable)")
     add.add_argument("--grid", type=Path, action="append", default=[], help="the grid that photo shows (one per --photo)")
+    add.add_argument("--force", action="store_true", help="add a photo whose grid the deck's own cards disagree with, "
+                                                          "as its grid says")
     add.add_argument("--title", help='what the deck is called where players see it ("Náš stůl"), as the page asks; '
                                      "kept from the deck's first add")
     actions.add_parser("list", help="the decks you can read with --deck")
