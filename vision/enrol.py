@@ -428,18 +428,18 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
                          f"there, or photograph the tableau again, whole in the frame and from nearer above")
     g = best.grid
     out: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
-    at: dict[CardType, list[tuple[int, int]]] = {card: [] for card in CardType}
+    taken_at: dict[CardType, list[tuple[int, int]]] = {card: [] for card in CardType}
     for rc in crops:
         card = g[rc[0]][rc[1]]
         if card is not None and rc not in missed:
             out[card].append(crops[rc])
-            at[card].append(as_written[rc[0]][rc[1]])
+            taken_at[card].append(as_written[rc[0]][rc[1]])
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid names no card in the cells found")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
-                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), at)
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at)
 
 
 def _moved_by(move: tuple[int, int]) -> str:
