@@ -501,6 +501,8 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     assert info.title == "Náš stůl" and store.forget_last("nas-stul").title == "Náš stůl"
     friend = DeckStore(tmp_path / "b")
     assert friend.import_(store.export("nas-stul", tmp_path / "d.zip"), "ours").title == "Náš stůl"
+    # ... but a copy imported beside it is called by its own name: not two decks called "Náš stůl"
+    assert store.import_(tmp_path / "d.zip", "copy").title is None and store.info("copy").shown == "copy"
     # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.
     assert store.add("plain", _crops(), "test").title is None and store.info("plain").shown == "plain"
     assert store.add("blank", _crops(), "test", title="\u200b \x00\n").title is None

@@ -461,6 +461,10 @@ class DeckStore:
         if (self._dir(name) / "deck.toml").is_file():
             raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
         title = meta.get("title")
+        # A title a deck here has already is left to it: the copy is called by its own name (two
+        # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
+        if isinstance(title, str) and any(self.info(other).title == clean_title(title) for other in self.names()):
+            title = None
         return self.add(name, crops, f"imported from {path.name}", title=title if isinstance(title, str) else None)
 
 
