@@ -1172,6 +1172,49 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
 
 
 @needs_matcher
+def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(deck_server, page, tmp_path):
+    # A deck that reads already judges a remembered photo's grid by its own cards: a card
+    # corrected to the wrong type would be taught as named and read so on every later photo.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.scene import render_scene
+
+    deck, params = unseen_deck(53)
+    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
+    started = post_deck_photo(deck_server, "kitchen", first)
+    page.goto(deck_server)
+    page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
+    page.reload()
+    page.select_option("#deck", "kitchen")
+    second = render_scene(deck, (44, 0), params)
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#result")).to_be_visible(timeout=30000)
+    if page.is_visible("#solo-tableau .review"):  # every doubtful card kept as read first
+        page.click("#solo-tableau .review")
+        while page.is_visible("#picker[open]") or page.locator("#solo-tableau .grid button.doubt").count():
+            page.wait_for_selector("#picker[open]")
+            page.click("#keep")
+            page.wait_for_timeout(200)
+    grid = page.evaluate("solo.view.grid")
+    r, c = next((i, j) for i in range(4) for j in range(5) if grid[i][j])
+    wrong = next(t.value for t in CardType if t.value != grid[r][c])
+    page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")
+    page.click("#solo-tableau .change")
+    page.click(f"#choices button[data-type='{wrong}']")
+    page.wait_for_function(f"solo.view.grid[{r}][{c}] === '{wrong}'")
+    page.click("#remember")
+    page.wait_for_selector("#confirm[open]", timeout=30000)
+    assert page.text_content("#confirm-text").startswith(f"Row {r + 1} col {c + 1}: the cards here are named otherwise")
+    expect(page.locator("#confirm-yes")).to_have_text("Remember anyway")
+    page.click("#confirm-no")  # check first: nothing sent again, said beside the button
+    expect(page.locator("#remember-status")).to_contain_text("named otherwise than this deck's own cards show them")
+    page.click("#remember")
+    page.wait_for_selector("#confirm[open]", timeout=30000)
+    page.click("#confirm-yes")
+    expect(page.locator("#remember-status")).to_contain_text("cards in deck kitchen", timeout=30000)
+
+
+@needs_matcher
 def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, page, tmp_path):
     # A player's own deck photographed with the page as it comes (the stand-in deck chosen):
     # every card is "not a card of this deck" and there was no read to correct, so "remember

@@ -121,6 +121,28 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     r = client.post("/api/photo", files={"photo": _jpeg(other)}, data={"deck": "kitchen"})  # reads as before
     assert r.status_code == 200 and r.json()["players"][0]["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
 
+    # A card corrected to the wrong type (two swapped): the deck's own cards say so, nothing is
+    # learnt, and the page asks; sent again with force, it is remembered as named.
+    truth = truth_tableau(other.truth["tableaux"][0])
+    cells = [(i, j) for i in range(4) for j in range(COLS) if truth.at(i, j) is not None]
+    (r1, c1), (r2, c2) = next((a, b) for a in cells for b in cells if truth.at(*a) != truth.at(*b))
+    swapped = [[truth.at(i, j) for j in range(COLS)] for i in range(4)]
+    swapped[r1][c1], swapped[r2][c2] = swapped[r2][c2], swapped[r1][c1]
+    wrong = format_text(Tableau([x for row in swapped for x in row]))
+    before = client.get("/api/decks?named=kitchen").json()
+    clash = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": wrong},
+                        headers={"X-Deck-Token": started.json()["token"]})
+    assert clash.status_code == 409, clash.text
+    detail = clash.json()["detail"]
+    assert detail.startswith(f"row {min(r1, r2) + 1} col") and "named otherwise than this deck's own cards show them" in detail
+    assert client.get("/api/decks?named=kitchen").json() == before  # nothing learnt
+    cs = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(other)}, data={"grid": wrong},
+                     headers={"X-Deck-Token": started.json()["token"]})
+    assert cs.status_code == 409 and "vlastní karty tohoto balíčku" in cs.json()["detail"], cs.text
+    forced = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": wrong, "force": "true"},
+                         headers={"X-Deck-Token": started.json()["token"]})
+    assert forced.status_code == 200, forced.text
+
 
 def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):
     # The page's "remember these cards" after the player corrected a cell the finder found no

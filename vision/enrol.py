@@ -205,10 +205,21 @@ def left_out_note(cells: list[tuple[int, int]]) -> str:
 CLASH_BELIEF = 0.95
 
 
-def clashes(matcher: CardMatcher, taken: PhotoReferences) -> list[str]:
+class Clash(NamedTuple):
+    """A reference the grid names one type and the deck's own cards surely another."""
+
+    cell: tuple[int, int]  # (row, col) as the grid is written
+    named: CardType  # the grid's type
+    seen: str  # the deck's own cards' type
+    belief: float  # how surely they say so
+
+    def __str__(self) -> str:
+        return f"{cells_short([self.cell])}: the grid says {self.named.value}, this deck's cards say {self.seen} ({self.belief:.0%})"
+
+
+def clashes(matcher: CardMatcher, taken: PhotoReferences) -> list[Clash]:
     """Where a photo's references, as its grid names them, and the deck they would join
-    (``matcher``, its references) disagree surely: "row 1 col 2: the grid says bear, this deck's
-    cards say meadow (98%)", in the grid's reading order."""
+    (``matcher``, its references) disagree surely, in the grid's reading order."""
     cards = [(card, rc, crop) for card, crops in taken.crops.items() for rc, crop in zip((taken.at or {}).get(card, []), crops)]
     if not cards:
         return []
@@ -216,9 +227,8 @@ def clashes(matcher: CardMatcher, taken: PhotoReferences) -> list[str]:
     said = []
     for (card, rc, _), p in sorted(zip(cards, beliefs), key=lambda x: x[0][1]):
         best = int(np.argmax(p[:len(CardType)]))
-        other = matcher.names[best]
-        if other != card.value and p[best] >= CLASH_BELIEF:
-            said.append(f"{cells_short([rc])}: the grid says {card.value}, this deck's cards say {other} ({p[best]:.0%})")
+        if matcher.names[best] != card.value and p[best] >= CLASH_BELIEF:
+            said.append(Clash(rc, card, matcher.names[best], float(p[best])))
     return said
 
 

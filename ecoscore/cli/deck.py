@@ -91,7 +91,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             taken = from_photo(reader, embedder, data, tableau, str(photo))
             disagree = clashes(known, taken) if known is not None else []
             if disagree and not args.force:
-                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(disagree)}: check "
+                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: check "
                                "the grid there (two cards swapped?); nothing was added (--force adds it as its grid says)")
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)

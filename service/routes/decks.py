@@ -12,8 +12,19 @@ from pydantic import StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
+from ecoscore.scoring.tableau import cells_short
 from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, NotDeckOwner
-from ecoscore.vision.enrol import EnrolError, Layout, NotAnImage, check_image, from_photo, layout, left_out_note, name_it
+from ecoscore.vision.enrol import (
+    EnrolError,
+    Layout,
+    NotAnImage,
+    check_image,
+    clashes,
+    from_photo,
+    layout,
+    left_out_note,
+    name_it,
+)
 from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
@@ -57,6 +68,11 @@ async def list_decks(svc: Svc, named: Annotated[list[DeckName], Query(
     return await run_in_threadpool(work)
 
 
+# The page asks whether to remember such a photo anyway (app.js matches these words).
+CLASH_WORDS = ("the cards here are named otherwise than this deck's own cards show them (two cards swapped, or a "
+               "wrong correction?): check them, or remember the photo anyway")
+
+
 @router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
@@ -74,6 +90,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                              "with as_read: the deck that read the photo (its answer's deck); the read "
                              "placed its cells by what they show, and the grid lies on those cells. Empty: "
                              "the cells of /api/layout, placed by no deck"))] = "",
+                         force: Annotated[bool, Form(description="remember the cards as the grid names them even where "
+                                                                 "the deck's own cards say otherwise")] = False,
                          x_deck_token: Annotated[str | None, Header(max_length=200, description=(
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
@@ -94,6 +112,12 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
                            at=(float(x), float(y)) if at else None, read_by=read_by,
                            advise=False)  # the page's layout of this photo said how to retake it
+        # A deck that reads already judges the grid against its own cards, as `deck add` does: a
+        # card corrected to the wrong type would be taught as named, and read so on every photo.
+        if not force and x_deck_token is not None and svc.decks.store.exists(name) and svc.decks.store.info(name).complete:
+            disagree = clashes(svc.decks.matcher(name), taken)
+            if disagree:
+                raise HTTPException(409, f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}")
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.

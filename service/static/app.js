@@ -751,6 +751,8 @@ const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRI
   .normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
   .replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|-+$/g, "").slice(0, 40);
 
+const REMEMBER_CLASH = /named otherwise than this deck's own cards show them/;  // service/routes/decks.py CLASH_WORDS
+
 async function rememberCards() {
   if (!solo.view) return;
   const said = $("remember-status");
@@ -808,7 +810,16 @@ async function rememberCards() {
     if (title) form.append("title", title);  // kept for a new deck: what the page calls it
     // The deck's token: this phone started the deck, and only it adds to it.
     const tokenOf = deckTokenKey(name), held = localStorage.getItem(tokenOf);
-    const deck = await api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
+    const send = () => api("POST", `/api/decks/${encodeURIComponent(name)}/photo`, form, held ? { "X-Deck-Token": held } : {});
+    let deck;
+    try { deck = await send(); } catch (err) {
+      // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
+      // type would be taught as named): the player is asked, and says whether to remember anyway.
+      if (err.status !== 409 || !REMEMBER_CLASH.test(err.detail || "")) throw err;
+      if (!(await confirmDialog(sentence(err.say()), t("ui.remember_anyway"), t("ui.check_first")))) { setStatus(said, err, true); return; }
+      form.append("force", "true");
+      deck = await send();
+    }
     localStorage.setItem(tokenOf, deck.token);
     const missing = deck.missing || [];
     if (missing.length) {
