@@ -19,7 +19,7 @@ from . import names
 from .decks import Decks
 from .reads import ReadQueue
 from .settings import Settings
-from .starts import Refusals, client_key
+from .starts import Refusals, client_of
 from .store import (
     ANY_VERSION,
     Busy,
@@ -105,7 +105,7 @@ class Services:
             self.store.uncount_start(*started)
 
     def _starter(self, share: Share, request: Request) -> Starter:
-        starter = Starter(share, client_key(request.client.host if request.client else None))
+        starter = Starter(share, client_of(request))
         if wait := self.refusals.wait(share.kind, starter.client):  # refused lately: no write to ask again
             raise http_error(OverShare(share, wait))
         return starter

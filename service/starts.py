@@ -67,3 +67,9 @@ class Refusals:
             self._until[(kind, client)] = self.clock() + retry_after
             while len(self._until) > MAX_CLIENTS:  # the longest known go first
                 self._until.popitem(last=False)
+
+
+def client_of(request) -> str:
+    """``client_key`` of a request's client (its address as uvicorn gives it, a proxy's
+    X-Forwarded-For read where ``forwarded_allow_ips`` trusts it)."""
+    return client_key(request.client.host if request.client else None)

@@ -41,6 +41,9 @@ ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
+# Of those no room holds, one client's newest only: its next upload pushes out its own oldest,
+# never another player's (two pictures a photo: 200 is its last 100 photos, or a big game's).
+KEEP_OVERLAYS_PER_CLIENT = 200
 HOUR = 3600.0  # a share of starts is counted over the last hour
 # A full store makes room by deleting its longest-idle room no one has joined, once unwritten this
 # long: kept as long as a used room (room_idle_days), empty rooms started by one script at the
@@ -528,10 +531,15 @@ class Store:
             db.execute("DELETE FROM players WHERE room_id = ? AND name = ?", (room_id, name))
 
     # overlays
-    def _put_overlay(self, db, jpeg: bytes) -> str:
+    def _put_overlay(self, db, jpeg: bytes, client: str = "") -> str:
         overlay_id = secrets.token_urlsafe(12)
-        db.execute("INSERT INTO overlays (id, created, jpeg) VALUES (?, ?, ?)", (overlay_id, time.time(), jpeg))
-        # Keep the store bounded: drop the oldest overlays no room refers to.
+        db.execute("INSERT INTO overlays (id, created, jpeg, client) VALUES (?, ?, ?, ?)",
+                   (overlay_id, time.time(), jpeg, client))
+        unheld = "id NOT IN (SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL)"
+        # Its own client's oldest first (an address flooding uploads pushed out everyone's photos),
+        db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE client = ? AND {unheld} "
+                   f"ORDER BY created DESC {self.db.all_rows} OFFSET ?)", (client, KEEP_OVERLAYS_PER_CLIENT))
+        # then, the store bounded: the oldest overlays no room refers to.
         db.execute(
             "DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE id NOT IN "
             f"(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL) ORDER BY created DESC {self.db.all_rows} OFFSET ?)",
@@ -539,9 +547,11 @@ class Store:
         )
         return overlay_id
 
-    def put_overlay(self, jpeg: bytes) -> str:
+    def put_overlay(self, jpeg: bytes, client: str = "") -> str:
+        """Keep a picture (a photo, its overlay) for a while; ``client``: whose upload it is
+        (``starts.client_key``), whose own pictures it may push out."""
         with self._transaction() as db:
-            return self._put_overlay(db, jpeg)
+            return self._put_overlay(db, jpeg, client)
 
     def overlay(self, overlay_id: str) -> bytes:
         with self._connect() as db:

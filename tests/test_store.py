@@ -387,3 +387,27 @@ def test_a_full_store_makes_room_from_its_longest_idle_room_no_one_joined(db_url
     finally:
         store.close()
 
+
+def test_one_clients_uploads_push_out_only_its_own_pictures(db_url, monkeypatch):
+    # With one cap for all, ~1,000 uploads from one address took every other player's photo
+    # away while they were still naming its cards (an attack on a running server).
+    from ecoscore.service import store as store_module
+
+    monkeypatch.setattr(store_module, "KEEP_OVERLAYS_PER_CLIENT", 3)
+    monkeypatch.setattr(store_module, "KEEP_OVERLAYS", 6)
+    store = Store(db_url)
+    try:
+        theirs = store.put_overlay(b"\xff\xd8 a player's photo", "10.0.0.2")
+        flood = [store.put_overlay(b"\xff\xd8 flood %d" % k, "10.0.0.66") for k in range(20)]
+        assert store.overlay(theirs) == b"\xff\xd8 a player's photo"
+        for gone in flood[:-3]:
+            with pytest.raises(NotFound):
+                store.overlay(gone)
+        assert [store.overlay(kept) for kept in flood[-3:]] == [b"\xff\xd8 flood %d" % k for k in (17, 18, 19)]
+        for k in range(6):  # many clients at once: the store's own cap still holds
+            store.put_overlay(b"\xff\xd8 other %d" % k, f"10.0.1.{k}")
+        with store._connect() as db:
+            assert db.execute("SELECT COUNT(*) FROM overlays").fetchone()[0] == 6
+    finally:
+        store.close()
+

@@ -31,6 +31,7 @@ from ecoscore.vision.report import quad_doc
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
+from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
@@ -184,7 +185,7 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
         doubt = None if guess else name_it(cell)  # a guess is not to name, but to confirm
         cells.append(LayoutCell(card=cell.card, guess=guess, doubts=[doubt] if doubt else [], quad=quad_doc(cell.quad)))
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)],
-                     photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg)}.jpg",
+                     photo_url=f"/api/overlays/{await svc.db(svc.store.put_overlay, jpeg, client_of(request))}.jpg",
                      photo_size=list(found.photo.original_size), doubts=found.advice)
 
 

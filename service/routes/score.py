@@ -31,6 +31,7 @@ from ..schemas import (
     GridGame,
     Problem,
 )
+from ..starts import client_of
 from .photos import photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
@@ -127,11 +128,11 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     for (_, read), jpeg in zip(reads, jpegs):
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
-        oid = await svc.db(svc.store.put_overlay, jpeg)
+        oid = await svc.db(svc.store.put_overlay, jpeg, client_of(request))
         overlay_ids.extend([oid] * len(read.tableaux))
     photos: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
     for _, read in reads:
-        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read.photo.image))
+        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read.photo.image), client_of(request))
         photos.extend([(pid, list(read.size))] * len(read.tableaux))
     for read_doc, oid, (pid, size) in zip(read_docs, overlay_ids, photos):  # the service's part of each read
         read_doc["overlay_url"] = f"/api/overlays/{oid}.jpg"
