@@ -948,6 +948,31 @@ def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     assert page.text_content("#mode option[value=game]") == "3–6 players"
 
 
+def test_the_empty_cells_doubt_goes_once_its_cells_are_checked(server, page, tmp_path):
+    # "2 empty cells (row 1 col 2, row 4 col 4): a mid-game tableau, or a card missed" stayed
+    # listed after every card was checked, its cells kept as read (a walk, in Italian).
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=1.0, min_holes=2, max_holes=2,
+                         elevation_deg=(70, 90))
+    upload_solo(page, server, write(tmp_path, "holes.jpg", render_scene(load_deck("standin"), (61, 0), params).jpeg))
+    if page.is_visible("#retake"):
+        page.click("#show-anyway")
+    line = page.locator("#solo-tableau .doubts li", has_text="empty cells (")
+    expect(line).to_have_count(1)
+    cells = [[int(n) - 1 for n in m] for m in re.findall(r"row (\d+) col (\d+)", line.text_content())]
+    assert len(cells) == 2, line.text_content()
+    for k, (r, c) in enumerate(cells):
+        page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")
+        page.click("#solo-tableau .change")
+        page.wait_for_selector("#picker[open]")
+        page.click("#keep")
+        expect(line).to_have_count(1 if k == 0 else 0)  # gone once both are checked, not before
+
+
 def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page, photo_set, tmp_path):
     upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
     doc = page.evaluate("fetch('/api/grid', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify("

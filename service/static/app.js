@@ -375,7 +375,7 @@ class TableauView {
     const doubts = this.read.doubts.filter((d) => ![...done].some((k) => {
       const [r, c] = k.split(",").map(Number);
       return d.startsWith(`row ${r + 1}, col ${c + 1}: `);
-    }));
+    }) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
@@ -607,6 +607,15 @@ function fitNames(grid) {
     const ems = Math.max(...span.textContent.split(/\s+/).map((word) => measurer.measureText(word).width / 100));
     span.style.setProperty("--word-ems", ems.toFixed(3));
   }
+}
+
+// The tableau's "2 empty cells (row 1 col 2, row 4 col 4): ..." once the player has checked
+// (kept or corrected) every cell it names: it stayed after "All doubtful cards checked" (a walk).
+function emptyCellsChecked(doubt, done) {
+  const m = /^\d+ empty cells? \(([^)]*)\): /.exec(doubt);
+  if (!m) return false;
+  const cells = [...m[1].matchAll(/row (\d+) col (\d+)/g)].map(([, r, c]) => `${r - 1},${c - 1}`);
+  return cells.length > 0 && cells.every((k) => done.has(k));
 }
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
