@@ -1009,6 +1009,8 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     for k in range(1, n + 1):
         page.wait_for_selector("#picker[open]")
         assert page.text_content("#review-step") == f"Doubtful card {k} of {n}"
+        # "Keep as read" holds the focus: an Enter at once keeps the card, never changes it
+        assert page.evaluate("document.activeElement.id") == "keep"
         page.click("#keep")
     page.wait_for_function("document.querySelector('#status').textContent === 'All doubtful cards checked.'")
     assert page.locator("#solo-tableau .grid button.doubt").count() == 0
@@ -1025,6 +1027,10 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     expect(page.locator("#remember-status")).to_have_text(
         "Check the doubtful card first (Review): a misread card remembered would teach the deck a wrong picture.")
     assert not asked
+    page.click("#solo-tableau .review")  # checked: the refusal goes by itself (it stayed under the button)
+    page.wait_for_selector("#picker[open]")
+    page.click("#keep")
+    expect(page.locator("#remember-status")).to_have_text("")
 
 
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):
@@ -1298,8 +1304,11 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     # settled: counted as Review counts it (it blocked "remember" for good: a walk-through).
     # "Keep as read" is not offered for a card not named: it kept it empty, silently (a walk).
     page.click("#solo-tableau .grid button[data-row='0'][data-col='0']")
+    # a card still to name is not said to be empty, nor offered "empty" as what it is now (a walk)
+    expect(page.locator("#solo-tableau .card-explain-text")).to_have_text("Row 1, column 1: a card still to name.")
     page.click("#solo-tableau .change")
     expect(page.locator("#keep")).to_be_hidden()
+    expect(page.locator("#choices button.current")).to_have_count(0)
     page.click("#choices button[data-type='']")
     page.click("#remember")
     expect(page.locator("#remember-status")).to_have_text("Name every card first: 19 cards have no name yet.")

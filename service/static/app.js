@@ -153,6 +153,7 @@ const clause = (c, k) => {
 };
 const clauses = (text) => (text.includes("; ") ? text.split("; ").map(clause).join(" ") : text);
 function setStatus(el, text, isError = false) {
+  el.mark = undefined;  // what a status is, where the page takes it back by itself (rememberCards' "unsure")
   const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
   el.say = say && isError ? () => clauses(say()) : say;
   el.textContent = el.say ? el.say() : isError ? clauses(String(text)) : text;
@@ -367,6 +368,8 @@ class TableauView {
     const causes = this.causes();
     const sel = this.selected ? key(...this.selected) : null;
     const pending = this.doubtfulCells().length;
+    // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
+    if (this === solo.view && !pending && $("remember-status").mark === "unsure") setStatus($("remember-status"), "");
     const title = this.q(".tableau-title");
     title.hidden = !this.title;
     if (this.title) title.textContent = this.title(this.player, pending);
@@ -497,7 +500,9 @@ class TableauView {
     const k = key(r, c), type = this.grid[r][c];
     // A cell the reader could not tell (outside the photo, a card of none of the deck's types) is
     // not said to be empty: it is counted so (a walk: "unknown" on the photo, "is empty" here).
-    if (!type) return t(this.unknownAt(r, c) ? "ui.explain_unknown" : "ui.explain_empty", { row: r + 1, col: c + 1 });
+    // A card found and not named yet (a deck being taught) is no empty cell (a walk: "is empty").
+    const unread = this.unnamed(r, c) ? "ui.explain_unnamed" : this.unknownAt(r, c) ? "ui.explain_unknown" : "ui.explain_empty";
+    if (!type) return t(unread, { row: r + 1, col: c + 1 });
     const cp = cause[k];
     if (cp || !GROUP_TYPES.has(type)) {
       const points = cp ? cp.points : 0;
@@ -652,7 +657,7 @@ function pick(view, r, c, review) {
         b.classList.add("runner");
         b.appendChild(Object.assign(document.createElement("small"), { textContent: ` (${t("ui.picker_runner")})` }));
       }
-      if (type === current) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
+      if (type === current && !unnamed) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
       b.addEventListener("click", () => finish(type));
       choices.appendChild(b);
     });
@@ -663,7 +668,9 @@ function pick(view, r, c, review) {
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
-    choices.firstElementChild.focus();
+    // "Keep as read" first where it is offered: an Enter at once keeps the card, never changes it
+    // to the second guess (a walk, keyboard only).
+    ($("keep").hidden ? choices.firstElementChild : $("keep")).focus();
   });
 }
 
@@ -776,7 +783,7 @@ async function rememberCards() {
   // misread card would be a wrong picture of its type, read with on every later photo (a walk:
   // 4 doubtful cards remembered without a word). Checked first, as the Review button counts them.
   const unsure = solo.teaching ? 0 : solo.view.doubtfulCells().length;
-  if (unsure) { setStatus(said, () => t("ui.remember_unsure", { n: unsure }), true); return; }
+  if (unsure) { setStatus(said, () => t("ui.remember_unsure", { n: unsure }), true); said.mark = "unsure"; return; }
   // Cards the deck being taught named itself: never remembered before the player says they are right.
   const guesses = solo.teaching ? solo.view.guessedCells() : [];
   if (guesses.length) {
@@ -825,7 +832,10 @@ async function rememberCards() {
       // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
       // type would be taught as named): the player is asked, and says whether to remember anyway.
       if (err.status !== 409 || !REMEMBER_CLASH.test(err.detail || "")) throw err;
-      if (!(await confirmDialog(sentence(err.say()), t("ui.remember_anyway"), t("ui.check_first")))) { setStatus(said, err, true); return; }
+      if (!(await confirmDialog(sentence(err.say()), t("ui.remember_anyway"), t("ui.check_first")))) {
+        setStatus(said, () => sentence(err.say()), true);
+        return;
+      }
       form.append("force", "true");
       deck = await send();
     }
@@ -1201,7 +1211,9 @@ async function correctSolo(grid, message) {
     showSolo(player);
     // A photo refused meanwhile keeps its word: the player must still see that it was not read.
     const refusedSince = $("status").say !== said && $("status").classList.contains("error");
-    if (message !== null && !refusedSince) setStatus($("status"), message || (() => t("ui.updated")));  // null: a re-score
+    // (naming a deck's cards, no score is shown: "Score updated" said nothing true)
+    const done = solo.teaching ? () => t("ui.card_named") : () => t("ui.updated");
+    if (message !== null && !refusedSince) setStatus($("status"), message || done);  // null: a re-score
     return player;
   } catch (err) {
     if (solo.doc === shown && solo.index === index && !solo.pending) setStatus($("status"), err, true);
