@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .reads import ReadQueue
-from .starts import client_key
+from .starts import client_of
 
 # A room's code is its password, and an overlay's id shows a player's photo without it.
 SECRET_IN_PATH = re.compile(r"(/r/|/api/rooms/|/api/overlays/)[^/?]+")
@@ -157,7 +157,7 @@ class Admission:
         queue = self.queue() if scope["type"] == "http" and self.is_photo(scope) else None
         if queue is None:
             return await self.app(scope, receive, send)
-        client = client_key((scope.get("client") or (None,))[0])
+        client = client_of(scope)
         if self.held.get(client, 0) >= self.per_client:
             return await _answer_after_body(scope, receive, send, 429, f"this device has {self.per_client} photos "
                                             "waiting to be read already: wait for their scores", {"Retry-After": "3"})

@@ -20,7 +20,8 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 MAX_KEY = 64  # a client's key as stored: an address or a /64 is shorter; anything else is cut
 MAX_CLIENTS = 10_000  # refused clients a worker remembers (``Refusals``)
@@ -69,7 +70,8 @@ class Refusals:
                 self._until.popitem(last=False)
 
 
-def client_of(request) -> str:
+def client_of(connection: Mapping[str, Any]) -> str:
     """``client_key`` of a request's client (its address as uvicorn gives it, a proxy's
-    X-Forwarded-For read where ``forwarded_allow_ips`` trusts it)."""
-    return client_key(request.client.host if request.client else None)
+    X-Forwarded-For read where ``forwarded_allow_ips`` trusts it): of an ASGI scope, or of a
+    Starlette request (a mapping over its scope)."""
+    return client_key((connection.get("client") or (None,))[0])

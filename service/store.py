@@ -540,11 +540,8 @@ class Store:
         db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE client = ? AND {unheld} "
                    f"ORDER BY created DESC {self.db.all_rows} OFFSET ?)", (client, KEEP_OVERLAYS_PER_CLIENT))
         # then, the store bounded: the oldest overlays no room refers to.
-        db.execute(
-            "DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE id NOT IN "
-            f"(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL) ORDER BY created DESC {self.db.all_rows} OFFSET ?)",
-            (KEEP_OVERLAYS,),
-        )
+        db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE {unheld} "
+                   f"ORDER BY created DESC {self.db.all_rows} OFFSET ?)", (KEEP_OVERLAYS,))
         return overlay_id
 
     def put_overlay(self, jpeg: bytes, client: str = "") -> str:

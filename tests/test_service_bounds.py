@@ -281,17 +281,24 @@ def _post_photo(port: int, results: list, k: int, size: int = 2):
         results[k] = (type(err).__name__, None, b"")
 
 
+def _post_photos_in_turn(port: int, sizes: list[int], gap: float) -> list:
+    """Photos of ``sizes`` bytes posted at once from threads, each ``gap`` s after the one before;
+    each one's (status, Retry-After, body) once all are answered."""
+    results: list = [None] * len(sizes)
+    threads = [threading.Thread(target=_post_photo, args=(port, results, k, size)) for k, size in enumerate(sizes)]
+    for t in threads:
+        t.start()
+        time.sleep(gap)
+    for t in threads:
+        t.join()
+    return results
+
+
 def test_a_full_queue_answers_503_with_retry_after(settings):
     settings.reads, settings.read_queue = 1, 1
     reader = SlowReader(1.0)
     with live_server(settings, reader) as port:
-        results = [None] * 4
-        threads = [threading.Thread(target=_post_photo, args=(port, results, k)) for k in range(4)]
-        for t in threads:
-            t.start()
-            time.sleep(0.1)
-        for t in threads:
-            t.join()
+        results = _post_photos_in_turn(port, [2] * 4, 0.1)
     statuses = sorted(r[0] for r in results)
     assert statuses == [422, 422, 503, 503], results  # one read, one waiting, two turned away
     assert all(r[1] and int(r[1]) >= 1 for r in results if r[0] == 503)
@@ -305,16 +312,8 @@ def test_a_phone_turned_away_mid_upload_reads_the_busy_answer_not_a_reset(settin
     settings.reads, settings.read_queue = 1, 1
     reader = SlowReader(2.0)
     with live_server(settings, reader) as port:
-        results = [None] * 4
-        threads = [threading.Thread(target=_post_photo, args=(port, results, k)) for k in range(2)]
-        for t in threads:
-            t.start()
-            time.sleep(0.2)  # one photo read, one waiting: the queue is full
-        late = [threading.Thread(target=_post_photo, args=(port, results, k, 8 * 2**20)) for k in (2, 3)]
-        for t in late:
-            t.start()
-        for t in threads + late:
-            t.join()
+        # one photo read, one waiting: the queue is full for the two of 8 MB after them
+        results = _post_photos_in_turn(port, [2, 2, 8 * 2**20, 8 * 2**20], 0.2)
     assert [r[0] for r in results[2:]] == [503, 503], results[2:]
     assert all(b"busy reading photos" in r[2] for r in results[2:])
     assert reader.calls == 2

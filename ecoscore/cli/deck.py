@@ -72,9 +72,10 @@ def _deck_add(args: argparse.Namespace, store) -> None:
         raise BadInput(f"{len(args.photo)} --photo but {len(args.grid)} --grid: give one grid per photo")
     reader = open_reader_or_fail()
     embedder = CardEmbedder()
+    existing = store.info(args.name) if store.exists(args.name) else None
     # A deck that reads already judges a photo's grid before it learns from it (``clashes``).
     known = (CardMatcher(embedder, store.references(args.name, embedder))
-             if store.exists(args.name) and store.info(args.name).complete and not store.info(args.name).builtin else None)
+             if existing is not None and existing.complete and not existing.builtin else None)
     crops: dict = {}
     sources = []
     notes = []  # cells left out, said before the deck is written
@@ -82,7 +83,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
         if args.folder:
             # A deck that exists takes a folder of some types only (more cards), as it takes a
             # photo that lacks some; a new one needs every type.
-            for card, images in from_folder(reader, args.folder, every_type=not store.exists(args.name)).items():
+            for card, images in from_folder(reader, args.folder, every_type=existing is None).items():
                 crops.setdefault(card, []).extend(images)
             sources.append(f"folder {args.folder}")
         for photo, grid in zip(args.photo, args.grid):

@@ -125,14 +125,15 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
 
     game, read_docs, jpegs = await run_in_threadpool(score_and_draw)
     overlay_ids: list[str] = []
+    client = client_of(request)  # whose pictures these are (each client's newest kept: Store.put_overlay)
     for (_, read), jpeg in zip(reads, jpegs):
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
-        oid = await svc.db(svc.store.put_overlay, jpeg, client_of(request))
+        oid = await svc.db(svc.store.put_overlay, jpeg, client)
         overlay_ids.extend([oid] * len(read.tableaux))
     photos: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
     for _, read in reads:
-        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read.photo.image), client_of(request))
+        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read.photo.image), client)
         photos.extend([(pid, list(read.size))] * len(read.tableaux))
     for read_doc, oid, (pid, size) in zip(read_docs, overlay_ids, photos):  # the service's part of each read
         read_doc["overlay_url"] = f"/api/overlays/{oid}.jpg"
