@@ -31,6 +31,7 @@ from .decks import Decks
 from .deps import Services
 from .middleware import AccessLog, Admission, Bounds, SecurityHeaders
 from .reads import ReadQueue
+from .refusal import Refusal, refused
 from .routes import decks as deck_routes
 from .routes import page, rooms, score
 from .routes.page import STATIC
@@ -140,6 +141,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         redirect_slashes=False,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
+    app.add_exception_handler(Refusal, refused)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(page.router)
     app.include_router(score.router)

@@ -209,10 +209,23 @@ class Health(BaseModel):
     reads_waiting: int
 
 
+class Clash(BaseModel):
+    cell: list[int] = Field(description="[row, col], 0-based, as the grid is written")
+    named: str = Field(description="the type the grid names there")
+    seen: str = Field(description="the type the deck's own cards show there")
+    belief: float = Field(description="how surely they do (0-1)")
+
+
 class Problem(BaseModel):
-    """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong)."""
+    """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
+    A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
+    found, none of the deck's: name its cards, /api/layout), ``deck_clash`` (409: the grid names
+    cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
+    remember anyway)."""
 
     detail: str | list
+    code: str | None = None
+    clashes: list[Clash] | None = None
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.

@@ -4,6 +4,7 @@ Each of issue #16's broken items has a test here that fails on the page before i
 (decoded from a screenshot), labels that follow corrections and the room's scores, doubts kept
 after a room correction, an error never shown above an older result, the upload race, a name
 before the file chooser, an unreadable photo, solo wording, keyboard access."""
+import dataclasses
 import io
 import json
 import re
@@ -1235,10 +1236,17 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     page.wait_for_function(f"solo.view.grid[{r}][{c}] === '{wrong}'")
     page.click("#remember")
     page.wait_for_selector("#confirm[open]", timeout=30000)
-    assert page.text_content("#confirm-text").startswith(f"Row {r + 1} col {c + 1}: the cards here are named otherwise")
+    # each cell said with what the deck's cards show there (it said "the cards here" of them all)
+    asked = page.text_content("#confirm-text")
+    assert re.fullmatch(rf"Row {r + 1}, column {c + 1}: named {wrong}, but your deck's cards show {grid[r][c]} "
+                        r"\((9[5-9]|100) %\)\. Two cards swapped, or a wrong correction\? Check them, or remember the "
+                        r"photo anyway\.", asked), asked
     expect(page.locator("#confirm-yes")).to_have_text("Remember anyway")
     page.click("#confirm-no")  # check first: nothing sent again, said beside the button
-    expect(page.locator("#remember-status")).to_contain_text("named otherwise than this deck's own cards show them")
+    expect(page.locator("#remember-status")).to_have_text(asked)
+    page.select_option("#lang", "cs")  # said again in the language chosen since
+    expect(page.locator("#remember-status")).to_contain_text(f"Řada {r + 1}, sloupec {c + 1}: zadáno ")
+    page.select_option("#lang", "en")
     page.click("#remember")
     page.wait_for_selector("#confirm[open]", timeout=30000)
     page.click("#confirm-yes")
@@ -1384,8 +1392,6 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     # The second photo of a deck being taught came back with all 20 cells to name again (a walk):
     # the deck, half built, read nothing. Now the cards it names surely come named, marked "?",
     # the rest are to name, and its guesses are remembered only once the player says they are right.
-    import re
-
     import numpy as np
     from playwright.sync_api import expect
 
@@ -1393,7 +1399,9 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     first = photo_where(deck, params, 54, lambda types: len(types) < len(CardType))
     started = post_deck_photo(deck_server, "puda", first, title="Půda")
     lacking = set(started["missing"])
-    second = photo_where(deck, params, 55, lambda types: bool(types & lacking))  # cards of types it lacks too
+    # cards of types it lacks too, and a bare place (no card to name there)
+    holed = dataclasses.replace(params, p_hole=1.0, min_holes=1, max_holes=2)
+    second = photo_where(deck, holed, 55, lambda types: bool(types & lacking))
     page.goto(deck_server)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-building', 'puda'); "
                   f"localStorage.setItem('ecoscore-deck-token:puda', '{started['token']}')")
@@ -1402,9 +1410,11 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     sent = []
     page.on("request", lambda r: "/api/decks/puda/photo" in r.url and sent.append(r.url))
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
-    expect(page.locator("#teach")).to_be_visible(timeout=60000)  # the built-in deck chosen: not its cards
-    page.click("#teach-start")
+    # The built-in deck is chosen, and does not read these cards: the photo goes straight to its
+    # cells to name, with no refusal first (a walk: every photo after the first met a red one).
     expect(page.locator("#result")).to_be_visible(timeout=60000)
+    expect(page.locator("#teach")).to_be_hidden()
+    expect(page.locator("#status")).not_to_have_class(re.compile("error"))
     marks = labels(page)
     quads = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.quad))")
     truth = second.truth["tableaux"][0]["cells"]
@@ -1419,6 +1429,9 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
                                                  "for my deck.")
     review = page.locator("#solo-tableau .review")
     expect(review).to_have_text(f"Review the {20 - len(guessed)} doubtful cards")  # the guesses are not to name
+    found = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.card))")
+    bare = {(r, c) for r, row in enumerate(found) for c, card in enumerate(row) if not card}
+    assert bare and not bare & set(guessed), (bare, guessed)
     # A guess checked on its own: the picker says whose guess it is, and "keep" confirms it.
     (r0, c0) = sorted(guessed)[0]
     page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
@@ -1426,11 +1439,12 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
                                                       "as deck Půda reads it (a guess)")
     page.click("#keep")
     assert labels(page)[(r0, c0)] == guessed[(r0, c0)]
-    review.click()
-    for _ in range(20 - len(guessed)):
-        r, c = map(int, re.match(r"Row (\d+), column (\d+)", page.locator("#picker-cell").inner_text()).groups())
-        page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)] or ''}']")
-    expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
+    # Each card found named on the photo; the bare places are left as they are: a card the finder
+    # missed teaches the deck nothing, so they do not hold "remember" up (they did: a walk).
+    for (r, c) in sorted(set(lying) - set(guessed) - bare):
+        page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
+        page.click(f"#choices button[data-type='{lying[(r, c)] or ''}']")
+    expect(review).to_have_text(f"Review the {len(bare)} doubtful cards" if len(bare) > 1 else "Review the doubtful card")
     # Remembered only once the player says the deck's guesses are right.
     page.click("#remember")
     expect(page.locator("#confirm")).to_be_visible()
@@ -1444,7 +1458,6 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     shot(page, "deck-guesses-to-confirm")
     page.click("#remember")
     page.click("#confirm-yes")
-    found = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.card))")  # a card missed is left out
     n = sum(started["references"].values()) + sum(lying[(r, c)] is not None and card for r, row in enumerate(found)
                                                   for c, card in enumerate(row))
     expect(page.locator("#remember-status")).to_contain_text(f"{n} cards in deck Půda", timeout=60000)

@@ -135,6 +135,12 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     assert clash.status_code == 409, clash.text
     detail = clash.json()["detail"]
     assert detail.startswith(f"row {min(r1, r2) + 1} col") and "named otherwise than this deck's own cards show them" in detail
+    # ... and says so in a code and the facts a client shows (the page read it by its words)
+    assert clash.json()["code"] == "deck_clash"
+    said = {tuple(c["cell"]): (c["named"], c["seen"]) for c in clash.json()["clashes"]}
+    assert said == {(r1, c1): (truth.at(r2, c2).value, truth.at(r1, c1).value),
+                    (r2, c2): (truth.at(r1, c1).value, truth.at(r2, c2).value)}, said
+    assert all(0.95 <= c["belief"] <= 1 for c in clash.json()["clashes"])
     assert client.get("/api/decks?named=kitchen").json() == before  # nothing learnt
     cs = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(other)}, data={"grid": wrong},
                      headers={"X-Deck-Token": started.json()["token"]})
@@ -446,7 +452,7 @@ def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(cl
     # for both. The service's answers now name the page's controls only (the command line keeps
     # its own), in every language.
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.vision.pipeline import NoTableauError, not_this_deck
+    from ecoscore.vision.pipeline import NotThisDeckError, not_this_deck
 
     # A photo of another deck is refused (82 of 84 photos of the seven unseen decks read against
     # the stand-in, bench decks' normal split); the odd one is read instead, every cell in doubt.
@@ -458,6 +464,7 @@ def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(cl
             break
         assert not r.json()["final"] and all(cell["doubts"] for row in r.json()["players"][0]["cells"] for cell in row)
     assert r.status_code == 422, r.text
+    assert r.json()["code"] == "not_this_deck"  # what the page acts on: it offers the cells to name
     detail = r.json()["detail"]
     assert "if it is your own deck, teach the page its cards (Name the cards of my deck)" in detail
     assert "command line" not in detail and "--deck" not in detail
@@ -488,10 +495,12 @@ def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(cl
         finder, classifier = reader.finder, reader.classifier
 
         def read(self, data, classifier=None):
-            raise NoTableauError(not_this_deck(18, classifier.deck))
+            raise NotThisDeckError(not_this_deck(18, classifier.deck))
 
     with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'r.sqlite3'}"), reader=Refusing())) as c:
-        detail = c.post("/api/photo", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"}).json()["detail"]
+        refused = c.post("/api/photo", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"}).json()
+        assert refused["code"] == "not_this_deck"
+        detail = refused["detail"]
         assert "none reads as a card of the deck Náš stůl: " in detail and "(Name the cards of my deck)" in detail
         assert "deck add" not in detail and "nas-stul" not in detail
         czech = c.post("/api/photo?lang=cs", files={"photo": _jpeg(builtin)}, data={"deck": "nas-stul"}).json()["detail"]

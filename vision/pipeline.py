@@ -158,6 +158,11 @@ class NoGridError(NoTableauError):
     deck, an unenrolled one) is not looked at again: more boxes would not make them the deck's."""
 
 
+class NotThisDeckError(NoTableauError):
+    """Grids of cards were found, and none held a card of the deck read with (most often the
+    player's own deck, not yet taught): its cards are to be named, not photographed again."""
+
+
 class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
@@ -241,7 +246,7 @@ class Reader:
             # A grid taken for a pattern is said here too: it may be the player's own deck,
             # unenrolled, read as one type throughout.
             why = not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
-            self._refuse(photo, det, why, fits)
+            self._refuse(photo, det, why, fits, error=NotThisDeckError)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,

@@ -30,6 +30,7 @@ from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
+from ..refusal import DECK_CLASH, Refusal
 from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
@@ -118,7 +119,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         if not force and x_deck_token is not None and svc.decks.store.exists(name) and svc.decks.store.info(name).complete:
             disagree = clashes(svc.decks.matcher(name), taken)
             if disagree:
-                raise HTTPException(409, f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}")
+                raise Refusal(409, f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}", DECK_CLASH,
+                              clashes=[{"cell": list(c.cell), "named": c.named.value, "seen": c.seen,
+                                        "belief": round(c.belief, 3)} for c in disagree])
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.

@@ -12,12 +12,13 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.vision.deckstore import DeckStoreError
 from ecoscore.vision.decode import ImageError, NotAnImageError, probe
 from ecoscore.vision.matcher import CardMatcher
-from ecoscore.vision.pipeline import NoTableauError
+from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError
 from ecoscore.vision.reads import PhotoRead
 
 from .. import names
 from ..deps import Services
 from ..reads import Abandoned, QueueFull
+from ..refusal import NOT_THIS_DECK, Refusal
 
 T = TypeVar("T")
 
@@ -101,7 +102,10 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
     except NoTableauError as err:
         deck_name = classifier.deck if isinstance(classifier, CardMatcher) else None
         title = await run_in_threadpool(_title, svc, deck_name) if deck_name else None
-        raise HTTPException(422, f"{name}: {for_the_page(str(err), deck_name, title)}") from None
+        detail = f"{name}: {for_the_page(str(err), deck_name, title)}"
+        if isinstance(err, NotThisDeckError):
+            raise Refusal(422, detail, NOT_THIS_DECK) from None
+        raise HTTPException(422, detail) from None
     for tab in read.tableaux:
         tab.doubts[:] = [for_the_page(doubt) for doubt in tab.doubts]
     return read

@@ -30,12 +30,16 @@ async function api(method, url, body, headers = {}) {
   try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error"), { offline: true }); }
   showOffline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw saying(() => errorText(data, res), { status: res.status, detail: data.detail });  // 409: written in between
+  if (!res.ok) throw saying(() => errorText(data, res), refusalOf(res.status, data));  // 409: written in between
   return data;
 }
 
 // An error that can say itself again (``say``) in the language chosen since (setStatus).
 function saying(say, more = {}) { return Object.assign(new Error(say()), { say }, more); }
+
+// What the page acts on in a refusal: its status and its code (service/refusal.py), never its
+// words (a reworded message silently stopped the page offering to name a deck's cards).
+const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.code || "", clashes: data.clashes || [] });
 
 function errorText(data, res) {
   const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
@@ -70,7 +74,7 @@ function upload(url, form, headers, onProgress) {
       let data = {};
       try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) resolve(data);
-      else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), { status: xhr.status, detail: data.detail }));
+      else reject(saying(() => errorText(data, { status: xhr.status, statusText: xhr.statusText }), refusalOf(xhr.status, data)));
     };
     xhr.onerror = () => { showOffline(true); reject(saying(() => t("ui.network_error"), { offline: true })); };
     xhr.onabort = () => reject(Object.assign(new Error(t("ui.cancelled")), { cancelled: true }));
@@ -767,7 +771,10 @@ const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRI
   .normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
   .replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|-+$/g, "").slice(0, 40);
 
-const REMEMBER_CLASH = /named otherwise than this deck's own cards show them/;  // service/routes/decks.py CLASH_WORDS
+// The deck's own cards show cards of this photo otherwise than its grid names them: each said,
+// with what the deck sees there (the player checks those cells, not "these cards").
+const clashText = (clashes) => [...clashes.map((c) => t("ui.clash_cell", { row: c.cell[0] + 1, col: c.cell[1] + 1,
+  named: I18N.card(c.named), seen: I18N.card(c.seen), pct: Math.round(100 * c.belief) })), t("ui.clash_ask")].join(" ");
 
 async function rememberCards() {
   if (!solo.view) return;
@@ -777,7 +784,10 @@ async function rememberCards() {
   // Cards found and not named yet (nor kept as they are, nor set to empty: a box on a bare gap
   // is the finder's mistake): the service would refuse the photo. Said before anything is sent,
   // counted as the Review button counts them.
-  const unnamed = solo.teaching ? solo.view.doubtfulCells().length : 0;
+  // Bare places (no card found) need no name here: a card the finder missed teaches the deck
+  // nothing (its picture is left out), so naming them first only held the player up (a walk).
+  const cells = solo.view.read.cells || [];
+  const unnamed = solo.teaching ? solo.view.doubtfulCells().filter(([r, c]) => cells[r] && cells[r][c] && cells[r][c].card).length : 0;
   if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
   // Cards of a read still in doubt (neither corrected nor kept as read): remembered as read, a
   // misread card would be a wrong picture of its type, read with on every later photo (a walk:
@@ -831,9 +841,9 @@ async function rememberCards() {
     try { deck = await send(); } catch (err) {
       // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
       // type would be taught as named): the player is asked, and says whether to remember anyway.
-      if (err.status !== 409 || !REMEMBER_CLASH.test(err.detail || "")) throw err;
-      if (!(await confirmDialog(sentence(err.say()), t("ui.remember_anyway"), t("ui.check_first")))) {
-        setStatus(said, () => sentence(err.say()), true);
+      if (err.code !== "deck_clash") throw err;
+      if (!(await confirmDialog(clashText(err.clashes), t("ui.remember_anyway"), t("ui.check_first")))) {
+        setStatus(said, () => clashText(err.clashes), true);
         return;
       }
       form.append("force", "true");
@@ -1042,7 +1052,13 @@ async function scorePhoto(file) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
-    if (NOT_THIS_DECK.test(err.detail || "")) { solo.teachFile = file; $("teach").hidden = false; }
+    if (err.code === "not_this_deck") {
+      solo.teachFile = file;
+      // A deck this phone is building: its next photo is one to name, so it goes there at once
+      // (a walk: each photo after the first met a red refusal before the offer to name it).
+      if (localStorage.getItem(BUILDING_KEY) && teachingDeck()) { await teachPhoto(); return; }
+      $("teach").hidden = false;
+    }
     // A photo that cannot be read loses nothing: the last read, and every card corrected or named
     // on it, comes back under the refusal (a walk: a photo of the wall wiped a corrected score
     // out), its teach offer, if any, beside it.
@@ -1055,8 +1071,6 @@ async function scorePhoto(file) {
 }
 
 // ---------- a deck of the player's own, started from a photo no deck reads ----------
-// The page asks the service in English (API_HEADERS): its refusal is matched as said.
-const NOT_THIS_DECK = /no tableau read: a grid of \d+ cards was found, but/;
 
 // The deck a photo's cards are remembered for without asking: the one this phone is building, or
 // the one chosen if this phone started it (it holds its token); "": a new deck, named when remembered.
@@ -1528,7 +1542,7 @@ async function joinRoom(file) {
   } catch (err) {
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
-    const teach = NOT_THIS_DECK.test(err.detail || "");
+    const teach = err.code === "not_this_deck";
     // A photo refused for a player already in the room: their tableau there is the earlier one,
     // as the one-photo page says of its score (a walk: "Anna: No tableau found ..." and no more).
     const kept = !teach && token && room.doc && room.doc.players.includes(name);  // (another's name: not theirs to replace)
