@@ -12,12 +12,13 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError, check_name
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError, NoSuchDeck, check_name
 from ecoscore.vision.pipeline import Reader
 
 from . import names
 from .decks import Decks
 from .reads import ReadQueue
+from .refusal import NO_SUCH_DECK, Refusal
 from .settings import Settings
 from .starts import Refusals, client_of
 from .store import (
@@ -65,7 +66,7 @@ class Services:
             try:
                 self.decks.store.info(check_name(name))
             except DeckStoreError as err:
-                raise HTTPException(422, str(err)) from None
+                raise deck_refusal(err) from None
         return name
 
     def classifier_for(self, deck: str):
@@ -79,7 +80,7 @@ class Services:
         try:
             return self.decks.matcher(name)
         except DeckStoreError as err:
-            raise HTTPException(422, str(err)) from None
+            raise deck_refusal(err) from None
 
     async def start_room(self, mode: str, request: Request) -> tuple[str, str]:
         """A new room (``Store.create_room``), its start counted against the client's share: a 429
@@ -127,6 +128,12 @@ class Services:
             return names.normalise(raw, self.settings.max_name)
         except names.BadName as err:
             raise HTTPException(422, str(err)) from None
+
+
+def deck_refusal(err: DeckStoreError) -> HTTPException:
+    """A photo's deck that cannot read it: a 422, coded where the deck is gone (removed since a
+    phone chose it: the page forgets its choice, rather than send every photo to it again)."""
+    return Refusal(422, str(err), NO_SUCH_DECK) if isinstance(err, NoSuchDeck) else HTTPException(422, str(err))
 
 
 def http_error(err: StoreError) -> HTTPException:

@@ -219,7 +219,8 @@ class Clash(BaseModel):
 class Problem(BaseModel):
     """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
     A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
-    found, none of the deck's: name its cards, /api/layout), ``deck_clash`` (409: the grid names
+    found, none of the deck's: name its cards, /api/layout), ``no_such_deck`` (the deck asked for is
+    not, or no longer, on this server), ``deck_clash`` (409: the grid names
     cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
     remember anyway)."""
 

@@ -591,6 +591,21 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
     page.wait_for_function("!document.querySelector('#picker').open")
     page.wait_for_function("document.activeElement && document.activeElement.dataset.row === '1'", timeout=10000)
     assert page.evaluate(focus)[1:] == ["1", "2"]  # back on the cell just corrected
+    # The grid is walked with the arrows and is one stop of the Tab key (it took 20 to leave it).
+    for key, cell in [("ArrowRight", ["1", "3"]), ("ArrowDown", ["2", "3"]), ("End", ["2", "4"]),
+                      ("ArrowRight", ["2", "4"]), ("Home", ["2", "0"]), ("ArrowUp", ["1", "0"]), ("ArrowUp", ["0", "0"]),
+                      ("ArrowUp", ["0", "0"])]:
+        page.keyboard.press(key)
+        assert page.evaluate(focus)[1:] == cell, (key, page.evaluate(focus))
+    assert page.eval_on_selector_all("#solo-tableau .grid button[tabindex='0']", "bs => bs.map(b => b.dataset.row + b.dataset.col)") == ["00"]
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus)[1] is None  # out of the grid at once
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(focus)[1:] == ["0", "0"]  # back where it left
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")  # chosen as before: on to "Change this card"
+    assert page.evaluate(focus)[0] == "button change"
+    assert page.get_attribute("#solo-tableau .grid button[data-row='1'][data-col='0']", "aria-pressed") == "true"
 
 
 def test_choose_a_file_works_before_the_language_has_loaded(server, page):
@@ -1498,6 +1513,32 @@ def test_a_deck_listing_refused_is_said_and_one_lost_to_the_network_is_not(serve
     page.wait_for_load_state("networkidle")
     assert lost and page.text_content("#deck-note") == ""
     assert not page.errors
+
+
+def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_set, tmp_path):
+    # A deck removed on the server since this phone chose it: every photo was refused "no deck
+    # 'x'; enrol one with `ecoscore deck add`", for good. Now the page forgets it and says so, on
+    # coming back and when a photo is refused for it.
+    from playwright.sync_api import expect
+
+    page.goto(server)
+    page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")
+    page.reload()
+    expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server. Choose a deck (Deck), "
+                                                    "then send the photo again.")
+    assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
+    expect(page.locator("#deck")).to_have_value("standin")
+    page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")  # removed while the page was open
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    expect(page.locator("#status")).to_have_text("Deck kuchyne is no longer on this server. Choose a deck (Deck), "
+                                                 "then send the photo again.", timeout=30000)
+    assert "command line" not in page.text_content("body") and "deck add" not in page.text_content("body")
+    assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
+    page.select_option("#lang", "cs")
+    expect(page.locator("#status")).to_have_text("Balíček kuchyne už na tomto serveru není. Vyberte balíček (Balíček) "
+                                                 "a pošlete fotku znovu.")
+    page.set_input_files("#file", write(tmp_path, "p2.jpg", photo_set[0].jpeg))  # sent again: read
+    expect(page.locator("#result")).to_be_visible(timeout=30000)
 
 
 @needs_matcher

@@ -36,6 +36,7 @@ def test_decks_are_listed_and_an_unknown_one_refused_before_reading(client):
     r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"\xff\xd8junk"), "image/jpeg")},
                     data={"deck": "nosuch"})
     assert r.status_code == 422 and "no deck 'nosuch'" in r.json()["detail"]
+    assert r.json()["code"] == "no_such_deck"  # (a page forgets its choice of a deck removed since)
     r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"x"), "image/jpeg")}, data={"deck": "../x"})
     assert r.status_code == 422
 

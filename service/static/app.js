@@ -255,6 +255,22 @@ class TableauView {
     this.q(".review").addEventListener("click", () => this.review());
     this.q(".change").addEventListener("click", () => this.selected && this.pickAndCorrect(...this.selected));
     this.q(".change").hidden = !editable;
+    // The grid is one stop of the Tab key, walked with the arrows (Home, End: the row's ends):
+    // a keyboard had to Tab through all 20 cells to leave it (a walk).
+    this.cursor = [0, 0];
+    this.q(".grid").addEventListener("keydown", (event) => {
+      const step = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }[event.key];
+      const [r, c] = this.cursor, cols = this.grid[0].length, last = this.grid.length - 1;
+      const to = step ? [Math.min(last, Math.max(0, r + step[0])), Math.min(cols - 1, Math.max(0, c + step[1]))]
+        : event.key === "Home" ? [r, 0] : event.key === "End" ? [r, cols - 1] : null;
+      if (!to || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();  // (not the page's scroll)
+      this.q(`.grid button[data-row="${to[0]}"][data-col="${to[1]}"]`).focus();  // (scrolled into view)
+    });
+    this.q(".grid").addEventListener("focusin", (event) => {
+      const b = event.target.closest("button");
+      if (b) this.rove(+b.dataset.row, +b.dataset.col);
+    });
     // A photo the service no longer keeps (a read restored on reload, long after): no broken image.
     this.q(".photo-img").addEventListener("error", () => { this.q(".photo").hidden = true; });
   }
@@ -401,6 +417,7 @@ class TableauView {
     // The cell a keyboard was on keeps the focus when the grid is drawn again (a room's poll, a
     // selection): it fell back to the top of the page (a walk, keyboard only).
     const focused = grid.contains(document.activeElement) ? [+document.activeElement.dataset.row, +document.activeElement.dataset.col] : null;
+    if (this.cursor[0] >= this.grid.length || this.cursor[1] >= this.grid[0].length) this.cursor = [0, 0];
     grid.innerHTML = "";
     this.grid.forEach((row, r) => row.forEach((type, c) => {
       const b = document.createElement("button");
@@ -416,6 +433,7 @@ class TableauView {
         ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: name, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
         : t("ui.cell_label", { row: r + 1, col: c + 1, card: name, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
+      b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
       b.addEventListener("click", (event) => {
         this.select(r, c);
         // By keyboard (a click of no pointer: detail 0), on to "Change this card", which came
@@ -531,6 +549,12 @@ class TableauView {
   focusCell(r, c) {
     const b = this.q(`.grid button[data-row="${r}"][data-col="${c}"]`);
     if (b) b.focus({ preventScroll: true });
+  }
+
+  // The cell the Tab key comes back to: the one last focused.
+  rove(r, c) {
+    this.cursor = [r, c];
+    this.q(".grid").querySelectorAll("button").forEach((b) => { b.tabIndex = +b.dataset.row === r && +b.dataset.col === c ? 0 : -1; });
   }
 
   // ---- correcting ----
@@ -745,7 +769,12 @@ async function loadDecks(select) {
     // Forgotten only when this listing was asked about it (whole now, or gone): a deck begun
     // while the listing was on its way is not in it, and is still being built.
     if (!building && named.has(buildingName)) localStorage.removeItem(BUILDING_KEY);
-    setStatus($("deck-note"), building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "");
+    // The deck this phone reads with, gone from the server (removed since it was chosen): every
+    // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said.
+    const gone = deckChosen() && !doc.decks.some((d) => d.name === deckChosen()) ? deckTitle(deckChosen()) : null;
+    if (gone) localStorage.removeItem(DECK_KEY);
+    setStatus($("deck-note"), gone ? () => t("ui.deck_gone", { name: gone })
+      : building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "", !!gone);
   } catch (err) {
     // Offline, the banner says so and the last choice is still sent. Anything else (the
     // service refusing, or a mistake here) is said, not swallowed as "offline".
@@ -1050,6 +1079,7 @@ async function scorePhoto(file) {
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
+    if (err.code === "no_such_deck") await deckGone(err);
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
     if (err.code === "not_this_deck") {
@@ -1068,6 +1098,14 @@ async function scorePhoto(file) {
     setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
+}
+
+// The deck a photo was sent with is gone from the server: the menu is listed again (which
+// forgets it and says so), and the refusal says what to do on the page, not on the server.
+async function deckGone(err) {
+  const name = deckTitle(deckChosen());
+  await loadDecks($("deck"));
+  err.say = () => t("ui.deck_gone", { name });
 }
 
 // ---------- a deck of the player's own, started from a photo no deck reads ----------
@@ -1540,6 +1578,7 @@ async function joinRoom(file) {
       ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
       : t("ui.added", { name }), doubtful >= UNREADABLE);
   } catch (err) {
+    if (err.code === "no_such_deck") await deckGone(err);
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
     const teach = err.code === "not_this_deck";
