@@ -25,7 +25,7 @@ LANGS = ("en", "cs", "ru", "it")
 DEFAULT = "en"
 
 # What each parameter of an api.* template may hold, by its name.
-_NUMBER = {"n", "row", "col", "deck", "mb", "limit", "w", "h"}
+_NUMBER = {"n", "k", "row", "col", "deck", "mb", "limit", "w", "h"}
 _PERCENT = {"pct", "least", "runner_pct"}
 _CARD = {"card", "top", "runner"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's

@@ -210,7 +210,7 @@ class Health(BaseModel):
 
 
 class Clash(BaseModel):
-    cell: list[int] = Field(description="[row, col], 0-based, as the grid is written")
+    cell: list[int] = Field(min_length=2, max_length=2, description="[row, col], 0-based, as the grid is written")
     named: str = Field(description="the type the grid names there")
     seen: str = Field(description="the type the deck's own cards show there")
     belief: float = Field(description="how surely they do (0-1)")
@@ -219,13 +219,13 @@ class Clash(BaseModel):
 class Problem(BaseModel):
     """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
     A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
-    found, none of the deck's: name its cards, /api/layout), ``no_such_deck`` (the deck asked for is
-    not, or no longer, on this server), ``deck_clash`` (409: the grid names
+    found, none of the deck's: name its cards, /api/layout), ``no_such_deck`` (the deck a photo is
+    to be read with is not, or no longer, on this server), ``deck_clash`` (409: the grid names
     cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
     remember anyway)."""
 
     detail: str | list
-    code: str | None = None
+    code: Literal["not_this_deck", "no_such_deck", "deck_clash"] | None = None
     clashes: list[Clash] | None = None
 
 

@@ -598,6 +598,10 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
         page.keyboard.press(key)
         assert page.evaluate(focus)[1:] == cell, (key, page.evaluate(focus))
     assert page.eval_on_selector_all("#solo-tableau .grid button[tabindex='0']", "bs => bs.map(b => b.dataset.row + b.dataset.col)") == ["00"]
+    assert page.get_attribute("#solo-tableau .grid", "aria-label") == ("The tableau's cards: the arrow keys move between "
+                                                                      "them, Enter chooses one")
+    page.keyboard.press("Shift+ArrowRight")  # (a selection's key, not a move)
+    assert page.evaluate(focus)[1:] == ["0", "0"]
     page.keyboard.press("Tab")
     assert page.evaluate(focus)[1] is None  # out of the grid at once
     page.keyboard.press("Shift+Tab")
@@ -1260,7 +1264,7 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     page.click("#confirm-no")  # check first: nothing sent again, said beside the button
     expect(page.locator("#remember-status")).to_have_text(asked)
     page.select_option("#lang", "cs")  # said again in the language chosen since
-    expect(page.locator("#remember-status")).to_contain_text(f"Řada {r + 1}, sloupec {c + 1}: zadáno ")
+    expect(page.locator("#remember-status")).to_contain_text(f"Řada {r + 1}, sloupec {c + 1}: karta pojmenovaná jako ")
     page.select_option("#lang", "en")
     page.click("#remember")
     page.wait_for_selector("#confirm[open]", timeout=30000)
@@ -1424,6 +1428,13 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     expect(page.locator("#deck-note")).to_contain_text("Deck Půda is being built")  # its name as typed
     sent = []
     page.on("request", lambda r: "/api/decks/puda/photo" in r.url and sent.append(r.url))
+    # Its cells not laid out (the service busy): the refusal and its offer to name them, to try again.
+    page.route("**/api/layout*", lambda route: route.fulfill(status=503, content_type="application/json",
+                                                            body=json.dumps({"detail": "busy reading photos"})))
+    page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
+    expect(page.locator("#teach")).to_be_visible(timeout=60000)
+    expect(page.locator("#status")).to_contain_text("do not read as cards of this deck")
+    page.unroute("**/api/layout*")
     page.set_input_files("#file", write(tmp_path, "second.jpg", second.jpeg))
     # The built-in deck is chosen, and does not read these cards: the photo goes straight to its
     # cells to name, with no refusal first (a walk: every photo after the first met a red one).
@@ -1524,8 +1535,8 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     page.goto(server)
     page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")
     page.reload()
-    expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server. Choose a deck (Deck), "
-                                                    "then send the photo again.")
+    expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server: choose a deck (Deck).",
+                                                    timeout=15000)
     assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
     expect(page.locator("#deck")).to_have_value("standin")
     page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")  # removed while the page was open
@@ -1539,6 +1550,9 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
                                                  "a pošlete fotku znovu.")
     page.set_input_files("#file", write(tmp_path, "p2.jpg", photo_set[0].jpeg))  # sent again: read
     expect(page.locator("#result")).to_be_visible(timeout=30000)
+    expect(page.locator("#deck-note")).not_to_be_empty()  # said until a deck is chosen
+    page.select_option("#deck", "standin")
+    expect(page.locator("#deck-note")).to_be_empty()
 
 
 @needs_matcher

@@ -146,6 +146,7 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     cs = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(other)}, data={"grid": wrong},
                      headers={"X-Deck-Token": started.json()["token"]})
     assert cs.status_code == 409 and "vlastní karty tohoto balíčku" in cs.json()["detail"], cs.text
+    assert (cs.json()["code"], cs.json()["clashes"]) == (clash.json()["code"], clash.json()["clashes"])  # not translated
     forced = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": wrong, "force": "true"},
                          headers={"X-Deck-Token": started.json()["token"]})
     assert forced.status_code == 200, forced.text
@@ -445,7 +446,10 @@ def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_
     # Nothing was remembered: the deck is as it was.
     assert {d["name"]: d for d in client.get("/api/decks?named=kitchen").json()["decks"]}["kitchen"]["references"] == \
         started.json()["references"]
-    assert client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "nosuch"}).status_code == 422
+    # A deck gone since the phone began it (removed on the server): its cells to name, none guessed.
+    gone = client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "nosuch"})
+    assert gone.status_code == 200 and gone.json()["cells"] == bare["cells"]
+    assert client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "../x"}).status_code == 422
 
 
 def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(client, reader, tmp_path):

@@ -121,6 +121,38 @@ def test_a_lattice_of_one_look_never_named_surely_is_a_pattern():
     assert one_look([]) is None
 
 
+def test_a_lattice_set_aside_is_said_only_with_boxes_enough_and_some_cards_named_surely():
+    from ecoscore.vision.lattice import MIN_CARDS
+    from ecoscore.vision.photo_doubts import UNREAD_GRID_SURE, UnreadGrid, unread_grid
+
+    assert unread_grid(MIN_CARDS, UNREAD_GRID_SURE) == UnreadGrid(MIN_CARDS, UNREAD_GRID_SURE)
+    assert unread_grid(MIN_CARDS - 1, UNREAD_GRID_SURE) is None  # a few boxes: loose cards
+    assert unread_grid(20, UNREAD_GRID_SURE - 1) is None  # a cloth's checks, a mat's slots: no card named surely
+
+
+@needs_models
+def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final(reader, deck, tmp_path):
+    """Hard tuning photo 4002/59: four tableaux, the far dark one boxed as 8 cards of which 4 named
+    surely, set aside (too few for a tableau) without a word. The other three were scored as the
+    whole game: majorities without a player. Now the photo says so, and the game is not final."""
+    from fastapi.testclient import TestClient
+
+    from ecoscore.service.app import Settings, create_app
+
+    scene = render_scene(deck, (4002, 59), hard_params(long_side=1600))
+    assert len(scene.truth["tableaux"]) == 4
+    read = reader.read(scene.jpeg)
+    assert len(read.tableaux) == 3
+    said = [d for d in read.doubts if d.startswith("a grid of ")]
+    assert said == ["a grid of 8 cards was found, but only 4 of them read surely as cards, so it was not scored as a "
+                    "player: if it is a player's tableau, photograph it alone, or closer"], read.doubts
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}"), reader=reader)) as client:
+        answer = client.post("/api/photo?lang=cs", files={"photo": ("table.jpg", scene.jpeg, "image/jpeg")}).json()
+    assert not answer["final"]
+    assert all("byla nalezena mřížka 8 karet, ale jen 4 z nich se přečetly jistě jako karty" in " ".join(p["doubts"])
+               for p in answer["players"])
+
+
 @needs_models
 def test_a_play_mats_slots_beside_a_tableau_are_not_a_second_player(reader, deck):
     """Steep tuning photo 4016/93: a tableau on a play mat whose printed slots, dark green, were
@@ -155,7 +187,7 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
     from ecoscore.vision.photo_doubts import PatternGrid
     from ecoscore.vision.pipeline import NoTableauError, Reader
 
-    monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: ([], [PatternGrid(20, "stream")])))
+    monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: ([], [PatternGrid(20, "stream")], [])))
     scene = render_scene(deck, (4016, 93), steep_params(long_side=1600))
     with pytest.raises(NoTableauError) as refused:
         reader.read(scene.jpeg)

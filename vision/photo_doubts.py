@@ -36,6 +36,11 @@ ONE_LOOK_SURE = 0.9
 # ... and only where at least this many cells are read alike: a pattern's grid names most of its
 # 20 cells (the mat's: all 20), while a mid-game tableau may hold a handful of cards of one type.
 ONE_LOOK_CELLS = 10
+# A lattice set aside for too little card evidence is still said (``unread_doubt``) when it holds
+# at least MIN_CARDS boxes and this many cells named surely: a far or dark player's tableau
+# (4 of 6 such lattices on the tuning material held 2-4 sure cards, a cloth's or mat's 0), left
+# out silently, made the game's majorities lack a player with no doubt on anyone's score.
+UNREAD_GRID_SURE = 2
 # A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
 # is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's
 # cards (36 of 1,570, first 60 photos) are this washed out with no glare at all (a bright photo
@@ -292,6 +297,24 @@ def pattern_doubt(grid: PatternGrid) -> str:
     were they a player's cards, the game would lack that player."""
     return (f"a grid of {grid.cells} card-like shapes, all read as {grid.card} and none surely, was taken for a "
             "pattern on the table, not a tableau: if they are a player's cards, photograph them alone, or closer")
+
+
+class UnreadGrid(NamedTuple):
+    """A lattice of cards set aside for holding too few cards named surely (``is_phantom``) that
+    may yet be a player's tableau (``unread_grid``)."""
+    cards: int  # its cells where the finder boxed a card
+    sure: int  # of them, named surely as cards of the deck (``is_card``)
+
+
+def unread_grid(detected: int, evidence: int) -> UnreadGrid | None:
+    """A phantom lattice worth saying: boxes enough for a tableau, and some of them surely cards."""
+    return UnreadGrid(detected, evidence) if detected >= MIN_CARDS and evidence >= UNREAD_GRID_SURE else None
+
+
+def unread_doubt(grid: UnreadGrid) -> str:
+    """What the photo's reader says of such a grid: the game may lack a player."""
+    return (f"a grid of {grid.cards} cards was found, but only {grid.sure} of them read surely as cards, so it was "
+            "not scored as a player: if it is a player's tableau, photograph it alone, or closer")
 
 
 BOX_SQUEEZE_CARDS = 10  # fewer boxes than this say nothing of the angle: one stray box would decide it

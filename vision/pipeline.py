@@ -21,7 +21,7 @@ from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, c
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
 from .naming import MIN_CONFIDENCE, name_cells, name_tableaux
-from .photo_doubts import PatternGrid
+from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
 from .second_look import (
     OUTLINE_CARDS,
@@ -238,7 +238,7 @@ class Reader:
         reads = name_tableaux(photo, det, fits, classifier, self.min_confidence)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
-        reads, pattern_grids = self._doubt_the_photo(photo, det, fits, reads)
+        reads, pattern_grids, unread_grids = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
             cards = max(len(fit.detections) for fit in fits)
@@ -250,7 +250,7 @@ class Reader:
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
-                         side_by_side(det.subset(loose)), pattern_grids)
+                         side_by_side(det.subset(loose)), pattern_grids, unread_grids)
 
     def locate(self, photo: Photo, timings: dict[str, float] | None = None
                ) -> tuple[Detections, list[TableauFit], list[int]]:
@@ -506,16 +506,20 @@ class Reader:
 
     @staticmethod
     def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
-                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[PatternGrid]]:
+                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[PatternGrid], list[UnreadGrid]]:
         """Drop lattices with too few cards of the deck to be a tableau (a cloth's checks, a play
         mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``) or
         that read as one look repeated (``one_look``), and add what the photo itself says to each
-        tableau: how to retake it. Returns the tableaux kept and the grids taken for a pattern.
-        With no tableau left the photo is refused, saying why (``not_this_deck``)."""
-        kept, pattern_grids = [], []
+        tableau: how to retake it. Returns the tableaux kept, the grids taken for a pattern, and
+        those set aside that may yet be a player's (``unread_grid``). With no tableau left the
+        photo is refused, saying why (``not_this_deck``)."""
+        kept, pattern_grids, unread_grids = [], [], []
         for fit, read in zip(fits, reads):
-            if photo_doubts.is_phantom([photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence)
-                                        for cell in read.cells]):
+            evidence = [photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence) for cell in read.cells]
+            if photo_doubts.is_phantom(evidence):
+                unread = photo_doubts.unread_grid(sum(cell.detected for cell in read.cells), sum(evidence))
+                if unread is not None:
+                    unread_grids.append(unread)
                 continue
             pattern = photo_doubts.one_look([(cell.type.value, cell.card_evidence) for cell in read.cells
                                              if cell.type is not None])
@@ -529,7 +533,7 @@ class Reader:
                 seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
-        return kept, pattern_grids
+        return kept, pattern_grids, unread_grids
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;

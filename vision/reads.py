@@ -12,7 +12,7 @@ from ecoscore.scoring import CardType, Tableau
 from . import photo_doubts
 from .decode import Photo
 from .lattice import MIN_CARDS
-from .photo_doubts import PatternGrid
+from .photo_doubts import PatternGrid, UnreadGrid
 
 
 @dataclass
@@ -70,6 +70,8 @@ class PhotoRead:
 
     # Grids not read as tableaux for being one look repeated (``photo_doubts.one_look``).
     pattern_grids: list[PatternGrid] = field(default_factory=list)
+    # Grids not read as tableaux for too few sure cards, that may yet be a player's (``photo_doubts.unread_grid``).
+    unread_grids: list[UnreadGrid] = field(default_factory=list)
 
     @property
     def doubts(self) -> list[str]:
@@ -80,6 +82,7 @@ class PhotoRead:
         others' majorities may then lack a player. Scattered loose cards (a draw pile, cards
         put aside) are no such sign. A grid taken for a pattern is said (``pattern_doubt``)."""
         out = [photo_doubts.pattern_doubt(grid) for grid in self.pattern_grids]
+        out += [photo_doubts.unread_doubt(grid) for grid in self.unread_grids]
         if self.loose_group >= MIN_CARDS:
             out.append(f"{self.loose_group} cards lie side by side outside every tableau read: if they are a player's "
                        "tableau, it was not read (photograph it alone, or closer)")

@@ -70,7 +70,8 @@ async def list_decks(svc: Svc, named: Annotated[list[DeckName], Query(
     return await run_in_threadpool(work)
 
 
-# The page asks whether to remember such a photo anyway (app.js matches these words).
+# Said to a client that does not read the refusal's code (``deck_clash``: the page asks whether
+# to remember the photo anyway, naming each clash).
 CLASH_WORDS = ("the cards here are named otherwise than this deck's own cards show them (two cards swapped, or a "
                "wrong correction?): check them, or remember the photo anyway")
 
@@ -197,7 +198,10 @@ def _guesses(svc: Services, data: bytes, found: Layout, deck: str) -> dict[tuple
     (row, col) -> the type. The read lays out the same tableau's cells as ``layout`` (both locate
     the photo alike), but for a cell it cut again, which guesses nothing; a read refused, or one
     whose tableau is not that one (most cells elsewhere), guesses nothing."""
-    matcher = svc.decks.guesser(deck)  # no such deck: a 422, as for /api/photo
+    try:
+        matcher = svc.decks.guesser(deck)
+    except NoSuchDeck:  # removed since the phone began it: nothing to guess with, the cells are still to name
+        return {}
     try:
         read = svc.reader.read(data, matcher)  # type: ignore[arg-type]  # a drop-in for the classifier (matcher.py)
     except NoTableauError:  # none of its cards among them (the stand-in's, another deck's)

@@ -263,7 +263,7 @@ class TableauView {
       const [r, c] = this.cursor, cols = this.grid[0].length, last = this.grid.length - 1;
       const to = step ? [Math.min(last, Math.max(0, r + step[0])), Math.min(cols - 1, Math.max(0, c + step[1]))]
         : event.key === "Home" ? [r, 0] : event.key === "End" ? [r, cols - 1] : null;
-      if (!to || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (!to || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       event.preventDefault();  // (not the page's scroll)
       this.q(`.grid button[data-row="${to[0]}"][data-col="${to[1]}"]`).focus();  // (scrolled into view)
     });
@@ -277,6 +277,7 @@ class TableauView {
 
   // A new read (a photo): its cells, doubts and the grid as read.
   load(player) {
+    this.cursor = [0, 0];  // a new photo's grid is entered at its first card
     this.seq += 1;  // a correction's answer for what was shown before never lands on this read
     this.loads += 1;
     this.read = {
@@ -738,7 +739,7 @@ const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
 // its key ("nas-stul": the menu showed the key, a walk). Known once the decks are listed.
 // The built-in deck has no name its player typed: its key ("standin") says nothing at the table,
 // so it is called what it is, in the page's language (a walk: "standin (встроенная)").
-let deckTitles = new Map(), builtinDeck = "";
+let deckTitles = new Map(), builtinDeck = "", goneDeck = null;
 const deckTitle = (name) => (name && name === builtinDeck ? t("ui.deck_sample") : deckTitles.get(name) || name);
 
 async function loadDecks(select) {
@@ -771,9 +772,16 @@ async function loadDecks(select) {
     if (!building && named.has(buildingName)) localStorage.removeItem(BUILDING_KEY);
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
     // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said.
-    const gone = deckChosen() && !doc.decks.some((d) => d.name === deckChosen()) ? deckTitle(deckChosen()) : null;
-    if (gone) localStorage.removeItem(DECK_KEY);
-    setStatus($("deck-note"), gone ? () => t("ui.deck_gone", { name: gone })
+    // Only when this listing was asked about it: one on its way before the deck was chosen (a
+    // deck completed by a photo meanwhile) does not list it.
+    // Said until another deck is chosen: a second listing on its way meanwhile (the language's)
+    // no longer names it, and wiped the note.
+    if (named.has(deckChosen()) && !doc.decks.some((d) => d.name === deckChosen())) {
+      goneDeck = deckTitle(deckChosen());
+      localStorage.removeItem(DECK_KEY);
+    }
+    const gone = goneDeck;
+    setStatus($("deck-note"), gone ? () => t("ui.deck_gone_note", { name: gone })
       : building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "", !!gone);
   } catch (err) {
     // Offline, the banner says so and the last choice is still sent. Anything else (the
@@ -870,6 +878,7 @@ async function rememberCards() {
     try { deck = await send(); } catch (err) {
       // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
       // type would be taught as named): the player is asked, and says whether to remember anyway.
+      if (err.code === "no_such_deck") await deckGone(err);  // the deck that read the photo, removed since
       if (err.code !== "deck_clash") throw err;
       if (!(await confirmDialog(clashText(err.clashes), t("ui.remember_anyway"), t("ui.check_first")))) {
         setStatus(said, () => clashText(err.clashes), true);
@@ -1085,8 +1094,9 @@ async function scorePhoto(file) {
     if (err.code === "not_this_deck") {
       solo.teachFile = file;
       // A deck this phone is building: its next photo is one to name, so it goes there at once
-      // (a walk: each photo after the first met a red refusal before the offer to name it).
-      if (localStorage.getItem(BUILDING_KEY) && teachingDeck()) { await teachPhoto(); return; }
+      // (a walk: each photo after the first met a red refusal before the offer to name it). Not
+      // laid out (cancelled, refused): the refusal and its offer, the last read kept, as below.
+      if (localStorage.getItem(BUILDING_KEY) && teachingDeck() && await teachPhoto()) return;
       $("teach").hidden = false;
     }
     // A photo that cannot be read loses nothing: the last read, and every card corrected or named
@@ -1105,7 +1115,7 @@ async function scorePhoto(file) {
 async function deckGone(err) {
   const name = deckTitle(deckChosen());
   await loadDecks($("deck"));
-  err.say = () => t("ui.deck_gone", { name });
+  err.say = () => t(room.id ? "ui.deck_gone_room" : "ui.deck_gone", { name });
 }
 
 // ---------- a deck of the player's own, started from a photo no deck reads ----------
@@ -1117,16 +1127,17 @@ function teachingDeck() {
   return name && name !== "standin" && localStorage.getItem(deckTokenKey(name)) ? name : "";
 }
 
+// Resolves to whether the photo's cells were laid out to name (not: cancelled, or refused).
 async function teachPhoto() {
   const file = solo.teachFile;
-  if (!file) return;
+  if (!file) return false;
   $("teach").hidden = true;
   // A deck half built reads no photo yet, so its second photo came back with all 20 cells to name
   // again (a walk): the cells it names surely come named, its guesses, each for the player to check.
   const deck = teachingDeck();
   try {
     const layout = await sending(sendSolo("/api/layout", file, deck ? { deck } : {}));
-    if (!layout) return;
+    if (!layout) return false;
     for (const cell of layout.cells.flat()) if (cell.guess) cell.deck = deck;  // whose guess (the picker says)
     // The grid as guessed (blank where nothing guessed) scored as it is: each card named since is
     // scored as a correction is.
@@ -1140,7 +1151,8 @@ async function teachPhoto() {
     keepPhoto(file);
     const n = guessed.flat().filter(Boolean).length;
     setStatus($("status"), () => (n ? t("ui.teach_guessed", { n, name: deckTitle(deck) }) : t("ui.teach_started")));
-  } catch (err) { if (!leaving) setStatus($("status"), err, true); } finally { settled(); }
+    return true;
+  } catch (err) { if (!leaving) setStatus($("status"), err, true); return false; } finally { settled(); }
 }
 
 // What a read advises for the photo (shown in the retake box). The wrong deck chosen is among
@@ -1696,7 +1708,10 @@ async function start() {
     return;
   }
   loadDecks($("deck"));
-  $("deck").addEventListener("change", (e) => localStorage.setItem(DECK_KEY, e.target.value));
+  $("deck").addEventListener("change", (e) => {
+    localStorage.setItem(DECK_KEY, e.target.value);
+    if (goneDeck) { goneDeck = null; setStatus($("deck-note"), ""); }
+  });
   $("remember").addEventListener("click", rememberCards);
   $("forget").addEventListener("click", forgetCards);
   $("teach-start").addEventListener("click", teachPhoto);

@@ -44,7 +44,7 @@ const I18N = (() => {
   // The same matching as service/i18n.py: every English api.* template becomes a pattern,
   // the most specific first; parameters that are words are translated in turn.
   const KIND = {
-    n: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
+    n: "num", k: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
     pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
   };
