@@ -82,12 +82,14 @@ class Services:
         except DeckStoreError as err:
             raise deck_refusal(err) from None
 
-    async def start_room(self, mode: str, request: Request) -> tuple[str, str]:
+    async def start_room(self, mode: str, request: Request, deck: str = "") -> tuple[str, str]:
         """A new room (``Store.create_room``), its start counted against the client's share: a 429
-        past it."""
+        past it. ``deck``: the deck its photos are read with, a 422 if there is none such."""
+        if deck:
+            await run_in_threadpool(self.deck_to_read, deck)
         starter = self._starter(self.room_share, request)
         try:
-            return await run_in_threadpool(self.store.create_room, mode, starter)
+            return await run_in_threadpool(self.store.create_room, mode, starter, None, deck)
         except StoreError as err:
             raise self._refused(starter, err) from None
 

@@ -47,6 +47,9 @@ class GridGame(BaseModel):
 class NewRoom(BaseModel):
     mode: Literal["game", "two-player", "solo"] = Field(
         "game", description="game, two-player (with a neutral pile) or solo (with a bot)")
+    deck: str = Field("", max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
+        "the deck every photo of the room is read with (GET /api/decks), whichever phone sends it; "
+        "empty: the service's default, or each phone's own choice"))
 
 
 class Neutral(BaseModel):
@@ -179,6 +182,8 @@ class RoomOut(BaseModel):
     qr_url: str
     neutral: list[int] | None
     bot: list[list[str | None]] | None
+    deck: str = Field("", description="the deck the room's photos are read with (empty: each phone's own choice)")
+    deck_title: str = Field("", description="what that deck is called where a player sees it (its name as typed)")
     players: list[str]
     versions: dict[str, int] = Field(description="each player's version: If-Match of their writes")
     game: GameOut | None

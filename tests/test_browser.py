@@ -1526,6 +1526,45 @@ def test_a_deck_listing_refused_is_said_and_one_lost_to_the_network_is_not(serve
     assert not page.errors
 
 
+@needs_matcher
+def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_with_it(deck_server, new_page, tmp_path):
+    # A deck taught on one phone was unknown to a friend's phone in the room: its photo was
+    # refused "teach the page its cards" (a walk, in Czech); the bot's photo, read with no deck
+    # at all, likewise. The deck chosen when the room starts is the room's now.
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(53)
+    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
+    started = post_deck_photo(deck_server, "kuchyne", first, title="Naše kuchyně")
+    mine = new_page(locale="cs-CZ")
+    mine.goto(deck_server)
+    mine.evaluate(f"localStorage.setItem('ecoscore-deck-token:kuchyne', '{started['token']}')")
+    mine.reload()
+    mine.select_option("#deck", "kuchyne")
+    room_id = new_room(mine, deck_server, mode="solo")
+    expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou jako balíček "
+                                                    "Naše kuchyně.")
+    bot = photo_where(deck, params, 45, lambda types: True)
+    with mine.expect_file_chooser() as chooser:
+        mine.click("#bot-photo")
+    chooser.value.set_files(write(tmp_path, "bot.jpg", bot.jpeg))
+    mine.wait_for_function("room.doc && room.doc.bot", timeout=60000)
+    read, want = mine.evaluate("room.doc.bot"), bot.truth["tableaux"][0]["grid"]
+    assert read in (want, [row[::-1] for row in want[::-1]]), read  # (read from either side of the table)
+
+    friend = new_page()  # a phone that never saw the deck: the built-in one is its choice
+    friend.goto(f"{deck_server}/r/{room_id}")
+    expect(friend.locator("#room-deck")).to_contain_text("Naše kuchyně")
+    friend.fill("#player-name", "Petr")
+    second = photo_where(deck, params, 44, lambda types: True)
+    with friend.expect_file_chooser() as chooser:
+        friend.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "petr.jpg", second.jpeg))
+    expect(friend.locator("#room-status")).to_contain_text("Petr", timeout=60000)
+    expect(friend.locator("#room-status")).not_to_contain_text("teach")
+    assert "Petr" in friend.text_content("#room-pad")
+
+
 def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_set, tmp_path):
     # A deck removed on the server since this phone chose it: every photo was refused "no deck
     # 'x'; enrol one with `ecoscore deck add`", for good. Now the page forgets it and says so, on

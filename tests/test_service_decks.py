@@ -624,3 +624,42 @@ def test_a_bogus_photo_naming_a_deck_is_refused_before_the_deck_is_loaded(client
     r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"junk!"), "image/jpeg")}, data={"deck": "nosuch"})
     assert r.status_code == 422 and "no deck 'nosuch'" in r.json()["detail"]  # still refused before any turn
     assert loaded == []
+
+
+def test_a_room_reads_every_phones_photo_with_its_deck(client, tmp_path):
+    # A deck taught on one phone was unknown to every other phone in the room (a walk): each
+    # would have had to teach it again. A room started with a deck reads every photo with it,
+    # whatever the phone sends; a room whose deck has gone reads with the phone's own choice.
+    import shutil
+
+    from ecoscore.datasets.deck import load_deck
+
+    deck = generate_deck(HELD_OUT_SEEDS[52])
+    scenes = [s for s in (render_scene(deck, (41, k), PARAMS) for k in range(100))
+              if len({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}) == len(CardType)][:2]
+    made = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scenes[0])},
+                       data={"grid": format_text(truth_tableau(scenes[0].truth["tableaux"][0])), "title": "Náš stůl"})
+    assert made.json()["complete"], made.text
+
+    assert client.post("/api/rooms", json={"deck": "nosuch"}).json()["code"] == "no_such_deck"
+    assert client.post("/api/rooms", json={"deck": "../x"}).status_code == 422
+    room = client.post("/api/rooms", json={"mode": "game", "deck": "nas-stul"}).json()
+    assert (room["deck"], room["deck_title"]) == ("nas-stul", "Náš stůl")
+    assert client.get(f"/api/rooms/{room['id']}").json()["deck_title"] == "Náš stůl"
+    # A friend's phone, which knows nothing of the deck (it sends none, or the built-in one).
+    truth = score_tableau(truth_tableau(scenes[1].truth["tableaux"][0])).total
+    for name, sent in (("petr", {}), ("jana", {"deck": "standin"})):
+        r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(scenes[1])}, data={"name": name, **sent})
+        assert r.status_code == 200, r.text
+        (player,) = [p for p in r.json()["room"]["game"]["players"] if p["name"] == name]
+        assert player["total"] == truth
+    plain = client.post("/api/rooms", json={"mode": "game"}).json()  # no deck: each phone's own choice
+    assert plain["deck"] == ""
+    r = client.post(f"/api/rooms/{plain['id']}/photo", files={"photo": _jpeg(scenes[1])}, data={"name": "ann"})
+    assert r.status_code == 422 and r.json()["code"] == "not_this_deck"  # the built-in deck reads none of them
+
+    shutil.rmtree(tmp_path / "decks" / "nas-stul")  # removed on the server: the phone's choice then
+    builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)
+    r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "olga"})
+    assert r.status_code == 200, r.text
+    assert client.get(f"/api/rooms/{room['id']}").json()["deck_title"] == "nas-stul"

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
+from ecoscore.vision.deckstore import DeckStoreError
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -77,12 +78,23 @@ def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]
             and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
+def _deck_title(svc, deck: str) -> str:
+    """A room's deck as its players call it (its key if it has gone since)."""
+    if not deck:
+        return ""
+    try:
+        return svc.decks.store.info(deck).shown
+    except DeckStoreError:
+        return deck
+
+
 def _room_doc(svc, room_id: str) -> dict:
     """The room with every player's score pad (blocking: the store and the scoring)."""
     room = svc.store.room(room_id)
     doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
+           "deck": room.deck, "deck_title": _deck_title(svc, room.deck),
            "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
            "game": None, "problem": None}
     if room.players:
@@ -116,7 +128,7 @@ async def room_doc(svc, room_id: str, response: Response | None = None) -> dict:
 
 @router.post("/api/rooms", summary="Start a game room", response_model=NewRoomOut, response_model_exclude_unset=True)
 async def new_room(svc: Svc, body: NewRoom, response: Response, request: Request):
-    room_id, owner = await svc.start_room(body.mode, request)
+    room_id, owner = await svc.start_room(body.mode, request, body.deck)
     return await room_doc(svc, room_id, response) | {"owner_token": owner}
 
 
@@ -152,11 +164,15 @@ async def _written(svc, room_id: str, name: str, token_version: tuple[str, int],
              response_model_exclude_unset=True)
 async def room_photo(svc: Svc, request: Request, response: Response, room_id: RoomId, if_match: IfMatch,
                      photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=MAX_RAW_NAME),
-                     deck: str = Form("", max_length=40, description="the enrolled deck of the cards (GET /api/decks)"),
+                     deck: str = Form("", max_length=40, description=(
+                         "the enrolled deck of the cards (GET /api/decks), where the room has none")),
                      x_player_token: PlayerToken = None):
     name = svc.name(name)
-    await svc.db(svc.store.room, room_id)  # an unknown room before a read
-    read = await read_photo(svc, request, photo, name, deck)
+    room = await svc.db(svc.store.room, room_id)  # an unknown room before a read
+    # The room's deck, if it has one, whatever the phone chose: one game, one deck. One removed
+    # from the server since would refuse every photo of the room: the phone's own choice then.
+    kept = bool(room.deck) and await run_in_threadpool(svc.decks.store.exists, room.deck)
+    read = await read_photo(svc, request, photo, name, room.deck if kept else deck)
 
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict

@@ -1332,8 +1332,13 @@ function winnersText(game, unsure = false) {
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
 }
 
+// The deck a room's photos are read with: the room's own, else this phone's.
+const roomDeck = () => (room.doc && room.doc.deck) || deckChosen();
+
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
+  $("room-deck").hidden = !doc.deck;
+  $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
   const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
   if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
@@ -1574,7 +1579,7 @@ async function joinRoom(file) {
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: roomDeck() },
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
@@ -1607,7 +1612,7 @@ async function botFromPhoto(file) {
   $("bot-file").value = "";
   if (!file) return;
   try {
-    const doc = await sendBot("/api/photo", file);
+    const doc = await sendBot("/api/photo", file, { deck: roomDeck() });  // the game's cards: the room's deck
     if (!doc) return;
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
@@ -1652,7 +1657,10 @@ function bindPhotoButtons() {
   // "New room" too: bound after the catalogue, a tap on a slow load did nothing (seen in CI).
   $("new-room").addEventListener("click", async () => {
     try {
-      const doc = await api("POST", "/api/rooms", { mode: $("mode").value });
+      // The deck this phone reads with becomes the room's: every phone in it reads the game's
+      // cards with it (a friend's phone could not read a deck taught on this one: a walk).
+      const deck = deckChosen() && deckChosen() !== builtinDeck ? deckChosen() : "";
+      const doc = await api("POST", "/api/rooms", { mode: $("mode").value, deck });
       localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
       location.href = doc.url;
     } catch (err) { setStatus($("status"), err, true); }
