@@ -1261,11 +1261,21 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
                         r"\((9[5-9]|100) %\)\. Two cards swapped, or a wrong correction\? Check them, or remember the "
                         r"photo anyway\.", asked), asked
     expect(page.locator("#confirm-yes")).to_have_text("Remember anyway")
-    page.click("#confirm-no")  # check first: nothing sent again, said beside the button
+    # the safe answer is an Enter's (the risky one had the focus and the colour: a walk)
+    assert page.evaluate("document.activeElement.id") == "confirm-no"
+    page.keyboard.press("Enter")  # check first: nothing sent again, said beside the button
     expect(page.locator("#remember-status")).to_have_text(asked)
+    # ... and the cell to check is chosen on the grid, with the focus
+    assert page.evaluate("[document.activeElement.dataset.row, document.activeElement.dataset.col]") == [str(r), str(c)]
+    expect(page.locator("#solo-tableau .card-explain")).to_be_visible()
     page.select_option("#lang", "cs")  # said again in the language chosen since
     expect(page.locator("#remember-status")).to_contain_text(f"Řada {r + 1}, sloupec {c + 1}: karta pojmenovaná jako ")
     page.select_option("#lang", "en")
+    # A card changed: the clash is no longer what the grid says, and is not said any more.
+    page.click("#solo-tableau .change")
+    page.click(f"#choices button[data-type='{grid[r][c]}']")
+    expect(page.locator("#remember-status")).to_have_text("")
+    page.click("#solo-tableau .undo")  # back to the wrong type: asked again
     page.click("#remember")
     page.wait_for_selector("#confirm[open]", timeout=30000)
     page.click("#confirm-yes")

@@ -729,6 +729,10 @@ function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
     dialog.onclose = () => resolve(dialog.returnValue === "yes");
     dialog.returnValue = "";
     dialog.showModal();
+    // Every question here asks to do something that cannot be seen undone at once (replace,
+    // remove, teach a deck a picture): the safe answer is the one an Enter or a hasty tap gives
+    // (a walk: "Remember anyway" had the focus, and the colour).
+    $("confirm-no").focus();
   });
 }
 
@@ -882,6 +886,12 @@ async function rememberCards() {
       if (err.code !== "deck_clash") throw err;
       if (!(await confirmDialog(clashText(err.clashes), t("ui.remember_anyway"), t("ui.check_first")))) {
         setStatus(said, () => clashText(err.clashes), true);
+        said.mark = "clash";  // taken back by the next correction (correctSolo)
+        // The first cell to check chosen on the grid, in view (the message sat far below it, and
+        // the focus fell to the top of the page: a walk).
+        const [r, c] = err.clashes[0].cell;
+        if (!solo.view.selected || solo.view.selected[0] !== r || solo.view.selected[1] !== c) solo.view.select(r, c);
+        solo.view.q(`.grid button[data-row="${r}"][data-col="${c}"]`).focus();
         return;
       }
       form.append("force", "true");
@@ -1248,7 +1258,8 @@ function soloPad(player) {
 }
 
 async function correctSolo(grid, message) {
-  if (solo.teaching) setStatus($("remember-status"), "");  // "name every card first: 19" goes stale as cards are named
+  // "name every card first: 19" goes stale as cards are named; a clash, once a card is changed
+  if (solo.teaching || $("remember-status").mark === "clash") setStatus($("remember-status"), "");
   if (!grid) { setStatus($("status"), message || ""); return null; }
   const shown = solo.doc, index = solo.index, before = solo.view.player, said = $("status").say;
   // The corrected grid kept before its score comes: a reload meanwhile dropped the correction
