@@ -1459,15 +1459,17 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     guessed = {rc: text[:-1] for rc, text in marks.items() if text.endswith("?")}
     assert len(guessed) >= 8 and all(guessed[rc] == lying[rc] for rc in guessed), (guessed, lying)
     assert not any(lying[rc] in lacking for rc in guessed)  # a type the deck lacks: never guessed
-    assert all(text == "to name" for rc, text in marks.items() if rc not in guessed), marks
+    found = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.card))")
+    bare = {(r, c) for r, row in enumerate(found) for c, card in enumerate(row) if not card}
+    assert bare and not bare & set(guessed), (bare, guessed)
+    # a bare place reads as empty, in doubt (it was "to name", as a card is: a walk)
+    assert all(text == ("empty" if rc in bare else "to name") for rc, text in marks.items() if rc not in guessed), marks
     expect(page.locator("#status")).to_have_text(f"Deck Půda knows {len(guessed)} of these cards already (marked with ?): "
                                                  "check them on the photo, name the others, then Remember these cards "
                                                  "for my deck.")
     review = page.locator("#solo-tableau .review")
     expect(review).to_have_text(f"Review the {20 - len(guessed)} doubtful cards")  # the guesses are not to name
-    found = page.evaluate("solo.view.read.cells.map((row) => row.map((cell) => cell.card))")
-    bare = {(r, c) for r, row in enumerate(found) for c, card in enumerate(row) if not card}
-    assert bare and not bare & set(guessed), (bare, guessed)
+    expect(page.locator("#unsure")).to_contain_text(f"{20 - len(guessed) - len(bare)} cards still to name")
     # A guess checked on its own: the picker says whose guess it is, and "keep" confirms it.
     (r0, c0) = sorted(guessed)[0]
     page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
@@ -1481,6 +1483,11 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
         page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
         page.click(f"#choices button[data-type='{lying[(r, c)] or ''}']")
     expect(review).to_have_text(f"Review the {len(bare)} doubtful cards" if len(bare) > 1 else "Review the doubtful card")
+    expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
+    (rb, cb) = sorted(bare)[0]
+    page.click(f"#solo-tableau .grid button[data-row='{rb}'][data-col='{cb}']")
+    expect(page.locator("#solo-tableau .card-explain-text")).to_have_text(
+        f"Row {rb + 1}, col {cb + 1}: no card found here: name it if one lies there, else keep it empty.")
     # Remembered only once the player says the deck's guesses are right.
     page.click("#remember")
     expect(page.locator("#confirm")).to_be_visible()

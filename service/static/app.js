@@ -335,8 +335,14 @@ class TableauView {
 
   // Such a grid while any cell is still to name: no score is shown for it (a blank grid scored
   // "-5?" before a card was named: a walk), and a cell not named yet says so, not "empty".
-  naming() { return this.laidOut() && this.doubtfulCells().length > 0; }
-  unnamed(r, c) { return this.laidOut() && !this.grid[r][c] && this.doubtsOf(r, c).length > 0; }
+  // A bare place (no card found there) is no card to name: it reads as empty, in doubt, until
+  // checked, and holds up neither the score nor "remember" (a walk: it was "to name" like a card).
+  naming() { return this.laidOut() && this.doubtfulCells().some(([r, c]) => this.unnamed(r, c)); }
+  unnamed(r, c) {
+    const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c];
+    return this.laidOut() && !!(cell && cell.card) && !this.grid[r][c] && this.doubtsOf(r, c).length > 0;
+  }
+  toName() { return this.doubtfulCells().filter(([r, c]) => this.unnamed(r, c)).length; }
 
   // A card the deck being taught named (/api/layout's guess), as it named it: marked, and the
   // player's to confirm before it is remembered (a deck half built names some cards surely wrong).
@@ -409,7 +415,7 @@ class TableauView {
     review.textContent = t("ui.review", { n: pending });
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt
       this.unsure.hidden = !pending;
-      this.unsure.textContent = t(naming ? "ui.naming_left" : "ui.total_unsure", { n: pending });
+      this.unsure.textContent = naming ? t("ui.naming_left", { n: this.toName() }) : t("ui.total_unsure", { n: pending });
     }
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
@@ -525,6 +531,9 @@ class TableauView {
     // not said to be empty: it is counted so (a walk: "unknown" on the photo, "is empty" here).
     // A card found and not named yet (a deck being taught) is no empty cell (a walk: "is empty").
     const unread = this.unnamed(r, c) ? "ui.explain_unnamed" : this.unknownAt(r, c) ? "ui.explain_unknown" : "ui.explain_empty";
+    // A bare place of a photo being named: what its doubt says (no card found: one to name if it lies there).
+    const bare = !type && this.laidOut() && !this.unnamed(r, c) ? this.doubtsOf(r, c) : [];
+    if (bare.length) return sentence(I18N.message(bare[0]));
     if (!type) return t(unread, { row: r + 1, col: c + 1 });
     const cp = cause[k];
     if (cp || !GROUP_TYPES.has(type)) {
@@ -827,8 +836,7 @@ async function rememberCards() {
   // counted as the Review button counts them.
   // Bare places (no card found) need no name here: a card the finder missed teaches the deck
   // nothing (its picture is left out), so naming them first only held the player up (a walk).
-  const cells = solo.view.read.cells || [];
-  const unnamed = solo.teaching ? solo.view.doubtfulCells().filter(([r, c]) => cells[r] && cells[r][c] && cells[r][c].card).length : 0;
+  const unnamed = solo.teaching ? solo.view.toName() : 0;
   if (unnamed) { setStatus(said, () => t("ui.teach_unnamed", { n: unnamed }), true); return; }
   // Cards of a read still in doubt (neither corrected nor kept as read): remembered as read, a
   // misread card would be a wrong picture of its type, read with on every later photo (a walk:
