@@ -1484,6 +1484,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
         page.click(f"#choices button[data-type='{lying[(r, c)] or ''}']")
     expect(review).to_have_text(f"Review the {len(bare)} doubtful cards" if len(bare) > 1 else "Review the doubtful card")
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
+    expect(page.locator("#total-unsure")).to_be_visible()  # ... and the guesses not confirmed yet
     (rb, cb) = sorted(bare)[0]
     page.click(f"#solo-tableau .grid button[data-row='{rb}'][data-col='{cb}']")
     expect(page.locator("#solo-tableau .card-explain-text")).to_have_text(
@@ -1591,19 +1592,19 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     page.goto(server)
     page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")
     page.reload()
-    expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server: choose a deck (Deck).",
-                                                    timeout=15000)
+    expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server: choose a deck (Deck), or "
+                                                    "teach yours again.", timeout=15000)
     assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
     expect(page.locator("#deck")).to_have_value("standin")
     page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")  # removed while the page was open
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
-    expect(page.locator("#status")).to_have_text("Deck kuchyne is no longer on this server. Choose a deck (Deck), "
-                                                 "then send the photo again.", timeout=30000)
+    expect(page.locator("#status")).to_have_text("Deck kuchyne is no longer on this server. Choose a deck (Deck), or "
+                                                 "teach yours again, then send the photo again.", timeout=30000)
     assert "command line" not in page.text_content("body") and "deck add" not in page.text_content("body")
     assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
     page.select_option("#lang", "cs")
-    expect(page.locator("#status")).to_have_text("Balíček kuchyne už na tomto serveru není. Vyberte balíček (Balíček) "
-                                                 "a pošlete fotku znovu.")
+    expect(page.locator("#status")).to_have_text("Balíček kuchyne už na tomto serveru není. Vyberte balíček (Balíček), "
+                                                 "nebo ten svůj naučte znovu, a pošlete fotku znovu.")
     page.set_input_files("#file", write(tmp_path, "p2.jpg", photo_set[0].jpeg))  # sent again: read
     expect(page.locator("#result")).to_be_visible(timeout=30000)
     expect(page.locator("#deck-note")).not_to_be_empty()  # said until a deck is chosen

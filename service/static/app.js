@@ -413,9 +413,10 @@ class TableauView {
     const review = this.q(".review");
     review.hidden = !this.editable || !pending;
     review.textContent = t("ui.review", { n: pending });
-    if (this.unsure) {  // the headline total is never shown as final while a card is in doubt
-      this.unsure.hidden = !pending;
-      this.unsure.textContent = naming ? t("ui.naming_left", { n: this.toName() }) : t("ui.total_unsure", { n: pending });
+    if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
+      const unsure = pending + this.guessedCells().length;
+      this.unsure.hidden = !unsure;
+      this.unsure.textContent = naming ? t("ui.naming_left", { n: this.toName() }) : t("ui.total_unsure", { n: unsure });
     }
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
@@ -768,6 +769,7 @@ async function loadDecks(select) {
     const query = [...named].slice(0, 32).map((name) => `named=${encodeURIComponent(name)}`).join("&");
     const doc = await api("GET", `/api/decks${query ? `?${query}` : ""}`);
     const chosen = deckChosen() || doc.default;
+    const before = deckTitle(deckChosen());  // its name as typed, while it is still known (a gone deck is not listed)
     deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
     builtinDeck = doc.decks.find((d) => d.builtin)?.name || "";
     // Another phone's deck is not offered: on a shared server strangers' decks filled every menu,
@@ -790,7 +792,7 @@ async function loadDecks(select) {
     // Said until another deck is chosen: a second listing on its way meanwhile (the language's)
     // no longer names it, and wiped the note.
     if (named.has(deckChosen()) && !doc.decks.some((d) => d.name === deckChosen())) {
-      goneDeck = deckTitle(deckChosen());
+      goneDeck = before;
       localStorage.removeItem(DECK_KEY);
     }
     const gone = goneDeck;
@@ -1256,7 +1258,9 @@ function soloPad(player) {
   document.querySelector("#result .pad-wrap").hidden = naming;
   $("provisional").hidden = naming;  // "majorities are provisional": of a score not shown
   if (naming) $("bio-explain").hidden = true;
-  const pending = solo.view.doubtfulCells().length;
+  // A deck's guesses not yet confirmed are as unsure as doubtful cards (a walk: "Total: 41",
+  // final-looking, over 19 cards marked "?").
+  const pending = solo.view.doubtfulCells().length + solo.view.guessedCells().length;
   // Headed "This photo", not with the photo's file name ("IMG_20261128_..." on a phone).
   renderPad($("pad"), [{ ...player, name: t("ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending });
   // The biggest number on the page is marked as the pad's is while a card is in doubt (a walk:
