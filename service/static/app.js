@@ -412,7 +412,9 @@ class TableauView {
     this.q(".doubts-title").hidden = !issues.length;
     const review = this.q(".review");
     review.hidden = !this.editable || !pending;
-    review.textContent = t("ui.review", { n: pending });
+    // A photo being named: its cells are named (or checked), not reviewed; the grid's hint says so.
+    review.textContent = t(naming ? "ui.review_naming" : "ui.review", { n: pending });
+    this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
       const unsure = pending + this.guessedCells().length;
       this.unsure.hidden = !unsure;
@@ -443,6 +445,8 @@ class TableauView {
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
       b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
       b.addEventListener("click", (event) => {
+        // A card to name: its picker at once, as a tap on the photo opens it (it took two taps).
+        if (this.editable && this.unnamed(r, c)) { this.pickAndCorrect(r, c); return; }
         this.select(r, c);
         // By keyboard (a click of no pointer: detail 0), on to "Change this card", which came
         // after all 20 cells in the tab order.
@@ -1171,6 +1175,9 @@ async function teachPhoto() {
     keepPhoto(file);
     const n = guessed.flat().filter(Boolean).length;
     setStatus($("status"), () => (n ? t("ui.teach_guessed", { n, name: deckTitle(deck) }) : t("ui.teach_started")));
+    // The button pressed is gone with its box: the focus fell to the top of the page (a walk,
+    // keyboard only). On to naming the cards one by one.
+    if (!document.activeElement || document.activeElement === document.body) soloView().q(".review").focus();
     return true;
   } catch (err) { if (!leaving) setStatus($("status"), err, true); return false; } finally { settled(); }
 }
