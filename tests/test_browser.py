@@ -600,6 +600,11 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
     assert page.eval_on_selector_all("#solo-tableau .grid button[tabindex='0']", "bs => bs.map(b => b.dataset.row + b.dataset.col)") == ["00"]
     assert page.get_attribute("#solo-tableau .grid", "aria-label") == ("The tableau's cards: the arrow keys move between "
                                                                       "them, Enter chooses one")
+    # A card of a group is said to be in it, not to score 0 (its points are on the group's first card).
+    member = page.evaluate("""() => { const g = solo.view.player.explanation.groups.find((g) => g.cells.length > 1);
+        const [r, c] = g.cells[1]; return document.querySelector(`#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`)
+        .getAttribute('aria-label'); }""")
+    assert ", in a group worth " in member and "0 points" not in member, member
     page.keyboard.press("Shift+ArrowRight")  # (a selection's key, not a move)
     assert page.evaluate(focus)[1:] == ["0", "0"]
     page.keyboard.press("Tab")

@@ -391,7 +391,7 @@ class TableauView {
 
   render() {
     const naming = this.naming();
-    const { labels } = naming ? { labels: {} } : this.labels();  // no points while cells are still to name
+    const { labels, group } = naming ? { labels: {}, group: {} } : this.labels();  // no points while cells are still to name
     const causes = this.causes();
     const sel = this.selected ? key(...this.selected) : null;
     const pending = this.doubtfulCells().length;
@@ -436,7 +436,9 @@ class TableauView {
       const k = key(r, c), d = this.doubtsOf(r, c), guess = this.guessAt(r, c);
       b.className = [type ? "" : "empty", d.length ? "doubt" : "", guess ? "guess" : "", this.unnamed(r, c) ? "unnamed" : "",
         k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
-      const points = labels[k] === undefined ? "" : pts(labels[k]);
+      // A group's points are shown on its first card: the others are said to be in it (a screen
+      // reader said "wolf, 0 points" of a card in a 12-point group: a walk).
+      const points = labels[k] !== undefined ? pts(labels[k]) : group[k] ? t("ui.group_part", { points: pts(group[k].points) }) : "";
       const name = this.cellName(r, c);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
