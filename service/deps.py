@@ -69,6 +69,30 @@ class Services:
                 raise deck_refusal(err) from None
         return name
 
+    def _room_deck_owner(self, deck: str) -> str:
+        """Whose ``deck`` is (its owner-token hash, "" for one enrolled on the server), for a room to
+        read with: a 422 if there is none such, or it cannot read yet (a type with no card)."""
+        self.deck_to_read(deck)
+        try:
+            info = self.decks.store.info(deck)
+        except DeckStoreError as err:
+            raise deck_refusal(err) from None
+        if not info.complete:
+            raise HTTPException(422, f"deck {deck!r} has no reference yet for: {', '.join(info.missing)}: a room "
+                                     "reads with a deck that has every type")
+        return info.owner or ""
+
+    def room_reads_with(self, deck: str, owner: str) -> str | None:
+        """A room's deck (``deck``, ``owner`` as started), while it is that deck and can read; None:
+        removed, emptied, or its name taken by someone else since (the phone's own choice then)."""
+        if not deck:
+            return None
+        try:
+            info = self.decks.store.info(deck)
+        except DeckStoreError:
+            return None
+        return deck if info.complete and (info.owner or "") == owner else None
+
     def classifier_for(self, deck: str):
         """What names the cells of a photo of ``deck`` (as ``_enrolled``; an unknown deck a 422): a
         deck's first photo loads its matcher (its references embedded: seconds), so call it where
@@ -85,11 +109,10 @@ class Services:
     async def start_room(self, mode: str, request: Request, deck: str = "") -> tuple[str, str]:
         """A new room (``Store.create_room``), its start counted against the client's share: a 429
         past it. ``deck``: the deck its photos are read with, a 422 if there is none such."""
-        if deck:
-            await run_in_threadpool(self.deck_to_read, deck)
+        owner = await run_in_threadpool(self._room_deck_owner, deck) if deck else ""
         starter = self._starter(self.room_share, request)
         try:
-            return await run_in_threadpool(self.store.create_room, mode, starter, None, deck)
+            return await run_in_threadpool(self.store.create_room, mode, starter, None, deck, owner)
         except StoreError as err:
             raise self._refused(starter, err) from None
 

@@ -182,7 +182,8 @@ class RoomOut(BaseModel):
     qr_url: str
     neutral: list[int] | None
     bot: list[list[str | None]] | None
-    deck: str = Field("", description="the deck the room's photos are read with (empty: each phone's own choice)")
+    deck: str = Field("", description="the deck the room's photos are read with (empty: each phone's own choice; "
+                                       "so too once the room's deck is removed, emptied, or its name another's)")
     deck_title: str = Field("", description="what that deck is called where a player sees it (its name as typed)")
     players: list[str]
     versions: dict[str, int] = Field(description="each player's version: If-Match of their writes")

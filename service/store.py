@@ -146,7 +146,8 @@ class Room:
     bot_grid: list[list[str | None]] | None
     version: int
     players: list[PlayerRow]
-    deck: str = ""  # the deck every photo of the room is read with ("": the service's default)
+    deck: str = ""  # the deck every photo of the room is read with ("": each phone's own choice)
+    deck_owner: str = ""  # that deck's owner-token hash when the room was started ("": enrolled on the server)
 
 
 def path_from_url(url: str) -> Path:
@@ -359,11 +360,11 @@ class Store:
 
     # rooms
     def create_room(self, mode: str = "game", starter: Starter | None = None,
-                    now: float | None = None, deck: str = "") -> tuple[str, str]:
+                    now: float | None = None, deck: str = "", deck_owner: str = "") -> tuple[str, str]:
         """A new room: (its id, the owner token, shown once). ``starter``: the share and the client
         that start it, counted in the room's own transaction (a room the store cannot hold costs
         its client no start, and the starts held stay within the rooms created in the hour).
-        ``deck``: the deck its photos are read with (checked by the caller)."""
+        ``deck``: the deck its photos are read with, ``deck_owner`` whose it is (checked by the caller)."""
         if mode not in MODES:
             raise Invalid(f"unknown room mode {mode!r}: one of {', '.join(MODES)}")
         room_id = "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_ID_LENGTH))
@@ -379,14 +380,15 @@ class Store:
                            "(idle rooms are deleted after a while)")
             if starter is not None:
                 self._count_start(db, starter, now)
-            db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck) VALUES (?, ?, ?, ?, ?, ?)",
-                       (room_id, mode, now, now, token_hash(owner), deck))
+            db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck, deck_owner) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (room_id, mode, now, now, token_hash(owner), deck, deck_owner))
         return room_id, owner
 
     def room(self, room_id: str) -> Room:
         with self.db.snapshot() as db:  # the room's version and its players as of one moment
             row = db.execute(
-                "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version, deck FROM rooms WHERE id = ?",
+                "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version, deck, deck_owner FROM rooms "
+                "WHERE id = ?",
                 (room_id,),
             ).fetchone()
             if row is None:
@@ -400,7 +402,7 @@ class Store:
                 )
             ]
         return Room(row[0], row[1], row[2], (row[3], row[4]), json.loads(row[5]) if row[5] else None, row[6], players,
-                    row[7])
+                    row[7], row[8])
 
     def _bump(self, db, room_id: str) -> tuple[str, str | None, int]:
         """Count a write to the room (its version, its last use), holding the room until the

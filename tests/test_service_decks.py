@@ -658,8 +658,49 @@ def test_a_room_reads_every_phones_photo_with_its_deck(client, tmp_path):
     r = client.post(f"/api/rooms/{plain['id']}/photo", files={"photo": _jpeg(scenes[1])}, data={"name": "ann"})
     assert r.status_code == 422 and r.json()["code"] == "not_this_deck"  # the built-in deck reads none of them
 
-    shutil.rmtree(tmp_path / "decks" / "nas-stul")  # removed on the server: the phone's choice then
+    players = {p["name"]: p for p in client.get(f"/api/rooms/{room['id']}").json()["game"]["players"]}
+    assert players["petr"]["deck"] == "nas-stul"  # which deck read each photo
+
+    # A deck that cannot read yet is no room's deck.
+    lacking = next(s for s in (render_scene(deck, (42, k), PARAMS) for k in range(100))
+                   if len({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}) < len(CardType))
+    part = client.post("/api/decks/pul/photo", files={"photo": _jpeg(lacking)},
+                       data={"grid": format_text(truth_tableau(lacking.truth["tableaux"][0]))})
+    assert part.status_code == 200 and not part.json()["complete"], part.text
+    r = client.post("/api/rooms", json={"deck": "pul"})
+    assert r.status_code == 422 and "a room reads with a deck that has every type" in r.json()["detail"]
+
+    # Removed on the server, then its name taken by a stranger's deck that names the cards wrong:
+    # the room reads with the phone's own choice, and says no deck of its own.
+    shutil.rmtree(tmp_path / "decks" / "nas-stul")
     builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)
     r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "olga"})
     assert r.status_code == 200, r.text
-    assert client.get(f"/api/rooms/{room['id']}").json()["deck_title"] == "nas-stul"
+    assert (r.json()["room"]["deck"], r.json()["room"]["deck_title"]) == ("", "")
+    truth0 = truth_tableau(scenes[0].truth["tableaux"][0])
+    types = list(CardType)
+    other = {t: types[(k + 1) % len(types)] for k, t in enumerate(types)}  # every card named as another type
+    wrong = format_text(Tableau([other[truth0.at(i, j)] if truth0.at(i, j) else None for i in range(4) for j in range(COLS)]))
+    taken = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scenes[0])}, data={"grid": wrong, "title": "M"})
+    assert taken.status_code == 200 and taken.json()["complete"], taken.text
+    assert client.get(f"/api/rooms/{room['id']}").json()["deck"] == ""
+    r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "ivan"})
+    assert r.status_code == 200, r.text
+    (ivan,) = [p for p in r.json()["room"]["game"]["players"] if p["name"] == "ivan"]
+    assert ivan["deck"] == "standin" and ivan["total"] == score_tableau(truth_tableau(builtin.truth["tableaux"][0])).total
+
+
+def test_a_rooms_deck_gone_while_a_photo_waits_its_turn_reads_with_the_phones(client, monkeypatch):
+    # An attack's find: a room's deck removed while its photos waited in the read queue refused
+    # them all ("no deck ..."), though the phone's own deck was there to read with.
+    from ecoscore.datasets.deck import load_deck
+
+    svc = client.app.state.services
+    monkeypatch.setattr(svc, "room_reads_with", lambda deck, owner: "vanished")  # there as the photo came
+    monkeypatch.setattr(svc, "deck_to_read", lambda deck: deck or None)  # ... and as it joined the queue
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)
+    r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "olga"})
+    assert r.status_code == 200, r.text
+    (olga,) = r.json()["room"]["game"]["players"]
+    assert olga["deck"] == "standin" and olga["total"] == score_tableau(truth_tableau(builtin.truth["tableaux"][0])).total

@@ -165,7 +165,7 @@ async def forget_last(svc: Svc, name: DeckPath,
 @router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, to name (to start or teach a deck)",
              response_model=LayoutOut)
 async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...),
-                         deck: Annotated[str, Form(max_length=40, description=(
+                         deck: Annotated[str, Form(max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
                              "the deck these cards are taught to, if it has cards already (even before it has every "
                              "type): the cells it reads surely come with its guess"))] = ""):
     """A player's own deck read against a deck that is not theirs gives no read to correct: these

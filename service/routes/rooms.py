@@ -78,23 +78,23 @@ def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]
             and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
-def _deck_title(svc, deck: str) -> str:
-    """A room's deck as its players call it (its key if it has gone since)."""
-    if not deck:
-        return ""
+def _title(svc, deck: str) -> str:
     try:
         return svc.decks.store.info(deck).shown
-    except DeckStoreError:
+    except DeckStoreError:  # removed this very moment
         return deck
 
 
 def _room_doc(svc, room_id: str) -> dict:
     """The room with every player's score pad (blocking: the store and the scoring)."""
     room = svc.store.room(room_id)
+    # The deck it reads with now: none once its deck is removed, emptied or another's (each
+    # phone's own choice then: room_photo).
+    reads_with = svc.room_reads_with(room.deck, room.deck_owner)
     doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
-           "deck": room.deck, "deck_title": _deck_title(svc, room.deck),
+           "deck": reads_with or "", "deck_title": _title(svc, reads_with) if reads_with else "",
            "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
            "game": None, "problem": None}
     if room.players:
@@ -170,9 +170,11 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     name = svc.name(name)
     room = await svc.db(svc.store.room, room_id)  # an unknown room before a read
     # The room's deck, if it has one, whatever the phone chose: one game, one deck. One removed
-    # from the server since would refuse every photo of the room: the phone's own choice then.
-    kept = bool(room.deck) and await run_in_threadpool(svc.decks.store.exists, room.deck)
-    read = await read_photo(svc, request, photo, name, room.deck if kept else deck)
+    # from the server since (or emptied, or its name taken by another's deck) would refuse, or
+    # misread, every photo of the room: the phone's own choice then, also if that happens while
+    # the photo waits its turn.
+    room_deck = await run_in_threadpool(svc.room_reads_with, room.deck, room.deck_owner)
+    read = await read_photo(svc, request, photo, name, room_deck or deck, fallback=deck if room_deck else None)
 
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict
@@ -185,6 +187,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
                           "(photograph yours alone to be sure)")
         read_doc = read_to_dict(tab, doubts)
         read_doc["photo_size"] = list(read.size)
+        read_doc["deck"] = read.deck  # which deck read it (a room's, or the phone's after it was removed)
         return to_json(tab.tableau), read_doc, jpeg
 
     grid, read_doc, jpeg = await run_in_threadpool(draw)

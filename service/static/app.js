@@ -1611,7 +1611,8 @@ async function joinRoom(file) {
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
-    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: roomDeck() },
+    // The phone's own deck: the service reads with the room's while it can, else with this one.
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
