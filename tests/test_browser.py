@@ -398,8 +398,9 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     status = page.text_content("#status")
-    # The photo's name as the API gave it ("blank", not "Blank"), then the refusal as sentences.
-    assert status.startswith("blank: No tableau found: ")
+    # The refusal as sentences, without the photo's name before it (on a phone "IMG_2026…" or
+    # "image", where the pad says "This photo": a walk).
+    assert status.startswith("No tableau found: ") and "blank" not in status, status
     assert status.endswith("in even light. The score below is from the previous photo.")
     assert page.is_visible("#result") and page.text_content("#total") == corrected
     # ... in the language switched to, and after a reload (the page keeps the last read through one).
@@ -601,16 +602,22 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
     assert page.get_attribute("#solo-tableau .grid", "aria-label") == ("The tableau's cards: the arrow keys move between "
                                                                       "them, Enter chooses one")
     # A card of a group is said to be in it, not to score 0 (its points are on the group's first card).
-    member = page.evaluate("""() => { const g = solo.view.player.explanation.groups.find((g) => g.cells.length > 1);
-        const [r, c] = g.cells[1]; return document.querySelector(`#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`)
-        .getAttribute('aria-label'); }""")
-    assert ", in a group worth " in member and "0 points" not in member, member
+    members = page.evaluate("""() => { const g = solo.view.player.explanation.groups.find((g) => g.cells.length > 1);
+        return g.cells.slice(0, 2).map(([r, c]) => document.querySelector(
+            `#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`).getAttribute('aria-label')); }""")
+    # (its first card too: it said the group's points as its own)
+    assert all(", in a group worth " in m and "0 points" not in m for m in members), members
     page.keyboard.press("Shift+ArrowRight")  # (a selection's key, not a move)
     assert page.evaluate(focus)[1:] == ["0", "0"]
     page.keyboard.press("Tab")
     assert page.evaluate(focus)[1] is None  # out of the grid at once
     page.keyboard.press("Shift+Tab")
     assert page.evaluate(focus)[1:] == ["0", "0"]  # back where it left
+    # Undo's last step disables it: the focus goes on to the grid, not to the top of the page.
+    page.focus("#solo-tableau .undo")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#solo-tableau .undo').disabled")
+    assert page.evaluate(focus)[1:] == ["0", "0"], page.evaluate(focus)
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")  # chosen as before: on to "Change this card"
     assert page.evaluate(focus)[0] == "button change"
@@ -728,9 +735,10 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     shown = page.text_content("#status")
-    assert as_sentences(i18n.translate(refusal, lang), "my blurred-enrol") in shown
+    # without the photo's name before it (on a phone "IMG_2026…": a walk)
+    assert as_sentences(i18n.translate(refusal[len("my blurred-enrol: "):], lang)) in shown
     assert "no tableau read" not in shown and "add light" not in shown
-    assert shown.startswith("my blurred-enrol: ") and shown[len("my blurred-enrol: ")].isupper()
+    assert "my blurred-enrol" not in shown and shown[0].isupper()
     assert shown.count(". ") >= 2 and "; " not in shown  # a sentence a clause, not one run-on
     assert not page.errors
 
@@ -955,6 +963,8 @@ def test_a_room_never_scrolls_sideways_on_the_narrowest_phone(server, new_page, 
 
 
 def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
+    from playwright.sync_api import expect
+
     room_id = new_room(page, server)
     assert page.evaluate("document.querySelector('#room-view') !== null")
     for k, name in enumerate(["alice", "bruno", "chiara", "dora", "emil", "fabio"]):
@@ -970,6 +980,16 @@ def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     assert page.locator("#room-pad thead th >> nth=0").bounding_box()["x"] == corner  # the corner stays too
     assert page.evaluate("document.elementFromPoint(%f, %f).closest('th') !== null"
                          % (before + 5, page.locator("#room-pad tbody th >> nth=0").bounding_box()["y"] + 5))
+    # This phone's own column (the last to join) is brought into view, and the pad says it scrolls.
+    expect(page.locator("#room-pad-scrolls")).to_have_text("Swipe the table sideways to see every player.")
+    token = put_grid(server, room_id, "gina", (EXAMPLES / "alice.txt").read_text())["token"]
+    page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:gina', '{token}')")
+    page.reload()
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('gina')", timeout=10000)
+    page.wait_for_function("""() => { const w = document.querySelector('#room-view .pad-wrap');
+        const th = [...document.querySelectorAll('#room-pad thead th')].find((h) => h.textContent.includes('gina'));
+        const a = th.getBoundingClientRect(), b = w.getBoundingClientRect(); return a.right <= b.right + 1 && a.left >= b.left; }""",
+                           timeout=10000)
     page.goto(server)
     assert page.text_content("#mode option[value=game]") == "3–6 players"
 
@@ -1070,6 +1090,12 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
     assert len(page.input_value("#bot-grid").split("\n")) == 4
+    english = page.input_value("#bot-grid")
+    page.select_option("#lang", "it")  # the grid's names follow the language chosen (they stayed English)
+    page.wait_for_function(f"document.querySelector('#bot-grid').value !== {json.dumps(english)}", timeout=10000)
+    assert page.input_value("#bot-grid").split() != english.split() and len(page.input_value("#bot-grid").split("\n")) == 4
+    page.select_option("#lang", "en")
+    page.wait_for_function(f"document.querySelector('#bot-grid').value === {json.dumps(english)}", timeout=10000)
     other = new_page()  # the solo room's one player joins from another phone
     other.goto(f"{server}/r/{room_id}")
     other.fill("#player-name", "ugo")
@@ -1264,8 +1290,7 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     # each cell said with what the deck's cards show there (it said "the cards here" of them all)
     asked = page.text_content("#confirm-text")
     assert re.fullmatch(rf"Row {r + 1}, column {c + 1}: named {wrong}, but your deck's cards show {grid[r][c]} "
-                        r"\((9[5-9]|100) %\)\. Two cards swapped, or a wrong correction\? Check them, or remember the "
-                        r"photo anyway\.", asked), asked
+                        r"\((9[5-9]|100) %\)\. A wrong correction\? Check it, or remember the photo anyway\.", asked), asked
     expect(page.locator("#confirm-yes")).to_have_text("Remember anyway")
     # the safe answer is an Enter's (the risky one had the focus and the colour: a walk)
     assert page.evaluate("document.activeElement.id") == "confirm-no"
@@ -1279,7 +1304,13 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     page.select_option("#lang", "en")
     # A card changed: the clash is no longer what the grid says, and is not said any more.
     page.click("#solo-tableau .change")
-    page.click(f"#choices button[data-type='{grid[r][c]}']")
+    # what it is now and what it was read as, the read first (it said "read as" the wrong type
+    # given, and "Keep as read" kept that: a walk)
+    expect(page.locator("#picker-cell")).to_have_text(f"Row {r + 1}, column {c + 1}: changed to {wrong} "
+                                                      f"(read as {grid[r][c]})")
+    expect(page.locator("#keep")).to_be_hidden()
+    assert page.evaluate("document.activeElement.dataset.type") == grid[r][c]
+    page.keyboard.press("Enter")
     expect(page.locator("#remember-status")).to_have_text("")
     page.click("#solo-tableau .undo")  # back to the wrong type: asked again
     page.click("#remember")
@@ -1337,6 +1368,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     # Nothing named yet: each cell is "to name" (they read "empty"), and no score is shown for a
     # grid still being named (a blank grid scored "-5?" before any card was named).
     assert set(labels(page).values()) == {"to name"}
+    assert "no points yet" in page.get_attribute("#solo-tableau .grid button >> nth=0", "aria-label")  # not "0 points"
     expect(page.locator("#result p.total")).to_be_hidden()
     expect(page.locator("#pad")).to_be_hidden()
     expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
@@ -1366,7 +1398,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
         if step == 10:  # the page dropped mid-walk (a phone's camera opened, a reload): nothing named is lost
             # the tenth name scored first (the next card's picker opens then): its total was read
             # while its answer was on the way once, and the reload brought the answer's
-            expect(page.locator("#review-step")).to_have_text("Doubtful card 11 of 19")
+            expect(page.locator("#review-step")).to_have_text("Card 11 of 19")
             named = labels(page)
             assert sum(text == "to name" for text in named.values()) == 9 and named[(0, 0)] == "empty", named
             page.reload()
@@ -1374,7 +1406,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
             assert labels(page) == named
             expect(page.locator("#result p.total")).to_be_hidden()
             review.click()
-        expect(page.locator("#review-step")).to_have_text(f"Doubtful card {step % 10 + 1} of {19 if step < 10 else 9}")
+        expect(page.locator("#review-step")).to_have_text(f"Card {step % 10 + 1} of {19 if step < 10 else 9}")
         expect(page.locator("#crop")).to_be_visible()  # the cell's own picture, to name it by
         r, c = map(int, re.fullmatch(r"Row (\d+), column (\d+): not named yet",  # not "read as empty"
                                      page.locator("#picker-cell").inner_text()).groups())
@@ -1474,7 +1506,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
                                                  "check them on the photo, name the others, then Remember these cards "
                                                  "for my deck.")
     review = page.locator("#solo-tableau .review")
-    expect(review).to_have_text(f"Name or check the {20 - len(guessed)} cards one by one")  # the guesses are not to name
+    expect(review).to_have_text("Name or check the 20 cards one by one")  # the guesses to check too
     expect(page.locator("#unsure")).to_contain_text(f"{20 - len(guessed) - len(bare)} cards still to name")
     # A guess checked on its own: the picker says whose guess it is, and "keep" confirms it.
     (r0, c0) = sorted(guessed)[0]
@@ -1488,7 +1520,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     for (r, c) in sorted(set(lying) - set(guessed) - bare):
         page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
         page.click(f"#choices button[data-type='{lying[(r, c)] or ''}']")
-    expect(review).to_have_text(f"Review the {len(bare)} doubtful cards" if len(bare) > 1 else "Review the doubtful card")
+    expect(review).to_have_text(f"Review the {len(bare) + len(guessed) - 1} doubtful cards")  # bare places, guesses
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
     expect(page.locator("#total-unsure")).to_be_visible()  # ... and the guesses not confirmed yet
     (rb, cb) = sorted(bare)[0]

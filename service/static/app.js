@@ -49,6 +49,19 @@ function errorText(data, res) {
   return I18N.message(detail);
 }
 
+// A refusal of the one photo sent, without the photo's name before it: on a phone that is
+// "IMG_20261129_…" or "image" (a walk: "p1: No tableau read: …"), where the pad says "This photo".
+function unnamedRefusal(err) {
+  const detail = typeof err.detail === "string" ? err.detail : "";
+  const parts = detail.split("; ");
+  for (let cut = Math.min(parts.length, 6); cut > 0; cut--) {
+    const found = I18N.match(parts.slice(0, cut).join("; "));
+    if (found && found.key === "api.named") return I18N.message([found.params.error, ...parts.slice(cut)].join("; "));
+    if (found) break;
+  }
+  return err.say ? err.say() : err.message;
+}
+
 // The photo's name a refusal starts with ("api.named": "{name}: {error}"), if it does: the
 // longest head of its "; "-joined clauses that is a message, as I18N reads it.
 function photoName(detail) {
@@ -410,11 +423,14 @@ class TableauView {
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
+    // The walk takes a deck's guesses too: each was to find and tap on its own (a walk).
+    const walk = pending + this.guessedCells().length;
     const review = this.q(".review");
-    review.hidden = !this.editable || !pending;
+    review.hidden = !this.editable || !walk;
     // A photo being named: its cells are named (or checked), not reviewed; the grid's hint says so.
-    review.textContent = t(naming ? "ui.review_naming" : "ui.review", { n: pending });
+    review.textContent = t(naming ? "ui.review_naming" : "ui.review", { n: walk });
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
+    this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
       const unsure = pending + this.guessedCells().length;
       this.unsure.hidden = !unsure;
@@ -438,7 +454,10 @@ class TableauView {
         k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
       // A group's points are shown on its first card: the others are said to be in it (a screen
       // reader said "wolf, 0 points" of a card in a 12-point group: a walk).
-      const points = labels[k] !== undefined ? pts(labels[k]) : group[k] ? t("ui.group_part", { points: pts(group[k].points) }) : "";
+      // (Every card of a group alike: its first said the group's points as its own.) While the
+      // photo's cards are still to name there are no points yet, not 0 of them.
+      const points = naming ? t("ui.no_points_yet") : group[k] ? t("ui.group_part", { points: pts(group[k].points) })
+        : labels[k] !== undefined ? pts(labels[k]) : "";
       const name = this.cellName(r, c);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
@@ -448,7 +467,7 @@ class TableauView {
       b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
       b.addEventListener("click", (event) => {
         // A card to name: its picker at once, as a tap on the photo opens it (it took two taps).
-        if (this.editable && this.unnamed(r, c)) { this.pickAndCorrect(r, c); return; }
+        if (this.editable && (this.unnamed(r, c) || this.guessAt(r, c))) { this.pickAndCorrect(r, c); return; }
         this.select(r, c);
         // By keyboard (a click of no pointer: detail 0), on to "Change this card", which came
         // after all 20 cells in the tab order.
@@ -625,14 +644,18 @@ class TableauView {
 
   async commit(message) {
     const mine = ++this.seq;
+    // Undo's (or Back's) last step disables the button pressed: the focus fell to the page's
+    // top (a walk, keyboard only). On to the grid instead.
+    const pressed = document.activeElement;
     this.render();
+    if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
     if (player && mine === this.seq) { this.player = player; this.render(); }
   }
 
   // "Review the 3 doubtful cards": one at a time, in reading order.
   async review() {
-    const cells = this.doubtfulCells(), loads = this.loads;
+    const cells = [...this.doubtfulCells(), ...this.guessedCells()].sort(([a, b], [c, d]) => a - c || b - d), loads = this.loads;
     for (let k = 0; k < cells.length; k++) {
       // Another tableau (or photo) shown while a choice was scored: the walk was of the one left.
       if (loads !== this.loads) return;
@@ -676,19 +699,23 @@ function pick(view, r, c, review) {
     const current = view.grid[r][c];
     // Not "read as empty" for a card nothing read.
     const unnamed = !!(cell && cell.card && !current);  // a layout's card (a deck being taught): read by nothing
+    // A card changed since it was read: what it is now and what it was read as (it said "read as"
+    // the wrong type a player had given it, "Keep as read" kept that: a walk, after a clash).
+    const asRead = view.read.grid[r][c], changed = view.corrected.has(key(r, c)) && asRead !== current;
     $("picker-cell").textContent = unnamed ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
+      : changed ? t("ui.picker_corrected", { row: r + 1, col: c + 1, card: I18N.card(current), read: I18N.card(asRead) })
       : view.guessAt(r, c) ? t("ui.picker_guess", { row: r + 1, col: c + 1, card: I18N.card(current), name: deckTitle(cell.deck) })
       : view.unknownAt(r, c) ? t("ui.picker_unknown", { row: r + 1, col: c + 1 })
       : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
     $("review-step").hidden = !review;
-    if (review) $("review-step").textContent = t("ui.review_step", review);
+    if (review) $("review-step").textContent = t(view.naming() ? "ui.review_step_naming" : "ui.review_step", review);
     drawCrop(view, cell);
     // The runner-up first, if it is a choice: "empty", or a type; a deck's "not ours" is no card
     // to choose (it was offered, untranslated, and refused by the server: a walk-through).
     const runnerUp = cell && cell.runner_up;
     const runner = runnerUp === "empty" ? null : TYPES.includes(runnerUp) ? runnerUp : undefined;
     const order = [...TYPES, null];
-    const first = runner !== undefined && runner !== current ? [runner] : [];
+    const first = changed ? [asRead] : runner !== undefined && runner !== current ? [runner] : [];
     const list = [...first, ...order.filter((x) => !first.includes(x))];
     choices.innerHTML = "";
     let done = false;
@@ -700,7 +727,7 @@ function pick(view, r, c, review) {
       b.textContent = I18N.card(type);
       if (i === 0 && first.length) {
         b.classList.add("runner");
-        b.appendChild(Object.assign(document.createElement("small"), { textContent: ` (${t("ui.picker_runner")})` }));
+        b.appendChild(Object.assign(document.createElement("small"), { textContent: ` (${t(changed ? "ui.picker_as_read" : "ui.picker_runner")})` }));
       }
       if (type === current && !unnamed) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
       b.addEventListener("click", () => finish(type));
@@ -709,7 +736,7 @@ function pick(view, r, c, review) {
     $("keep").onclick = () => finish("keep");
     // A card found and not named: "keep as read" would keep it empty, silently (a walk); its
     // name, or "empty" for a box on a bare gap, is to be chosen.
-    $("keep").hidden = unnamed;
+    $("keep").hidden = unnamed || changed;  // (a changed card is kept as it is by closing)
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
@@ -832,7 +859,7 @@ const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRI
 // The deck's own cards show cards of this photo otherwise than its grid names them: each said,
 // with what the deck sees there (the player checks those cells, not "these cards").
 const clashText = (clashes) => [...clashes.map((c) => t("ui.clash_cell", { row: c.cell[0] + 1, col: c.cell[1] + 1,
-  named: I18N.card(c.named), seen: I18N.card(c.seen), pct: Math.round(100 * c.belief) })), t("ui.clash_ask")].join(" ");
+  named: I18N.card(c.named), seen: I18N.card(c.seen), pct: Math.round(100 * c.belief) })), t("ui.clash_ask", { n: clashes.length })].join(" ");
 
 async function rememberCards() {
   if (!solo.view) return;
@@ -1131,7 +1158,7 @@ async function scorePhoto(file) {
     const kept = solo.doc && solo.view;
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
-    setStatus($("status"), () => [err.say ? err.say() : err.message, ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
+    setStatus($("status"), () => [unnamedRefusal(err), ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
 }
@@ -1382,7 +1409,12 @@ function showRoom(doc) {
   for (const id of ["neutral-streams", "neutral-wolves", "bot-grid"]) $(id).readOnly = !owner;
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
   if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
-  if (doc.bot && document.activeElement !== $("bot-grid") && !$("bot-grid").value) $("bot-grid").value = gridText(doc.bot);
+  // Filled in the page's language, and again in another once chosen, unless the player has typed
+  // in it since (it stayed in the language it was first filled in: a walk).
+  const box = $("bot-grid");
+  if (doc.bot && document.activeElement !== box && (!box.value || box.value === room.botText)) {
+    box.value = room.botText = gridText(doc.bot);
+  }
   // A tableau of this phone's the room no longer holds, its token still here: renamed or removed
   // on another phone (a walk: it vanished without a word). Said, and its token forgotten.
   for (const name of room.views.keys()) {
@@ -1431,6 +1463,17 @@ function roomPad(game) {
     return [p.name, entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p)];
   }));
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name) });
+  // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
+  // found their column cut off at the edge (a walk at 320 px). Said, and this phone's own
+  // column brought into view once.
+  const wrap = $("room-pad").parentElement, cut = wrap.scrollWidth > wrap.clientWidth + 1;
+  $("room-pad-scrolls").hidden = !cut;
+  const mine = game.players.findIndex((p) => localStorage.getItem(tokenKey(p.name)));
+  if (cut && mine >= 0 && room.padShown !== game.players[mine].name) {
+    const th = $("room-pad").querySelectorAll("thead th")[mine + 1];
+    if (th) wrap.scrollLeft = Math.max(0, th.offsetLeft + th.offsetWidth - wrap.clientWidth);
+    room.padShown = game.players[mine].name;
+  }
   const notes = game.players.filter((p) => doubts.get(p.name)).map((p) => t("ui.pad_unsure", { n: doubts.get(p.name), name: p.name }));
   $("room-winners").textContent = [winnersText(game, notes.length > 0), ...notes].filter(Boolean).join(" ");
 }
@@ -1649,7 +1692,7 @@ async function botFromPhoto(file) {
     if (!doc) return;
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
-    $("bot-grid").value = gridText(grid);
+    $("bot-grid").value = room.botText = gridText(grid);
     setStatus($("room-status"), () => t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
   } catch (err) { setStatus($("room-status"), err, true); }
