@@ -1619,6 +1619,13 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     expect(friend.locator("#room-status")).to_contain_text("Petr", timeout=60000)
     expect(friend.locator("#room-status")).not_to_contain_text("teach")
     assert "Petr" in friend.text_content("#room-pad")
+    # The friend's phone may take the deck for its own photos too (its start page knew only the sample).
+    expect(mine.locator("#room-use-deck")).to_be_hidden()  # (the creator's reads with it already)
+    friend.click("#room-use-deck")
+    expect(friend.locator("#room-status")).to_have_text("This phone now reads its photos with deck Naše kuchyně, "
+                                                        "on the start page too.")
+    friend.goto(deck_server)
+    expect(friend.locator("#deck option:checked")).to_have_text("Naše kuchyně")
 
 
 def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_set, tmp_path):

@@ -1398,6 +1398,10 @@ function showRoom(doc) {
   $("room-code").textContent = doc.id;
   $("room-deck").hidden = !doc.deck;
   $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
+  // A friend's phone reads the room with its deck, and nothing else: the deck offered for this
+  // phone's own photos too (a walk: the start page then knew only the sample deck).
+  $("room-use-deck").hidden = !doc.deck || deckChosen() === doc.deck;
+  $("room-use-deck").textContent = doc.deck ? t("ui.use_room_deck", { name: doc.deck_title || doc.deck }) : "";
   const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
   if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
@@ -1759,6 +1763,13 @@ function bindRoomButtons(id) {
   $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
   $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }));
   $("bot-photo").addEventListener("click", () => $("bot-file").click());
+  $("room-use-deck").addEventListener("click", () => {
+    if (!room.doc || !room.doc.deck) return;
+    localStorage.setItem(DECK_KEY, room.doc.deck);
+    $("room-use-deck").hidden = true;
+    const name = room.doc.deck_title || room.doc.deck;
+    setStatus($("room-status"), () => t("ui.room_deck_used", { name }));
+  });
   $("bot-file").addEventListener("change", (e) => botFromPhoto(e.target.files[0]));
 }
 
