@@ -1635,6 +1635,9 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     from playwright.sync_api import expect
 
     page.goto(server)
+    # (the page's own listing done first: one still to come would find the deck gone, and say so, before the reload)
+    page.wait_for_function("document.querySelectorAll('#deck option').length >= 1", timeout=15000)
+    page.wait_for_load_state("networkidle")
     page.evaluate("localStorage.setItem('ecoscore-deck', 'kuchyne')")
     page.reload()
     expect(page.locator("#deck-note")).to_have_text("Deck kuchyne is no longer on this server: choose a deck (Deck), or "
