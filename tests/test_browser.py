@@ -1589,6 +1589,9 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     # at all, likewise. The deck chosen when the room starts is the room's now.
     from playwright.sync_api import expect
 
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import render_scene
+
     deck, params = unseen_deck(53)
     first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
     started = post_deck_photo(deck_server, "kuchyne", first, title="Naše kuchyně")
@@ -1619,6 +1622,16 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     expect(friend.locator("#room-status")).to_contain_text("Petr", timeout=60000)
     expect(friend.locator("#room-status")).not_to_contain_text("teach")
     assert "Petr" in friend.text_content("#room-pad")
+    # A photo of other cards in a room with a deck: said as the room's, with no menu nor teaching
+    # to point to (it said "choose the right deck (Deck)", and there is no Deck menu in a room).
+    friend.fill("#player-name", "Ola")
+    with friend.expect_file_chooser() as chooser:
+        friend.click("#add-photo")
+    other = render_scene(load_deck("standin"), (44, 1), params)  # the built-in deck's cards: not this room's
+    chooser.value.set_files(write(tmp_path, "other.jpg", other.jpeg))
+    expect(friend.locator("#room-status")).to_contain_text("None of these cards reads as a card of deck Naše kuchyně, "
+                                                           "this room's", timeout=60000)
+    expect(friend.locator("#room-teach")).to_be_hidden()
     # The friend's phone may take the deck for its own photos too (its start page knew only the sample).
     expect(mine.locator("#room-use-deck")).to_be_hidden()  # (the creator's reads with it already)
     friend.click("#room-use-deck")

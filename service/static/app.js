@@ -1678,12 +1678,17 @@ async function joinRoom(file) {
     if (err.code === "no_such_deck") await deckGone(err);
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
-    const teach = err.code === "not_this_deck";
+    // A room with a deck of its own: not a deck for this phone to teach (it is the room's), nor
+    // a menu to choose another in (the refusal said "choose the right deck (Deck)": there is none here).
+    const roomDeckTitle = room.doc && room.doc.deck ? room.doc.deck_title || room.doc.deck : "";
+    const notIts = err.code === "not_this_deck" && !!roomDeckTitle;
+    const teach = err.code === "not_this_deck" && !notIts;
     // A photo refused for a player already in the room: their tableau there is the earlier one,
     // as the one-photo page says of its score (a walk: "Anna: No tableau found ..." and no more).
     const kept = !teach && token && room.doc && room.doc.players.includes(name);  // (another's name: not theirs to replace)
+    const said = () => (notIts ? t("ui.room_not_its_deck", { name: roomDeckTitle }) : err.say ? err.say() : err.message);
     setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}`
-      : kept ? () => [err.say ? err.say() : err.message, t("ui.room_kept", { name })].join("; ") : err, true);
+      : () => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), true);
     $("room-teach").hidden = !teach;
   }
 }
