@@ -151,6 +151,17 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     assert not answer["final"]
     assert all("byla nalezena mřížka 8 karet, ale jen 4 z nich se přečetly jistě jako karty" in " ".join(p["doubts"])
                for p in answer["players"])
+    # The command line says it once, of the photo (it said it under each of its three players).
+    import subprocess
+    import sys
+
+    photo = tmp_path / "game.jpg"
+    photo.write_bytes(scene.jpeg)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(photo)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    said = [line for line in r.stdout.splitlines() if "a grid of 8 cards was found" in line]
+    assert said == ["doubt (game): " + read.doubts[0]], said
+    assert "not final: game-1" in r.stdout
 
 
 @needs_models

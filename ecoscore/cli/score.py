@@ -43,9 +43,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: {name} holds {len(read.tableaux)} tableaux, scored as players "
                   f"{name}-1 to {name}-{len(read.tableaux)}", file=sys.stderr)
     if not args.json:
-        for read_doc, player in zip(read_docs, game.players):
-            for doubt in read_doc["doubts"]:
-                print(f"doubt ({player.name}): {doubt}")
+        # What a photo says of itself (cards outside every tableau, a grid set aside) is every
+        # player's of it, and said once, under the photo's name (it was said under each).
+        docs = iter(zip(read_docs, game.players))
+        for name, read in reads:
+            own = set(read.doubts)
+            for doubt in read.doubts if len(read.tableaux) > 1 else []:
+                print(f"doubt ({name}): {doubt}")
+            for read_doc, player in [next(docs) for _ in read.tableaux]:
+                for doubt in read_doc["doubts"]:
+                    if len(read.tableaux) == 1 or doubt not in own:
+                        print(f"doubt ({player.name}): {doubt}")
     return 0
 
 
