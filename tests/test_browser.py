@@ -1426,6 +1426,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#remember-status")).to_have_text("20 cards in deck Moje kuchyň: photos are now read with it.",
                                                           timeout=60000)
     expect(page.locator("#deck option:checked")).to_have_text("Moje kuchyň")
+    expect(page.locator("#status")).not_to_have_text("All doubtful cards checked.")  # done with (it stayed)
     page.reload()  # the photo, its names and "forget" are still there
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total),
                                                 timeout=30000)
@@ -1671,6 +1672,12 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     expect(page.locator("#deck-note")).not_to_be_empty()  # said until a deck is chosen
     page.select_option("#deck", "standin")
     expect(page.locator("#deck-note")).to_be_empty()
+    # A deck being built on this phone, gone from the server: said too (it was forgotten without a word).
+    page.evaluate("localStorage.setItem('ecoscore-deck-building', 'puda')")
+    page.reload()
+    expect(page.locator("#deck-note")).to_have_text("Balíček puda už na tomto serveru není: vyberte balíček (Balíček), "
+                                                    "nebo ten svůj naučte znovu.", timeout=15000)  # (Czech, as chosen)
+    assert page.evaluate("localStorage.getItem('ecoscore-deck-building')") is None
 
 
 @needs_matcher

@@ -817,7 +817,12 @@ async function loadDecks(select) {
     const building = doc.decks.find((d) => d.name === buildingName && !d.complete);
     // Forgotten only when this listing was asked about it (whole now, or gone): a deck begun
     // while the listing was on its way is not in it, and is still being built.
-    if (!building && named.has(buildingName)) localStorage.removeItem(BUILDING_KEY);
+    if (!building && named.has(buildingName)) {
+      localStorage.removeItem(BUILDING_KEY);
+      // Not whole now, but gone (removed on the server): said, as a chosen deck gone is (it was
+      // forgotten without a word: a walk).
+      if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = deckTitle(buildingName);
+    }
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
     // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said.
     // Only when this listing was asked about it: one on its way before the deck was chosen (a
@@ -955,6 +960,8 @@ async function rememberCards() {
     $("forget").hidden = !deck.added;
     saveSolo();
     await loadDecks($("deck"));
+    // "All doubtful cards checked." is done with once the cards are remembered (it stayed above: a walk).
+    if ($("status").textContent === t("ui.review_done")) setStatus($("status"), "");
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
