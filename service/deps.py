@@ -12,7 +12,7 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStoreError, NoSuchDeck, check_name
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, check_name
 from ecoscore.vision.pipeline import Reader
 
 from . import names
@@ -72,9 +72,8 @@ class Services:
     def _room_deck_owner(self, deck: str) -> str:
         """Whose ``deck`` is (its owner-token hash, "" for one enrolled on the server), for a room to
         read with: a 422 if there is none such, or it cannot read yet (a type with no card)."""
-        self.deck_to_read(deck)
         try:
-            info = self.decks.store.info(deck)
+            info = self.decks.store.info(check_name(deck))
         except DeckStoreError as err:
             raise deck_refusal(err) from None
         if not info.complete:
@@ -82,7 +81,7 @@ class Services:
                                      "reads with a deck that has every type")
         return info.owner or ""
 
-    def room_reads_with(self, deck: str, owner: str) -> str | None:
+    def room_deck(self, deck: str, owner: str) -> DeckInfo | None:
         """A room's deck (``deck``, ``owner`` as started), while it is that deck and can read; None:
         removed, emptied, or its name taken by someone else since (the phone's own choice then)."""
         if not deck:
@@ -91,7 +90,7 @@ class Services:
             info = self.decks.store.info(deck)
         except DeckStoreError:
             return None
-        return deck if info.complete and (info.owner or "") == owner else None
+        return info if info.complete and (info.owner or "") == owner else None
 
     def classifier_for(self, deck: str):
         """What names the cells of a photo of ``deck`` (as ``_enrolled``; an unknown deck a 422): a

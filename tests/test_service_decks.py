@@ -696,7 +696,10 @@ def test_a_rooms_deck_gone_while_a_photo_waits_its_turn_reads_with_the_phones(cl
     from ecoscore.datasets.deck import load_deck
 
     svc = client.app.state.services
-    monkeypatch.setattr(svc, "room_reads_with", lambda deck, owner: "vanished")  # there as the photo came
+    from ecoscore.vision.deckstore import DeckInfo
+
+    vanished = DeckInfo("vanished", {t: 1 for t in CardType}, [], False)
+    monkeypatch.setattr(svc, "room_deck", lambda deck, owner: vanished)  # there as the photo came
     monkeypatch.setattr(svc, "deck_to_read", lambda deck: deck or None)  # ... and as it joined the queue
     room = client.post("/api/rooms", json={"mode": "game"}).json()
     builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)

@@ -47,12 +47,12 @@ def run(args: argparse.Namespace) -> int:
         # player's of it, and said once, under the photo's name (it was said under each).
         docs = iter(zip(read_docs, game.players))
         for name, read in reads:
-            own = set(read.doubts)
-            for doubt in read.doubts if len(read.tableaux) > 1 else []:
+            of_photo = read.doubts if len(read.tableaux) > 1 else []  # (one player: said as theirs)
+            for doubt in of_photo:
                 print(f"doubt ({name}): {doubt}")
             for read_doc, player in [next(docs) for _ in read.tableaux]:
                 for doubt in read_doc["doubts"]:
-                    if len(read.tableaux) == 1 or doubt not in own:
+                    if doubt not in of_photo:
                         print(f"doubt ({player.name}): {doubt}")
     return 0
 

@@ -15,7 +15,6 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
-from ecoscore.vision.deckstore import DeckStoreError
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -78,23 +77,16 @@ def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]
             and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
-def _title(svc, deck: str) -> str:
-    try:
-        return svc.decks.store.info(deck).shown
-    except DeckStoreError:  # removed this very moment
-        return deck
-
-
 def _room_doc(svc, room_id: str) -> dict:
     """The room with every player's score pad (blocking: the store and the scoring)."""
     room = svc.store.room(room_id)
     # The deck it reads with now: none once its deck is removed, emptied or another's (each
     # phone's own choice then: room_photo).
-    reads_with = svc.room_reads_with(room.deck, room.deck_owner)
+    reads_with = svc.room_deck(room.deck, room.deck_owner)
     doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
-           "deck": reads_with or "", "deck_title": _title(svc, reads_with) if reads_with else "",
+           "deck": reads_with.name if reads_with else "", "deck_title": reads_with.shown if reads_with else "",
            "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
            "game": None, "problem": None}
     if room.players:
@@ -173,8 +165,9 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     # from the server since (or emptied, or its name taken by another's deck) would refuse, or
     # misread, every photo of the room: the phone's own choice then, also if that happens while
     # the photo waits its turn.
-    room_deck = await run_in_threadpool(svc.room_reads_with, room.deck, room.deck_owner)
-    read = await read_photo(svc, request, photo, name, room_deck or deck, fallback=deck if room_deck else None)
+    room_deck = await run_in_threadpool(svc.room_deck, room.deck, room.deck_owner)
+    read = await read_photo(svc, request, photo, name, room_deck.name if room_deck else deck,
+                            fallback=deck if room_deck else None)
 
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict

@@ -824,11 +824,10 @@ async function loadDecks(select) {
       if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = deckTitle(buildingName);
     }
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
-    // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said.
-    // Only when this listing was asked about it: one on its way before the deck was chosen (a
+    // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said
+    // until another deck is chosen (goneDeck: a second listing, the language's, no longer names
+    // it). Judged only by a listing asked about it: one on its way before the deck was chosen (a
     // deck completed by a photo meanwhile) does not list it.
-    // Said until another deck is chosen: a second listing on its way meanwhile (the language's)
-    // no longer names it, and wiped the note.
     if (named.has(deckChosen()) && !doc.decks.some((d) => d.name === deckChosen())) {
       goneDeck = before;
       localStorage.removeItem(DECK_KEY);
