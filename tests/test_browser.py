@@ -1511,6 +1511,9 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     expect(page.locator("#unsure")).to_contain_text(f"{20 - len(guessed) - len(bare)} cards still to name")
     # A guess checked on its own: the picker says whose guess it is, and "keep" confirms it.
     (r0, c0) = sorted(guessed)[0]
+    # A screen reader hears the guess in words (a bare "?" is read out as nothing).
+    expect(page.locator(f"#solo-tableau .grid button[data-row='{r0}'][data-col='{c0}']")).to_have_attribute(
+        "aria-label", re.compile(rf"^row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, a guess, "))
     page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
     expect(page.locator("#picker-cell")).to_have_text(f"Row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, "
                                                       "as deck Půda reads it (a guess)")

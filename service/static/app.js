@@ -458,11 +458,11 @@ class TableauView {
       // photo's cards are still to name there are no points yet, not 0 of them.
       const points = naming ? t("ui.no_points_yet") : group[k] ? t("ui.group_part", { points: pts(group[k].points) })
         : labels[k] !== undefined ? pts(labels[k]) : "";
-      const name = this.cellName(r, c);
+      const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
-        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: name, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
-        : t("ui.cell_label", { row: r + 1, col: c + 1, card: name, points: points || pts(0) }));
+        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
+        : t("ui.cell_label", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
       b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
       b.addEventListener("click", (event) => {
@@ -486,10 +486,13 @@ class TableauView {
   // What a cell is called on the photo and the grid: its card, a guess marked "?", "to name", or
   // "unknown" where the reader could not tell (outside the photo, or a card of none of the deck's
   // types): shown as "empty" it read as a sure empty cell (a newcomer's walk, a cut-off neighbour).
-  cellName(r, c) {
+  // ``spoken``: as a screen reader says it, a guess in words (a bare "?" was read out as nothing).
+  cellName(r, c, spoken = false) {
     if (this.unnamed(r, c)) return t("ui.to_name");
     if (this.unknownAt(r, c)) return t("ui.unknown_cell");
-    return I18N.card(this.grid[r][c]) + (this.guessAt(r, c) ? "?" : "");
+    const card = I18N.card(this.grid[r][c]);
+    if (!this.guessAt(r, c)) return card;
+    return spoken ? t("ui.card_guess", { card }) : card + "?";
   }
 
   unknownAt(r, c) {
