@@ -38,8 +38,8 @@ ONE_LOOK_SURE = 0.9
 ONE_LOOK_CELLS = 10
 # A lattice set aside for too little card evidence is still said (``unread_doubt``) when it holds
 # at least MIN_CARDS boxes and this many cells named surely: a far or dark player's tableau
-# (4 of 6 such lattices on the tuning material held 2-4 sure cards, a cloth's or mat's 0), left
-# out silently, made the game's majorities lack a player with no doubt on anyone's score.
+# (6 of 8 such lattices on the tuning material held 2-4 sure cards, all real tableaux; a cloth's or
+# mat's 0), left out silently, made the game's majorities lack a player with no doubt on anyone's score.
 UNREAD_GRID_SURE = 2
 # A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
 # is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's

@@ -241,6 +241,13 @@ class Reader:
         reads, pattern_grids, unread_grids = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
+            building = isinstance(classifier, CardMatcher) and not classifier.references.complete
+            if unread_grids and not building:
+                # Some of its cards read surely as the deck's: a far or dark photo of the right
+                # deck, not another deck to teach (a review: it was refused as "none reads as a
+                # card of the deck", and the page offered to teach the deck). A deck still being
+                # taught names few cards surely anyway: its photo goes on to be named.
+                self._refuse(photo, det, "; ".join(photo_doubts.unread_doubt(g) for g in unread_grids), fits)
             cards = max(len(fit.detections) for fit in fits)
             enrolled = classifier.deck if isinstance(classifier, CardMatcher) else None
             # A grid taken for a pattern is said here too: it may be the player's own deck,
@@ -511,8 +518,8 @@ class Reader:
         mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``) or
         that read as one look repeated (``one_look``), and add what the photo itself says to each
         tableau: how to retake it. Returns the tableaux kept, the grids taken for a pattern, and
-        those set aside that may yet be a player's (``unread_grid``). With no tableau left the
-        photo is refused, saying why (``not_this_deck``)."""
+        those set aside that may yet be a player's (``unread_grid``); with no tableau left, ``_read``
+        refuses the photo on them."""
         kept, pattern_grids, unread_grids = [], [], []
         for fit, read in zip(fits, reads):
             evidence = [photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence) for cell in read.cells]
