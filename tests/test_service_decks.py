@@ -452,6 +452,31 @@ def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_
     assert client.post("/api/layout", files={"photo": _jpeg(scenes[second])}, data={"deck": "../x"}).status_code == 422
 
 
+def test_a_half_built_deck_whose_reference_cannot_be_read_guesses_nothing_and_the_layout_still_comes(
+        tmp_path, monkeypatch, reader):
+    # Guesses are a help: a deck's reference made unreadable on the server (a disk error, a hand
+    # edit) refused the whole layout with a 422, and the player could not name the photo at all.
+    deck = generate_deck(HELD_OUT_SEEDS[54])
+    scenes = [render_scene(deck, (45, k), PARAMS) for k in range(2)]
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}")
+    with TestClient(create_app(settings, reader=reader)) as client:
+        started = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scenes[0])},
+                              data={"grid": format_text(truth_tableau(scenes[0].truth["tableaux"][0]))})
+        assert started.status_code == 200, started.text
+    pngs = sorted(tmp_path.rglob("kitchen/**/*.png"))
+    assert pngs
+    for path in tmp_path.rglob("*"):  # every cached embedding of the deck gone, so it is read again
+        if path.is_file() and "kitchen" in str(path) and path.suffix != ".png" and path.name != "deck.toml":
+            path.unlink()
+    pngs[0].write_bytes(b"not a png any more")
+    with TestClient(create_app(settings, reader=reader)) as client:
+        bare = client.post("/api/layout", files={"photo": _jpeg(scenes[1])}).json()
+        r = client.post("/api/layout", files={"photo": _jpeg(scenes[1])}, data={"deck": "kitchen"})
+        assert r.status_code == 200, r.text
+        assert r.json()["cells"] == bare["cells"]
+
+
 def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(client, reader, tmp_path):
     # The page showed "(Deck on the page, --deck on the command line)": one message of the reader
     # for both. The service's answers now name the page's controls only (the command line keeps

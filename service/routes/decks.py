@@ -200,8 +200,8 @@ def _guesses(svc: Services, data: bytes, found: Layout, deck: str) -> dict[tuple
     whose tableau is not that one (most cells elsewhere), guesses nothing."""
     try:
         matcher = svc.decks.guesser(deck)
-    except NoSuchDeck:  # removed since the phone began it: nothing to guess with, the cells are still to name
-        return {}
+    except DeckStoreError:  # removed since the phone began it, or a reference unreadable: nothing to
+        return {}           # guess with, and the cells are still to name (guesses are a help, not the layout)
     try:
         read = svc.reader.read(data, matcher)  # type: ignore[arg-type]  # a drop-in for the classifier (matcher.py)
     except NoTableauError:  # none of its cards among them (the stand-in's, another deck's)
