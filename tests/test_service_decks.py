@@ -732,3 +732,32 @@ def test_a_rooms_deck_gone_while_a_photo_waits_its_turn_reads_with_the_phones(cl
     assert r.status_code == 200, r.text
     (olga,) = r.json()["room"]["game"]["players"]
     assert olga["deck"] == "standin" and olga["total"] == score_tableau(truth_tableau(builtin.truth["tableaux"][0])).total
+
+
+def test_a_rooms_deck_taken_by_a_stranger_while_a_photo_waits_does_not_read_it(client, monkeypatch):
+    # A review's find: the room's deck was checked as the photo came only; removed, and its name
+    # taken by a stranger's deck naming every card wrong, while the photo waited in the queue, the
+    # stranger's deck read it. It is checked again in the reader's turn: the phone's own choice reads.
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.vision.deckstore import DeckInfo
+
+    standin = load_deck("standin")
+    builtin = render_scene(standin, (44, 1), PARAMS)
+    types = list(CardType)
+    # the stranger's deck: the stand-in's own faces, each named as the next type
+    wrong = {types[(k + 1) % len(types)]: standin.faces[t][:1] for k, t in enumerate(types)}
+    svc = client.app.state.services
+    svc.decks.store.add("nas-stul", wrong, "a photo from the page", owner="a-strangers-token-hash")
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    real, calls = svc.room_deck, []
+
+    def room_deck(deck, owner):  # the room's own deck as the photo came; the store's since
+        calls.append(deck)
+        return DeckInfo("nas-stul", {t: 1 for t in CardType}, [], False) if len(calls) == 1 else real("nas-stul", owner)
+
+    monkeypatch.setattr(svc, "room_deck", room_deck)
+    r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "olga"})
+    assert r.status_code == 200, r.text
+    (olga,) = r.json()["room"]["game"]["players"]
+    assert olga["deck"] == "standin" and olga["total"] == score_tableau(truth_tableau(builtin.truth["tableaux"][0])).total
+    assert calls[1] == "nas-stul"  # looked at again in the turn

@@ -76,24 +76,23 @@ async def queued(svc: Services, request: Request, work: Callable[[], T]) -> T:
 
 
 async def read_photo(svc: Services, request: Request, upload: UploadFile, name: str, deck: str = "",
-                     fallback: str | None = None) -> PhotoRead:
+                     fallback: str | None = None, owner: str | None = None) -> PhotoRead:
     """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
     reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most.
     ``fallback``: the deck to read with if ``deck`` cannot, now or by the reader's turn (a room's
-    deck removed meanwhile: the phone's own choice)."""
+    deck removed meanwhile: the phone's own choice). ``owner``: ``deck`` is a room's, started
+    with its owner's deck (``Services.room_deck``): checked again in the reader's turn, with
+    ``fallback``, not None, read with if the deck is no longer that."""
     # An unknown deck is refused before the photo waits its turn; the deck is loaded in the turn,
     # once the upload is seen to be an image: a deck's first photo embeds its references
     # (seconds), and a 5-byte "photo" naming a deck made the server embed it outside the
     # readers' limit, every time a card was added (an attack on a running server).
-    def checked(d: str) -> str | None:
-        return svc.deck_to_read(d) if d.strip() or svc.settings.deck else None
-
     try:
-        enrolled = await run_in_threadpool(checked, deck)
+        enrolled = await run_in_threadpool(svc.deck_to_read, deck)
     except HTTPException:
         if fallback is None:
             raise
-        enrolled, fallback = await run_in_threadpool(checked, fallback), None
+        enrolled, fallback, owner = await run_in_threadpool(svc.deck_to_read, fallback), None, None
     if upload.size is not None and upload.size > svc.settings.max_upload:
         raise _too_large(svc, name)
     classifier = None
@@ -103,10 +102,13 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
         data = upload_bytes(svc, upload, name)
         if enrolled:
             probe(data)  # the header alone: ImageError for what is no image, before the deck is loaded
+            # A room's deck removed, or its name taken by another's deck, while the photo waited:
+            # checked when the photo came only, a stranger's deck read it (a review).
+            gone = owner is not None and svc.room_deck(enrolled, owner) is None
             try:
-                classifier = svc.classifier_for(enrolled)
+                classifier = svc.classifier_for(fallback if gone and fallback is not None else enrolled)
             except HTTPException:  # (a deck refusal: classifier_for raises no other)
-                if fallback is None:
+                if fallback is None or gone:
                     raise
                 classifier = svc.classifier_for(fallback)
         return svc.reader.read(data, classifier)

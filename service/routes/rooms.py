@@ -167,7 +167,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     # the photo waits its turn.
     room_deck = await run_in_threadpool(svc.room_deck, room.deck, room.deck_owner)
     read = await read_photo(svc, request, photo, name, room_deck.name if room_deck else deck,
-                            fallback=deck if room_deck else None)
+                            fallback=deck if room_deck else None, owner=room.deck_owner if room_deck else None)
 
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict
