@@ -107,7 +107,10 @@ class Services:
 
     async def start_room(self, mode: str, request: Request, deck: str = "") -> tuple[str, str]:
         """A new room (``Store.create_room``), its start counted against the client's share: a 429
-        past it. ``deck``: the deck its photos are read with, a 422 if there is none such."""
+        past it. ``deck``: the deck its photos are read with, a 422 if there is none such; the
+        built-in deck is no room's own (each phone then reads with its choice, as with none): a room
+        started with it told every phone "read as deck standin", and offered to "use" it (a review)."""
+        deck = "" if deck.strip() == DEFAULT_DECK else deck
         owner = await run_in_threadpool(self._room_deck_owner, deck) if deck else ""
         starter = self._starter(self.room_share, request)
         try:

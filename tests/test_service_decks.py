@@ -680,6 +680,9 @@ def test_a_room_reads_every_phones_photo_with_its_deck(client, tmp_path):
         assert player["total"] == truth
     plain = client.post("/api/rooms", json={"mode": "game"}).json()  # no deck: each phone's own choice
     assert plain["deck"] == ""
+    # The built-in deck is no room's own either (a phone that tapped "New room" before its deck
+    # list came sent it: every phone was told "read as deck standin").
+    assert client.post("/api/rooms", json={"mode": "game", "deck": "standin"}).json()["deck"] == ""
     r = client.post(f"/api/rooms/{plain['id']}/photo", files={"photo": _jpeg(scenes[1])}, data={"name": "ann"})
     assert r.status_code == 422 and r.json()["code"] == "not_this_deck"  # the built-in deck reads none of them
 
