@@ -1088,7 +1088,7 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     link = page.evaluate("navigator.clipboard.readText()")
     assert link == page.get_attribute("#room-link", "href") and link.endswith(f"/r/{room_id}")
     page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))
-    page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
+    page.wait_for_function("document.querySelector('#bot-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
     assert len(page.input_value("#bot-grid").split("\n")) == 4
     english = page.input_value("#bot-grid")
     page.select_option("#lang", "it")  # the grid's names follow the language chosen (they stayed English)
@@ -1111,6 +1111,19 @@ def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_pag
     assert page.text_content("#others .tableau-title").startswith("ugo:")
     assert page.locator("#others .tools").is_hidden()
     shot(page, "room-desktop-en")
+
+
+def test_the_bots_photo_and_the_players_own_sent_at_once_are_both_read(server, page, photo_set, tmp_path):
+    # The bot's photo shared the player's upload: sent while the player's was on its way, it
+    # cancelled it, and the player's photo was lost without a word (a review).
+    new_room(page, server, "solo")
+    page.fill("#player-name", "anna")
+    page.set_input_files("#room-photo", write(tmp_path, "anna.jpg", photo_set[2].jpeg))
+    page.wait_for_selector("#room-upload:not([hidden])")  # still on its way (a read takes a while) ...
+    page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))  # ... as the bot's is sent
+    page.wait_for_function("document.querySelector('#bot-status').textContent.startsWith(\"The bot's grid was read\")", timeout=60000)
+    page.wait_for_selector("#mine .tableau", timeout=60000)
+    assert "anna" in page.text_content("#room-pad thead") and "bot" in page.text_content("#room-pad thead")
 
 
 CONTRAST = """() => {
@@ -1524,6 +1537,12 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     for (r, c) in sorted(set(lying) - set(guessed) - bare):
         page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
         page.click(f"#choices button[data-type='{lying[(r, c)] or ''}']")
+    # A card named is named, not "changed to fox (read as empty)" with "empty" offered first (a review).
+    (rn, cn) = sorted(set(lying) - set(guessed) - bare)[0]
+    page.click(f"#solo-tableau .marks g[data-row='{rn}'][data-col='{cn}']")
+    expect(page.locator("#picker-cell")).to_have_text(f"Row {rn + 1}, column {cn + 1}: named {lying[(rn, cn)]}")
+    expect(page.locator("#keep")).to_be_visible()
+    page.click("#keep")
     expect(review).to_have_text(f"Review the {len(bare) + len(guessed) - 1} doubtful cards")  # bare places, guesses
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
     expect(page.locator("#total-unsure")).to_be_visible()  # ... and the guesses not confirmed yet

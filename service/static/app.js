@@ -704,8 +704,13 @@ function pick(view, r, c, review) {
     const unnamed = !!(cell && cell.card && !current);  // a layout's card (a deck being taught): read by nothing
     // A card changed since it was read: what it is now and what it was read as (it said "read as"
     // the wrong type a player had given it, "Keep as read" kept that: a walk, after a clash).
-    const asRead = view.read.grid[r][c], changed = view.corrected.has(key(r, c)) && asRead !== current;
+    // A card of a photo laid out to name, named since, was read as nothing: it is named, not
+    // changed ("changed to fox (read as empty)" offered "empty" first, to un-name it: a review).
+    const asRead = view.read.grid[r][c];
+    const named = view.laidOut() && asRead == null && !!(cell && cell.card);
+    const changed = view.corrected.has(key(r, c)) && asRead !== current && !named;
     $("picker-cell").textContent = unnamed ? t("ui.picker_unnamed", { row: r + 1, col: c + 1 })
+      : named ? t("ui.picker_named", { row: r + 1, col: c + 1, card: I18N.card(current) })
       : changed ? t("ui.picker_corrected", { row: r + 1, col: c + 1, card: I18N.card(current), read: I18N.card(asRead) })
       : view.guessAt(r, c) ? t("ui.picker_guess", { row: r + 1, col: c + 1, card: I18N.card(current), name: deckTitle(cell.deck) })
       : view.unknownAt(r, c) ? t("ui.picker_unknown", { row: r + 1, col: c + 1 })
@@ -805,7 +810,8 @@ async function loadDecks(select) {
     const query = [...named].slice(0, 32).map((name) => `named=${encodeURIComponent(name)}`).join("&");
     const doc = await api("GET", `/api/decks${query ? `?${query}` : ""}`);
     const chosen = deckChosen() || doc.default;
-    const before = deckTitle(deckChosen());  // its name as typed, while it is still known (a gone deck is not listed)
+    // Their names as typed, while still known (a gone deck is not listed)
+    const before = deckTitle(deckChosen()), buildingBefore = deckTitle(localStorage.getItem(BUILDING_KEY) || "");
     deckTitles = new Map(doc.decks.map((d) => [d.name, d.title || d.name]));
     builtinDeck = doc.decks.find((d) => d.builtin)?.name || "";
     // Another phone's deck is not offered: on a shared server strangers' decks filled every menu,
@@ -824,7 +830,7 @@ async function loadDecks(select) {
       localStorage.removeItem(BUILDING_KEY);
       // Not whole now, but gone (removed on the server): said, as a chosen deck gone is (it was
       // forgotten without a word: a walk).
-      if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = deckTitle(buildingName);
+      if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = buildingBefore;
     }
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
     // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said
@@ -932,7 +938,7 @@ async function rememberCards() {
     try { deck = await send(); } catch (err) {
       // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
       // type would be taught as named): the player is asked, and says whether to remember anyway.
-      if (err.code === "no_such_deck") await deckGone(err);  // the deck that read the photo, removed since
+      if (err.code === "no_such_deck") await deckGone(err, solo.view.player.deck);  // the deck that read the photo, removed since
       if (err.code !== "deck_clash") throw err;
       if (!(await confirmDialog(clashText(err.clashes), t("ui.remember_anyway"), t("ui.check_first")))) {
         setStatus(said, () => clashText(err.clashes), true);
@@ -1158,7 +1164,9 @@ async function scorePhoto(file) {
       // A deck this phone is building: its next photo is one to name, so it goes there at once
       // (a walk: each photo after the first met a red refusal before the offer to name it). Not
       // laid out (cancelled, refused): the refusal and its offer, the last read kept, as below.
-      if (localStorage.getItem(BUILDING_KEY) && teachingDeck() && await teachPhoto()) return;
+      // A newer photo taken while this one was laid out shows its own result: this one says nothing
+      // more (its refusal and offer were shown over the newer read: a review).
+      if (localStorage.getItem(BUILDING_KEY) && teachingDeck() && await teachPhoto() !== false) return;
       $("teach").hidden = false;
     }
     // A photo that cannot be read loses nothing: the last read, and every card corrected or named
@@ -1172,10 +1180,11 @@ async function scorePhoto(file) {
   } finally { settled(); }
 }
 
-// The deck a photo was sent with is gone from the server: the menu is listed again (which
-// forgets it and says so), and the refusal says what to do on the page, not on the server.
-async function deckGone(err) {
-  const name = deckTitle(deckChosen());
+// The deck a photo was sent with (``deck``) is gone from the server: the menu is listed again
+// (which forgets it if it was chosen, and says so), and the refusal says what to do on the page,
+// not on the server. Named as it was sent: the menu may have been changed since (a review).
+async function deckGone(err, deck = deckChosen()) {
+  const name = deckTitle(deck);
   await loadDecks($("deck"));
   err.say = () => t(room.id ? "ui.deck_gone_room" : "ui.deck_gone", { name });
 }
@@ -1189,7 +1198,8 @@ function teachingDeck() {
   return name && name !== "standin" && localStorage.getItem(deckTokenKey(name)) ? name : "";
 }
 
-// Resolves to whether the photo's cells were laid out to name (not: cancelled, or refused).
+// Resolves to whether the photo's cells were laid out to name (false: cancelled, or refused;
+// undefined: a newer photo took its place, and shows its own result).
 async function teachPhoto() {
   const file = solo.teachFile;
   if (!file) return false;
@@ -1199,6 +1209,7 @@ async function teachPhoto() {
   const deck = teachingDeck();
   try {
     const layout = await sending(sendSolo("/api/layout", file, deck ? { deck } : {}));
+    if (layout === undefined) return undefined;
     if (!layout) return false;
     for (const cell of layout.cells.flat()) if (cell.guess) cell.deck = deck;  // whose guess (the picker says)
     // The grid as guessed (blank where nothing guessed) scored as it is: each card named since is
@@ -1711,9 +1722,9 @@ async function botFromPhoto(file) {
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
     $("bot-grid").value = room.botText = gridText(grid);
-    setStatus($("room-status"), () => t("ui.bot_read"));
+    setStatus($("bot-status"), () => t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
-  } catch (err) { setStatus($("room-status"), err, true); }
+  } catch (err) { setStatus($("bot-status"), err, true); }
 }
 
 async function share() {
@@ -1766,7 +1777,9 @@ function bindRoomButtons(id) {
   room.id = id;
   $("solo-view").hidden = true; $("room-view").hidden = false;
   sendRoom = sender($("room-upload"), $("room-progress"), $("room-cancel"), $("room-status"));
-  sendBot = sendRoom;
+  // The bot's photo has its own upload: sharing the player's, one cancelled the other in flight
+  // and the player's photo was lost without a word (a review).
+  sendBot = sender($("bot-upload"), $("bot-progress"), $("bot-cancel"), $("bot-status"));
   $("add-photo").addEventListener("click", addPhotoClicked);
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
