@@ -375,3 +375,28 @@ def test_client_keys_take_an_ipv6_client_by_its_64_and_keep_any_other_key_short(
     assert client_key("2001:db8::1") == client_key("2001:db8::beef:2") != client_key("2001:db8:0:1::1")
     assert client_key("::ffff:192.0.2.1") == client_key("192.0.2.1") == "192.0.2.1"
     assert client_key("x" * 10_000) == "x" * MAX_KEY  # a proxy's header passed on: stored short
+
+
+def test_a_poll_naming_the_rooms_version_is_told_nothing_moved_on_and_a_write_moves_it_on(client, monkeypatch):
+    # Every phone in a room polls every two seconds; each answer loaded every player's read and
+    # scored the game (a review). Asked with the version it has, a poll is answered from it alone.
+    from ecoscore.service.routes import rooms
+
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    rid = room["id"]
+    alice = join(client, rid, "alice", GRIDS["alice"])
+    r = client.get(f"/api/rooms/{rid}")
+    version = r.json()["version"]
+    assert r.headers["ETag"] == f'"{version}"' and version == alice["room"]["version"]
+    built = []
+    monkeypatch.setattr(rooms, "_room_doc", lambda *a, real=rooms._room_doc: built.append(1) or real(*a))
+    same = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": f'"{version}"'})
+    assert same.status_code == 304 and same.content == b"" and same.headers["ETag"] == f'"{version}"'
+    assert built == []  # nothing loaded, nothing scored
+    join(client, rid, "bruno", GRIDS["bruno"])  # a write moves the room on
+    moved = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": f'"{version}"'})
+    assert moved.status_code == 200 and moved.json()["version"] > version
+    assert [p["name"] for p in moved.json()["game"]["players"]] == ["alice", "bruno"]
+    for junk in ("*", "W/\"x\"", "\"-1\"", ""):
+        assert client.get(f"/api/rooms/{rid}", headers={"If-None-Match": junk}).status_code == 200
+    assert client.get("/api/rooms/nosuchroom1", headers={"If-None-Match": '"1"'}).status_code in (404, 422)

@@ -10,7 +10,7 @@ import io
 from typing import Annotated
 
 import segno
-from fastapi import APIRouter, File, Form, HTTPException, Path, Request, Response, UploadFile
+from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
@@ -125,8 +125,17 @@ async def new_room(svc: Svc, body: NewRoom, response: Response, request: Request
 
 
 @router.get("/api/rooms/{room_id}", summary="A room with every player's score pad", response_model=RoomOut,
-            response_model_exclude_unset=True)
-async def get_room(svc: Svc, room_id: RoomId, response: Response):
+            response_model_exclude_unset=True,
+            responses={304: {"description": "the room is at the version If-None-Match names (its ETag)"}})
+async def get_room(svc: Svc, room_id: RoomId, response: Response,
+                   if_none_match: Annotated[str | None, Header(max_length=100)] = None):
+    # Every phone in a room asks every two seconds; most often nothing moved on. Each answer
+    # loaded every player's read and scored the game (a review): a poll that names the version
+    # it has is answered from the version alone.
+    if if_none_match is not None:
+        version = await svc.db(svc.store.room_version, room_id)
+        if if_none_match.strip() == f'"{version}"':
+            return Response(status_code=304, headers={"ETag": f'"{version}"'})
     return await room_doc(svc, room_id, response)
 
 

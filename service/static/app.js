@@ -29,6 +29,7 @@ async function api(method, url, body, headers = {}) {
   let res;
   try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error"), { offline: true }); }
   showOffline(false);
+  if (res.status === 304) return null;  // asked with If-None-Match: nothing new
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw saying(() => errorText(data, res), refusalOf(res.status, data));  // 409: written in between
   return data;
@@ -1377,7 +1378,10 @@ let sendRoom, sendBot;
 
 async function loadRoom(force = false) {
   try {
-    const doc = await api("GET", `/api/rooms/${room.id}`);
+    // A poll names the version it has: the service answers "nothing new" from the version alone
+    // (each answer loaded and scored the whole game, every two seconds, for every phone: a review).
+    const doc = await api("GET", `/api/rooms/${room.id}`, undefined, force || room.version < 0 ? {} : { "If-None-Match": `"${room.version}"` });
+    if (!doc) return;
     // Only a newer room: a poll sent before a write and answered after it would put the old back.
     if (force || doc.version > room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
   } catch (err) {
@@ -1826,7 +1830,10 @@ async function start() {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
     roomLoaded();
-    room.poll = setInterval(loadRoom, 2000);  // live: new tableaux show up within two seconds
+    // Live: new tableaux show up within two seconds; not while the page is out of sight (a phone
+    // laid on the table, locked), and at once when it is back.
+    room.poll = setInterval(() => { if (!document.hidden) loadRoom(); }, 2000);
+    document.addEventListener("visibilitychange", () => { if (!document.hidden && $("room-home").hidden) loadRoom(); });
     return;
   }
   loadDecks($("deck"));
