@@ -10,6 +10,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ecoscore.vision.deckstore import NAME as DECK_NAME
+
+# A deck's key (its name made a slug: "Náš stůl" is "nas-stul"), as the store checks it; and a
+# field that may also be empty (the default deck, or the phone's own choice).
+DECK_KEY = DECK_NAME.pattern
+DECK_KEY_OR_EMPTY = f"^({DECK_NAME.pattern.removeprefix('^').removesuffix('$')})?$"
+
 MAX_PLAYERS = 8  # the game seats 2-6; 8 leaves room for a photo of two tableaux
 MAX_OTHERS = 10
 MAX_GRID_TEXT = 2000  # characters of a grid given as text (4 lines of 5 names, comments too)
@@ -47,7 +54,7 @@ class GridGame(BaseModel):
 class NewRoom(BaseModel):
     mode: Literal["game", "two-player", "solo"] = Field(
         "game", description="game, two-player (with a neutral pile) or solo (with a bot)")
-    deck: str = Field("", max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
+    deck: str = Field("", max_length=40, pattern=DECK_KEY_OR_EMPTY, description=(
         "the deck every photo of the room is read with (GET /api/decks), whichever phone sends it; "
         "empty: the service's default, or each phone's own choice"))
 

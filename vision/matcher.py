@@ -138,11 +138,6 @@ class References:
     pattern_types: np.ndarray  # P: index into TYPES
     metric: DeckMetric | None = None  # the deck's own metric, fitted at enrolment
 
-    @property
-    def complete(self) -> bool:
-        """Every type has a reference (a deck the page is still being taught may lack some)."""
-        return len(set(self.pattern_types.tolist())) == len(TYPES)
-
     @classmethod
     def embed(cls, name: str, embedder: CardEmbedder, images: dict[CardType, list[np.ndarray]],
               metric: bool = True, partial: bool = False) -> References:

@@ -241,18 +241,16 @@ class Reader:
         reads, pattern_grids, unread_grids = self._doubt_the_photo(photo, det, fits, reads)
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
-            building = isinstance(classifier, CardMatcher) and not classifier.references.complete
-            if unread_grids and not building:
-                # Some of its cards read surely as the deck's: a far or dark photo of the right
-                # deck, not another deck to teach (a review: it was refused as "none reads as a
-                # card of the deck", and the page offered to teach the deck). A deck still being
-                # taught names few cards surely anyway: its photo goes on to be named.
-                self._refuse(photo, det, "; ".join(photo_doubts.unread_doubt(g) for g in unread_grids), fits)
             cards = max(len(fit.detections) for fit in fits)
             enrolled = classifier.deck if isinstance(classifier, CardMatcher) else None
             # A grid taken for a pattern is said here too: it may be the player's own deck,
-            # unenrolled, read as one type throughout.
-            why = not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
+            # unenrolled, read as one type throughout. So is a grid set aside with a few cards
+            # named surely: a far or dark tableau of the deck, or another deck's cards a few of
+            # which look like this one's (the stand-in's classifier names 2-4 of an unseen deck's
+            # cards surely in some photos), which cannot be told apart: both are said (a review
+            # found only the second said).
+            why = (not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
+                   + "".join(f"; {photo_doubts.unread_doubt(g)}" for g in unread_grids))
             self._refuse(photo, det, why, fits, error=NotThisDeckError)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.

@@ -31,12 +31,11 @@ from ecoscore.vision.report import quad_doc
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
 from ..refusal import DECK_CLASH, Refusal
-from ..schemas import ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
+from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
-DECK_KEY = r"^[a-z0-9][a-z0-9_-]*$"  # a deck's key (its name made a slug: "Náš stůl" is "nas-stul")
 DeckPath = Annotated[str, Path(max_length=40, pattern=DECK_KEY)]
 DeckName = Annotated[str, StringConstraints(max_length=40, pattern=DECK_KEY)]
 MAX_NAMED = 32  # decks a page may name in one listing
@@ -89,7 +88,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                          as_read: Annotated[bool, Form(description="the grid is a read of this photo, corrected: it "
                                                                    "lies as the read laid it out (else it may be written "
                                                                    "from the other side of the table)")] = False,
-                         read_with: Annotated[str, Form(max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
+                         read_with: Annotated[str, Form(max_length=40, pattern=DECK_KEY_OR_EMPTY, description=(
                              "with as_read: the deck that read the photo (its answer's deck); the read "
                              "placed its cells by what they show, and the grid lies on those cells. Empty: "
                              "the cells of /api/layout, placed by no deck"))] = "",
@@ -165,7 +164,7 @@ async def forget_last(svc: Svc, name: DeckPath,
 @router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, to name (to start or teach a deck)",
              response_model=LayoutOut)
 async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(...),
-                         deck: Annotated[str, Form(max_length=40, pattern=r"^([a-z0-9][a-z0-9_-]*)?$", description=(
+                         deck: Annotated[str, Form(max_length=40, pattern=DECK_KEY_OR_EMPTY, description=(
                              "the deck these cards are taught to, if it has cards already (even before it has every "
                              "type): the cells it reads surely come with its guess"))] = ""):
     """A player's own deck read against a deck that is not theirs gives no read to correct: these

@@ -20,6 +20,7 @@ from .. import names
 from ..bodies import BoundedRoute
 from ..deps import IfMatch, PlayerToken, RoomToken, Svc
 from ..schemas import (
+    DECK_KEY_OR_EMPTY,
     ERRORS,
     MAX_RAW_NAME,
     GridOnly,
@@ -165,7 +166,7 @@ async def _written(svc, room_id: str, name: str, token_version: tuple[str, int],
              response_model_exclude_unset=True)
 async def room_photo(svc: Svc, request: Request, response: Response, room_id: RoomId, if_match: IfMatch,
                      photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=MAX_RAW_NAME),
-                     deck: str = Form("", max_length=40, description=(
+                     deck: str = Form("", max_length=40, pattern=DECK_KEY_OR_EMPTY, description=(
                          "the enrolled deck of the cards (GET /api/decks), where the room has none")),
                      x_player_token: PlayerToken = None):
     name = svc.name(name)

@@ -19,6 +19,7 @@ from ..deps import Services, Svc
 from ..middleware import PHOTO_CLAIM
 from ..names import alike, alike_among
 from ..schemas import (
+    DECK_KEY_OR_EMPTY,
     ERRORS,
     MAX_COUNT,
     MAX_GRID_TEXT,
@@ -38,8 +39,9 @@ router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 CLAIM_POLL = 0.1  # seconds between a game's looks at its client's places, while it waits for them
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
-DeckName = Annotated[str, Form(max_length=40, description="the enrolled deck the cards belong to (GET /api/decks); "
-                                                           "empty: the service's default")]
+DeckName = Annotated[str, Form(max_length=40, pattern=DECK_KEY_OR_EMPTY,
+                               description="the enrolled deck the cards belong to (GET /api/decks); "
+                                           "empty: the service's default")]
 
 
 def tableau(grid: str | list, where: str) -> Tableau:
