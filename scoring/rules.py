@@ -52,7 +52,7 @@ class CardPoints:
         elif t is DRAGONFLY:
             sizes = " + ".join(map(str, self.group_sizes))
             groups = "an adjacent stream group" if len(self.group_sizes) == 1 else "adjacent stream groups"
-            text = f"{groups} of {sizes} cards" if n else "no adjacent stream"
+            text = f"{groups} of {sizes} {'card' if sum(self.group_sizes) == 1 else 'cards'}" if n else "no adjacent stream"
         else:
             text = "1 per rabbit"
         return f"{text} ({_cells(self.because_of)})" if n else text
@@ -81,7 +81,7 @@ class GroupPoints:
                 f"rows {', '.join(map(str, rows))}; columns {', '.join(map(str, cols))})"
             )
         what, prizes, text = (
-            ("largest stream group", 2, f"largest stream group: {n} cards")
+            ("largest stream group", 2, f"largest stream group: {_count(n, 'card', 'cards')}")
             if t is STREAM
             else ("most wolves", 3, _count(n, "wolf", "wolves"))
         )

@@ -166,3 +166,14 @@ def test_every_point_is_explained_by_card_or_group():
         assert explained.get(card, 0) == p.sheet[card], card
     bee = next(c for c in p.cards if c.type is T.BEE)
     assert bee.points == 6 and sorted(bee.because_of) == [0, 2]
+
+
+def test_a_single_card_is_one_card_in_the_explanations():
+    # "an adjacent stream group of 1 cards", "largest stream group: 1 cards" (a newcomer's run).
+    p = score_tableau(grid("ST DF . . .\n. . . . .\n. . . . .\n. . . . ."))
+    (dragonfly,) = [c for c in p.cards if c.type is T.DRAGONFLY]
+    assert dragonfly.reason == "an adjacent stream group of 1 card (row 1, col 1)"
+    (stream,) = [g for g in p.groups if g.type is T.STREAM]
+    assert stream.reason.startswith("largest stream group: 1 card") and "1 cards" not in stream.reason, stream.reason
+    two = score_tableau(grid("ST ST DF . .\n. . . . .\n. . . . .\n. . . . ."))
+    assert next(c for c in two.cards if c.type is T.DRAGONFLY).reason.startswith("an adjacent stream group of 2 cards")
