@@ -502,7 +502,9 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     friend = DeckStore(tmp_path / "b")
     assert friend.import_(store.export("nas-stul", tmp_path / "d.zip"), "ours").title == "Náš stůl"
     # ... but a copy imported beside it is called by its own name: not two decks called "Náš stůl"
-    assert store.import_(tmp_path / "d.zip", "copy").title is None and store.info("copy").shown == "copy"
+    copy = store.import_(tmp_path / "d.zip", "copy")
+    assert copy.title is None and store.info("copy").shown == "copy"
+    assert copy.title_kept_by == "nas-stul"  # said by the command line (it was dropped without a word)
     # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.
     assert store.add("plain", _crops(), "test").title is None and store.info("plain").shown == "plain"
     assert store.add("blank", _crops(), "test", title="\u200b \x00\n").title is None

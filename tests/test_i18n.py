@@ -131,6 +131,7 @@ MESSAGES = [
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
     "no deck 'kitchen'; enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
+    "the built-in deck has learnt no cards: there is nothing to take back",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
     "table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); photograph it from the side the grid was written from",
     "table.jpg: cannot tell where the grid lies on the cards found (only 12 cards were found; it reads alike as written, where the cards found put it and as written, 1 row off where the cards found put it): photograph the tableau again, whole in the frame, in even light and from nearer above",

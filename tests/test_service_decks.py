@@ -373,7 +373,7 @@ def test_the_deck_routes_status_comes_from_the_error_not_the_file_name(client):
     assert r.status_code == 422 and "2 tableaux found" in r.json()["detail"]
     single = render_scene(load_deck("standin"), (52, 1), PARAMS)
     r = client.post("/api/decks/named/photo", files={"photo": _jpeg(single)}, data={"grid": ". . . . .\n" * 4})
-    assert r.status_code == 422 and "the grid names no card" in r.json()["detail"]
+    assert r.status_code == 422 and "the grid given with it names no card" in r.json()["detail"]
 
 
 def test_the_cells_of_a_photo_cut_by_the_frame_say_so(client):

@@ -72,6 +72,7 @@ class DeckInfo:
     owner: str | None = None  # the hash of the token that started the deck over the service
     title: str | None = None  # the name as the player typed it ("Náš stůl"); None: a deck given none
     added: int | None = None  # of the info an add returns: the cards it added (0: it knew every one)
+    title_kept_by: str | None = None  # of the info an import returns: the deck here that kept its title
 
     @property
     def shown(self) -> str:
@@ -328,8 +329,8 @@ class DeckStore:
         its first (the deck is removed). ``owner``: as for ``add``."""
         with self._locked():
             info = self.info(name)
-            if info.builtin:
-                raise DeckStoreError("the built-in deck cannot learn cards: name your own deck")
+            if info.builtin:  # (it said "cannot learn cards": nothing was being learnt, a newcomer's run)
+                raise DeckStoreError("the built-in deck has learnt no cards: there is nothing to take back")
             if owner is not None:
                 _check_owner(name, info.owner, owner, "make it forget cards")
             folder = self._dir(name)
@@ -463,9 +464,10 @@ class DeckStore:
         title = meta.get("title")
         # A title a deck here has already is left to it: the copy is called by its own name (two
         # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
-        if isinstance(title, str) and any(self.info(other).title == clean_title(title) for other in self.names()):
-            title = None
-        return self.add(name, crops, f"imported from {path.name}", title=title if isinstance(title, str) else None)
+        kept_by = next((other for other in self.names() if isinstance(title, str) and self.info(other).title == clean_title(title)),
+                       None)
+        info = self.add(name, crops, f"imported from {path.name}", title=None if kept_by or not isinstance(title, str) else title)
+        return replace(info, title_kept_by=kept_by)
 
 
 def _member_bytes(z: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:

@@ -371,7 +371,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     (``PhotoReferences.advice``; the page said it already when it laid the cells out)."""
     photo, det, fit = _one_tableau(reader, data, where, at, read_by=read_by if as_read else None)
     if not any(tableau.cells):  # (placed either way round it would agree as well: said so, wrongly)
-        raise EnrolError(f"{where}: the grid names no card in the cells found")
+        raise EnrolError(f"{where}: the grid given with it names no card in the cells found (a grid of another photo?)")
     card_px = float(np.median(det.sizes[fit.detections, 1])) if fit.detections else REFERENCE_PX
     detail = photo.at_least(int(max(photo.image.shape[:2]) * min(4.0, max(1.0, REFERENCE_PX / card_px))))
     k = detail.scale / photo.scale
@@ -445,7 +445,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
             out[card].append(crops[rc])
             taken_at[card].append(as_written[rc[0]][rc[1]])
     if not any(out.values()):
-        raise EnrolError(f"{where}: the grid names no card in the cells found")
+        raise EnrolError(f"{where}: the grid given with it names no card in the cells found (a grid of another photo?)")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .common import BadInput, open_reader_or_fail, read_grid, read_photos, with_decks
 
+MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
+
 
 def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, default_store
@@ -42,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
             if not args.file.is_file():
                 raise BadInput(f"{args.file}: no such file")
             info = store.import_(args.file, args.name)
-            print(f"imported deck {info.name}: {sum(info.counts.values())} references", file=sys.stderr)
+            print(f"imported deck {info.name}{_called(info)}: {sum(info.counts.values())} references", file=sys.stderr)
+            if info.title_kept_by:  # (dropped without a word: a newcomer's run)
+                kept = store.info(info.title_kept_by)
+                print(f"its title {kept.title!r} is deck {kept.name}'s here already: this copy is called {info.name}",
+                      file=sys.stderr)
         else:
             _deck_add(args, store)
     except NoSuchDeck as err:
@@ -92,8 +98,10 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             taken = from_photo(reader, embedder, data, tableau, str(photo))
             disagree = clashes(known, taken) if known is not None else []
             if disagree and not args.force:
+                # Most of the cells: likelier the grid of another photo than a slip (a newcomer's run).
+                slip = f"{grid} is the grid of another photo?" if len(disagree) > MANY_CLASHES else "two cards swapped?"
                 raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: check "
-                               "the grid there (two cards swapped?); nothing was added (--force adds it as its grid says)")
+                               f"the grid there ({slip}); nothing was added (--force adds it as its grid says)")
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
             if taken.left_out:
