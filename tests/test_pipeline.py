@@ -1,5 +1,6 @@
 """Real rendered photos through the real pipeline and the shipped models."""
 import json
+import re
 import subprocess
 import sys
 
@@ -265,6 +266,9 @@ def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses
     r = _cli_on_a_cut_photo(tmp_path, photo_set, "read")
     assert r.returncode == 0, r.stderr
     assert "not read" in r.stdout
+    # "confidence 0%" said why: its least sure cell, outside the photo (it read as a read of nothing)
+    said = next(line for line in r.stdout.splitlines() if line.startswith("# read from"))
+    assert re.search(r": confidence 0%, its least sure cell's \(row \d, col 5: .*not read", said), said
     rows = [line.split() for line in r.stdout.splitlines() if line and not line.startswith("#")]
     assert len(rows) == 4 and sum(row.count("?") for row in rows) >= 1
     (tmp_path / "cut.txt").write_text(r.stdout)

@@ -19,7 +19,12 @@ def run(args: argparse.Namespace) -> int:
     for k, tab in enumerate(read.tableaux):
         if len(read.tableaux) > 1:
             print(tableau_header(k + 1, len(read.tableaux)))
-        print(f"# read from {args.photo}: confidence {tab.confidence:.0%}")
+        # The weakest cell named, and why: "confidence 0%" alone read as a read of nothing, for a
+        # tableau read right but for two cells outside the photo (a newcomer's run).
+        weakest = min(tab.cells, key=lambda cell: cell.confidence)
+        why = f": {weakest.doubts[0]}" if weakest.doubts else ""
+        print(f"# read from {args.photo}: confidence {tab.confidence:.0%}, its least sure cell's "
+              f"(row {weakest.row + 1}, col {weakest.col + 1}{why})")
         for doubt in tab.doubts:
             print(f"# doubt: {doubt}")
         # A cell not shown (or a card of no type of the deck) is written "?", which `ecoscore
