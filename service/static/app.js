@@ -1175,8 +1175,13 @@ async function scorePhoto(file) {
     // out), its teach offer, if any, beside it.
     const kept = solo.doc && solo.view;
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
+    // A deck enrolled elsewhere (no token for it on this phone) learns nothing from it: the
+    // refusal's "teach the deck this photo's cards too" led to naming 20 cards for a new deck
+    // the player had not asked for (a newcomer's run).
+    const chosen = deckChosen(), elsewhere = err.code === "not_this_deck" && chosen && chosen !== builtinDeck && !teachingDeck();
+    const refused = () => (elsewhere ? t("ui.not_this_deck_elsewhere", { name: deckTitle(chosen) }) : unnamedRefusal(err));
     // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
-    setStatus($("status"), () => [unnamedRefusal(err), ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
+    setStatus($("status"), () => [refused(), ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
 }
@@ -1711,7 +1716,10 @@ async function joinRoom(file) {
     // as the one-photo page says of its score (a walk: "Anna: No tableau found ..." and no more).
     const kept = !teach && token && room.doc && room.doc.players.includes(name);  // (another's name: not theirs to replace)
     const said = () => (notIts ? t("ui.room_not_its_deck", { name: roomDeckTitle }) : err.say ? err.say() : err.message);
-    setStatus($("room-status"), teach ? () => `${err.say().replace(/\.?$/, ".")} ${t("ui.room_teach")}`
+    // Said once: the refusal's own "teach the page its cards (Name the cards of my deck)" and
+    // the room's "Teach it once on the start page" were two instructions for one step (a newcomer).
+    const reading = deckTitle(deckChosen() || builtinDeck) || t("ui.deck_sample");
+    setStatus($("room-status"), teach ? () => `${t("ui.room_unknown_cards", { name: reading })} ${t("ui.room_teach")}`
       : () => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), true);
     $("room-teach").hidden = !teach;
   }
