@@ -1,8 +1,8 @@
 """Render a dataset of synthetic photos on all cores: images, labels, truth files, a preview.
 
 Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (OBB, class
-``card``; with ``kind="corners"`` pose labels, a card's four corners), ``truth/NNNNNN.json`` and
-``data.yaml``. With ``kind="classifier"`` it writes
+``card``; with ``kind="corners"`` pose labels, a card's four corners), ``truth/NNNNNN.json``,
+``truth/NNNNNN_K.txt`` (the K-th tableau's grid, as a grid file) and ``data.yaml``. With ``kind="classifier"`` it writes
 ``<class>/NNNNNN_K.png`` crops instead (an Ultralytics classification folder).
 """
 from __future__ import annotations
@@ -18,11 +18,13 @@ from tqdm import tqdm
 
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.scoring import CardType
+from ecoscore.scoring.gridfile import format_text
 from ecoscore.truthfile import write_truth
 
 from .deck import Deck, load_deck
 from .deckgen import TRAIN_SEEDS, generate_deck
 from .scene import SceneParams, render_scene
+from .truth import truth_tableau
 from .yolo import CORNER_FLIP, EMPTY, cell_crops, obb_label_lines, pose_label_lines
 
 CLASSIFIER_CLASSES = [card.value for card in CardType] + [EMPTY]
@@ -59,6 +61,10 @@ def _render_one(index: int) -> int:
         lines = obb_label_lines(scene.truth) if kind == "finder" else pose_label_lines(scene.truth)
         (out / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
         write_truth(out / "truth" / f"{stem}.json", {**scene.truth, "image": f"images/{stem}.jpg"})
+        # Each tableau's grid as a player writes it, for `ecoscore deck add --photo P --grid G`
+        # (a newcomer wrote a script to make one from the truth file).
+        for k, tab in enumerate(scene.truth["tableaux"]):
+            (out / "truth" / f"{stem}_{k + 1}.txt").write_text(format_text(truth_tableau(tab)), encoding="utf-8")
         return 1
     crops = cell_crops(scene.image, scene.truth, np.random.default_rng((seed, index, 7)), _worker["crop_jitter"],
                        _worker["crop_size"], _worker["normalise_crops"], _worker["p_cover"])

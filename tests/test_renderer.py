@@ -10,8 +10,10 @@ from ecoscore.datasets.deck import DeckError, load_deck
 from ecoscore.datasets.scene import SceneParams, clean_params, hard_params, render_scene
 from ecoscore.datasets.standin import FAMILY, TYPE_FAMILY
 from ecoscore.datasets.synth import synthesize
+from ecoscore.datasets.truth import truth_tableau
 from ecoscore.datasets.yolo import card_quads, obb_label_lines, pose_label_lines
 from ecoscore.scoring import CardType
+from ecoscore.scoring.gridfile import parse_grid
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
 
@@ -65,7 +67,9 @@ def test_dataset_has_a_truth_file_and_labels_for_every_image(tmp_path, deck):
         truth = json.loads((out / "truth" / f"{stem}.json").read_text())
         lines = (out / "labels" / f"{stem}.txt").read_text().split()
         assert truth["image"] == f"images/{stem}.jpg"
-        for tab in truth["tableaux"]:
+        for k, tab in enumerate(truth["tableaux"]):
+            # each tableau's grid file, for `deck add --photo --grid`, reads back as its truth
+            assert parse_grid((out / "truth" / f"{stem}_{k + 1}.txt").read_text()).cells == truth_tableau(tab).cells
             # grid truth matches the cells: a type exactly where a card was drawn
             for cell in tab["cells"]:
                 assert (cell["type"] is None) == (cell["corners"] is None)

@@ -21,7 +21,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary | {"confident_wrong_images": ev.wrong}, indent=2))
     else:
+        # The rates are over the tableaux whole in the frame (a newcomer read "tableaux: 5" of 8
+        # rendered as tableaux missed); those cut by it are counted on their own, last.
+        labels = {"tableaux": "tableaux whole in view"}
         for key, value in summary.items():
+            key = labels.get(key, key)
             print(f"{key:>22}: {value:.4f}" if isinstance(value, float) else f"{key:>22}: {value}")
         if ev.wrong:
             print(f"{'confident wrong':>22}: {', '.join(ev.wrong)}")
