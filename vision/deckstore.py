@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import cv2
 import numpy as np
+import tomli_w
 
 from ecoscore.scoring import CardType
 from ecoscore.tokens import holds, token_hash
@@ -517,17 +518,10 @@ def _meta(path: Path) -> _Meta:
                  clean_title(title) if isinstance(title, str) else None)
 
 
-def _quoted(text: str) -> str:
-    """A TOML basic string of ``text`` (no control characters in it: ``_printable``, ``clean_title``)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None) -> str:
-    quoted = ", ".join(_quoted(_printable(s)) for s in sources[-MAX_SOURCES:])
-    owner = f'owner = "{owner_hash}"\n' if owner_hash else ""  # never in an export: a friend's copy is theirs
-    kept = clean_title(title)
-    titled = f"title = {_quoted(kept)}\n" if kept else ""
-    return f'name = "{name}"\n{titled}sources = [{quoted}]\n{owner}'
+    meta = {"name": name, "title": clean_title(title), "sources": [_printable(s) for s in sources[-MAX_SOURCES:]],
+            "owner": owner_hash}  # the owner never in an export: a friend's copy is theirs
+    return tomli_w.dumps({key: value for key, value in meta.items() if value or key == "sources"})
 
 
 def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None,
@@ -565,9 +559,6 @@ def default_store() -> DeckStore:
     from ecoscore.paths import data_dir
 
     return DeckStore(data_dir() / "decks")
-
-
-
 
 
 def open_matcher(name: str | None = None, store: DeckStore | None = None, embedder: CardEmbedder | None = None,
