@@ -196,9 +196,9 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
     from ecoscore.service import i18n
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.photo_doubts import PatternGrid
-    from ecoscore.vision.pipeline import NoTableauError, Reader
+    from ecoscore.vision.pipeline import JudgedGrids, NoTableauError, Reader
 
-    monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: ([], [PatternGrid(20, "stream")], [])))
+    monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: JudgedGrids([], [PatternGrid(20, "stream")], [])))
     scene = render_scene(deck, (4016, 93), steep_params(long_side=1600))
     with pytest.raises(NoTableauError) as refused:
         reader.read(scene.jpeg)

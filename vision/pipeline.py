@@ -9,7 +9,7 @@ import copy
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 
@@ -163,6 +163,14 @@ class NotThisDeckError(NoTableauError):
     player's own deck, not yet taught): its cards are to be named, not photographed again."""
 
 
+class JudgedGrids(NamedTuple):
+    """A photo's lattices judged (``Reader._doubt_the_photo``): the tableaux kept as players, and
+    those set aside: taken for a pattern, or too few cards named surely (yet maybe a player's)."""
+    kept: list[TableauRead]
+    pattern_grids: list[PatternGrid]
+    unread_grids: list[UnreadGrid]
+
+
 class Reader:
     """Loads the shipped models once; reads any number of photos."""
 
@@ -238,7 +246,8 @@ class Reader:
         reads = name_tableaux(photo, det, fits, classifier, self.min_confidence)
         t4 = time.perf_counter()
         timings["classify"] = (t4 - t3) * 1e3
-        reads, pattern_grids, unread_grids = self._doubt_the_photo(photo, det, fits, reads)
+        judged = self._doubt_the_photo(photo, det, fits, reads)
+        reads, pattern_grids, unread_grids = judged.kept, judged.pattern_grids, judged.unread_grids
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
             cards = max(len(fit.detections) for fit in fits)
@@ -510,8 +519,7 @@ class Reader:
         raise error(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
-    def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit],
-                         reads: list[TableauRead]) -> tuple[list[TableauRead], list[PatternGrid], list[UnreadGrid]]:
+    def _doubt_the_photo(photo: Photo, det: Detections, fits: list[TableauFit], reads: list[TableauRead]) -> JudgedGrids:
         """Drop lattices with too few cards of the deck to be a tableau (a cloth's checks, a play
         mat's printed slots, a screenshot's lines of text, another deck's cards: ``is_card``) or
         that read as one look repeated (``one_look``), and add what the photo itself says to each
@@ -538,7 +546,7 @@ class Reader:
                 seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
-        return kept, pattern_grids, unread_grids
+        return JudgedGrids(kept, pattern_grids, unread_grids)
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;

@@ -21,9 +21,10 @@ def quad_doc(quad) -> list[list[float]]:
     return [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
 
 
-def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
-    """What a tableau's read adds to its player in the answer (``extra_doubts``: the photo's)."""
-    return {
+def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = (), deck: str | None = None) -> ReadDoc:
+    """What a tableau's read adds to its player in the answer (``extra_doubts``: the photo's;
+    ``deck``: the deck that read it, ``PhotoRead.deck``)."""
+    doc: ReadDoc = {
         "doubts": [*extra_doubts, *tab.doubts],
         "confidence": round(tab.confidence, 4),
         "cells": [
@@ -43,6 +44,9 @@ def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = ()) -> ReadDoc:
             for r in range(4)
         ],
     }
+    if deck is not None:
+        doc["deck"] = deck
+    return doc
 
 
 def score_reads(
@@ -59,9 +63,8 @@ def score_reads(
     for name, read in reads:
         for player, tab in zip(player_names(name, read), read.tableaux):
             players.append((player, tab.tableau))
-            doc = read_to_dict(tab, read.doubts)
+            doc = read_to_dict(tab, read.doubts, read.deck)
             doc["photo"] = name
-            doc["deck"] = read.deck
             docs.append(doc)
     game = score_game(players, neutral=neutral, bot=bot, others=others)
     return game, docs

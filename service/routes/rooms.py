@@ -188,9 +188,9 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         if len(read.tableaux) > 1:
             doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
                           "(photograph yours alone to be sure)")
-        read_doc = read_to_dict(tab, doubts)
+        # which deck read it: a room's, or the phone's after it was removed
+        read_doc = read_to_dict(tab, doubts, read.deck)
         read_doc["photo_size"] = list(read.size)
-        read_doc["deck"] = read.deck  # which deck read it (a room's, or the phone's after it was removed)
         return to_json(tab.tableau), read_doc, jpeg
 
     grid, read_doc, jpeg = await run_in_threadpool(draw)
