@@ -171,7 +171,9 @@ const clause = (c, k) => {
 };
 const clauses = (text) => (text.includes("; ") ? text.split("; ").map(clause).join(" ") : text);
 function setStatus(el, text, isError = false) {
-  el.mark = undefined;  // what a status is, where the page takes it back by itself (rememberCards' "unsure")
+  // What a status is, where the page takes it back by itself (rememberCards' "unsure"): a
+  // message's own mark, if it carries one, else none.
+  el.mark = (typeof text === "function" && text.mark) || undefined;
   const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
   el.say = say && isError ? () => clauses(say()) : say;
   el.textContent = el.say ? el.say() : isError ? clauses(String(text)) : text;
@@ -416,10 +418,7 @@ class TableauView {
     if (this.title) title.textContent = this.title(this.player, pending);
     // the doubtful cells and what the reader said about the tableau
     const done = new Set([...this.corrected, ...this.checked]);
-    const doubts = this.read.doubts.filter((d) => ![...done].some((k) => {
-      const [r, c] = k.split(",").map(Number);
-      return d.startsWith(`row ${r + 1}, col ${c + 1}: `);
-    }) && !emptyCellsChecked(d, done));
+    const doubts = this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
@@ -666,7 +665,7 @@ class TableauView {
       const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
       if (choice === undefined) return;
     }
-    this.onChange(null, () => t("ui.review_done"));
+    this.onChange(null, Object.assign(() => t("ui.review_done"), { mark: "review_done" }));
     if (cells.length) this.focusCell(...cells[cells.length - 1]);  // the Review button is gone: on the last card checked
   }
 }
@@ -686,12 +685,20 @@ function fitNames(grid) {
   }
 }
 
-// The tableau's "2 empty cells (row 1 col 2, row 4 col 4): ..." once the player has checked
-// (kept or corrected) every cell it names: it stayed after "All doubtful cards checked" (a walk).
+// A tableau's doubt of one cell ("row 2, col 3: low confidence ...", api.cell_at) once the
+// player has checked (kept or corrected) that cell. Known by the message's template, as the
+// page translates it, not by its English words (a review).
+function cellDoubtChecked(doubt, done) {
+  const found = I18N.match(doubt);
+  return !!found && found.key === "api.cell_at" && done.has(`${found.params.row - 1},${found.params.col - 1}`);
+}
+
+// The tableau's "2 empty cells (row 1 col 2, row 4 col 4): ..." (api.empty_cells) once the player
+// has checked every cell it names: it stayed after "All doubtful cards checked" (a walk).
 function emptyCellsChecked(doubt, done) {
-  const m = /^\d+ empty cells? \(([^)]*)\): /.exec(doubt);
-  if (!m) return false;
-  const cells = [...m[1].matchAll(/row (\d+) col (\d+)/g)].map(([, r, c]) => `${r - 1},${c - 1}`);
+  const found = I18N.match(doubt);
+  if (!found || found.key !== "api.empty_cells") return false;
+  const cells = [...found.params.where.matchAll(/row (\d+) col (\d+)/g)].map(([, r, c]) => `${r - 1},${c - 1}`);
   return cells.length > 0 && cells.every((k) => done.has(k));
 }
 
@@ -970,7 +977,7 @@ async function rememberCards() {
     saveSolo();
     await loadDecks($("deck"));
     // "All doubtful cards checked." is done with once the cards are remembered (it stayed above: a walk).
-    if ($("status").textContent === t("ui.review_done")) setStatus($("status"), "");
+    if ($("status").mark === "review_done") setStatus($("status"), "");
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
