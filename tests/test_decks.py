@@ -552,6 +552,9 @@ def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeyp
     assert '"Náš stůl"' in listed["nas-stul"] and '"' not in listed["plain"]
     assert main(["deck", "show", "nas-stul"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == 'deck nas-stul  "Náš stůl"'
+    store.add("nas-stul", _crops(value=9), "the page")  # a second photo from the page: said once, counted
+    assert main(["deck", "show", "nas-stul"]) == 0
+    assert [line for line in capsys.readouterr().out.splitlines() if "from:" in line] == ["  from: the page (× 2)"]
 
 
 def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, monkeypatch):

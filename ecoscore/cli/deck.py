@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from .common import BadInput, open_reader_or_fail, read_grid, read_photos, with_decks
@@ -26,8 +27,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"deck {info.name}{_called(info)}{' (built in)' if info.builtin else ''}")
             for card, n in info.counts.items():
                 print(f"  {card.value:<10} {n} reference{'s' if n != 1 else ''}")
-            for source in info.sources:
-                print(f"  from: {source}")
+            # Each source once, with how many adds it made: the page's photos are all "photo.jpg
+            # from the page", said twice over (a newcomer's run).
+            for source, n in Counter(info.sources).items():
+                print(f"  from: {source}" + (f" (× {n})" if n > 1 else ""))
         elif args.action == "remove":
             store.remove(args.name)
             print(f"removed deck {args.name}", file=sys.stderr)
