@@ -1476,6 +1476,41 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
 
 
 @needs_matcher
+def test_a_photo_taken_while_the_last_is_laid_out_to_name_shows_alone(deck_server, page, photo_set, tmp_path):
+    # A photo of a deck being built goes straight to naming; a newer photo taken while its cells
+    # were on their way left the older one's refusal and "Name the cards" offer over the newer
+    # read (a review): a tap on it named the older photo's cards over the newer one's score.
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(58)
+    first = photo_where(deck, params, 54, lambda types: len(types) < len(CardType))
+    started = post_deck_photo(deck_server, "puda", first, title="Půda")
+    other = photo_where(deck, params, 56, lambda types: True)
+    page.goto(deck_server)
+    page.evaluate(f"localStorage.setItem('ecoscore-deck-building', 'puda'); "
+                  f"localStorage.setItem('ecoscore-deck-token:puda', '{started['token']}')")
+    page.reload()
+    held = []
+    page.route("**/api/layout*", lambda route: held.append(route))  # the cells on their way, held there
+    page.set_input_files("#file", write(tmp_path, "theirs.jpg", other.jpeg))
+    deadline = time.time() + 60
+    while not held and time.time() < deadline:
+        page.wait_for_timeout(100)
+    assert held, "the photo of the deck being built did not go to naming"
+    page.set_input_files("#file", write(tmp_path, "standin.jpg", photo_set[1].jpeg))  # ... a newer photo
+    expect(page.locator("#total")).to_be_visible(timeout=60000)
+    for route in held:  # the older one's answer comes late (aborted by the page: nothing to answer)
+        try:
+            route.fulfill(status=503, content_type="application/json", body=json.dumps({"detail": "late"}))
+        except Exception:  # noqa: BLE001 - the request was aborted by the page already
+            pass
+    page.wait_for_timeout(1500)
+    expect(page.locator("#teach")).to_be_hidden()
+    expect(page.locator("#status")).not_to_have_class(re.compile("error"))
+    expect(page.locator("#total")).to_be_visible()
+
+
+@needs_matcher
 def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_server, page, tmp_path):
     # The second photo of a deck being taught came back with all 20 cells to name again (a walk):
     # the deck, half built, read nothing. Now the cards it names surely come named, marked "?",
