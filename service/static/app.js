@@ -250,7 +250,7 @@ function bioText(p) {
 const SVG = "http://www.w3.org/2000/svg";
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -261,6 +261,9 @@ class TableauView {
     // Told when a doubtful card is kept as read: the grid is unchanged, so no score comes back to
     // redraw the pad with (its total's mark counts this view's doubtful cards); a room sends it.
     this.onKept = onKept;
+    // Told on each render with no doubtful card left (the solo page takes back its "check the
+    // doubtful cards first"): the view reached into the page for it.
+    this.onSettled = onSettled || (() => {});
     this.seq = 0;
     this.loads = 0;  // reads loaded: a picker or Review begun on one never writes into the next
     I18N.apply(this.root);
@@ -411,8 +414,7 @@ class TableauView {
     const causes = this.causes();
     const sel = this.selected ? key(...this.selected) : null;
     const pending = this.doubtfulCells().length;
-    // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
-    if (this === solo.view && !pending && $("remember-status").mark === "unsure") setStatus($("remember-status"), "");
+    if (!pending) this.onSettled();
     const title = this.q(".tableau-title");
     title.hidden = !this.title;
     if (this.title) title.textContent = this.title(this.player, pending);
@@ -1139,7 +1141,9 @@ function showRestored() {
 
 function soloView() {
   solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-    onKept: () => { soloPad(solo.view.player); saveSolo(); } });
+    onKept: () => { soloPad(solo.view.player); saveSolo(); },
+    // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
+    onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
 }
 
