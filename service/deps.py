@@ -191,7 +191,8 @@ def _version(if_match: str | None) -> int | None:
         return None
     if if_match.strip() == "*":  # RFC 9110: whatever version there is now (a deliberate overwrite)
         return ANY_VERSION
-    m = re.fullmatch(r'\s*(?:W/)?"?(\d{1,12})"?\s*', if_match)
+    # "3", or a room's answer's ETag "3-1a2b3c4d" (its deck shown beside its version: rooms.room_etag)
+    m = re.fullmatch(r'\s*(?:W/)?"?(\d{1,12})(?:-[0-9a-f]{8})?"?\s*', if_match)
     if not m:
         raise HTTPException(422, f'If-Match: expected a version like "3", got {if_match[:40]!r}')
     return int(m.group(1))

@@ -404,13 +404,14 @@ class Store:
         return Room(row[0], row[1], row[2], (row[3], row[4]), json.loads(row[5]) if row[5] else None, row[6], players,
                     row[7], row[8])
 
-    def room_version(self, room_id: str) -> int:
-        """The room's version alone (a poll asking whether it moved on: nothing else is loaded)."""
+    def room_head(self, room_id: str) -> tuple[int, str, str]:
+        """The room's version and deck (name, owner) alone: a poll asking whether it moved on
+        loads nothing else."""
         with self.db.snapshot() as db:
-            row = db.execute("SELECT version FROM rooms WHERE id = ?", (room_id,)).fetchone()
+            row = db.execute("SELECT version, deck, deck_owner FROM rooms WHERE id = ?", (room_id,)).fetchone()
         if row is None:
             raise NotFound(f"no room {room_id!r}")
-        return int(row[0])
+        return int(row[0]), row[1] or "", row[2] or ""
 
     def _bump(self, db, room_id: str) -> tuple[str, str | None, int]:
         """Count a write to the room (its version, its last use), holding the room until the

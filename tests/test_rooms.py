@@ -390,13 +390,32 @@ def test_a_poll_naming_the_rooms_version_is_told_nothing_moved_on_and_a_write_mo
     assert r.headers["ETag"] == f'"{version}"' and version == alice["room"]["version"]
     built = []
     monkeypatch.setattr(rooms, "_room_doc", lambda *a, real=rooms._room_doc: built.append(1) or real(*a))
-    same = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": f'"{version}"'})
-    assert same.status_code == 304 and same.content == b"" and same.headers["ETag"] == f'"{version}"'
+    etag = f'"{version}"'
+    # RFC 9110: any of a list, compared weakly; "*" (the room exists)
+    for header in (etag, f"W/{etag}", f'"99", {etag}', "*"):
+        same = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": header})
+        assert same.status_code == 304 and same.content == b"" and same.headers["ETag"] == etag, header
     assert built == []  # nothing loaded, nothing scored
     join(client, rid, "bruno", GRIDS["bruno"])  # a write moves the room on
-    moved = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": f'"{version}"'})
+    moved = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": etag})
     assert moved.status_code == 200 and moved.json()["version"] > version
     assert [p["name"] for p in moved.json()["game"]["players"]] == ["alice", "bruno"]
-    for junk in ("*", "W/\"x\"", "\"-1\"", ""):
+    for junk in ("W/\"x\"", "\"-1\"", "", "x" * 20000, ",".join(["\"1\""] * 5000)):  # never refused: a full answer
         assert client.get(f"/api/rooms/{rid}", headers={"If-None-Match": junk}).status_code == 200
     assert client.get("/api/rooms/nosuchroom1", headers={"If-None-Match": '"1"'}).status_code in (404, 422)
+
+
+def test_a_writer_may_send_back_a_rooms_etag_with_its_deck_as_if_match():
+    # A room with a deck tags its answer "3-1a2b3c4d" (its deck beside its version: room_etag);
+    # a client that sends that ETag back as If-Match writes on version 3.
+    from fastapi import HTTPException
+
+    from ecoscore.service.deps import _version
+    from ecoscore.service.routes.rooms import room_etag
+    from ecoscore.vision.deckstore import DeckInfo
+
+    tagged = room_etag(3, DeckInfo("nas-stul", {}, [], False, title="Náš stůl"))
+    assert tagged.startswith('"3-') and tagged != room_etag(3, DeckInfo("nas-stul", {}, [], False, title="Jiný"))
+    assert _version(tagged) == 3 and _version(f"W/{tagged}") == 3 and _version('"3"') == 3
+    with pytest.raises(HTTPException):
+        _version('"3-nothex!"')

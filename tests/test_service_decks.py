@@ -699,8 +699,14 @@ def test_a_room_reads_every_phones_photo_with_its_deck(client, tmp_path):
     assert r.status_code == 422 and "a room reads with a deck that has every type" in r.json()["detail"]
 
     # Removed on the server, then its name taken by a stranger's deck that names the cards wrong:
-    # the room reads with the phone's own choice, and says no deck of its own.
+    # the room reads with the phone's own choice, and says no deck of its own. A poll that names
+    # the answer it had is told so, though nothing was written to the room (an attack: every
+    # phone was told "nothing new", and went on showing the deck).
+    seen = client.get(f"/api/rooms/{room['id']}")
+    assert client.get(f"/api/rooms/{room['id']}", headers={"If-None-Match": seen.headers["ETag"]}).status_code == 304
     shutil.rmtree(tmp_path / "decks" / "nas-stul")
+    polled = client.get(f"/api/rooms/{room['id']}", headers={"If-None-Match": seen.headers["ETag"]})
+    assert polled.status_code == 200 and polled.json()["deck"] == "" and polled.json()["version"] == seen.json()["version"]
     builtin = render_scene(load_deck("standin"), (44, 1), PARAMS)
     r = client.post(f"/api/rooms/{room['id']}/photo", files={"photo": _jpeg(builtin)}, data={"name": "olga"})
     assert r.status_code == 200, r.text

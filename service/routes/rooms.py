@@ -6,6 +6,7 @@ something carry the version the writer saw (If-Match; 409 when it moved on, 428 
 """
 from __future__ import annotations
 
+import hashlib
 import io
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
+from ecoscore.vision.deckstore import DeckInfo
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -78,12 +80,41 @@ def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]
             and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
-def _room_doc(svc, room_id: str) -> dict:
-    """The room with every player's score pad (blocking: the store and the scoring)."""
+MAX_NONE_MATCH_TAGS = 16  # entity tags of an If-None-Match looked at: a page sends one
+
+
+def room_etag(version: int, reads_with: DeckInfo | None) -> str:
+    """The validator of a room's answer: its version, and the deck it reads with as the answer
+    shows it, which changes with no write to the room (the deck removed, or made again under
+    another title: an attack found every phone told "nothing new" while the room's deck had
+    gone). A writer's ``If-Match`` takes it too (``deps._version`` reads the version from it)."""
+    if reads_with is None:
+        return f'"{version}"'
+    shown = hashlib.sha256(f"{reads_with.name}\0{reads_with.shown}".encode()).hexdigest()[:8]
+    return f'"{version}-{shown}"'
+
+
+def none_match(header: str, etag: str) -> bool:
+    """RFC 9110's If-None-Match: "*" (the room exists), or any of its entity tags, compared weakly."""
+    if header.strip() == "*":
+        return True
+    tags = header.split(",", MAX_NONE_MATCH_TAGS)[:MAX_NONE_MATCH_TAGS]
+    return any(tag.strip().removeprefix("W/") == etag for tag in tags)
+
+
+def _room_head_etag(svc, room_id: str) -> str:
+    version, deck, owner = svc.store.room_head(room_id)
+    return room_etag(version, svc.room_deck(deck, owner))
+
+
+def _room_doc(svc, room_id: str) -> tuple[dict, str]:
+    """The room with every player's score pad, and its ``room_etag`` (blocking: the store and the
+    scoring)."""
     room = svc.store.room(room_id)
     # The deck it reads with now: none once its deck is removed, emptied or another's (each
     # phone's own choice then: room_photo).
     reads_with = svc.room_deck(room.deck, room.deck_owner)
+    etag = room_etag(room.version, reads_with)
     doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
@@ -98,7 +129,7 @@ def _room_doc(svc, room_id: str) -> dict:
                               bot=bot if len(room.players) == 1 else None)
         except ValueError as err:  # a room stored before names were checked: say so, do not fail
             doc["problem"] = str(err)
-            return doc
+            return doc, etag
         # A room keeps each player's plain photo (photo_url); overlay_url names the same picture
         # for older clients: a drawn overlay would show points scored alone, not the room's.
         reads = []
@@ -109,13 +140,13 @@ def _room_doc(svc, room_id: str) -> dict:
             read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
             reads.append(read)
         doc["game"] = game_to_dict(game, reads)
-    return doc
+    return doc, etag
 
 
 async def room_doc(svc, room_id: str, response: Response | None = None) -> dict:
-    doc = await svc.db(_room_doc, svc, room_id)
+    doc, etag = await svc.db(_room_doc, svc, room_id)
     if response is not None:
-        response.headers["ETag"] = f'"{doc["version"]}"'
+        response.headers["ETag"] = etag
     return doc
 
 
@@ -127,16 +158,16 @@ async def new_room(svc: Svc, body: NewRoom, response: Response, request: Request
 
 @router.get("/api/rooms/{room_id}", summary="A room with every player's score pad", response_model=RoomOut,
             response_model_exclude_unset=True,
-            responses={304: {"description": "the room is at the version If-None-Match names (its ETag)"}})
+            responses={304: {"description": "the room's answer is the one If-None-Match names (its ETag)"}})
 async def get_room(svc: Svc, room_id: RoomId, response: Response,
-                   if_none_match: Annotated[str | None, Header(max_length=100)] = None):
+                   if_none_match: Annotated[str | None, Header(description="the ETag of the answer you have")] = None):
     # Every phone in a room asks every two seconds; most often nothing moved on. Each answer
-    # loaded every player's read and scored the game (a review): a poll that names the version
-    # it has is answered from the version alone.
+    # loaded every player's read and scored the game (a review): a poll that names the answer
+    # it has is answered from the room's version and deck alone.
     if if_none_match is not None:
-        version = await svc.db(svc.store.room_version, room_id)
-        if if_none_match.strip() == f'"{version}"':
-            return Response(status_code=304, headers={"ETag": f'"{version}"'})
+        etag = await svc.db(_room_head_etag, svc, room_id)
+        if none_match(if_none_match, etag):
+            return Response(status_code=304, headers={"ETag": etag})
     return await room_doc(svc, room_id, response)
 
 

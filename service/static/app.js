@@ -22,13 +22,15 @@ const inEnglish = (url) => `${url}${url.includes("?") ? "&" : "?"}lang=en`;
 
 function showOffline(off) { $("offline").hidden = !off; }
 
-async function api(method, url, body, headers = {}) {
+// ``answer``: given, gets the answer's ETag (a room's poll sends it back as If-None-Match).
+async function api(method, url, body, headers = {}, answer = null) {
   const init = { method, headers: { ...API_HEADERS, ...headers } };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   let res;
   try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error"), { offline: true }); }
   showOffline(false);
+  if (answer) answer.etag = res.headers.get("ETag");
   if (res.status === 304) return null;  // asked with If-None-Match: nothing new
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw saying(() => errorText(data, res), refusalOf(res.status, data));  // 409: written in between
@@ -1394,12 +1396,16 @@ let sendRoom, sendBot;
 
 async function loadRoom(force = false) {
   try {
-    // A poll names the version it has: the service answers "nothing new" from the version alone
-    // (each answer loaded and scored the whole game, every two seconds, for every phone: a review).
-    const doc = await api("GET", `/api/rooms/${room.id}`, undefined, force || room.version < 0 ? {} : { "If-None-Match": `"${room.version}"` });
+    // A poll names the answer it has (its ETag): the service says "nothing new" from the room's
+    // version and deck alone (each answer loaded and scored the whole game, every two seconds,
+    // for every phone: a review).
+    const answer = {};
+    const doc = await api("GET", `/api/rooms/${room.id}`, undefined, force || !room.etag ? {} : { "If-None-Match": room.etag }, answer);
     if (!doc) return;
     // Only a newer room: a poll sent before a write and answered after it would put the old back.
-    if (force || doc.version > room.version) { room.version = doc.version; room.doc = doc; showRoom(doc); }
+    // The same version with another ETag is the room's deck changed (removed, made again): taken.
+    const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
+    if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
   } catch (err) {
     if (err.status === 404) { roomGone(err); return; }
     setStatus($("room-status"), err, true);
