@@ -469,19 +469,7 @@ class Store:
         transaction: all or nothing."""
         with self._transaction() as db:
             mode, _, room_before = self._bump(db, room_id)
-            existing = db.execute(
-                "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
-            ).fetchone()
-            if existing:
-                if token is None or not holds(existing[0], token):
-                    raise Forbidden(f"{name!r} already has a tableau in this room; only that player can replace it")
-                self._check_version(name, existing[2], if_match)
-            elif if_match is not None:
-                # A correction made on a version of a player who has since been renamed or
-                # removed: writing it would add the tableau again under the old name.
-                raise _gone(name)
-            else:
-                self._check_name(db, room_id, name, mode=mode)
+            existing = self._check_put(db, room_id, mode, name, token, if_match)
             overlay_id = self._put_overlay(db, overlay) if overlay else (existing[1] if existing else None)
             encoded = (json.dumps(grid), json.dumps(read) if read else None, overlay_id, time.time())
             if existing:
@@ -497,6 +485,34 @@ class Store:
             db.execute("INSERT INTO players (room_id, name, token_hash, grid, read, overlay_id, updated, version) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (room_id, name, token_hash(token), *encoded, version))
             return token, version
+
+    def check_put(self, room_id: str, name: str, token: str | None, if_match: int | None = None) -> None:
+        """``put_player``'s refusals, before a photo is read for it (a read is the costly part:
+        a full room's, or another's name's, photos were read and then refused: an attack).
+        ``put_player`` checks again as it writes."""
+        with self.db.snapshot() as db:
+            row = db.execute("SELECT mode FROM rooms WHERE id = ?", (room_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"no room {room_id!r}")
+            self._check_put(db, room_id, row[0], name, token, if_match)
+
+    def _check_put(self, db, room_id: str, mode: str, name: str, token: str | None, if_match: int | None):
+        """The player's row (token hash, overlay, version) if they are in the room, after the
+        checks of a write to it: their token and version, or a new player's name and seat."""
+        existing = db.execute(
+            "SELECT token_hash, overlay_id, version FROM players WHERE room_id = ? AND name = ?", (room_id, name)
+        ).fetchone()
+        if existing:
+            if token is None or not holds(existing[0], token):
+                raise Forbidden(f"{name!r} already has a tableau in this room; only that player can replace it")
+            self._check_version(name, existing[2], if_match)
+        elif if_match is not None:
+            # A correction made on a version of a player who has since been renamed or
+            # removed: writing it would add the tableau again under the old name.
+            raise _gone(name)
+        else:
+            self._check_name(db, room_id, name, mode=mode)
+        return existing
 
     @staticmethod
     def _check_version(name: str, current: int, if_match: int | None) -> None:

@@ -419,3 +419,27 @@ def test_a_writer_may_send_back_a_rooms_etag_with_its_deck_as_if_match():
     assert _version(tagged) == 3 and _version(f"W/{tagged}") == 3 and _version('"3"') == 3
     with pytest.raises(HTTPException):
         _version('"3-nothex!"')
+
+
+def test_a_room_photo_that_could_not_be_written_is_refused_before_it_is_read(settings):
+    # A full room's, another player's name's, or a stale version's photo was read (the costly
+    # part) and then refused as it was written (an attack): now refused before the read.
+    reader = SlowReader()
+    with TestClient(create_app(settings, reader=reader)) as client:
+        rid = client.post("/api/rooms", json={"mode": "solo"}).json()["id"]
+        alice = join(client, rid, "alice", GRIDS["alice"])
+        jpeg = ("t.jpg", io.BytesIO(b"\xff\xd8\xff\xe0" + b"\0" * 100), "image/jpeg")
+        refusals = {
+            "full": ({"name": "bruno"}, {}, 422, "seats 1: it is full"),
+            "not theirs": ({"name": "alice"}, {}, 403, "only that player can replace it"),
+            "no version": ({"name": "alice"}, {"X-Player-Token": alice["token"]}, 428, "needs If-Match"),
+            "stale": ({"name": "alice"}, {"X-Player-Token": alice["token"], "If-Match": '"999"'}, 409, "changed meanwhile"),
+        }
+        for why, (data, headers, status, said) in refusals.items():
+            r = client.post(f"/api/rooms/{rid}/photo", files={"photo": jpeg}, data=data, headers=headers)
+            assert r.status_code == status and said in r.json()["detail"], (why, r.status_code, r.text)
+        assert reader.calls == 0
+        # ... and a photo that can be written is read (this reader finds no tableau in any)
+        r = client.post(f"/api/rooms/{rid}/photo", files={"photo": jpeg}, data={"name": "alice"},
+                        headers={"X-Player-Token": alice["token"], "If-Match": f'"{alice["version"]}"'})
+        assert r.status_code == 422 and reader.calls == 1

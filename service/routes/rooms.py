@@ -201,7 +201,9 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
                          "the enrolled deck of the cards (GET /api/decks), where the room has none")),
                      x_player_token: PlayerToken = None):
     name = svc.name(name)
-    room = await svc.db(svc.store.room, room_id)  # an unknown room before a read
+    # An unknown room, a full one, another's name, a stale version: refused before the read.
+    await svc.db(svc.store.check_put, room_id, name, x_player_token, if_match)
+    room = await svc.db(svc.store.room, room_id)
     # The room's deck, if it has one, whatever the phone chose: one game, one deck. One removed
     # from the server since (or emptied, or its name taken by another's deck) would refuse, or
     # misread, every photo of the room: the phone's own choice then, also if that happens while
