@@ -1689,9 +1689,10 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     assert "Petr" in friend.text_content("#room-pad")
     # A photo of other cards in a room with a deck: said as the room's, with no menu nor teaching
     # to point to (it said "choose the right deck (Deck)", and there is no Deck menu in a room).
-    friend.fill("#player-name", "Ola")
+    # (Petr's photo again: a solo room seats one, and another name is refused as full before any read.)
     with friend.expect_file_chooser() as chooser:
         friend.click("#add-photo")
+        friend.click("#confirm-yes")  # replace Petr's tableau
     other = render_scene(load_deck("standin"), (44, 1), params)  # the built-in deck's cards: not this room's
     chooser.value.set_files(write(tmp_path, "other.jpg", other.jpeg))
     expect(friend.locator("#room-status")).to_contain_text("None of these cards reads as a card of deck Naše kuchyně, "
