@@ -36,11 +36,16 @@ class Deck:
 
 
 def resolve_deck_path(deck: str | Path) -> Path:
-    """A deck name (a folder under ``datasets/decks``) or a path to a deck folder."""
+    """A deck name (a folder under ``datasets/decks``) or a path to a deck folder. A shipped
+    deck's bare name is that deck whatever the current folder holds: a folder of photos named
+    "standin" was taken for the built-in deck, and the service's deck list answered 500 (a walk).
+    A folder of such a name is given as a path (``./standin``)."""
+    named = DECKS_DIR / str(deck)
+    if isinstance(deck, str) and "/" not in deck and "\\" not in deck and named.is_dir():
+        return named
     path = Path(deck)
     if path.is_dir():
         return path
-    named = DECKS_DIR / str(deck)
     if named.is_dir():
         return named
     known = ", ".join(sorted(p.name for p in DECKS_DIR.iterdir() if p.is_dir())) if DECKS_DIR.is_dir() else "none"

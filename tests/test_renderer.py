@@ -2,6 +2,7 @@
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -203,3 +204,17 @@ def test_cards_of_any_art_are_of_every_kind():
     # Light and dark stock, flat and busy art: not one look.
     assert min(f.mean() for f in faces) < 60 < 160 < max(f.mean() for f in faces)
     assert min(float(f.std()) for f in faces) < 20 < 50 < max(float(f.std()) for f in faces)
+
+
+def test_a_folder_named_as_a_shipped_deck_in_the_current_folder_is_not_taken_for_it(tmp_path, monkeypatch):
+    # `ecoscore synth --out standin` (photos), then the service started in that folder: the
+    # built-in deck was read from ./standin, and the deck list answered 500 (a walk).
+    from ecoscore.datasets.deck import DECKS_DIR, resolve_deck_path
+
+    (tmp_path / "standin" / "images").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert resolve_deck_path("standin") == DECKS_DIR / "standin"
+    assert load_deck("standin").faces  # the shipped faces
+    assert resolve_deck_path("./standin") == Path("./standin")  # asked for by its path: the folder
+    with pytest.raises(DeckError, match="no face image"):
+        load_deck("./standin")
