@@ -237,6 +237,11 @@ class AccessLog:
 
         try:
             await self.app(scope, receive, noting)
+        except Exception:
+            # An error raised through here is answered 500 further out (Starlette's error
+            # middleware): logged so, not as status 0 (a walk).
+            status[0] = status[0] or 500
+            raise
         finally:
             client = (scope.get("client") or ("-",))[0]
             log.info("%s %s %s %d %.0f ms", client, scope["method"], redact(scope["path"]), status[0],

@@ -443,3 +443,18 @@ def test_a_room_photo_that_could_not_be_written_is_refused_before_it_is_read(set
         r = client.post(f"/api/rooms/{rid}/photo", files={"photo": jpeg}, data={"name": "alice"},
                         headers={"X-Player-Token": alice["token"], "If-Match": f'"{alice["version"]}"'})
         assert r.status_code == 422 and reader.calls == 1
+
+
+def test_an_error_the_app_did_not_answer_is_logged_as_the_500_it_becomes(settings, caplog, monkeypatch):
+    # Logged as status 0 (a walk: "GET /api/decks 0 92 ms" for a 500).
+    from ecoscore.service.routes import rooms
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(rooms, "_room_doc", broken)
+    with TestClient(create_app(settings, reader=SlowReader()), raise_server_exceptions=False) as client:
+        with caplog.at_level(logging.INFO, logger="ecoscore.access"):
+            assert client.get("/api/rooms/abcdefghij").status_code == 500
+    lines = [r.getMessage() for r in caplog.records if r.name == "ecoscore.access"]
+    assert any(" GET " in line and " 500 " in line for line in lines), lines
