@@ -139,7 +139,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
         if not info.added:
-            notes.append(f"deck {name!r} knew every card of this photo already: nothing added")
+            notes.append(f"deck {info.shown!r} knew every card of this photo already: nothing added")  # as the player named it
         return RememberedOut(**_out(info).model_dump(), token=token, added=info.added or 0, doubts=notes)
 
     return await _run(svc, request, enrol)

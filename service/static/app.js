@@ -891,6 +891,12 @@ async function rememberCards() {
   const said = $("remember-status");
   // A read restored on reload whose photo the tab could not keep (storage full): said, not a dead button.
   if (!solo.file) { setStatus(said, () => t("ui.remember_retake"), true); return; }
+  // Remembered already, and not changed since: sent again it added nothing, and that empty add
+  // became the deck's last, so Forget could no longer take the photo's cards back (a walk).
+  if (solo.remembered && solo.rememberedGrid === JSON.stringify(solo.view.grid)) {
+    setStatus(said, () => t("ui.remembered_already", { name: solo.rememberedTitle || deckTitle(solo.remembered) }));
+    return;
+  }
   // Cards found and not named yet (nor kept as they are, nor set to empty: a box on a bare gap
   // is the finder's mistake): the service would refuse the photo. Said before anything is sent,
   // counted as the Review button counts them.
@@ -977,6 +983,7 @@ async function rememberCards() {
     // and forgetting would say so).
     const called = deck.title || deck.name;
     solo.remembered = deck.added ? deck.name : null; solo.rememberedTitle = deck.added ? called : null;
+    solo.rememberedGrid = deck.added ? JSON.stringify(solo.view.grid) : null;
     $("forget").hidden = !deck.added;
     saveSolo();
     await loadDecks($("deck"));
@@ -986,8 +993,12 @@ async function rememberCards() {
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
       ? t("ui.remembered_partial", { n, name: called, missing: missing.map((c) => I18N.card(c)).join(", ") })
-      : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map(I18N.message)].join(" "));
-  } catch (err) { setStatus(said, err, true); } finally { button.disabled = false; }
+      : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map((d) => sentence(I18N.message(d)))].join(" "));
+  } catch (err) { setStatus(said, err, true); } finally {
+    button.disabled = false;
+    // Disabled while it was sent, the button let the focus fall to the page's top (a walk, keyboard only).
+    if (!document.activeElement || document.activeElement === document.body) button.focus();
+  }
 }
 
 // "Forget these cards": the deck's last add taken back (a card named wrong and remembered
@@ -998,7 +1009,7 @@ async function forgetCards() {
   const tokenOf = deckTokenKey(name);
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
-    $("forget").hidden = true; solo.remembered = null; solo.rememberedTitle = null;
+    $("forget").hidden = true; solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null;
     saveSolo();
     if (!out.deck) {  // the deck was only these cards: it is gone
       localStorage.removeItem(tokenOf);
@@ -1080,7 +1091,7 @@ function saveSolo(player) {
   if (!solo.doc || !solo.view) return;
   const v = solo.view;
   const state = { doc: solo.doc, index: solo.index, teaching: solo.teaching, showAnyway: solo.showAnyway,
-    remembered: solo.remembered, rememberedTitle: solo.rememberedTitle, read: v.read, ...workOf(v), player: player || v.player,
+    remembered: solo.remembered, rememberedTitle: solo.rememberedTitle, rememberedGrid: solo.rememberedGrid, read: v.read, ...workOf(v), player: player || v.player,
     work: solo.work, photo: solo.photoData };
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
     try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
@@ -1131,7 +1142,7 @@ function showRestored() {
   try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
   Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
-    remembered: state.remembered || null, rememberedTitle: state.rememberedTitle || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
+    remembered: state.remembered || null, rememberedTitle: state.rememberedTitle || null, rememberedGrid: state.rememberedGrid || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
     work: state.work || {} });
   const view = soloView();
   const { grid, cells, doubts, photo, size } = state.read;
@@ -1161,7 +1172,7 @@ async function scorePhoto(file) {
     if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
-    solo.remembered = null; solo.rememberedTitle = null; solo.work = {};
+    solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null; solo.work = {};
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
     const p = await scoredAlone(doc.players[0], doc);
     soloView().load({ ...p, read_grid: p.grid });
@@ -1237,7 +1248,7 @@ async function teachPhoto() {
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: guessed }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
-    solo.remembered = null; solo.rememberedTitle = null; solo.work = {};
+    solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null; solo.work = {};
     soloView().load({ ...p, read_grid: guessed });
     showSolo(p);
     keepPhoto(file);
@@ -1284,7 +1295,10 @@ async function otherTableau() {
     setStatus($("status"), "");  // the last tableau's news ("Score updated...") is not this one's
     if (kept) applyWork(solo.view, kept);
     showSolo(solo.view.player);
-  } catch (err) { if (solo.doc === shown && !solo.pending) setStatus($("status"), err, true); } finally { button.disabled = false; }
+  } catch (err) { if (solo.doc === shown && !solo.pending) setStatus($("status"), err, true); } finally {
+    button.disabled = false;
+    if (!document.activeElement || document.activeElement === document.body) button.focus();  // (as above)
+  }
 }
 
 // The service scores the tableaux of one photo as players of one game; here each is shown as
