@@ -1126,6 +1126,19 @@ def test_the_bots_photo_and_the_players_own_sent_at_once_are_both_read(server, p
     assert "anna" in page.text_content("#room-pad thead") and "bot" in page.text_content("#room-pad thead")
 
 
+def test_a_bots_grid_refused_is_said_in_the_bots_box_in_the_players_language(server, page):
+    # "bot: Таблица — это 4 ряда..." in the room's status: the service's "bot" left in English (a walk).
+    from playwright.sync_api import expect
+
+    new_room(page, server, "solo")
+    page.select_option("#lang", "ru")
+    page.fill("#bot-grid", "fox fox fox fox fox\nbear bear bear bear bear")
+    page.click("#save-bot")
+    expect(page.locator("#bot-status")).to_have_class(re.compile("error"))
+    said = page.text_content("#bot-status")
+    assert said and not said.lower().startswith("bot") and re.search("[а-я]", said), said
+
+
 CONTRAST = """() => {
   const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null; const v = m[1].split(',').map(Number); return {r: v[0], g: v[1], b: v[2], a: v.length > 3 ? v[3] : 1}; };
   const lum = ({r, g, b}) => { const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };

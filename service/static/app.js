@@ -1828,10 +1828,11 @@ function bindRoomButtons(id) {
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
   $("share").addEventListener("click", share);
   // Room-wide settings, the creator's: said saved, and the room shown as it now is.
-  const saveSetting = (what, body) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
-    .then(() => { setStatus($("room-status"), () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus($("room-status"), e, true));
+  // The bot's said in its own box, without the service's "bot: " before it (left in English, a walk).
+  const saveSetting = (what, body, said = $("room-status")) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
+    .then(() => { setStatus(said, () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus(said, () => unnamedRefusal(e), true));
   $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
-  $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }));
+  $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }, $("bot-status")));
   $("bot-photo").addEventListener("click", () => $("bot-file").click());
   $("room-use-deck").addEventListener("click", () => {
     if (!room.doc || !room.doc.deck) return;
