@@ -240,6 +240,7 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     page.wait_for_function(f"document.querySelector('#total').textContent === '{expected}'", timeout=10000)
     page.click("#solo-tableau .undo")
     page.wait_for_function(f"document.querySelector('#total').textContent === '{first}'", timeout=10000)
+    assert page.text_content("#status") == "Last change undone."  # not "Score updated with your correction" (a walk)
     page.click("#solo-tableau .marks g[data-row='0'][data-col='1']")
     page.click("#choices button[data-type='']")
     page.wait_for_function("document.querySelector('#status').textContent === 'Score updated with your correction.'"
@@ -1444,7 +1445,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
         r, c = map(int, re.fullmatch(r"Row (\d+), column (\d+): not named yet",  # not "read as empty"
                                      page.locator("#picker-cell").inner_text()).groups())
         page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
-    expect(page.locator("#status")).to_have_text("All doubtful cards checked.")
+    expect(page.locator("#status")).to_have_text("All cards named.")  # naming: nothing was doubtful (a walk)
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score
     expect(page.locator("#provisional")).to_be_visible()
     assert "to name" not in labels(page).values()
@@ -1461,7 +1462,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#deck option:checked")).to_have_text("Moje kuchyň")
     # the focus where it was (disabled while sent, the button let it fall to the page's top: a walk)
     assert page.evaluate("document.activeElement.id") == "remember"
-    expect(page.locator("#status")).not_to_have_text("All doubtful cards checked.")  # done with (it stayed)
+    expect(page.locator("#status")).not_to_have_text("All cards named.")  # done with (it stayed)
     page.reload()  # the photo, its names and "forget" are still there
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total),
                                                 timeout=30000)

@@ -639,7 +639,7 @@ class TableauView {
     const last = this.history.pop();
     if (!last) return;
     this.grid = last.grid; this.corrected = last.corrected; this.checked = last.checked;
-    await this.commit();
+    await this.commit(() => t("ui.undone"));  // (it said "Score updated with your correction": a walk)
   }
 
   async revert() {
@@ -663,13 +663,15 @@ class TableauView {
   // "Review the 3 doubtful cards": one at a time, in reading order.
   async review() {
     const cells = [...this.doubtfulCells(), ...this.guessedCells()].sort(([a, b], [c, d]) => a - c || b - d), loads = this.loads;
+    const naming = this.naming();
     for (let k = 0; k < cells.length; k++) {
       // Another tableau (or photo) shown while a choice was scored: the walk was of the one left.
       if (loads !== this.loads) return;
       const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
       if (choice === undefined) return;
     }
-    this.onChange(null, Object.assign(() => t("ui.review_done"), { mark: "review_done" }));
+    // Naming a photo's cards, nothing was doubtful: "all doubtful cards checked" said otherwise (a walk).
+    this.onChange(null, Object.assign(() => t(naming ? "ui.naming_done" : "ui.review_done"), { mark: "review_done" }));
     if (cells.length) this.focusCell(...cells[cells.length - 1]);  // the Review button is gone: on the last card checked
   }
 }
