@@ -1588,6 +1588,10 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     # A screen reader hears the guess in words (a bare "?" is read out as nothing).
     expect(page.locator(f"#solo-tableau .grid button[data-row='{r0}'][data-col='{c0}']")).to_have_attribute(
         "aria-label", re.compile(rf"^row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, a guess, "))
+    # ... and a card to name's row and column once (its doubt said them again: a walk)
+    (rn, cn) = sorted(set(lying) - set(guessed) - bare)[0]
+    spoken = page.get_attribute(f"#solo-tableau .grid button[data-row='{rn}'][data-col='{cn}']", "aria-label")
+    assert spoken.startswith(f"row {rn + 1}, column {cn + 1}: to name") and spoken.count("row ") == 1, spoken
     page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
     expect(page.locator("#picker-cell")).to_have_text(f"Row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, "
                                                       "as deck Půda reads it (a guess)")

@@ -465,7 +465,7 @@ class TableauView {
       const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
-        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(I18N.message).join("; ") })
+        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(ownDoubt).join("; ") })
         : t("ui.cell_label", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
       b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
@@ -697,6 +697,13 @@ function fitNames(grid) {
 function cellDoubtChecked(doubt, done) {
   const found = I18N.match(doubt);
   return !!found && found.key === "api.cell_at" && done.has(`${found.params.row - 1},${found.params.col - 1}`);
+}
+
+// A cell's doubt as said of that cell: without its "row 1, col 2: " (api.cell_at), which the
+// cell's label says already (a screen reader heard the row and column twice: a walk).
+function ownDoubt(doubt) {
+  const found = I18N.match(doubt);
+  return I18N.message(found && found.key === "api.cell_at" ? found.params.doubt : doubt);
 }
 
 // The tableau's "2 empty cells (row 1 col 2, row 4 col 4): ..." (api.empty_cells) once the player
