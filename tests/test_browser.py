@@ -1138,6 +1138,9 @@ def test_a_bots_grid_refused_is_said_in_the_bots_box_in_the_players_language(ser
     expect(page.locator("#bot-status")).to_have_class(re.compile("error"))
     said = page.text_content("#bot-status")
     assert said and not said.lower().startswith("bot") and re.search("[а-я]", said), said
+    # an upload's size in the page's language too ("214 kB" in a Russian page: a walk)
+    assert page.evaluate("[sizeText(214000), sizeText(1234567)]") == ["214 кБ", "1,2 МБ"]
+    assert page.get_attribute("#bot-grid", "wrap") == "off"  # a line a row, not wrapped into eight at 320 px
 
 
 CONTRAST = """() => {

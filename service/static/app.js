@@ -120,7 +120,9 @@ async function shrink(file) {
   return new File([blob], (file.name || "photo").replace(/\.\w+$/, "") + ".jpg", { type: "image/jpeg" });
 }
 
-const sizeText = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`);
+// In the page's language ("214 кБ", "1,2 MB": the unit and the decimal comma were English: a walk).
+const sizeText = (bytes) => new Intl.NumberFormat(I18N.lang, { style: "unit", unit: bytes >= 1e6 ? "megabyte" : "kilobyte",
+  maximumFractionDigits: bytes >= 1e6 ? 1 : 0 }).format(bytes >= 1e6 ? bytes / 1e6 : Math.max(1, Math.round(bytes / 1e3)));
 
 // Send a photo with a progress bar and a Cancel button; resolves to the answer, or null when
 // the player cancelled or a newer photo replaced this one.
