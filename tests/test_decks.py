@@ -95,6 +95,16 @@ def test_store_refuses_what_it_cannot_use(tmp_path):
     assert store.names() == [DEFAULT_DECK]
 
 
+def test_a_deck_half_built_travels_as_it_is(tmp_path):
+    # Exported while still being taught, it was refused on import ("would have no reference for").
+    store = DeckStore(tmp_path / "a")
+    half = {card: crops for card, crops in _crops().items() if card is not CardType.EAGLE}
+    store.add("half", half, "the page", partial=True)
+    friend = DeckStore(tmp_path / "b")
+    info = friend.import_(store.export("half", tmp_path / "half.zip"))
+    assert info.missing == ["eagle"] and not info.complete
+
+
 def test_export_and_import_pass_a_deck_whole(tmp_path):
     store = DeckStore(tmp_path / "a")
     store.add("ours", _crops(n=2, value=7), "test")
@@ -505,6 +515,18 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     copy = store.import_(tmp_path / "d.zip", "copy")
     assert copy.title is None and store.info("copy").shown == "copy"
     assert copy.title_kept_by == "nas-stul"  # said by the command line (it was dropped without a word)
+    # A title of nothing visible is no title, kept by no deck (it named an untitled deck as keeping it: an attack)
+    import zipfile
+
+    store.add("plain-one", _crops(), "test")
+    plain = store.export("plain-one", tmp_path / "p.zip")
+    crafted = tmp_path / "blank.zip"
+    with zipfile.ZipFile(plain) as z, zipfile.ZipFile(crafted, "w", zipfile.ZIP_DEFLATED) as out:
+        for m in z.infolist():
+            out.writestr(m, 'name = "x"\ntitle = "\u200b"\nsources = []\n' if m.filename == "deck.toml" else z.read(m))
+    assert store.import_(crafted, "blank-copy").title_kept_by is None
+    # A line break in a title is a space (it glued the words: an attack)
+    assert store.add("lines", _crops(), "test", title="line1\nline2\ttab").title == "line1 line2 tab"
     # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.
     assert store.add("plain", _crops(), "test").title is None and store.info("plain").shown == "plain"
     assert store.add("blank", _crops(), "test", title="\u200b \x00\n").title is None

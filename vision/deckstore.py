@@ -102,8 +102,11 @@ def clean_title(title: str | None) -> str | None:
     visible is left."""
     if not title:
         return None
-    kept = "".join(" " if unicodedata.category(ch).startswith("Z") else ch
-                   for ch in unicodedata.normalize("NFC", title) if not unicodedata.category(ch).startswith("C"))
+    # Whitespace (a line break, a tab: control characters too) is a space, then the other
+    # control characters go ("line1\nline2" was kept as "line1line2": an attack).
+    kept = "".join(" " if ch.isspace() or unicodedata.category(ch).startswith("Z") else ch
+                   for ch in unicodedata.normalize("NFC", title)
+                   if ch.isspace() or not unicodedata.category(ch).startswith("C"))
     kept = " ".join(kept.split())[:MAX_TITLE_CHARS].strip()
     return kept or None
 
@@ -465,9 +468,12 @@ class DeckStore:
         title = meta.get("title")
         # A title a deck here has already is left to it: the copy is called by its own name (two
         # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
-        kept_by = next((other for other in self.names() if isinstance(title, str) and self.info(other).title == clean_title(title)),
-                       None)
-        info = self.add(name, crops, f"imported from {path.name}", title=None if kept_by or not isinstance(title, str) else title)
+        wanted = clean_title(title) if isinstance(title, str) else None
+        kept_by = next((other for other in self.names() if wanted and self.info(other).title == wanted), None)
+        # A deck still being taught travels as it is, and reads nothing until it has every type
+        # (exported half built, it was refused on import: an attack).
+        info = self.add(name, crops, f"imported from {path.name}", title=None if kept_by else wanted,
+                        partial=not all(crops.values()))
         return replace(info, title_kept_by=kept_by)
 
 

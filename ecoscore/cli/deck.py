@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -47,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
             if not args.file.is_file():
                 raise BadInput(f"{args.file}: no such file")
             info = store.import_(args.file, args.name)
-            print(f"imported deck {info.name}{_called(info)}: {sum(info.counts.values())} references", file=sys.stderr)
+            print(f"imported deck {info.name}{_called(info)}: {sum(info.counts.values())} references"
+                  + (f" (reads nothing yet: no {', '.join(info.missing)})" if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)
                 kept = store.info(info.title_kept_by)
                 print(f"its title {kept.title!r} is deck {kept.name}'s here already: this copy is called {info.name}",
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _called(info) -> str:
     """The name a deck's player typed when it is not its key (a deck started on the page: "Náš stůl")."""
-    return f"  \"{info.title}\"" if info.title and info.title != info.name else ""
+    return f"  {json.dumps(info.title, ensure_ascii=False)}" if info.title and info.title != info.name else ""  # quotes in it escaped
 
 
 def _deck_add(args: argparse.Namespace, store) -> None:
