@@ -12,13 +12,13 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Header, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, check_name
+from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, IncompleteDeck, NoSuchDeck, check_name
 from ecoscore.vision.pipeline import Reader
 
 from . import names
 from .decks import Decks
 from .reads import ReadQueue
-from .refusal import NO_SUCH_DECK, Refusal
+from .refusal import DECK_INCOMPLETE, NO_SUCH_DECK, Refusal
 from .settings import Settings
 from .starts import Refusals, client_of
 from .store import (
@@ -159,8 +159,14 @@ class Services:
 
 def deck_refusal(err: DeckStoreError) -> HTTPException:
     """A photo's deck that cannot read it: a 422, coded where the deck is gone (removed since a
-    phone chose it: the page forgets its choice, rather than send every photo to it again)."""
-    return Refusal(422, str(err), NO_SUCH_DECK) if isinstance(err, NoSuchDeck) else HTTPException(422, str(err))
+    phone chose it) or lacks a type (its name taken by another's deck being taught, or its last
+    photo taken back: an attack found it uncoded): the page forgets its choice, rather than send
+    every photo to it again."""
+    if isinstance(err, NoSuchDeck):
+        return Refusal(422, str(err), NO_SUCH_DECK)
+    if isinstance(err, IncompleteDeck):
+        return Refusal(422, str(err), DECK_INCOMPLETE)
+    return HTTPException(422, str(err))
 
 
 def http_error(err: StoreError) -> HTTPException:

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 
 NOT_THIS_DECK = "not_this_deck"  # a grid of cards found, none of them the deck's: teach it its cards
 NO_SUCH_DECK = "no_such_deck"  # the deck a photo is to be read with is not (or no longer) on this server
+DECK_INCOMPLETE = "deck_incomplete"  # the deck a photo is to be read with lacks a type: it reads no photo yet
 DECK_CLASH = "deck_clash"  # a remembered photo's grid names cards otherwise than the deck's own show them
 
 

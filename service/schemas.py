@@ -233,12 +233,13 @@ class Problem(BaseModel):
     """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
     A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
     found, none of the deck's: name its cards, /api/layout), ``no_such_deck`` (the deck a photo is
-    to be read with is not, or no longer, on this server), ``deck_clash`` (409: the grid names
+    to be read with is not, or no longer, on this server), ``deck_incomplete`` (that deck lacks a
+    type: it reads no photo yet), ``deck_clash`` (409: the grid names
     cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
     remember anyway)."""
 
     detail: str | list
-    code: Literal["not_this_deck", "no_such_deck", "deck_clash"] | None = None
+    code: Literal["not_this_deck", "no_such_deck", "deck_incomplete", "deck_clash"] | None = None
     clashes: list[Clash] | None = None
 
 

@@ -1772,6 +1772,37 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
 
 
 @needs_matcher
+def test_a_chosen_deck_that_lacks_a_type_now_is_forgotten_and_said(deck_server, page, photo_set, tmp_path):
+    # The deck this phone reads with, its name now another's deck being taught (removed and made
+    # again, or its completing photo taken back): every photo was refused, uncoded, for good (an attack).
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(58)
+    started = post_deck_photo(deck_server, "attic2", photo_where(deck, params, 54, lambda types: len(types) < len(CardType)))
+    assert started["missing"]
+    page.goto(deck_server)
+    page.wait_for_function("document.querySelectorAll('#deck option').length >= 1", timeout=15000)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("localStorage.setItem('ecoscore-deck', 'attic2')")  # chosen, and not this phone's
+    page.reload()
+    expect(page.locator("#deck-note")).to_have_text("Deck attic2 cannot read photos now (it lacks some types): choose a "
+                                                    "deck (Deck).", timeout=15000)
+    assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
+    expect(page.locator("#deck")).to_have_value("standin")
+    page.evaluate("localStorage.setItem('ecoscore-deck', 'attic2')")  # ... as a photo is sent
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    expect(page.locator("#status")).to_have_text("Deck attic2 cannot read photos now: it lacks some types. Choose a deck "
+                                                 "(Deck), then send the photo again.", timeout=30000)
+    assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
+    # This phone's own deck in that state is being built again, not forgotten.
+    page.evaluate(f"localStorage.setItem('ecoscore-deck', 'attic2'); "
+                  f"localStorage.setItem('ecoscore-deck-token:attic2', '{started['token']}')")
+    page.reload()
+    expect(page.locator("#deck-note")).to_contain_text("Deck attic2 is being built", timeout=15000)
+    assert page.evaluate("localStorage.getItem('ecoscore-deck-building')") == "attic2"
+
+
+@needs_matcher
 def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, page):
     # A deck is not in the menu until it has every type: a player coming back to the page saw
     # nothing of the deck they had started (a walk-through).

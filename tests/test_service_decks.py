@@ -425,6 +425,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_
     assert started.status_code == 200 and started.json()["missing"], started.text
     refused = client.post("/api/photo", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
     assert refused.status_code == 422 and "no reference yet" in refused.json()["detail"]  # never for a score
+    assert refused.json()["code"] == "deck_incomplete"  # what the page acts on: it forgets the choice (an attack)
 
     bare = client.post("/api/layout", files={"photo": _jpeg(scenes[second])}).json()
     assert all(cell["guess"] is None for row in bare["cells"] for cell in row)  # no deck: nothing guessed

@@ -60,6 +60,10 @@ class NoSuchDeck(DeckStoreError):
     """A deck name no deck has."""
 
 
+class IncompleteDeck(DeckStoreError):
+    """The deck has no reference yet for some type: it reads no photo (a deck still being taught)."""
+
+
 class NotDeckOwner(DeckStoreError):
     """A change to a deck by someone who does not hold its owner token."""
 
@@ -370,7 +374,7 @@ class DeckStore:
         named (for the page's guesses while a deck is taught, never for a score)."""
         info = self.info(name)
         if not info.complete and not (partial and any(info.counts.values())):
-            raise DeckStoreError(f"deck {name!r} has no reference yet for: {', '.join(info.missing)}: remember a photo "
+            raise IncompleteDeck(f"deck {name!r} has no reference yet for: {', '.join(info.missing)}: remember a photo "
                                  "that holds them (or add them with `ecoscore deck add`)")
         # The cache is named by the deck's state too: a read that embedded the deck while cards
         # were added wrote its cache after the add had cleared the old one, and the new cards

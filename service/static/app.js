@@ -817,7 +817,7 @@ const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
 // its key ("nas-stul": the menu showed the key, a walk). Known once the decks are listed.
 // The built-in deck has no name its player typed: its key ("standin") says nothing at the table,
 // so it is called what it is, in the page's language (a walk: "standin (встроенная)").
-let deckTitles = new Map(), builtinDeck = "", goneDeck = null;
+let deckTitles = new Map(), builtinDeck = "", goneDeck = null, goneUnready = false;
 const deckTitle = (name) => (name && name === builtinDeck ? t("ui.deck_sample") : deckTitles.get(name) || name);
 
 async function loadDecks(select) {
@@ -843,6 +843,16 @@ async function loadDecks(select) {
     select.replaceChildren(...doc.decks.filter((d) => d.complete && ours(d)).map((d) =>
       Object.assign(document.createElement("option"), { value: d.name, textContent: d.builtin ? `${deckTitle(d.name)} (${t("ui.deck_builtin")})` : deckTitle(d.name) })));
     select.value = doc.decks.some((d) => d.name === chosen) ? chosen : doc.default;
+    // The deck this phone reads with, now lacking a type (its name taken by another's deck being
+    // taught, or its completing photo taken back): it reads no photo (an attack found every photo
+    // refused). This phone's own is being built again; another's is forgotten, and said.
+    const chosenNow = doc.decks.find((d) => d.name === deckChosen());
+    if (named.has(deckChosen()) && chosenNow && !chosenNow.complete) {
+      if (localStorage.getItem(deckTokenKey(chosenNow.name))) localStorage.setItem(BUILDING_KEY, chosenNow.name);
+      else { goneDeck = before; goneUnready = true; }
+      localStorage.removeItem(DECK_KEY);
+      select.value = doc.default;
+    }
     // A deck this phone is building, said on coming back: it is not in the menu until it has
     // every type, and nothing said what it still needed (a walk-through).
     const buildingName = localStorage.getItem(BUILDING_KEY);
@@ -853,7 +863,7 @@ async function loadDecks(select) {
       localStorage.removeItem(BUILDING_KEY);
       // Not whole now, but gone (removed on the server): said, as a chosen deck gone is (it was
       // forgotten without a word: a walk).
-      if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = buildingBefore;
+      if (!doc.decks.some((d) => d.name === buildingName)) { goneDeck = buildingBefore; goneUnready = false; }
     }
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
     // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said
@@ -861,11 +871,11 @@ async function loadDecks(select) {
     // it). Judged only by a listing asked about it: one on its way before the deck was chosen (a
     // deck completed by a photo meanwhile) does not list it.
     if (named.has(deckChosen()) && !doc.decks.some((d) => d.name === deckChosen())) {
-      goneDeck = before;
+      goneDeck = before; goneUnready = false;
       localStorage.removeItem(DECK_KEY);
     }
-    const gone = goneDeck;
-    setStatus($("deck-note"), gone ? () => t("ui.deck_gone_note", { name: gone })
+    const gone = goneDeck, unready = goneUnready;
+    setStatus($("deck-note"), gone ? () => t(unready ? "ui.deck_unready_note" : "ui.deck_gone_note", { name: gone })
       : building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "", !!gone);
   } catch (err) {
     // Offline, the banner says so and the last choice is still sent. Anything else (the
@@ -1192,7 +1202,7 @@ async function scorePhoto(file) {
     setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
   } catch (err) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
-    if (err.code === "no_such_deck") await deckGone(err);
+    if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
     // The player's own deck, read against one that is not theirs (the stand-in, at first):
     // every card is "not of this deck" and there is no read to correct. Offer its cells to name.
     if (err.code === "not_this_deck") {
@@ -1225,9 +1235,9 @@ async function scorePhoto(file) {
 // (which forgets it if it was chosen, and says so), and the refusal says what to do on the page,
 // not on the server. Named as it was sent: the menu may have been changed since (a review).
 async function deckGone(err, deck = deckChosen()) {
-  const name = deckTitle(deck);
+  const name = deckTitle(deck), unready = err.code === "deck_incomplete";
   await loadDecks($("deck"));
-  err.say = () => t(room.id ? "ui.deck_gone_room" : "ui.deck_gone", { name });
+  err.say = () => t(unready ? "ui.deck_unready" : room.id ? "ui.deck_gone_room" : "ui.deck_gone", { name });
 }
 
 // ---------- a deck of the player's own, started from a photo no deck reads ----------
@@ -1746,7 +1756,7 @@ async function joinRoom(file) {
       ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
       : t("ui.added", { name }), doubtful >= UNREADABLE);
   } catch (err) {
-    if (err.code === "no_such_deck") await deckGone(err);
+    if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
     // so this room stays open), then the tableau is added again.
     // A room with a deck of its own: not a deck for this phone to teach (it is the room's), nor
