@@ -587,6 +587,13 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
     assert page.evaluate(focus)[0] == "button change", page.evaluate(focus)
     page.keyboard.press("Enter")  # the picker
     page.wait_for_selector("#picker[open]")
+    # The arrows move between the cards offered (it took up to 12 Tabs: a walk).
+    page.focus("#choices button >> nth=0")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement === document.querySelectorAll('#choices button')[1]")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")  # round to the last
+    assert page.evaluate("[...document.querySelectorAll('#choices button')].pop() === document.activeElement")
     read = page.get_attribute("#solo-tableau .grid button[data-row='1'][data-col='2']", "data-type")
     page.focus(f"#choices button[data-type='{'bear' if read == 'meadow' else 'meadow'}']")
     page.keyboard.press("Enter")  # another card chosen, by keyboard

@@ -765,6 +765,14 @@ function pick(view, r, c, review) {
       choices.appendChild(b);
     });
     $("keep").onclick = () => finish("keep");
+    // The arrows move between the cards offered (it took up to 12 Tabs to reach one: a walk).
+    choices.onkeydown = (event) => {
+      const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+      const all = [...choices.querySelectorAll("button")], at = all.indexOf(document.activeElement);
+      if (!step || at < 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      all[(at + step + all.length) % all.length].focus();
+    };
     // A card found and not named: "keep as read" would keep it empty, silently (a walk); its
     // name, or "empty" for a box on a bare gap, is to be chosen.
     $("keep").hidden = unnamed || changed;  // (a changed card is kept as it is by closing)
