@@ -1875,6 +1875,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     expect(page.locator("#status")).to_have_text("2 tableaux found; showing the one with the most cards.")
     button = page.locator("#other-tableau")
     expect(button).to_have_text("Show tableau 2 of 2")
+    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")  # which one, said (a walk)
     grids = page.evaluate("solo.doc.players.map((p) => p.grid)")
     totals = [str(score_tableau(Tableau([CardType(t) if t else None for row in g for t in row])).total) for g in grids]
     expect(page.locator("#total")).to_have_text(totals[0])
@@ -1883,6 +1884,7 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     button.click()
     expect(page.locator("#total")).to_have_text(totals[1])
     expect(button).to_have_text("Show tableau 1 of 2")
+    expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 2 shown.")
     page.select_option("#lang", "cs")
     expect(button).to_have_text("Zobrazit ekosystém 1 z 2")
     button.click()

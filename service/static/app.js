@@ -1344,7 +1344,11 @@ async function scoredAlone(p, photo) {
 function showSolo(player) {
   const several = !solo.teaching && solo.doc.players.length > 1;
   $("which").hidden = !several;
-  if (several) $("other-tableau").textContent = t("ui.other_tableau", { k: (solo.index + 1) % solo.doc.players.length + 1, n: solo.doc.players.length });
+  if (several) {
+    // Which one is shown, said (only the next was named: a walk).
+    $("which-shown").textContent = t("ui.showing_tableau", { k: solo.index + 1, n: solo.doc.players.length });
+    $("other-tableau").textContent = t("ui.other_tableau", { k: (solo.index + 1) % solo.doc.players.length + 1, n: solo.doc.players.length });
+  }
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
