@@ -55,23 +55,24 @@ function errorText(data, res) {
 // A refusal of the one photo sent, without the photo's name before it: on a phone that is
 // "IMG_20261129_…" or "image" (a walk: "p1: No tableau read: …"), where the pad says "This photo".
 function unnamedRefusal(err) {
-  const detail = typeof err.detail === "string" ? err.detail : "";
-  const parts = detail.split("; ");
-  for (let cut = Math.min(parts.length, 6); cut > 0; cut--) {
-    const found = I18N.match(parts.slice(0, cut).join("; "));
-    if (found && found.key === "api.named") return I18N.message([found.params.error, ...parts.slice(cut)].join("; "));
-    if (found) break;
-  }
+  const head = refusalHead(typeof err.detail === "string" ? err.detail : "");
+  if (head && head.found.key === "api.named") return I18N.message([head.found.params.error, ...head.rest].join("; "));
   return err.say ? err.say() : err.message;
 }
 
-// The photo's name a refusal starts with ("api.named": "{name}: {error}"), if it does: the
-// longest head of its "; "-joined clauses that is a message, as I18N reads it.
+// The photo's name a refusal starts with ("api.named": "{name}: {error}"), if it does.
 function photoName(detail) {
+  const head = refusalHead(detail);
+  return head && head.found.key === "api.named" ? head.found.params.name : null;
+}
+
+// A refusal's head: the longest run of its first "; "-joined clauses that is a message, as I18N
+// reads it ({found, rest}: the clauses after it), or null.
+function refusalHead(detail) {
   const parts = detail.split("; ");
   for (let cut = Math.min(parts.length, 6); cut > 0; cut--) {
     const found = I18N.match(parts.slice(0, cut).join("; "));
-    if (found) return found.key === "api.named" ? found.params.name : null;
+    if (found) return { found, rest: parts.slice(cut) };
   }
   return null;
 }
