@@ -826,7 +826,8 @@ const deckChosen = () => localStorage.getItem(DECK_KEY) || "";
 // its key ("nas-stul": the menu showed the key, a walk). Known once the decks are listed.
 // The built-in deck has no name its player typed: its key ("standin") says nothing at the table,
 // so it is called what it is, in the page's language (a walk: "standin (встроенная)").
-let deckTitles = new Map(), builtinDeck = "", goneDeck = null, goneUnready = false;
+// goneDeck: the chosen deck that can no longer read, said until another is chosen ({name, note}).
+let deckTitles = new Map(), builtinDeck = "", goneDeck = null;
 const deckTitle = (name) => (name && name === builtinDeck ? t("ui.deck_sample") : deckTitles.get(name) || name);
 
 async function loadDecks(select) {
@@ -858,7 +859,7 @@ async function loadDecks(select) {
     const chosenNow = doc.decks.find((d) => d.name === deckChosen());
     if (named.has(deckChosen()) && chosenNow && !chosenNow.complete) {
       if (localStorage.getItem(deckTokenKey(chosenNow.name))) localStorage.setItem(BUILDING_KEY, chosenNow.name);
-      else { goneDeck = before; goneUnready = true; }
+      else goneDeck = { name: before, note: "ui.deck_unready_note" };
       localStorage.removeItem(DECK_KEY);
       select.value = doc.default;
     }
@@ -872,7 +873,7 @@ async function loadDecks(select) {
       localStorage.removeItem(BUILDING_KEY);
       // Not whole now, but gone (removed on the server): said, as a chosen deck gone is (it was
       // forgotten without a word: a walk).
-      if (!doc.decks.some((d) => d.name === buildingName)) { goneDeck = buildingBefore; goneUnready = false; }
+      if (!doc.decks.some((d) => d.name === buildingName)) goneDeck = { name: buildingBefore, note: "ui.deck_gone_note" };
     }
     // The deck this phone reads with, gone from the server (removed since it was chosen): every
     // photo was refused "no deck ...; enrol one with `ecoscore deck add`". Forgotten, and said
@@ -880,11 +881,11 @@ async function loadDecks(select) {
     // it). Judged only by a listing asked about it: one on its way before the deck was chosen (a
     // deck completed by a photo meanwhile) does not list it.
     if (named.has(deckChosen()) && !doc.decks.some((d) => d.name === deckChosen())) {
-      goneDeck = before; goneUnready = false;
+      goneDeck = { name: before, note: "ui.deck_gone_note" };
       localStorage.removeItem(DECK_KEY);
     }
-    const gone = goneDeck, unready = goneUnready;
-    setStatus($("deck-note"), gone ? () => t(unready ? "ui.deck_unready_note" : "ui.deck_gone_note", { name: gone })
+    const gone = goneDeck;
+    setStatus($("deck-note"), gone ? () => t(gone.note, { name: gone.name })
       : building ? () => t("ui.deck_building", { name: deckTitle(building.name), missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : "", !!gone);
   } catch (err) {
     // Offline, the banner says so and the last choice is still sent. Anything else (the
