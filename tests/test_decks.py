@@ -10,6 +10,7 @@ import pytest
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, STYLES, TRAIN_SEEDS, generate_deck, write_deck
 from ecoscore.scoring import CardType
+from ecoscore.vision.deck_archive import export_deck, import_deck
 from ecoscore.vision.deckstore import (
     DEFAULT_DECK,
     MAX_REFERENCES,
@@ -101,22 +102,22 @@ def test_a_deck_half_built_travels_as_it_is(tmp_path):
     half = {card: crops for card, crops in _crops().items() if card is not CardType.EAGLE}
     store.add("half", half, "the page", partial=True)
     friend = DeckStore(tmp_path / "b")
-    info = friend.import_(store.export("half", tmp_path / "half.zip"))
+    info = import_deck(friend, export_deck(store, "half", tmp_path / "half.zip"))
     assert info.missing == ["eagle"] and not info.complete
 
 
 def test_export_and_import_pass_a_deck_whole(tmp_path):
     store = DeckStore(tmp_path / "a")
     store.add("ours", _crops(n=2, value=7), "test")
-    path = store.export("ours", tmp_path / "ours.zip")
+    path = export_deck(store, "ours", tmp_path / "ours.zip")
     friend = DeckStore(tmp_path / "b")
-    info = friend.import_(path)
+    info = import_deck(friend, path)
     assert info.name == "ours" and info.counts == store.info("ours").counts
     mine, theirs = store.images("ours"), friend.images("ours")
     assert all(np.array_equal(a, b) for card in CardType for a, b in zip(mine[card], theirs[card]))
     with pytest.raises(DeckStoreError, match="exists already"):
-        friend.import_(path)
-    assert friend.import_(path, "ours-copy").name == "ours-copy"
+        import_deck(friend, path)
+    assert import_deck(friend, path, "ours-copy").name == "ours-copy"
 
 
 def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
@@ -124,27 +125,27 @@ def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip at all")
     with pytest.raises(DeckStoreError, match="not a zip"):
-        store.import_(junk)
+        import_deck(store, junk)
     bare = tmp_path / "bare.zip"
     with zipfile.ZipFile(bare, "w") as z:
         z.writestr("bear/0.png", cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
     with pytest.raises(DeckStoreError, match="no readable deck.toml"):
-        store.import_(bare)
+        import_deck(store, bare)
     sneaky = tmp_path / "sneaky.zip"
     good = DeckStore(tmp_path / "g")
     good.add("ok", _crops(), "test")
-    good.export("ok", sneaky)
+    export_deck(good, "ok", sneaky)
     with zipfile.ZipFile(sneaky, "a") as z:  # entries outside the layout are never written anywhere
         z.writestr("../../escaped.png", b"x")
         z.writestr("bear/../../escaped2.png", b"x")
-    store.import_(sneaky)
+    import_deck(store, sneaky)
     assert not list(tmp_path.rglob("escaped*"))
     broken = tmp_path / "broken.zip"
     with zipfile.ZipFile(broken, "w") as z:
         z.writestr("deck.toml", 'name = "broken"\n')
         z.writestr("bear/0.png", b"not a png")
     with pytest.raises(DeckStoreError, match="bear/0.png is not a readable reference image"):
-        store.import_(broken)
+        import_deck(store, broken)
     for name, member in [('name = "evil\\n"\n', None),  # "$" let a trailing newline into a folder name
                          ('name = "bomb"\n', _png_header(60000, 60000))]:  # a header claiming 3.6 gigapixels
         hostile = tmp_path / "hostile.zip"
@@ -152,7 +153,7 @@ def test_import_reads_only_a_deck_and_says_why_not(tmp_path):
             z.writestr("deck.toml", name)
             z.writestr("bear/0.png", member or cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
         with pytest.raises(DeckStoreError):
-            store.import_(hostile)
+            import_deck(store, hostile)
     assert store.names() == [DEFAULT_DECK, "ok"] and not (tmp_path / "s" / "evil\n").exists()
 
 
@@ -188,7 +189,7 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
     _lie_about_size(liar, "bear/0.png", 1000)
     tracemalloc.start()
     with pytest.raises(DeckStoreError, match="bear/0.png is damaged"):
-        store.import_(liar)
+        import_deck(store, liar)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20, peak
@@ -197,12 +198,12 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
         z.writestr("deck.toml", 'name = "squeezed"\n')
         z.writestr("bear/0.png", bytes(1000))
     with pytest.raises(DeckStoreError, match="compressed other than a deck export"):
-        store.import_(squeezed)
+        import_deck(store, squeezed)
     nested = tmp_path / "nested.zip"
     with zipfile.ZipFile(nested, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("deck.toml", "x = " + "[" * 200_000)
     with pytest.raises(DeckStoreError, match="no readable deck.toml"):
-        store.import_(nested)
+        import_deck(store, nested)
     assert store.names() == [DEFAULT_DECK]
 
 
@@ -287,7 +288,7 @@ def test_a_deck_started_over_the_service_takes_cards_only_with_its_token(tmp_pat
     store.add("mine", _crops(), "the command line")
     with pytest.raises(NotDeckOwner, match="enrolled on the server"):
         store.add("mine", _crops(value=9), "the page", owner="anything")
-    export = store.export("ours", tmp_path / "ours.zip")
+    export = export_deck(store, "ours", tmp_path / "ours.zip")
     with zipfile.ZipFile(export) as z:
         assert "owner" not in z.read("deck.toml").decode()  # a friend's copy is theirs
 
@@ -298,7 +299,7 @@ def test_no_new_deck_past_the_cap_whoever_asks_and_a_damaged_export_is_refused(t
     with pytest.raises(DeckStoreError, match="at most 1 decks"):  # any token: the cap is on new decks
         store.add("two", _crops(), "test", owner="b", max_decks=1)
     store.add("one", _crops(value=9), "more", owner="a", max_decks=1)  # an existing deck still learns
-    path = store.export("one", tmp_path / "one.zip")
+    path = export_deck(store, "one", tmp_path / "one.zip")
     data = bytearray(path.read_bytes())
     with zipfile.ZipFile(path) as z:
         member = z.getinfo("bear/0000.png")
@@ -307,7 +308,7 @@ def test_no_new_deck_past_the_cap_whoever_asks_and_a_damaged_export_is_refused(t
     damaged = tmp_path / "damaged.zip"
     damaged.write_bytes(bytes(data))
     with pytest.raises(DeckStoreError, match="damaged"):
-        DeckStore(tmp_path / "t").import_(damaged)
+        import_deck(DeckStore(tmp_path / "t"), damaged)
 
 
 class ConstantEmbedder:
@@ -510,21 +511,21 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     info = store.add("nas-stul", _crops(value=9), "the page again", title="Another")  # started as it was named
     assert info.title == "Náš stůl" and store.forget_last("nas-stul").title == "Náš stůl"
     friend = DeckStore(tmp_path / "b")
-    assert friend.import_(store.export("nas-stul", tmp_path / "d.zip"), "ours").title == "Náš stůl"
+    assert import_deck(friend, export_deck(store, "nas-stul", tmp_path / "d.zip"), "ours").title == "Náš stůl"
     # ... but a copy imported beside it is called by its own name: not two decks called "Náš stůl"
-    copy = store.import_(tmp_path / "d.zip", "copy")
+    copy = import_deck(store, tmp_path / "d.zip", "copy")
     assert copy.title is None and store.info("copy").shown == "copy"
     assert copy.title_kept_by == "nas-stul"  # said by the command line (it was dropped without a word)
     # A title of nothing visible is no title, kept by no deck (it named an untitled deck as keeping it: an attack)
     import zipfile
 
     store.add("plain-one", _crops(), "test")
-    plain = store.export("plain-one", tmp_path / "p.zip")
+    plain = export_deck(store, "plain-one", tmp_path / "p.zip")
     crafted = tmp_path / "blank.zip"
     with zipfile.ZipFile(plain) as z, zipfile.ZipFile(crafted, "w", zipfile.ZIP_DEFLATED) as out:
         for m in z.infolist():
             out.writestr(m, 'name = "x"\ntitle = "\u200b"\nsources = []\n' if m.filename == "deck.toml" else z.read(m))
-    assert store.import_(crafted, "blank-copy").title_kept_by is None
+    assert import_deck(store, crafted, "blank-copy").title_kept_by is None
     # A line break in a title is a space (it glued the words: an attack)
     assert store.add("lines", _crops(), "test", title="line1\nline2\ttab").title == "line1 line2 tab"
     # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.

@@ -6,7 +6,7 @@
     <data>/decks/<name>/last-add.json        the crops the last add wrote (to forget them)
 
 The stand-in deck is built in (its faces ship with the package) and is the default. A deck
-travels as one ``.zip`` of its ``deck.toml`` and crops; the importer takes nothing else.
+travels as one ``.zip`` of its ``deck.toml`` and crops (``deck_archive``).
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ import time
 import tomllib
 import unicodedata
 import zipfile
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,13 +42,11 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 OWNER_HASH = re.compile(r"[0-9a-f]{64}")
 MAX_INFOS = 4096  # decks whose info a store keeps at once (the service keeps at most max_decks)
 MAX_REFERENCES = 400  # per deck: enough for many photos of every type, bounded for the service
-MAX_IMPORT_BYTES = 40 * 2**20
 OTHER_VERSION_CACHE_S = 24 * 3600  # another model's cache of a deck is deleted when a day old
 LAST_ADD = "last-add.json"  # the files of a deck's last add: ``forget_last`` takes them back
 LAST_FILE = re.compile(r"[a-z]+/\d{4}\.png")
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
 MAX_TITLE_CHARS = 40  # a deck's title: the name a player typed ("Náš stůl"), shown where the page names the deck
-MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
 
 
 class DeckStoreError(ValueError):
@@ -213,10 +210,14 @@ class DeckStore:
         return [DEFAULT_DECK, *(n for n in stored if n != DEFAULT_DECK)]
 
     def exists(self, name: str) -> bool:
-        return name == DEFAULT_DECK or (self._dir(name) / "deck.toml").is_file()
+        return name == DEFAULT_DECK or self.is_stored(name)
+
+    def is_stored(self, name: str) -> bool:
+        """A deck.toml of its own is here (the built-in deck has none, unless one was imported)."""
+        return (self._dir(name) / "deck.toml").is_file()
 
     def info(self, name: str) -> DeckInfo:
-        if name == DEFAULT_DECK and not (self._dir(name) / "deck.toml").is_file():
+        if name == DEFAULT_DECK and not self.is_stored(name):
             return DeckInfo(name, dict(_builtin_counts()), ["built in (the stand-in deck's faces)"], True)
         folder = self._dir(name)
         key = _info_key(folder)
@@ -283,7 +284,7 @@ class DeckStore:
         as the player typed it (``clean_title``), kept for a deck that has none yet (its first add,
         most often)."""
         with self._locked():
-            if max_decks is not None and not (self._dir(name) / "deck.toml").is_file() and len(self.names()) - 1 >= max_decks:
+            if max_decks is not None and not self.is_stored(name) and len(self.names()) - 1 >= max_decks:
                 raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "
                                      "(its keeper can remove some)")
             return self._add(name, crops, source, owner, partial, title)
@@ -291,7 +292,7 @@ class DeckStore:
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
              partial: bool = False, title: str | None = None) -> DeckInfo:
         folder = self._dir(name)
-        before = None if not (folder / "deck.toml").is_file() else self.info(name)
+        before = self.info(name) if self.is_stored(name) else None
         owner_hash = before.owner if before else (token_hash(owner) if owner else None)
         if before and owner is not None:
             _check_owner(name, owner_hash, owner, "add cards to it")
@@ -363,7 +364,7 @@ class DeckStore:
 
     def remove(self, name: str) -> None:
         folder = self._dir(name)
-        if not (folder / "deck.toml").is_file():
+        if not self.is_stored(name):
             raise DeckStoreError(f"no enrolled deck {name!r}" + (" (the built-in deck cannot be removed)" if name == DEFAULT_DECK else ""))
         with self._locked():
             _drop(folder)
@@ -415,89 +416,6 @@ class DeckStore:
             pass  # read-only data directory: embed again next time
         return refs
 
-    def export(self, name: str, out: Path) -> Path:
-        images = self.images(name)
-        info = self.info(name)
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("deck.toml", _toml(name, info.sources, title=info.title))
-            for card, crops in images.items():
-                for i, crop in enumerate(crops):
-                    z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
-        return out
-
-    def import_(self, path: Path, name: str | None = None) -> DeckInfo:
-        """Take a deck exported by ``export``; only ``deck.toml`` and ``<type>/*.png`` are read."""
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise DeckStoreError(f"{path}: larger than {MAX_IMPORT_BYTES // 2**20} MB, not a deck export")
-        try:
-            z = zipfile.ZipFile(path)
-        except zipfile.BadZipFile:
-            raise DeckStoreError(f"{path}: not a deck export (not a zip file)") from None
-        crops: dict[CardType, list[np.ndarray]] = {c: [] for c in CardType}
-        with z:
-            members = z.infolist()
-            if len(members) > MAX_REFERENCES + 1 or sum(m.file_size for m in members) > 4 * MAX_IMPORT_BYTES:
-                raise DeckStoreError(f"{path}: too many or too large members for a deck export")
-            # An export is deflated (``export``); bzip2 and LZMA inflate a read whole, however
-            # little is asked of it (a 498-byte member took 557 MB before its CRC was checked).
-            if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for m in members):
-                raise DeckStoreError(f"{path}: a member compressed other than a deck export is (deflate), not a deck export")
-            try:
-                meta = tomllib.loads(_member_bytes(z, z.getinfo("deck.toml")).decode("utf-8"))
-            # (brackets nested 200,000 deep in a 547-byte file: a RecursionError, a traceback before)
-            except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError, zipfile.BadZipFile, zlib.error, EOFError,
-                    RecursionError):
-                raise DeckStoreError(f"{path}: no readable deck.toml in it, not a deck export") from None
-            for m in members:
-                parts = m.filename.split("/")
-                if len(parts) != 2 or not parts[1].endswith(".png"):
-                    continue
-                try:
-                    card = CardType(parts[0])
-                except ValueError:
-                    continue
-                try:
-                    data = _member_bytes(z, m)
-                except (zipfile.BadZipFile, zlib.error, EOFError):  # a bad CRC, a damaged stream
-                    raise DeckStoreError(f"{path}: {m.filename} is damaged in the zip file") from None
-                w, h = _png_size(data)
-                image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if 0 < w * h <= MAX_IMPORT_PIXELS else None
-                if image is None:
-                    raise DeckStoreError(f"{path}: {m.filename} is not a readable reference image (a PNG of at most "
-                                         f"{MAX_IMPORT_PIXELS} pixels)")
-                crops[card].append(reference_crop(image))  # kept at the stored size, not the member's
-        name = check_name(name or str(meta.get("name", "")))
-        if (self._dir(name) / "deck.toml").is_file():
-            raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
-        title = meta.get("title")
-        # A title a deck here has already is left to it: the copy is called by its own name (two
-        # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
-        wanted = clean_title(title) if isinstance(title, str) else None
-        kept_by = next((other for other in self.names() if wanted and self.info(other).title == wanted), None)
-        # A deck still being taught travels as it is, and reads nothing until it has every type
-        # (exported half built, it was refused on import: an attack).
-        info = self.add(name, crops, f"imported from {path.name}", title=None if kept_by else wanted,
-                        partial=not all(crops.values()))
-        return replace(info, title_kept_by=kept_by)
-
-
-def _member_bytes(z: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:
-    """A zip member's bytes, inflated a piece at a time: read whole, a member that claims 1,000
-    bytes and inflates to 1.5 GB took 2 GB of memory before its CRC was checked. Read so, it
-    stops at the size it claims (``ZipExtFile`` cuts it there), and the CRC then fails."""
-    out = bytearray()
-    with z.open(member) as f:
-        while chunk := f.read(2**16):
-            out += chunk
-    return bytes(out)
-
-
-def _png_size(data: bytes) -> tuple[int, int]:
-    """(width, height) a PNG's header claims, before any decoding; (0, 0) if it is no PNG."""
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
-        return 0, 0
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-
 
 def _printable(source: str) -> str:
     """A source as deck.toml keeps it: no control, format or surrogate characters (a filename
@@ -528,7 +446,7 @@ def _meta(path: Path) -> _Meta:
                  clean_title(title) if isinstance(title, str) else None)
 
 
-def _toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None) -> str:
+def deck_toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None) -> str:
     meta = {"name": name, "title": clean_title(title), "sources": [_printable(s) for s in sources[-MAX_SOURCES:]],
             "owner": owner_hash}  # the owner never in an export: a friend's copy is theirs
     return tomli_w.dumps({key: value for key, value in meta.items() if value or key == "sources"})
@@ -540,7 +458,7 @@ def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | N
     writing's: ``_info_key`` and ``stamp`` tell each writing apart, however soon after the last."""
     folder.mkdir(parents=True, exist_ok=True)
     fresh, path = folder / ".deck.toml.new", folder / "deck.toml"
-    fresh.write_bytes(_toml(name, sources, owner_hash, title).encode("utf-8"))
+    fresh.write_bytes(deck_toml(name, sources, owner_hash, title).encode("utf-8"))
     before = _info_key(folder)
     os.replace(fresh, path)
     # A later time than the last writing's, always: a file system's clock ticks coarsely (1-10 ms),

@@ -13,6 +13,7 @@ MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond
 
 
 def run(args: argparse.Namespace) -> int:
+    from ecoscore.vision.deck_archive import export_deck, import_deck
     from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, default_store
 
     store = default_store()
@@ -42,12 +43,12 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "export":
             if args.file.exists() and not args.force:  # (it overwrote a friend's export without a word)
                 raise BadInput(f"{args.file} exists already: give another file name, or --force to replace it")
-            out = store.export(args.name, args.file)
+            out = export_deck(store, args.name, args.file)
             print(f"wrote {out}", file=sys.stderr)
         elif args.action == "import":
             if not args.file.is_file():
                 raise BadInput(f"{args.file}: no such file")
-            info = store.import_(args.file, args.name)
+            info = import_deck(store, args.file, args.name)
             print(f"imported deck {info.name}{_called(info)}: {sum(info.counts.values())} references"
                   + (f" (reads nothing yet: no {', '.join(info.missing)})" if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)

@@ -1,0 +1,119 @@
+"""A deck as one file to pass to a friend: a ``.zip`` of its ``deck.toml`` (name, title, sources;
+never the owner) and its reference crops as ``<type>/<n>.png``. The importer reads nothing else,
+and reads it as a stranger's file: sizes, counts, compression and pixels are checked before
+anything is inflated or decoded.
+"""
+from __future__ import annotations
+
+import tomllib
+import zipfile
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+from ecoscore.scoring import CardType
+
+from .deckstore import MAX_REFERENCES, DeckInfo, DeckStore, DeckStoreError, check_name, clean_title, deck_toml, reference_crop
+
+MAX_IMPORT_BYTES = 40 * 2**20
+MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
+
+
+def export_deck(store: DeckStore, name: str, out: Path) -> Path:
+    images = store.images(name)
+    info = store.info(name)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", deck_toml(name, info.sources, title=info.title))
+        for card, crops in images.items():
+            for i, crop in enumerate(crops):
+                z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
+    return out
+
+
+def import_deck(store: DeckStore, path: Path, name: str | None = None) -> DeckInfo:
+    """Take a deck exported by ``export_deck`` into ``store``, under its own name or ``name``."""
+    export = _read_export(path)
+    name = check_name(name or export.name)
+    if store.is_stored(name):
+        raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
+    # A title a deck here has already is left to it: the copy is called by its own name (two
+    # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
+    wanted = export.title
+    kept_by = next((other for other in store.names() if wanted and store.info(other).title == wanted), None)
+    # A deck still being taught travels as it is, and reads nothing until it has every type
+    # (exported half built, it was refused on import: an attack).
+    info = store.add(name, export.crops, f"imported from {path.name}", title=None if kept_by else wanted,
+                     partial=not all(export.crops.values()))
+    return replace(info, title_kept_by=kept_by)
+
+
+class _Export(NamedTuple):
+    name: str  # as its deck.toml gives it, unchecked
+    title: str | None
+    crops: dict[CardType, list[np.ndarray]]
+
+
+def _read_export(path: Path) -> _Export:
+    if path.stat().st_size > MAX_IMPORT_BYTES:
+        raise DeckStoreError(f"{path}: larger than {MAX_IMPORT_BYTES // 2**20} MB, not a deck export")
+    try:
+        z = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise DeckStoreError(f"{path}: not a deck export (not a zip file)") from None
+    crops: dict[CardType, list[np.ndarray]] = {c: [] for c in CardType}
+    with z:
+        members = z.infolist()
+        if len(members) > MAX_REFERENCES + 1 or sum(m.file_size for m in members) > 4 * MAX_IMPORT_BYTES:
+            raise DeckStoreError(f"{path}: too many or too large members for a deck export")
+        # An export is deflated (``export_deck``); bzip2 and LZMA inflate a read whole, however
+        # little is asked of it (a 498-byte member took 557 MB before its CRC was checked).
+        if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for m in members):
+            raise DeckStoreError(f"{path}: a member compressed other than a deck export is (deflate), not a deck export")
+        try:
+            meta = tomllib.loads(_member_bytes(z, z.getinfo("deck.toml")).decode("utf-8"))
+        # (brackets nested 200,000 deep in a 547-byte file: a RecursionError, a traceback before)
+        except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError, zipfile.BadZipFile, zlib.error, EOFError,
+                RecursionError):
+            raise DeckStoreError(f"{path}: no readable deck.toml in it, not a deck export") from None
+        for m in members:
+            parts = m.filename.split("/")
+            if len(parts) != 2 or not parts[1].endswith(".png"):
+                continue
+            try:
+                card = CardType(parts[0])
+            except ValueError:
+                continue
+            try:
+                data = _member_bytes(z, m)
+            except (zipfile.BadZipFile, zlib.error, EOFError):  # a bad CRC, a damaged stream
+                raise DeckStoreError(f"{path}: {m.filename} is damaged in the zip file") from None
+            w, h = _png_size(data)
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if 0 < w * h <= MAX_IMPORT_PIXELS else None
+            if image is None:
+                raise DeckStoreError(f"{path}: {m.filename} is not a readable reference image (a PNG of at most "
+                                     f"{MAX_IMPORT_PIXELS} pixels)")
+            crops[card].append(reference_crop(image))  # kept at the stored size, not the member's
+    title = meta.get("title")
+    return _Export(str(meta.get("name", "")), clean_title(title) if isinstance(title, str) else None, crops)
+
+
+def _member_bytes(z: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:
+    """A zip member's bytes, inflated a piece at a time: read whole, a member that claims 1,000
+    bytes and inflates to 1.5 GB took 2 GB of memory before its CRC was checked. Read so, it
+    stops at the size it claims (``ZipExtFile`` cuts it there), and the CRC then fails."""
+    out = bytearray()
+    with z.open(member) as f:
+        while chunk := f.read(2**16):
+            out += chunk
+    return bytes(out)
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) a PNG's header claims, before any decoding; (0, 0) if it is no PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return 0, 0
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
