@@ -924,8 +924,8 @@ async function rememberCards() {
   if (!solo.file) { setStatus(said, () => t("ui.remember_retake"), true); return; }
   // Remembered already, and not changed since: sent again it added nothing, and that empty add
   // became the deck's last, so Forget could no longer take the photo's cards back (a walk).
-  if (solo.remembered && solo.rememberedGrid === JSON.stringify(solo.view.grid)) {
-    setStatus(said, () => t("ui.remembered_already", { name: solo.rememberedTitle || deckTitle(solo.remembered) }));
+  if (solo.remembered && solo.remembered.grid === JSON.stringify(solo.view.grid)) {
+    setStatus(said, () => t("ui.remembered_already", { name: solo.remembered.title }));
     return;
   }
   // Cards found and not named yet (nor kept as they are, nor set to empty: a box on a bare gap
@@ -1013,8 +1013,7 @@ async function rememberCards() {
     // A card named wrong can be taken back: the cards this photo added (none: nothing to take back,
     // and forgetting would say so).
     const called = deck.title || deck.name;
-    solo.remembered = deck.added ? deck.name : null; solo.rememberedTitle = deck.added ? called : null;
-    solo.rememberedGrid = deck.added ? JSON.stringify(solo.view.grid) : null;
+    solo.remembered = deck.added ? { name: deck.name, title: called, grid: JSON.stringify(solo.view.grid) } : null;
     $("forget").hidden = !deck.added;
     saveSolo();
     await loadDecks($("deck"));
@@ -1035,12 +1034,12 @@ async function rememberCards() {
 // "Forget these cards": the deck's last add taken back (a card named wrong and remembered
 // taught the deck a wrong picture, and nothing could take it back: a walk-through).
 async function forgetCards() {
-  const name = solo.remembered, called = solo.rememberedTitle || deckTitle(name), said = $("remember-status");
-  if (!name) return;
+  if (!solo.remembered) return;
+  const { name, title: called } = solo.remembered, said = $("remember-status");
   const tokenOf = deckTokenKey(name);
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
-    $("forget").hidden = true; solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null;
+    $("forget").hidden = true; solo.remembered = null;
     saveSolo();
     if (!out.deck) {  // the deck was only these cards: it is gone
       localStorage.removeItem(tokenOf);
@@ -1057,7 +1056,8 @@ async function forgetCards() {
 
 // ---------- one photo ----------
 const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
-  index: 0, remembered: null, rememberedTitle: null, pending: 0, work: {} };
+  // remembered: {name, title, grid} of the deck this read's cards were last added to (Forget takes them back)
+  index: 0, remembered: null, pending: 0, work: {} };
 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
 // steps), as plain data: kept while another tableau of the photo is shown, and through a reload
@@ -1122,7 +1122,7 @@ function saveSolo(player) {
   if (!solo.doc || !solo.view) return;
   const v = solo.view;
   const state = { doc: solo.doc, index: solo.index, teaching: solo.teaching, showAnyway: solo.showAnyway,
-    remembered: solo.remembered, rememberedTitle: solo.rememberedTitle, rememberedGrid: solo.rememberedGrid, read: v.read, ...workOf(v), player: player || v.player,
+    remembered: solo.remembered, read: v.read, ...workOf(v), player: player || v.player,
     work: solo.work, photo: solo.photoData };
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
     try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
@@ -1173,7 +1173,7 @@ function showRestored() {
   try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
   Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
-    remembered: state.remembered || null, rememberedTitle: state.rememberedTitle || null, rememberedGrid: state.rememberedGrid || null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
+    remembered: state.remembered && state.remembered.name ? state.remembered : null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
     work: state.work || {} });
   const view = soloView();
   const { grid, cells, doubts, photo, size } = state.read;
@@ -1203,7 +1203,7 @@ async function scorePhoto(file) {
     if (doc === null && solo.doc && solo.view) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
     if (!doc) return;
     solo.doc = doc; solo.showAnyway = false; solo.file = file; solo.photoData = null; solo.teaching = false;
-    solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null; solo.work = {};
+    solo.remembered = null; solo.work = {};
     solo.index = 0;  // the tableau with the most cards comes first (the player's own, most often)
     const p = await scoredAlone(doc.players[0], doc);
     soloView().load({ ...p, read_grid: p.grid });
@@ -1279,7 +1279,7 @@ async function teachPhoto() {
     const doc = await api("POST", "/api/grid", { players: [{ name: "photo", grid: guessed }] });
     const p = { ...doc.players[0], cells: layout.cells, doubts: layout.doubts, photo_url: layout.photo_url, photo_size: layout.photo_size };
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
-    solo.remembered = null; solo.rememberedTitle = null; solo.rememberedGrid = null; solo.work = {};
+    solo.remembered = null; solo.work = {};
     soloView().load({ ...p, read_grid: guessed });
     showSolo(p);
     keepPhoto(file);
