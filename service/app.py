@@ -66,17 +66,26 @@ def utf8_safe(value: object) -> object:
     return value
 
 
+MAX_ERRORS = 20  # a 422 lists at most this many of what was wrong (a body can hold thousands)
+
+
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """FastAPI's own 422, with what it echoes of the client's input made encodable: a string
     holding a lone surrogate (valid JSON, not valid UTF-8) made its answer fail to encode, and
     every JSON route answer 500. A file part sent as text (a ``filename*=`` the parser does not
-    read, or no file name) is said so, not as "Expected UploadFile, received: <class 'str'>"."""
-    errors = jsonable_encoder(exc.errors())
+    read, or no file name) is said so, not as "Expected UploadFile, received: <class 'str'>".
+
+    What it echoes is cut: no ``input`` (the client has it) and at most ``MAX_ERRORS`` errors. A
+    60 KB body whose strings the 422 echoed (twice, once per branch of a union) had each string
+    matched against every message template on its way out in another language: 1-2.5 s of the
+    event loop a request, /health waiting behind it (an attack)."""
+    errors = jsonable_encoder(exc.errors()[:MAX_ERRORS])
     for error in errors:
+        if isinstance(error, dict):
+            error.pop("input", None)
         if isinstance(error, dict) and "Expected UploadFile" in str(error.get("msg", "")):
             error["msg"] = (f"{error.get('loc', ['', 'photo'])[-1]}: a file was expected and a text field came: "
                             "send the photo as a file part, with filename=\"...\" in its Content-Disposition")
-            error.pop("input", None)
     return JSONResponse(status_code=422, content={"detail": utf8_safe(errors)})
 
 

@@ -84,6 +84,25 @@ def test_deeply_nested_brackets_get_a_4xx(client):
     assert 400 <= r.status_code < 500
 
 
+def test_a_422_echoes_no_input_and_a_bounded_list_of_errors_in_any_language(client):
+    # A 60 KB body of strings, echoed by the 422 and each matched against every message template
+    # on its way into Czech, held the event loop 1-2.5 s a request (an attack).
+    body = {"players": [{"name": "a", "grid": {"doubts": ["a: b: c"] * 6000}}]}
+    r = client.post("/api/grid?lang=cs", json=body)
+    assert r.status_code == 422
+    errors = r.json()["detail"]
+    assert 0 < len(errors) <= 20 and all("input" not in e and e["msg"] for e in errors)
+
+
+def test_an_answer_s_messages_are_translated_up_to_a_bound():
+    from ecoscore.service.i18n import MAX_TRANSLATED, translate_doc
+
+    said = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
+    doc = translate_doc({"players": [{"doubts": [said] * 300}, {"doubts": [said] * 300}]}, "cs")
+    out = doc["players"][0]["doubts"] + doc["players"][1]["doubts"]
+    assert out[0] != said and out[MAX_TRANSLATED - 1] != said and out[MAX_TRANSLATED:] == [said] * (600 - MAX_TRANSLATED)
+
+
 def test_a_string_with_a_lone_surrogate_gets_a_422_on_every_json_route(client):
     # Valid JSON ("\ud800" is a legal escape), not valid UTF-8: FastAPI's own 422 echoed it
     # back and failed to encode it, so every JSON route answered 500 (a session's attack).

@@ -134,7 +134,11 @@ def test_a_lattice_set_aside_is_said_only_with_boxes_enough_and_some_cards_named
 def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final(reader, deck, tmp_path):
     """Hard tuning photo 4002/59: four tableaux, the far dark one boxed as 8 cards of which 4 named
     surely, set aside (too few for a tableau) without a word. The other three were scored as the
-    whole game: majorities without a player. Now the photo says so, and the game is not final."""
+    whole game: majorities without a player. Now the photo says so, and the game is not final.
+    (The counts are the finder's and the classifier's on the edge: 9 boxes and 3 sure in float32,
+    8 and 4 in bfloat16; a fresh clone's run on a CPU without bfloat16 failed on the exact text.)"""
+    import re
+
     from fastapi.testclient import TestClient
 
     from ecoscore.service.app import Settings, create_app
@@ -144,12 +148,13 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     read = reader.read(scene.jpeg)
     assert len(read.tableaux) == 3
     said = [d for d in read.doubts if d.startswith("a grid of ")]
-    assert said == ["a grid of 8 cards was found, but only 4 of them read surely as cards, so it was not scored as a "
-                    "player: if it is a player's tableau, photograph it alone, or closer"], read.doubts
+    assert len(said) == 1 and re.fullmatch(r"a grid of [89] cards was found, but only [34] of them read surely as cards, so it "
+                                           r"was not scored as a player: if it is a player's tableau, photograph it alone, "
+                                           r"or closer", said[0]), read.doubts
     with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}"), reader=reader)) as client:
         answer = client.post("/api/photo?lang=cs", files={"photo": ("table.jpg", scene.jpeg, "image/jpeg")}).json()
     assert not answer["final"]
-    assert all("byla nalezena mřížka 8 karet, ale jen 4 z nich se přečetly jistě jako karty" in " ".join(p["doubts"])
+    assert all(re.search(r"byla nalezena mřížka [89] karet, ale jen [34] z nich se přečetly jistě jako karty", " ".join(p["doubts"]))
                for p in answer["players"])
     # The command line says it once, of the photo (it said it under each of its three players).
     import subprocess
@@ -159,7 +164,7 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     photo.write_bytes(scene.jpeg)
     r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(photo)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    said = [line for line in r.stdout.splitlines() if "a grid of 8 cards was found" in line]
+    said = [line for line in r.stdout.splitlines() if line.startswith("doubt (game): a grid of ")]
     assert said == ["doubt (game): " + read.doubts[0]], said
     assert "not final: game-1" in r.stdout
 
