@@ -179,9 +179,36 @@ def player_to_dict(p: PlayerScore, read: ReadDoc | None = None) -> PlayerDoc:
     return doc
 
 
+# A tableau read as another player's, card for card, is one photographed twice (or a neighbour's
+# taken for one's own): two players' tableaux of this many cards are never alike by chance.
+TWIN_CARDS = 10
+
+
+def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc | None]:
+    """``reads`` (one a player, None past its end) with a doubt on each read whose tableau is
+    another player's, card for card, as laid or turned half round (the same tableau shot from the
+    other side). The same photo sent for two players was scored as two, its majorities shared,
+    and the game said final (an attack)."""
+    out: list[ReadDoc | None] = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
+    for k, p in enumerate(game.players):
+        read = out[k]
+        if read is None or p.bot or sum(c is not None for c in p.tableau.cells) < TWIN_CARDS:
+            continue
+        same = [o.name for j, o in enumerate(game.players) if j != k and not o.bot
+                and o.tableau.cells in (p.tableau.cells, p.tableau.cells[::-1])]
+        if same:
+            n = sum(c is not None for c in p.tableau.cells)
+            said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
+                    "Photograph each player's own tableau")
+            out[k] = cast(ReadDoc, {**read, "doubts": [*read.get("doubts", []), said]})
+    return out
+
+
 def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameDoc:
     """The JSON answer (cells are [row, col], 0-based). ``reads[k]``: what a photo's read adds to
-    player k (none for a player given as a grid, or past the end of ``reads``)."""
+    player k (none for a player given as a grid, or past the end of ``reads``). Final: no read in
+    doubt, and no more cards of a type than the deck holds where any was read (a misread card)."""
+    reads = twins_said(game, reads)
     return {
         "players": [player_to_dict(p, reads[k] if k < len(reads) else None) for k, p in enumerate(game.players)],
         "winners": game.winners,
@@ -190,7 +217,7 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
         "others": [{"largest_stream": s, "wolves": w} for s, w in game.others],
         "solo": {"margin": game.solo.margin, "outcome": game.solo.outcome} if game.solo else None,
         "deck_issues": [str(issue) for issue in game.deck_issues],
-        "final": not any(_unsure(reads[k] if k < len(reads) else None) for k in range(len(game.players))),
+        "final": not any(_unsure(read) for read in reads) and not (game.deck_issues and any(reads)),
     }
 
 
@@ -211,6 +238,7 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     ``reads[k]``: what a photo's read adds to player k; while a read has doubts the winner is
     not final, and the pad says so (a cut neighbour's tableau, its missing cells scored as empty,
     was named the winner with nothing beside it but the doubts)."""
+    reads = twins_said(game, reads)
     names = [p.name for p in game.players]
     label_width = max(len("biodiversity"), *(len(c.value) for c in CardType))
     col_width = max(6, *(len(n) for n in names))
@@ -235,6 +263,8 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     in_doubt = [_in_doubt(read) for read in read_of]
     unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
+    if game.deck_issues and any(read_of):
+        unsure.append("more cards of a type than a deck holds (below)")
     if unsure:
         trusted = "winner" if len(game.players) > 1 else "total"
         lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")

@@ -121,3 +121,38 @@ def test_a_read_doubted_as_a_whole_makes_the_winner_not_final_and_a_grid_player_
     assert "not final: ann (doubts about the photo or the grid)" in pad and "bruno (" not in pad
     assert answer.game_to_dict(both, [None, reads[0]])["final"] is False
     assert answer.game_to_dict(both, [None, None])["final"] is True
+
+
+def _read_of(tableau) -> answer.ReadDoc:
+    """A sure read of ``tableau``: every cell named, no doubt."""
+    rows = [[{"type": c.value if c else None, "doubts": []} for c in tableau.cells[r * 5:(r + 1) * 5]] for r in range(4)]
+    return answer.ReadDoc(cells=rows, doubts=[])  # type: ignore[typeddict-item]
+
+
+def test_one_tableau_read_for_two_players_is_doubted_and_not_final():
+    # The same photo sent for two players was scored as two, majorities shared, and the game
+    # said final (an attack). Turned half round (shot from across the table) it is the same.
+    alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
+    bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
+    turned = type(alice)(alice.cells[::-1])
+    game = score_game([("ann", alice), ("bob", turned), ("cid", bruno)])
+    doc = answer.game_to_dict(game, [_read_of(alice), _read_of(turned), _read_of(bruno)])
+    said = [p["doubts"] for p in doc["players"]]
+    assert said[0] == ["the same 20 cards in the same places as bob's tableau: one tableau photographed twice? "
+                       "Photograph each player's own tableau"]
+    assert said[1][0].startswith("the same 20 cards in the same places as ann's tableau") and said[2] == []
+    assert doc["final"] is False and "not final: ann (doubts about the photo or the grid), bob" in answer.score_pad(
+        game, [_read_of(alice), _read_of(turned), _read_of(bruno)])
+    # Two different tableaux read surely: final. Typed grids alike are the player's own word.
+    assert answer.game_to_dict(score_game([("ann", alice), ("cid", bruno)]), [_read_of(alice), _read_of(bruno)])["final"]
+    assert answer.game_to_dict(score_game([("ann", alice), ("bob", alice)]))["final"]
+
+
+def test_more_cards_of_a_type_than_a_deck_holds_keeps_a_read_game_from_final():
+    alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
+    crowd = [(f"p{k}", type(alice)(alice.cells[k:] + alice.cells[:k])) for k in range(1, 7)]  # 6 alike in kind
+    game = score_game(crowd)
+    assert game.deck_issues
+    assert answer.game_to_dict(game)["final"] is True  # typed grids: the players' own word
+    doc = answer.game_to_dict(game, [_read_of(t) for _, t in crowd])
+    assert doc["final"] is False and all(p["doubts"] == [] for p in doc["players"])
