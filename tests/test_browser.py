@@ -1087,6 +1087,29 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     expect(page.locator("#remember-status")).to_have_text("")
 
 
+def test_a_double_tap_in_review_checks_one_card_not_the_next_unseen(server, page, photo_set, reader, tmp_path):
+    # The next card's picker opened under a double tap's second tap, which kept (or named) that
+    # card unseen and marked it checked (a walk: taps 130 ms apart).
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    n = page.locator("#solo-tableau .grid button.doubt").count()
+    assert n >= 2
+    page.click("#solo-tableau .review")
+    page.wait_for_selector("#picker[open]")
+    page.wait_for_timeout(600)  # the player looks at the card
+    box = page.locator("#keep").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    page.wait_for_timeout(130)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(600)
+    expect(page.locator("#review-step")).to_have_text(f"Doubtful card 2 of {n}")
+    expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(n - 1)
+    page.mouse.click(x, y)  # a tap once it has been seen: taken
+    expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(n - 2)
+
+
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):
     page = new_page(viewport={"width": 1366, "height": 768}, mobile=False, permissions=["clipboard-read", "clipboard-write"])
     page.add_init_script("Object.defineProperty(navigator, 'share', {value: undefined})")

@@ -719,6 +719,7 @@ function emptyCellsChecked(doubt, done) {
 }
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
+const PICK_GUARD_MS = 400;  // a tap this soon after the picker opens is the last one's (a double tap)
 function pick(view, r, c, review) {
   return new Promise((resolve) => {
     const dialog = $("picker"), choices = $("choices");
@@ -751,6 +752,7 @@ function pick(view, r, c, review) {
     const list = [...first, ...order.filter((x) => !first.includes(x))];
     choices.innerHTML = "";
     let done = false;
+
     // the close event comes later: by then the next card's picker may be open (the review walk)
     const finish = (value) => { if (done) return; done = true; dialog.onclose = null; if (dialog.open) dialog.close(); resolve(value); };
     list.forEach((type, i) => {
@@ -780,6 +782,12 @@ function pick(view, r, c, review) {
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
+    // A tap that lands as the picker opens was meant for the one before: in Review the next card's
+    // picker opened under a double tap's second tap, which named that card, unseen, and marked it
+    // checked (a walk). Its choices take no tap for a moment (style.css: .settling); keys at once.
+    dialog.classList.add("settling");
+    const opened = (pick.opened = (pick.opened || 0) + 1);
+    setTimeout(() => { if (pick.opened === opened) dialog.classList.remove("settling"); }, PICK_GUARD_MS);
     // "Keep as read" first where it is offered: an Enter at once keeps the card, never changes it
     // to the second guess (a walk, keyboard only).
     ($("keep").hidden ? choices.firstElementChild : $("keep")).focus();
