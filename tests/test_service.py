@@ -194,6 +194,14 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     truth = score_game([(str(k), truth_tableau(t)) for k, t in enumerate(two_tableaux.truth["tableaux"])])
     assert sorted(p["total"] for p in doc["players"]) == sorted(p.total for p in truth.players)  # majorities between them
     assert not any("tableaux" in d for p in doc["players"] for d in p["doubts"])  # each read stands alone
+    # A phone's long file name: its players' names fit a name's 40 characters, so the page's
+    # correction (/api/grid) takes them back (they came back as 42 and were refused: an attack).
+    long = "PXL_20210108_094738624.PORTRAIT.ORIGINAL"
+    doc = client.post("/api/photo", files={"photo": photo(two_tableaux, long + ".jpg")}).json()
+    named = [p["name"] for p in doc["players"]]
+    assert named == [long[:38] + "-1", long[:38] + "-2"]
+    back = client.post("/api/grid", json={"players": [{"name": n, "grid": p["grid"]} for n, p in zip(named, doc["players"])]})
+    assert back.status_code == 200, back.text
 
     rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
     r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"})

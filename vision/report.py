@@ -9,11 +9,14 @@ from ecoscore.scoring import GameScore, ReadDoc, Tableau, score_game
 from .reads import PhotoRead, TableauRead
 
 
-def player_names(name: str, read: PhotoRead) -> list[str]:
-    """One player per tableau: the photo's name, numbered when a photo holds several."""
+def player_names(name: str, read: PhotoRead, max_length: int | None = None) -> list[str]:
+    """One player per tableau: the photo's name, numbered when a photo holds several, each at
+    most ``max_length`` characters (the name cut to make room for its number: a phone's 40-character
+    file name came back as players of 42, which a correction's /api/grid then refused: an attack)."""
     if len(read.tableaux) == 1:
         return [name]
-    return [f"{name}-{k + 1}" for k in range(len(read.tableaux))]
+    suffixes = [f"-{k + 1}" for k in range(len(read.tableaux))]
+    return [name[:None if max_length is None else max_length - len(s)] + s for s in suffixes]
 
 
 def quad_doc(quad) -> list[list[float]]:
@@ -55,13 +58,14 @@ def score_reads(
     neutral: tuple[int, int] | None = None,
     bot: Tableau | None = None,
     others: Sequence[tuple[int, int]] | None = None,
+    max_name: int | None = None,
 ) -> tuple[GameScore, list[ReadDoc]]:
     """Score read photos as one game. Returns the game and, per player, what the read adds
-    (``game_to_dict(game, reads)`` is the answer)."""
+    (``game_to_dict(game, reads)`` is the answer); ``max_name``: see ``player_names``."""
     players: list[tuple[str, Tableau]] = []
     docs: list[ReadDoc] = []
     for name, read in reads:
-        for player, tab in zip(player_names(name, read), read.tableaux):
+        for player, tab in zip(player_names(name, read, max_name), read.tableaux):
             players.append((player, tab.tableau))
             doc = read_to_dict(tab, read.doubts, read.deck)
             doc["photo"] = name

@@ -117,7 +117,8 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         if found > most:  # each tableau is a player: photos of several count each one
             raise HTTPException(422, f"at most {most} players in a game: the photos hold {found} tableaux")
         try:
-            game, read_docs = score_reads(reads, neutral=neutral, bot=bot, others=others)
+            game, read_docs = score_reads(reads, neutral=neutral, bot=bot, others=others,
+                                          max_name=svc.settings.max_name)
         except ValueError as err:
             raise HTTPException(422, str(err)) from None
         players, jpegs = iter(game.players), []
