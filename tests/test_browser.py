@@ -1047,6 +1047,33 @@ def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page,
     assert f"{len(player['gaps'])} type" in bio and all(g in bio for g in player["gaps"]) and "+12" in bio
 
 
+def test_the_biodiversity_said_follows_a_correction_and_the_language(server, page, photo_set, tmp_path):
+    # It kept the score before a correction (the pad said 0, beside it "6 types scored nothing,
+    # so -5"), and English after a switch to Russian (a walk).
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    page.click("#pad tbody button.link")
+    grid_now = ("[...document.querySelectorAll('#solo-tableau .grid button')]"
+                ".reduce((rows, b, i) => { (rows[Math.floor(i / 5)] ||= []).push(b.dataset.type || null); return rows; }, [])")
+    def gaps() -> list:
+        doc = page.evaluate(f"fetch('/api/grid', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify("
+                            f"{{players: [{{name: 'x', grid: {grid_now}}}]}})}}).then(r => r.json())")
+        return doc["players"][0]["gaps"]
+    before = gaps()
+    # every card of one kind emptied: that kind now scores nothing
+    kind = page.get_attribute("#solo-tableau .grid button[data-type] >> nth=0", "data-type")
+    where = page.eval_on_selector_all(f"#solo-tableau .grid button[data-type='{kind}']", "bs => bs.map(b => [b.dataset.row, b.dataset.col])")
+    for r, c in where:
+        page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
+        page.wait_for_selector("#picker[open]")
+        page.click("#choices button[data-type='']")
+        page.wait_for_selector("#picker:not([open])", state="hidden")
+    after = gaps()
+    assert after != before and kind in after
+    page.wait_for_function(f"document.querySelector('#bio-explain').textContent.startsWith('Biodiversity: {len(after)} type')")
+    page.select_option("#lang", "ru")
+    page.wait_for_function("document.querySelector('#bio-explain').textContent.startsWith('Биоразнообразие')")
+
+
 def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader, tmp_path):
     from playwright.sync_api import expect
 

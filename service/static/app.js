@@ -222,10 +222,11 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
   };
   for (const type of PAD) row(I18N.card(type), players.map((p) => p.cards[type]));
   const bio = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: t("ui.biodiversity") });
-  bio.addEventListener("click", () => {
-    bioTarget.hidden = false;
-    bioTarget.textContent = players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
-  });
+  const bioSaid = () => players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
+  bio.addEventListener("click", () => { bioTarget.hidden = false; bioTarget.textContent = bioSaid(); });
+  // Shown already: said again with the pad (it kept the score before a correction, a player
+  // joining, or the language switched: a walk).
+  if (bioTarget && !bioTarget.hidden) bioTarget.textContent = bioSaid();
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   const doubts = players.map(unsure);
