@@ -494,6 +494,8 @@ def test_a_retake_is_never_replaced_by_the_older_photo(tmp_path, reader, page, p
 
 
 def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(server, page, photo_set, tmp_path):
+    from playwright.sync_api import expect
+
     new_room(page, server)
     page.click("#add-photo")  # no name: said at once, before any file is chosen
     assert page.text_content("#room-status") == "Type your name first."
@@ -512,6 +514,19 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
         page.click("#confirm-yes")
     chooser.value.set_files(path)  # the very same file
     page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
+    # After a reload the box names her seat, and her name typed otherwise ("ann") is still hers:
+    # it was refused, after the whole upload, as too like Ann (a walk).
+    page.reload()
+    expect(page.locator("#player-name")).to_have_value("Ann")
+    page.fill("#player-name", "ann")
+    page.click("#add-photo")
+    page.wait_for_selector("#confirm[open]")
+    assert "Replace Ann's tableau" in page.text_content("#confirm-text")
+    with page.expect_file_chooser() as chooser:
+        page.click("#confirm-yes")
+    chooser.value.set_files(path)
+    page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
+    assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
 
 
 def test_an_unreadable_photo_asks_for_a_retake(server, page, photo_set, reader, tmp_path):

@@ -1498,8 +1498,20 @@ function winnersText(game, unsure = false) {
 // The deck a room's photos are read with: the room's own, else this phone's.
 const roomDeck = () => (room.doc && room.doc.deck) || deckChosen();
 
+// The player this phone holds the token of whose name is the one typed, as the room writes it
+// ("boris" for "Boris"): after a reload the box was empty, and "boris" typed to retake a photo was
+// refused, after the whole upload, as too like Boris, the player's own seat (a walk).
+const foldName = (s) => s.normalize("NFKC").toLowerCase().split(/\s+/).filter(Boolean).join(" ");
+function ownName(typed) {
+  const mine = ((room.doc && room.doc.players) || []).filter((p) => localStorage.getItem(tokenKey(p)));
+  return mine.find((p) => p === typed) || mine.find((p) => foldName(p) === foldName(typed)) || typed;
+}
+
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
+  // This phone's one seat in the room, named in the box for its next photo (it was empty after a reload).
+  const seats = doc.players.filter((p) => localStorage.getItem(tokenKey(p)));
+  if (seats.length === 1 && !$("player-name").value.trim() && document.activeElement !== $("player-name")) $("player-name").value = seats[0];
   $("room-deck").hidden = !doc.deck;
   $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
   // A friend's phone reads the room with its deck, and nothing else: the deck offered for this
@@ -1744,9 +1756,10 @@ async function writeRoomGrid(name, asked, message, writes) {
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
 async function addPhotoClicked() {
-  const name = $("player-name").value.trim();
-  if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   await room.ready;  // whether the name is taken is the room's to say
+  const name = ownName($("player-name").value.trim());
+  if (name) $("player-name").value = name;
+  if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
   if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
   if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
@@ -1756,7 +1769,7 @@ async function addPhotoClicked() {
 
 async function joinRoom(file) {
   $("room-photo").value = "";  // the same file chosen again is a new choice
-  const name = $("player-name").value.trim();
+  const name = ownName($("player-name").value.trim());
   if (!file || !name) return;
   $("room-teach").hidden = true;
   const token = localStorage.getItem(tokenKey(name));
