@@ -529,6 +529,16 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
 
 
+def test_a_double_tap_on_new_room_starts_one_room(server, page):
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" and r.url.split("?")[0].endswith("/api/rooms") else None)
+    page.goto(server)
+    page.wait_for_function("document.documentElement.lang === 'en' && !!document.querySelector('#new-room')")
+    page.dblclick("#new-room")
+    page.wait_for_url("**/r/*")
+    assert len(posted) == 1, posted
+
+
 def test_an_unreadable_photo_asks_for_a_retake(server, page, photo_set, reader, tmp_path):
     upload_solo(page, server, write(tmp_path, "spoiled.jpg", spoil(photo_set[5].jpeg, reader, 12)))
     assert page.is_visible("#retake") and not page.is_visible("#total")

@@ -1861,6 +1861,9 @@ function bindPhotoButtons() {
   }
   // "New room" too: bound after the catalogue, a tap on a slow load did nothing (seen in CI).
   $("new-room").addEventListener("click", async () => {
+    // One room a tap: a double tap started two, one of them lost (and counted against the
+    // service's rooms an hour: a walk). Free again if it fails; the page leaves if it does not.
+    $("new-room").disabled = true;
     try {
       // The deck this phone reads with becomes the room's: every phone in it reads the game's
       // cards with it (a friend's phone could not read a deck taught on this one: a walk).
@@ -1868,7 +1871,7 @@ function bindPhotoButtons() {
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value, deck });
       localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
       location.href = doc.url;
-    } catch (err) { setStatus($("status"), err, true); }
+    } catch (err) { setStatus($("status"), err, true); $("new-room").disabled = false; }
   });
 }
 
