@@ -98,3 +98,19 @@ def test_batch_and_eval_say_when_the_folder_does_not_exist(tmp_path, capsys):
     assert "no photos in" in capsys.readouterr().err
     assert main(["eval", str(tmp_path / "nosuch")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_counts_below_one_and_a_busy_port_exit_2_at_once(tmp_path):
+    # `synth --n -1` wrote 0 images and exited 0; `serve` on a taken port loaded the models for
+    # ~20 s, then exited 3 with uvicorn's error (a newcomer's run).
+    import socket
+
+    r = run("synth", "--n", "-1", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "--n: -1: give 1 or more" in r.stderr and not (tmp_path / "x").exists()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run("serve", "--port", str(port))
+    assert r.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
+    assert "starting on" not in r.stderr

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import BadInput, add_deck_option, open_reader_or_fail
+from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--out", type=Path, required=True, help="results file (CSV, or JSON lines with --jsonl)")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
     p.add_argument("--resume", action="store_true", help="skip photos already in --out")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: 2, one per core)")
+    p.add_argument("--workers", type=positive_int, default=None, help="processes (default: 2, one per core)")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="score on a Dask cluster: its scheduler's address (tcp://host:8786; the workers must see "
                         "the photos at the same path), or 'local' for --workers processes here "

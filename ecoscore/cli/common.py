@@ -21,6 +21,17 @@ class BadInput(Exception):
     """A user error: printed on stderr, exit code 2."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--n -1`` wrote 0 images and exited 0)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
+
 def read_grid(path: Path, what: str = "") -> Tableau:
     """A grid file's tableau; a file that cannot be read, is no text, or holds no grid is a
     ``BadInput`` naming it (``what``: the option it came with, "--bot: ")."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import BadInput, add_deck_option, open_reader_or_fail
+from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("eval", help="measure the reader on a rendered set with truth files")
     p.add_argument("folder", type=Path, help="a folder written by `ecoscore synth`")
-    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--limit", type=positive_int, default=None)
     p.add_argument("--json", action="store_true")
     add_deck_option(p)
     p.set_defaults(run=run)

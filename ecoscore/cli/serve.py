@@ -4,11 +4,30 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_deck_option, open_reader_or_fail
+from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
 
 
 def _check(deck: str | None) -> None:
     open_reader_or_fail(deck)
+
+
+def _check_port(host: str, port: int) -> None:
+    """A port already taken is said at once, as bad input (exit 2): it was said after the models
+    had loaded, ~20 s on, by uvicorn's own error and exit 3 (a newcomer's run)."""
+    import socket
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as err:
+        raise BadInput(f"cannot serve on {host}: {err.strerror or err} (--host takes this machine's address, "
+                       "or 0.0.0.0 for every one)") from None
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+            probe.bind((host, port))
+    except OSError as err:
+        raise BadInput(f"cannot serve on {host}:{port}: {err.strerror or err} (another server on that port? "
+                       "choose another with --port)") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     flags = dict(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
                  public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
     settings = Settings(**{k: v for k, v in flags.items() if v is not None})
+    _check_port(settings.host, settings.port)
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
     print(f"ecoscore: starting on http://{settings.host}:{settings.port}/ (API docs at /docs); it answers once "
@@ -44,8 +64,8 @@ def register(sub) -> None:
     p.add_argument("--port", type=int, default=None, help="default 8000")
     p.add_argument("--db", default=None, help="database URL: sqlite:///PATH (default <data>/service/ecoscore.sqlite3) "
                                                "or postgresql://USER:PASSWORD@HOST/NAME")
-    p.add_argument("--workers", type=int, default=None, help="processes over one database (default 1)")
-    p.add_argument("--reads", type=int, default=None,
+    p.add_argument("--workers", type=positive_int, default=None, help="processes over one database (default 1)")
+    p.add_argument("--reads", type=positive_int, default=None,
                    help="photos read at once in each worker (default: the cores shared out among the workers)")
     p.add_argument("--public-url", default=None, help="the address phones use, for room links and QR codes")
     p.add_argument("--room-idle-days", type=float, default=None, help="rooms idle this long are deleted (default 30)")

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import BadInput
+from .common import BadInput, positive_int
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,11 +37,11 @@ def run(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("synth", help="render synthetic photos of tableaux with labels")
     p.add_argument("--deck", default="standin", help="deck name under datasets/decks, or a deck folder")
-    p.add_argument("--n", type=int, default=100, help="number of scenes")
+    p.add_argument("--n", type=positive_int, default=100, help="number of scenes")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--size", type=int, default=640, help="long side of each photo in pixels")
+    p.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
+    p.add_argument("--size", type=positive_int, default=640, help="long side of each photo in pixels")
     p.add_argument("--kind", choices=["finder", "classifier"], default="finder",
                    help="finder: photos + OBB labels + truth; classifier: straightened cell crops")
     p.add_argument("--hard", action="store_true", help="the hard split: steep angles, blur, dark light, clutter")
