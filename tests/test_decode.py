@@ -159,3 +159,23 @@ def test_a_jpeg_of_thousands_of_scans_is_refused_before_decoding():
     with pytest.raises(ImageError, match=r"holds 30\d\d scans"):
         decode(bomb)
     assert time.perf_counter() - start < 1.0
+
+
+def test_costly_pictures_in_small_files_are_refused_before_decoding():
+    # A 457 KB 16-bit PNG of 59 MP held a reader 4.4 s and 245 MB; a 58 MP progressive JPEG of
+    # one scan repeated to 64 held one 7.9 s (an attack). A PNG or WebP is read to 25 MP, and a
+    # JPEG's scans are weighed by its size; a camera's progressive photo passes.
+    from ecoscore.vision.decode import probe
+
+    flat = np.full((6000, 8000, 3), 120, np.uint8)
+    png = cv2.imencode(".png", flat[:, :4500])[1].tobytes()  # 27 MP
+    with pytest.raises(ImageError, match="a PNG is read at most 25 MP"):
+        probe(png)
+    progressive = cv2.imencode(".jpg", flat, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+    fmt, size, _ = probe(progressive)  # 48 MP, its own ~10 scans
+    assert size == (8000, 6000)
+    last = progressive.rindex(b"\xff\xda")
+    scan, end = progressive[last:-2], progressive[-2:]
+    repeated = progressive[:-2] + scan * 10 + end
+    with pytest.raises(ImageError, match="scans of 48 MP"):
+        probe(repeated)

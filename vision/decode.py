@@ -99,25 +99,34 @@ def _last_bytes(data: bytes, n: int = 2, block: int = 1 << 16) -> bytes:
 # script). Each costs the decoder a pass over every block of the image: a 300 KB file of one
 # tiny scan repeated 3,000 times held a reader for 15 s (an attack on a running server).
 MAX_SCANS = 64
+# ... and, weighed by the image's size, at most this many pixels passed over in all: a 58 MP
+# progressive JPEG of one scan repeated to 64 took 7.9 s (an attack). A camera's progressive
+# photo has about 10 scans: 60 MP × 12.
+MAX_SCAN_PIXELS = 720_000_000
+# PNG and WebP are decoded at full size (a JPEG at an eighth, a quarter or a half): above this
+# they cost seconds (a 457 KB 16-bit PNG of 59 MP, 4.4 s and 245 MB: an attack). A phone's photo
+# is a JPEG or a HEIC; a PNG of a tableau is a screenshot or an export, far smaller.
+MAX_FULL_DECODE_PIXELS = 25_000_000
 # The two markers walked after the first scan, in one pass: FF DA (a scan) and FF D9 (the end).
 # A pass of bytes.find and one of bytes.count took 3 ms of a 12 MP photo's 60; this one 0.7.
 _SCAN_MARKERS = re.compile(rb"\xff[\xd9\xda]")
 
 
-def _eoi_after_scan(data: bytes) -> bool | None:
+def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
     """Whether a JPEG's image data ends in its end-of-image marker, found by walking its segments
     to the first scan and looking for the marker after it: scan data never holds FF D9 (its FF
     bytes are stuffed), and an EXIF thumbnail's own end marker lies before the scan. Whatever
     follows the marker is allowed: a phone's Motion Photo appends its video there, other phones
     a maker's trailer (both were refused as truncated). None: the segments cannot be walked.
-    Refuses (ImageError) a JPEG of more than MAX_SCANS scans: FF DA, like FF D9, is never in
-    scan data, so the markers between the first scan and the end are its scans."""
+    With it, its count of scans (0 where not walked). Refuses (ImageError) a JPEG of more than
+    MAX_SCANS scans: FF DA, like FF D9, is never in scan data, so the markers between the first
+    scan and the end are its scans."""
     i, n = 2, len(data)
     for _ in range(MAX_SEGMENTS):
         if i + 4 > n:
-            return False  # the file ends before its first scan
+            return False, 0  # the file ends before its first scan
         if data[i] != 0xFF:
-            return None
+            return None, 0
         marker = data[i + 1]
         if marker == 0xFF:  # a fill byte before a marker
             i += 1
@@ -127,7 +136,7 @@ def _eoi_after_scan(data: bytes) -> bool | None:
             continue
         length = int.from_bytes(data[i + 2:i + 4], "big")
         if marker == 0x00 or length < 2:
-            return None
+            return None, 0
         if marker == 0xDA:  # start of scan
             scans, end = 0, -1
             for found in _SCAN_MARKERS.finditer(data, i):
@@ -145,13 +154,14 @@ def _eoi_after_scan(data: bytes) -> bool | None:
             if scans > MAX_SCANS:
                 raise ImageError(f"the JPEG file holds {scans} scans (a photo has at most a few dozen): "
                                  "not a camera's photo")
-            return end != -1
+            return end != -1, scans
         i += 2 + length
-    return None  # more segments than any camera writes: not walked further (a cost bound)
+    return None, 0  # more segments than any camera writes: not walked further (a cost bound)
 
 
-def _check_complete(data: bytes, fmt: str) -> None:
-    complete = _eoi_after_scan(data) if fmt == "JPEG" else True
+def _check_complete(data: bytes, fmt: str) -> int:
+    """Refuses a file cut short; returns a JPEG's count of scans (0 if not known, or not a JPEG)."""
+    complete, scans = _eoi_after_scan(data) if fmt == "JPEG" else (True, 0)
     if complete is None:  # damaged segments (the decoder will say so): the last bytes decide
         complete = _last_bytes(data) == b"\xff\xd9"
     if not complete:
@@ -160,6 +170,7 @@ def _check_complete(data: bytes, fmt: str) -> None:
         raise ImageError("the PNG file is truncated (no IEND chunk): the upload was cut short")
     if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
         raise ImageError("the WebP file is truncated: the upload was cut short")
+    return scans
 
 
 def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
@@ -171,7 +182,7 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
     sniffed = _sniff(data)
     if sniffed is None:
         raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)")
-    _check_complete(data, sniffed)
+    scans = _check_complete(data, sniffed)
     try:
         with Image.open(io.BytesIO(data)) as im:
             fmt, (w, h) = im.format or sniffed, im.size
@@ -186,6 +197,12 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         raise ImageError(
             f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
         )
+    if fmt in ("PNG", "WEBP") and w * h > MAX_FULL_DECODE_PIXELS:
+        raise ImageError(f"the {fmt} image is {w} × {h} = {w * h / 1e6:.0f} MP; a {fmt} is read at most "
+                         f"{MAX_FULL_DECODE_PIXELS / 1e6:.0f} MP (send the camera's JPEG or HEIC)")
+    if scans * w * h > MAX_SCAN_PIXELS:
+        raise ImageError(f"the JPEG file holds {scans} scans of {w * h / 1e6:.0f} MP (a camera's photo has about "
+                         "10): too costly to read, not a camera's photo")
     if min(w, h) < MIN_SIDE or max(w, h) > MAX_ASPECT * min(w, h):
         raise ImageError(f"the image is {w} × {h} pixels: too small or too narrow to hold a tableau "
                          f"(at least {MIN_SIDE} pixels across, at most {MAX_ASPECT}:1)")
