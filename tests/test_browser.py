@@ -529,6 +529,24 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
 
 
+def test_a_room_poll_lost_to_the_network_keeps_what_the_room_said(server, page, photo_set, tmp_path):
+    # A short drop while the room was polled said "the photo was not sent" (no photo was), over
+    # the room's own words, and stayed when the network came back (a walk).
+    from playwright.sync_api import expect
+
+    new_room(page, server)
+    page.fill("#player-name", "Ann")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "mine.jpg", photo_set[1].jpeg))
+    page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
+    page.context.set_offline(True)
+    expect(page.locator("#offline")).to_be_visible(timeout=10000)  # a poll failed
+    page.context.set_offline(False)
+    expect(page.locator("#offline")).to_be_hidden(timeout=10000)
+    assert page.text_content("#room-status") == "Added Ann's tableau."
+
+
 def test_a_double_tap_on_new_room_starts_one_room(server, page):
     posted = []
     page.on("request", lambda r: posted.append(r.url) if r.method == "POST" and r.url.split("?")[0].endswith("/api/rooms") else None)

@@ -28,7 +28,8 @@ async function api(method, url, body, headers = {}, answer = null) {
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   let res;
-  try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error"), { offline: true }); }
+  // (not "the photo was not sent": a room's poll, a correction or a listing is no photo: a walk)
+  try { res = await fetch(inEnglish(url), init); } catch { showOffline(true); throw saying(() => t("ui.network_error_api"), { offline: true }); }
   showOffline(false);
   if (answer) answer.etag = res.headers.get("ETag");
   if (res.status === 304) return null;  // asked with If-None-Match: nothing new
@@ -1466,6 +1467,9 @@ async function loadRoom(force = false) {
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
   } catch (err) {
     if (err.status === 404) { roomGone(err); return; }
+    // A poll lost to the network: the banner says so, and the next poll tries again. Said here,
+    // it stood over what the room had said (a photo's "added, but 8 cards in doubt") for good (a walk).
+    if (err.offline) return;
     setStatus($("room-status"), err, true);
   }
 }
