@@ -1115,6 +1115,13 @@ def test_the_biodiversity_said_follows_a_correction_and_the_language(server, pag
     page.wait_for_function(f"document.querySelector('#bio-explain').textContent.startsWith('Biodiversity: {len(after)} type')")
     page.select_option("#lang", "ru")
     page.wait_for_function("document.querySelector('#bio-explain').textContent.startsWith('Биоразнообразие')")
+    # Undo by keyboard to its last step: the focus goes to the grid, in view (it was off the screen: a walk)
+    for _ in where:
+        page.focus("#solo-tableau .undo")
+        page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#solo-tableau .undo').disabled")
+    assert page.evaluate("(() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+                         " return e.closest('.grid') !== null && r.top >= 0 && r.bottom <= innerHeight; })()")
 
 
 def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader, tmp_path):
@@ -1133,6 +1140,8 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     for k in range(1, n + 1):
         page.wait_for_selector("#picker[open]")
         assert page.text_content("#review-step") == f"Doubtful card {k} of {n}"
+        # said to a screen reader with the dialog: which card, how far (it heard "This card is…" alone)
+        expect(page.locator("#picker")).to_have_accessible_description(re.compile(rf"^Doubtful card {k} of {n} Row \d, column \d"))
         # "Keep as read" holds the focus: an Enter at once keeps the card, never changes it
         assert page.evaluate("document.activeElement.id") == "keep"
         page.click("#keep")

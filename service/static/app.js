@@ -594,9 +594,10 @@ class TableauView {
     return t(g && g.cells.length > 1 ? "ui.explain_group" : "ui.explain_alone", { card: I18N.card(type), row: r + 1, col: c + 1, text });
   }
 
-  focusCell(r, c) {
+  // ``scroll``: brought into view (a focus moved from far off: Undo's disabled button).
+  focusCell(r, c, scroll = false) {
     const b = this.q(`.grid button[data-row="${r}"][data-col="${c}"]`);
-    if (b) b.focus({ preventScroll: true });
+    if (b) b.focus({ preventScroll: !scroll });
   }
 
   // The cell the Tab key comes back to: the one last focused.
@@ -660,7 +661,8 @@ class TableauView {
     // top (a walk, keyboard only). On to the grid instead.
     const pressed = document.activeElement;
     this.render();
-    if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor);
+    // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
+    if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
     if (player && mine === this.seq) { this.player = player; this.render(); }
   }
@@ -742,8 +744,11 @@ function pick(view, r, c, review) {
       : view.guessAt(r, c) ? t("ui.picker_guess", { row: r + 1, col: c + 1, card: I18N.card(current), name: deckTitle(cell.deck) })
       : view.unknownAt(r, c) ? t("ui.picker_unknown", { row: r + 1, col: c + 1 })
       : t("ui.picker_cell", { row: r + 1, col: c + 1, card: I18N.card(current) });
+    // Both describe the dialog (index.html): a screen reader heard "This card is…" and not which
+    // card, nor how far the review had come (a walk). Emptied when not reviewing: a hidden
+    // element referenced so is still read.
     $("review-step").hidden = !review;
-    if (review) $("review-step").textContent = t(view.naming() ? "ui.review_step_naming" : "ui.review_step", review);
+    $("review-step").textContent = review ? t(view.naming() ? "ui.review_step_naming" : "ui.review_step", review) : "";
     drawCrop(view, cell);
     // The runner-up first, if it is a choice: "empty", or a type; a deck's "not ours" is no card
     // to choose (it was offered, untranslated, and refused by the server: a walk-through).
