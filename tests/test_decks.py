@@ -193,6 +193,17 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20, peak
+    honest = tmp_path / "honest.zip"  # the same, its size said: refused before a byte is inflated (359 MB read)
+    with zipfile.ZipFile(honest, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", 'name = "honest"\n')
+        with z.open("bear/0.png", "w", force_zip64=True) as f:
+            for _ in range(64):
+                f.write(bytes(2**20))
+    tracemalloc.start()
+    with pytest.raises(DeckStoreError, match="bear/0.png claims 64 MB"):
+        import_deck(store, honest)
+    assert tracemalloc.get_traced_memory()[1] < 8 * 2**20
+    tracemalloc.stop()
     squeezed = tmp_path / "squeezed.zip"  # bzip2 inflates a read whole: refused before any is read
     with zipfile.ZipFile(squeezed, "w", zipfile.ZIP_BZIP2) as z:
         z.writestr("deck.toml", 'name = "squeezed"\n')

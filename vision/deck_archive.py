@@ -21,6 +21,7 @@ from .deckstore import MAX_REFERENCES, DeckInfo, DeckStore, DeckStoreError, chec
 
 MAX_IMPORT_BYTES = 40 * 2**20
 MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
+MAX_MEMBER_BYTES = 16 * 2**20  # a PNG of MAX_IMPORT_PIXELS holds at most ~12 MB of pixels, and compresses
 
 
 def export_deck(store: DeckStore, name: str, out: Path) -> Path:
@@ -87,6 +88,9 @@ def _read_export(path: Path) -> _Export:
                 card = CardType(parts[0])
             except ValueError:
                 continue
+            if m.file_size > MAX_MEMBER_BYTES:  # inflated whole before its header was read: 359 MB for one (an attack)
+                raise DeckStoreError(f"{path}: {m.filename} claims {m.file_size // 2**20} MB, more than a reference "
+                                     "image holds: not a deck export")
             try:
                 data = _member_bytes(z, m)
             except (zipfile.BadZipFile, zlib.error, EOFError):  # a bad CRC, a damaged stream
