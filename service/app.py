@@ -101,16 +101,19 @@ def freeze_heap() -> None:
 def create_app(settings: Settings | None = None, reader: Reader | None = None) -> FastAPI:
     settings = settings or Settings()
 
-    async def prune_now(store: Store) -> None:
+    async def prune_now(store: Store, decks: Decks) -> None:
         gone = await run_in_threadpool(store.prune, settings.room_idle_days)
         if any(gone.values()):
             log.info("retention: deleted %(rooms)d rooms, %(players)d players, %(overlays)d overlays", gone)
+        unfinished = await run_in_threadpool(decks.store.prune_unfinished, settings.deck_unfinished_days)
+        if unfinished:
+            log.info("retention: deleted %d decks started on a phone and left unfinished", len(unfinished))
 
-    async def prune_forever(store: Store) -> None:
+    async def prune_forever(store: Store, decks: Decks) -> None:
         while True:
             await asyncio.sleep(settings.prune_every_hours * 3600)
             with suppress(Exception):  # a busy database: next time
-                await prune_now(store)
+                await prune_now(store, decks)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -131,8 +134,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         app.state.services = Services(settings, store, the_reader, reads, decks,
                                       Share("rooms", settings.rooms_per_client_hour),
                                       Share("decks", settings.decks_per_client_hour))
-        await prune_now(store)
-        pruning = asyncio.create_task(prune_forever(store))
+        await prune_now(store, decks)
+        pruning = asyncio.create_task(prune_forever(store, decks))
         freeze_heap()
         yield
         gc.unfreeze()

@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     db_timeout: float = Field(5.0, gt=0, description="seconds to wait for the database's write lock before a 503")
     # retention
     room_idle_days: float = Field(30.0, ge=0, description="rooms untouched this long are deleted, overlays too")
+    deck_unfinished_days: float = Field(7.0, ge=0, description="a deck started on a phone that still lacks a type, "
+                                        "untouched this long, is deleted (it holds a place of max_decks)")
     prune_every_hours: float = Field(6.0, gt=0)
     access_log: bool = True
 

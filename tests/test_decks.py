@@ -106,6 +106,23 @@ def test_a_deck_half_built_travels_as_it_is(tmp_path):
     assert info.missing == ["eagle"] and not info.complete
 
 
+def test_a_deck_a_phone_left_unfinished_is_pruned_after_its_idle_days(tmp_path):
+    # Never pruned, half-built decks from one client kept every place of max_decks for good (an
+    # attack). A whole deck, or one enrolled on the machine, stays however old.
+    store = DeckStore(tmp_path / "s")
+    half = {card: crops for card, crops in _crops().items() if card is not CardType.EAGLE}
+    store.add("left", half, "the page", owner="phone-a", partial=True)
+    store.add("fresh", half, "the page", owner="phone-b", partial=True)
+    store.add("machine", half, "a folder", partial=True)
+    store.add("whole", _crops(), "the page", owner="phone-c")
+    old = time.time() - 8 * 86400
+    for name in ("left", "machine", "whole"):
+        os.utime(store.root / name / "deck.toml", (old, old))
+    assert store.prune_unfinished(7) == ["left"]
+    assert store.names() == [DEFAULT_DECK, "fresh", "machine", "whole"]
+    assert store.prune_unfinished(7, now=time.time() + 8 * 86400) == ["fresh"]
+
+
 def test_export_and_import_pass_a_deck_whole(tmp_path):
     store = DeckStore(tmp_path / "a")
     store.add("ours", _crops(n=2, value=7), "test")

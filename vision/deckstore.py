@@ -362,6 +362,28 @@ class DeckStore:
             _clear_caches(folder)
             return self.info(name)
 
+    def prune_unfinished(self, idle_days: float, now: float | None = None) -> list[str]:
+        """Remove the decks started on a phone (an owner's) that still lack a type and have not
+        been added to for ``idle_days``; returns their names. They hold places of the service's
+        ``max_decks`` and read nothing: never pruned, one client started enough half-built decks
+        in a day to keep every place for good (an attack). A whole deck, or one enrolled on the
+        machine, is never pruned."""
+        cutoff = (time.time() if now is None else now) - idle_days * 86400
+        gone = []
+        for name in self.names():
+            try:
+                info = self.info(name)
+                stale = (self._dir(name) / "deck.toml").stat().st_mtime < cutoff
+            except (DeckStoreError, OSError):
+                continue
+            if info.builtin or info.owner is None or not info.missing or not stale:
+                continue
+            with self._locked():
+                if self.is_stored(name) and (self._dir(name) / "deck.toml").stat().st_mtime < cutoff:
+                    _drop(self._dir(name))
+                    gone.append(name)
+        return gone
+
     def remove(self, name: str) -> None:
         folder = self._dir(name)
         if not self.is_stored(name):
