@@ -133,6 +133,7 @@ MESSAGES = [
     "the built-in deck cannot learn cards: name your own deck",
     "the built-in deck has learnt no cards: there is nothing to take back",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",
+    "photo.jpg: cards were found at row 1 col 1, row 2 col 3, row 4 col 5 where the grid names none: name each of them, or where no card lies there, photograph the tableau again",
     "table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); photograph it from the side the grid was written from",
     "table.jpg: cannot tell where the grid lies on the cards found (only 12 cards were found; it reads alike as written, where the cards found put it and as written, 1 row off where the cards found put it): photograph the tableau again, whole in the frame, in even light and from nearer above",
     "row 2 col 3, row 4 col 1: the grid names a card there, but none was found in the photo: left out of the deck",

@@ -309,7 +309,10 @@ def test_cards_the_finder_did_not_find_are_left_out_of_an_enrolment_not_the_whol
 
     found = [i for i, card in enumerate(named) if i not in {r * COLS + c for r, c in taken.left_out}]
     emptied = Tableau([None if i in found[:MAX_BOXED_GAPS + 1] else card for i, card in enumerate(named)])
-    with pytest.raises(EnrolError, match="disagree at"):
+    # ... and said as what they are on the page: cards found that the player set empty, to name
+    # ("check the grid there, or photograph the tableau again" sent a player the wrong way: a walk)
+    with pytest.raises(EnrolError, match=r"cards were found at row \d col \d, row \d col \d, row \d col \d where the grid "
+                                         "names none: name each of them"):
         from_photo(reader, embedder, scene.jpeg, emptied, "enrolment photo", as_read=True)
 
 

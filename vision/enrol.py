@@ -432,6 +432,12 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     missed = {rc for rc in best.mismatch if rc not in found}
     boxed_gaps = best.mismatch - missed
     as_written = best.turn([[(r, c) for c in range(COLS)] for r in range(ROWS)])  # the symmetries are their own inverse
+    if as_read and len(boxed_gaps) > MAX_BOXED_GAPS:
+        # The player named these cells empty on the photo itself: "photograph the tableau again"
+        # sent them the wrong way; the cards there are to name (a walk).
+        raise EnrolError(f"{where}: cards were found at "
+                         f"{cells_short(as_written[r][c] for r, c in sorted(boxed_gaps))} where the grid names none: "
+                         "name each of them, or where no card lies there, photograph the tableau again")
     if len(boxed_gaps) > MAX_BOXED_GAPS or (not as_read and len(missed) > MAX_LEFT_OUT):
         raise EnrolError(f"{where}: the grid and the cards found disagree at "
                          f"{cells_short(as_written[r][c] for r, c in sorted(best.mismatch))}: check the grid "

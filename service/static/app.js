@@ -1039,7 +1039,11 @@ async function rememberCards() {
     setStatus(said, () => [missing.length
       ? t("ui.remembered_partial", { n, name: called, missing: missing.map((c) => I18N.card(c)).join(", ") })
       : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map((d) => sentence(I18N.message(d)))].join(" "));
-  } catch (err) { setStatus(said, err, true); } finally {
+  } catch (err) {
+    // Said as a sentence, without the name the page gave its own upload ("photo.jpg: the grid ...": a walk).
+    const text = () => sentence((err.say ? err.say() : err.message).replace(/^photo\.jpg: /, ""));
+    setStatus(said, text, true);
+  } finally {
     button.disabled = false;
     // Disabled while it was sent, the button let the focus fall to the page's top (a walk, keyboard only).
     if (!document.activeElement || document.activeElement === document.body) button.focus();
