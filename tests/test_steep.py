@@ -1,6 +1,6 @@
 """Photos as players take them (issue #15): the steep split's renderer, the lattice under strong
 perspective, no phantom tableaux, and retake advice."""
-import hashlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -19,14 +19,20 @@ def deck():
     return load_deck("standin")
 
 
-def test_normal_and_hard_splits_render_byte_for_byte_as_before(deck):
+def test_normal_and_hard_splits_render_as_before(deck):
     """The steep split's effects draw from their own stream: the held-out normal and hard sets
-    (and every figure measured on them) stay what they were. Hashes of photo 3 of each test set,
-    rendered before the steep split existed."""
-    normal = render_scene(deck, (2001, 3), SceneParams(long_side=1600)).jpeg
-    hard = render_scene(deck, (2002, 3), hard_params(long_side=1600)).jpeg
-    assert hashlib.sha256(normal).hexdigest() == "fdc47a7e1125c971f81844ed1f95bdac87a3794a06d34846b1fc2993df5c5e46"
-    assert hashlib.sha256(hard).hexdigest() == "baa1acfb25b6fc68658aa6886dad48e35b5c8020fcb02d2604bff1eede724a8b"
+    (and every figure measured on them) stay what they were. Photo 3 of each test set, as
+    rendered before the steep split existed: byte for byte with OpenCV up to 5.0 (sha256
+    fdc47a7e… and baa1acfb…); OpenCV 5.1 rounds a few pixels differently (at most 7 levels, 0.001
+    on average), so a fresh install failed on the bytes. Compared now with the picture, kept
+    small in tests/data: another stream's draws move cards and light by far more."""
+    for name, params, seed in (("normal-2001-3", SceneParams(long_side=1600), (2001, 3)),
+                               ("hard-2002-3", hard_params(long_side=1600), (2002, 3))):
+        photo = cv2.imdecode(np.frombuffer(render_scene(deck, seed, params).jpeg, np.uint8), cv2.IMREAD_COLOR)
+        small = cv2.resize(photo, (200, 150), interpolation=cv2.INTER_AREA).astype(int)
+        before = cv2.imread(str(Path(__file__).parent / "data" / f"render-{name}.png")).astype(int)
+        off = np.abs(small - before)
+        assert off.mean() < 0.5 and np.percentile(off, 99.9) <= 8, (name, off.mean(), off.max())
 
 
 def test_steep_split_has_low_cameras_strong_foreshortening_and_neighbours(deck):
