@@ -200,7 +200,8 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
             n = sum(c is not None for c in p.tableau.cells)
             said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
                     "Photograph each player's own tableau")
-            out[k] = cast(ReadDoc, {**read, "doubts": [*read.get("doubts", []), said]})
+            if said not in read.get("doubts", []):  # (said once, however often asked)
+                out[k] = cast(ReadDoc, {**read, "doubts": [*read.get("doubts", []), said]})
     return out
 
 

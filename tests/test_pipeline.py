@@ -276,6 +276,18 @@ def test_cli_read_writes_a_cell_cut_by_the_frame_as_a_question_that_grid_refuses
     assert r2.returncode == 2 and "'?' marks a cell the photo did not show" in r2.stderr
 
 
+def test_cli_says_one_photo_given_for_two_players_and_the_game_is_not_final(photo_set, tmp_path):
+    # Scored as two players, the majorities shared, and nothing said (an attack, over the API).
+    for name in ("ann", "bob"):
+        (tmp_path / f"{name}.jpg").write_bytes(photo_set[1].jpeg)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(tmp_path / "ann.jpg"), str(tmp_path / "bob.jpg")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    said = [line for line in r.stdout.splitlines() if "one tableau photographed twice?" in line]
+    assert [line.split(":")[0] for line in said] == ["doubt (ann)", "doubt (bob)"], r.stdout
+    assert "not final: ann" in r.stdout
+
+
 def test_cli_refuses_a_bad_photo_with_exit_2(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0 definitely not a whole jpeg")

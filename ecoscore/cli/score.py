@@ -18,6 +18,7 @@ from .common import (
 
 
 def run(args: argparse.Namespace) -> int:
+    from ecoscore.scoring.report import twins_said
     from ecoscore.vision.overlay import overlay_jpeg
     from ecoscore.vision.report import score_reads
 
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
             path = args.overlay / f"{name}.overlay.jpg"
             path.write_bytes(overlay_jpeg(read, scored))
             print(f"overlay: {path}", file=sys.stderr)
+    read_docs = [doc for doc in twins_said(game, read_docs) if doc is not None]  # said below with the others
     print_game(game, args, read_docs)
     for name, read in reads:
         if len(read.tableaux) > 1:
