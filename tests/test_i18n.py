@@ -191,6 +191,9 @@ MESSAGES = [
     "row 2, col 4: reads as empty, but looks like none of the table around the tableau (empty 68%): taken for trout",
     "row 3, col 2: reads as empty (97%), but looks like none of the table around the tableau: check that no card lies here",
     "the form (multipart/form-data) cannot be read: a part's headers are broken or too long (a file name of a few hundred characters at most)",
+    "the PNG image is 7000 × 8400 = 59 MP; a PNG is read at most 25 MP (send the camera's JPEG or HEIC)",
+    "the JPEG file holds 64 scans of 58 MP (a camera's photo has about 10): too costly to read, not a camera's photo",
+    "the same 20 cards in the same places as ann's tableau: one tableau photographed twice? Photograph each player's own tableau",
 ]
 
 
