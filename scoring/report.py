@@ -191,13 +191,12 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
     and the game said final (an attack)."""
     out: list[ReadDoc | None] = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     for k, p in enumerate(game.players):
-        read = out[k]
-        if read is None or p.bot or sum(c is not None for c in p.tableau.cells) < TWIN_CARDS:
+        read, n = out[k], sum(c is not None for c in p.tableau.cells)
+        if read is None or p.bot or n < TWIN_CARDS:
             continue
         same = [o.name for j, o in enumerate(game.players) if j != k and not o.bot
                 and o.tableau.cells in (p.tableau.cells, p.tableau.cells[::-1])]
         if same:
-            n = sum(c is not None for c in p.tableau.cells)
             said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
                     "Photograph each player's own tableau")
             if said not in read.get("doubts", []):  # (said once, however often asked)

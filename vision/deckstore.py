@@ -369,19 +369,22 @@ class DeckStore:
         in a day to keep every place for good (an attack). A whole deck, or one enrolled on the
         machine, is never pruned."""
         cutoff = (time.time() if now is None else now) - idle_days * 86400
+
+        def stale(name: str) -> bool:  # deck.toml is written again by every add
+            return (self._dir(name) / "deck.toml").stat().st_mtime < cutoff
+
         gone = []
         for name in self.names():
             try:
                 info = self.info(name)
-                stale = (self._dir(name) / "deck.toml").stat().st_mtime < cutoff
-            except (DeckStoreError, OSError):
+                if info.owner is None or not info.missing or not stale(name):  # (the built-in deck has no owner)
+                    continue
+                with self._locked():
+                    if stale(name):  # not added to meanwhile
+                        _drop(self._dir(name))
+                        gone.append(name)
+            except (DeckStoreError, OSError):  # removed meanwhile
                 continue
-            if info.builtin or info.owner is None or not info.missing or not stale:
-                continue
-            with self._locked():
-                if self.is_stored(name) and (self._dir(name) / "deck.toml").stat().st_mtime < cutoff:
-                    _drop(self._dir(name))
-                    gone.append(name)
         return gone
 
     def remove(self, name: str) -> None:
