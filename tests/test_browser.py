@@ -165,6 +165,14 @@ def new_room(page, server, mode="game"):
     return page.url.rsplit("/", 1)[1]
 
 
+def add_to_room(page, name, path):
+    """A player's photo added to the room open on ``page``, as they add it: name, then file."""
+    page.fill("#player-name", name)
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(path)
+
+
 def upload_solo(page, server, path):
     page.goto(server)
     page.set_input_files("#file", path)
@@ -535,10 +543,7 @@ def test_a_room_poll_lost_to_the_network_keeps_what_the_room_said(server, page, 
     from playwright.sync_api import expect
 
     new_room(page, server)
-    page.fill("#player-name", "Ann")
-    with page.expect_file_chooser() as chooser:
-        page.click("#add-photo")
-    chooser.value.set_files(write(tmp_path, "mine.jpg", photo_set[1].jpeg))
+    add_to_room(page, "Ann", write(tmp_path, "mine.jpg", photo_set[1].jpeg))
     page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
     page.context.set_offline(True)
     expect(page.locator("#offline")).to_be_visible(timeout=10000)  # a poll failed
@@ -2272,10 +2277,7 @@ def test_a_photo_a_room_refuses_for_a_player_in_it_says_their_earlier_tableau_st
     from playwright.sync_api import expect
 
     new_room(page, server)
-    page.fill("#player-name", "Ann")
-    with page.expect_file_chooser() as chooser:
-        page.click("#add-photo")
-    chooser.value.set_files(write(tmp_path, "ann.jpg", photo_set[0].jpeg))
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[0].jpeg))
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith(`Added Ann's tableau`)",
                            timeout=30000)
     total = pad_values(page, "#room-pad")["total"]

@@ -724,6 +724,7 @@ function emptyCellsChecked(doubt, done) {
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
 const PICK_GUARD_MS = 400;  // a tap this soon after the picker opens is the last one's (a double tap)
+let pickerOpenings = 0;  // (a guard's end belongs to the opening that set it)
 function pick(view, r, c, review) {
   return new Promise((resolve) => {
     const dialog = $("picker"), choices = $("choices");
@@ -793,8 +794,8 @@ function pick(view, r, c, review) {
     // picker opened under a double tap's second tap, which named that card, unseen, and marked it
     // checked (a walk). Its choices take no tap for a moment (style.css: .settling); keys at once.
     dialog.classList.add("settling");
-    const opened = (pick.opened = (pick.opened || 0) + 1);
-    setTimeout(() => { if (pick.opened === opened) dialog.classList.remove("settling"); }, PICK_GUARD_MS);
+    const opened = ++pickerOpenings;
+    setTimeout(() => { if (pickerOpenings === opened) dialog.classList.remove("settling"); }, PICK_GUARD_MS);
     // "Keep as read" first where it is offered: an Enter at once keeps the card, never changes it
     // to the second guess (a walk, keyboard only).
     ($("keep").hidden ? choices.firstElementChild : $("keep")).focus();
@@ -1515,15 +1516,16 @@ const roomDeck = () => (room.doc && room.doc.deck) || deckChosen();
 // ("boris" for "Boris"): after a reload the box was empty, and "boris" typed to retake a photo was
 // refused, after the whole upload, as too like Boris, the player's own seat (a walk).
 const foldName = (s) => s.normalize("NFKC").toLowerCase().split(/\s+/).filter(Boolean).join(" ");
+const seatsHere = (names) => names.filter((p) => localStorage.getItem(tokenKey(p)));  // this phone holds their tokens
 function ownName(typed) {
-  const mine = ((room.doc && room.doc.players) || []).filter((p) => localStorage.getItem(tokenKey(p)));
+  const mine = seatsHere((room.doc && room.doc.players) || []);
   return mine.find((p) => p === typed) || mine.find((p) => foldName(p) === foldName(typed)) || typed;
 }
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
   // This phone's one seat in the room, named in the box for its next photo (it was empty after a reload).
-  const seats = doc.players.filter((p) => localStorage.getItem(tokenKey(p)));
+  const seats = seatsHere(doc.players);
   if (seats.length === 1 && !$("player-name").value.trim() && document.activeElement !== $("player-name")) $("player-name").value = seats[0];
   $("room-deck").hidden = !doc.deck;
   $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
