@@ -119,7 +119,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     async def lifespan(app: FastAPI):
         store = await run_in_threadpool(lambda: Store(settings.database_url(), lock_timeout=settings.db_timeout,
                                                       max_players=settings.max_players, pool_size=settings.db_pool,
-                                                      max_rooms=settings.max_rooms))
+                                                      max_rooms=settings.max_rooms,
+                                                      rooms_per_client=settings.rooms_per_client))
         the_reader = reader
         reads = ReadQueue(settings.readers(), settings.read_queue, settings.queue_wait)
         if the_reader is None:

@@ -27,6 +27,7 @@ from .store import (
     Conflict,
     Forbidden,
     Full,
+    HoldsTooMany,
     Invalid,
     NotFound,
     OverShare,
@@ -174,7 +175,7 @@ def http_error(err: StoreError) -> HTTPException:
         return HTTPException(503, str(err), headers={"Retry-After": "1"})
     if isinstance(err, Full):  # rooms go as they idle out: an hour is a fair wait to suggest
         return HTTPException(503, str(err), headers={"Retry-After": "3600"})
-    if isinstance(err, OverShare):
+    if isinstance(err, (OverShare, HoldsTooMany)):
         return HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after)})
     if isinstance(err, Conflict):
         return HTTPException(409, str(err), headers={"ETag": f'"{err.current}"'})

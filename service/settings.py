@@ -58,6 +58,9 @@ class Settings(BaseSettings):
                                                   "some with `ecoscore deck remove`)")
     # One client's share of those, so that no one client fills them for every other player.
     rooms_per_client_hour: int = Field(30, ge=1, description="rooms one client (address) may start in an hour")
+    rooms_per_client: int = Field(100, ge=1, description="rooms one client (address) may hold at once; past it, its "
+                                                      "room untouched longest makes way for a new one, once "
+                                                      "untouched for a day (else 429)")
     decks_per_client_hour: int = Field(10, ge=1, description="decks one client (address) may start in an hour")
     # time bounds
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")

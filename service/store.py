@@ -49,6 +49,10 @@ HOUR = 3600.0  # a share of starts is counted over the last hour
 # long: kept as long as a used room (room_idle_days), empty rooms started by one script at the
 # rooms' hourly share filled the store for a month (an attack on a running server).
 EMPTY_ROOM_KEPT = HOUR
+# A client at its cap of rooms held (``rooms_per_client``) starts a new one in place of its own
+# room untouched longest, once untouched this long: a club behind one address keeps playing, and
+# last week's game makes way; a script that started its cap today is refused.
+OWN_ROOM_KEPT = 24 * HOUR
 STARTS_LOCK = 0x73747274  # the class of the advisory locks (two-key: apart from the migrations' one-key lock)
 
 class StoreError(ValueError):
@@ -94,6 +98,16 @@ class Busy(StoreError):
 
 class Full(StoreError):
     """The store holds as many rooms as it may: none is started until idle ones are pruned."""
+
+
+class HoldsTooMany(StoreError):
+    """A client holding its cap of rooms, none of them idle long enough to make way for a new one:
+    ``retry_after`` seconds until its longest idle one may."""
+
+    def __init__(self, held: int, retry_after: int):
+        super().__init__(f"this device holds {held} rooms used in the last day (the most it may): "
+                         f"try again in {math.ceil(retry_after / 3600)} h, or go on in one of them")
+        self.retry_after = retry_after
 
 
 class OverShare(StoreError):
@@ -305,12 +319,13 @@ class _Postgres:
 
 class Store:
     def __init__(self, url: str, *, lock_timeout: float = 5.0, max_players: int = 8, pool_size: int = 8,
-                 max_rooms: int = 2_000):
+                 max_rooms: int = 2_000, rooms_per_client: int = 100):
         self.lock_timeout = lock_timeout
         self.max_players = max_players
         # Starting a room costs a client one small request: without a cap a script could fill
         # the disk within the retention period. Past it, rooms wait for idle ones to be pruned.
         self.max_rooms = max_rooms
+        self.rooms_per_client = rooms_per_client  # rooms one starter holds at once (``OWN_ROOM_KEPT``)
         self.db = _Postgres(url, lock_timeout, pool_size) if is_postgres(url) else _SQLite(url, lock_timeout)
         with self.db.transaction() as db:
             self.migrated = migrations.upgrade(db, self.db.dialect)
@@ -380,9 +395,28 @@ class Store:
                            "(idle rooms are deleted after a while)")
             if starter is not None:
                 self._count_start(db, starter, now)
-            db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck, deck_owner) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (room_id, mode, now, now, token_hash(owner), deck, deck_owner))
+                self._make_way(db, starter.client, now)
+            db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck, deck_owner, starter) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (room_id, mode, now, now, token_hash(owner), deck, deck_owner, starter.client if starter else ""))
         return room_id, owner
+
+    def _make_way(self, db, client: str, now: float) -> None:
+        """A client at its cap of rooms held: its room untouched longest goes, players and
+        pictures too, if untouched for ``OWN_ROOM_KEPT``; else ``HoldsTooMany``."""
+        held, oldest = db.execute("SELECT COUNT(*), MIN(updated) FROM rooms WHERE starter = ?", (client,)).fetchone()
+        if held < self.rooms_per_client:
+            return
+        if oldest >= now - OWN_ROOM_KEPT:
+            raise HoldsTooMany(held, min(int(OWN_ROOM_KEPT), max(1, math.ceil(oldest + OWN_ROOM_KEPT - now))))
+        (room_id,) = db.execute("SELECT id FROM rooms WHERE starter = ? ORDER BY updated LIMIT 1", (client,)).fetchone()
+        self._drop_room(db, room_id)
+
+    @staticmethod
+    def _drop_room(db, room_id: str) -> None:
+        db.execute("DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players WHERE room_id = ?)", (room_id,))
+        db.execute("DELETE FROM players WHERE room_id = ?", (room_id,))
+        db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
 
     def room(self, room_id: str) -> Room:
         with self.db.snapshot() as db:  # the room's version and its players as of one moment

@@ -194,6 +194,7 @@ MESSAGES = [
     "the PNG image is 7000 × 8400 = 59 MP; a PNG is read at most 25 MP (send the camera's JPEG or HEIC)",
     "the JPEG file holds 64 scans of 58 MP (a camera's photo has about 10): too costly to read, not a camera's photo",
     "the same 20 cards in the same places as ann's tableau: one tableau photographed twice? Photograph each player's own tableau",
+    "this device holds 100 rooms used in the last day (the most it may): try again in 5 h, or go on in one of them",
 ]
 
 

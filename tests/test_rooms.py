@@ -351,6 +351,20 @@ def test_one_client_starts_only_its_share_of_rooms_on_every_worker_and_another_i
         assert r.status_code == 429 and 3500 < int(r.headers["retry-after"]) <= 3600, r.text
 
 
+def test_a_client_holding_its_cap_of_rooms_used_today_is_refused_in_its_language(settings):
+    # A client's rooms that each kept a player were kept for good: at its hourly share, one
+    # script held every place of the store within days (an attack on a running server).
+    settings = settings.model_copy(update={"rooms_per_client": 2})
+    with TestClient(create_app(settings, reader=SlowReader()), client=("203.0.113.5", 5000)) as club, \
+            TestClient(create_app(settings, reader=SlowReader()), client=("198.51.100.7", 5000)) as other:
+        for _ in range(2):
+            join(club, club.post("/api/rooms", json={}).json()["id"], "ann")
+        r = club.post("/api/rooms?lang=it", json={})
+        assert r.status_code == 429 and 23 * 3600 < int(r.headers["retry-after"]) <= 24 * 3600, r.text
+        assert "riprova tra 24 h" in r.json()["detail"], r.text
+        assert other.post("/api/rooms", json={}).status_code == 200
+
+
 def test_a_worker_remembers_whom_it_refused_until_then_and_only_so_many():
     from ecoscore.service import starts
 

@@ -388,6 +388,49 @@ def test_a_full_store_makes_room_from_its_longest_idle_room_no_one_joined(db_url
         store.close()
 
 
+def test_a_client_at_its_cap_of_rooms_starts_one_in_place_of_its_own_longest_idle(db_url):
+    # Rooms that each keep a player were never taken for new ones: a client at its hourly share
+    # filled the store in days and kept it with a write a month (an attack on a running server).
+    from ecoscore.service.store import OWN_ROOM_KEPT, HoldsTooMany, NotFound, Share, Starter
+
+    def rooms_left():
+        with store._connect() as db:
+            return {row[0] for row in db.execute("SELECT id FROM rooms").fetchall()}
+
+    def written(room_id, at):
+        with store._transaction() as db:
+            db.execute("UPDATE rooms SET updated = ? WHERE id = ?", (at, room_id))
+
+    store = Store(db_url, rooms_per_client=2)
+    try:
+        rooms = Share("rooms", 100)
+        first, _ = store.create_room("game", Starter(rooms, "a"), now=10.0)
+        store.put_player(first, "bea", EMPTY, None, b"\xff\xd8 bea's photo", None)
+        written(first, 10.0)
+        second, _ = store.create_room("game", Starter(rooms, "a"), now=20.0)
+        theirs, _ = store.create_room("game", Starter(rooms, "b"), now=30.0)  # another client's cap
+        cli, _ = store.create_room("game", now=40.0)  # the command line's, no one's
+        with pytest.raises(HoldsTooMany) as refused:  # a's two rooms both written within the day
+            store.create_room("game", Starter(rooms, "a"), now=10.0 + OWN_ROOM_KEPT / 2)
+        assert refused.value.retry_after == OWN_ROOM_KEPT / 2
+        assert "holds 2 rooms" in str(refused.value)
+        with store._connect() as db:  # a refused room costs no start
+            assert db.execute("SELECT COUNT(*) FROM starts WHERE client = 'a'").fetchone()[0] == 2
+        written(first, 25.0)  # the first room written again after the second
+        third, _ = store.create_room("game", Starter(rooms, "a"), now=20.0 + OWN_ROOM_KEPT + 1)
+        assert rooms_left() == {first, theirs, cli, third}  # a's room untouched longest made way
+        assert store.room(first).players[0].name == "bea"
+        store.create_room("game", Starter(rooms, "a"), now=25.0 + OWN_ROOM_KEPT + 1)
+        assert first not in rooms_left() and third in rooms_left()  # then the first, its player
+        with pytest.raises(NotFound):
+            store.room(first)
+        with store._connect() as db:  # and its picture with it
+            assert db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 0
+            assert db.execute("SELECT COUNT(*) FROM overlays").fetchone()[0] == 0
+    finally:
+        store.close()
+
+
 def test_one_clients_uploads_push_out_only_its_own_pictures(db_url, monkeypatch):
     # With one cap for all, ~1,000 uploads from one address took every other player's photo
     # away while they were still naming its cards (an attack on a running server).
