@@ -209,6 +209,16 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so
 
 
+def test_a_photos_tableaux_numbered_are_told_apart_from_the_other_players(client, two_tableaux, photo_set):
+    # "ann" (two tableaux: ann-1, ann-2) beside a photo named "Ann-2" gave one game two players a
+    # room would take for one (an attack on a running server).
+    files = [("photos", photo(two_tableaux, "a.jpg")), ("photos", photo(photo_set[0], "b.jpg"))]
+    r = client.post("/api/game", files=files, data={"names": ["ann", "Ann-2"]})
+    assert r.status_code == 422 and "repeated: ann-2, Ann-2" in r.json()["detail"], r.text
+    r = client.post("/api/game", files=files, data={"names": ["ann", "bob"]})
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["ann-1", "ann-2", "bob"], r.text
+
+
 def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_set):
     # iPhones send every photo as image.jpg: the players were named after the files, and the
     # game was refused ("player names must differ; repeated: image"). Names given are kept as given.

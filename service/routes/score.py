@@ -121,6 +121,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
                                           max_name=svc.settings.max_name)
         except ValueError as err:
             raise HTTPException(422, str(err)) from None
+        _names_differ([player.name for player in game.players])  # a photo's tableaux numbered: "ann-2" beside "Ann-2"
         players, jpegs = iter(game.players), []
         for _, read in reads:
             jpegs.append(overlay_jpeg(read, [next(players) for _ in read.tableaux]))
