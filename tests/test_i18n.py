@@ -107,7 +107,7 @@ MESSAGES = [
     "this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)",
     "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
     "ann: the file is empty",
-    "ann: the JPEG file is truncated (no end-of-image marker): the upload was cut short",
+    "ann: the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early",
     "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
     "ann: the HEIF file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",

@@ -165,11 +165,11 @@ def _check_complete(data: bytes, fmt: str) -> int:
     if complete is None:  # damaged segments (the decoder will say so): the last bytes decide
         complete = _last_bytes(data) == b"\xff\xd9"
     if not complete:
-        raise ImageError("the JPEG file is truncated (no end-of-image marker): the upload was cut short")
+        raise ImageError("the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early")
     if fmt == "PNG" and b"IEND" not in data[-64:]:
-        raise ImageError("the PNG file is truncated (no IEND chunk): the upload was cut short")
+        raise ImageError("the PNG file is truncated (no IEND chunk): its upload or copy stopped early")
     if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
-        raise ImageError("the WebP file is truncated: the upload was cut short")
+        raise ImageError("the WebP file is truncated: its upload or copy stopped early")
     return scans
 
 
