@@ -521,7 +521,8 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     with page.expect_file_chooser() as chooser:
         page.click("#confirm-yes")
     chooser.value.set_files(path)  # the very same file
-    page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
+    page.wait_for_function("document.querySelector('#room-status').textContent === \"Replaced Ann's tableau with the new photo.\"",
+                           timeout=30000)  # (it said "Added" over the tableau it replaced: a walk)
     # After a reload the box names her seat, and her name typed otherwise ("ann") is still hers:
     # it was refused, after the whole upload, as too like Ann (a walk).
     page.reload()
@@ -533,7 +534,8 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     with page.expect_file_chooser() as chooser:
         page.click("#confirm-yes")
     chooser.value.set_files(path)
-    page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
+    page.wait_for_function("document.querySelector('#room-status').textContent === \"Replaced Ann's tableau with the new photo.\"",
+                           timeout=30000)
     assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
 
 
@@ -2269,6 +2271,20 @@ def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, pa
     status = page.text_content("#room-status")
     assert "of its 20 cards are in doubt: check them below, or take the photo again." in status, status
     assert room_id
+
+
+def test_two_players_in_doubt_are_said_in_one_list_under_the_room_pad(server, page, photo_set, reader, tmp_path):
+    # "Ann: 12 cards are in doubt, so the total is not final. Bob: 12 cards are in doubt, so the
+    # total is not final.": a sentence repeated per player (a walk).
+    from playwright.sync_api import expect
+
+    new_room(page, server)
+    for name, k in (("Ann", 5), ("Bob", 4)):
+        add_to_room(page, name, write(tmp_path, f"{name}.jpg", spoil(photo_set[k].jpeg, reader, 12)))
+        expect(page.locator("#room-status")).to_contain_text(f"Added {name}'s tableau", timeout=30000)
+    winners = page.text_content("#room-winners")
+    assert re.search(r"\(not final\)\. Cards in doubt: Ann \d+, Bob \d+, so these totals are not final\.$", winners), winners
+    assert winners.count("not final") == 2
 
 
 def test_a_photo_a_room_refuses_for_a_player_in_it_says_their_earlier_tableau_stays(server, page, photo_set, tmp_path):

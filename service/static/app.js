@@ -1609,8 +1609,12 @@ function roomPad(game) {
     if (th) wrap.scrollLeft = Math.max(0, th.offsetLeft + th.offsetWidth - wrap.clientWidth);
     room.padShown = game.players[mine].name;
   }
-  const notes = game.players.filter((p) => doubts.get(p.name)).map((p) => t("ui.pad_unsure", { n: doubts.get(p.name), name: p.name }));
-  $("room-winners").textContent = [winnersText(game, notes.length > 0), ...notes].filter(Boolean).join(" ");
+  // One player in doubt said in a sentence; several in one list (a sentence each repeated "…, so
+  // the total is not final" per player: a walk).
+  const unsure = game.players.filter((p) => doubts.get(p.name));
+  const notes = unsure.length === 1 ? t("ui.pad_unsure", { n: doubts.get(unsure[0].name), name: unsure[0].name })
+    : unsure.length ? t("ui.pad_unsure_players", { list: unsure.map((p) => `${p.name} ${doubts.get(p.name)}`).join(", ") }) : "";
+  $("room-winners").textContent = [winnersText(game, unsure.length > 0), notes].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
@@ -1789,6 +1793,8 @@ async function joinRoom(file) {
   $("room-teach").hidden = true;
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
+  // A retake of this phone's own seat says so (it said "Added" over the tableau it replaced).
+  const replacing = Boolean(token) && Boolean(room.doc) && room.doc.players.includes(name);
   try {
     // The phone's own deck: the service reads with the room's while it can, else with this one.
     const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
@@ -1804,8 +1810,9 @@ async function joinRoom(file) {
     const player = res.room.game && res.room.game.players.find((p) => p.name === res.name);
     const advice = adviceOf(player && player.doubts);
     setStatus($("room-status"), () => doubtful >= UNREADABLE
-      ? [t("ui.added_doubtful", { name: res.name, n: doubtful }), ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
-      : t("ui.added", { name }), doubtful >= UNREADABLE);
+      ? [t(replacing ? "ui.replaced_doubtful" : "ui.added_doubtful", { name: res.name, n: doubtful }),
+        ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
+      : t(replacing ? "ui.replaced" : "ui.added", { name }), doubtful >= UNREADABLE);
   } catch (err) {
     if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
