@@ -1534,6 +1534,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     # settled: counted as Review counts it (it blocked "remember" for good: a walk-through).
     # "Keep as read" is not offered for a card not named: it kept it empty, silently (a walk).
     expect(page.locator("#solo-tableau .grid-hint")).to_have_text("tap a card to name it")
+    expect(page.locator("#solo-tableau .grid-title")).to_have_text("The cards you name")  # not "The grid read" (a walk)
     page.click("#solo-tableau .grid button[data-row='0'][data-col='0']")  # its picker at once (it took two taps)
     # a card still to name is not said to be empty, nor offered "empty" as what it is now (a walk)
     expect(page.locator("#picker-cell")).to_have_text("Row 1, column 1: not named yet")

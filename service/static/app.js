@@ -438,6 +438,7 @@ class TableauView {
     review.hidden = !this.editable || !walk;
     // A photo being named: its cells are named (or checked), not reviewed; the grid's hint says so.
     review.textContent = t(naming ? "ui.review_naming" : "ui.review", { n: walk });
+    this.q(".grid-title").textContent = t(naming ? "ui.grid_title_naming" : "ui.grid_title");
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
