@@ -908,6 +908,25 @@ def test_upload_progress_and_cancel_on_a_slow_line(server, page, photo_set, tmp_
     assert page.is_visible("#result") and page.text_content("#total") == total
 
 
+def test_upload_progress_is_said_at_each_quarter_not_each_chunk(server, page, photo_set, tmp_path):
+    # The status is a live region: it said every percent of an upload, and a screen reader spoke
+    # each (a walk). The bar moves with every chunk; the words at each quarter.
+    page.goto(server)
+    page.evaluate("""() => { window.said = []; new MutationObserver(() => window.said.push(
+        document.querySelector('#status').textContent)).observe(document.querySelector('#status'),
+        { childList: true, characterData: true, subtree: true }); }""")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20, "downloadThroughput": 1_000_000,
+                                                   "uploadThroughput": 150_000})
+    page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    page.wait_for_selector("#result:not([hidden]), #retake:not([hidden])", timeout=60000)
+    sending = [text for text in page.evaluate("window.said") if text.startswith("Sending the photo")]
+    percents = [int(re.match(r"Sending the photo: (\d+) %", text).group(1)) for text in sending]
+    assert percents and all(p % 25 == 0 for p in percents) and percents == sorted(set(percents)), sending
+    assert len(percents) >= 2, sending  # it did go on saying how far it is
+
+
 def test_installable_and_the_shell_opens_offline(tmp_path, reader, new_page):
     srv, thread, server = start_server(tmp_path, reader)
     page = new_page()

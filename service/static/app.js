@@ -143,10 +143,16 @@ function sender(box, bar, cancelButton, statusEl) {
     form.append("photo", small, small.name || "photo.jpg");
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     box.hidden = false; bar.value = 0;
+    // The bar moves with every chunk; the status, a live region a screen reader speaks, only at
+    // each quarter (it said every percent: a walk).
+    let said = null;
     const job = upload(url, form, headers, (loaded, total, done) => {
       if (mine !== seq) return;
       bar.value = loaded / total;
-      setStatus(statusEl, () => done ? t("ui.reading") : t("ui.uploading", { pct: Math.round(100 * loaded / total), size: sizeText(total) }));
+      const step = done ? "done" : 25 * Math.floor(4 * loaded / total);
+      if (step === said) return;
+      said = step;
+      setStatus(statusEl, () => done ? t("ui.reading") : t("ui.uploading", { pct: step, size: sizeText(total) }));
     });
     current = job;
     try {
