@@ -1069,6 +1069,11 @@ def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
         const th = [...document.querySelectorAll('#room-pad thead th')].find((h) => h.textContent.includes('gina'));
         const a = th.getBoundingClientRect(), b = w.getBoundingClientRect(); return a.right <= b.right + 1 && a.left >= b.left; }""",
                            timeout=10000)
+    # ... and the column beside the card names is whole: half under them, a total of 40 showed "0" (a walk)
+    edge, lefts = page.evaluate("""() => { const hs = [...document.querySelectorAll('#room-pad thead th')];
+        const edge = hs[0].getBoundingClientRect().right;
+        return [edge, hs.slice(1).filter((h) => h.getBoundingClientRect().right > edge + 1).map((h) => h.getBoundingClientRect().left)]; }""")
+    assert lefts and lefts[0] >= edge - 1, (edge, lefts)
     page.goto(server)
     assert page.text_content("#mode option[value=game]") == "3–6 players"
 

@@ -1611,9 +1611,23 @@ function roomPad(game) {
   const wrap = $("room-pad").parentElement, cut = wrap.scrollWidth > wrap.clientWidth + 1;
   $("room-pad-scrolls").hidden = !cut;
   const mine = game.players.findIndex((p) => localStorage.getItem(tokenKey(p.name)));
+  const pad = $("room-pad"), heads = [...pad.querySelectorAll("thead th")].slice(1);
+  // Columns in the table's own coordinates (offsetLeft counts from the page, and a sticky cell's
+  // from where it sticks).
+  const left = (th) => th.getBoundingClientRect().left - pad.getBoundingClientRect().left;
+  const right = (th) => left(th) + th.getBoundingClientRect().width;
+  const labels = heads.length ? left(heads[0]) : 0, inView = wrap.clientWidth - labels;
+  // A column scrolled half under the card names showed a part of its number ("0" of a total of
+  // 40: a walk at 360 px, in Russian): the pad stops on whole columns (scroll-snap, past the
+  // labels), its end too (room after the last column, so that a column starts at the labels).
+  wrap.style.scrollPaddingLeft = `${labels}px`;
+  wrap.style.paddingRight = "";
+  const firstWith = (th) => heads.find((h) => right(th) - left(h) <= inView);  // the first column from which th is whole
+  const last = cut && heads.length ? firstWith(heads[heads.length - 1]) : null;
+  if (last) wrap.style.paddingRight = `${Math.max(0, left(last) - labels - (wrap.scrollWidth - wrap.clientWidth))}px`;
   if (cut && mine >= 0 && room.padShown !== game.players[mine].name) {
-    const th = $("room-pad").querySelectorAll("thead th")[mine + 1];
-    if (th) wrap.scrollLeft = Math.max(0, th.offsetLeft + th.offsetWidth - wrap.clientWidth);
+    const first = heads[mine] && firstWith(heads[mine]);
+    if (first) wrap.scrollLeft = left(first) - labels;
     room.padShown = game.players[mine].name;
   }
   // One player in doubt said in a sentence; several in one list (a sentence each repeated "…, so
