@@ -599,6 +599,15 @@ deer      deer      trout     stream    rabbit
 """
 
 
+def test_a_solo_room_before_the_bots_grid_names_no_winner(server, page):
+    # "Winner: Giulia. Majorities are provisional until more players join": no one joins a solo
+    # game, and the bot's grid was still to come (a walk, in Italian).
+    room_id = new_room(page, server, "solo")
+    put_grid(server, room_id, "me", (EXAMPLES / "alice.txt").read_text())
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
+    assert page.text_content("#room-winners") == "Enter the bot's grid (below) to see whether you beat it."
+
+
 def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
     # A walk: 52 against 52 said "you beat the bot by 0".
     room_id = new_room(page, server, "solo")
@@ -1197,6 +1206,61 @@ def test_review_the_doubtful_cards_one_at_a_time(server, page, photo_set, reader
     page.wait_for_selector("#picker[open]")
     page.click("#keep")
     expect(page.locator("#remember-status")).to_have_text("")
+
+
+def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, page, photo_set, reader, tmp_path):
+    # Offline, a card named in Review showed its new name with the old card's points, the error
+    # was at once replaced by "All doubtful cards checked", and nothing was ever sent (a walk).
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    doubtful = page.locator("#solo-tableau .grid button.doubt")
+    n, first = doubtful.count(), doubtful.first
+    assert n >= 2
+    before, total = first.text_content(), page.text_content("#total")
+    page.context.set_offline(True)
+    page.click("#solo-tableau .review")
+    page.wait_for_selector("#picker[open]")
+    page.wait_for_timeout(500)  # (the picker takes no tap at once)
+    page.click("#choices button[data-type='%s']" % ("bee" if "bear" in before.lower() else "bear"))
+    expect(page.locator("#status")).to_have_text(
+        "The server cannot be reached: nothing was sent or saved. Try again when you are back online.", timeout=10000)
+    page.wait_for_timeout(800)  # no next card, and no "all checked" over the error
+    expect(page.locator("#picker")).not_to_have_attribute("open", "")
+    assert page.text_content("#status").startswith("The server cannot be reached")
+    expect(doubtful).to_have_count(n)  # the card as read, still in doubt, and the total as it was
+    assert doubtful.first.text_content() == before and page.text_content("#total") == total
+    page.context.set_offline(False)  # back online: the error goes
+    expect(page.locator("#status")).to_have_text("", timeout=10000)
+
+
+def test_a_room_correction_made_offline_is_taken_back_not_shown_as_saved(server, page, photo_set, reader, tmp_path):
+    # Offline, a correction in a room was shown (its total as if final) and never sent: a reload
+    # brought the old read back (a walk).
+    from playwright.sync_api import expect
+
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    doubtful = page.locator("#mine .grid button.doubt")
+    n = doubtful.count()
+    assert n >= 1
+    before = doubtful.first.text_content()
+    page.context.set_offline(True)
+    page.click("#mine .review")
+    page.wait_for_selector("#picker[open]")
+    page.wait_for_timeout(500)
+    page.click("#choices button[data-type='%s']" % ("bee" if "bear" in before.lower() else "bear"))
+    expect(page.locator("#room-status")).to_have_text(
+        "The server cannot be reached: nothing was sent or saved. Try again when you are back online.", timeout=10000)
+    page.wait_for_timeout(800)
+    assert page.text_content("#room-status").startswith("The server cannot be reached")
+    expect(doubtful).to_have_count(n)
+    assert doubtful.first.text_content() == before
+    assert page.text_content("#room-pad tr.total td").endswith("?")
+    page.context.set_offline(False)
+    expect(page.locator("#room-status")).to_have_text("", timeout=10000)
+    assert not get_room(server, room_id)["game"]["players"][0].get("corrected")
 
 
 def test_a_double_tap_in_review_checks_one_card_not_the_next_unseen(server, page, photo_set, reader, tmp_path):

@@ -20,7 +20,16 @@ const API_HEADERS = { "Accept-Language": "en" };
 // by its English wording, would stay listed.
 const inEnglish = (url) => `${url}${url.includes("?") ? "&" : "?"}lang=en`;
 
-function showOffline(off) { $("offline").hidden = !off; }
+// Back online, a status that only said the server could not be reached goes (it stayed, red,
+// under a page that worked again: a walk).
+function showOffline(off) {
+  $("offline").hidden = !off;
+  if (!off) document.querySelectorAll(".status").forEach((el) => { if (el.offline) setStatus(el, ""); });
+}
+
+// What a correction's write (or score) answers when it could not be made: the view takes the
+// change back (``TableauView.unsaved``), rather than show a card the room or the score never got.
+const UNSAVED = Symbol("unsaved");
 
 // ``answer``: given, gets the answer's ETag (a room's poll sends it back as If-None-Match).
 async function api(method, url, body, headers = {}, answer = null) {
@@ -186,6 +195,7 @@ function setStatus(el, text, isError = false) {
   // What a status is, where the page takes it back by itself (rememberCards' "unsure"): a
   // message's own mark, if it carries one, else none.
   el.mark = (typeof text === "function" && text.mark) || undefined;
+  el.offline = Boolean(isError && text && text.offline);
   const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
   el.say = say && isError ? () => clauses(say()) : say;
   el.textContent = el.say ? el.say() : isError ? clauses(String(text)) : text;
@@ -671,18 +681,30 @@ class TableauView {
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
-    if (player && mine === this.seq) { this.player = player; this.render(); }
+    if (player === UNSAVED) this.unsaved();
+    else if (player && mine === this.seq) { this.player = player; this.render(); }
+  }
+
+  // The last change could not be saved or scored (offline, a refusal): taken back, and a review
+  // under way stops there (it went on, "all doubtful cards checked" over the error, and the card
+  // showed the new name with the old card's points: a walk, offline).
+  unsaved() {
+    const last = this.history.pop();
+    if (last) { this.grid = last.grid; this.corrected = last.corrected; this.checked = last.checked; }
+    this.failed = true;
+    this.render();
   }
 
   // "Review the 3 doubtful cards": one at a time, in reading order.
   async review() {
     const cells = [...this.doubtfulCells(), ...this.guessedCells()].sort(([a, b], [c, d]) => a - c || b - d), loads = this.loads;
     const naming = this.naming();
+    this.failed = false;
     for (let k = 0; k < cells.length; k++) {
       // Another tableau (or photo) shown while a choice was scored: the walk was of the one left.
       if (loads !== this.loads) return;
       const choice = await this.pickAndCorrect(cells[k][0], cells[k][1], { k: k + 1, n: cells.length });
-      if (choice === undefined) return;
+      if (choice === undefined || this.failed) return;
     }
     // Naming a photo's cards, nothing was doubtful: "all doubtful cards checked" said otherwise (a walk).
     this.onChange(null, Object.assign(() => t(naming ? "ui.naming_done" : "ui.review_done"), { mark: "review_done" }));
@@ -1454,8 +1476,9 @@ async function correctSolo(grid, message) {
     if (message !== null && !refusedSince) setStatus($("status"), message || done);  // null: a re-score
     return player;
   } catch (err) {
-    if (solo.doc === shown && solo.index === index && !solo.pending) setStatus($("status"), err, true);
-    return null;
+    if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
+    setStatus($("status"), err, true);
+    return sameGrid(solo.view.grid, grid) ? UNSAVED : null;  // (not so: a later change is on its way)
   }
 }
 
@@ -1503,6 +1526,9 @@ function roomGone(err) {
 // ``unsure``: a card of the game is still in doubt: who leads is said, not who won (a walk:
 // "Winner: Bob." above two totals marked "?").
 function winnersText(game, unsure = false) {
+  // A solo room before the bot's grid: "Winner: Giulia. Majorities are provisional until more
+  // players join" (a walk): no one else joins a solo game, and no one has won yet.
+  if (!game.solo && room.doc && room.doc.mode === "solo") return t("ui.solo_needs_bot");
   if (game.solo) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
@@ -1585,7 +1611,10 @@ function showRoom(doc) {
         onKept: (r, c) => {
           roomPad(room.doc.game);
           const cell = entry.view.read.cells && entry.view.read.cells[r] && entry.view.read.cells[r][c];
-          if (cell && cell.doubts && cell.doubts.length) correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"));
+          if (cell && cell.doubts && cell.doubts.length) {
+            correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"))
+              .then((saved) => { if (saved === UNSAVED) { entry.view.unsaved(); roomPad(room.doc.game); } });
+          }
         } }), photo: null };
       room.views.set(p.name, entry);
     }
@@ -1791,7 +1820,7 @@ async function writeRoomGrid(name, asked, message, writes) {
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
-  } catch (err) { setStatus($("room-status"), err, true); return null; } finally { finish(); }
+  } catch (err) { setStatus($("room-status"), err, true); return UNSAVED; } finally { finish(); }
 }
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
