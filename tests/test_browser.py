@@ -518,6 +518,9 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     page.click("#add-photo")  # Ann again: asked before her tableau is replaced
     page.wait_for_selector("#confirm[open]")
     assert "Replace Ann's tableau" in page.text_content("#confirm-text")
+    # the question is the dialog's name: a screen reader heard "Keep it, button" alone (a walk)
+    expect(page.locator("#confirm")).to_have_accessible_name(re.compile(r"^Replace Ann's tableau"))
+    expect(page.locator("#room-pad")).to_have_accessible_name("Score pad")
     with page.expect_file_chooser() as chooser:
         page.click("#confirm-yes")
     chooser.value.set_files(path)  # the very same file
@@ -2292,7 +2295,7 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     assert any(item.startswith("The tableau is cut by the frame") and item.endswith(".") for item in items), items
 
 
-def test_a_cell_outside_the_photo_is_unknown_everywhere_and_says_it_counts_as_empty(server, page, photo_set, tmp_path):
+def test_a_cell_outside_the_photo_is_unknown_everywhere_and_is_named_not_kept(server, page, photo_set, tmp_path):
     # Its label said "unknown", its explanation "Row 1, column 5 is empty." and the picker "read as
     # empty" (a walk, in Czech and Russian): one word for it everywhere, and what keeping it does.
     from playwright.sync_api import expect
@@ -2309,7 +2312,9 @@ def test_a_cell_outside_the_photo_is_unknown_everywhere_and_says_it_counts_as_em
     r, c = unknown[0]
     page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
     page.wait_for_selector("#picker[open]")
-    expect(page.locator("#picker-cell")).to_have_text(f"Row {r + 1}, column {c + 1}: not read; kept as it is, it counts as empty")
+    expect(page.locator("#picker-cell")).to_have_text(f"Row {r + 1}, column {c + 1}: not read: name the card that lies here, or choose empty")
+    # ... and not kept "as read": kept, it counted as empty, and the total lost its "?" (29 for 31: a walk)
+    expect(page.locator("#keep")).to_be_hidden()
     page.keyboard.press("Escape")
     page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")  # a tap on the grid: what it scores
     explained = page.text_content("#solo-tableau .card-explain-text")

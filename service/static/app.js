@@ -815,7 +815,9 @@ function pick(view, r, c, review) {
     };
     // A card found and not named: "keep as read" would keep it empty, silently (a walk); its
     // name, or "empty" for a box on a bare gap, is to be chosen.
-    $("keep").hidden = unnamed || changed;  // (a changed card is kept as it is by closing)
+    // A cell nothing read (outside the photo, a card of none of the deck's types) neither: kept
+    // "as read" it counted as empty, and the total (29 for 31) lost its "?" (a walk).
+    $("keep").hidden = unnamed || changed || view.unknownAt(r, c);  // (a changed card is kept as it is by closing)
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
     dialog.showModal();
