@@ -540,6 +540,12 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     page.wait_for_function("document.querySelector('#room-status').textContent === \"Replaced Ann's tableau with the new photo.\"",
                            timeout=30000)
     assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
+    # Another phone's "ann" beside Ann is refused before its file is chosen (it was after the whole upload: a walk)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.fill("#player-name", "ann")
+    page.click("#add-photo")
+    expect(page.locator("#room-status")).to_have_text("“ann” is too like “Ann”, already in this room: choose another name.")
 
 
 def test_a_room_poll_lost_to_the_network_keeps_what_the_room_said(server, page, photo_set, tmp_path):

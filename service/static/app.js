@@ -708,7 +708,9 @@ class TableauView {
     }
     // Naming a photo's cards, nothing was doubtful: "all doubtful cards checked" said otherwise (a walk).
     this.onChange(null, Object.assign(() => t(naming ? "ui.naming_done" : "ui.review_done"), { mark: "review_done" }));
-    if (cells.length) this.focusCell(...cells[cells.length - 1]);  // the Review button is gone: on the last card checked
+    // The Review button is gone: on the last card checked, in view (a keyboard walk's focus lay
+    // off the screen).
+    if (cells.length) this.focusCell(...cells[cells.length - 1], true);
   }
 }
 
@@ -1833,6 +1835,10 @@ async function addPhotoClicked() {
   if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
   if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
+  // Another's name but for case or width ("anna" beside "Anna"): the room refuses it, and said so
+  // only after the whole upload (a walk). (Look-alike letters of other scripts are the room's to say.)
+  const other = !taken && room.doc && room.doc.players.find((p) => foldName(p) === foldName(name));
+  if (other) { setStatus($("room-status"), () => t("ui.name_alike", { name, other }), true); $("player-name").focus(); return; }
   if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
   setStatus($("room-status"), "");
   $("room-photo").click();
