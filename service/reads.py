@@ -2,7 +2,10 @@
 
 A photo request takes a ticket before its body is read (``admit``); with every ticket taken the
 answer is 503 with ``Retry-After``, and nothing is read or spooled. A ticket holder waits for a
-reader in order, at most ``queue_wait`` seconds, and gives up its place if the client goes away
+reader, at most ``queue_wait`` seconds: a reader set free goes to the waiting client with the
+fewest reads running, the longest waiting among them (first come, first served, one client's
+eight photos of strewn cards, 10-19 s each, held every reader, and another player's photo waited
+27 s or got a 503: an attack on a running server), and gives up its place if the client goes away
 meanwhile. A read runs in the queue's own threads, and its reader is released when the thread
 ends, not when the request does: a timed-out request cannot push more reads onto the cores
 than there are readers.
@@ -15,7 +18,6 @@ import ctypes.util
 import math
 import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -50,7 +52,9 @@ class ReadQueue:
         self.workers, self.capacity, self.wait = workers, workers + queue, wait
         self.tickets = 0
         self._free = workers
-        self._waiters: deque[asyncio.Future] = deque()
+        self._waiters: list[tuple[asyncio.Future, str]] = []  # (who waits, for which client), oldest first
+        self._running: dict[str, int] = {}  # reads under way per client
+        self._last_turn: dict[str, int] = {}  # when each client busy now last had a reader (a count of turns)
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="read")
         self._seconds = 1.0  # running mean of one read, for Retry-After
         self.reads_started = 0
@@ -72,19 +76,32 @@ class ReadQueue:
 
     # readers
     def _release(self) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
-        self._free += 1
+        self._waiters = [(waiter, client) for waiter, client in self._waiters if not waiter.done()]
+        if not self._waiters:
+            self._free += 1
+            # no one waits: the turns of clients with no read under way are history (never a map that only grows)
+            self._last_turn = {client: turn for client, turn in self._last_turn.items() if client in self._running}
+            return
+        # The clients with fewest reads running; of those the one whose last turn is longest ago;
+        # ``min`` keeps the first of equals: its longest waiting.
+        chosen = min(self._waiters, key=lambda w: (self._running.get(w[1], 0), self._last_turn.get(w[1], -1)))
+        self._waiters.remove(chosen)
+        chosen[0].set_result(None)
 
-    async def _acquire(self, gone: Callable[[], Awaitable[bool]]) -> None:
+    def _finished(self, client: str) -> None:
+        self._running[client] -= 1
+        if not self._running[client]:
+            del self._running[client]
+            if not any(who == client for _, who in self._waiters):  # idle: nothing to remember it by
+                self._last_turn.pop(client, None)
+        self._release()
+
+    async def _acquire(self, gone: Callable[[], Awaitable[bool]], client: str) -> None:
         if self._free and not self._waiters:
             self._free -= 1
             return
         waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        self._waiters.append((waiter, client))
         deadline = time.monotonic() + self.wait
         try:
             while not waiter.done():
@@ -102,19 +119,22 @@ class ReadQueue:
                 waiter.cancel()
             raise
 
-    async def run(self, fn: Callable[..., T], *args, gone: Callable[[], Awaitable[bool]]) -> T:
-        """``fn(*args)`` on a reader once one is free; ``gone()`` says whether the client left."""
-        await self._acquire(gone)
+    async def run(self, fn: Callable[..., T], *args, gone: Callable[[], Awaitable[bool]], client: str = "") -> T:
+        """``fn(*args)`` on a reader once one is free; ``gone()`` says whether the client left;
+        ``client``: whose read it is (``starts.client_key``), for a fair turn."""
+        await self._acquire(gone, client)
         loop = asyncio.get_running_loop()
         if await gone():
             self._release()
             raise Abandoned()
         self.reads_started += 1
+        self._running[client] = self._running.get(client, 0) + 1
+        self._last_turn[client] = self.reads_started
         started = time.monotonic()
 
         def done(_):
             self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
-            loop.call_soon_threadsafe(self._release)
+            loop.call_soon_threadsafe(self._finished, client)
 
         future = self._pool.submit(fn, *args)
         future.add_done_callback(done)

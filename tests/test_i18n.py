@@ -195,6 +195,7 @@ MESSAGES = [
     "the JPEG file holds 64 scans of 58 MP (a camera's photo has about 10): too costly to read, not a camera's photo",
     "the same 20 cards in the same places as ann's tableau: one tableau photographed twice? Photograph each player's own tableau",
     "this device holds 100 rooms used in the last day (the most it may): try again in 5 h, or go on in one of them",
+    "too many cards in one photo (271 found; the tableaux of a game hold at most 160): photograph the tableaux of one game",
 ]
 
 

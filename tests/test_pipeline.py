@@ -57,10 +57,11 @@ class _CountingFinder:
 
 
 def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number_of_looks():
-    """42 small grids of two rows of cards on a 12 MP photo (no game looks so): each grid's
-    window is a guess, and every grid and group of small cards costs the finder looks. It took
+    """Small grids of two rows of cards on a 12 MP photo (no game looks so): each grid's window
+    is a guess, and every grid and group of small cards costs the finder looks. 42 of them took
     24 s to read before; now the closer looks stop at the biggest MAX_TABLEAUX groups and the
-    photo is refused, in every language, before any grid is looked at again."""
+    photo is refused, in every language, before any grid is looked at again (420 cards: on
+    their count, now, as more than a game's tableaux hold)."""
     from ecoscore.datasets.deck import load_deck
     from ecoscore.service import i18n
     from ecoscore.vision.pipeline import MAX_TABLEAUX, Reader
@@ -77,10 +78,36 @@ def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number
                     k += 1
     reader = Reader()
     reader.finder = _CountingFinder(reader.finder)
-    with pytest.raises(NoTableauError, match=r"too many tableaux in one photo \(grids of cards found: \d+") as refused:
+    with pytest.raises(NoTableauError, match=r"too many (tableaux|cards) in one photo") as refused:
         reader.read(cv2.imencode(".jpg", photo)[1].tobytes())
     assert reader.finder.looks <= 2 + MAX_TABLEAUX  # the quick look, the first look, the closer looks
-    assert i18n.translate(str(refused.value), "cs").startswith("příliš mnoho ekosystémů na jedné fotce")
+    assert "příliš mnoho" in i18n.translate(str(refused.value), "cs")
+
+
+def test_a_photo_of_more_cards_than_a_games_tableaux_is_refused_on_its_first_look():
+    """300 cards strewn at random (an attack on a running server): every group of them was fitted
+    again and again, 44 finder runs, 14 s of a reader; the photo is no game's and is refused on
+    its first look, in every language."""
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.service import i18n
+    from ecoscore.vision.pipeline import MAX_PHOTO_CARDS, MAX_TABLEAUX, Reader
+
+    faces = [f[0] for f in load_deck("standin").faces.values()]
+    rng = np.random.default_rng(5)
+    photo = np.full((2250, 3000, 3), (60, 110, 70), np.uint8)
+    for k in range(300):  # cards strewn about, each turned any way
+        card = cv2.resize(faces[k % len(faces)], (60, 84))
+        turn = cv2.getRotationMatrix2D((30, 42), float(rng.uniform(0, 360)), 1.0)
+        x, y = int(rng.integers(60, 2880)), int(rng.integers(60, 2110))
+        turn[:, 2] += (x, y)
+        cv2.warpAffine(card, turn, (3000, 2250), photo, borderMode=cv2.BORDER_TRANSPARENT)
+    reader = Reader()
+    reader.finder = _CountingFinder(reader.finder)
+    with pytest.raises(NoTableauError, match=r"too many cards in one photo \((\d+) found") as refused:
+        reader.read(cv2.imencode(".jpg", photo)[1].tobytes())
+    assert int(re.search(r"\((\d+) found", str(refused.value)).group(1)) > MAX_PHOTO_CARDS
+    assert reader.finder.looks <= 2 + MAX_TABLEAUX  # the quick look, the first look, the closer looks
+    assert i18n.translate(str(refused.value), "ru").startswith("слишком много карт на одном фото")
 
 
 def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():

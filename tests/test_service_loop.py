@@ -222,6 +222,36 @@ def test_a_long_form_field_is_refused_as_it_streams(settings):
     assert b"connection: close" in head
 
 
+def test_a_reader_set_free_goes_to_the_client_with_fewest_reads_running():
+    # First come, first served: one client's eight photos of strewn cards (10-19 s each) held
+    # every reader, and another player's photo waited 27 s or got a 503 (an attack).
+    import asyncio
+
+    from ecoscore.service.reads import ReadQueue
+
+    async def scenario():
+        queue = ReadQueue(1, 8, 10.0)
+        order: list[str] = []
+
+        async def here():
+            return False
+
+        def read(who):
+            time.sleep(0.05)
+            order.append(who)
+
+        greedy = [asyncio.create_task(queue.run(read, f"greedy-{k}", gone=here, client="10.0.0.1")) for k in range(4)]
+        await asyncio.sleep(0.01)  # the greedy client's photos wait in line first
+        other = asyncio.create_task(queue.run(read, "other", gone=here, client="10.0.0.2"))
+        await asyncio.gather(*greedy, other)
+        queue.close()
+        return order
+
+    order = asyncio.run(scenario())
+    assert order[:2] == ["greedy-0", "other"], order  # next after the read under way, not after all four
+    assert order[2:] == ["greedy-1", "greedy-2", "greedy-3"]  # one client's own reads keep their order
+
+
 # ---- memory: the inference state is made at start-up, once ----
 def test_each_reader_is_warmed_in_its_own_thread_one_at_a_time():
     """OpenVINO keeps working memory per stream, and a thread's inferences run on its stream:

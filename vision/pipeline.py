@@ -87,6 +87,10 @@ SECOND_LOOK_SIZE = 384
 # group of small cards costs looks of the finder: a made-up photo of 42 small grids took 24 s of
 # CPU to read. More small groups than this are not looked at closer; more grids are refused.
 MAX_TABLEAUX = 8
+# Cards one photo may hold: a game's tableaux and a hand of loose cards beside them. A photo of
+# 300 cards scattered at random held a reader 14 s, each group of them fitted again and again
+# (an attack on a running server): refused on its first look.
+MAX_PHOTO_CARDS = MAX_TABLEAUX * 20 + 40
 # A photo in whose finder's sure boxes (``CardFinder.conf``, 0.6) no grid fits is looked at once
 # more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike the
 # finder's training cards (full-bleed mosaics laid edge to edge, near-black cards) is boxed at
@@ -281,6 +285,9 @@ class Reader:
         else:
             det = self.find(photo.image)
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
+        if len(det) > MAX_PHOTO_CARDS:
+            self._refuse(photo, det, f"too many cards in one photo ({len(det)} found; the tableaux of a game hold at most "
+                                     f"{MAX_PHOTO_CARDS - 40}): photograph the tableaux of one game")
         if self.far_look and fits and loose:
             det, fits, loose = self._look_at_far_cards(photo.image, det, fits, loose)
         if self.table_look and fits:
@@ -419,7 +426,9 @@ class Reader:
         kept only where no cell of it lies on a cell another tableau reads, and is then looked at
         again as every fit is (steep tuning set 39 -> 40 of 54, its tableaux not found 2 -> 0)."""
         groups = clusters(det.subset(loose), reach=NEIGHBOUR_REACH, min_size=OUTLINE_CARDS)
-        for members in sorted(([loose[k] for k in group] for group in groups), key=len, reverse=True):
+        # The biggest groups, as many as a game has tableaux: each fit is a finder run (a photo
+        # of cards strewn about ran 44 of them).
+        for members in sorted(([loose[k] for k in group] for group in groups), key=len, reverse=True)[:MAX_TABLEAUX]:
             found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
             more = [fit for fit in more if not _reaches_into(fit, fits)]  # never a cell read twice
             if not more:

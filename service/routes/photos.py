@@ -19,6 +19,7 @@ from .. import names
 from ..deps import Services
 from ..reads import Abandoned, QueueFull
 from ..refusal import NOT_THIS_DECK, Refusal
+from ..starts import client_of
 
 T = TypeVar("T")
 
@@ -68,7 +69,7 @@ async def queued(svc: Services, request: Request, work: Callable[[], T]) -> T:
     """``work`` run in the read queue once a reader is free: 503 with Retry-After when the queue
     is full, 408 when the client went away meanwhile (its work is not done)."""
     try:
-        return await svc.reads.run(work, gone=request.is_disconnected)
+        return await svc.reads.run(work, gone=request.is_disconnected, client=client_of(request))
     except QueueFull as err:
         raise HTTPException(503, str(err), headers={"Retry-After": str(err.retry_after)}) from None
     except Abandoned:
