@@ -186,8 +186,8 @@ TWIN_CARDS = 10
 
 def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc | None]:
     """``reads`` (one a player, None past its end) with a doubt on each read whose tableau is
-    another player's, card for card, as laid or turned half round (the same tableau shot from the
-    other side). The same photo sent for two players was scored as two, its majorities shared,
+    another player's, card for card, as laid, turned half round (the same tableau shot from the
+    other side), mirrored or flipped (``_layouts``). The same photo sent for two players was scored as two, its majorities shared,
     and the game said final (an attack)."""
     out: list[ReadDoc | None] = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     for k, p in enumerate(game.players):
@@ -195,13 +195,22 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
         if read is None or p.bot or n < TWIN_CARDS:
             continue
         same = [o.name for j, o in enumerate(game.players) if j != k and not o.bot
-                and o.tableau.cells in (p.tableau.cells, p.tableau.cells[::-1])]
+                and list(o.tableau.cells) in _layouts(p.tableau.cells)]
         if same:
             said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
                     "Photograph each player's own tableau")
             if said not in read.get("doubts", []):  # (said once, however often asked)
                 out[k] = cast(ReadDoc, {**read, "doubts": [*read.get("doubts", []), said]})
     return out
+
+
+def _layouts(cells: Sequence) -> list[list]:
+    """A 4 × 5 tableau's cells (row by row) as laid, turned half round, mirrored and flipped: the
+    ways one photo shows the same tableau again (a mirrored copy, or the same JPEG with an EXIF
+    orientation that mirrors it, passed as another player's: an attack)."""
+    rows = [list(cells[r * 5:(r + 1) * 5]) for r in range(4)]
+    flat = lambda rs: [c for row in rs for c in row]  # noqa: E731
+    return [flat(rows), flat(rows)[::-1], flat(row[::-1] for row in rows), flat(rows[::-1])]
 
 
 def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameDoc:

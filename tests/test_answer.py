@@ -148,6 +148,20 @@ def test_one_tableau_read_for_two_players_is_doubted_and_not_final():
     assert answer.game_to_dict(score_game([("ann", alice), ("bob", alice)]))["final"]
 
 
+def test_one_tableau_mirrored_or_flipped_for_another_player_is_doubted_too():
+    # A mirrored copy of one photo (or the same JPEG with an EXIF orientation that mirrors it)
+    # passed as another player's was final, its majorities shared (an attack).
+    alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
+    rows = [alice.cells[r * 5:(r + 1) * 5] for r in range(4)]
+    mirrored = type(alice)(tuple(c for row in rows for c in row[::-1]))
+    flipped = type(alice)(tuple(c for row in rows[::-1] for c in row))
+    for copy in (mirrored, flipped):
+        game = score_game([("ann", alice), ("bob", copy)])
+        doc = answer.game_to_dict(game, [_read_of(alice), _read_of(copy)])
+        assert doc["final"] is False
+        assert all(p["doubts"][0].startswith("the same 20 cards in the same places as") for p in doc["players"])
+
+
 def test_more_cards_of_a_type_than_a_deck_holds_keeps_a_read_game_from_final():
     alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
     crowd = [(f"p{k}", type(alice)(alice.cells[k:] + alice.cells[:k])) for k in range(1, 7)]  # 6 alike in kind
