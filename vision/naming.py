@@ -221,6 +221,11 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
     return TableauRead(cells, read_doubts)
 
 
+
+def left_out_doubt(n: int) -> str:
+    """``n`` cards lying in line with a tableau's grid, just outside its 5 × 4, that no tableau holds."""
+    return f"{n} card{'s' if n > 1 else ''} in line with the grid but outside its 5 × 4 {'were' if n > 1 else 'was'} left out"
+
 def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     """The flags that matter for one tableau, in words."""
     doubts = []
@@ -240,8 +245,7 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     if fit.small_canvas:
         doubts.append(SMALL_CANVAS_DOUBT)
     if fit.off_grid:
-        doubts.append(f"{len(fit.off_grid)} card{'s' if len(fit.off_grid) > 1 else ''} in line with the grid "
-                      f"but outside its 5 × 4 {'were' if len(fit.off_grid) > 1 else 'was'} left out")
+        doubts.append(left_out_doubt(len(fit.off_grid)))
     foreign = sum(cell.not_ours for cell in cells)
     if foreign >= WRONG_DECK_CARDS:
         doubts.append(f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "

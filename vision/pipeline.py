@@ -20,7 +20,7 @@ from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
-from .naming import MIN_CONFIDENCE, name_cells, name_tableaux
+from .naming import MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
 from .second_look import (
@@ -38,6 +38,10 @@ from .second_look import (
 from .window import cut_on_the_lattice, place_window
 
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
+BESIDE_SCORE = 0.6  # a card beside a tableau that a lattice set aside is said where the finder boxed it this surely
+# ... and where that lattice held at most this many boxes: a row or two left out of a tableau, not
+# a grid of its own (a play mat's printed slots beside a tableau, 20 boxes read as no card).
+BESIDE_MAX_BOXES = 10
 SMALL_CARD_PX = 24  # a card's short side at the finder's input below which it looks closer
 # The closer look shows the finder a group's cards at about this short side (px at its input),
 # on the first of these canvases big enough: on the tuning sets 32 px found more cards than the
@@ -536,12 +540,16 @@ class Reader:
         those set aside that may yet be a player's (``unread_grid``); with no tableau left, ``_read``
         refuses the photo on them."""
         kept, pattern_grids, unread_grids = [], [], []
+        kept_fits: list[TableauFit] = []
+        unsaid: list[int] = []  # the boxes of lattices set aside without a word
         for fit, read in zip(fits, reads):
             evidence = [photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence) for cell in read.cells]
             if photo_doubts.is_phantom(evidence):
                 unread = photo_doubts.unread_grid(sum(cell.detected for cell in read.cells), sum(evidence))
                 if unread is not None:
                     unread_grids.append(unread)
+                elif len(fit.detections) <= BESIDE_MAX_BOXES:  # a row or two: perhaps a tableau's, left out
+                    unsaid.extend(fit.detections)
                 continue
             pattern = photo_doubts.one_look([(cell.type.value, cell.card_evidence) for cell in read.cells
                                              if cell.type is not None])
@@ -555,6 +563,11 @@ class Reader:
                 seen = replace(seen, cells_outside=0)
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
+            kept_fits.append(fit)
+        for fit, read in zip(kept_fits, kept):
+            beside = _left_beside(det, fit, unsaid)
+            if beside and not any(d == left_out_doubt(n) for d in read.doubts for n in range(1, 21)):
+                read.doubts.append(left_out_doubt(beside))
         return JudgedGrids(kept, pattern_grids, unread_grids)
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
@@ -782,6 +795,33 @@ def _take_loose(fit: TableauFit, det: Detections, loose: list[int]) -> None:
             if on:
                 cell.detection = max(on, key=lambda i: det.scores[i])
                 free.remove(cell.detection)
+
+
+def _left_beside(det: Detections, fit: TableauFit, boxes: list[int]) -> int:
+    """How many of ``boxes`` (cards of a lattice set aside without a word) lie beside ``fit``'s
+    cards, on none of its cells, boxed surely: a tableau's fifth row, fitted apart as a grid of
+    its own, read as no cards and dropped, left the tableau "read" whole and final, its row
+    unsaid (a 5 x 5 layout: an attack on a running server)."""
+    own = fit.detections
+    if not boxes or not own:
+        return 0
+    cells = np.array([cell.quad for cell in fit.cells.values()])
+    candidates = [i for i in dict.fromkeys(boxes) if det.scores[i] >= BESIDE_SCORE]
+    if not candidates:
+        return 0
+    centres = det.centers[candidates]
+    off_cells = ~points_in_quads(centres, cells).any(1)
+    gaps = np.linalg.norm(centres[:, None, :] - det.centers[own][None, :, :], axis=2).min(1)
+    reach = NEIGHBOUR_REACH * np.maximum(det.sizes[candidates, 0], np.median(det.sizes[own, 0]))  # card lengths
+    beside = np.flatnonzero(off_cells & (gaps <= reach))
+    # One card boxed twice (whole, or in parts) is one card: boxes closer than half a card of the
+    # tableau's apart are counted once.
+    half_card = float(np.median(det.sizes[own, 1])) / 2
+    cards: list[np.ndarray] = []
+    for k in sorted(beside, key=lambda k: -det.scores[candidates[k]]):
+        if all(np.linalg.norm(centres[k] - c) > half_card for c in cards):
+            cards.append(centres[k])
+    return len(cards)
 
 
 def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:
