@@ -162,6 +162,7 @@ class Room:
     players: list[PlayerRow]
     deck: str = ""  # the deck every photo of the room is read with ("": each phone's own choice)
     deck_owner: str = ""  # that deck's owner-token hash when the room was started ("": enrolled on the server)
+    neutral_given: bool = False  # a two-player room's pile said by its creator (0 and 0 until then: no pile yet)
 
 
 def path_from_url(url: str) -> Path:
@@ -421,7 +422,8 @@ class Store:
     def room(self, room_id: str) -> Room:
         with self.db.snapshot() as db:  # the room's version and its players as of one moment
             row = db.execute(
-                "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version, deck, deck_owner FROM rooms "
+                "SELECT id, mode, created, neutral_streams, neutral_wolves, bot_grid, version, deck, deck_owner, neutral_given "
+                "FROM rooms "
                 "WHERE id = ?",
                 (room_id,),
             ).fetchone()
@@ -436,7 +438,7 @@ class Store:
                 )
             ]
         return Room(row[0], row[1], row[2], (row[3], row[4]), json.loads(row[5]) if row[5] else None, row[6], players,
-                    row[7], row[8])
+                    row[7], row[8], bool(row[9]))
 
     def room_head(self, room_id: str) -> tuple[int, str, str]:
         """The room's version and deck (name, owner) alone: a poll asking whether it moved on
@@ -472,7 +474,8 @@ class Store:
         with self._transaction() as db:
             if self._as_owner(db, room_id, owner_token, if_match) != "two-player":
                 raise Invalid("the neutral pile is a two-player game's: this room is not one")
-            db.execute("UPDATE rooms SET neutral_streams = ?, neutral_wolves = ? WHERE id = ?", (streams, wolves, room_id))
+            db.execute("UPDATE rooms SET neutral_streams = ?, neutral_wolves = ?, neutral_given = 1 WHERE id = ?",
+                       (streams, wolves, room_id))
 
     def set_bot(self, room_id: str, grid: list[list[str | None]], owner_token: str | None = None, if_match: int | None = None) -> None:
         with self._transaction() as db:

@@ -2265,10 +2265,17 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     expect(guest.locator("#save-neutral")).to_be_hidden()
     assert guest.evaluate("document.getElementById('neutral-streams').readOnly")
     expect(owner.locator("#save-neutral")).to_be_visible()
+    # Two players in, no pile yet: who leads, and that the pile is still to come (a winner was
+    # named before it: an attack)
+    for name, grid in (("ann", "alice"), ("bob", "bruno")):
+        put_grid(server, room_id, name, (EXAMPLES / f"{grid}.txt").read_text())
+    expect(guest.locator("#room-winners")).to_contain_text("(not final). Give the neutral pile's streams and wolves",
+                                                          timeout=10000)
     owner.fill("#neutral-streams", "3")
     owner.click("#save-neutral")
     expect(owner.locator("#room-status")).to_have_text("Saved.")
     expect(guest.locator("#neutral-streams")).to_have_value("3", timeout=10000)
+    expect(guest.locator("#room-winners")).to_have_text(re.compile(r"^Winners?: "), timeout=10000)
 
 
 def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server, new_page):

@@ -52,6 +52,27 @@ def test_room_settings_need_the_creators_token(client):
     assert r.status_code == 409
 
 
+def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it_is_final(client):
+    # A two-player room's pile was 0 and 0 before its creator said it, and the game final with
+    # a winner the pile's majorities may change (49-42 for ann; 40-42 with the pile's 2 streams);
+    # a solo room was final before the bot's grid (an attack on a running server).
+    duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    for name in ("ann", "bob"):
+        join(client, duel["id"], name, GRIDS["alice" if name == "ann" else "bruno"])
+    doc = client.get(f"/api/rooms/{duel['id']}").json()
+    assert doc["waiting_for"] == "neutral" and doc["game"]["final"] is False
+    r = client.put(f"/api/rooms/{duel['id']}/neutral", json={"streams": 0, "wolves": 0},
+                   headers={"X-Room-Token": duel["owner_token"]})
+    assert r.status_code == 200 and r.json()["waiting_for"] is None and r.json()["game"]["final"] is True
+    solo = client.post("/api/rooms", json={"mode": "solo"}).json()
+    join(client, solo["id"], "ann", GRIDS["alice"])
+    doc = client.get(f"/api/rooms/{solo['id']}").json()
+    assert doc["waiting_for"] == "bot" and doc["game"]["final"] is False and doc["game"]["solo"] is None
+    r = client.put(f"/api/rooms/{solo['id']}/bot", json={"grid": GRIDS["bruno"]}, headers={"X-Room-Token": solo["owner_token"]})
+    assert r.status_code == 200, r.text
+    assert r.json()["waiting_for"] is None and r.json()["game"]["final"] is True and r.json()["game"]["solo"]
+
+
 def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     room = client.post("/api/rooms", json={"mode": "game"}).json()
     rid, owner = room["id"], room["owner_token"]

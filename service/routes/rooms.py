@@ -120,7 +120,7 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
            "deck": reads_with.name if reads_with else "", "deck_title": reads_with.shown if reads_with else "",
            "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
-           "game": None, "problem": None}
+           "game": None, "problem": None, "waiting_for": None}
     if room.players:
         bot = parse_json(room.bot_grid) if room.mode == "solo" and room.bot_grid else None
         try:
@@ -140,6 +140,14 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
             read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
             reads.append(read)
         doc["game"] = game_to_dict(game, reads)
+        # What the room still waits for before its score is final: a two-player game's neutral
+        # pile (it takes part in the majorities), a solo game's bot. Both were final without
+        # them, the winner named on half the game (an attack on a running server).
+        waiting = ("neutral" if room.mode == "two-player" and not room.neutral_given
+                   else "bot" if room.mode == "solo" and bot is None else None)
+        if waiting:
+            doc["game"]["final"] = False
+        doc["waiting_for"] = waiting
     return doc, etag
 
 

@@ -1532,7 +1532,13 @@ function roomGone(err) {
 function winnersText(game, unsure = false) {
   // A solo room before the bot's grid: "Winner: Giulia. Majorities are provisional until more
   // players join" (a walk): no one else joins a solo game, and no one has won yet.
-  if (!game.solo && room.doc && room.doc.mode === "solo") return t("ui.solo_needs_bot");
+  const waiting = room.doc && room.doc.waiting_for;
+  if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) return t("ui.solo_needs_bot");
+  // A duel before its neutral pile is given: the pile may take a majority (the service says it is
+  // not final: a winner was named on half the game, an attack).
+  if (waiting === "neutral") {
+    return `${t("ui.leading", { n: game.winners.length, names: game.winners.join(", ") })} ${t("ui.neutral_needed")}`;
+  }
   if (game.solo) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
