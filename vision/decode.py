@@ -107,6 +107,9 @@ MAX_SCAN_PIXELS = 720_000_000
 # they cost seconds (a 457 KB 16-bit PNG of 59 MP, 4.4 s and 245 MB: an attack). A phone's photo
 # is a JPEG or a HEIC; a PNG of a tableau is a screenshot or an export, far smaller.
 MAX_FULL_DECODE_PIXELS = 25_000_000
+# A HEIC is decoded at full size too (no reduced decode): a 233 KB HEIC of 59 MP held a reader
+# 6-7 s and 0.9 GB (an attack). A phone's HEIC is 12 or 24 MP, 48 at its largest setting.
+MAX_HEIF_PIXELS = 50_000_000
 # The two markers walked after the first scan, in one pass: FF DA (a scan) and FF D9 (the end).
 # A pass of bytes.find and one of bytes.count took 3 ms of a 12 MP photo's 60; this one 0.7.
 _SCAN_MARKERS = re.compile(rb"\xff[\xd9\xda]")
@@ -200,6 +203,9 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
     if fmt in ("PNG", "WEBP") and w * h > MAX_FULL_DECODE_PIXELS:
         raise ImageError(f"the {fmt} image is {w} × {h} = {w * h / 1e6:.0f} MP; a {fmt} is read at most "
                          f"{MAX_FULL_DECODE_PIXELS / 1e6:.0f} MP (send the camera's JPEG or HEIC)")
+    if fmt == "HEIF" and w * h > MAX_HEIF_PIXELS:
+        raise ImageError(f"the HEIC image is {w} × {h} = {w * h / 1e6:.0f} MP; a HEIC is read at most "
+                         f"{MAX_HEIF_PIXELS / 1e6:.0f} MP (a phone's largest): send a smaller photo, or its JPEG")
     if scans * w * h > MAX_SCAN_PIXELS:
         raise ImageError(f"the JPEG file holds {scans} scans of {w * h / 1e6:.0f} MP (a camera's photo has about "
                          "10): too costly to read, not a camera's photo")
