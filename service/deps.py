@@ -51,7 +51,7 @@ class Services:
     decks: Decks
     room_share: Share
     deck_share: Share
-    refusals: Refusals = field(default_factory=Refusals)
+    refusals: Refusals[StoreError] = field(default_factory=Refusals)
 
     def _enrolled(self, deck: str) -> str | None:
         """The enrolled deck a photo of ``deck`` is read with (empty: the service's default deck);
@@ -135,13 +135,17 @@ class Services:
 
     def _starter(self, share: Share, request: Request) -> Starter:
         starter = Starter(share, client_of(request))
-        if wait := self.refusals.wait(share.kind, starter.client):  # refused lately: no write to ask again
-            raise http_error(OverShare(share, wait))
+        if (refused := self.refusals.refusal(share.kind, starter.client)) is not None:  # lately: no write to ask again
+            raise http_error(refused)
         return starter
 
     def _refused(self, starter: Starter, err: StoreError) -> HTTPException:
         if isinstance(err, OverShare):
-            self.refusals.remember(starter.share.kind, starter.client, err.retry_after)
+            share = starter.share
+            self.refusals.remember(share.kind, starter.client, err.retry_after, lambda wait: OverShare(share, wait))
+        elif isinstance(err, HoldsTooMany):  # (each refusal took the write lock: an attack)
+            held = err.held
+            self.refusals.remember(starter.share.kind, starter.client, err.retry_after, lambda wait: HoldsTooMany(held, wait))
         return http_error(err)
 
     async def db(self, fn: Callable[..., T], *args) -> T:

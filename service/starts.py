@@ -21,10 +21,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 MAX_KEY = 64  # a client's key as stored: an address or a /64 is shorter; anything else is cut
 MAX_CLIENTS = 10_000  # refused clients a worker remembers (``Refusals``)
+E = TypeVar("E", bound=Exception)
 
 
 def client_key(host: str | None) -> str:
@@ -41,31 +42,43 @@ def client_key(host: str | None) -> str:
     return str(address)
 
 
-class Refusals:
-    """This worker's memory of clients past a share, until their oldest start leaves the hour: a
-    client hammering on past its share is answered from here, not by a write to the store (each
-    refusal had taken the database's write lock, and slowed every other writer). Exact but for a
-    start taken back meanwhile (a deck that could not be made), which frees its place a little late."""
+class Refusals(Generic[E]):
+    """This worker's memory of clients refused a start (past a share, or holding their cap of
+    rooms), until they may start again: a client hammering on is answered from here, not by a
+    write to the store (each refusal had taken the database's write lock, and slowed every other
+    writer). Exact but for a start taken back or a room gone meanwhile, which frees its place a
+    little late."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self._until: OrderedDict[tuple[str, str], float] = OrderedDict()
+        # (kind, client) -> (until when, the refusal given a wait in seconds)
+        self._until: OrderedDict[tuple[str, str], tuple[float, Callable[[int], E] | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def wait(self, kind: str, client: str) -> int:
         """Seconds until ``client`` may start a ``kind`` again, as far as this worker knows (0: ask the store)."""
+        return self._lookup(kind, client)[0]
+
+    def refusal(self, kind: str, client: str) -> E | None:
+        """The refusal remembered for ``client``, with the wait left (None: ask the store, or none was given)."""
+        wait, refuse = self._lookup(kind, client)
+        return refuse(wait) if wait and refuse is not None else None
+
+    def _lookup(self, kind: str, client: str) -> tuple[int, Callable[[int], E] | None]:
         now = self.clock()
         with self._lock:
-            until = self._until.get((kind, client), 0.0)
+            until, refuse = self._until.get((kind, client), (0.0, None))
             if until <= now:
                 self._until.pop((kind, client), None)
-                return 0
-            return max(1, math.ceil(until - now))
+                return 0, None
+            return max(1, math.ceil(until - now)), refuse
 
-    def remember(self, kind: str, client: str, retry_after: int) -> None:
+    def remember(self, kind: str, client: str, retry_after: int, refusal: Callable[[int], E] | None = None) -> None:
+        """``client`` refused a ``kind`` for ``retry_after`` seconds; ``refusal(wait)``: the refusal
+        to give meanwhile (the one given, with the wait left)."""
         with self._lock:
             self._until.pop((kind, client), None)
-            self._until[(kind, client)] = self.clock() + retry_after
+            self._until[(kind, client)] = (self.clock() + retry_after, refusal)
             while len(self._until) > MAX_CLIENTS:  # the longest known go first
                 self._until.popitem(last=False)
 

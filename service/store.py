@@ -107,7 +107,7 @@ class HoldsTooMany(StoreError):
     def __init__(self, held: int, retry_after: int):
         super().__init__(f"this device holds {held} rooms used in the last day (the most it may): "
                          f"try again in {math.ceil(retry_after / 3600)} h, or go on in one of them")
-        self.retry_after = retry_after
+        self.held, self.retry_after = held, retry_after
 
 
 class OverShare(StoreError):

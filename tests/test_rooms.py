@@ -384,6 +384,10 @@ def test_a_client_holding_its_cap_of_rooms_used_today_is_refused_in_its_language
         assert r.status_code == 429 and 23 * 3600 < int(r.headers["retry-after"]) <= 24 * 3600, r.text
         assert "riprova tra 24 h" in r.json()["detail"], r.text
         assert other.post("/api/rooms", json={}).status_code == 200
+        # asked again, answered from the worker's memory (each refusal took the write lock), in its own words
+        club.app.state.services.store.create_room = None  # any call would fail now
+        r = club.post("/api/rooms", json={})
+        assert r.status_code == 429 and r.json()["detail"].startswith("this device holds 2 rooms"), r.text
 
 
 def test_a_worker_remembers_whom_it_refused_until_then_and_only_so_many():
