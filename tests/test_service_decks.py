@@ -266,7 +266,7 @@ def test_a_deck_is_built_a_photo_at_a_time_and_reads_once_it_has_every_type(clie
     assert not listed["kitchen"]["complete"] and sorted(listed["kitchen"]["missing"]) == lacking
     # Read with it before it is whole: refused, saying which types it lacks (translated too).
     r = client.post("/api/photo?lang=cs", files={"photo": _jpeg(scenes[second])}, data={"deck": "kitchen"})
-    assert r.status_code == 422 and r.json()["detail"].startswith("balíček 'kitchen' zatím nemá předlohu pro: ")
+    assert r.status_code == 422 and r.json()["detail"].startswith("balíček „kitchen“ zatím nemá předlohu pro: ")
     assert "fox" not in r.json()["detail"] or "liška" in r.json()["detail"]
 
     token = {"X-Deck-Token": started.json()["token"]}
