@@ -195,3 +195,10 @@ def test_a_heic_larger_than_a_phones_largest_is_refused_before_decoding(monkeypa
     monkeypatch.setattr(decoding, "MAX_HEIF_PIXELS", 1_000_000)
     with pytest.raises(ImageError, match=r"^the HEIC image is 1200 × 1000 = 1 MP; a HEIC is read at most 1 MP"):
         decoding.probe(out.getvalue())
+    # An AVIF labelled "mif1" is sniffed a HEIF and opened by Pillow's AVIF plugin: it passed
+    # every cap (a review). Judged by its head, as a HEIF.
+    avif = io.BytesIO()
+    Image.fromarray(np.full((1000, 1200, 3), 90, np.uint8)).save(avif, format="AVIF")
+    relabelled = avif.getvalue()[:8] + b"mif1" + avif.getvalue()[12:]
+    with pytest.raises(ImageError, match=r"^the HEIC image is 1200 × 1000"):
+        decoding.probe(relabelled)
