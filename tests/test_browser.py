@@ -1224,8 +1224,10 @@ def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, pa
 
     upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
     doubtful = page.locator("#solo-tableau .grid button.doubt")
-    n, first = doubtful.count(), doubtful.first
+    n = doubtful.count()
     assert n >= 2
+    r, c = doubtful.first.get_attribute("data-row"), doubtful.first.get_attribute("data-col")
+    first = page.locator(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")
     before, total = first.text_content(), page.text_content("#total")
     page.context.set_offline(True)
     page.click("#solo-tableau .review")
@@ -1238,9 +1240,24 @@ def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, pa
     expect(page.locator("#picker")).not_to_have_attribute("open", "")
     assert page.text_content("#status").startswith("The server cannot be reached")
     expect(doubtful).to_have_count(n)  # the card as read, still in doubt, and the total as it was
-    assert doubtful.first.text_content() == before and page.text_content("#total") == total
+    assert first.text_content() == before and page.text_content("#total") == total
     page.context.set_offline(False)  # back online: the error goes
     expect(page.locator("#status")).to_have_text("", timeout=10000)
+    # An Undo that cannot be scored undoes nothing: it took back two steps (a review)
+    choice = "bee" if "bear" in before.lower() else "bear"
+    first.click()
+    page.click("#solo-tableau .change")
+    page.wait_for_selector("#picker[open]")
+    page.wait_for_timeout(500)
+    page.click(f"#choices button[data-type='{choice}']")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.", timeout=10000)
+    named = doubtful.count()
+    page.context.set_offline(True)
+    page.click("#solo-tableau .undo")
+    expect(page.locator("#status")).to_contain_text("The server cannot be reached", timeout=10000)
+    expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(named)
+    assert choice in first.text_content().lower()
+    assert page.is_enabled("#solo-tableau .undo")
 
 
 def test_a_room_correction_made_offline_is_taken_back_not_shown_as_saved(server, page, photo_set, reader, tmp_path):
@@ -2269,7 +2286,9 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     # named before it: an attack)
     for name, grid in (("ann", "alice"), ("bob", "bruno")):
         put_grid(server, room_id, name, (EXAMPLES / f"{grid}.txt").read_text())
-    expect(guest.locator("#room-winners")).to_contain_text("(not final). Give the neutral pile's streams and wolves",
+    expect(guest.locator("#room-winners")).to_contain_text("(not final). The room's creator still has to give the neutral pile",
+                                                          timeout=10000)
+    expect(owner.locator("#room-winners")).to_contain_text("(not final). Give the neutral pile's streams and wolves",
                                                           timeout=10000)
     owner.fill("#neutral-streams", "3")
     owner.click("#save-neutral")

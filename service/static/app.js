@@ -28,8 +28,10 @@ function showOffline(off) {
 }
 
 // What a correction's write (or score) answers when it could not be made: the view takes the
-// change back (``TableauView.unsaved``), rather than show a card the room or the score never got.
-const UNSAVED = Symbol("unsaved");
+// change back (``TableauView.unsaved``), rather than show a card the room or the score never got;
+// RESET: the view shows what is saved already (a room's tableau as the room has it), the
+// change's step is dropped.
+const UNSAVED = Symbol("unsaved"), RESET = Symbol("reset");
 
 // ``answer``: given, gets the answer's ETag (a room's poll sends it back as If-None-Match).
 async function api(method, url, body, headers = {}, answer = null) {
@@ -273,7 +275,7 @@ function bioText(p) {
 const SVG = "http://www.w3.org/2000/svg";
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -284,6 +286,7 @@ class TableauView {
     // Told when a doubtful card is kept as read: the grid is unchanged, so no score comes back to
     // redraw the pad with (its total's mark counts this view's doubtful cards); a room sends it.
     this.onKept = onKept;
+    this.onTakenBack = onTakenBack;  // a change taken back (``unsaved``): kept as it now is
     // Told on each render with no doubtful card left (the solo page takes back its "check the
     // doubtful cards first"): the view reached into the page for it.
     this.onSettled = onSettled || (() => {});
@@ -661,9 +664,15 @@ class TableauView {
   async undo() {
     const last = this.history.pop();
     if (!last) return;
-    this.grid = last.grid; this.corrected = last.corrected; this.checked = last.checked;
-    await this.commit(() => t("ui.undone"));  // (it said "Score updated with your correction": a walk)
+    const before = this.state();
+    this.restore(last);
+    // (it said "Score updated with your correction": a walk). Not saved: the step is undone
+    // again, not a second one taken back (a review).
+    await this.commit(() => t("ui.undone"), () => { this.history.push(last); this.restore(before); });
   }
+
+  state() { return { grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) }; }
+  restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; }
 
   async revert() {
     this.saveUndo();
@@ -672,7 +681,8 @@ class TableauView {
     await this.commit(() => t("ui.reverted"));
   }
 
-  async commit(message) {
+  // ``takeBack``: what puts the view back as it was before this change, if it cannot be saved.
+  async commit(message, takeBack = () => { const last = this.history.pop(); if (last) this.restore(last); }) {
     const mine = ++this.seq;
     // Undo's (or Back's) last step disables the button pressed: the focus fell to the page's
     // top (a walk, keyboard only). On to the grid instead.
@@ -681,18 +691,20 @@ class TableauView {
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
-    if (player === UNSAVED) this.unsaved();
-    else if (player && mine === this.seq) { this.player = player; this.render(); }
+    if (player === UNSAVED && mine === this.seq) this.unsaved(takeBack);
+    // The view shows the room's tableau already: the step's history goes back, its state stays.
+    else if (player === RESET) this.unsaved(() => { const shown = this.state(); takeBack(); this.restore(shown); });
+    else if (player && player !== UNSAVED && mine === this.seq) { this.player = player; this.render(); }
   }
 
   // The last change could not be saved or scored (offline, a refusal): taken back, and a review
   // under way stops there (it went on, "all doubtful cards checked" over the error, and the card
   // showed the new name with the old card's points: a walk, offline).
-  unsaved() {
-    const last = this.history.pop();
-    if (last) { this.grid = last.grid; this.corrected = last.corrected; this.checked = last.checked; }
+  unsaved(takeBack = () => { const last = this.history.pop(); if (last) this.restore(last); }) {
+    takeBack();
     this.failed = true;
     this.render();
+    if (this.onTakenBack) this.onTakenBack();
   }
 
   // "Review the 3 doubtful cards": one at a time, in reading order.
@@ -1238,7 +1250,7 @@ function showRestored() {
 
 function soloView() {
   solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-    onKept: () => { soloPad(solo.view.player); saveSolo(); },
+    onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => saveSolo(),
     // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
     onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
@@ -1533,11 +1545,15 @@ function winnersText(game, unsure = false) {
   // A solo room before the bot's grid: "Winner: Giulia. Majorities are provisional until more
   // players join" (a walk): no one else joins a solo game, and no one has won yet.
   const waiting = room.doc && room.doc.waiting_for;
-  if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) return t("ui.solo_needs_bot");
+  // Asked of the room's creator; told to the others (their boxes are read-only: a review).
+  const creator = room.doc && !!localStorage.getItem(ownerKey(room.doc.id));
+  if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) {
+    return t(creator ? "ui.solo_needs_bot" : "ui.solo_needs_bot_guest");
+  }
   // A duel before its neutral pile is given: the pile may take a majority (the service says it is
   // not final: a winner was named on half the game, an attack).
   if (waiting === "neutral") {
-    return `${t("ui.leading", { n: game.winners.length, names: game.winners.join(", ") })} ${t("ui.neutral_needed")}`;
+    return `${t("ui.leading", { n: game.winners.length, names: game.winners.join(", ") })} ${t(creator ? "ui.neutral_needed" : "ui.neutral_needed_guest")}`;
   }
   if (game.solo) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
@@ -1623,7 +1639,7 @@ function showRoom(doc) {
           const cell = entry.view.read.cells && entry.view.read.cells[r] && entry.view.read.cells[r][c];
           if (cell && cell.doubts && cell.doubts.length) {
             correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"))
-              .then((saved) => { if (saved === UNSAVED) { entry.view.unsaved(); roomPad(room.doc.game); } });
+              .then((saved) => { if (saved === RESET) { entry.view.unsaved(() => entry.view.history.pop()); roomPad(room.doc.game); } });
           }
         } }), photo: null };
       room.views.set(p.name, entry);
@@ -1647,7 +1663,9 @@ function roomPad(game) {
   // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
   // found their column cut off at the edge (a walk at 320 px). Said, and this phone's own
   // column brought into view once.
-  const wrap = $("room-pad").parentElement, cut = wrap.scrollWidth > wrap.clientWidth + 1;
+  const wrap = $("room-pad").parentElement;
+  wrap.style.paddingRight = "";  // (room left after a wider pad's last column: measured without it)
+  const cut = wrap.scrollWidth > wrap.clientWidth + 1;
   $("room-pad-scrolls").hidden = !cut;
   const mine = game.players.findIndex((p) => localStorage.getItem(tokenKey(p.name)));
   const pad = $("room-pad"), heads = [...pad.querySelectorAll("thead th")].slice(1);
@@ -1660,7 +1678,6 @@ function roomPad(game) {
   // 40: a walk at 360 px, in Russian): the pad stops on whole columns (scroll-snap, past the
   // labels), its end too (room after the last column, so that a column starts at the labels).
   wrap.style.scrollPaddingLeft = `${labels}px`;
-  wrap.style.paddingRight = "";
   const firstWith = (th) => heads.find((h) => right(th) - left(h) <= inView);  // the first column from which th is whole
   const last = cut && heads.length ? firstWith(heads[heads.length - 1]) : null;
   if (last) wrap.style.paddingRight = `${Math.max(0, left(last) - labels - (wrap.scrollWidth - wrap.clientWidth))}px`;
@@ -1830,7 +1847,15 @@ async function writeRoomGrid(name, asked, message, writes) {
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
-  } catch (err) { setStatus($("room-status"), err, true); return UNSAVED; } finally { finish(); }
+  } catch (err) {
+    setStatus($("room-status"), err, true);
+    // A write still queued behind this one carries this change too; the last to fail shows the
+    // tableau as the room has it (popping one step put back a queued change, not the failed one: a review).
+    finish();
+    if (writing(name)) return null;
+    showRoom(room.doc);
+    return RESET;
+  } finally { finish(); }
 }
 
 // Before the file chooser opens: a name, and a yes before replacing a tableau.
