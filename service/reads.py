@@ -55,6 +55,7 @@ class ReadQueue:
         self._waiters: list[tuple[asyncio.Future, str]] = []  # (who waits, for which client), oldest first
         self._running: dict[str, int] = {}  # reads under way per client
         self._last_turn: dict[str, int] = {}  # when each client busy now last had a reader (a count of turns)
+        self._turns = 0
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="read")
         self._seconds = 1.0  # running mean of one read, for Retry-After
         self.reads_started = 0
@@ -86,7 +87,14 @@ class ReadQueue:
         # ``min`` keeps the first of equals: its longest waiting.
         chosen = min(self._waiters, key=lambda w: (self._running.get(w[1], 0), self._last_turn.get(w[1], -1)))
         self._waiters.remove(chosen)
+        self._hand(chosen[1])  # counted as it is handed: two readers set free at once go to two clients
         chosen[0].set_result(None)
+
+    def _hand(self, client: str) -> None:
+        """A reader given to ``client``: its reads running and its last turn (``_finished`` gives it back)."""
+        self._running[client] = self._running.get(client, 0) + 1
+        self._turns += 1
+        self._last_turn[client] = self._turns
 
     def _finished(self, client: str) -> None:
         self._running[client] -= 1
@@ -99,6 +107,7 @@ class ReadQueue:
     async def _acquire(self, gone: Callable[[], Awaitable[bool]], client: str) -> None:
         if self._free and not self._waiters:
             self._free -= 1
+            self._hand(client)
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append((waiter, client))
@@ -114,7 +123,7 @@ class ReadQueue:
                     raise QueueFull(self.retry_after())
         except BaseException:
             if waiter.done() and not waiter.cancelled():
-                self._release()  # handed a reader just as we gave up: pass it on
+                self._finished(client)  # handed a reader just as we gave up: pass it on
             else:
                 waiter.cancel()
             raise
@@ -125,11 +134,9 @@ class ReadQueue:
         await self._acquire(gone, client)
         loop = asyncio.get_running_loop()
         if await gone():
-            self._release()
+            self._finished(client)
             raise Abandoned()
         self.reads_started += 1
-        self._running[client] = self._running.get(client, 0) + 1
-        self._last_turn[client] = self.reads_started
         started = time.monotonic()
 
         def done(_):

@@ -252,6 +252,39 @@ def test_a_reader_set_free_goes_to_the_client_with_fewest_reads_running():
     assert order[2:] == ["greedy-1", "greedy-2", "greedy-3"]  # one client's own reads keep their order
 
 
+def test_two_readers_set_free_go_to_two_clients_and_the_counts_come_back_to_none():
+    # Counted once its read began, a client handed one reader looked idle to the next hand-over
+    # in the same pass, and took both (a review).
+    import asyncio
+
+    from ecoscore.service.reads import ReadQueue
+
+    async def scenario():
+        queue = ReadQueue(2, 8, 10.0)
+        started: list[str] = []
+
+        async def here():
+            return False
+
+        def read(who):
+            started.append(who)
+            time.sleep(0.05)
+
+        first = [asyncio.create_task(queue.run(read, f"a{k}", gone=here, client="A")) for k in range(2)]
+        await asyncio.sleep(0.01)
+        waiting = [asyncio.create_task(queue.run(read, f"a{k}", gone=here, client="A")) for k in range(2, 5)]
+        await asyncio.sleep(0.01)
+        other = asyncio.create_task(queue.run(read, "b", gone=here, client="B"))
+        await asyncio.gather(*first, *waiting, other)
+        counts = (dict(queue._running), dict(queue._last_turn), queue._free)
+        queue.close()
+        return started, counts
+
+    started, (running, turns, free) = asyncio.run(scenario())
+    assert started.index("b") <= 2, started  # with the first reader set free, not after A's queue
+    assert running == {} and turns == {} and free == 2
+
+
 # ---- memory: the inference state is made at start-up, once ----
 def test_each_reader_is_warmed_in_its_own_thread_one_at_a_time():
     """OpenVINO keeps working memory per stream, and a thread's inferences run on its stream:
