@@ -15,7 +15,7 @@ from typing import TypedDict, cast
 from .cards import SCORE_PAD_ORDER, CardType
 from .game import GameScore, Majority, PlayerScore
 from .gridfile import to_json
-from .tableau import COLS, cell_at
+from .tableau import COLS, Tableau, cell_at
 
 Position = list[int]  # a cell as [row, col], 0-based
 
@@ -195,7 +195,7 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
         if read is None or p.bot or n < TWIN_CARDS:
             continue
         same = [o.name for j, o in enumerate(game.players) if j != k and not o.bot
-                and list(o.tableau.cells) in _layouts(p.tableau.cells)]
+                and list(o.tableau.cells) in _layouts(p.tableau)]
         if same:
             said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
                     "Photograph each player's own tableau")
@@ -204,13 +204,12 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
     return out
 
 
-def _layouts(cells: Sequence) -> list[list]:
-    """A 4 × 5 tableau's cells (row by row) as laid, turned half round, mirrored and flipped: the
-    ways one photo shows the same tableau again (a mirrored copy, or the same JPEG with an EXIF
-    orientation that mirrors it, passed as another player's: an attack)."""
-    rows = [list(cells[r * 5:(r + 1) * 5]) for r in range(4)]
-    flat = lambda rs: [c for row in rs for c in row]  # noqa: E731
-    return [flat(rows), flat(rows)[::-1], flat(row[::-1] for row in rows), flat(rows[::-1])]
+def _layouts(tableau: Tableau) -> list[list]:
+    """A tableau's cells as laid, turned half round, mirrored and flipped: the ways one photo
+    shows the same tableau again (a mirrored copy, or the same JPEG with an EXIF orientation that
+    mirrors it, passed as another player's: an attack)."""
+    mirrored = tableau.mirrored()
+    return [list(t.cells) for t in (tableau, tableau.rotated_180(), mirrored, mirrored.rotated_180())]
 
 
 def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameDoc:

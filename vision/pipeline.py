@@ -94,7 +94,8 @@ MAX_TABLEAUX = 8
 # Cards one photo may hold: a game's tableaux and a hand of loose cards beside them. A photo of
 # 300 cards scattered at random held a reader 14 s, each group of them fitted again and again
 # (an attack on a running server): refused on its first look.
-MAX_PHOTO_CARDS = MAX_TABLEAUX * 20 + 40
+LOOSE_CARDS = 40  # beside a game's tableaux in a photo: a hand, a draw pile
+MAX_PHOTO_CARDS = MAX_TABLEAUX * 20 + LOOSE_CARDS
 # A photo in whose finder's sure boxes (``CardFinder.conf``, 0.6) no grid fits is looked at once
 # more, keeping its boxes from this confidence. Seen across the table, a deck drawn unlike the
 # finder's training cards (full-bleed mosaics laid edge to edge, near-black cards) is boxed at
@@ -289,9 +290,6 @@ class Reader:
         else:
             det = self.find(photo.image)
             fits, loose = fit_tableaux(det, (photo.image.shape[1], photo.image.shape[0]))
-        if len(det) > MAX_PHOTO_CARDS:
-            self._refuse(photo, det, f"too many cards in one photo ({len(det)} found; the tableaux of a game hold at most "
-                                     f"{MAX_PHOTO_CARDS - 40}): photograph the tableaux of one game")
         if self.far_look and fits and loose:
             det, fits, loose = self._look_at_far_cards(photo.image, det, fits, loose)
         if self.table_look and fits:
@@ -564,16 +562,23 @@ class Reader:
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
             kept_fits.append(fit)
+        read_cells = np.array([cell.quad for f in kept_fits for cell in f.cells.values()]).reshape(-1, 4, 2)
         for fit, read in zip(kept_fits, kept):
-            beside = _left_beside(det, fit, unsaid)
-            if beside and not any(d == left_out_doubt(n) for d in read.doubts for n in range(1, 21)):
+            beside = _left_beside(det, fit, unsaid, read_cells)
+            if not beside:
+                continue
+            # One doubt for all the cards left out: those in line and loose, and these.
+            said = left_out_doubt(len(fit.off_grid)) if fit.off_grid else None
+            if said in read.doubts:
+                read.doubts[read.doubts.index(said)] = left_out_doubt(len(fit.off_grid) + beside)
+            else:
                 read.doubts.append(left_out_doubt(beside))
         return JudgedGrids(kept, pattern_grids, unread_grids)
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;
         None: too few cards for a tableau."""
-        det = self.finder(image, QUICK_SIZE)
+        det = _not_too_many(self.finder(image, QUICK_SIZE))
         if len(det) < MIN_CARDS:
             return None
         fits, loose = fit_tableaux(det, (image.shape[1], image.shape[0]))
@@ -714,8 +719,9 @@ class Reader:
         return closer.subset(wholly_inside(closer.quads, window, (w, h))), window
 
     def find(self, image: np.ndarray) -> Detections:
-        """The cards in a photo: the finder's look, then a closer look at small ones."""
-        return self._zoom_small_groups(image, self.finder(image))
+        """The cards in a photo: the finder's look, then a closer look at small ones (each
+        refused with more cards than a game's tableaux hold: ``_not_too_many``)."""
+        return _not_too_many(self._zoom_small_groups(image, _not_too_many(self.finder(image))))
 
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).
@@ -797,20 +803,28 @@ def _take_loose(fit: TableauFit, det: Detections, loose: list[int]) -> None:
                 free.remove(cell.detection)
 
 
-def _left_beside(det: Detections, fit: TableauFit, boxes: list[int]) -> int:
+def _not_too_many(det: Detections) -> Detections:
+    """``det``, or NoTableauError with more cards than ``MAX_PHOTO_CARDS``: checked before the
+    lattice and the closer looks are spent on them."""
+    if len(det) > MAX_PHOTO_CARDS:
+        raise NoTableauError(f"too many cards in one photo ({len(det)} found; the tableaux of a game hold at most "
+                             f"{MAX_PHOTO_CARDS - LOOSE_CARDS}): photograph the tableaux of one game")
+    return det
+
+
+def _left_beside(det: Detections, fit: TableauFit, boxes: list[int], read_cells: np.ndarray) -> int:
     """How many of ``boxes`` (cards of a lattice set aside without a word) lie beside ``fit``'s
-    cards, on none of its cells, boxed surely: a tableau's fifth row, fitted apart as a grid of
-    its own, read as no cards and dropped, left the tableau "read" whole and final, its row
-    unsaid (a 5 x 5 layout: an attack on a running server)."""
+    cards, on no cell a tableau reads (``read_cells``), boxed surely: a tableau's fifth row,
+    fitted apart as a grid of its own, read as no cards and dropped, left the tableau "read"
+    whole and final, its row unsaid (a 5 x 5 layout: an attack on a running server)."""
     own = fit.detections
     if not boxes or not own:
         return 0
-    cells = np.array([cell.quad for cell in fit.cells.values()])
     candidates = [i for i in dict.fromkeys(boxes) if det.scores[i] >= BESIDE_SCORE]
     if not candidates:
         return 0
     centres = det.centers[candidates]
-    off_cells = ~points_in_quads(centres, cells).any(1)
+    off_cells = ~points_in_quads(centres, read_cells).any(1)
     gaps = np.linalg.norm(centres[:, None, :] - det.centers[own][None, :, :], axis=2).min(1)
     reach = NEIGHBOUR_REACH * np.maximum(det.sizes[candidates, 0], np.median(det.sizes[own, 0]))  # card lengths
     beside = np.flatnonzero(off_cells & (gaps <= reach))
