@@ -186,6 +186,7 @@ class _SQLite:
     dialect = "sqlite"
     all_rows = "LIMIT -1"  # OFFSET needs a LIMIT in SQLite
     join_order = "rowid"
+    lock_rows = ""  # a write transaction holds the whole file
 
     def __init__(self, url: str, lock_timeout: float):
         self.path = path_from_url(url)
@@ -263,6 +264,7 @@ class _Postgres:
     dialect = "postgresql"
     all_rows = "LIMIT ALL"
     join_order = "seq"
+    lock_rows = " FOR UPDATE"  # the rows a query selects, held to the transaction's end
 
     def __init__(self, url: str, lock_timeout: float, pool_size: int = 8):
         try:
@@ -389,14 +391,16 @@ class Store:
         # Counted in the write's transaction: SQLite's writes take turns; on PostgreSQL rooms started
         # at the very same moment may pass the cap by as many, which still bounds the store.
         with self._transaction() as db:
+            # The client's own room that makes way first: a full store need not refuse a client
+            # whose room untouched for a day can go (a review).
+            if starter is not None:
+                self._count_start(db, starter, now)
+                self._make_way(db, starter.client, now)
             if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms and not db.execute(
                     "DELETE FROM rooms WHERE id IN (SELECT id FROM rooms WHERE updated < ? AND id NOT IN "
                     "(SELECT room_id FROM players) ORDER BY updated LIMIT 1)", (now - EMPTY_ROOM_KEPT,)).rowcount:
                 raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
                            "(idle rooms are deleted after a while)")
-            if starter is not None:
-                self._count_start(db, starter, now)
-                self._make_way(db, starter.client, now)
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck, deck_owner, starter) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (room_id, mode, now, now, token_hash(owner), deck, deck_owner, starter.client if starter else ""))
@@ -408,10 +412,13 @@ class Store:
         held, oldest = db.execute("SELECT COUNT(*), MIN(updated) FROM rooms WHERE starter = ?", (client,)).fetchone()
         if held < self.rooms_per_client:
             return
-        if oldest >= now - OWN_ROOM_KEPT:
+        # Held while it goes (PostgreSQL): a player written into it meanwhile waits, then finds it
+        # gone; one written just before makes it no longer idle, and it is not taken.
+        row = db.execute("SELECT id FROM rooms WHERE starter = ? AND updated < ? ORDER BY updated LIMIT 1"
+                         + self.db.lock_rows, (client, now - OWN_ROOM_KEPT)).fetchone()
+        if row is None:
             raise HoldsTooMany(held, min(int(OWN_ROOM_KEPT), max(1, math.ceil(oldest + OWN_ROOM_KEPT - now))))
-        (room_id,) = db.execute("SELECT id FROM rooms WHERE starter = ? ORDER BY updated LIMIT 1", (client,)).fetchone()
-        self._drop_room(db, room_id)
+        self._drop_room(db, row[0])
 
     @staticmethod
     def _drop_room(db, room_id: str) -> None:
