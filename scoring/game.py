@@ -119,6 +119,10 @@ def score_game(
         raise ValueError(f"player names must differ; repeated: {', '.join(duplicates)}")
     if bot is not None and len(players) != 1:
         raise ValueError("the solo bot plays against exactly one player")
+    # A solo game is its player and the bot: no neutral pile, no other players' figures (with
+    # them it was scored as solo and said final; the pile was refused as "a game of 2": an attack).
+    if bot is not None and (neutral is not None or others):
+        raise ValueError("a solo game is one player against the bot: no neutral pile and no other players' figures")
     if neutral is not None and (bot is not None or len(players) + len(others or ()) > 2):
         raise ValueError(f"the neutral pile is for a game of two players, not of "
                          f"{len(players) + len(others or ()) + (bot is not None)}")

@@ -125,3 +125,13 @@ def test_wolves_given_as_other_players_figures_count_towards_the_deck():
     # A largest stream is at least that many stream cards.
     streams = grid("ST ST ST ST ST\nST ST ST ST ST\nST ST ST ST ST\n. . . . .")
     assert [i.type for i in score_game([("a", streams)], others=[(6, 0)]).deck_issues] == [T.STREAM]
+
+
+def test_a_solo_game_takes_no_neutral_pile_and_no_other_players():
+    # With other players' figures a bot game was scored as solo and said final; with a neutral
+    # pile it was refused as "a game of 2" (an attack on a running server).
+    alice = parse_grid((EXAMPLES / "alice.txt").read_text(encoding="utf-8"))
+    bruno = parse_grid((EXAMPLES / "bruno.txt").read_text(encoding="utf-8"))
+    for extra in ({"others": [(3, 2)]}, {"neutral": (2, 1)}):
+        with pytest.raises(ValueError, match="^a solo game is one player against the bot"):
+            score_game([("ann", alice)], bot=bruno, **extra)
