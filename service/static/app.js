@@ -204,6 +204,9 @@ function setStatus(el, text, isError = false) {
   el.classList.toggle("error", isError);
 }
 function resay() { document.querySelectorAll(".status").forEach((el) => { if (el.say) el.textContent = el.say(); }); }
+// A live region's text set only when it changes: each render set it again, and a screen reader
+// said the same explanation three or four times after one Undo (a walk).
+function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 const key = (r, c) => `${r},${c}`;
 const pts = (n) => t("ui.points", { n });
@@ -245,7 +248,7 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
   bio.addEventListener("click", () => { bioTarget.hidden = false; bioTarget.textContent = bioSaid(); });
   // Shown already: said again with the pad (it kept the score before a correction, a player
   // joining, or the language switched: a walk).
-  if (bioTarget && !bioTarget.hidden) bioTarget.textContent = bioSaid();
+  if (bioTarget && !bioTarget.hidden) setText(bioTarget, bioSaid());
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   const doubts = players.map(unsure);
@@ -580,7 +583,7 @@ class TableauView {
     box.hidden = !this.selected;
     if (!this.selected) return;
     const [r, c] = this.selected;
-    this.q(".card-explain-text").textContent = this.cardText(r, c, cause, group, true);
+    setText(this.q(".card-explain-text"), this.cardText(r, c, cause, group, true));
   }
 
   cardText(r, c, cause, group, withCause = false) {
@@ -1423,16 +1426,19 @@ function showSolo(player) {
   // edge, say, while the player's own read well (a walk: "Couldn't read this photo", retake it).
   const heading = $("retake").querySelector("h2");
   heading.dataset.i18n = several ? "ui.unreadable_tableau_title" : "ui.unreadable_title";  // kept on a language switch
-  heading.textContent = t(heading.dataset.i18n);
-  $("retake-text").textContent = [t("ui.unreadable_text", { n: solo.view.readDoubtCount() }),
-    ...(several ? [t("ui.unreadable_several", { n: solo.doc.players.length })] : [])].join(" ");
+  setText(heading, t(heading.dataset.i18n));
+  setText($("retake-text"), [t("ui.unreadable_text", { n: solo.view.readDoubtCount() }),
+    ...(several ? [t("ui.unreadable_several", { n: solo.doc.players.length })] : [])].join(" "));
   // What this photo's read says to do (too steep, cut by the frame ...), not only the general
   // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
   const advice = adviceOf(player.doubts).map(I18N.message);
   const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
   const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: deckTitle(player.deck) })] : [])];
-  $("retake-advice").replaceChildren(...retakeAdvice.map((text) => Object.assign(document.createElement("li"), { textContent: sentence(text) })));
+  const said = retakeAdvice.map(sentence);  // (the alert box said again only when it changes)
+  if ([...$("retake-advice").children].map((li) => li.textContent).join("\n") !== said.join("\n")) {
+    $("retake-advice").replaceChildren(...said.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  }
   $("retake-advice").hidden = !retakeAdvice.length;  // an empty list's margins are a gap
   $("total").textContent = player.total;
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
