@@ -2411,6 +2411,9 @@ def test_two_players_in_doubt_are_said_in_one_list_under_the_room_pad(server, pa
     winners = page.text_content("#room-winners")
     assert re.search(r"\(not final\)\. Cards in doubt: Ann \d+, Bob \d+, so these totals are not final\.$", winners), winners
     assert winners.count("not final") == 2
+    # one phone holding both seats calls neither "your tableau" (a walk: three players, three times)
+    titles = page.locator("#mine .tableau-title").all_text_contents()
+    assert len(titles) == 2 and all("added from this phone" in title for title in titles), titles
 
 
 def test_a_photo_a_room_refuses_for_a_player_in_it_says_their_earlier_tableau_stays(server, page, photo_set, tmp_path):

@@ -1756,7 +1756,10 @@ async function removePlayer(name) {
 // A total with cards still in doubt is marked as the pad marks it ("29?"), never shown as final
 // (a walk: "Аня: 29 очков" above the pad's "29?").
 const pointsOf = (p, unsure) => (unsure ? `${p.total}?` : t("ui.points", { n: p.total }));
-const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${t("ui.yours")}`;
+// One phone holding several players' seats (a table passing one phone round) calls none of them
+// "your tableau" (each was, three times over: a walk).
+const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${
+  t(room.doc && seatsHere(room.doc.players).length > 1 ? "ui.yours_here" : "ui.yours")}`;
 const readOf = (p) => ({ ...p, read_grid: p.cells ? p.cells.map((row) => row.map((c) => c.type)) : p.grid });
 const gridText = (grid) => grid.map((row) => row.map((c) => I18N.card(c === null ? null : c).replace(/\s+/g, "_")).map((s) => (s === I18N.card(null) ? "." : s)).join(" ")).join("\n");
 
