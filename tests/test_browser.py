@@ -1702,8 +1702,16 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     page.reload()  # the photo, its names and "forget" are still there
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total),
                                                 timeout=30000)
-    # Taken back (a card named wrong): the deck held only these cards, so it is gone; then again.
+    # Taken back (a card named wrong): the deck held only these cards, so it is gone, once asked
+    # (it was gone unasked: a walk); then again.
     page.click("#forget")
+    page.wait_for_selector("#confirm[open]")
+    assert page.text_content("#confirm-text").startswith("These are all the cards deck Moje kuchyň knows")
+    page.click("#confirm-no")  # kept
+    expect(page.locator("#forget")).to_be_visible()
+    page.click("#forget")
+    page.wait_for_selector("#confirm[open]")
+    page.click("#confirm-yes")
     expect(page.locator("#remember-status")).to_have_text("Deck Moje kuchyň is forgotten: it held only this photo's cards.")
     expect(page.locator("#deck")).to_have_value("standin")
     expect(page.locator("#forget")).to_be_hidden()

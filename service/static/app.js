@@ -1077,7 +1077,10 @@ async function rememberCards() {
     // A card named wrong can be taken back: the cards this photo added (none: nothing to take back,
     // and forgetting would say so).
     const called = deck.title || deck.name;
-    solo.remembered = deck.added ? { name: deck.name, title: called, grid: JSON.stringify(solo.view.grid) } : null;
+    // ``only``: these are all the deck's cards (forgetting them forgets the deck: asked first).
+    const references = Object.values(deck.references || {}).reduce((a, b) => a + b, 0);
+    solo.remembered = deck.added ? { name: deck.name, title: called, grid: JSON.stringify(solo.view.grid),
+      only: references <= deck.added } : null;
     $("forget").hidden = !deck.added;
     saveSolo();
     await loadDecks($("deck"));
@@ -1103,7 +1106,9 @@ async function rememberCards() {
 // taught the deck a wrong picture, and nothing could take it back: a walk-through).
 async function forgetCards() {
   if (!solo.remembered) return;
-  const { name, title: called } = solo.remembered, said = $("remember-status");
+  const { name, title: called, only } = solo.remembered, said = $("remember-status");
+  // The deck's only cards: forgetting them forgot the deck at once, unasked (a walk).
+  if (only && !(await confirmDialog(t("ui.confirm_forget_deck", { name: called }), t("ui.yes_forget_deck")))) return;
   const tokenOf = deckTokenKey(name);
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
@@ -1124,7 +1129,7 @@ async function forgetCards() {
 
 // ---------- one photo ----------
 const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
-  // remembered: {name, title, grid} of the deck this read's cards were last added to (Forget takes them back)
+  // remembered: {name, title, grid, only} of the deck this read's cards were last added to (Forget takes them back)
   index: 0, remembered: null, pending: 0, work: {} };
 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
