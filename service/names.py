@@ -14,13 +14,9 @@ from functools import lru_cache
 from confusable_homoglyphs import categories, confusables
 
 from ecoscore.scoring.game import BOT_NAME
+from ecoscore.text import invisible
 
 RESERVED = {BOT_NAME}  # the solo bot's seat in a scored game
-# Letters and marks that show nothing, which no category test catches (Hangul fillers are
-# letters, the braille blank a symbol, the grapheme joiner and variation selectors marks): two
-# players named "ㅤ" and "ㅤㅤ" sat side by side, indistinguishable.
-BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5", "\u180b", "\u180c",
-         "\u180d", "\u180e", "\u180f", *map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))}
 # ASCII characters that look like a letter (the key compares them as that letter).
 ASCII_LOOKALIKE = {"0": "o", "|": "l"}
 # As names look before case is folded: a capital I and a 1 are an l in most phone fonts ("AIice",
@@ -45,7 +41,7 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot be empty")
     if len(name) > max_length:
         raise BadName(f"a name has at most {max_length} characters; this one has {len(name)}")
-    if any(unicodedata.category(ch)[0] == "C" or ch in BLANK for ch in name):  # control, format, unassigned
+    if any(invisible(ch) for ch in name):  # control, format, unassigned, blank
         raise BadName("a name cannot hold control or invisible characters")
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):  # marks and spaces alone
         raise BadName("a name cannot hold control or invisible characters")

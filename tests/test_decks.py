@@ -559,6 +559,11 @@ def test_a_decks_title_is_the_name_its_player_typed_kept_printable_and_it_travel
     # Old decks, and a title of nothing visible, are shown by their key; a long one is cut.
     assert store.add("plain", _crops(), "test").title is None and store.info("plain").shown == "plain"
     assert store.add("blank", _crops(), "test", title="\u200b \x00\n").title is None
+    # Blank letters are nothing visible too; marks past a few on one letter go (an attack: a
+    # title of Hangul fillers, one of 40 stacked marks)
+    assert store.add("fillers", _crops(), "test", title="\u3164\u3164\u2800").title is None
+    assert store.add("stacked", _crops(), "test", title="Z" + "\u0301" * 40 + "oo").title == "\u0179" + "\u0301" * 3 + "oo"  # (Ź: composed)
+    assert store.add("viet", _crops(), "test", title="Bàn của tôi").title == "Bàn của tôi"  # a real script's marks kept
     assert store.add("long", _crops(), "test", title='"Q" \\ ' + "x" * 100).title == '"Q" \\ ' + "x" * 34
     (tmp_path / "a" / "plain" / "deck.toml").write_text('name = "plain"\ntitle = 7\nsources = []\n', encoding="utf-8")
     assert store.info("plain").title is None  # not a string: no title, the listing unbroken

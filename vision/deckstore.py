@@ -31,6 +31,7 @@ import numpy as np
 import tomli_w
 
 from ecoscore.scoring import CardType
+from ecoscore.text import BLANK, marks_capped
 from ecoscore.tokens import holds, token_hash
 
 from .deck_metric import DeckMetric
@@ -98,9 +99,9 @@ def check_name(name: str) -> str:
 
 
 def clean_title(title: str | None) -> str | None:
-    """A deck's title as it is kept: composed (NFC), no control, format or surrogate characters,
-    any run of spaces or line breaks one space, at most ``MAX_TITLE_CHARS``; None if nothing
-    visible is left."""
+    """A deck's title as it is kept: composed (NFC), no control, format, surrogate or blank
+    characters, a few combining marks a letter at most, any run of spaces or line breaks one
+    space, at most ``MAX_TITLE_CHARS``; None without a letter or a digit."""
     if not title:
         return None
     # Whitespace (a line break, a tab: control characters too) is a space, then the other
@@ -108,8 +109,12 @@ def clean_title(title: str | None) -> str | None:
     kept = "".join(" " if ch.isspace() or unicodedata.category(ch).startswith("Z") else ch
                    for ch in unicodedata.normalize("NFC", title)
                    if ch.isspace() or not unicodedata.category(ch).startswith("C"))
+    # Blank letters go, and marks past a few on one letter; a title with no letter or digit is
+    # none (a title of Hangul fillers showed nothing, one of 40 stacked marks spilled over the
+    # menu: an attack).
+    kept = marks_capped("".join(ch for ch in kept if ch not in BLANK))
     kept = " ".join(kept.split())[:MAX_TITLE_CHARS].strip()
-    return kept or None
+    return kept if any(unicodedata.category(ch)[0] in "LN" for ch in kept) else None
 
 
 def reference_crop(card_bgr: np.ndarray) -> np.ndarray:
