@@ -1136,6 +1136,11 @@ def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page,
     assert sorted(page.eval_on_selector_all("#solo-tableau .marks g.cause", "gs => gs.map(g => [+g.dataset.row, +g.dataset.col])")) == sorted(card["because_of"])
     text = page.text_content("#solo-tableau .card-explain-text")
     assert f"{card['points']} point" in text and "highlighted" in text
+    # a double tap on another card shows its explanation (it opened and closed at once: a walk)
+    other = (0, 1) if (r, c) == (0, 0) else (0, 0)
+    page.dblclick(f"#solo-tableau .grid button[data-row='{other[0]}'][data-col='{other[1]}']")
+    page.wait_for_timeout(100)
+    assert page.is_visible("#solo-tableau .card-explain")
     page.click("#pad tbody button.link")
     bio = page.text_content("#bio-explain")
     assert f"{len(player['gaps'])} type" in bio and all(g in bio for g in player["gaps"]) and "+12" in bio

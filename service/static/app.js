@@ -569,7 +569,12 @@ class TableauView {
   }
 
   select(r, c) {
-    this.selected = this.selected && this.selected[0] === r && this.selected[1] === c ? null : [r, c];
+    const same = this.selected && this.selected[0] === r && this.selected[1] === c;
+    // A double tap opened a card's explanation and closed it at once: nothing seemed to happen
+    // (a walk). A second tap on the same card closes it only once the first has been seen.
+    if (same && performance.now() - this.selectedAt < PICK_GUARD_MS) return;
+    this.selected = same ? null : [r, c];
+    this.selectedAt = performance.now();
     this.render();
   }
 
