@@ -2421,6 +2421,7 @@ def test_two_players_in_doubt_are_said_in_one_list_under_the_room_pad(server, pa
     for name, k in (("Ann", 5), ("Bob", 4)):
         add_to_room(page, name, write(tmp_path, f"{name}.jpg", spoil(photo_set[k].jpeg, reader, 12)))
         expect(page.locator("#room-status")).to_contain_text(f"Added {name}'s tableau", timeout=30000)
+    expect(page.locator("#player-name")).to_have_value("")  # a phone passed round: the box is the next player's
     winners = page.text_content("#room-winners")
     assert re.search(r"\(not final\)\. Cards in doubt: Ann \d+, Bob \d+, so these totals are not final\.$", winners), winners
     assert winners.count("not final") == 2

@@ -1909,6 +1909,9 @@ async function joinRoom(file) {
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
+    // A phone passed round the table (it holds several seats now): the box is the next player's,
+    // empty (it kept the last one's name, to be cleared each time: a walk).
+    if (seatsHere(res.room.players).length > 1) $("player-name").value = "";
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     // A read with as many doubts as the one-photo page asks to retake for is kept (the player may
