@@ -62,6 +62,8 @@ class Settings(BaseSettings):
                                                       "room untouched longest makes way for a new one, once "
                                                       "untouched for a day (else 429)")
     decks_per_client_hour: int = Field(10, ge=1, description="decks one client (address) may start in an hour")
+    decks_per_client: int = Field(20, ge=1, description="decks one client (address) may keep, started over the "
+                                                     "service (a finished deck is kept for good)")
     # time bounds
     max_connections: int = Field(500, ge=10, description="open connections; more are answered 503")
     connections_per_client: int = Field(60, ge=1, description="open connections one client (address) may hold; "

@@ -198,6 +198,7 @@ MESSAGES = [
     "this device holds 100 rooms used in the last day (the most it may): try again in 5 h, or go on in one of them",
     "too many cards in one photo (271 found; the tableaux of a game hold at most 160): photograph the tableaux of one game",
     "a solo game is one player against the bot: no neutral pile and no other players' figures",
+    "this device has started 20 decks, the most it may keep: add your cards to one of them (the service's keeper can remove some)",
 ]
 
 

@@ -631,6 +631,24 @@ def test_a_deck_the_service_cannot_hold_costs_its_client_no_start(tmp_path, monk
     store.close()
 
 
+def test_a_client_keeps_at_most_its_share_of_decks_others_start_theirs(tmp_path, monkeypatch, reader):
+    # Finished decks are kept for good: one address at its hourly share of starts filled all 200
+    # places in a day, and no other player could start a deck (an attack on a running server).
+    settings, scene, grid = _a_service_of_decks_and_a_photo(tmp_path, monkeypatch, decks_per_client=1)
+    app = create_app(settings, reader=reader)
+    with TestClient(app, client=("203.0.113.5", 5000)) as greedy, TestClient(app, client=("198.51.100.7", 5000)) as other:
+        first = greedy.post("/api/decks/mine-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
+        assert first.status_code == 200, first.text
+        r = greedy.post("/api/decks/mine-1/photo?lang=cs", files={"photo": _jpeg(scene)}, data={"grid": grid})
+        assert r.status_code == 429 and r.json()["detail"].startswith("toto zařízení už založilo 1 balíčků"), r.text
+        r = greedy.post("/api/decks/mine-0/photo", files={"photo": _jpeg(scene)}, data={"grid": grid},
+                        headers={"X-Deck-Token": first.json()["token"]})
+        assert r.status_code == 200, r.text  # adding to its own deck is no new deck
+        assert other.post("/api/decks/theirs/photo", files={"photo": _jpeg(scene)}, data={"grid": grid}).status_code == 200
+    kept = next(tmp_path.rglob("mine-0/deck.toml")).read_text(encoding="utf-8")
+    assert 'client = "203.0.113.5"' in kept  # who started it, kept with it (never in an export: deck_toml's default)
+
+
 def test_a_bogus_photo_naming_a_deck_is_refused_before_the_deck_is_loaded(client, monkeypatch):
     # A deck's first photo embeds its references (seconds); a 5-byte "photo" naming a deck made
     # the server do it before the file was looked at, outside the readers' limit, every time a

@@ -48,6 +48,7 @@ LAST_ADD = "last-add.json"  # the files of a deck's last add: ``forget_last`` ta
 LAST_FILE = re.compile(r"[a-z]+/\d{4}\.png")
 MAX_SOURCES, MAX_SOURCE_CHARS = 100, 200  # what deck.toml keeps of where its references came from
 MAX_TITLE_CHARS = 40  # a deck's title: the name a player typed ("Náš stůl"), shown where the page names the deck
+MAX_CLIENT_KEY = 64  # an address, or an IPv6 /64, as deck.toml keeps who started a deck
 
 
 class DeckStoreError(ValueError):
@@ -66,6 +67,15 @@ class NotDeckOwner(DeckStoreError):
     """A change to a deck by someone who does not hold its owner token."""
 
 
+class HoldsTooManyDecks(DeckStoreError):
+    """A client that started as many decks as it may keep (``DeckStore.add``'s ``per_client``)."""
+
+    def __init__(self, held: int):
+        super().__init__(f"this device has started {held} decks, the most it may keep: add your cards to one of "
+                         "them (the service's keeper can remove some)")
+        self.held = held
+
+
 @dataclass
 class DeckInfo:
     name: str  # the deck's key: its folder, URLs, `--deck` ("nas-stul")
@@ -76,6 +86,7 @@ class DeckInfo:
     title: str | None = None  # the name as the player typed it ("Náš stůl"); None: a deck given none
     added: int | None = None  # of the info an add returns: the cards it added (0: it knew every one)
     title_kept_by: str | None = None  # of the info an import returns: the deck here that kept its title
+    client: str | None = None  # who started it over the service (its address: ``starts.client_key``)
 
     @property
     def shown(self) -> str:
@@ -235,7 +246,7 @@ class DeckStore:
             return _copy(known[1])
         counts = {card: len(list((folder / card.value).glob("*.png"))) for card in CardType}
         meta = _meta(folder / "deck.toml")
-        info = DeckInfo(name, counts, meta.sources, False, meta.owner, meta.title)
+        info = DeckInfo(name, counts, meta.sources, False, meta.owner, meta.title, client=meta.client)
         if _info_key(folder) == key:  # not changed while it was read
             with self._infos_lock:
                 if len(self._infos) >= MAX_INFOS:
@@ -276,7 +287,8 @@ class DeckStore:
                     fcntl.lockf(handle, fcntl.LOCK_UN)
 
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
-            max_decks: int | None = None, partial: bool = False, title: str | None = None) -> DeckInfo:
+            max_decks: int | None = None, partial: bool = False, title: str | None = None,
+            client: str | None = None, per_client: int | None = None) -> DeckInfo:
         """Add reference crops to a deck (created if new). A new deck must have every type, unless
         ``partial``: the page builds a deck a photo at a time, and a tableau seldom holds all 11
         types; such a deck reads nothing until it has them (``references`` says which it lacks).
@@ -287,15 +299,22 @@ class DeckStore:
         directory in hand) any deck may be added to. ``max_decks``: no new deck past this many
         (counted under the lock: reads at once cannot each start one past it). ``title``: the name
         as the player typed it (``clean_title``), kept for a deck that has none yet (its first add,
-        most often)."""
+        most often). ``client``: who starts a new deck over the service, kept with it; it holds
+        at most ``per_client`` decks (``HoldsTooManyDecks``): finished decks are kept for good,
+        and one address at its hourly share filled every place in a day (an attack)."""
         with self._locked():
-            if max_decks is not None and not self.is_stored(name) and len(self.names()) - 1 >= max_decks:
+            new = not self.is_stored(name)
+            if max_decks is not None and new and len(self.names()) - 1 >= max_decks:
                 raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "
                                      "(its keeper can remove some)")
-            return self._add(name, crops, source, owner, partial, title)
+            if new and client and per_client is not None:
+                held = sum(1 for other in self.names() if other != DEFAULT_DECK and self.info(other).client == client)
+                if held >= per_client:
+                    raise HoldsTooManyDecks(per_client)
+            return self._add(name, crops, source, owner, partial, title, client)
 
     def _add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
-             partial: bool = False, title: str | None = None) -> DeckInfo:
+             partial: bool = False, title: str | None = None, client: str | None = None) -> DeckInfo:
         folder = self._dir(name)
         before = self.info(name) if self.is_stored(name) else None
         owner_hash = before.owner if before else (token_hash(owner) if owner else None)
@@ -329,7 +348,7 @@ class DeckStore:
                     i += 1
                     added += 1
         if added or before is None:  # a source that added nothing is not one
-            _write_toml(folder, name, [*sources, source], owner_hash, title)
+            _write_toml(folder, name, [*sources, source], owner_hash, title, before.client if before else client)
         # What this add wrote, so that it can be taken back (a card named wrong on the page). An add
         # of nothing new is the last add too: taking it back takes back nothing (it had taken back
         # the add before it, and a deck's first add the whole deck: a photo sent twice, an attack's find).
@@ -362,7 +381,7 @@ class DeckStore:
             for rel in files:
                 if LAST_FILE.fullmatch(rel):  # only a card's own file, whatever the JSON says
                     (folder / rel).unlink(missing_ok=True)
-            _write_toml(folder, name, info.sources[:-1], info.owner, info.title)
+            _write_toml(folder, name, info.sources[:-1], info.owner, info.title, info.client)
             (folder / LAST_ADD).unlink()
             _clear_caches(folder)
             return self.info(name)
@@ -458,6 +477,7 @@ class _Meta(NamedTuple):
     sources: list[str]
     owner: str | None  # the owner's token hash
     title: str | None
+    client: str | None = None  # the address that started it over the service
 
 
 def _meta(path: Path) -> _Meta:
@@ -470,25 +490,27 @@ def _meta(path: Path) -> _Meta:
         meta = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return _Meta(["(deck.toml unreadable: sources unknown)"], None, None)
-    owner, title = meta.get("owner"), meta.get("title")
+    owner, title, client = meta.get("owner"), meta.get("title"), meta.get("client")
     return _Meta([str(s) for s in meta.get("sources", [])],
                  owner if isinstance(owner, str) and OWNER_HASH.fullmatch(owner) else None,
-                 clean_title(title) if isinstance(title, str) else None)
+                 clean_title(title) if isinstance(title, str) else None,
+                 client[:MAX_CLIENT_KEY] if isinstance(client, str) and client else None)
 
 
-def deck_toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None) -> str:
+def deck_toml(name: str, sources: list[str], owner_hash: str | None = None, title: str | None = None,
+              client: str | None = None) -> str:
     meta = {"name": name, "title": clean_title(title), "sources": [_printable(s) for s in sources[-MAX_SOURCES:]],
-            "owner": owner_hash}  # the owner never in an export: a friend's copy is theirs
+            "owner": owner_hash, "client": client}  # neither owner nor client in an export: a friend's copy is theirs
     return tomli_w.dumps({key: value for key, value in meta.items() if value or key == "sources"})
 
 
 def _write_toml(folder: Path, name: str, sources: list[str], owner_hash: str | None = None,
-                title: str | None = None) -> None:
+                title: str | None = None, client: str | None = None) -> None:
     """Written whole or not at all (a new file put in place), at a later time than the last
     writing's: ``_info_key`` and ``stamp`` tell each writing apart, however soon after the last."""
     folder.mkdir(parents=True, exist_ok=True)
     fresh, path = folder / ".deck.toml.new", folder / "deck.toml"
-    fresh.write_bytes(deck_toml(name, sources, owner_hash, title).encode("utf-8"))
+    fresh.write_bytes(deck_toml(name, sources, owner_hash, title, client).encode("utf-8"))
     before = _info_key(folder)
     os.replace(fresh, path)
     # A later time than the last writing's, always: a file system's clock ticks coarsely (1-10 ms),

@@ -13,7 +13,14 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.scoring.tableau import cells_short
-from ecoscore.vision.deckstore import DEFAULT_DECK, DeckInfo, DeckStoreError, NoSuchDeck, NotDeckOwner
+from ecoscore.vision.deckstore import (
+    DEFAULT_DECK,
+    DeckInfo,
+    DeckStoreError,
+    HoldsTooManyDecks,
+    NoSuchDeck,
+    NotDeckOwner,
+)
 from ecoscore.vision.enrol import (
     EnrolError,
     Layout,
@@ -129,10 +136,13 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
             info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
-                                       token, max_decks=svc.settings.max_decks, partial=True, title=title)
+                                       token, max_decks=svc.settings.max_decks, partial=True, title=title,
+                                       client=client_of(request), per_client=svc.settings.decks_per_client)
         except DeckStoreError as err:
             if started is not None:  # not made (the store full, the name taken meanwhile): no start
                 svc.uncount_deck_start(started)
+            if isinstance(err, HoldsTooManyDecks):
+                raise HTTPException(429, str(err)) from None
             if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
                                          "server: give yours another name") from None
