@@ -60,7 +60,8 @@ def test_the_neutral_pile_only_in_a_game_of_two():
         game(WOLVES[2], WOLVES[1], STREAM[3], neutral=(4, 3))
     with pytest.raises(ValueError, match="game of two players, not of 3"):
         score_game([("a", grid(WOLVES[2])), ("b", grid(WOLVES[1]))], neutral=(4, 3), others=[(1, 1)])
-    with pytest.raises(ValueError, match="game of two players, not of 2"):
+    # (refused as "a game of two players, not of 2": a solo game says what it is, an attack's find)
+    with pytest.raises(ValueError, match="a solo game is one player against the bot: no neutral pile"):
         score_game([("a", grid(WOLVES[2]))], neutral=(4, 3), bot=grid(WOLVES[1]))
     alone = score_game([("a", grid(WOLVES[2]))], neutral=(0, 3))  # one player of two, scoring alone
     assert alone.players[0].wolf.points == 8
