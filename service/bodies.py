@@ -9,7 +9,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
 - Forms: a text field of at most ``MAX_FIELD_BYTES`` (the longest, a bot's grid, is 2,000
   characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
   multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files); a field
-  of one file (a route's ``UploadFile``) sent more than once is a 422.
+  of one value (a route's ``UploadFile``, ``str``, ``bool``: not a ``list``) sent more than once is
+  a 422, never its last value taken.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, get_origin
 
 from fastapi import HTTPException, Request, Response, UploadFile
 from fastapi.routing import APIRoute
@@ -98,6 +99,7 @@ class BoundedRequest(Request):
         return self._json
 
     single_files: tuple[str, ...] = ()  # the route's fields of one file each (``BoundedRoute``)
+    single_fields: tuple[str, ...] = ()  # the route's fields of one value each, files included
 
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,
              max_part_size: int = MAX_FIELD_BYTES):
@@ -105,9 +107,10 @@ class BoundedRequest(Request):
         return _Awaited(self._one_each(parsed))
 
     async def _one_each(self, parsed: Awaitable[FormData]) -> FormData:
-        """A 422 for a form that sends a field of one file more than once: FastAPI reads the last
-        and drops the others without a word (an attack's find; a route that checked for itself
-        was missed once). Starlette's refusals of a form said in this API's words."""
+        """A 422 for a form that sends a field of one value more than once: FastAPI reads the last
+        and drops the others without a word (an attack's find, of a photo and then of a room's
+        player's ``name``; a route that checked for itself was missed once). Starlette's refusals
+        of a form said in this API's words."""
         try:
             form = await parsed
         except StarletteHTTPException as err:  # (Starlette's own: FastAPI's is a subclass of it)
@@ -115,6 +118,9 @@ class BoundedRequest(Request):
         for field in self.single_files:
             if len(form.getlist(field)) > 1:
                 raise HTTPException(422, f"one {field} a request: a game's photos go to /api/game, one per player")
+        for field in self.single_fields:
+            if len(form.getlist(field)) > 1:
+                raise HTTPException(422, f"the form field '{field}' was sent more than once: send it once")
         return form
 
 
@@ -133,12 +139,20 @@ def _said_plainly(err: StarletteHTTPException) -> StarletteHTTPException:
     return err
 
 
+def _takes_many(annotation: Any) -> bool:
+    """A field a form may send many times (``list[str]``, ``list[UploadFile]``)."""
+    origin = get_origin(annotation)
+    return isinstance(origin, type) and issubclass(origin, (list, tuple, set, frozenset))
+
+
 class BoundedRoute(APIRoute):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The endpoint's own parameters (this service's routes take their files there).
         self.single_files = tuple(param.alias for param in self.dependant.body_params
                                   if param.field_info.annotation is UploadFile)
+        self.single_fields = tuple(param.alias for param in self.dependant.body_params
+                                   if not _takes_many(param.field_info.annotation))
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -146,6 +160,7 @@ class BoundedRoute(APIRoute):
         async def bounded(request: Request) -> Response:
             bounded_request = BoundedRequest(request.scope, request.receive)
             bounded_request.single_files = self.single_files
+            bounded_request.single_fields = self.single_fields
             return await handler(bounded_request)
 
         return bounded

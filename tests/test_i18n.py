@@ -199,6 +199,7 @@ MESSAGES = [
     "too many cards in one photo (271 found; the tableaux of a game hold at most 160): photograph the tableaux of one game",
     "a solo game is one player against the bot: no neutral pile and no other players' figures",
     "this device has started 20 decks, the most it may keep: add your cards to one of them (the service's keeper can remove some)",
+    "the form field 'name' was sent more than once: send it once",
 ]
 
 

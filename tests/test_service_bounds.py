@@ -546,3 +546,36 @@ def test_a_photo_sent_as_a_text_field_is_said_so(client):
             + b'"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8xx\r\n--b--\r\n')
     r = client.post("/api/photo", content=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
     assert r.status_code == 400 and "cannot be read: a part's headers are broken or too long" in r.json()["detail"], r.text
+
+
+@pytest.fixture()
+def reading(settings, reader):
+    """A client over the real reader: a photo is read, and its player seated in a room."""
+    with TestClient(create_app(settings, reader=reader)) as c:
+        yield c
+
+
+def test_a_form_field_sent_twice_is_refused_not_taken_as_the_last(reading, photo_set):
+    # Two "name" parts: the room seated the last, and the first was dropped without a word (an
+    # attack on a running server). Every field that takes one value is refused so, and said which.
+    rid = reading.post("/api/rooms", json={}).json()["id"]
+    def photo():
+        return {"photo": ("p.jpg", io.BytesIO(photo_set[0].jpeg), "image/jpeg")}
+
+    r = reading.post(f"/api/rooms/{rid}/photo", files=photo(), data={"name": ["ann", "bob"]})
+    assert r.status_code == 422 and r.json()["detail"] == "the form field 'name' was sent more than once: send it once", r.text
+    assert reading.get(f"/api/rooms/{rid}").json()["players"] == []  # nothing stored
+    r = reading.post(f"/api/rooms/{rid}/photo?lang=cs", files=photo(), data={"name": "ann", "deck": ["", "standin"]})
+    assert r.status_code == 422 and r.json()["detail"] == "pole formuláře „deck“ bylo posláno víckrát: pošlete ho jednou", r.text
+    for path, data in (("/api/photo", {"name": ["ann", "ann"]}), ("/api/photo", {"others": ["1:1", "2:2"]}),
+                       ("/api/layout", {"deck": ["", ""]}), ("/api/decks/kitchen/photo", {"grid": ["a", "b"]})):
+        r = reading.post(path, files=photo(), data=data)
+        assert r.status_code == 422 and f"'{next(iter(data))}' was sent more than once" in r.json()["detail"], (path, r.text)
+    # A field of many values takes them all: a game's players' names.
+    def two():
+        return [("photos", (f"{k}.jpg", io.BytesIO(photo_set[k].jpeg), "image/jpeg")) for k in (0, 1)]
+
+    r = reading.post("/api/game", files=two(), data={"names": ["ann", "bob"], "neutral": ["1,1", "2,2"]})
+    assert r.status_code == 422 and "'neutral' was sent more than once" in r.json()["detail"], r.text
+    r = reading.post("/api/game", files=two(), data={"names": ["ann", "bob"]})
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["ann", "bob"], r.text
