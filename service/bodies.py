@@ -10,7 +10,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
   characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
   multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files); a field
   of one value (a route's ``UploadFile``, ``str``, ``bool``: not a ``list``) sent more than once is
-  a 422, never its last value taken.
+  a 422, never its last value taken. A form's text (a field's value, a file's name) is UTF-8 (or
+  the charset its Content-Type names): other bytes are a 422, where Starlette read them as Latin-1.
 """
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, get_origin
+from contextlib import aclosing
+from typing import Any, get_args, get_origin
 
 from fastapi import HTTPException, Request, Response, UploadFile
 from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser, parse_options_header  # (python-multipart's, either name)
 
 MAX_JSON_CONTAINERS = 256
 MAX_FIELD_BYTES = 16 * 1024
@@ -67,6 +70,46 @@ def _int(text: str) -> int:
     return int(text)
 
 
+class _Refused(MultiPartException):
+    """A multipart body refused as it is parsed: the status and words to answer."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _decodes(data: bytes | bytearray, charset: str) -> bool:
+    try:
+        data.decode(charset)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class _CheckedParser(MultiPartParser):
+    """Starlette's multipart parser, refusing what it let through on a guess: text that is not
+    UTF-8 (the form's charset) it read as Latin-1, and a player's name sent so was seated as the
+    Latin-1 reading of its bytes (an attack on a running server). The route's ``file_fields``
+    sent as text are left to the route, which says a file was expected."""
+
+    def __init__(self, *args: Any, file_fields: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.file_fields = file_fields
+
+    def on_headers_finished(self) -> None:
+        super().on_headers_finished()
+        part = self._current_part
+        filename = parse_options_header(part.content_disposition)[1].get(b"filename")
+        if filename is not None and not _decodes(filename, self._charset):  # a player's name, when none is given
+            raise _Refused(422, f"the file name in form field '{part.field_name}' is not valid UTF-8 text")
+
+    def on_part_end(self) -> None:
+        part = self._current_part
+        if part.file is None and part.field_name not in self.file_fields and not _decodes(part.data, self._charset):
+            raise _Refused(422, f"the form field '{part.field_name}' is not valid UTF-8 text")
+        super().on_part_end()
+
+
 class _Awaited:
     """A form to await, as FastAPI and the routes take ``request.form()`` (Starlette's own wrapper,
     which may also be entered with ``async with``, is private to it)."""
@@ -98,8 +141,24 @@ class BoundedRequest(Request):
             self._json = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_int)
         return self._json
 
+    async def _get_form(self, *, max_files: int | float = 1000, max_fields: int | float = 1000,
+                        max_part_size: int = 1024 * 1024) -> FormData:
+        """Starlette's own, a multipart body parsed by ``_CheckedParser``."""
+        if self._form is None and parse_options_header(self.headers.get("Content-Type"))[0] == b"multipart/form-data":
+            try:
+                async with aclosing(self.stream()) as stream:
+                    parser = _CheckedParser(self.headers, stream, max_files=max_files, max_fields=max_fields,
+                                            max_part_size=max_part_size, file_fields=self.file_fields)
+                    self._form = await parser.parse()
+            except _Refused as err:
+                raise HTTPException(err.status, err.message) from None
+            except MultiPartException as err:  # as Starlette answers it (``_said_plainly`` words it)
+                raise StarletteHTTPException(400, err.message) from None
+        return await super()._get_form(max_files=max_files, max_fields=max_fields, max_part_size=max_part_size)
+
     single_files: tuple[str, ...] = ()  # the route's fields of one file each (``BoundedRoute``)
     single_fields: tuple[str, ...] = ()  # the route's fields of one value each, files included
+    file_fields: tuple[str, ...] = ()  # the route's fields of files, one or many
 
     def form(self, *, max_files: int | float = MAX_FORM_FILES, max_fields: int | float = MAX_FORM_FIELDS,
              max_part_size: int = MAX_FIELD_BYTES):
@@ -153,6 +212,8 @@ class BoundedRoute(APIRoute):
                                   if param.field_info.annotation is UploadFile)
         self.single_fields = tuple(param.alias for param in self.dependant.body_params
                                    if not _takes_many(param.field_info.annotation))
+        self.file_fields = tuple(param.alias for param in self.dependant.body_params
+                                 if UploadFile in (param.field_info.annotation, *get_args(param.field_info.annotation)))
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -161,6 +222,7 @@ class BoundedRoute(APIRoute):
             bounded_request = BoundedRequest(request.scope, request.receive)
             bounded_request.single_files = self.single_files
             bounded_request.single_fields = self.single_fields
+            bounded_request.file_fields = self.file_fields
             return await handler(bounded_request)
 
         return bounded

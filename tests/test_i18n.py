@@ -200,6 +200,8 @@ MESSAGES = [
     "a solo game is one player against the bot: no neutral pile and no other players' figures",
     "this device has started 20 decks, the most it may keep: add your cards to one of them (the service's keeper can remove some)",
     "the form field 'name' was sent more than once: send it once",
+    "the form field 'name' is not valid UTF-8 text",
+    "the file name in form field 'photo' is not valid UTF-8 text",
 ]
 
 

@@ -548,6 +548,20 @@ def test_a_photo_sent_as_a_text_field_is_said_so(client):
     assert r.status_code == 400 and "cannot be read: a part's headers are broken or too long" in r.json()["detail"], r.text
 
 
+FORM = {"Content-Type": "multipart/form-data; boundary=b"}
+
+
+def multipart(*parts: tuple[str, bytes, str | None], closed: bool = True) -> bytes:
+    """A multipart body (boundary ``b``) of (field, value, file name or None) parts, its closing
+    boundary left off unless ``closed``."""
+    body = b""
+    for field, value, filename in parts:
+        body += (f'--b\r\nContent-Disposition: form-data; name="{field}"'
+                 + (f'; filename="{filename}"\r\nContent-Type: image/jpeg' if filename else "") + "\r\n\r\n").encode()
+        body += value + b"\r\n"
+    return body + (b"--b--\r\n" if closed else b"")
+
+
 @pytest.fixture()
 def reading(settings, reader):
     """A client over the real reader: a photo is read, and its player seated in a room."""
@@ -579,3 +593,23 @@ def test_a_form_field_sent_twice_is_refused_not_taken_as_the_last(reading, photo
     assert r.status_code == 422 and "'neutral' was sent more than once" in r.json()["detail"], r.text
     r = reading.post("/api/game", files=two(), data={"names": ["ann", "bob"]})
     assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["ann", "bob"], r.text
+
+
+def test_a_name_sent_as_bytes_that_are_not_utf8_is_refused_not_kept_as_latin1(reading, photo_set):
+    # "Jérôme" in Latin-1 bytes: Starlette fell back to Latin-1 for what is not UTF-8, and the
+    # room seated "JÃ©rÃ´me"-like garbage of whatever bytes were sent (an attack's find).
+    rid = reading.post("/api/rooms", json={}).json()["id"]
+    body = multipart(("name", "Jérôme".encode("latin-1"), None), ("photo", photo_set[0].jpeg, "p.jpg"))
+    r = reading.post(f"/api/rooms/{rid}/photo", content=body, headers=FORM)
+    assert r.status_code == 422 and r.json()["detail"] == "the form field 'name' is not valid UTF-8 text", r.text
+    assert reading.get(f"/api/rooms/{rid}").json()["players"] == []  # nothing stored
+    r = reading.post(f"/api/rooms/{rid}/photo?lang=ru", content=body, headers=FORM)
+    assert r.json()["detail"] == "поле формы «name» — не текст в UTF-8", r.text
+    # ... the photo's own file name too, when it names the player (a photo sent with no name)
+    r = reading.post("/api/photo", content=multipart(("photo", photo_set[0].jpeg, "J\xe9r\xf4me.jpg")).replace(
+        "J\xe9r\xf4me".encode(), "Jérôme".encode("latin-1")), headers=FORM)
+    assert r.status_code == 422 and r.json()["detail"] == "the file name in form field 'photo' is not valid UTF-8 text", r.text
+    # UTF-8 is taken as it is
+    body = multipart(("name", "Jérôme".encode(), None), ("photo", photo_set[0].jpeg, "p.jpg"))
+    r = reading.post(f"/api/rooms/{rid}/photo", content=body, headers=FORM)
+    assert r.status_code == 200 and reading.get(f"/api/rooms/{rid}").json()["players"] == ["Jérôme"], r.text
