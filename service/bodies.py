@@ -12,6 +12,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
   of one value (a route's ``UploadFile``, ``str``, ``bool``: not a ``list``) sent more than once is
   a 422, never its last value taken. A form's text (a field's value, a file's name) is UTF-8 (or
   the charset its Content-Type names): other bytes are a 422, where Starlette read them as Latin-1.
+  A multipart body that ends before its closing boundary (cut short) is a 400, never read as far as
+  it went.
 """
 from __future__ import annotations
 
@@ -90,11 +92,26 @@ class _CheckedParser(MultiPartParser):
     """Starlette's multipart parser, refusing what it let through on a guess: text that is not
     UTF-8 (the form's charset) it read as Latin-1, and a player's name sent so was seated as the
     Latin-1 reading of its bytes (an attack on a running server). The route's ``file_fields``
-    sent as text are left to the route, which says a file was expected."""
+    sent as text are left to the route, which says a file was expected. And a body that ends
+    before its closing boundary: it was read as far as it went, "photo: Field required" when cut
+    in the photo, and a room seated a player from a body cut after it."""
 
     def __init__(self, *args: Any, file_fields: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.file_fields = file_fields
+        self.ended = False  # the closing boundary seen
+
+    async def parse(self) -> FormData:
+        form = await super().parse()
+        if not self.ended:
+            for file in self._files_to_close_on_error:  # the parts' files, a part cut short's too
+                file.close()
+            raise _Refused(400, "the upload is incomplete: the form ended before its closing boundary (the body was "
+                                "cut short); send it again")
+        return form
+
+    def on_end(self) -> None:
+        self.ended = True
 
     def on_headers_finished(self) -> None:
         super().on_headers_finished()

@@ -613,3 +613,22 @@ def test_a_name_sent_as_bytes_that_are_not_utf8_is_refused_not_kept_as_latin1(re
     body = multipart(("name", "Jérôme".encode(), None), ("photo", photo_set[0].jpeg, "p.jpg"))
     r = reading.post(f"/api/rooms/{rid}/photo", content=body, headers=FORM)
     assert r.status_code == 200 and reading.get(f"/api/rooms/{rid}").json()["players"] == ["Jérôme"], r.text
+
+
+def test_an_upload_cut_before_its_closing_boundary_is_said_so_and_nothing_is_stored(reading, photo_set):
+    # A body cut short (a client gone, a proxy's limit) was parsed as far as it went: cut in the
+    # photo it answered "photo: Field required", cut after it the room seated the player from a
+    # body that never ended (an attack on a running server).
+    rid = reading.post("/api/rooms", json={}).json()["id"]
+    whole = multipart(("name", b"ann", None), ("photo", photo_set[0].jpeg, "p.jpg"), ("deck", b"", None))
+    cut_in_the_photo = whole[:len(whole) // 2]
+    cut_after_it = multipart(("name", b"ann", None), ("photo", photo_set[0].jpeg, "p.jpg"), closed=False) + b"--b\r\nContent-Dis"
+    for body in (cut_in_the_photo, cut_after_it, whole[:-len(b"--\r\n")]):
+        r = reading.post(f"/api/rooms/{rid}/photo", content=body, headers=FORM)
+        assert r.status_code == 400 and r.json()["detail"] == ("the upload is incomplete: the form ended before its closing "
+                                                               "boundary (the body was cut short); send it again"), r.text
+        assert reading.get(f"/api/rooms/{rid}").json()["players"] == []  # nothing stored
+    r = reading.post("/api/photo?lang=it", content=cut_in_the_photo, headers=FORM)
+    assert r.status_code == 400 and r.json()["detail"].startswith("il caricamento è incompleto"), r.text
+    r = reading.post(f"/api/rooms/{rid}/photo", content=whole, headers=FORM)
+    assert r.status_code == 200 and reading.get(f"/api/rooms/{rid}").json()["players"] == ["ann"], r.text
