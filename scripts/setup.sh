@@ -13,15 +13,24 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+# pip runs only when the venv does not yet hold this target for these exact pyproject and pins
+# (the source is installed editable: code changes need no install). scripts/serve.sh calls this on
+# every start, and a table with no network must still start the service.
+stamp=.venv/.ecoscore-setup-$target
+want=$(cat pyproject.toml requirements/*.txt | sha256sum | cut -d' ' -f1)
+installed() { [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && .venv/bin/python -c 'import ecoscore' 2>/dev/null; }
 if [ "$target" = test ]; then
-  # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
-  .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
-  # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
-  # Looked up, not imported: a bare `import ultralytics` looks up DNS names and writes ~/.config
-  # (vision/offline.py closes those doors for the project's own imports).
-  .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("ultralytics") is None)' ||
-    "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
-  "${pip[@]}" -e '.[service,train,test,postgres,distributed,pbr]'
+  if ! installed; then
+    # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
+    .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+    # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
+    # Looked up, not imported: a bare `import ultralytics` looks up DNS names and writes ~/.config
+    # (vision/offline.py closes those doors for the project's own imports).
+    .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("ultralytics") is None)' ||
+      "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
+    "${pip[@]}" -e '.[service,train,test,postgres,distributed,pbr]'
+    echo "$want" > "$stamp"
+  fi
   missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || missing+=(postgresql)
@@ -33,6 +42,7 @@ if [ "$target" = test ]; then
       echo "warning: ${missing[*]} not found (apt-get install ${missing[*]}); their tests will be skipped" >&2
     fi
   fi
-else
+elif ! installed; then
   "${pip[@]}" -e '.[service]'
+  echo "$want" > "$stamp"
 fi
