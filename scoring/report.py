@@ -277,8 +277,12 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
         trusted = "winner" if len(game.players) > 1 else "total"
         lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")
     if game.solo:
-        verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more)"
-        lines.append(f"solo: beat the bot by {game.solo.margin}: {verdict}")
+        # "beat the bot by 14: lost" read as a contradiction: a solo win needs a margin of 30.
+        m = game.solo.margin
+        ahead = f"{m} point{'s' if m != 1 else ''} ahead of the bot" if m >= 0 else \
+            f"{-m} point{'s' if m != -1 else ''} behind the bot"
+        verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more ahead)"
+        lines.append(f"solo: {ahead}: {verdict}")
     if game.provisional:
         lines.append("* provisional: majorities scored without the other players of the game "
                      "(give --others S:W,... to compare)")

@@ -170,3 +170,21 @@ def test_more_cards_of_a_type_than_a_deck_holds_keeps_a_read_game_from_final():
     assert answer.game_to_dict(game)["final"] is True  # typed grids: the players' own word
     doc = answer.game_to_dict(game, [_read_of(t) for _, t in crowd])
     assert doc["final"] is False and all(p["doubts"] == [] for p in doc["players"])
+
+
+@pytest.mark.parametrize(("me", "bot"), [("alice", "bruno"), ("bruno", "alice")])  # 14 ahead; 7 behind
+def test_the_score_pad_says_a_solo_margin_as_ahead_or_behind_the_bot(me, bot):
+    """"solo: beat the bot by 14: lost" read as a contradiction (a newcomer's run): the pad says
+    how far ahead of or behind the bot the player is, and why a lead short of 30 is lost."""
+    player = parse_text((EXAMPLES / f"{me}.txt").read_text(), me)
+    robot = parse_text((EXAMPLES / f"{bot}.txt").read_text(), "bot")
+    game = score_game([(me, player)], bot=robot)
+    margin = game.solo.margin
+    line = next(x for x in answer.score_pad(game).splitlines() if x.startswith("solo: "))
+    assert "beat" not in line
+    if margin >= 0:
+        assert line.startswith(f"solo: {margin} point{'s' if margin != 1 else ''} ahead of the bot: ")
+    else:
+        assert line.startswith(f"solo: {-margin} point{'s' if margin != -1 else ''} behind the bot: lost (a win needs 30")
+    if game.solo.outcome == "lost":
+        assert line.endswith("lost (a win needs 30 or more ahead)")
