@@ -613,6 +613,24 @@ def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeyp
     assert [line for line in capsys.readouterr().out.splitlines() if "from:" in line] == ["  from: the page (× 2)"]
 
 
+def test_deck_add_refuses_a_title_another_deck_is_called_already(tmp_path, monkeypatch, capsys):
+    # Two decks both called "Naše kuchyň" stood side by side in the page's menu and `deck list`,
+    # one not told from the other: a title is compared as it is kept (clean_title), whatever its case.
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    store = DeckStore(tmp_path / "decks")
+    store.add("kitchen", _crops(), "the command line", title="Naše kuchyň")
+    store.add("plain", _crops(), "the command line")
+    faces = write_deck(generate_deck(HELD_OUT_SEEDS[3]), tmp_path / "faces")  # cards it would enrol
+    capsys.readouterr()
+    for title, clash in (("  NAŠE\tkuchyň ", "kitchen"), ("Plain", "plain")):
+        assert main(["deck", "add", "other", str(faces), "--title", title]) == 2
+        said = capsys.readouterr().err
+        assert f"deck {clash} is called {store.info(clash).shown!r} already" in said and "--title" in said, said
+    assert store.names() == [DEFAULT_DECK, "kitchen", "plain"]  # nothing enrolled
+
+
 def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, monkeypatch):
     # A read that began before an add writes its cache (named by the old state) after the add;
     # deleting every other cache then would delete the current one, and the next read would

@@ -203,6 +203,7 @@ MESSAGES = [
     "the form field 'name' is not valid UTF-8 text",
     "the file name in form field 'photo' is not valid UTF-8 text",
     "the upload is incomplete: the form ended before its closing boundary (the body was cut short); send it again",
+    "a deck called 'Naše kuchyň' exists already on this server: give yours another name",
 ]
 
 

@@ -408,6 +408,34 @@ def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(cli
     assert listed["nas-stul"]["title"] == "Náš stůl" and listed["standin"]["title"] == "standin"
 
 
+def test_a_title_another_deck_is_called_already_is_refused_and_no_deck_started(client, tmp_path):
+    # A phone's deck typed "naše kuchyň" beside the server's "Naše kuchyň" (another key: the
+    # page's slug) stood in the menu as its twin, and a room said it read with "Naše kuchyň".
+    import numpy as np
+
+    from ecoscore.vision.deckstore import DEFAULT_DECK, DeckStore
+
+    store = DeckStore(tmp_path / "decks")
+    store.add("kitchen", {card: [np.full((90, 60, 3), 20 * i, np.uint8)] for i, card in enumerate(CardType)},
+              "the command line", title="Naše kuchyň")
+    scene = render_scene(generate_deck(HELD_OUT_SEEDS[52]), (41, 0), PARAMS)
+    grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
+    for name, title, kept in (("nase-kuchyn", "naše  KUCHYŇ\n", "naše KUCHYŇ"),
+                              ("kuchyn", "Nas\u030ce kuchyn\u030c", "Naše kuchyň")):  # (decomposed: composed as kept)
+        r = client.post(f"/api/decks/{name}/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": title})
+        assert r.status_code == 409, r.text
+        assert r.json()["detail"] == f"a deck called '{kept}' exists already on this server: give yours another name"
+    r = client.post("/api/decks/nase-kuchyn/photo?lang=cs", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "NAŠE kuchyň"})
+    assert r.status_code == 409 and r.json()["detail"] == "balíček „NAŠE kuchyň“ už na tomto serveru je: pojmenujte ten svůj jinak", r.text
+    assert store.names() == [DEFAULT_DECK, "kitchen"]  # no deck started
+    # A deck's own title is no clash: its next photo, sent with it, is added.
+    r = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Náš stůl"})
+    assert r.status_code == 200, r.text
+    r = client.post("/api/decks/nas-stul/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Náš stůl"},
+                    headers={"X-Deck-Token": r.json()["token"]})
+    assert r.status_code == 200 and r.json()["title"] == "Náš stůl", r.text
+
+
 def test_a_half_built_decks_next_photo_comes_with_its_sure_guesses_and_is_never_scored_with_it(client):
     # The second photo of a deck being taught was not read with the deck's first cards: the
     # player named all 20 cells again (a walk). Read with the types the deck has so far, the

@@ -72,12 +72,17 @@ def _called(info) -> str:
 def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
+    from ecoscore.service.decks import title_taken
     from ecoscore.vision.deckstore import check_name
     from ecoscore.vision.enrol import EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
     check_name(args.name)
+    clash = title_taken(store, args.name, args.title)
+    if clash is not None:  # before any card is read
+        raise BadInput(f"deck {clash.name} is called {clash.shown!r} already: give deck {args.name} another --title "
+                       "(two decks of one title are not told apart where players choose a deck)")
     if not args.folder and not args.photo:
         raise BadInput("give a FOLDER of card images, or --photo P.jpg --grid G.txt")
     if len(args.photo) != len(args.grid):

@@ -20,6 +20,7 @@ from ecoscore.vision.deckstore import (
     HoldsTooManyDecks,
     NoSuchDeck,
     NotDeckOwner,
+    clean_title,
 )
 from ecoscore.vision.enrol import (
     EnrolError,
@@ -36,6 +37,7 @@ from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
+from ..decks import title_taken
 from ..deps import Services, Svc
 from ..refusal import DECK_CLASH, Refusal
 from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
@@ -114,6 +116,11 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     token = x_deck_token or secrets.token_urlsafe(18)
 
     def enrol() -> RememberedOut:
+        # Before the photo is read: a title another deck is called already (its key is not
+        # named: a deck started on a phone is listed only to whoever names it).
+        if title_taken(svc.decks.store, name, title):
+            raise HTTPException(409, f"a deck called '{clean_title(title)}' exists already on this server: give yours "
+                                     "another name")
         data = upload_bytes(svc, photo)
         check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
