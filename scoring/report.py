@@ -278,9 +278,9 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
         lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")
     if game.solo:
         # "beat the bot by 14: lost" read as a contradiction: a solo win needs a margin of 30.
-        m = game.solo.margin
-        ahead = f"{m} point{'s' if m != 1 else ''} ahead of the bot" if m >= 0 else \
-            f"{-m} point{'s' if m != -1 else ''} behind the bot"
+        lead = game.solo.margin
+        ahead = f"{lead} point{'s' if lead != 1 else ''} ahead of the bot" if lead >= 0 else \
+            f"{-lead} point{'s' if lead != -1 else ''} behind the bot"
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more ahead)"
         lines.append(f"solo: {ahead}: {verdict}")
     if game.provisional:

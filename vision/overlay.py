@@ -51,7 +51,8 @@ def draw_overlay(read: PhotoRead, players: Sequence[PlayerScore | None]) -> np.n
             cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, font, color, thick, cv2.LINE_AA)
         if player:
             top = np.concatenate([cell.quad for cell in tab.cells]) * k
-            banner = f"{player.name}: {player.total} points" + (f" ({len(tab.doubts)} doubt{'s' if len(tab.doubts) != 1 else ''})" if tab.doubts else "")
+            n = len(tab.doubts)
+            banner = f"{player.name}: {player.total} points" + (f" ({n} doubt{'s' if n != 1 else ''})" if n else "")
             (bw, bh), _ = cv2.getTextSize(banner, cv2.FONT_HERSHEY_SIMPLEX, font * 1.6, thick)
             x, y = top.mean(0)[0] - bw / 2, top[:, 1].min() - 8 * thick  # above the grid, kept in the picture
             org = (int(np.clip(x, 5, img.shape[1] - bw - 5)), int(np.clip(y, bh + 5, img.shape[0] - 5)))
