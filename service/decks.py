@@ -9,32 +9,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from ecoscore.vision.deckstore import DeckInfo, DeckStore, DeckStoreError, check_name, clean_title, default_store
+from ecoscore.vision.deckstore import DeckStore, check_name, default_store
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
 KEEP = 16  # matchers kept loaded; each is a few hundred vectors
-
-
-def title_taken(store: DeckStore, name: str, title: str | None) -> DeckInfo | None:
-    """The other deck already called what deck ``name`` would be called with ``title``: the title
-    as it would be kept (``clean_title``), compared case-insensitively with what each other deck
-    is shown as (its title, else its key). None if no other is, or if ``name`` keeps the title it
-    has (a deck's title is given once). Two decks both called "Naše kuchyň" stood side by side in
-    the page's menu and ``deck list``, one not told from the other (an import leaves such a title
-    to the deck here; an add is refused: the service, the command line)."""
-    wanted = clean_title(title)
-    if wanted is None or (store.is_stored(name) and store.info(name).title):
-        return None
-    for other in store.names():
-        if other == name:
-            continue
-        try:
-            info = store.info(other)
-        except DeckStoreError:  # removed since it was listed
-            continue
-        if info.shown.casefold() == wanted.casefold():
-            return info
-    return None
 
 
 class Decks:

@@ -651,3 +651,21 @@ def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, m
     store.references("d", ConstantEmbedder())
     monkeypatch.undo()
     assert current.exists() and len(list(tmp_path.glob("d/embedded-*.npz"))) == 2
+
+
+def test_the_store_refuses_a_taken_title_under_its_lock_and_an_import_compares_titles_as_an_add_does(tmp_path):
+    # The service and the command line check a title before reading a photo; two adds at once both
+    # passed that check (a helper's note): the store's add refuses it under its lock. An import
+    # compared titles exactly, so "NAŠE KUCHYŇ" came in beside "Naše kuchyň".
+    from ecoscore.vision.deckstore import TitleTaken
+
+    store = DeckStore(tmp_path / "a")
+    store.add("kitchen", _crops(), "test", title="Naše kuchyň")
+    with pytest.raises(TitleTaken, match="deck kitchen is called 'Naše kuchyň' already"):
+        store.add("other", _crops(), "test", title=" naše  KUCHYŇ")
+    assert store.names() == [DEFAULT_DECK, "kitchen"]
+    assert store.add("kitchen", _crops(value=9), "more", title="NAŠE KUCHYŇ").title == "Naše kuchyň"  # its own: no clash
+    friend = DeckStore(tmp_path / "b")
+    friend.add("theirs", _crops(), "test", title="NAŠE KUCHYŇ")
+    copy = import_deck(store, export_deck(friend, "theirs", tmp_path / "t.zip"))
+    assert copy.title is None and copy.title_kept_by == "kitchen" and store.info("theirs").shown == "theirs"

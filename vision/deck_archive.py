@@ -44,7 +44,8 @@ def import_deck(store: DeckStore, path: Path, name: str | None = None) -> DeckIn
     # A title a deck here has already is left to it: the copy is called by its own name (two
     # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
     wanted = export.title
-    kept_by = next((other for other in store.names() if wanted and store.info(other).title == wanted), None)
+    clash = store.title_taken(name, wanted)  # as an add compares them: its title or key, in any case
+    kept_by = clash.name if clash is not None else None
     # A deck still being taught travels as it is, and reads nothing until it has every type
     # (exported half built, it was refused on import: an attack).
     info = store.add(name, export.crops, f"imported from {path.name}", title=None if kept_by else wanted,

@@ -67,6 +67,15 @@ class NotDeckOwner(DeckStoreError):
     """A change to a deck by someone who does not hold its owner token."""
 
 
+class TitleTaken(DeckStoreError):
+    """A deck's title another deck is shown as already (``DeckStore.title_taken``)."""
+
+    def __init__(self, name: str, other: DeckInfo):
+        super().__init__(f"deck {other.name} is called {other.shown!r} already: give deck {name} another title "
+                         "(two decks of one title are not told apart where players choose a deck)")
+        self.other = other
+
+
 class HoldsTooManyDecks(DeckStoreError):
     """A client that started as many decks as it may keep (``DeckStore.add``'s ``per_client``)."""
 
@@ -286,6 +295,27 @@ class DeckStore:
                 finally:
                     fcntl.lockf(handle, fcntl.LOCK_UN)
 
+    def title_taken(self, name: str, title: str | None) -> DeckInfo | None:
+        """The other deck already called what deck ``name`` would be called with ``title``: the
+        title as it would be kept (``clean_title``), compared case-insensitively with what each
+        other deck is shown as (its title, else its key). None if no other is, or if ``name``
+        keeps the title it has (a deck's title is given once). Two decks both called "Naše
+        kuchyň" stood side by side in the page's menu and ``deck list``, one not told from the
+        other. ``add`` refuses such a title (``TitleTaken``); an import leaves it to the deck here."""
+        wanted = clean_title(title)
+        if wanted is None or (self.is_stored(name) and self.info(name).title):
+            return None
+        for other in self.names():
+            if other == name:
+                continue
+            try:
+                info = self.info(other)
+            except DeckStoreError:  # removed since it was listed
+                continue
+            if info.shown.casefold() == wanted.casefold():
+                return info
+        return None
+
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
             max_decks: int | None = None, partial: bool = False, title: str | None = None,
             client: str | None = None, per_client: int | None = None) -> DeckInfo:
@@ -299,10 +329,12 @@ class DeckStore:
         directory in hand) any deck may be added to. ``max_decks``: no new deck past this many
         (counted under the lock: reads at once cannot each start one past it). ``title``: the name
         as the player typed it (``clean_title``), kept for a deck that has none yet (its first add,
-        most often). ``client``: who starts a new deck over the service, kept with it; it holds
+        most often); another deck's (``title_taken``) is refused. ``client``: who starts a new deck over the service, kept with it; it holds
         at most ``per_client`` decks (``HoldsTooManyDecks``): finished decks are kept for good,
         and one address at its hourly share filled every place in a day (an attack)."""
         with self._locked():
+            if (clash := self.title_taken(name, title)) is not None:  # under the lock: two adds at once
+                raise TitleTaken(name, clash)
             new = not self.is_stored(name)
             if max_decks is not None and new and len(self.names()) - 1 >= max_decks:
                 raise DeckStoreError(f"the service keeps at most {max_decks} decks: no new one can be started "

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
                   + (f" (reads nothing yet: no {', '.join(info.missing)})" if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)
                 kept = store.info(info.title_kept_by)
-                print(f"its title {kept.title!r} is deck {kept.name}'s here already: this copy is called {info.name}",
+                print(f"its title {kept.shown!r} is deck {kept.name}'s here already: this copy is called {info.name}",
                       file=sys.stderr)
         else:
             _deck_add(args, store)
@@ -72,17 +72,15 @@ def _called(info) -> str:
 def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
-    from ecoscore.service.decks import title_taken
-    from ecoscore.vision.deckstore import check_name
+    from ecoscore.vision.deckstore import TitleTaken, check_name
     from ecoscore.vision.enrol import EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
     check_name(args.name)
-    clash = title_taken(store, args.name, args.title)
-    if clash is not None:  # before any card is read
-        raise BadInput(f"deck {clash.name} is called {clash.shown!r} already: give deck {args.name} another --title "
-                       "(two decks of one title are not told apart where players choose a deck)")
+    clash = store.title_taken(args.name, args.title)
+    if clash is not None:  # before any card is read (the store's add refuses it too)
+        raise BadInput(str(TitleTaken(args.name, clash)).replace("another title", "another --title"))
     if not args.folder and not args.photo:
         raise BadInput("give a FOLDER of card images, or --photo P.jpg --grid G.txt")
     if len(args.photo) != len(args.grid):

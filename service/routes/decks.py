@@ -20,6 +20,7 @@ from ecoscore.vision.deckstore import (
     HoldsTooManyDecks,
     NoSuchDeck,
     NotDeckOwner,
+    TitleTaken,
     clean_title,
 )
 from ecoscore.vision.enrol import (
@@ -37,12 +38,17 @@ from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
-from ..decks import title_taken
 from ..deps import Services, Svc
 from ..refusal import DECK_CLASH, Refusal
 from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
+
+
+def _title_taken(title: str | None) -> HTTPException:
+    # The other deck's key is not named: a deck started on a phone is listed only to whoever names it.
+    return HTTPException(409, f"a deck called '{clean_title(title)}' exists already on this server: give yours another name")
+
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
 DeckPath = Annotated[str, Path(max_length=40, pattern=DECK_KEY)]
@@ -118,9 +124,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
     def enrol() -> RememberedOut:
         # Before the photo is read: a title another deck is called already (its key is not
         # named: a deck started on a phone is listed only to whoever names it).
-        if title_taken(svc.decks.store, name, title):
-            raise HTTPException(409, f"a deck called '{clean_title(title)}' exists already on this server: give yours "
-                                     "another name")
+        if svc.decks.store.title_taken(name, title):
+            raise _title_taken(title)
         data = upload_bytes(svc, photo)
         check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
@@ -150,6 +155,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 svc.uncount_deck_start(started)
             if isinstance(err, HoldsTooManyDecks):
                 raise HTTPException(429, str(err)) from None
+            if isinstance(err, TitleTaken):  # taken meanwhile, by an add the check above did not see
+                raise _title_taken(title) from None
             if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
                                          "server: give yours another name") from None
