@@ -336,6 +336,7 @@ class TableauView {
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
     this.checked = new Set((player.kept || []).map(([r, c]) => key(r, c)));  // a room keeps them
     this.history = [];
+    this.unscored = [];  // commits not yet answered or failed: {seq, depth, plain}
     this.selected = null;
     this.player = player;
     const img = this.q(".photo-img");
@@ -679,6 +680,13 @@ class TableauView {
     await this.commit(() => t("ui.undone"), () => { this.history.push(last); this.restore(before); });
   }
 
+  // Back to the state before the change whose step is history[depth - 1] (and every later one).
+  backTo(depth) {
+    let last;
+    while (this.history.length >= depth && this.history.length) last = this.history.pop();
+    if (last) this.restore(last);
+  }
+
   state() { return { grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) }; }
   restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; }
 
@@ -690,8 +698,11 @@ class TableauView {
   }
 
   // ``takeBack``: what puts the view back as it was before this change, if it cannot be saved.
-  async commit(message, takeBack = () => { const last = this.history.pop(); if (last) this.restore(last); }) {
+  async commit(message, takeBack = null) {
     const mine = ++this.seq;
+    // Changes not yet scored: the last of them failing takes them all back. Two quick corrections
+    // offline took back only the second; the first stayed, named, beside the old points.
+    this.unscored.push({ seq: mine, depth: this.history.length, plain: !takeBack });
     // Undo's (or Back's) last step disables the button pressed: the focus fell to the page's
     // top (a walk, keyboard only). On to the grid instead.
     const pressed = document.activeElement;
@@ -699,16 +710,25 @@ class TableauView {
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
-    if (player === UNSAVED && mine === this.seq) this.unsaved(takeBack);
+    // Scored (its grid holds the earlier changes too), or the latest answered: those before it are
+    // done with. A superseded answer the view did not show (null) leaves them: its score is not shown.
+    if (player !== UNSAVED && (player !== null || mine === this.seq)) this.unscored = this.unscored.filter((u) => u.seq > mine);
+    if (player === UNSAVED && mine === this.seq) {
+      const run = this.unscored;
+      this.unscored = [];
+      this.unsaved(takeBack || (run.length > 1 && run.every((u) => u.plain) ? () => this.backTo(run[0].depth) : undefined));
+    }
     // The view shows the room's tableau already: the step's history goes back, its state stays.
-    else if (player === RESET) this.unsaved(() => { const shown = this.state(); takeBack(); this.restore(shown); });
+    else if (player === RESET) {
+      this.unsaved(() => { const shown = this.state(); (takeBack || (() => this.backTo(this.history.length)))(); this.restore(shown); });
+    }
     else if (player && player !== UNSAVED && mine === this.seq) { this.player = player; this.render(); }
   }
 
   // The last change could not be saved or scored (offline, a refusal): taken back, and a review
   // under way stops there (it went on, "all doubtful cards checked" over the error, and the card
   // showed the new name with the old card's points: a walk, offline).
-  unsaved(takeBack = () => { const last = this.history.pop(); if (last) this.restore(last); }) {
+  unsaved(takeBack = () => this.backTo(this.history.length)) {
     takeBack();
     this.failed = true;
     this.render();
@@ -1510,7 +1530,9 @@ async function correctSolo(grid, message) {
   } catch (err) {
     if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
     setStatus($("status"), err, true);
-    return sameGrid(solo.view.grid, grid) ? UNSAVED : null;  // (not so: a later change is on its way)
+    // Not saved either way; where a later change is on its way, the view takes this one back with
+    // it if that one fails too (``TableauView.commit``).
+    return UNSAVED;
   }
 }
 
