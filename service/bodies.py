@@ -10,8 +10,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
   characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
   multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files); a field
   of one value (a route's ``UploadFile``, ``str``, ``bool``: not a ``list``) sent more than once is
-  a 422, never its last value taken. A form's text (a field's value, a file's name) is UTF-8 (or
-  the charset its Content-Type names): other bytes are a 422, where Starlette read them as Latin-1.
+  a 422, never its last value taken. A form's text (a field's value, a file's name) is UTF-8,
+  whatever charset its Content-Type names: other bytes are a 422, where Starlette read them as Latin-1.
   A multipart body that ends before its closing boundary (cut short) is a 400, never read as far as
   it went.
 """
@@ -101,6 +101,17 @@ class _CheckedParser(MultiPartParser):
         self.file_fields = file_fields
         self.ended = False  # the closing boundary seen
 
+    # UTF-8 whatever charset the Content-Type names (a browser names none; Starlette's ``parse`` sets
+    # it from there): a charset Python does not know it read as Latin-1, which takes any bytes (a
+    # helper's attack), and a codec such as base64 failed the parse with a bare 400.
+    @property
+    def _charset(self) -> str:
+        return "utf-8"
+
+    @_charset.setter
+    def _charset(self, named: str) -> None:
+        pass
+
     async def parse(self) -> FormData:
         form = await super().parse()
         if not self.ended:
@@ -117,12 +128,12 @@ class _CheckedParser(MultiPartParser):
         super().on_headers_finished()
         part = self._current_part
         filename = parse_options_header(part.content_disposition)[1].get(b"filename")
-        if filename is not None and not _decodes(filename, self._charset):  # a player's name, when none is given
+        if filename is not None and not _decodes(filename, "utf-8"):  # a player's name, when none is given
             raise _Refused(422, f"the file name in form field '{part.field_name}' is not valid UTF-8 text")
 
     def on_part_end(self) -> None:
         part = self._current_part
-        if part.file is None and part.field_name not in self.file_fields and not _decodes(part.data, self._charset):
+        if part.file is None and part.field_name not in self.file_fields and not _decodes(part.data, "utf-8"):
             raise _Refused(422, f"the form field '{part.field_name}' is not valid UTF-8 text")
         super().on_part_end()
 
@@ -191,12 +202,13 @@ class BoundedRequest(Request):
             form = await parsed
         except StarletteHTTPException as err:  # (Starlette's own: FastAPI's is a subclass of it)
             raise _said_plainly(err) from None
-        for field in self.single_files:
-            if len(form.getlist(field)) > 1:
-                raise HTTPException(422, f"one {field} a request: a game's photos go to /api/game, one per player")
-        for field in self.single_fields:
-            if len(form.getlist(field)) > 1:
-                raise HTTPException(422, f"the form field '{field}' was sent more than once: send it once")
+        refusal = next((f"one {field} a request: a game's photos go to /api/game, one per player"
+                        for field in self.single_files if len(form.getlist(field)) > 1), None) or next(
+            (f"the form field '{field}' was sent more than once: send it once"
+             for field in self.single_fields if len(form.getlist(field)) > 1), None)
+        if refusal:
+            await form.close()  # its spooled files now: FastAPI closes a form only once it has it
+            raise HTTPException(422, refusal)
         return form
 
 
