@@ -665,6 +665,10 @@ def test_the_store_refuses_a_taken_title_under_its_lock_and_an_import_compares_t
         store.add("other", _crops(), "test", title=" naše  KUCHYŇ")
     assert store.names() == [DEFAULT_DECK, "kitchen"]
     assert store.add("kitchen", _crops(value=9), "more", title="NAŠE KUCHYŇ").title == "Naše kuchyň"  # its own: no clash
+    # A new deck of no title is shown by its key: "foo" beside a deck called "Foo" (a helper's attack)
+    store.add("bar", _crops(), "test", title="Foo")
+    with pytest.raises(TitleTaken, match="deck bar is called 'Foo' already"):
+        store.add("foo", _crops(), "test")
     friend = DeckStore(tmp_path / "b")
     friend.add("theirs", _crops(), "test", title="NAŠE KUCHYŇ")
     copy = import_deck(store, export_deck(friend, "theirs", tmp_path / "t.zip"))

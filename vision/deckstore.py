@@ -71,7 +71,7 @@ class TitleTaken(DeckStoreError):
     """A deck's title another deck is shown as already (``DeckStore.title_taken``)."""
 
     def __init__(self, name: str, other: DeckInfo):
-        super().__init__(f"deck {other.name} is called {other.shown!r} already: give deck {name} another title "
+        super().__init__(f"deck {other.name} is called {other.shown!r} already: give deck {name} another name or title "
                          "(two decks of one title are not told apart where players choose a deck)")
         self.other = other
 
@@ -298,13 +298,16 @@ class DeckStore:
     def title_taken(self, name: str, title: str | None) -> DeckInfo | None:
         """The other deck already called what deck ``name`` would be called with ``title``: the
         title as it would be kept (``clean_title``), compared case-insensitively with what each
-        other deck is shown as (its title, else its key). None if no other is, or if ``name``
-        keeps the title it has (a deck's title is given once). Two decks both called "Naše
+        other deck is shown as (its title, else its key; a new deck of no title, by its key too).
+        None if no other is, or if ``name`` keeps the title it has (a deck's title is given once). Two decks both called "Naše
         kuchyň" stood side by side in the page's menu and ``deck list``, one not told from the
         other. ``add`` refuses such a title (``TitleTaken``); an import leaves it to the deck here."""
         wanted = clean_title(title)
-        if wanted is None or (self.is_stored(name) and self.info(name).title):
-            return None
+        if self.is_stored(name):
+            if wanted is None or self.info(name).title:
+                return None
+        else:
+            wanted = wanted or name  # a new deck of no title is shown by its key ("foo" beside a "Foo": a helper's attack)
         for other in self.names():
             if other == name:
                 continue
