@@ -1265,11 +1265,13 @@ def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, pa
     assert page.is_enabled("#solo-tableau .undo")
 
 
+@pytest.mark.parametrize("then", ["correct", "undo"])
 @pytest.mark.parametrize("first_fails_first", [True, False])
-def test_two_quick_corrections_that_cannot_be_scored_are_both_taken_back(server, page, photo_set, reader, tmp_path,
-                                                                       first_fails_first):
+def test_two_quick_changes_that_cannot_be_scored_are_both_taken_back(server, page, photo_set, reader, tmp_path,
+                                                                     first_fails_first, then):
     # Two corrections while the network failed: only the second was taken back, and the first
-    # stayed on the card beside the old points, shown as done (a walk, left from the session before).
+    # stayed on the card beside the old points, shown as done (a walk, left from the session
+    # before); a correction and its Undo brought the correction back (a review).
     from playwright.sync_api import expect
     scene = photo_set[0]
     read = reader.read(scene.jpeg).tableaux[0]
@@ -1277,18 +1279,25 @@ def test_two_quick_corrections_that_cannot_be_scored_are_both_taken_back(server,
     before, total = labels(page), page.text_content("#total")
     held = []
     page.route("**/api/grid?*", lambda route: held.append(route))
-    for col in (0, 1):
+    for col in (0, 1) if then == "correct" else (0,):
         card = read.tableau.cells[col]
         page.click(f"#solo-tableau .marks g[data-row='0'][data-col='{col}']")
         page.click(f"#choices button[data-type='{'fox' if card is not CardType.FOX else 'wolf'}']")
         wait_until_held(page, held)
-        assert len(held) == col + 1
-    assert labels(page)[(0, 0)] != before[(0, 0)] and labels(page)[(0, 1)] != before[(0, 1)]
+        assert len(held) == col + 1 and labels(page)[(0, col)] != before[(0, col)]
+    if then == "undo":
+        page.click("#solo-tableau .undo")
+        for _ in range(50):
+            if len(held) == 2:
+                break
+            page.wait_for_timeout(100)
+        assert len(held) == 2 and labels(page) == before
     for route in (held if first_fails_first else held[::-1]):
         route.abort("internetdisconnected")
     expect(page.locator("#status")).to_contain_text("cannot be reached", timeout=10000)
     page.wait_for_timeout(500)
     assert labels(page) == before and page.text_content("#total") == total
+    assert page.is_disabled("#solo-tableau .undo")  # nothing scored to go back on
     page.unroute("**/api/grid?*")
     page.reload()  # and kept so: the page's saved work is the read as it came
     expect(page.locator("#total")).to_have_text(total, timeout=30000)

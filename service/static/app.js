@@ -677,14 +677,13 @@ class TableauView {
     this.restore(last);
     // (it said "Score updated with your correction": a walk). Not saved: the step is undone
     // again, not a second one taken back (a review).
-    await this.commit(() => t("ui.undone"), () => { this.history.push(last); this.restore(before); });
+    await this.commit(() => t("ui.undone"), { state: before, history: [...this.history, last] });
   }
 
-  // Back to the state before the change whose step is history[depth - 1] (and every later one).
-  backTo(depth) {
-    let last;
-    while (this.history.length >= depth && this.history.length) last = this.history.pop();
-    if (last) this.restore(last);
+  // What a change just made (its step the last in the history) goes back to, if it cannot be scored.
+  stepBack() {
+    const n = this.history.length;
+    return n ? { state: this.history[n - 1], history: this.history.slice(0, n - 1) } : null;
   }
 
   state() { return { grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) }; }
@@ -697,12 +696,14 @@ class TableauView {
     await this.commit(() => t("ui.reverted"));
   }
 
-  // ``takeBack``: what puts the view back as it was before this change, if it cannot be saved.
-  async commit(message, takeBack = null) {
+  // ``prior``: the view before this change ({state, history}), put back if it cannot be saved; null:
+  // nothing to go back to (a restored grid scored again).
+  async commit(message, prior = this.stepBack()) {
     const mine = ++this.seq;
-    // Changes not yet scored: the last of them failing takes them all back. Two quick corrections
-    // offline took back only the second; the first stayed, named, beside the old points.
-    this.unscored.push({ seq: mine, depth: this.history.length, plain: !takeBack });
+    // Changes not yet scored: the last of them failing takes them all back, to the view whose
+    // score is shown. Two quick corrections offline took back only the second; the first stayed,
+    // named, beside the old points (and an Undo or a keep between them fared no better: a review).
+    this.unscored.push({ seq: mine, prior });
     // Undo's (or Back's) last step disables the button pressed: the focus fell to the page's
     // top (a walk, keyboard only). On to the grid instead.
     const pressed = document.activeElement;
@@ -710,26 +711,27 @@ class TableauView {
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
-    // Scored (its grid holds the earlier changes too), or the latest answered: those before it are
-    // done with. A superseded answer the view did not show (null) leaves them: its score is not shown.
-    if (player !== UNSAVED && (player !== null || mine === this.seq)) this.unscored = this.unscored.filter((u) => u.seq > mine);
+    const back = this.unscored.find((u) => u.prior)?.prior;  // the view whose score is shown
     if (player === UNSAVED && mine === this.seq) {
-      const run = this.unscored;
       this.unscored = [];
-      this.unsaved(takeBack || (run.length > 1 && run.every((u) => u.plain) ? () => this.backTo(run[0].depth) : undefined));
+      this.unsaved(() => { if (back) { this.restore(back.state); this.history = back.history; } });
+    } else if (player === RESET) {
+      // The view shows the room's tableau already: the steps' history goes back, its state stays.
+      this.unscored = [];
+      this.unsaved(() => { if (back) this.history = back.history; });
+    } else if (player !== UNSAVED && (player !== null || mine === this.seq)) {
+      // Scored (its grid holds the earlier changes too), or the latest answered: those before it
+      // are done with. A superseded answer the view did not show (null) leaves them.
+      this.unscored = this.unscored.filter((u) => u.seq > mine);
+      if (player && mine === this.seq) { this.player = player; this.render(); }
     }
-    // The view shows the room's tableau already: the step's history goes back, its state stays.
-    else if (player === RESET) {
-      this.unsaved(() => { const shown = this.state(); (takeBack || (() => this.backTo(this.history.length)))(); this.restore(shown); });
-    }
-    else if (player && player !== UNSAVED && mine === this.seq) { this.player = player; this.render(); }
   }
 
   // The last change could not be saved or scored (offline, a refusal): taken back, and a review
   // under way stops there (it went on, "all doubtful cards checked" over the error, and the card
   // showed the new name with the old card's points: a walk, offline).
-  unsaved(takeBack = () => this.backTo(this.history.length)) {
-    takeBack();
+  unsaved(takeBack) {
+    if (takeBack) takeBack();
     this.failed = true;
     this.render();
     if (this.onTakenBack) this.onTakenBack();
@@ -1176,7 +1178,7 @@ function applyWork(view, work) {
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
   const scored = work.player && work.player.grid;
-  if (scored && !sameGrid(scored, view.grid)) view.commit(null);  // not "Score updated" over what the page says
+  if (scored && !sameGrid(scored, view.grid)) view.commit(null, null);  // not "Score updated" over what the page says; kept if not scored
 }
 let sendSolo;
 
