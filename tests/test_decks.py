@@ -673,3 +673,9 @@ def test_the_store_refuses_a_taken_title_under_its_lock_and_an_import_compares_t
     friend.add("theirs", _crops(), "test", title="NAŠE KUCHYŇ")
     copy = import_deck(store, export_deck(friend, "theirs", tmp_path / "t.zip"))
     assert copy.title is None and copy.title_kept_by == "kitchen" and store.info("theirs").shown == "theirs"
+    # ... and where its key is a title here too, it is refused, saying how to import it (it failed
+    # with the advice of an add: a review)
+    friend.add("foo", _crops(), "test", title="Foo")
+    with pytest.raises(TitleTaken, match=r"deck bar is called 'Foo' already: give deck foo another name \(--name NAME\)"):
+        import_deck(store, export_deck(friend, "foo", tmp_path / "f.zip"))
+    assert import_deck(store, tmp_path / "f.zip", "foo-copy").title_kept_by == "bar"

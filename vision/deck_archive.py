@@ -17,7 +17,17 @@ import numpy as np
 
 from ecoscore.scoring import CardType
 
-from .deckstore import MAX_REFERENCES, DeckInfo, DeckStore, DeckStoreError, check_name, clean_title, deck_toml, reference_crop
+from .deckstore import (
+    MAX_REFERENCES,
+    DeckInfo,
+    DeckStore,
+    DeckStoreError,
+    TitleTaken,
+    check_name,
+    clean_title,
+    deck_toml,
+    reference_crop,
+)
 
 MAX_IMPORT_BYTES = 40 * 2**20
 MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
@@ -46,6 +56,9 @@ def import_deck(store: DeckStore, path: Path, name: str | None = None) -> DeckIn
     wanted = export.title
     clash = store.title_taken(name, wanted)  # as an add compares them: its title or key, in any case
     kept_by = clash.name if clash is not None else None
+    # Called by its key then, which may be a title here too ("foo" beside a "Foo": a review)
+    if (by_key := store.title_taken(name, None)) is not None and (kept_by or not wanted):
+        raise TitleTaken(name, by_key, "another name (--name NAME)")
     # A deck still being taught travels as it is, and reads nothing until it has every type
     # (exported half built, it was refused on import: an attack).
     info = store.add(name, export.crops, f"imported from {path.name}", title=None if kept_by else wanted,

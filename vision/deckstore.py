@@ -70,8 +70,8 @@ class NotDeckOwner(DeckStoreError):
 class TitleTaken(DeckStoreError):
     """A deck's title another deck is shown as already (``DeckStore.title_taken``)."""
 
-    def __init__(self, name: str, other: DeckInfo):
-        super().__init__(f"deck {other.name} is called {other.shown!r} already: give deck {name} another name or title "
+    def __init__(self, name: str, other: DeckInfo, remedy: str = "another name or title"):
+        super().__init__(f"deck {other.name} is called {other.shown!r} already: give deck {name} {remedy} "
                          "(two decks of one title are not told apart where players choose a deck)")
         self.other = other
 
@@ -301,7 +301,8 @@ class DeckStore:
         other deck is shown as (its title, else its key; a new deck of no title, by its key too).
         None if no other is, or if ``name`` keeps the title it has (a deck's title is given once). Two decks both called "Naše
         kuchyň" stood side by side in the page's menu and ``deck list``, one not told from the
-        other. ``add`` refuses such a title (``TitleTaken``); an import leaves it to the deck here."""
+        other. ``add`` refuses such a title (``TitleTaken``); an import leaves a title to the deck
+        here, and is refused only where its key is another deck's title too."""
         wanted = clean_title(title)
         if self.is_stored(name):
             if wanted is None or self.info(name).title:

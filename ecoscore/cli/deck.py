@@ -80,7 +80,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     check_name(args.name)
     clash = store.title_taken(args.name, args.title)
     if clash is not None:  # before any card is read (the store's add refuses it too)
-        raise BadInput(str(TitleTaken(args.name, clash)).replace("another name or title", "another name or --title"))
+        raise BadInput(str(TitleTaken(args.name, clash, "another name or --title")))
     if not args.folder and not args.photo:
         raise BadInput("give a FOLDER of card images, or --photo P.jpg --grid G.txt")
     if len(args.photo) != len(args.grid):
