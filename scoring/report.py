@@ -279,8 +279,8 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     if game.solo:
         # "beat the bot by 14: lost" read as a contradiction: a solo win needs a margin of 30.
         lead = game.solo.margin
-        ahead = f"{lead} point{'s' if lead != 1 else ''} ahead of the bot" if lead >= 0 else \
-            f"{-lead} point{'s' if lead != -1 else ''} behind the bot"
+        ahead = (f"{lead} point{'s' if lead != 1 else ''} ahead of the bot" if lead > 0 else "level with the bot"
+                 if lead == 0 else f"{-lead} point{'s' if lead != -1 else ''} behind the bot")
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more ahead)"
         lines.append(f"solo: {ahead}: {verdict}")
     if game.provisional:

@@ -13,23 +13,28 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
-# pip runs only when the venv does not yet hold this target for these exact pyproject and pins
-# (the source is installed editable: code changes need no install). scripts/serve.sh calls this on
-# every start, and a table with no network must still start the service.
-stamp=.venv/.ecoscore-setup-$target
-want=$(cat pyproject.toml requirements/*.txt | sha256sum | cut -d' ' -f1)
-installed() { [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && .venv/bin/python -c 'import ecoscore' 2>/dev/null; }
+# pip runs only when the venv does not yet hold this target for this pyproject, these pins and this
+# script (the source is installed editable: code changes need no install). scripts/serve.sh calls
+# this on every start, and a table with no network must still start the service. The test target
+# installs the run target's packages too, so it stamps both.
+want=$(cat pyproject.toml requirements/*.txt scripts/setup.sh | sha256sum | cut -d' ' -f1)
+# -I: not the checkout's own folder on the path (there `import ecoscore` works with nothing installed)
+installed() {
+  [ "$(cat ".venv/.ecoscore-setup-$1" 2>/dev/null)" = "$want" ] && .venv/bin/python -I -c "$2" 2>/dev/null
+}
+# The version installed, read from its metadata (nothing imported): a pin changed is installed again.
+has() { .venv/bin/python -I -c "import importlib.metadata as m, sys; sys.exit(not m.version('$1').startswith('$2'))" 2>/dev/null; }
+pin=$(grep -m1 -o '^[A-Za-z0-9_.-]*==[^ ]*' requirements/ultralytics.txt)  # its wheel's name==version
 if [ "$target" = test ]; then
-  if ! installed; then
+  if ! installed test 'import ecoscore.service, fastapi, torch'; then
     # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
-    .venv/bin/python -c 'import torch, torchvision' 2>/dev/null || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+    { has torch 2.14.1 && has torchvision 0.29.1; } || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
     # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
-    # Looked up, not imported: a bare `import ultralytics` looks up DNS names and writes ~/.config
+    # Never imported here: a bare `import ultralytics` looks up DNS names and writes ~/.config
     # (vision/offline.py closes those doors for the project's own imports).
-    .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("ultralytics") is None)' ||
-      "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
+    has "${pin%%==*}" "${pin##*==}" || "${pip[@]}" --no-deps --require-hashes -r requirements/ultralytics.txt
     "${pip[@]}" -e '.[service,train,test,postgres,distributed,pbr]'
-    echo "$want" > "$stamp"
+    echo "$want" | tee .venv/.ecoscore-setup-test > .venv/.ecoscore-setup-run
   fi
   missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
@@ -42,7 +47,7 @@ if [ "$target" = test ]; then
       echo "warning: ${missing[*]} not found (apt-get install ${missing[*]}); their tests will be skipped" >&2
     fi
   fi
-elif ! installed; then
+elif ! installed run 'import ecoscore.service, fastapi'; then
   "${pip[@]}" -e '.[service]'
-  echo "$want" > "$stamp"
+  echo "$want" > .venv/.ecoscore-setup-run
 fi

@@ -182,7 +182,7 @@ def test_the_score_pad_says_a_solo_margin_as_ahead_or_behind_the_bot(me, bot):
     margin = game.solo.margin
     line = next(x for x in answer.score_pad(game).splitlines() if x.startswith("solo: "))
     assert "beat" not in line
-    if margin >= 0:
+    if margin > 0:
         assert line.startswith(f"solo: {margin} point{'s' if margin != 1 else ''} ahead of the bot: ")
     else:
         assert line.startswith(f"solo: {-margin} point{'s' if margin != -1 else ''} behind the bot: lost (a win needs 30")
