@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import aclosing
-from typing import Any, get_args, get_origin
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from fastapi import HTTPException, Request, Response, UploadFile
 from fastapi.routing import APIRoute
@@ -228,9 +229,12 @@ def _said_plainly(err: StarletteHTTPException) -> StarletteHTTPException:
 
 
 def _takes_many(annotation: Any) -> bool:
-    """A field a form may send many times (``list[str]``, ``list[UploadFile]``)."""
+    """A field a form may send many times (``list[str]``, ``list[UploadFile]``, ``list[str] | None``,
+    ``Sequence[str]``)."""
     origin = get_origin(annotation)
-    return isinstance(origin, type) and issubclass(origin, (list, tuple, set, frozenset))
+    if origin in (Union, UnionType):
+        return any(_takes_many(arg) for arg in get_args(annotation))
+    return isinstance(origin, type) and issubclass(origin, (list, tuple, set, frozenset, Sequence))
 
 
 class BoundedRoute(APIRoute):

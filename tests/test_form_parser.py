@@ -93,3 +93,13 @@ def test_a_body_cut_before_its_closing_boundary_is_refused(post, cut):
     body = form(PHOTO, part("name", b"ann"))
     r = post(body[:cut])
     assert r.status_code == 400 and r.json()["detail"].startswith("the upload is incomplete"), (cut, r.text)
+
+
+def test_a_field_of_many_values_is_known_however_it_is_written():
+    # ``list[str] | None`` was taken for a field of one value, and would have been refused when repeated (a review).
+    from collections.abc import Sequence
+    from typing import Optional
+
+    many = (list[str], list[str] | None, Optional[list[UploadFile]], Sequence[str], list[UploadFile])  # noqa: UP045
+    one = (str, str | None, UploadFile, bool, int | None)
+    assert all(bodies._takes_many(a) for a in many) and not any(bodies._takes_many(a) for a in one)
