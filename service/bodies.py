@@ -13,7 +13,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
   a 422, never its last value taken. A form's text (a field's value, a file's name) is UTF-8,
   whatever charset its Content-Type names: other bytes are a 422, where Starlette read them as Latin-1.
   A multipart body that ends before its closing boundary (cut short) is a 400, never read as far as
-  it went.
+  it went. (An urlencoded form has none of these checks: every form route takes a file, which
+  only a multipart body can carry.)
 """
 from __future__ import annotations
 
