@@ -540,6 +540,10 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     page.wait_for_function("document.querySelector('#room-status').textContent === \"Replaced Ann's tableau with the new photo.\"",
                            timeout=30000)
     assert page.evaluate("fetch(location.pathname.replace('/r/', '/api/rooms/')).then(r => r.json())")["players"] == ["Ann"]
+    page.click("#add-photo")  # declined: said so (the last word, "Replaced...", stayed: a walk, in Russian)
+    page.wait_for_selector("#confirm[open]")
+    page.click("#confirm-no")
+    expect(page.locator("#room-status")).to_have_text("The room keeps Ann's earlier tableau.")
     # Another phone's "ann" beside Ann is refused before its file is chosen (it was after the whole upload: a walk)
     page.evaluate("localStorage.clear()")
     page.reload()
@@ -596,7 +600,7 @@ def test_solo_says_who_won_and_no_provisional_majorities(server, page):
     assert game["solo"]["outcome"] == "lost" and 0 < game["solo"]["margin"] < 30
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
     text = page.text_content("#room-winners")
-    assert text == f"You beat the bot by {game['solo']['margin']}, but a win needs 30 or more."
+    assert text == f"You beat the bot by {game['solo']['margin']} points, but a win needs 30 or more."  # (no unit: a walk)
     assert "Winner" not in text and "provisional" not in page.text_content("#room-view")
 
 
@@ -614,7 +618,8 @@ def test_a_solo_room_before_the_bots_grid_names_no_winner(server, page):
     room_id = new_room(page, server, "solo")
     put_grid(server, room_id, "me", (EXAMPLES / "alice.txt").read_text())
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
-    assert page.text_content("#room-winners") == "Enter the bot's grid (below) to see whether you beat it."
+    # (it said "below" of a box above: a walk, in Russian)
+    assert page.text_content("#room-winners") == "Enter the bot's grid to see whether you beat it."
 
 
 def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
@@ -2342,11 +2347,21 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
                                                           timeout=10000)
     expect(owner.locator("#room-winners")).to_contain_text("(not final). Give the neutral pile's streams and wolves",
                                                           timeout=10000)
+    # ... and every total marked so, as a total with cards in doubt is (shown plainly: a walk, in Russian)
+    totals = "tds => tds.map(td => [td.textContent, td.classList.contains('unsure')])"
+    marked = owner.eval_on_selector_all("#room-pad tr.total td", totals)
+    assert len(marked) == 2 and all(text.endswith("?") and unsure for text, unsure in marked), marked
+    owner.fill("#neutral-wolves", "30")  # past the pile's most: said in the player's words, not FastAPI's (a walk)
+    owner.click("#save-neutral")
+    expect(owner.locator("#room-status")).to_have_text("Neutral pile: at most 20 streams and 12 wolves")
+    owner.fill("#neutral-wolves", "0")
     owner.fill("#neutral-streams", "3")
     owner.click("#save-neutral")
     expect(owner.locator("#room-status")).to_have_text("Saved.")
     expect(guest.locator("#neutral-streams")).to_have_value("3", timeout=10000)
     expect(guest.locator("#room-winners")).to_have_text(re.compile(r"^Winners?: "), timeout=10000)
+    final = guest.eval_on_selector_all("#room-pad tr.total td", totals)
+    assert len(final) == 2 and not any(text.endswith("?") or unsure for text, unsure in final), final
 
 
 def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server, new_page):

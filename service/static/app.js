@@ -215,7 +215,8 @@ const pts = (n) => t("ui.points", { n });
 // One column per player, the names fixed on top and the card names fixed on the left while it
 // scrolls sideways. onName(name): a player's name was tapped; bioTarget shows biodiversity.
 // unsure(p): how many of a player's cards are still in doubt (their total is then marked).
-function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } = {}) {
+// ``waiting``: what the game still waits for, said on every total (a room's neutral pile or bot's grid).
+function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, waiting = "" } = {}) {
   table.innerHTML = "";
   const head = table.createTHead().insertRow();
   head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
@@ -251,11 +252,14 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells } =
   if (bioTarget && !bioTarget.hidden) setText(bioTarget, bioSaid());
   row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
+  // So is every total of a game still waiting for its neutral pile or its bot (shown as plainly as a
+  // final one, the winner line alone saying it: a walk, in Russian).
   const doubts = players.map(unsure);
-  row(t("ui.total_row"), players.map((p, i) => (doubts[i] ? `${p.total}?` : p.total)), "total");
+  row(t("ui.total_row"), players.map((p, i) => (doubts[i] || waiting ? `${p.total}?` : p.total)), "total");
   [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
-    td.classList.toggle("unsure", !!doubts[i]);
+    td.classList.toggle("unsure", !!doubts[i] || !!waiting);
     if (doubts[i]) td.title = t("ui.pad_unsure", { n: doubts[i], name: players[i].name });
+    else if (waiting) td.title = waiting;
   });
 }
 
@@ -1599,9 +1603,10 @@ function winnersText(game, unsure = false) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
     const margin = game.solo.margin;
-    const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin, outcome: t(`ui.outcome.${game.solo.outcome}`) })
+    const points = (n) => t("ui.points", { n });  // "ahead by 20" said no unit (a walk, in Russian)
+    const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin: points(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
       : human.total === bot.total ? t("ui.solo_tied")  // "beat the bot by 0" (a walk)
-        : human.total > bot.total ? t("ui.solo_lost", { margin }) : t("ui.solo_lost_behind", { margin: -margin });
+        : human.total > bot.total ? t("ui.solo_lost", { margin: points(margin) }) : t("ui.solo_lost_behind", { margin: points(-margin) });
     return unsure ? `${said} ${t("ui.not_final")}` : said;
   }
   return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
@@ -1699,7 +1704,8 @@ function roomPad(game) {
     const entry = room.views.get(p.name);
     return [p.name, entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p)];
   }));
-  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name) });
+  const waiting = room.doc && room.doc.waiting_for ? t(room.doc.waiting_for === "bot" ? "ui.solo_needs_bot_guest" : "ui.neutral_needed_guest") : "";
+  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name), waiting });
   // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
   // found their column cut off at the edge (a walk at 320 px). Said, and this phone's own
   // column brought into view once.
@@ -1913,7 +1919,8 @@ async function addPhotoClicked() {
   // only after the whole upload (a walk). (Look-alike letters of other scripts are the room's to say.)
   const other = !taken && room.doc && room.doc.players.find((p) => foldName(p) === foldName(name));
   if (other) { setStatus($("room-status"), () => t("ui.name_alike", { name, other }), true); $("player-name").focus(); return; }
-  if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) return;
+  // Declined: said, or the last word stayed ("Saved.", as if the photo had been: a walk, in Russian).
+  if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) { setStatus($("room-status"), () => t("ui.room_kept", { name })); return; }
   setStatus($("room-status"), "");
   $("room-photo").click();
 }
@@ -2048,7 +2055,16 @@ function bindRoomButtons(id) {
   // The bot's said in its own box, without the service's "bot: " before it (left in English, a walk).
   const saveSetting = (what, body, said = $("room-status")) => api("PUT", `/api/rooms/${room.id}/${what}`, body, ownerHeaders())
     .then(() => { setStatus(said, () => t("ui.settings_saved")); return loadRoom(true); }, (e) => setStatus(said, () => unnamedRefusal(e), true));
-  $("save-neutral").addEventListener("click", () => saveSetting("neutral", { streams: +$("neutral-streams").value, wolves: +$("neutral-wolves").value }));
+  $("save-neutral").addEventListener("click", () => {
+    // Out of the inputs' own range: said in the player's words (the service's 422 for 30 wolves
+    // was FastAPI's, in English: a walk, in Russian).
+    const [streams, wolves] = ["neutral-streams", "neutral-wolves"].map((id) => $(id));
+    if ([streams, wolves].some((el) => !Number.isInteger(+el.value) || +el.value < +el.min || +el.value > +el.max)) {
+      setStatus($("room-status"), () => t("api.neutral_cap", { what: t("ui.neutral"), streams: streams.max, wolves: wolves.max }), true);
+      return;
+    }
+    saveSetting("neutral", { streams: +streams.value, wolves: +wolves.value });
+  });
   $("save-bot").addEventListener("click", () => saveSetting("bot", { grid: $("bot-grid").value }, $("bot-status")));
   $("bot-photo").addEventListener("click", () => $("bot-file").click());
   $("room-use-deck").addEventListener("click", () => {
