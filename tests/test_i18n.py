@@ -215,7 +215,8 @@ def test_every_message_is_translated(lang):
         assert out != text, (lang, text)
         assert not re.search(r"\{\w+\}", out), out
     grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
-    assert i18n.translate(grid_text, "cs").startswith("bot, řádek 2, políčko 3: neznámá karta „x“")  # it said "line 2, cell 3"
+    assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řádek 2, políčko 3: neznámá karta „x“")  # "line 2, cell 3"
+    assert i18n.translate(grid_text, "ru").startswith("сетка бота, строка 2, ячейка 3: ")  # "bot, строка 2" (a walk)
     assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (při otočení jen 40%), nebo liška 30%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))

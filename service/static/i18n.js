@@ -102,7 +102,8 @@ const I18N = (() => {
         : kind === "cards" ? v.split(", ").map((c) => card(c)).join(", ")
         : kind === "dec" ? v.replace(".", (1.5).toLocaleString(lang).charAt(1))  // "0,29" where the language writes so
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
-          .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell })) : v;
+          .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
+          .replace(/^bot, /, () => `${t("api.bots_grid")}, `) : v;  // as service/i18n.py says it
     }
     return t(found.key, out);
   }
