@@ -23,7 +23,8 @@ installed() {
   [ "$(cat ".venv/.ecoscore-setup-$1" 2>/dev/null)" = "$want" ] && .venv/bin/python -I -c "$2" 2>/dev/null
 }
 # The version installed, read from its metadata (nothing imported): a pin changed is installed again.
-has() { .venv/bin/python -I -c "import importlib.metadata as m, sys; sys.exit(not m.version('$1').startswith('$2'))" 2>/dev/null; }
+# ("2.14.1+cu130" is 2.14.1; "2.14.10" is not)
+has() { .venv/bin/python -I -c "import importlib.metadata as m, sys; v = m.version('$1'); sys.exit(v != '$2' and not v.startswith('$2+'))" 2>/dev/null; }
 pin=$(grep -m1 -o '^[A-Za-z0-9_.-]*==[^ ]*' requirements/ultralytics.txt)  # its wheel's name==version
 if [ "$target" = test ]; then
   if ! installed test 'import ecoscore.service, fastapi, torch'; then

@@ -82,9 +82,9 @@ class _Refused(MultiPartException):
         self.status = status
 
 
-def _decodes(data: bytes | bytearray, charset: str) -> bool:
+def _utf8(data: bytes | bytearray) -> bool:
     try:
-        data.decode(charset)
+        data.decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
@@ -130,12 +130,12 @@ class _CheckedParser(MultiPartParser):
         super().on_headers_finished()
         part = self._current_part
         filename = parse_options_header(part.content_disposition)[1].get(b"filename")
-        if filename is not None and not _decodes(filename, "utf-8"):  # a player's name, when none is given
+        if filename is not None and not _utf8(filename):  # a player's name, when none is given
             raise _Refused(422, f"the file name in form field '{part.field_name}' is not valid UTF-8 text")
 
     def on_part_end(self) -> None:
         part = self._current_part
-        if part.file is None and part.field_name not in self.file_fields and not _decodes(part.data, "utf-8"):
+        if part.file is None and part.field_name not in self.file_fields and not _utf8(part.data):
             raise _Refused(422, f"the form field '{part.field_name}' is not valid UTF-8 text")
         super().on_part_end()
 

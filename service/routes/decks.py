@@ -45,9 +45,11 @@ from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
 
 
-def _title_taken(shown: str) -> HTTPException:
-    # The other deck's key is not named: a deck started on a phone is listed only to whoever names it.
-    return HTTPException(409, f"a deck called '{shown}' exists already on this server: give yours another name")
+def _title_taken(title: str | None, name: str) -> HTTPException:
+    # Said as the deck would be shown (its title, else its key); the other deck's key is not named:
+    # a deck started on a phone is listed only to whoever names it.
+    return HTTPException(409, f"a deck called '{clean_title(title) or name}' exists already on this server: "
+                              "give yours another name")
 
 
 router = APIRouter(tags=["decks"], responses=ERRORS, route_class=BoundedRoute)
@@ -125,7 +127,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # Before the photo is read: a title another deck is called already (its key is not
         # named: a deck started on a phone is listed only to whoever names it).
         if svc.decks.store.title_taken(name, title):
-            raise _title_taken(clean_title(title) or name)
+            raise _title_taken(title, name)
         data = upload_bytes(svc, photo)
         check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
@@ -156,7 +158,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
             if isinstance(err, HoldsTooManyDecks):
                 raise HTTPException(429, str(err)) from None
             if isinstance(err, TitleTaken):  # taken meanwhile, by an add the check above did not see
-                raise _title_taken(clean_title(title) or name) from None
+                raise _title_taken(title, name) from None
             if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
                 raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
                                          "server: give yours another name") from None

@@ -340,7 +340,7 @@ class TableauView {
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
     this.checked = new Set((player.kept || []).map(([r, c]) => key(r, c)));  // a room keeps them
     this.history = [];
-    this.unscored = [];  // commits not yet answered or failed: {seq, depth, plain}
+    this.unscored = [];  // commits not yet scored: {seq, prior} (``commit``)
     this.selected = null;
     this.player = player;
     const img = this.q(".photo-img");
@@ -1603,10 +1603,10 @@ function winnersText(game, unsure = false) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
     if (!bot) return "";
     const margin = game.solo.margin;
-    const points = (n) => t("ui.points", { n });  // "ahead by 20" said no unit (a walk, in Russian)
-    const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin: points(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
+    // In points: "ahead by 20" said no unit (a walk, in Russian).
+    const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin: pts(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
       : human.total === bot.total ? t("ui.solo_tied")  // "beat the bot by 0" (a walk)
-        : human.total > bot.total ? t("ui.solo_lost", { margin: points(margin) }) : t("ui.solo_lost_behind", { margin: points(-margin) });
+        : human.total > bot.total ? t("ui.solo_lost", { margin: pts(margin) }) : t("ui.solo_lost_behind", { margin: pts(-margin) });
     return unsure ? `${said} ${t("ui.not_final")}` : said;
   }
   return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
