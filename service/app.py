@@ -29,6 +29,7 @@ from ecoscore.vision.pipeline import Reader
 from . import i18n
 from .decks import Decks
 from .deps import Services
+from .invalid import worded
 from .middleware import AccessLog, Admission, Bounds, SecurityHeaders
 from .reads import ReadQueue
 from .refusal import Refusal, refused
@@ -72,8 +73,9 @@ MAX_ERRORS = 20  # a 422 lists at most this many of what was wrong (a body can h
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """FastAPI's own 422, with what it echoes of the client's input made encodable: a string
     holding a lone surrogate (valid JSON, not valid UTF-8) made its answer fail to encode, and
-    every JSON route answer 500. A file part sent as text (a ``filename*=`` the parser does not
-    read, or no file name) is said so, not as "Expected UploadFile, received: <class 'str'>".
+    every JSON route answer 500. Each error's ``msg`` is worded by ``invalid.worded``: in the
+    player's language (pydantic's are English), and a file part sent as text said so, not as
+    "Expected UploadFile, received: <class 'str'>".
 
     What it echoes is cut: no ``input`` (the client has it) and at most ``MAX_ERRORS`` errors. A
     60 KB body whose strings the 422 echoed (twice, once per branch of a union) had each string
@@ -83,9 +85,7 @@ async def invalid_request(request: Request, exc: RequestValidationError) -> JSON
     for error in errors:
         if isinstance(error, dict):
             error.pop("input", None)
-        if isinstance(error, dict) and "Expected UploadFile" in str(error.get("msg", "")):
-            error["msg"] = (f"{error.get('loc', ['', 'photo'])[-1]}: a file was expected and a text field came: "
-                            "send the photo as a file part, with filename=\"...\" in its Content-Disposition")
+            error["msg"] = worded(error)  # in the catalogue's words: translated on the way out
     return JSONResponse(status_code=422, content={"detail": utf8_safe(errors)})
 
 

@@ -209,7 +209,7 @@ MAX_TRANSLATED = 400
 
 def translate_doc(doc: object, lang: str) -> object:
     """A JSON document of the API with its messages in ``lang``: every ``detail`` string and
-    every item of a ``doubts`` or ``deck_issues`` list, at any depth (the first ``MAX_TRANSLATED``)."""
+    every ``msg`` (a 422's errors), every item of a ``doubts`` or ``deck_issues`` list, at any depth (the first ``MAX_TRANSLATED``)."""
     left = MAX_TRANSLATED
 
     def one(text: str) -> str:
@@ -223,7 +223,7 @@ def translate_doc(doc: object, lang: str) -> object:
             for k, v in doc.items():
                 if k in _TRANSLATED_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
                     out[k] = [one(x) for x in v]
-                elif k == "detail" and isinstance(v, str):
+                elif k in ("detail", "msg") and isinstance(v, str):  # msg: a 422's errors (invalid.py)
                     out[k] = one(v)
                 else:
                     out[k] = walk(v)

@@ -57,7 +57,10 @@ function saying(say, more = {}) { return Object.assign(new Error(say()), { say }
 const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.code || "", clashes: data.clashes || [] });
 
 function errorText(data, res) {
-  const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
+  // a 422's errors each in the player's words (service/invalid.py), not as one text to split
+  if (Array.isArray(data.detail)) return data.detail.slice(0, 3).map((d) => I18N.message(String(d.msg || ""))).join("; ")
+    || `${res.status} ${res.statusText}`;
+  const detail = data.detail;
   if (!detail) return `${res.status} ${res.statusText}`;
   const name = photoName(String(detail));
   if (name) { if (PHOTO_NAMES.size >= 20) PHOTO_NAMES.clear(); PHOTO_NAMES.add(name); }
