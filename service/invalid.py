@@ -47,8 +47,8 @@ def field_name(loc: object) -> str:
         source, parts = parts[0], parts[1:]
     else:
         source = "body"
-    parts = [str(p) for p in parts if not (isinstance(p, str) and _BRANCH.match(p))]
-    name = ".".join(parts) or str(source)
+    kept = [str(p) for p in parts if not (isinstance(p, str) and _BRANCH.match(p))]
+    name = ".".join(kept) or str(source)
     return name if len(name) <= MAX_FIELD else name[:MAX_FIELD - 1] + "…"
 
 
