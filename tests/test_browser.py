@@ -1309,6 +1309,45 @@ def test_two_quick_changes_that_cannot_be_scored_are_both_taken_back(server, pag
     assert labels(page) == before
 
 
+def test_a_change_scored_after_the_next_was_made_is_kept_when_the_next_fails(server, page, photo_set, reader, tmp_path):
+    # A correction's score came back after a second one was made, and was thrown away: the second
+    # failing took both back, to before the first (a review). The first was scored: it stays, with
+    # its score, and only the second is taken back.
+    from playwright.sync_api import expect
+    scene = photo_set[0]
+    read = reader.read(scene.jpeg).tableaux[0]
+    upload_solo(page, server, write(tmp_path, "tableau.jpg", scene.jpeg))
+    before = labels(page)
+    held = []
+    page.route("**/api/grid?*", lambda route: held.append(route))
+    chosen = []
+    for col in (0, 1):
+        chosen.append(CardType.FOX if read.tableau.cells[col] is not CardType.FOX else CardType.WOLF)
+        page.click(f"#solo-tableau .marks g[data-row='0'][data-col='{col}']")
+        page.click(f"#choices button[data-type='{chosen[col].value}']")
+        wait_until_held(page, held)
+        assert len(held) == col + 1
+    with page.expect_response("**/api/grid?*"):
+        held[0].continue_()  # the first is scored, its answer after the second was made
+    page.wait_for_timeout(800)  # its answer read and taken
+    held[1].abort("internetdisconnected")
+    expect(page.locator("#status")).to_contain_text("cannot be reached", timeout=10000)
+    first = score_tableau(Tableau([chosen[0], *read.tableau.cells[1:]])).total
+    expect(page.locator("#total")).to_have_text(str(first))
+    now = labels(page)
+    assert now[(0, 0)].split(" ")[0] == chosen[0].value and now[(0, 1)].split(" ")[0] == before[(0, 1)].split(" ")[0]
+    assert pad_values(page, "#pad")["total"] == str(first)
+    assert page.is_enabled("#solo-tableau .undo")  # the first's step, to undo
+    page.unroute("**/api/grid?*")
+    page.reload()  # and kept so
+    expect(page.locator("#total")).to_have_text(str(first), timeout=30000)
+    assert labels(page) == now
+    page.click("#solo-tableau .undo")
+    expect(page.locator("#total")).to_have_text(str(score_tableau(read.tableau).total), timeout=10000)
+    assert labels(page) == before
+    assert not page.errors
+
+
 def test_a_room_correction_made_offline_is_taken_back_not_shown_as_saved(server, page, photo_set, reader, tmp_path):
     # Offline, a correction in a room was shown (its total as if final) and never sent: a reload
     # brought the old read back (a walk).

@@ -703,7 +703,8 @@ class TableauView {
     await this.commit(() => t("ui.reverted"));
   }
 
-  // ``prior``: the view before this change ({state, history}), put back if it cannot be saved; null:
+  // ``prior``: the view before this change ({state, history}, and ``player``, its score, once an
+  // answer overtaken by this change has brought it), put back if it cannot be saved; null:
   // nothing to go back to (a restored grid scored again).
   async commit(message, prior = this.stepBack()) {
     const mine = ++this.seq;
@@ -718,10 +719,14 @@ class TableauView {
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
     const player = await this.onChange(this.grid.map((row) => row.slice()), message);
-    const back = this.unscored.find((u) => u.prior)?.prior;  // the view whose score is shown
+    const back = this.unscored.find((u) => u.prior)?.prior;  // the view whose score is shown (or came back: ``player``)
     if (player === UNSAVED && mine === this.seq) {
       this.unscored = [];
-      this.unsaved(() => { if (back) { this.restore(back.state); this.history = back.history; } });
+      this.unsaved(() => {
+        if (!back) return;
+        this.restore(back.state); this.history = back.history;
+        if (back.player) this.player = back.player;
+      });
     } else if (player === RESET) {
       // The view shows the room's tableau already: the steps' history goes back, its state stays.
       this.unscored = [];
@@ -731,6 +736,11 @@ class TableauView {
       // are done with. A superseded answer the view did not show (null) leaves them.
       this.unscored = this.unscored.filter((u) => u.seq > mine);
       if (player && mine === this.seq) { this.player = player; this.render(); }
+      // Scored after the next change was made: not shown, but the view the next one goes back to
+      // if it fails, with this score (it went back to before this change, its score thrown away:
+      // a review).
+      const next = player && mine !== this.seq && this.unscored.find((u) => u.prior);
+      if (next && sameGrid(next.prior.state.grid, player.grid)) next.prior = { ...next.prior, player };
     }
   }
 
@@ -1292,7 +1302,9 @@ function showRestored() {
 
 function soloView() {
   solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
-    onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => saveSolo(),
+    // A change taken back: the pad too, to the score of the view gone back to (a change's score
+    // that came back after the next was made: ``TableauView.commit``).
+    onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => showSolo(solo.view.player),
     // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
     onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
@@ -1525,7 +1537,8 @@ async function correctSolo(grid, message) {
       if (work && sameGrid(work.grid, grid)) { work.player = player; saveSolo(); }
       return null;
     }
-    if (!sameGrid(solo.view.grid, grid)) return null;
+    // Changed since: scored, not shown (the view keeps it to go back to, if the change made since fails).
+    if (!sameGrid(solo.view.grid, grid)) return player;
     solo.view.player = player; solo.view.render();
     // A photo on its way: shown if it is cancelled, not under its progress bar now.
     if (solo.pending) { saveSolo(player); return null; }
