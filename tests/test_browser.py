@@ -248,13 +248,17 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     page.wait_for_function(f"document.querySelector('#total').textContent === '{expected}'", timeout=10000)
     page.click("#solo-tableau .undo")
     page.wait_for_function(f"document.querySelector('#total').textContent === '{first}'", timeout=10000)
-    assert page.text_content("#status") == "Last change undone."  # not "Score updated with your correction" (a walk)
+    # not "Score updated with your correction" (a walk); beside Undo, and the page's line no longer
+    # says the correction's word
+    assert page.text_content("#solo-tableau .tool-status") == "Last change undone." and page.text_content("#status") == ""
     page.click("#solo-tableau .marks g[data-row='0'][data-col='1']")
     page.click("#choices button[data-type='']")
     page.wait_for_function("document.querySelector('#status').textContent === 'Score updated with your correction.'"
                            " && document.querySelector(\"#solo-tableau .marks g[data-row='0'][data-col='1']\").textContent === 'empty'")
+    assert page.text_content("#solo-tableau .tool-status") == ""  # Undo's word is done with
     page.click("#solo-tableau .revert")
-    page.wait_for_function("document.querySelector('#status').textContent === 'Back to the grid as it was read.'", timeout=10000)
+    page.wait_for_function("document.querySelector('#solo-tableau .tool-status').textContent === 'Back to the grid as it was read.'",
+                           timeout=10000)
     assert page.text_content("#total") == str(first)
     assert labels(page) == marks
     assert not page.errors
@@ -310,6 +314,27 @@ def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, page
     assert pad_values(page, "#pad")["total"] == str(expected)
     page.click("#solo-tableau .undo")  # the correction is an Undo step like any other
     expect(page.locator("#total")).to_have_text(str(score_tableau(read.tableau).total), timeout=10000)
+
+
+def test_undos_word_is_said_beside_it_in_view_on_a_phone(server, new_page, photo_set, tmp_path):
+    # Undo's "Last change undone." was said on the page's status line, at its top: off the screen
+    # of a phone scrolled down to the tableau (a walk at 360 × 740). Said beside Undo, in view.
+    from playwright.sync_api import expect
+    page = new_page(viewport={"width": 360, "height": 740})
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click("#choices button[data-type='']")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.", timeout=10000)
+    undo = page.locator("#solo-tableau .undo")
+    undo.evaluate("b => b.scrollIntoView({ block: 'start' })")  # the player at the tableau
+    in_view = "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"
+    assert not page.locator("#status").evaluate(in_view)  # (the page's top is off the screen: else this proves nothing)
+    undo.click()
+    said = page.get_by_text("Last change undone.")
+    expect(said).to_have_count(1, timeout=10000)  # said once, not on two lines
+    assert said.evaluate(in_view)
+    assert abs(said.bounding_box()["y"] - undo.bounding_box()["y"]) < 150  # beside Undo, not anywhere in view
+    assert not page.errors
 
 
 def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(server, page, photo_set, reader, tmp_path):
@@ -376,6 +401,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     # Back to what was read, after that reload: every doubt is back, on the page as on the service
     page.click("#mine .revert")
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful)}", timeout=10000)
+    page.wait_for_function("document.querySelector('#mine .tool-status').textContent === 'Back to the grid as it was read.'")
     room_player_when(server, room_id, "Ann", lambda p: p["kept"] == [] and p["corrected"] == [])
     # Two cards kept at once (two quick taps): both reach the service (one was lost to the other's answer)
     page.evaluate(f"(() => {{ const v = room.views.get('Ann').view; v.keep({doubtful[0][0]}, {doubtful[0][1]}); "
@@ -1264,7 +1290,7 @@ def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, pa
     named = doubtful.count()
     page.context.set_offline(True)
     page.click("#solo-tableau .undo")
-    expect(page.locator("#status")).to_contain_text("The server cannot be reached", timeout=10000)
+    expect(page.locator("#solo-tableau .tool-status")).to_contain_text("The server cannot be reached", timeout=10000)
     expect(page.locator("#solo-tableau .grid button.doubt")).to_have_count(named)
     assert choice in first.text_content().lower()
     assert page.is_enabled("#solo-tableau .undo")

@@ -206,6 +206,13 @@ function setStatus(el, text, isError = false) {
   el.textContent = el.say ? el.say() : isError ? clauses(String(text)) : text;
   el.classList.toggle("error", isError);
 }
+// A change's word said ``near`` where it was made (Undo's, beside it), else on the page's status
+// line. Done beside it, the line's news of an earlier change is done with (Undo's word replaced it);
+// failed, what the line says stands (an earlier change's failure too).
+function sayNear(near, line, text, isError = false) {
+  setStatus(near || line, text, isError);
+  if (near && !isError) setStatus(line, "");
+}
 function resay() { document.querySelectorAll(".status").forEach((el) => { if (el.say) el.textContent = el.say(); }); }
 // A live region's text set only when it changes: each render set it again, and a screen reader
 // said the same explanation three or four times after one Undo (a walk).
@@ -343,6 +350,7 @@ class TableauView {
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
     this.checked = new Set((player.kept || []).map(([r, c]) => key(r, c)));  // a room keeps them
     this.history = [];
+    setStatus(this.q(".tool-status"), "");  // what Undo said of the last read
     this.unscored = [];  // commits not yet scored: {seq, prior} (``commit``)
     this.selected = null;
     this.player = player;
@@ -663,7 +671,9 @@ class TableauView {
   }
 
   // What Undo goes back to: the grid and which cells were corrected or kept, before an action.
+  // (A new step: what Undo or Revert said beside them is done with.)
   saveUndo() {
+    setStatus(this.q(".tool-status"), "");
     this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
   }
 
@@ -684,7 +694,9 @@ class TableauView {
     this.restore(last);
     // (it said "Score updated with your correction": a walk). Not saved: the step is undone
     // again, not a second one taken back (a review).
-    await this.commit(() => t("ui.undone"), { state: before, history: [...this.history, last] });
+    // Said beside Undo, where the player is: the page's status line is at its top, off a phone's
+    // screen by then (a walk at 360 × 740).
+    await this.commit(() => t("ui.undone"), { state: before, history: [...this.history, last] }, this.q(".tool-status"));
   }
 
   // What a change just made (its step the last in the history) goes back to, if it cannot be scored.
@@ -700,13 +712,14 @@ class TableauView {
     this.saveUndo();
     this.grid = this.read.grid.map((row) => row.slice());
     this.corrected = new Set(); this.checked = new Set();
-    await this.commit(() => t("ui.reverted"));
+    await this.commit(() => t("ui.reverted"), undefined, this.q(".tool-status"));
   }
 
   // ``prior``: the view before this change ({state, history}, and ``player``, its score, once an
   // answer overtaken by this change has brought it), put back if it cannot be saved; null:
-  // nothing to go back to (a restored grid scored again).
-  async commit(message, prior = this.stepBack()) {
+  // nothing to go back to (a restored grid scored again). ``near``: where the change's word (or
+  // its failure) is said, if not on the page's status line (Undo's and Revert's, beside them).
+  async commit(message, prior = this.stepBack(), near = null) {
     const mine = ++this.seq;
     // Changes not yet scored: the last of them failing takes them all back, to the view whose
     // score is shown. Two quick corrections offline took back only the second; the first stayed,
@@ -718,7 +731,7 @@ class TableauView {
     this.render();
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
-    const player = await this.onChange(this.grid.map((row) => row.slice()), message);
+    const player = await this.onChange(this.grid.map((row) => row.slice()), message, near);
     const back = this.unscored.find((u) => u.prior)?.prior;  // the view whose score is shown (or came back: ``player``)
     if (player === UNSAVED && mine === this.seq) {
       this.unscored = [];
@@ -1515,7 +1528,7 @@ function soloPad(player) {
   $("total-unsure").title = pending ? t("ui.total_unsure", { n: pending }) : "";
 }
 
-async function correctSolo(grid, message) {
+async function correctSolo(grid, message, near = null) {
   // "name every card first: 19" goes stale as cards are named; a clash, once a card is changed
   if (solo.teaching || $("remember-status").mark === "clash") setStatus($("remember-status"), "");
   if (!grid) { setStatus($("status"), message || ""); return null; }
@@ -1547,11 +1560,11 @@ async function correctSolo(grid, message) {
     const refusedSince = $("status").say !== said && $("status").classList.contains("error");
     // (naming a deck's cards, no score is shown: "Score updated" said nothing true)
     const done = solo.teaching ? () => t("ui.card_named") : () => t("ui.updated");
-    if (message !== null && !refusedSince) setStatus($("status"), message || done);  // null: a re-score
+    if (message !== null && !refusedSince) sayNear(near, $("status"), message || done);  // null: a re-score
     return player;
   } catch (err) {
     if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
-    setStatus($("status"), err, true);
+    sayNear(near, $("status"), err, true);
     // Not saved either way; where a later change is on its way, the view takes this one back with
     // it if that one fails too (``TableauView.commit``).
     return UNSAVED;
@@ -1690,7 +1703,7 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg) => correctRoom(p.name, grid, msg), title: yourTitle,
+      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg, near) => correctRoom(p.name, grid, msg, near), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
         // A card read with no doubt has none to drop: no write (each write moves the tableau's
@@ -1858,19 +1871,19 @@ function keptCells(name) {
 const roomWrites = new Map();  // player name -> { chain, pending }
 const writing = (name) => ((roomWrites.get(name) || {}).pending || 0) > 0;
 
-function correctRoom(name, grid, message) {
+function correctRoom(name, grid, message, near = null) {
   if (!grid) { setStatus($("room-status"), message || ""); return Promise.resolve(null); }
   const writes = roomWrites.get(name) || { chain: Promise.resolve(), pending: 0 };
   roomWrites.set(name, writes);
   writes.pending += 1;
-  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes));
+  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near));
   writes.chain = run.catch(() => {});
   return run;
 }
 
 const playerOf = (doc, name) => doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
 
-async function writeRoomGrid(name, asked, message, writes) {
+async function writeRoomGrid(name, asked, message, writes, near = null) {
   let done = false;
   const finish = () => { if (!done) { done = true; writes.pending -= 1; } };  // before its answer is shown
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
@@ -1908,12 +1921,12 @@ async function writeRoomGrid(name, asked, message, writes) {
       }
     }
     finish();
-    setStatus($("room-status"), message || (() => t("ui.saved")));
+    sayNear(near, $("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
   } catch (err) {
-    setStatus($("room-status"), err, true);
+    sayNear(near, $("room-status"), err, true);
     // A write still queued behind this one carries this change too; the last to fail shows the
     // tableau as the room has it (popping one step put back a queued change, not the failed one: a review).
     finish();
