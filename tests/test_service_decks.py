@@ -94,6 +94,9 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     # started deck ..." told a player naming their new deck nothing they could act on).
     r2 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid})
     assert r2.status_code == 409 and "a deck named 'kitchen' exists already" in r2.json()["detail"]
+    # ... said as the player typed it, not as its key ("'il-nostro-tavolo' exists": a walk, in Italian)
+    typed = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Kitchen!"})
+    assert typed.status_code == 409 and "a deck named 'Kitchen!' exists already" in typed.json()["detail"], typed.text
     # A grid named on a read's cells says which deck read it (the read placed its cells): one no
     # deck has is a 422 before anything is learnt; the built-in deck reads with the classifier.
     r3 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)},

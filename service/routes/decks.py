@@ -160,8 +160,9 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
             if isinstance(err, TitleTaken):  # taken meanwhile, by an add the check above did not see
                 raise _title_taken(title, name) from None
             if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
-                raise HTTPException(409, f"a deck named {name!r} exists already, started on another phone or on the "
-                                         "server: give yours another name") from None
+                # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian)
+                raise HTTPException(409, f"a deck named '{clean_title(title) or name}' exists already, started on "
+                                         "another phone or on the server: give yours another name") from None
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
         if not info.added:
