@@ -957,23 +957,35 @@ def test_upload_progress_and_cancel_on_a_slow_line(server, page, photo_set, tmp_
     assert page.is_visible("#result") and page.text_content("#total") == total
 
 
-def test_upload_progress_is_said_at_each_quarter_not_each_chunk(server, page, photo_set, tmp_path):
-    # The status is a live region: it said every percent of an upload, and a screen reader spoke
-    # each (a walk). The bar moves with every chunk; the words at each quarter.
+def test_upload_progress_is_said_once_and_its_result_once(server, page, photo_set, tmp_path):
+    # The status is a live region: it said every percent of an upload (a walk), then each quarter,
+    # "preparing" and "reading" too: six times for one photo (a walk, in Russian). Said once as it
+    # starts, its result once; how far it has come beside the bar, said unasked to no one.
     page.goto(server)
-    page.evaluate("""() => { window.said = []; new MutationObserver(() => window.said.push(
-        document.querySelector('#status').textContent)).observe(document.querySelector('#status'),
-        { childList: true, characterData: true, subtree: true }); }""")
+    page.wait_for_function("I18N.t('ui.sending') !== 'ui.sending'")  # (said again once the words come)
+    page.evaluate("""() => { window.said = []; window.shown = [];
+        const watch = (sel, into) => { const el = document.querySelector(sel);
+            if (el) new MutationObserver(() => into.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true }); };
+        watch('#status', window.said); watch('#upload .upload-text', window.shown); }""")
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20, "downloadThroughput": 1_000_000,
                                                    "uploadThroughput": 150_000})
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo_set[0].jpeg))
     page.wait_for_selector("#result:not([hidden]), #retake:not([hidden])", timeout=60000)
-    sending = [text for text in page.evaluate("window.said") if text.startswith("Sending the photo")]
-    percents = [int(re.match(r"Sending the photo: (\d+) %", text).group(1)) for text in sending]
-    assert percents and all(p % 25 == 0 for p in percents) and percents == sorted(set(percents)), sending
-    assert len(percents) >= 2, sending  # it did go on saying how far it is
+    assert [text for text in page.evaluate("window.said") if text] == ["Sending the photo to be read…"]
+    shown = page.evaluate("window.shown")
+    percents = [int(m.group(1)) for text in shown if (m := re.match(r"(\d+) % of \d+ kB\Z", text))]
+    assert len(percents) >= 2 and percents == sorted(percents), shown  # it did go on showing how far it is
+    assert shown[-1] == "Reading the photo…", shown
+    # A refusal: the upload said, then the refusal, once each.
+    page.evaluate("window.said.length = 0")
+    blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
+    page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
+    page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
+    said = page.evaluate("window.said")
+    assert said == ["Sending the photo to be read…", page.text_content("#status")], said
+    assert not page.errors
 
 
 def test_installable_and_the_shell_opens_offline(tmp_path, reader, new_page):

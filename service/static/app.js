@@ -150,23 +150,22 @@ function sender(box, bar, cancelButton, statusEl) {
   return async function send(url, file, fields = {}, headers = {}) {
     if (current) current.abort();
     const mine = ++seq;
-    setStatus(statusEl, () => t("ui.shrinking"));
+    // The status line, a live region a screen reader speaks, says the upload once, as it starts,
+    // and the caller its result once (it said each quarter of the upload, and "reading", after
+    // "preparing": six times for one photo, a walk). How far it has come is beside the bar, said
+    // unasked to no one.
+    setStatus(statusEl, () => t("ui.sending"));
     const small = await shrink(file);
     if (mine !== seq) return undefined;
     const form = new FormData();
     form.append("photo", small, small.name || "photo.jpg");
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    box.hidden = false; bar.value = 0;
-    // The bar moves with every chunk; the status, a live region a screen reader speaks, only at
-    // each quarter (it said every percent: a walk).
-    let said = null;
+    const howFar = box.querySelector(".upload-text");
+    box.hidden = false; bar.value = 0; howFar.textContent = "";
     const job = upload(url, form, headers, (loaded, total, done) => {
       if (mine !== seq) return;
       bar.value = loaded / total;
-      const step = done ? "done" : 25 * Math.floor(4 * loaded / total);
-      if (step === said) return;
-      said = step;
-      setStatus(statusEl, () => done ? t("ui.reading") : t("ui.uploading", { pct: step, size: sizeText(total) }));
+      setText(howFar, done ? t("ui.reading") : t("ui.uploading", { pct: Math.floor(100 * loaded / total), size: sizeText(total) }));
     });
     current = job;
     try {
