@@ -2338,6 +2338,24 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     assert not page.errors
 
 
+def test_a_name_past_the_40_characters_kept_is_said_to_be_cut(server, page):
+    # A name pasted into the room's box was cut to the 40 characters a room keeps (maxlength),
+    # without a word (a walk, in Russian). Said, in the player's language.
+    from playwright.sync_api import expect
+    new_room(page, server)
+    name = "Aleksandra Konstantinovna Rimskaya-Korsakova"  # 44
+    page.click("#player-name")
+    page.keyboard.insert_text(name)
+    assert page.input_value("#player-name") == name[:40]
+    expect(page.locator("#room-status")).to_have_text("A name keeps at most 40 characters: the rest was left out.")
+    page.select_option("#lang", "ru")
+    expect(page.locator("#room-status")).to_have_text("Имя может быть не длиннее 40 символов: остальное не вошло.")
+    page.fill("#player-name", "")
+    page.keyboard.insert_text("Аня")  # within it: nothing said of it
+    expect(page.locator("#room-status")).to_have_text("")
+    assert not page.errors
+
+
 def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server, page):
     from playwright.sync_api import expect
 

@@ -2076,6 +2076,15 @@ function bindRoomButtons(id) {
   // and the player's photo was lost without a word (a review).
   sendBot = sender($("bot-upload"), $("bot-progress"), $("bot-cancel"), $("bot-status"));
   $("add-photo").addEventListener("click", addPhotoClicked);
+  // A name past what a room keeps (the box's maxlength, the service's 40): typed, the box takes no
+  // more; pasted, it was cut without a word (a walk, in Russian). Said, and taken back once a name fits.
+  $("player-name").addEventListener("beforeinput", (e) => {
+    const box = e.target, text = e.data ?? (e.dataTransfer ? e.dataTransfer.getData("text/plain") : "");
+    if (box.maxLength < 0 || !e.inputType.startsWith("insert")) return;
+    const long = box.value.length - (box.selectionEnd - box.selectionStart) + (text || "").length > box.maxLength;
+    if (long) setStatus($("room-status"), Object.assign(() => t("ui.name_cut", { max: box.maxLength }), { mark: "name_cut" }));
+    else if ($("room-status").mark === "name_cut") setStatus($("room-status"), "");
+  });
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
   $("share").addEventListener("click", share);
