@@ -2394,6 +2394,33 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     assert page.evaluate(f"localStorage.getItem('ecoscore:{room_id}:anna')") is None
 
 
+def test_negative_points_are_written_with_one_minus_sign(server, page):
+    # The pad said "-5" (a hyphen) of the biodiversity its explanation called "−5" (a walk, in
+    # Russian): every negative number on the page is written with the minus sign; the API's are
+    # numbers, as they were.
+    from playwright.sync_api import expect
+    room_id = json.loads(urllib.request.urlopen(urllib.request.Request(
+        f"{server}/api/rooms", b'{"mode": "game"}', method="POST", headers={"Content-Type": "application/json"})).read())["id"]
+    ann = put_grid(server, room_id, "ann", "BR . . . .\n. . . . .\n. . . . .\n. . . . .")  # a bear, no bees: 0 - 5
+    player = get_room(server, room_id)["game"]["players"][0]
+    assert (player["biodiversity"], player["total"]) == (-5, -5)
+    page.goto(server)
+    page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:ann', '{ann['token']}')")
+    page.goto(f"{server}/r/{room_id}")
+    expect(page.locator("#room-pad tr.total td")).to_have_text("\u22125")
+    assert pad_values(page, "#room-pad")["biodiversity"] == "\u22125"
+    page.click("#room-pad tbody button.link")  # biodiversity, explained
+    expect(page.locator("#room-bio")).to_contain_text("\u22125")
+    expect(page.locator("#mine .tableau-title")).to_contain_text("ann: \u22125 points \u2014 your tableau")
+    for lang in ("en", "ru"):
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        shown = page.evaluate("document.body.innerText")
+        assert not re.search(r"-\d", shown), re.findall(r".{20}-\d.{10}", shown)
+    assert page.text_content("#mine .tableau-title").startswith("ann: \u22125 очков")  # (the plural of -5, not of NaN: "очка")
+    assert not page.errors
+
+
 def test_a_correction_made_on_a_tableau_another_phone_changed_meanwhile_keeps_both(server, new_page):
     # One player's two phones correct different cards at once: the second write meets a 409,
     # and the page wrote its whole grid again on the new version, undoing the first phone's

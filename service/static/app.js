@@ -218,7 +218,10 @@ function resay() { document.querySelectorAll(".status").forEach((el) => { if (el
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 const key = (r, c) => `${r},${c}`;
-const pts = (n) => t("ui.points", { n });
+// A negative number as the page writes it: with the minus sign (U+2212), as the biodiversity's
+// explanation had it ("−5") beside the pad's "-5" (a walk, in Russian). The API's are numbers.
+const minus = (n) => (typeof n === "number" && n < 0 ? `\u2212${-n}` : n);
+const pts = (n) => t("ui.points", { n: minus(n) });
 
 // ---------- the score pad ----------
 // One column per player, the names fixed on top and the card names fixed on the left while it
@@ -252,19 +255,19 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, wa
     tr.appendChild(th);
     values.forEach((v) => { tr.insertCell().textContent = v; });
   };
-  for (const type of PAD) row(I18N.card(type), players.map((p) => p.cards[type]));
+  for (const type of PAD) row(I18N.card(type), players.map((p) => minus(p.cards[type])));
   const bio = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: t("ui.biodiversity") });
   const bioSaid = () => players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
   bio.addEventListener("click", () => { bioTarget.hidden = false; bioTarget.textContent = bioSaid(); });
   // Shown already: said again with the pad (it kept the score before a correction, a player
   // joining, or the language switched: a walk).
   if (bioTarget && !bioTarget.hidden) setText(bioTarget, bioSaid());
-  row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => p.biodiversity ?? "–"));
+  row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => minus(p.biodiversity) ?? "–"));
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   // So is every total of a game still waiting for its neutral pile or its bot (shown as plainly as a
   // final one, the winner line alone saying it: a walk, in Russian).
   const doubts = players.map(unsure);
-  row(t("ui.total_row"), players.map((p, i) => (doubts[i] || waiting ? `${p.total}?` : p.total)), "total");
+  row(t("ui.total_row"), players.map((p, i) => (doubts[i] || waiting ? `${minus(p.total)}?` : minus(p.total))), "total");
   [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
     td.classList.toggle("unsure", !!doubts[i] || !!waiting);
     if (doubts[i]) td.title = t("ui.pad_unsure", { n: doubts[i], name: players[i].name });
@@ -281,7 +284,7 @@ function unsureCells(p) {
 function bioText(p) {
   if (p.biodiversity === null || p.biodiversity === undefined) return t("ui.bio_bot");
   const gaps = p.gaps.map((g) => I18N.card(g)).join(", ") || t("ui.bio_none");
-  const points = (p.biodiversity > 0 ? "+" : p.biodiversity < 0 ? "−" : "") + Math.abs(p.biodiversity);
+  const points = (p.biodiversity > 0 ? "+" : "") + minus(p.biodiversity);
   return t("ui.bio_explain", { n: p.gaps.length, gaps, points });
 }
 
@@ -506,7 +509,7 @@ class TableauView {
       const points = naming ? t("ui.no_points_yet") : group[k] ? t("ui.group_part", { points: pts(group[k].points) })
         : labels[k] !== undefined ? pts(labels[k]) : "";
       const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
-      b.innerHTML = `<span>${escapeHtml(name)}</span><small>${labels[k] ?? ""}</small>`;
+      b.innerHTML = `<span>${escapeHtml(name)}</span><small>${minus(labels[k]) ?? ""}</small>`;
       b.setAttribute("aria-label", d.length
         ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(ownDoubt).join("; ") })
         : t("ui.cell_label", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0) }));
@@ -569,7 +572,7 @@ class TableauView {
       const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
       const width = Math.hypot(cell.quad[1][0] - cell.quad[0][0], cell.quad[1][1] - cell.quad[0][1]);
       const text = document.createElementNS(SVG, "text");
-      const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + labels[k] : ""}`;
+      const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + minus(labels[k]) : ""}`;
       text.setAttribute("x", cx); text.setAttribute("y", cy);
       // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
       // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
@@ -1503,7 +1506,7 @@ function showSolo(player) {
     $("retake-advice").replaceChildren(...said.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   }
   $("retake-advice").hidden = !retakeAdvice.length;  // an empty list's margins are a gap
-  $("total").textContent = player.total;
+  $("total").textContent = minus(player.total);
   $("provisional").textContent = solo.doc.provisional_majorities ? t("ui.provisional") : "";
   soloPad(player);
   saveSolo(player);
@@ -1823,7 +1826,7 @@ async function removePlayer(name) {
 
 // A total with cards still in doubt is marked as the pad marks it ("29?"), never shown as final
 // (a walk: "Аня: 29 очков" above the pad's "29?").
-const pointsOf = (p, unsure) => (unsure ? `${p.total}?` : t("ui.points", { n: p.total }));
+const pointsOf = (p, unsure) => (unsure ? `${minus(p.total)}?` : pts(p.total));
 // One phone holding several players' seats (a table passing one phone round) calls none of them
 // "your tableau" (each was, three times over: a walk).
 const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${

@@ -24,7 +24,8 @@ const I18N = (() => {
 
   function fill(entry, params, l) {
     if (entry && typeof entry === "object") {
-      const form = new Intl.PluralRules(l).select(Number(params.n ?? 0));
+      // (a negative count written with the minus sign, U+2212, as the page writes one, is a number too)
+      const form = new Intl.PluralRules(l).select(Number(String(params.n ?? 0).replace("\u2212", "-")));
       entry = entry[form] ?? entry.other ?? Object.values(entry)[0];
     }
     return String(entry).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
