@@ -2542,6 +2542,26 @@ def test_a_cell_outside_the_photo_is_unknown_everywhere_and_is_named_not_kept(se
     assert "could not be read" in explained and "is empty" not in explained, explained
 
 
+def test_labels_on_the_photo_stay_inside_it_at_its_edges(server, page, photo_set, tmp_path):
+    # A card at the photo's left edge had its label drawn about its middle, half of it off the
+    # photo, clipped (a walk). Every label is drawn whole on the photo.
+    scene = photo_set[1]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    xs = [x for t in scene.truth["tableaux"] for cell in t["cells"] for x in np.array(cell["corners"])[:, 0]]
+    cut = int(min(xs) + 0.08 * (max(xs) - min(xs)))  # the first column's cards partly out of the frame
+    upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, cut:])[1].tobytes()))
+    if page.is_visible("#retake"):
+        page.click("#show-anyway")
+    outside = page.eval_on_selector("#solo-tableau .marks", """svg => { const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text')].filter((t) => { const r = t.getBoundingClientRect();
+            return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; })
+          .map((t) => [t.parentNode.dataset.row, t.parentNode.dataset.col, t.textContent]); }""")
+    first = [text for (r, c), text in labels(page).items() if c == 0]
+    assert len(first) == 4, labels(page)
+    assert outside == [], outside
+    assert not page.errors
+
+
 def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(server, page, tmp_path):
     # Big blurred cards laid 2-3.5 cm apart at a slant: only the quick look's small canvas fits a
     # grid, read with 11 doubtful cells. Its advice (photograph from higher up) sat behind "Show

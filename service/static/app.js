@@ -559,6 +559,8 @@ class TableauView {
     svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
     svg.setAttribute("aria-label", t("ui.photo_alt"));
     this.q(".photo-img").alt = t("ui.photo_alt");
+    // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
+    measurer.font = `700 100px ${getComputedStyle(svg).fontFamily}`;
     this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
       const k = key(r, c), type = this.grid[r][c];
       const g = document.createElementNS(SVG, "g");
@@ -573,12 +575,19 @@ class TableauView {
       const width = Math.hypot(cell.quad[1][0] - cell.quad[0][0], cell.quad[1][1] - cell.quad[0][1]);
       const text = document.createElementNS(SVG, "text");
       const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + minus(labels[k]) : ""}`;
-      text.setAttribute("x", cx); text.setAttribute("y", cy);
       // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
       // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
       const size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * label.length)));
+      const stroke = Math.max(2, size * 0.3);
       text.setAttribute("font-size", size);
-      text.setAttribute("stroke-width", Math.max(2, size * 0.3));
+      text.setAttribute("stroke-width", stroke);
+      // About its cell's middle, but whole on the photo: a card at its edge (cut by the frame) had
+      // half its label drawn off it, clipped (a walk). Its stroke counted too; above and below the
+      // middle, a bold line's ascent and descent.
+      const half = (measurer.measureText(label).width / 100) * size / 2 + stroke / 2;
+      const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));
+      text.setAttribute("x", within(cx, half, w - half));
+      text.setAttribute("y", within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2));
       text.textContent = label;
       g.appendChild(text);
       g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
