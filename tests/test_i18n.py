@@ -55,6 +55,15 @@ def test_card_names_are_the_editions_and_the_scorer_reads_them(lang):
         assert [cat[f"card.{c.value}"] for c in CardType] == editions[lang].split()
 
 
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_undo_and_back_to_what_was_read_are_told_apart(lang):
+    # Side by side over the photo, Russian's "Вернуть назад" (Undo) and "Вернуть распознанное" (back
+    # to what was read) began with the same verb: which takes back one step was not to be told (a walk).
+    cat = i18n.catalogue(lang)
+    undo, revert = (cat[key].split()[0].lower() for key in ("ui.undo", "ui.revert"))
+    assert undo != revert, (cat["ui.undo"], cat["ui.revert"])
+
+
 def test_plural_rules_match_cldr():
     assert [i18n.plural_category("ru", n) for n in (1, 2, 5, 11, 21, 22, 25)] == ["one", "few", "many", "many", "one", "few", "many"]
     assert [i18n.plural_category("cs", n) for n in (1, 2, 4, 5)] == ["one", "few", "few", "other"]
