@@ -1641,7 +1641,7 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
         expect(page.locator("#status")).not_to_have_class(re.compile("error"), timeout=30000)
     page.once("dialog", lambda dialog: dialog.accept("Kitchen"))
     page.click("#remember")
-    expect(page.locator("#remember-status")).to_contain_text("A deck named 'kitchen' exists already", timeout=30000)
+    expect(page.locator("#remember-status")).to_contain_text("A deck named 'Kitchen' exists already", timeout=30000)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
     page.click("#remember")
     expect(page.locator("#remember-status")).to_have_text("40 cards in deck kitchen: photos are now read with it.",
