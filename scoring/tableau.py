@@ -74,11 +74,9 @@ class Tableau:
             return cls([cell for row in rows for cell in row])
         if shape == (COLS, ROWS):
             return cls([rows[c][r] for r in range(ROWS) for c in range(COLS)])
-        widths = sorted({len(row) for row in rows})
-        raise ValueError(
-            f"a tableau is 4 rows of 5 cards (or 5 rows of 4); got {len(rows)} rows "
-            f"of {', '.join(map(str, widths)) or 0} cells"
-        )
+        # each row's count in order: "of 4, 5 cells" read as nonsense (a walk, in Italian)
+        widths = ", ".join(str(len(row)) for row in rows) or "0"
+        raise ValueError(f"a tableau is 4 rows of 5 cards (or 5 rows of 4); got {len(rows)} rows, holding {widths} cards")
 
     def rows(self) -> list[list[CardType | None]]:
         return [list(self.cells[r * COLS : (r + 1) * COLS]) for r in range(ROWS)]

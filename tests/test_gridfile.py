@@ -60,8 +60,8 @@ def test_unknown_token_error_says_which_and_where():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("RB RB RB RB RB\n. . . . .\n. . . . .", "got 3 rows of 5"),
-        ("RB RB RB RB\n. . . . .\n. . . . .\n. . . . .", "got 4 rows of 4, 5"),
+        ("RB RB RB RB RB\n. . . . .\n. . . . .", "got 3 rows, holding 5, 5, 5 cards"),
+        ("RB RB RB RB\n. . . . .\n. . . . .\n. . . . .", "got 4 rows, holding 4, 5, 5, 5 cards"),
         ("", "got 0 rows"),
         ("{not json", "invalid JSON"),
         ('{"grid": 5}', "expected a list of rows"),

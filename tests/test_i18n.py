@@ -160,7 +160,7 @@ MESSAGES = [
     "request too large: the limit is 40 MB",
     "the request body came slower than 16 KB/s",
     "the service is busy reading photos; try again in 3 s",
-    "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 3 rows of 5 cells",
+    "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 3 rows, holding 5, 5, 5 cards",
     "a solo room seats 1: it is full",
     "the service holds at most 2000 rooms: no new one can be started now (idle rooms are deleted after a while)",
     "'ann''s tableau changed meanwhile (version 3, you had 2); reload it and correct again",
@@ -224,8 +224,11 @@ def test_every_message_is_translated(lang):
         assert out != text, (lang, text)
         assert not re.search(r"\{\w+\}", out), out
     grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
-    assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řádek 2, políčko 3: neznámá karta „x“")  # "line 2, cell 3"
-    assert i18n.translate(grid_text, "ru").startswith("сетка бота, строка 2, ячейка 3: ")  # "bot, строка 2" (a walk)
+    # "line 2, cell 3" of a grid's text in the page's words for a row and a column ("riga 1,
+    # casella 1" beside the page's "riga 1, colonna 1": a walk, in Italian)
+    assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
+    assert i18n.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
+    assert i18n.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
     assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61% (při otočení jen 40%), nebo liška 30%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
