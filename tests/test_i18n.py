@@ -253,8 +253,8 @@ def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
         out = i18n.translate(text, lang)
         assert not english.search(out), (lang, text, out)
     said = {"cs": "řada 2, sloupec 1: nejistota: včela 79%, nebo cizí karta 18%",
-            "ru": "ряд 2, столбец 1: низкая уверенность: пчела 79%, или чужая карта 18%",
-            "it": "riga 2, colonna 1: poca sicurezza: ape 79%, oppure carta estranea 18%"}
+            "ru": "ряд 2, столбец 1: недостаточно уверенно: пчела 79%, или чужая карта 18%",
+            "it": "riga 2, colonna 1: lettura incerta: ape 79%, oppure carta estranea 18%"}
     assert i18n.translate("row 2, col 1: low confidence: bee 79%, or a foreign card 18%", lang) == said[lang]
     assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]  # a read stored before
 
