@@ -265,14 +265,17 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
     lines.append("-" * (label_width + (col_width + 2) * len(names)))
     lines.append(row("total", [p.total for p in game.players]))
     lines.append("")
-    if len(game.players) > 1:  # one player alone wins nothing
-        lines.append(f"winner{'s' if len(game.winners) > 1 else ''}: {', '.join(game.winners)}")
     read_of = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     in_doubt = [_in_doubt(read) for read in read_of]
     unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
     if game.deck_issues and any(read_of):
         unsure.append("more cards of a type than a deck holds (below)")
+    if len(game.players) > 1:  # one player alone wins nothing
+        # Who leads, not who won, while a read is in doubt ("winner: ann" above "not final": a
+        # walk found the page naming a winner so; the pad says it as the page does).
+        said = ("leading" if unsure else f"winner{'s' if len(game.winners) > 1 else ''}")
+        lines.append(f"{said}: {', '.join(game.winners)}" + (" (not final)" if unsure else ""))
     if unsure:
         trusted = "winner" if len(game.players) > 1 else "total"
         lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")

@@ -118,7 +118,9 @@ def test_a_read_doubted_as_a_whole_makes_the_winner_not_final_and_a_grid_player_
     bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
     both = score_game([("bruno", bruno), ("ann", game.players[0].tableau)], others=[(3, 2)])
     pad = answer.score_pad(both, [None, reads[0]])
-    assert "not final: ann (doubts about the photo or the grid)" in pad and "bruno (" not in pad
+    not_final = next(line for line in pad.splitlines() if line.startswith("not final:"))
+    assert "ann (doubts about the photo or the grid)" in not_final and "bruno" not in not_final
+    assert "leading: bruno (not final)" in pad.splitlines()  # not "winner: bruno" above it
     assert answer.game_to_dict(both, [None, reads[0]])["final"] is False
     assert answer.game_to_dict(both, [None, None])["final"] is True
 

@@ -601,6 +601,18 @@ def test_cli_score_pad_says_a_tableau_cut_by_the_frame_is_not_final(tmp_path, ph
     assert "unknown (outside the photo, or a card of no type of the deck), scored as empty" in r.stdout
 
 
+def test_cli_score_pad_names_who_leads_not_a_winner_while_a_read_is_in_doubt(tmp_path, photo_set):
+    # "winner: cut" above "not final: cut (...)": the pad says who leads until the doubts are checked.
+    _cli_on_a_cut_photo(tmp_path, photo_set, "read")  # writes cut.jpg
+    whole = next(s for s in photo_set if len(s.truth["tableaux"]) == 1)
+    (tmp_path / "whole.jpg").write_bytes(whole.jpeg)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "score", str(tmp_path / "cut.jpg"), str(tmp_path / "whole.jpg")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "not final: cut (" in r.stdout
+    assert not re.search(r"^winners?:", r.stdout, re.M) and re.search(r"^leading: \w+ \(not final\)$", r.stdout, re.M), r.stdout
+
+
 def test_a_black_and_white_photo_says_to_take_it_in_colour_and_a_colour_one_does_not(reader, photo_set):
     # A black-and-white photo was read with half its cells "low confidence" and no word of why.
     import cv2
