@@ -2696,3 +2696,103 @@ def test_a_blurred_photo_is_told_so_in_the_players_language(server, new_page, tm
     assert any(czech.rstrip(".")[1:] in item for item in shown), shown
     shot(page, "blurred-cs")
     assert not page.errors
+
+
+# ---------------------------------------------------------------- an Italian walk (360 × 740)
+
+WALK = {"width": 360, "height": 740}
+
+
+def tableau_with_a_card_beside(seed: int = 0) -> bytes:
+    """A photo of a whole 5 × 4 tableau of the stand-in's faces and one card more in line with its
+    second row, just outside the grid: read with no cell in doubt, and the read's own doubt "1
+    card in line with the grid but outside its 5 × 4 was left out" (the game is not final)."""
+    import random
+
+    decks = Path(__file__).resolve().parent.parent / "datasets" / "decks" / "standin"
+    types = sorted(d.name for d in decks.iterdir() if d.is_dir())
+    faces = {t: [Image.open(f).convert("RGB") for f in sorted((decks / t).iterdir())] for t in types}
+    rnd, w, gap, margin = random.Random(seed), 120, 6, 100
+    h = int(w * 448 / 320)
+    photo = Image.new("RGB", (6 * (w + gap) + 2 * margin, 4 * (h + gap) + 2 * margin), (70, 110, 60))
+    for r, c in [(r, c) for r in range(4) for c in range(5)] + [(1, 5)]:
+        photo.paste(rnd.choice(faces[rnd.choice(types)]).resize((w, h)), (margin + c * (w + gap), margin + r * (h + gap)))
+    out = io.BytesIO()
+    photo.save(out, "JPEG", quality=92)
+    return out.getvalue()
+
+
+LEFT_OUT = "1 card in line with the grid but outside its 5 × 4 was left out"
+
+
+def test_a_room_whose_game_the_service_calls_not_final_names_no_winner(server, new_page, tmp_path):
+    # Three players, one photo with a card beside the grid: the service said the game was not
+    # final (that read's own doubt, no card in doubt), and the pad showed three plain totals
+    # under "Winner: ..." (an Italian walk).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK)
+    room_id = new_room(page, server)
+    add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", tableau_with_a_card_beside()))
+    expect(page.locator("#room-status")).to_contain_text("Added Giulia's tableau", timeout=30000)
+    for name in ("bruno", "chiara"):
+        put_grid(server, room_id, name, (EXAMPLES / f"{name}.txt").read_text())
+    expect(page.locator("#room-pad")).to_contain_text("chiara", timeout=10000)
+    game = get_room(server, room_id)["game"]
+    giulia = next(p for p in game["players"] if p["name"] == "Giulia")
+    # what the test is about: not final for the read's own doubt, not a card's
+    assert not game["final"] and giulia["doubts"] == [LEFT_OUT], giulia["doubts"]
+    assert not any(cell["doubts"] for row in giulia["cells"] for cell in row)
+    totals = page.locator("#room-pad tr.total td")
+    assert totals.nth(0).text_content() == f"{giulia['total']}?"
+    assert "left out" in totals.nth(0).get_attribute("title")
+    assert [totals.nth(k).text_content() for k in (1, 2)] == [str(p["total"]) for p in game["players"][1:]]  # typed in: sure
+    winners = page.text_content("#room-winners")
+    assert "Winner" not in winners and re.match(r"Leading(?: together)?: [^.(]+ \(not final\)\. ", winners), winners
+    assert winners.endswith("Giulia: the photo or the grid is in doubt, so the total is not final."), winners
+    assert page.text_content("#mine .tableau-title").startswith(f"Giulia: {giulia['total']}? — ")
+    # in Italian too, as the walk had it
+    page.select_option("#lang", "it")
+    expect(page.locator("#room-winners")).to_contain_text("In testa", timeout=10000)
+    assert "Vince" not in page.text_content("#room-winners")
+    assert not page.errors
+
+
+def test_a_single_read_with_a_doubt_of_the_photo_is_not_shown_as_final(server, new_page, tmp_path):
+    # The one-photo page showed "Totale: 45", plain, for a read whose only doubt was a card left
+    # out beside the grid (an Italian walk): no correction takes that doubt back.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK)
+    upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
+    assert page.locator("#solo-tableau .grid button.doubt").count() == 0  # no card in doubt
+    expect(page.locator("#solo-tableau .doubts li")).to_have_text([LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."])
+    expect(page.locator("#total-unsure")).to_be_visible()
+    assert "left out" in page.get_attribute("#total-unsure", "title")
+    assert pad_values(page, "#pad")["total"].endswith("?")
+    expect(page.locator("#unsure")).to_have_text("Not final: the photo or the grid is in doubt (see What to check, below).")
+    # a card checked changes nothing of it
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click("#keep")
+    expect(page.locator("#total-unsure")).to_be_visible()
+    assert not page.errors
+
+
+def test_a_solo_room_whose_read_has_a_doubt_of_the_photo_is_not_final(server, page, tmp_path):
+    # Against the bot as in a game: a read with a card left out beside the grid won "for sure"
+    # while the service said the game was not final (an Italian walk, in a room of three).
+    from playwright.sync_api import expect
+
+    room_id = new_room(page, server, "solo")
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
+    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
+    urllib.request.urlopen(req).close()
+    add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", tableau_with_a_card_beside()))
+    expect(page.locator("#room-status")).to_contain_text("Added Giulia's tableau", timeout=30000)
+    game = get_room(server, room_id)["game"]
+    assert not game["final"] and game["solo"]["outcome"] != "lost"
+    winners = page.text_content("#room-winners")
+    assert winners.endswith("Giulia: the photo or the grid is in doubt, so the total is not final."), winners
+    assert page.text_content("#room-pad tr.total td").endswith("?")

@@ -227,8 +227,10 @@ const pts = (n) => t("ui.points", { n: minus(n) });
 // One column per player, the names fixed on top and the card names fixed on the left while it
 // scrolls sideways. onName(name): a player's name was tapped; bioTarget shows biodiversity.
 // unsure(p): how many of a player's cards are still in doubt (their total is then marked).
+// reasons(p): what else keeps a player's total from being final (``readReasons``: a doubt of the
+// photo or the grid), each said in its title (the total is marked too).
 // ``waiting``: what the game still waits for, said on every total (a room's neutral pile or bot's grid).
-function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, waiting = "" } = {}) {
+function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, reasons = () => [], waiting = "" } = {}) {
   table.innerHTML = "";
   const head = table.createTHead().insertRow();
   head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
@@ -266,14 +268,26 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, wa
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   // So is every total of a game still waiting for its neutral pile or its bot (shown as plainly as a
   // final one, the winner line alone saying it: a walk, in Russian).
-  const doubts = players.map(unsure);
-  row(t("ui.total_row"), players.map((p, i) => (doubts[i] || waiting ? `${minus(p.total)}?` : minus(p.total))), "total");
+  // And so is one whose read has a doubt of the photo or the grid, however many cards are checked
+  // ("1 card in line with the grid but outside its 5 × 4 was left out": the service said the game
+  // was not final, the pad showed plain totals and a winner, a walk in Italian).
+  const doubts = players.map(unsure), why = players.map(reasons);
+  const marked = (i) => !!doubts[i] || why[i].length > 0 || !!waiting;
+  row(t("ui.total_row"), players.map((p, i) => (marked(i) ? `${minus(p.total)}?` : minus(p.total))), "total");
   [...body.rows[body.rows.length - 1].cells].slice(1).forEach((td, i) => {  // after the row's label
-    td.classList.toggle("unsure", !!doubts[i] || !!waiting);
-    if (doubts[i]) td.title = t("ui.pad_unsure", { n: doubts[i], name: players[i].name });
-    else if (waiting) td.title = waiting;
+    td.classList.toggle("unsure", marked(i));
+    const said = [doubts[i] ? t("ui.pad_unsure", { n: doubts[i], name: players[i].name }) : "",
+      why[i].length ? reasonsText(players[i].name, why[i]) : ""].filter(Boolean).join(" ");
+    if (said || waiting) td.title = said || waiting;
   });
 }
+
+// A total's doubts of the photo or the grid, said: whose, and each as the read words it.
+const reasonsText = (name, reasons) => [t("ui.pad_read_unsure", { n: 1, names: name }),
+  ...reasons.map((d) => sentence(I18N.message(d)))].join(" ");
+
+// A doubt of one cell ("row 2, col 3: ...", api.cell_at): counted with its cell, not as the read's.
+const cellDoubt = (doubt) => (I18N.match(doubt) || {}).key === "api.cell_at";
 
 // Cells of a player's read still in doubt, as the service has them (a room's correction, and a
 // card kept as read, drop their cell's doubts there).
@@ -429,6 +443,17 @@ class TableauView {
     this.render();
   }
 
+  // What the read says of the photo or the grid, not of one cell, as listed below the tableau (a
+  // card left out beside the grid, a photo of several tableaux), and a deck's count of a type
+  // exceeded: no correction takes these back, so a total with any is not final however many cards
+  // are checked (the service's "final" says so of such a read too). None of a photo laid out to
+  // name: its advice is how to retake it, and every card is the player's own to name.
+  readDoubts() {
+    if (this.laidOut()) return [];
+    const done = new Set([...this.corrected, ...this.checked]);
+    return [...this.read.doubts.filter((d) => !cellDoubt(d) && !emptyCellsChecked(d, done)), ...(this.player.deck_issues || [])];
+  }
+
   // How many cells the reader doubted, whatever has been corrected since.
   readDoubtCount() {
     return (this.read.cells || []).flat().filter((cell) => cell.doubts && cell.doubts.length).length;
@@ -482,9 +507,10 @@ class TableauView {
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
-      const unsure = pending + this.guessedCells().length;
-      this.unsure.hidden = !unsure;
-      this.unsure.textContent = naming ? t("ui.naming_left", { n: this.toName() }) : t("ui.total_unsure", { n: unsure });
+      const unsure = pending + this.guessedCells().length, read = this.readDoubts().length > 0;
+      this.unsure.hidden = !unsure && !read;
+      this.unsure.textContent = naming ? t("ui.naming_left", { n: this.toName() })
+        : [unsure ? t("ui.total_unsure", { n: unsure }) : "", read ? t(unsure ? "ui.read_unsure_too" : "ui.read_unsure") : ""].filter(Boolean).join(" ");
     }
     this.q(".undo").disabled = !this.history.length;
     this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
@@ -1532,11 +1558,14 @@ function soloPad(player) {
   // final-looking, over 19 cards marked "?").
   const pending = solo.view.doubtfulCells().length + solo.view.guessedCells().length;
   // Headed "This photo", not with the photo's file name ("IMG_20261128_..." on a phone).
-  renderPad($("pad"), [{ ...player, name: t("ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending });
+  // A read with a doubt of the photo or the grid is no final score either, its cards checked or not.
+  const reasons = solo.view.readDoubts();
+  renderPad($("pad"), [{ ...player, name: t("ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending, reasons: () => reasons });
   // The biggest number on the page is marked as the pad's is while a card is in doubt (a walk:
   // "Total: 35" above a pad saying "35?").
-  $("total-unsure").hidden = !pending;
-  $("total-unsure").title = pending ? t("ui.total_unsure", { n: pending }) : "";
+  $("total-unsure").hidden = !pending && !reasons.length;
+  $("total-unsure").title = [pending ? t("ui.total_unsure", { n: pending }) : "",
+    reasons.length ? reasonsText(t("ui.this_photo"), reasons) : ""].filter(Boolean).join(" ");
 }
 
 async function correctSolo(grid, message, near = null) {
@@ -1647,7 +1676,9 @@ function winnersText(game, unsure = false) {
     const said = game.solo.outcome !== "lost" ? t("ui.solo_win", { margin: pts(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
       : human.total === bot.total ? t("ui.solo_tied")  // "beat the bot by 0" (a walk)
         : human.total > bot.total ? t("ui.solo_lost", { margin: pts(margin) }) : t("ui.solo_lost_behind", { margin: pts(-margin) });
-    return unsure ? `${said} ${t("ui.not_final")}` : said;
+    // Not final: said once, by the note on whose read is in doubt that follows (roomPad); "(Not
+    // final: ...)" here said it twice (a walk, in Italian).
+    return said;
   }
   return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
@@ -1737,15 +1768,32 @@ function showRoom(doc) {
   if (room.otherName) showOther(room.otherName, true);
 }
 
+// What keeps a room player's total from being final besides their cards in doubt, as the service
+// has it (game.final false): their read's doubts of the photo or the grid ("this photo holds 3
+// tableaux: the first found was taken as yours"), which stay until the tableau is sent again, and
+// a deck's count of a type exceeded. Not final, and no player's read says why (the game's own
+// count past the deck's): every total. A game the service calls final has none.
+function readReasons(p, game) {
+  if (game.final !== false) return [];
+  const own = (q) => [...(q.doubts || []).filter((d) => !cellDoubt(d)), ...(q.deck_issues || [])];
+  if (own(p).length) return own(p);
+  const said = (room.doc && room.doc.waiting_for) || game.players.some((q) => unsureCells(q) || own(q).length);
+  return said ? [] : game.deck_issues.length ? game.deck_issues : [t("ui.game_unsure")];
+}
+
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
+// So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
+// winner with plain totals of a game the service said was not final (a walk, in Italian).
 function roomPad(game) {
   const doubts = new Map(game.players.map((p) => {
     const entry = room.views.get(p.name);
     return [p.name, entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p)];
   }));
+  const reasons = new Map(game.players.map((p) => [p.name, readReasons(p, game)]));
   const waiting = room.doc && room.doc.waiting_for ? t(room.doc.waiting_for === "bot" ? "ui.solo_needs_bot_guest" : "ui.neutral_needed_guest") : "";
-  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name), waiting });
+  renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
+    reasons: (p) => reasons.get(p.name), waiting });
   // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
   // found their column cut off at the edge (a walk at 320 px). Said, and this phone's own
   // column brought into view once.
@@ -1777,7 +1825,10 @@ function roomPad(game) {
   const unsure = game.players.filter((p) => doubts.get(p.name));
   const notes = unsure.length === 1 ? t("ui.pad_unsure", { n: doubts.get(unsure[0].name), name: unsure[0].name })
     : unsure.length ? t("ui.pad_unsure_players", { list: unsure.map((p) => `${p.name} ${doubts.get(p.name)}`).join(", ") }) : "";
-  $("room-winners").textContent = [winnersText(game, unsure.length > 0), notes].filter(Boolean).join(" ");
+  // Those whose read is in doubt otherwise (their cards, if any, said above): named in one sentence.
+  const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length);
+  const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: read.map((p) => p.name).join(", ") }) : "";
+  $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0), notes, readNote].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
@@ -1835,7 +1886,8 @@ async function removePlayer(name) {
 
 // A total with cards still in doubt is marked as the pad marks it ("29?"), never shown as final
 // (a walk: "Аня: 29 очков" above the pad's "29?").
-const pointsOf = (p, unsure) => (unsure ? `${minus(p.total)}?` : pts(p.total));
+// (A read with a doubt of the photo or the grid is marked so too: ``readReasons``.)
+const pointsOf = (p, unsure) => (unsure || (room.doc && room.doc.game && readReasons(p, room.doc.game).length) ? `${minus(p.total)}?` : pts(p.total));
 // One phone holding several players' seats (a table passing one phone round) calls none of them
 // "your tableau" (each was, three times over: a walk).
 const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${
