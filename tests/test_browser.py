@@ -1282,15 +1282,17 @@ def test_a_correction_made_offline_is_taken_back_and_the_review_stops(server, pa
     page.wait_for_selector("#picker[open]")
     page.wait_for_timeout(500)  # (the picker takes no tap at once)
     page.click("#choices button[data-type='%s']" % ("bee" if "bear" in before.lower() else "bear"))
-    expect(page.locator("#status")).to_have_text(
+    # said beside the tableau, where the player is (the page's status line is off a phone's screen)
+    said = page.locator("#solo-tableau .tool-status")
+    expect(said).to_have_text(
         "The server cannot be reached: nothing was sent or saved. Try again when you are back online.", timeout=10000)
     page.wait_for_timeout(800)  # no next card, and no "all checked" over the error
     expect(page.locator("#picker")).not_to_have_attribute("open", "")
-    assert page.text_content("#status").startswith("The server cannot be reached")
+    assert said.text_content().startswith("The server cannot be reached") and page.text_content("#status") == ""
     expect(doubtful).to_have_count(n)  # the card as read, still in doubt, and the total as it was
     assert first.text_content() == before and page.text_content("#total") == total
     page.context.set_offline(False)  # back online: the error goes
-    expect(page.locator("#status")).to_have_text("", timeout=10000)
+    expect(said).to_have_text("", timeout=10000)
     # An Undo that cannot be scored undoes nothing: it took back two steps (a review)
     choice = "bee" if "bear" in before.lower() else "bear"
     first.click()
@@ -1337,7 +1339,7 @@ def test_two_quick_changes_that_cannot_be_scored_are_both_taken_back(server, pag
         assert len(held) == 2 and labels(page) == before
     for route in (held if first_fails_first else held[::-1]):
         route.abort("internetdisconnected")
-    expect(page.locator("#status")).to_contain_text("cannot be reached", timeout=10000)
+    expect(page.locator("#solo-tableau .tool-status")).to_contain_text("cannot be reached", timeout=10000)
     page.wait_for_timeout(500)
     assert labels(page) == before and page.text_content("#total") == total
     assert page.is_disabled("#solo-tableau .undo")  # nothing scored to go back on
@@ -1369,7 +1371,7 @@ def test_a_change_scored_after_the_next_was_made_is_kept_when_the_next_fails(ser
         held[0].continue_()  # the first is scored, its answer after the second was made
     page.wait_for_timeout(800)  # its answer read and taken
     held[1].abort("internetdisconnected")
-    expect(page.locator("#status")).to_contain_text("cannot be reached", timeout=10000)
+    expect(page.locator("#solo-tableau .tool-status")).to_contain_text("cannot be reached", timeout=10000)
     first = score_tableau(Tableau([chosen[0], *read.tableau.cells[1:]])).total
     expect(page.locator("#total")).to_have_text(str(first))
     now = labels(page)
@@ -1403,15 +1405,16 @@ def test_a_room_correction_made_offline_is_taken_back_not_shown_as_saved(server,
     page.wait_for_selector("#picker[open]")
     page.wait_for_timeout(500)
     page.click("#choices button[data-type='%s']" % ("bee" if "bear" in before.lower() else "bear"))
-    expect(page.locator("#room-status")).to_have_text(
+    said = page.locator("#mine .tool-status")  # beside the tableau, where the player is
+    expect(said).to_have_text(
         "The server cannot be reached: nothing was sent or saved. Try again when you are back online.", timeout=10000)
     page.wait_for_timeout(800)
-    assert page.text_content("#room-status").startswith("The server cannot be reached")
+    assert said.text_content().startswith("The server cannot be reached")
     expect(doubtful).to_have_count(n)
     assert doubtful.first.text_content() == before
     assert page.text_content("#room-pad tr.total td").endswith("?")
     page.context.set_offline(False)
-    expect(page.locator("#room-status")).to_have_text("", timeout=10000)
+    expect(said).to_have_text("", timeout=10000)
     assert not get_room(server, room_id)["game"]["players"][0].get("corrected")
 
 
@@ -2796,3 +2799,45 @@ def test_a_solo_room_whose_read_has_a_doubt_of_the_photo_is_not_final(server, pa
     winners = page.text_content("#room-winners")
     assert winners.endswith("Giulia: the photo or the grid is in doubt, so the total is not final."), winners
     assert page.text_content("#room-pad tr.total td").endswith("?")
+
+
+def catalogue(lang: str) -> dict:
+    return json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+
+
+@pytest.mark.parametrize("where, locale", [("solo", "it-IT"), ("room", "it-IT"), ("solo", "cs-CZ"), ("room", "ru-RU")])
+def test_a_correction_that_fails_offline_is_said_beside_the_tableau_in_view(server, new_page, photo_set, tmp_path, where, locale):
+    # Offline, a card tapped and changed was taken back, and why was said on the page's status
+    # line, off the screen: 257 px above in solo, 816 px in a room (an Italian walk at 360 × 740).
+    from playwright.sync_api import expect
+
+    lang = locale[:2]
+    page = new_page(viewport=WALK, locale=locale)
+    if where == "solo":
+        upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[2].jpeg))
+        root = "#solo-tableau"
+    else:
+        new_room(page, server)
+        add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", photo_set[2].jpeg))
+        page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+        root = "#mine"
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+    cell = page.locator(f"{root} .grid button[data-row='3'][data-col='2']")  # the player at the tableau's grid
+    cell.evaluate("b => b.scrollIntoView({ block: 'center' })")
+    before = cell.text_content()
+    page.context.set_offline(True)
+    cell.click()
+    page.click(f"{root} .change")
+    page.wait_for_selector("#picker[open]")
+    page.wait_for_timeout(500)  # (the picker takes no tap at once)
+    choice = "bee" if cell.get_attribute("data-type") != "bee" else "bear"
+    page.click(f"#choices button[data-type='{choice}']")
+    said = page.get_by_text(catalogue(lang)["ui.network_error_api"])
+    expect(said).to_have_count(1, timeout=10000)
+    expect(cell).to_have_text(before)  # taken back
+    in_view = "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"
+    assert said.evaluate(in_view), said.bounding_box()
+    assert said.evaluate("(e, root) => document.querySelector(root).contains(e)", root)  # beside the tableau
+    page.context.set_offline(False)
+    expect(said).to_have_count(0, timeout=10000)  # back online: it goes
+    assert not page.errors

@@ -208,9 +208,14 @@ function setStatus(el, text, isError = false) {
 // A change's word said ``near`` where it was made (Undo's, beside it), else on the page's status
 // line. Done beside it, the line's news of an earlier change is done with (Undo's word replaced it);
 // failed, what the line says stands (an earlier change's failure too).
+// A failure said beside the tableau is brought into view if it is not (a card tapped low on the grid).
 function sayNear(near, line, text, isError = false) {
   setStatus(near || line, text, isError);
   if (near && !isError) setStatus(line, "");
+  if (near && isError) {
+    const box = near.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > innerHeight) near.scrollIntoView({ block: "nearest" });
+  }
 }
 function resay() { document.querySelectorAll(".status").forEach((el) => { if (el.say) el.textContent = el.say(); }); }
 // A live region's text set only when it changes: each render set it again, and a screen reader
@@ -768,7 +773,9 @@ class TableauView {
     this.render();
     // In view: a focus ring off the screen showed a keyboard player nothing (a walk).
     if (pressed && pressed.disabled && this.root.contains(pressed)) this.focusCell(...this.cursor, true);
-    const player = await this.onChange(this.grid.map((row) => row.slice()), message, near);
+    // A change that fails is said beside the tableau, whatever it was (a correction's failure was
+    // said on the page's status line, off the screen of a phone at the tableau: an Italian walk).
+    const player = await this.onChange(this.grid.map((row) => row.slice()), message, near, this.q(".tool-status"));
     const back = this.unscored.find((u) => u.prior)?.prior;  // the view whose score is shown (or came back: ``player``)
     if (player === UNSAVED && mine === this.seq) {
       this.unscored = [];
@@ -1568,7 +1575,8 @@ function soloPad(player) {
     reasons.length ? reasonsText(t("ui.this_photo"), reasons) : ""].filter(Boolean).join(" ");
 }
 
-async function correctSolo(grid, message, near = null) {
+// ``failNear``: where its failure is said (beside the tableau), if it fails.
+async function correctSolo(grid, message, near = null, failNear = near) {
   // "name every card first: 19" goes stale as cards are named; a clash, once a card is changed
   if (solo.teaching || $("remember-status").mark === "clash") setStatus($("remember-status"), "");
   if (!grid) { setStatus($("status"), message || ""); return null; }
@@ -1604,7 +1612,7 @@ async function correctSolo(grid, message, near = null) {
     return player;
   } catch (err) {
     if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
-    sayNear(near, $("status"), err, true);
+    sayNear(failNear || near, $("status"), err, true);
     // Not saved either way; where a later change is on its way, the view takes this one back with
     // it if that one fails too (``TableauView.commit``).
     return UNSAVED;
@@ -1745,7 +1753,7 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg, near) => correctRoom(p.name, grid, msg, near), title: yourTitle,
+      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
         // A card read with no doubt has none to drop: no write (each write moves the tableau's
@@ -1754,7 +1762,7 @@ function showRoom(doc) {
           roomPad(room.doc.game);
           const cell = entry.view.read.cells && entry.view.read.cells[r] && entry.view.read.cells[r][c];
           if (cell && cell.doubts && cell.doubts.length) {
-            correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"))
+            correctRoom(p.name, entry.view.grid.map((row) => row.slice()), () => t("ui.kept_saved"), null, entry.view.q(".tool-status"))
               .then((saved) => { if (saved === RESET) { entry.view.unsaved(() => entry.view.history.pop()); roomPad(room.doc.game); } });
           }
         } }), photo: null };
@@ -1934,19 +1942,19 @@ function keptCells(name) {
 const roomWrites = new Map();  // player name -> { chain, pending }
 const writing = (name) => ((roomWrites.get(name) || {}).pending || 0) > 0;
 
-function correctRoom(name, grid, message, near = null) {
+function correctRoom(name, grid, message, near = null, failNear = near) {
   if (!grid) { setStatus($("room-status"), message || ""); return Promise.resolve(null); }
   const writes = roomWrites.get(name) || { chain: Promise.resolve(), pending: 0 };
   roomWrites.set(name, writes);
   writes.pending += 1;
-  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near));
+  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near, failNear));
   writes.chain = run.catch(() => {});
   return run;
 }
 
 const playerOf = (doc, name) => doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
 
-async function writeRoomGrid(name, asked, message, writes, near = null) {
+async function writeRoomGrid(name, asked, message, writes, near = null, failNear = near) {
   let done = false;
   const finish = () => { if (!done) { done = true; writes.pending -= 1; } };  // before its answer is shown
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
@@ -1989,7 +1997,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null) {
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
   } catch (err) {
-    sayNear(near, $("room-status"), err, true);
+    sayNear(failNear || near, $("room-status"), err, true);
     // A write still queued behind this one carries this change too; the last to fail shows the
     // tableau as the room has it (popping one step put back a queued change, not the failed one: a review).
     finish();
