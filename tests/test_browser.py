@@ -865,10 +865,11 @@ def test_a_status_already_shown_is_said_again_in_the_language_switched_to(server
     photo = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
     page.set_input_files("#file", write(tmp_path, "p.jpg", photo))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
-    assert page.text_content("#status") == refusal
+    sentence = lambda text: text[:1].upper() + text[1:] + "."  # noqa: E731 (an error is shown as a sentence)
+    assert page.text_content("#status") == sentence(refusal)
     page.select_option("#lang", lang)
     page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-    assert page.text_content("#status") == i18n.translate(refusal, lang) != refusal
+    assert page.text_content("#status") == sentence(i18n.translate(refusal, lang)) != sentence(refusal)
     assert "error" in page.get_attribute("#status", "class")
     assert not page.errors
 
@@ -2032,7 +2033,7 @@ def test_a_deck_listing_refused_is_said_and_one_lost_to_the_network_is_not(serve
     page.route("**/api/decks*", lambda route: route.fulfill(
         status=503, content_type="application/json", body=json.dumps({"detail": "the deck store is busy"})))
     page.goto(server)
-    expect(page.locator("#deck-note")).to_have_text("the deck store is busy")
+    expect(page.locator("#deck-note")).to_have_text("The deck store is busy.")
     assert "error" in page.get_attribute("#deck-note", "class")
     page.unroute("**/api/decks*")
     lost = []
@@ -2478,7 +2479,7 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     assert len(marked) == 2 and all(text.endswith("?") and unsure for text, unsure in marked), marked
     owner.fill("#neutral-wolves", "30")  # past the pile's most: said in the player's words, not FastAPI's (a walk)
     owner.click("#save-neutral")
-    expect(owner.locator("#room-status")).to_have_text("Neutral pile: at most 20 streams and 12 wolves")
+    expect(owner.locator("#room-status")).to_have_text("Neutral pile: at most 20 streams and 12 wolves.")
     owner.fill("#neutral-wolves", "0")
     owner.fill("#neutral-streams", "3")
     owner.click("#save-neutral")
@@ -2496,7 +2497,7 @@ def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server
     asked = []
     page.on("request", lambda r: asked.append(r.url) if "/api/rooms/nosuchroom1" in r.url else None)
     page.goto(f"{server}/r/nosuchroom1")
-    expect(page.locator("#room-status")).to_contain_text("no room 'nosuchroom1'")
+    expect(page.locator("#room-status")).to_have_text("No room 'nosuchroom1'.")
     expect(page.locator("#room-home")).to_be_visible()
     expect(page.locator("#join")).to_be_hidden()
     expect(page.locator("#room-view .share")).to_be_hidden()
@@ -2840,4 +2841,24 @@ def test_a_correction_that_fails_offline_is_said_beside_the_tableau_in_view(serv
     assert said.evaluate("(e, root) => document.querySelector(root).contains(e)", root)  # beside the tableau
     page.context.set_offline(False)
     expect(said).to_have_count(0, timeout=10000)  # back online: it goes
+    assert not page.errors
+
+
+def test_an_error_of_one_clause_is_shown_as_a_sentence(server, new_page, tmp_path):
+    # "non è un'immagine (si attende JPEG, PNG, WebP o HEIC)", "il file è vuoto", "la stanza «x»
+    # non esiste": lower case, no full stop, beside longer errors written as sentences (an Italian walk).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    page.goto(server)
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    status = page.locator("#status")
+    page.set_input_files("#file", write(tmp_path, "note.jpg", b"not a photo at all"))
+    expect(status).to_have_text("Non è un'immagine (si attende JPEG, PNG, WebP o HEIC).", timeout=20000)
+    page.set_input_files("#file", write(tmp_path, "vuota.jpg", b""))
+    expect(status).to_have_text("Il file è vuoto.", timeout=20000)
+    page.goto(f"{server}/r/x")
+    expect(page.locator("#room-status")).to_have_text("La stanza «x» non esiste.", timeout=10000)
+    # ... and one that ends in a stop, or a colon, gets none more (the page's own)
+    assert page.evaluate("[clauses('a b.'), clauses('a b:'), clauses('a b?'), clauses('a; b')]") == ["A b.", "A b:", "A b?", "A. B."]
     assert not page.errors

@@ -185,16 +185,23 @@ function sender(box, bar, cancelButton, statusEl) {
 // language says it anew (resay), and so does the catalogue arriving after it was first shown.
 // A refusal with its retake advice is clauses the API joins with "; " (each translated on its
 // own): shown so, it was one red run-on of eight lines, lower case, no stops (a walk, in
-// Italian). An error says each clause as a sentence of its own. A refusal of a photo starts
-// with its name ("blurred-enrol: no tableau read: ...", the API's "api.named"): the name is kept
-// as it was given, and what follows it starts the sentence ("Blurred-enrol" read as a word).
+// Italian). An error says each clause as a sentence of its own, and so an error of one clause
+// ("il file è vuoto", "la stanza «x» non esiste" were shown lower case, with no full stop, beside
+// longer ones written as sentences: an Italian walk): a capital first, a full stop last unless it
+// ends in one, "!", "?" or ":". A refusal of a photo starts with its name ("blurred-enrol: no
+// tableau read: ...", the API's "api.named"): the name is kept as it was given, and what follows
+// it starts the sentence ("Blurred-enrol" read as a word). So is a player's name a message starts
+// with ("anna's tableau is no longer in the room ..."): a name is written as its player wrote it.
 const PHOTO_NAMES = new Set();  // names the API put before a refusal (errorText), at most a few
 const capital = (c) => c.charAt(0).toUpperCase() + c.slice(1);
 const clause = (c, k) => {
-  const name = k === 0 ? [...PHOTO_NAMES].find((n) => c.startsWith(`${n}: `)) : undefined;
-  return (name ? `${name}: ${capital(c.slice(name.length + 2))}` : capital(c)) + (/[.!?]$/.test(c) ? "" : ".");
+  const names = k === 0 ? [...PHOTO_NAMES, ...(room.seen || [])] : [];
+  const name = names.filter((n) => c.startsWith(n) && !/[\p{L}\p{N}]/u.test(c.charAt(n.length)))
+    .sort((a, b) => b.length - a.length)[0];
+  const said = !name ? capital(c) : c.startsWith(`${name}: `) ? `${name}: ${capital(c.slice(name.length + 2))}` : c;
+  return said + (/[.!?:]$/.test(c) ? "" : ".");
 };
-const clauses = (text) => (text.includes("; ") ? text.split("; ").map(clause).join(" ") : text);
+const clauses = (text) => (text.trim() ? text.trim().split("; ").map(clause).join(" ") : "");
 function setStatus(el, text, isError = false) {
   // What a status is, where the page takes it back by itself (rememberCards' "unsure"): a
   // message's own mark, if it carries one, else none.
@@ -1623,7 +1630,8 @@ async function correctSolo(grid, message, near = null, failNear = near) {
 // ``ready``: the room's first load (to join, whether a name is taken and its version are needed:
 // taps before it wait for it; a page can be tapped before its scripts have loaded the room).
 let roomLoaded;
-const room = { id: null, ready: new Promise((resolve) => { roomLoaded = resolve; }), version: -1, doc: null, views: new Map(), other: null, otherName: null };
+const room = { id: null, ready: new Promise((resolve) => { roomLoaded = resolve; }), version: -1, doc: null, views: new Map(), other: null, otherName: null,
+  seen: new Set() };  // every player's name this page has seen in the room (``showRoom``)
 const tokenKey = (name) => `ecoscore:${room.id}:${name}`;
 const ownerKey = (id) => `ecoscore-owner:${id}`;  // the room creator's token (room-wide settings)
 // Room-wide writes: the creator's token and the version they were made on (If-Match).
@@ -1707,6 +1715,10 @@ function ownName(typed) {
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
+  // The room's players' names, kept as written where a message starts with one (``clause``),
+  // those gone since too (a message of one renamed or removed on another phone).
+  if (room.seen.size > 200) room.seen.clear();
+  doc.players.forEach((name) => room.seen.add(name));
   // This phone's one seat in the room, named in the box for its next photo (it was empty after a reload).
   const seats = seatsHere(doc.players);
   if (seats.length === 1 && !$("player-name").value.trim() && document.activeElement !== $("player-name")) $("player-name").value = seats[0];
