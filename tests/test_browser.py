@@ -2862,3 +2862,32 @@ def test_an_error_of_one_clause_is_shown_as_a_sentence(server, new_page, tmp_pat
     # ... and one that ends in a stop, or a colon, gets none more (the page's own)
     assert page.evaluate("[clauses('a b.'), clauses('a b:'), clauses('a b?'), clauses('a; b')]") == ["A b.", "A b:", "A b?", "A. B."]
     assert not page.errors
+
+
+@pytest.mark.parametrize("mode, others", [("two-player", ["bruno"]), ("solo", [])])
+def test_a_full_room_says_so_before_the_file_chooser_opens(server, new_page, photo_set, tmp_path, mode, others):
+    # A full two-player room still offered "Add my tableau": the refusal ("a two-player room
+    # seats 2: it is full") came only after the whole upload (an Italian walk). A player of it may
+    # still retake their photo.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    room_id = new_room(page, server, mode)
+    add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", photo_set[2].jpeg))
+    page.wait_for_selector("#mine .tableau", timeout=30000)
+    for name in others:
+        put_grid(server, room_id, name, (EXAMPLES / f"{name}.txt").read_text())
+    expect(page.locator("#room-pad")).to_contain_text(others[0] if others else "Giulia", timeout=10000)
+    chosen = []
+    page.on("filechooser", lambda chooser: chosen.append(chooser))
+    page.fill("#player-name", "Marco")
+    page.click("#add-photo")
+    # the service's refusal, in Italian ("una stanza per due giocatori ha 2 posti: è piena"), as a sentence
+    full = catalogue("it")[{"two-player": "api.two_player_full", "solo": "api.solo_full"}[mode]].format(n=len(others) + 1)
+    expect(page.locator("#room-status")).to_have_text(full[0].upper() + full[1:] + ".")
+    page.wait_for_timeout(500)
+    assert chosen == []  # the file chooser never opened
+    page.fill("#player-name", "Giulia")  # her own seat: asked whether to replace, as before
+    page.click("#add-photo")
+    expect(page.locator("#confirm")).to_have_attribute("open", "")
+    assert not page.errors

@@ -2019,13 +2019,24 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
   } finally { finish(); }
 }
 
-// Before the file chooser opens: a name, and a yes before replacing a tableau.
+// The players a room of a mode seats, the bot aside, and how the service refuses one more
+// (service/store.py SEATS; a game's room seats as many as the service's setting, unknown here).
+const SEATS = { "two-player": { n: 2, full: "api.two_player_full" }, solo: { n: 1, full: "api.solo_full" } };
+
+// Before the file chooser opens: a name, a seat, and a yes before replacing a tableau.
 async function addPhotoClicked() {
   await room.ready;  // whether the name is taken is the room's to say
   const name = ownName($("player-name").value.trim());
   if (name) $("player-name").value = name;
   if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
+  // A full two-player or solo room takes no one new (the service's refusal, in its words): it came
+  // only after the whole upload (an Italian walk). A player of it may still retake their photo.
+  const seats = room.doc && SEATS[room.doc.mode];
+  if (seats && !(taken && localStorage.getItem(tokenKey(name))) && room.doc.players.length >= seats.n) {
+    setStatus($("room-status"), () => t(seats.full, { n: seats.n }), true);
+    return;
+  }
   if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
   // Another's name but for case or width ("anna" beside "Anna"): the room refuses it, and said so
   // only after the whole upload (a walk). (Look-alike letters of other scripts are the room's to say.)
