@@ -2891,3 +2891,19 @@ def test_a_full_room_says_so_before_the_file_chooser_opens(server, new_page, pho
     page.click("#add-photo")
     expect(page.locator("#confirm")).to_have_attribute("open", "")
     assert not page.errors
+
+
+def test_the_bots_grid_from_a_photo_that_is_no_tableau_is_refused_without_the_files_name(server, new_page):
+    # "icon-512: No tableau found: ...": the photo's file name before the refusal (an Italian walk;
+    # the one-photo page leaves it out already).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    new_room(page, server, "solo")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    page.set_input_files("#bot-file", str(STATIC / "icon-512.png"))
+    said = page.locator("#bot-status")
+    expect(said).to_have_class(re.compile("error"), timeout=60000)
+    text = said.text_content()
+    assert "icon-512" not in text and text.startswith("Nessun"), text  # "Nessun ecosistema trovato: ..."
+    assert not page.errors

@@ -2111,7 +2111,11 @@ async function botFromPhoto(file) {
     $("bot-grid").value = room.botText = gridText(grid);
     setStatus($("bot-status"), () => t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
-  } catch (err) { setStatus($("bot-status"), err, true); }
+  } catch (err) {
+    // Without the photo's name before it ("icon-512: No tableau found: ...": an Italian walk), as
+    // the one-photo page says a refusal; still taken back once back online, if that was the cause.
+    setStatus($("bot-status"), Object.assign(() => unnamedRefusal(err), { offline: err.offline }), true);
+  }
 }
 
 async function share() {
