@@ -2907,3 +2907,27 @@ def test_the_bots_grid_from_a_photo_that_is_no_tableau_is_refused_without_the_fi
     text = said.text_content()
     assert "icon-512" not in text and text.startswith("Nessun"), text  # "Nessun ecosistema trovato: ..."
     assert not page.errors
+
+
+def test_the_bots_grid_read_from_a_photo_is_shown_from_its_start(server, new_page, photo_set, tmp_path):
+    # After "Bot's grid from a photo" its box stayed scrolled sideways, its lines read from the
+    # middle ("cello cervo prato ...": an Italian walk at 360 px; a line a row, not wrapped).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    new_room(page, server, "solo")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    box = page.locator("#bot-grid")
+    for k, photo in enumerate((photo_set[3], photo_set[4])):
+        before = box.input_value()
+        page.set_input_files("#bot-file", write(tmp_path, f"bot{k}.jpg", photo.jpeg))
+        page.wait_for_function(f"document.querySelector('#bot-status').textContent === {json.dumps(catalogue('it')['ui.bot_read'])}"
+                               f" && document.querySelector('#bot-grid').value !== {json.dumps(before)}", timeout=60000)
+        assert box.evaluate("b => b.scrollWidth > b.clientWidth")  # (its lines are wider than the box: else this proves nothing)
+        assert box.evaluate("b => [b.scrollLeft, b.scrollTop]") == [0, 0]
+        box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")  # read to a line's end, as a player swipes it
+        assert box.evaluate("b => b.scrollLeft") > 0
+    page.select_option("#lang", "en")  # its names said anew: from the start too
+    expect(box).to_have_value(re.compile(r"^(rabbit|trout|fox|bear|dragonfly|bee|eagle|wolf|deer|stream|meadow|\.) "), timeout=10000)
+    assert box.evaluate("b => [b.scrollLeft, b.scrollTop]") == [0, 0]
+    assert not page.errors

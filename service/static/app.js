@@ -1743,7 +1743,7 @@ function showRoom(doc) {
   // in it since (it stayed in the language it was first filled in: a walk).
   const box = $("bot-grid");
   if (doc.bot && document.activeElement !== box && (!box.value || box.value === room.botText)) {
-    box.value = room.botText = gridText(doc.bot);
+    setBotText(gridText(doc.bot));
   }
   // A tableau of this phone's the room no longer holds, its token still here: renamed or removed
   // on another phone (a walk: it vanished without a word). Said, and its token forgotten.
@@ -2100,6 +2100,15 @@ async function joinRoom(file) {
   }
 }
 
+// The bot's grid in its box, shown from its start: a line a row, wider than a phone, and a new
+// text kept the old one's sideways scroll ("cello cervo prato ..." after "Bot's grid from a
+// photo": an Italian walk).
+function setBotText(text) {
+  const box = $("bot-grid");
+  if (box.value !== text) { box.value = text; box.scrollLeft = 0; box.scrollTop = 0; }
+  room.botText = text;
+}
+
 async function botFromPhoto(file) {
   $("bot-file").value = "";
   if (!file) return;
@@ -2108,7 +2117,7 @@ async function botFromPhoto(file) {
     if (!doc) return;
     const grid = doc.players[0].grid;
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
-    $("bot-grid").value = room.botText = gridText(grid);
+    setBotText(gridText(grid));
     setStatus($("bot-status"), () => t("ui.bot_read"));
     room.version = saved.version; room.doc = saved; showRoom(saved);
   } catch (err) {
