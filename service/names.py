@@ -90,10 +90,19 @@ def glyphs(name: str) -> str:
     return shown
 
 
+def unmarked(name: str) -> str:
+    """``key`` without accents: a Czech player typing on a phone without háčky ("Kacka") is the
+    "Kačka" already seated (she sat twice, and the majorities counted her twice: a walk, in
+    Czech); "Алена" is "Алёна"."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFD", name) if not unicodedata.combining(ch))
+    return key(unicodedata.normalize("NFC", bare))  # the letters left, then made Latin where they look it
+
+
 def alike(a: str, b: str) -> bool:
-    """Whether two names could be taken for one another: the same but for case, or for glyphs
-    that look alike in either case (compared cased and case-folded)."""
-    return key(a) == key(b) or glyphs(a) == glyphs(b) or glyphs(a).casefold() == glyphs(b).casefold()
+    """Whether two names could be taken for one another: the same but for case, for accents, or
+    for glyphs that look alike in either case (compared cased and case-folded)."""
+    return (key(a) == key(b) or unmarked(a) == unmarked(b) or glyphs(a) == glyphs(b)
+            or glyphs(a).casefold() == glyphs(b).casefold())
 
 
 def alike_among(given: list[str]) -> list[str]:

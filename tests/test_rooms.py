@@ -166,6 +166,18 @@ def test_names_alike_but_for_a_look_alike_pair_of_letters_clash_and_names_unlike
         join(client, rid, name)
 
 
+def test_names_alike_but_for_accents_clash(client):
+    # "Kacka" typed without háčky sat beside "Kačka": one player counted twice (a walk, in Czech)
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    join(client, rid, "Kačka")
+    join(client, rid, "Алёна")
+    for name in ("Kacka", "KACKA", "Алена", "Kačká"):
+        r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
+        assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
+    for name in ("Katka", "Alena"):  # other letters, other names (Latin "Alena" beside Cyrillic "Алёна")
+        join(client, rid, name)
+
+
 def test_names_alike_but_for_a_look_alike_sign_clash(client):
     rid = client.post("/api/rooms", json={}).json()["id"]
     join(client, rid, "O'Neil")
