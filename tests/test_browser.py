@@ -2931,3 +2931,38 @@ def test_the_bots_grid_read_from_a_photo_is_shown_from_its_start(server, new_pag
     expect(box).to_have_value(re.compile(r"^(rabbit|trout|fox|bear|dragonfly|bee|eagle|wolf|deer|stream|meadow|\.) "), timeout=10000)
     assert box.evaluate("b => [b.scrollLeft, b.scrollTop]") == [0, 0]
     assert not page.errors
+
+
+def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(server, new_page, photo_set, tmp_path):
+    # Naming a new deck's cards, the cells the frame cut showed "vuota" (empty), where a read of
+    # the same photo shows "ignota" (unknown): nothing was read there (an Italian walk).
+    from playwright.sync_api import expect
+
+    from ecoscore.service.routes.photos import for_the_page
+    from ecoscore.vision.pipeline import not_this_deck
+
+    scene = photo_set[1]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    xs = [x for t in scene.truth["tableaux"] for cell in t["cells"] for x in np.array(cell["corners"])[:, 0]]
+    cut = int(max(xs) - 0.15 * (max(xs) - min(xs)))  # the last column's cards partly out of the frame
+    path = write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, :cut])[1].tobytes())
+    page = new_page(viewport=WALK, locale="it-IT")
+    upload_solo(page, server, path)  # read: its cells out of view are unknown
+    words = catalogue("it")
+    unknown = {key for key, text in labels(page).items() if text.startswith(words["ui.unknown_cell"])}
+    assert unknown, labels(page)
+    # The player's own deck (the page reads none of its cards): its cells laid out to name.
+    page.route("**/api/photo*", lambda route: route.fulfill(status=422, content_type="application/json", body=json.dumps(
+        {"detail": f"cut: {for_the_page(not_this_deck(17))}", "code": "not_this_deck"})))
+    page.set_input_files("#file", path)
+    expect(page.locator("#teach")).to_be_visible(timeout=30000)
+    page.click("#teach-start")
+    page.wait_for_function("solo.teaching && document.querySelector('#result').hidden === false", timeout=60000)
+    named = labels(page)
+    assert {key for key, text in named.items() if text == words["ui.unknown_cell"]} == unknown, named
+    assert not any(text == words["card.empty"] for key, text in named.items() if key in unknown), named
+    r, c = sorted(unknown)[0]
+    page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")  # what it is, said as a read says it
+    page.wait_for_selector("#picker[open]")
+    expect(page.locator("#picker-cell")).to_have_text(words["ui.picker_unknown"].format(row=r + 1, col=c + 1))
+    assert not page.errors

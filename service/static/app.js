@@ -585,7 +585,10 @@ class TableauView {
 
   unknownAt(r, c) {
     const cell = this.untouchedCell(r, c);
-    return !!(cell && cell.unknown && !this.grid[r][c]);
+    // A photo laid out to name gives a cell out of view no doubt and no card (/api/layout: nothing
+    // to name or check there): unread, as a read says of it, not a sure "empty" (an Italian walk).
+    const outOfView = !!cell && this.laidOut() && !cell.card && !cell.guess && !(cell.doubts || []).length;
+    return !!(cell && (cell.unknown || outOfView) && !this.grid[r][c]);
   }
 
   renderMarks(labels, causes, sel) {
