@@ -92,6 +92,9 @@ const I18N = (() => {
     return null;
   }
 
+  // What the language writes between a number and "%" (cs, ru: a no-break space), as Intl has it.
+  const percentSpace = () => (0.5).toLocaleString(lang, { style: "percent" }).replace(/[\d%]/g, "");
+
   function message(text) {
     if (lang === "en" || !text) return text;
     const found = match(text);
@@ -102,6 +105,7 @@ const I18N = (() => {
       out[k] = kind === "msg" ? message(v) : kind === "card" ? card(v === "empty" ? null : v)
         : kind === "cards" ? v.split(", ").map((c) => card(c)).join(", ")
         : kind === "dec" ? v.replace(".", (1.5).toLocaleString(lang).charAt(1))  // "0,29" where the language writes so
+        : kind === "pct" ? v.replace(/(\d) ?%/, `$1${percentSpace()}%`)  // "87 %" where the language writes so
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
           .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
           .replace(/^bot, /, () => `${t("api.bots_grid")}, `) : v;  // as service/i18n.py says it
