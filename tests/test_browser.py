@@ -2966,3 +2966,27 @@ def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(se
     page.wait_for_selector("#picker[open]")
     expect(page.locator("#picker-cell")).to_have_text(words["ui.picker_unknown"].format(row=r + 1, col=c + 1))
     assert not page.errors
+
+
+def test_solo_against_the_bot_with_cards_in_doubt_says_not_final_once(server, new_page, photo_set, reader, tmp_path):
+    # "You beat the bot by 49 points: win. (Not final: some cards are in doubt.) Giulia: 6 cards
+    # are in doubt, so the total is not final.": said twice (an Italian walk).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    room_id = new_room(page, server, "solo")
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
+    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
+    urllib.request.urlopen(req).close()
+    add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    n = page.locator("#mine .grid button.doubt").count()
+    assert n >= 2
+    words = catalogue("it")
+    expect(page.locator("#room-winners")).to_have_text(re.compile(re.escape(words["ui.pad_unsure"]["other"].format(name="Giulia", n=n)) + "$"),
+                                                       timeout=10000)
+    winners = page.text_content("#room-winners")
+    assert winners.startswith(words["ui.solo_win"].split("{")[0]) and winners.count("definitiv") == 1, winners
+    assert not page.errors
