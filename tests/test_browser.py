@@ -2479,7 +2479,8 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     assert len(marked) == 2 and all(text.endswith("?") and unsure for text, unsure in marked), marked
     owner.fill("#neutral-wolves", "30")  # past the pile's most: said in the player's words, not FastAPI's (a walk)
     owner.click("#save-neutral")
-    expect(owner.locator("#room-status")).to_have_text("Neutral pile: at most 20 streams and 12 wolves.")
+    expect(owner.locator("#room-status")).to_have_text(
+        "Neutral pile: from 0 to 20 streams and from 0 to 12 wolves, in whole numbers.")
     owner.fill("#neutral-wolves", "0")
     owner.fill("#neutral-streams", "3")
     owner.click("#save-neutral")
@@ -2989,4 +2990,24 @@ def test_solo_against_the_bot_with_cards_in_doubt_says_not_final_once(server, ne
                                                        timeout=10000)
     winners = page.text_content("#room-winners")
     assert winners.startswith(words["ui.solo_win"].split("{")[0]) and winners.count("definitiv") == 1, winners
+    assert not page.errors
+
+
+@pytest.mark.parametrize("streams, wolves", [("-1", "0"), ("2.5", "0"), ("3", "-2")])
+def test_a_neutral_pile_out_of_its_range_says_the_range_in_whole_numbers(server, new_page, streams, wolves):
+    # Given -1 or 2.5, the page's own check said "at most 20 streams and 12 wolves": true, and no
+    # help (an Italian walk). It says the range, and that the numbers are whole.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    room_id = new_room(page, server, "two-player")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    page.fill("#neutral-streams", streams)
+    page.fill("#neutral-wolves", wolves)
+    page.click("#save-neutral")
+    words = catalogue("it")
+    said = words["ui.neutral_range"].format(what=words["ui.neutral"], streams=20, wolves=12)
+    expect(page.locator("#room-status")).to_have_text(said[0].upper() + said[1:])
+    assert "0" in said and "20" in said and "12" in said
+    assert get_room(server, room_id)["neutral"] == [0, 0]  # nothing sent
     assert not page.errors

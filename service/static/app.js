@@ -2208,7 +2208,9 @@ function bindRoomButtons(id) {
     // was FastAPI's, in English: a walk, in Russian).
     const [streams, wolves] = ["neutral-streams", "neutral-wolves"].map((id) => $(id));
     if ([streams, wolves].some((el) => !Number.isInteger(+el.value) || +el.value < +el.min || +el.value > +el.max)) {
-      setStatus($("room-status"), () => t("api.neutral_cap", { what: t("ui.neutral"), streams: streams.max, wolves: wolves.max }), true);
+      // The range, and whole numbers: "at most 20 streams and 12 wolves" was all it said of -1 or
+      // 2.5 (an Italian walk). (The service's api.neutral_cap, for a pile past its most, stays its own.)
+      setStatus($("room-status"), () => t("ui.neutral_range", { what: t("ui.neutral"), streams: streams.max, wolves: wolves.max }), true);
       return;
     }
     saveSetting("neutral", { streams: +streams.value, wolves: +wolves.value });
