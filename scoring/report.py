@@ -77,6 +77,8 @@ class ReadDoc(TypedDict, total=False):
     photo_size: list[int]  # the service: width, height of the photo as sent (the quads are in it)
     corrected: list[Position]  # a room: the cells the player corrected (their doubts dropped)
     kept: list[Position]  # a room: doubtful cells the player kept as read (their doubts dropped too)
+    checked: bool  # a room: the player compared the whole grid with the table (every doubt settled)
+    settled: list[str]  # a room, checked: the photo's and the grid's doubts the check settled
 
 
 class ScoreDoc(TypedDict):

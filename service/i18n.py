@@ -205,7 +205,7 @@ def translate(text: str, lang: str) -> str:
     return fill(lang, key, **out)
 
 
-_TRANSLATED_LISTS = ("doubts", "deck_issues")
+_TRANSLATED_LISTS = ("doubts", "settled", "deck_issues")
 # Messages translated in one answer at most; the rest pass in English. Each costs up to ~0.2 ms
 # (matched against every template) on the event loop; a whole game of 8 players with every cell
 # in doubt holds about 200, and a client-shaped answer must not hold the loop for seconds.
@@ -214,7 +214,8 @@ MAX_TRANSLATED = 400
 
 def translate_doc(doc: object, lang: str) -> object:
     """A JSON document of the API with its messages in ``lang``: every ``detail`` string and
-    every ``msg`` (a 422's errors), every item of a ``doubts`` or ``deck_issues`` list, at any depth (the first ``MAX_TRANSLATED``)."""
+    every ``msg`` (a 422's errors), every item of a ``doubts``, ``settled`` or ``deck_issues`` list,
+    at any depth (the first ``MAX_TRANSLATED``)."""
     left = MAX_TRANSLATED
 
     def one(text: str) -> str:

@@ -77,6 +77,11 @@ class PlayerGrid(GridOnly):
         None, max_length=20, description="the doubtful cells the player looked at and kept as read: their doubts are "
                                          "dropped, as a correction's are (a cell read with no doubt is left out); "
                                          "absent: those kept before stay; []: none")
+    checked: bool | None = Field(
+        None, strict=True, description="the player compared the whole grid with the table and it is right: every doubtful cell is "
+                          "kept as it stands, and the doubts of the photo and the grid (a card left beside the grid, "
+                          "cells cut by the frame), which no cell's correction settles, are settled (listed in the "
+                          "player's settled); absent: as before; false: not checked. Sending the photo again drops it")
 
 
 class Rename(BaseModel):
@@ -149,6 +154,10 @@ class PlayerOut(BaseModel):
     corrected: list[Position] | None = Field(None, description="a room's cells the player corrected (their doubts dropped)")
     kept: list[Position] | None = Field(None, description="a room's doubtful cells the player kept as read (their doubts "
                                                           "dropped)")
+    checked: bool | None = Field(None, description="a room: the player compared the whole grid with the table "
+                                                   "(PUT .../grid with checked): no doubt is left")
+    settled: list[str] | None = Field(None, description="a room, checked: the doubts of the photo and the grid that "
+                                                        "the player's check settled, as they were read")
 
 
 class NeutralOut(BaseModel):
@@ -177,7 +186,7 @@ class GameOut(BaseModel):
     final: bool = Field(description="no player's read carries a doubt (of a cell, the grid or the photo): the "
                                     "totals and the winners need no check; false: check the doubts first. In a "
                                     "room a cell corrected or kept as read loses its doubts; the doubts of the photo stay until "
-                                    "the tableau is sent again")
+                                    "the tableau is sent again, or its player says the grid is checked")
 
 
 class RoomOut(BaseModel):

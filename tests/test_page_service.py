@@ -117,3 +117,11 @@ def test_a_kept_cell_off_the_grid_is_refused_and_nothing_is_written(client, kept
     r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": grid, "kept": kept})
     assert r.status_code == 422, r.text
     assert client.get(f"/api/rooms/{rid}").json()["players"] == []
+
+
+@pytest.mark.parametrize("checked", ["yes", 1, "true", [True], {"x": 1}])
+def test_a_checked_that_is_not_a_boolean_is_refused_and_nothing_is_written(client, checked):
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": ". . . . .\n" * 4, "checked": checked})
+    assert r.status_code == 422, r.text
+    assert client.get(f"/api/rooms/{rid}").json()["players"] == []

@@ -209,6 +209,56 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so
 
 
+def test_a_room_player_who_checked_the_grid_settles_the_photos_doubts_until_the_photo_is_sent_again(client, two_tableaux):
+    """The doubts of the photo and the grid ("this photo holds 2 tableaux", a card beside the grid,
+    cells cut by the frame) belong to no cell: no correction settled them, and the room's game
+    stayed "not final" until the photo was sent again. The player's word that the grid is right
+    settles them (said, in ``settled``), and every doubtful cell is kept as it stands."""
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"})
+    token, version = r.json()["token"], r.json()["version"]
+    dana = r.json()["room"]["game"]["players"][0]
+    of_photo = [d for d in dana["doubts"] if not d.startswith("row ")]
+    assert any("holds 2 tableaux" in d for d in of_photo) and r.json()["room"]["game"]["final"] is False
+    doubtful = [[i, j] for i, row in enumerate(dana["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
+
+    def put(body: dict, version: int, lang: str = "en") -> dict:
+        r = client.put(f"/api/rooms/{rid}/players/dana/grid?lang={lang}", json=body,
+                       headers={"X-Player-Token": token, "If-Match": f'"{version}"'})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    kept_only = put({"grid": dana["grid"], "kept": doubtful}, version)  # every cell kept: the photo's doubts stay
+    assert kept_only["room"]["game"]["players"][0]["doubts"] == of_photo and kept_only["room"]["game"]["final"] is False
+    checked = put({"grid": dana["grid"], "kept": [], "checked": True}, kept_only["version"])
+    p = checked["room"]["game"]["players"][0]
+    assert p["checked"] is True and p["doubts"] == [] and p["settled"] == of_photo
+    assert p["kept"] == doubtful and not any(cell["doubts"] for row in p["cells"] for cell in row)
+    assert checked["room"]["game"]["final"] is True and p["grid"] == dana["grid"]
+    # a correction after it that does not say keeps it checked; the answer in Czech says what was settled
+    grid = [row[:] for row in dana["grid"]]
+    grid[0][0] = "meadow" if grid[0][0] != "meadow" else "bee"
+    later = put({"grid": grid}, checked["version"], lang="cs")
+    p = later["room"]["game"]["players"][0]
+    assert p["checked"] is True and p["corrected"] == [[0, 0]] and later["room"]["game"]["final"] is True
+    assert any("2 ekosystémy" in d for d in p["settled"]), p["settled"]
+    # taken back (Undo): every doubt as read
+    back = put({"grid": dana["grid"], "checked": False}, later["version"])
+    p = back["room"]["game"]["players"][0]
+    assert "checked" not in p and "settled" not in p and p["doubts"] == dana["doubts"] and p["kept"] == []
+    assert back["room"]["game"]["final"] is False
+    # checked again, then the photo sent again: a new read, unchecked
+    again = put({"grid": dana["grid"], "checked": True}, back["version"])
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"},
+                    headers={"X-Player-Token": token, "If-Match": f'"{again["version"]}"'})
+    assert r.status_code == 200, r.text
+    p = r.json()["room"]["game"]["players"][0]
+    assert "checked" not in p and p["doubts"] == dana["doubts"] and r.json()["room"]["game"]["final"] is False
+    # a grid given as text has nothing to settle: checked is taken and changes nothing
+    typed = client.put(f"/api/rooms/{rid}/players/eva/grid", json={"grid": dana["grid"], "checked": True})
+    assert typed.status_code == 200 and "checked" not in typed.json()["room"]["game"]["players"][1]
+
+
 def test_a_photos_tableaux_numbered_are_told_apart_from_the_other_players(client, two_tableaux, photo_set):
     # "ann" (two tableaux: ann-1, ann-2) beside a photo named "Ann-2" gave one game two players a
     # room would take for one (an attack on a running server).

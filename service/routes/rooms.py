@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from typing import Annotated
 
 import segno
@@ -50,7 +51,10 @@ def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> Read
     from the read are listed in ``corrected``, the doubtful cells the player kept as read (stored
     in the read's ``kept``) stay listed there while they still hold the type read, and both lose
     their doubts; every other cell and doubt stays as it was read (the cells keep the types read,
-    so "back to what was read" can work)."""
+    so "back to what was read" can work). A read the player ``checked`` whole (the grid compared
+    with the table) keeps every doubtful cell as it stands, and its doubts of the photo and the
+    grid (a card left beside the grid, cells cut by the frame: none of them a cell's to correct)
+    move to ``settled``: said, no longer in doubt."""
     read = ReadDoc(**read) if read else ReadDoc()
     if not read.get("cells"):
         return read
@@ -58,15 +62,27 @@ def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> Read
     corrected = [[r, c] for r, row in enumerate(cells) for c, cell in enumerate(row)
                  if r < len(grid) and c < len(grid[r]) and cell.get("type") != grid[r][c]]
     gone = {(r, c) for r, c in corrected}
-    kept = sorted({(r, c) for r, c in read.get("kept", []) if (r, c) not in gone})
+    wanted = ({(r, c) for r, row in enumerate(cells) for c, cell in enumerate(row) if cell.get("doubts")}
+              if read.get("checked") else {(r, c) for r, c in read.get("kept", [])})
+    kept = sorted(wanted - gone)
     gone |= set(kept)
     read["cells"] = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
                      for r, row in enumerate(cells)]
-    read["doubts"] = [d for d in read.get("doubts", [])
-                      if not any(d.startswith(f"{cell_at(r, c)}: ") for r, c in gone)]
+    if read.get("checked"):
+        read["settled"] = [d for d in read.get("doubts", []) if not _of_a_cell(d)]
+        read["doubts"] = []
+    else:
+        read["doubts"] = [d for d in read.get("doubts", [])
+                          if not any(d.startswith(f"{cell_at(r, c)}: ") for r, c in gone)]
     read["corrected"] = corrected
     read["kept"] = [[r, c] for r, c in kept]
     return read
+
+
+def _of_a_cell(doubt: str) -> bool:
+    """Whether a read's doubt is one cell's ("row 2, col 3: low confidence: ..."), not the photo's
+    or the grid's."""
+    return re.match(r"row [1-4], col [1-5]: ", doubt) is not None
 
 
 def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]] | None) -> list[list[int]]:
@@ -135,8 +151,9 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
         reads = []
         for p in room.players:
             read = with_corrections(p.read, p.grid)
-            if read.get("doubts"):  # a read stored before they were in the page's words
-                read["doubts"] = [for_the_page(doubt) for doubt in read["doubts"]]
+            for said in ("doubts", "settled"):  # a read stored before they were in the page's words
+                if read.get(said):
+                    read[said] = [for_the_page(doubt) for doubt in read[said]]
             read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
             reads.append(read)
         doc["game"] = game_to_dict(game, reads)
@@ -253,6 +270,10 @@ async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerN
     if read:
         kept = [list(cell) for cell in body.kept] if body.kept is not None else None
         read = ReadDoc(**read) | ReadDoc(kept=kept_cells(ReadDoc(**read), grid, kept))
+        if body.checked is not None:  # absent: as checked (or not) before
+            read.pop("checked", None)
+            if body.checked:
+                read["checked"] = True
     written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 
