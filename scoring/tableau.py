@@ -76,7 +76,8 @@ class Tableau:
             return cls([rows[c][r] for r in range(ROWS) for c in range(COLS)])
         # each row's count in order: "of 4, 5 cells" read as nonsense (a walk, in Italian)
         widths = ", ".join(str(len(row)) for row in rows) or "0"
-        raise ValueError(f"a tableau is 4 rows of 5 cards (or 5 rows of 4); got {len(rows)} rows, holding {widths} cards")
+        rows_got = f"{len(rows)} row" if len(rows) == 1 else f"{len(rows)} rows"  # "got 1 rows" (a walk, in Italian)
+        raise ValueError(f"a tableau is 4 rows of 5 cards (or 5 rows of 4); got {rows_got}, holding {widths} cards")
 
     def rows(self) -> list[list[CardType | None]]:
         return [list(self.cells[r * COLS : (r + 1) * COLS]) for r in range(ROWS)]

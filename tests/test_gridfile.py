@@ -61,6 +61,7 @@ def test_unknown_token_error_says_which_and_where():
     "text, message",
     [
         ("RB RB RB RB RB\n. . . . .\n. . . . .", "got 3 rows, holding 5, 5, 5 cards"),
+        ("RB RB RB RB RB", "got 1 row, holding 5 cards"),
         ("RB RB RB RB\n. . . . .\n. . . . .\n. . . . .", "got 4 rows, holding 4, 5, 5, 5 cards"),
         ("", "got 0 rows"),
         ("{not json", "invalid JSON"),

@@ -161,6 +161,7 @@ MESSAGES = [
     "the request body came slower than 16 KB/s",
     "the service is busy reading photos; try again in 3 s",
     "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 3 rows, holding 5, 5, 5 cards",
+    "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 row, holding 3 cards",
     "a solo room seats 1: it is full",
     "the service holds at most 2000 rooms: no new one can be started now (idle rooms are deleted after a while)",
     "'ann''s tableau changed meanwhile (version 3, you had 2); reload it and correct again",
@@ -381,3 +382,12 @@ def test_a_decimal_is_written_as_the_players_language_writes_it():
         out = i18n.translate(doubt, lang)
         assert "0,29" in out and "0.29" not in out, (lang, out)
     assert i18n.translate(doubt, "en") == doubt
+
+
+def test_a_tableau_of_one_row_is_said_in_the_singular():
+    from ecoscore.service.i18n import translate
+
+    said = "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 row, holding 3 cards"
+    assert translate(said, "it").endswith("ricevuta 1 riga, con 3 carte")
+    assert translate(said, "cs").endswith("zadána 1 řada, v ní 3 karet")
+    assert translate(said.replace("1 row,", "2 rows,"), "cs").endswith("zadány 2 řady, v nich 3 karet")
