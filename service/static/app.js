@@ -318,9 +318,10 @@ function bioText(p) {
 // Labels are drawn here from the current score, never baked into the photo, so a correction or
 // the room's majorities show at once on the photo as on the pad.
 const SVG = "http://www.w3.org/2000/svg";
+let tableauViews = 0;  // views made on this page (each one's own ids)
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -332,6 +333,11 @@ class TableauView {
     // redraw the pad with (its total's mark counts this view's doubtful cards); a room sends it.
     this.onKept = onKept;
     this.onTakenBack = onTakenBack;  // a change taken back (``unsaved``): kept as it now is
+    // A room's own tableau: its player can say the whole grid is right, compared with the table
+    // (the photo's own doubts, a card beside the grid, a second tableau, belong to no cell: no
+    // correction or card kept settled them, and the game stayed not final until a new photo).
+    this.checkable = !!checkable;
+    this.gridChecked = false;  // said so, for the room (the service's ``checked``)
     // Told on each render with no doubtful card left (the solo page takes back its "check the
     // doubtful cards first"): the view reached into the page for it.
     this.onSettled = onSettled || (() => {});
@@ -342,6 +348,10 @@ class TableauView {
     this.q(".tools").hidden = !editable;
     this.q(".undo").addEventListener("click", () => this.undo());
     this.q(".revert").addEventListener("click", () => this.revert());
+    this.q(".grid-right").addEventListener("click", () => this.checkWhole());
+    // What it tells the room, said with the button (a hint of each tableau's own: ids are unique).
+    this.q(".grid-right-hint").id = `grid-right-hint-${++tableauViews}`;
+    this.q(".grid-right").setAttribute("aria-describedby", this.q(".grid-right-hint").id);
     this.q(".review").addEventListener("click", () => this.review());
     this.q(".change").addEventListener("click", () => this.selected && this.pickAndCorrect(...this.selected));
     this.q(".change").hidden = !editable;
@@ -377,6 +387,7 @@ class TableauView {
     this.grid = player.grid.map((r) => r.slice());
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
     this.checked = new Set((player.kept || []).map(([r, c]) => key(r, c)));  // a room keeps them
+    this.gridChecked = !!player.checked;
     this.history = [];
     setStatus(this.q(".tool-status"), "");  // what Undo said of the last read
     this.unscored = [];  // commits not yet scored: {seq, prior} (``commit``)
@@ -396,6 +407,7 @@ class TableauView {
       this.grid = player.grid.map((r) => r.slice());
       if (player.corrected) this.corrected = new Set(player.corrected.map(([r, c]) => key(r, c)));
       if (player.kept) this.checked = new Set(player.kept.map(([r, c]) => key(r, c)));
+      this.gridChecked = !!player.checked;
       // A room's cells as it has them: a Revert after a reload must show the doubts it brings back.
       if (player.cells && player.kept) { this.read.cells = player.cells; this.read.doubts = player.doubts || []; }
     }
@@ -403,10 +415,10 @@ class TableauView {
   }
 
   // The cell as the reader read it, while the player has neither corrected nor checked it (what
-  // the reader said of it then no longer stands); null otherwise.
+  // the reader said of it then no longer stands), nor said the whole grid is right; null otherwise.
   untouchedCell(r, c) {
     const cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c], k = key(r, c);
-    return cell && !this.corrected.has(k) && !this.checked.has(k) ? cell : null;
+    return cell && !this.gridChecked && !this.corrected.has(k) && !this.checked.has(k) ? cell : null;
   }
 
   doubtsOf(r, c) {
@@ -462,8 +474,24 @@ class TableauView {
   // name: its advice is how to retake it, and every card is the player's own to name.
   readDoubts() {
     if (this.laidOut()) return [];
+    if (this.gridChecked) return [...(this.player.deck_issues || [])];  // (its player's check settles no deck's count)
     const done = new Set([...this.corrected, ...this.checked]);
     return [...this.read.doubts.filter((d) => !cellDoubt(d) && !emptyCellsChecked(d, done)), ...(this.player.deck_issues || [])];
+  }
+
+  // The doubts of the photo and the grid its player's check settled, as the room has them (before
+  // its answer, the read's own): said as settled, no longer as doubts. None unless checked.
+  settledDoubts() {
+    if (!this.gridChecked || this.laidOut()) return [];
+    return this.player.checked ? this.player.settled || [] : this.read.doubts.filter((d) => !cellDoubt(d));
+  }
+
+  // Something the player's word on the whole grid would settle: a card in doubt, or a doubt of
+  // the photo or the grid (a deck's count of a type exceeded is no doubt of this grid's).
+  checkWanted() {
+    if (this.gridChecked || this.laidOut() || !this.read.cells) return false;
+    const done = new Set([...this.corrected, ...this.checked]);
+    return this.doubtfulCells().length > 0 || this.read.doubts.some((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
   }
 
   // How many cells the reader doubted, whatever has been corrected since.
@@ -504,11 +532,18 @@ class TableauView {
     if (this.title) title.textContent = this.title(this.player, pending);
     // the doubtful cells and what the reader said about the tableau
     const done = new Set([...this.corrected, ...this.checked]);
-    const doubts = this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
+    const doubts = this.gridChecked ? [] : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
+    // A grid its player checked at the table: what that settled, said once, calmly (not as doubts).
+    const settled = this.q(".settled");
+    settled.hidden = !this.gridChecked;
+    if (this.gridChecked) setText(settled, settledText(this.player.name, this.settledDoubts()));
+    const offer = this.editable && this.checkable && this.checkWanted();
+    this.q(".grid-right").hidden = !offer;
+    this.q(".grid-right-hint").hidden = !offer;
     // The walk takes a deck's guesses too: each was to find and tap on its own (a walk).
     const walk = pending + this.guessedCells().length;
     const review = this.q(".review");
@@ -525,7 +560,7 @@ class TableauView {
         : [unsure ? t("ui.total_unsure", { n: unsure }) : "", read ? t(unsure ? "ui.read_unsure_too" : "ui.read_unsure") : ""].filter(Boolean).join(" ");
     }
     this.q(".undo").disabled = !this.history.length;
-    this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size;
+    this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size && !this.gridChecked;
     // the grid of buttons
     const grid = this.q(".grid");
     // The cell a keyboard was on keeps the focus when the grid is drawn again (a room's poll, a
@@ -726,7 +761,7 @@ class TableauView {
   // (A new step: what Undo or Revert said beside them is done with.)
   saveUndo() {
     setStatus(this.q(".tool-status"), "");
-    this.history.push({ grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) });
+    this.history.push(this.state());
   }
 
   keep(r, c) {
@@ -757,14 +792,29 @@ class TableauView {
     return n ? { state: this.history[n - 1], history: this.history.slice(0, n - 1) } : null;
   }
 
-  state() { return { grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked) }; }
-  restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; }
+  state() {
+    return { grid: this.grid.map((row) => row.slice()), corrected: new Set(this.corrected), checked: new Set(this.checked), gridChecked: this.gridChecked };
+  }
+  restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; this.gridChecked = !!state.gridChecked; }
 
   async revert() {
     this.saveUndo();
     this.grid = this.read.grid.map((row) => row.slice());
-    this.corrected = new Set(); this.checked = new Set();
+    this.corrected = new Set(); this.checked = new Set(); this.gridChecked = false;
     await this.commit(() => t("ui.reverted"), undefined, this.q(".tool-status"));
+  }
+
+  // "The grid is right": the player compared every card with the table. Sent as a correction is
+  // (the room's answer says what it settled); Undo takes it back as it takes back a card kept.
+  async checkWhole() {
+    if (this.gridChecked || !this.checkable) return;
+    const button = this.q(".grid-right");
+    this.saveUndo();
+    this.gridChecked = true;
+    const saved = this.commit(() => t("ui.grid_checked_saved"), undefined, this.q(".tool-status"));
+    // The button pressed is gone: the focus on to Undo, beside it (it fell to the page's top).
+    if (document.activeElement === button || document.activeElement === document.body) this.q(".undo").focus({ preventScroll: true });
+    await saved;
   }
 
   // ``prior``: the view before this change ({state, history}, and ``player``, its score, once an
@@ -862,6 +912,11 @@ function cellDoubtChecked(doubt, done) {
   const found = I18N.match(doubt);
   return !!found && found.key === "api.cell_at" && done.has(`${found.params.row - 1},${found.params.col - 1}`);
 }
+
+// What a player's check of the whole grid at the table settled (the doubts of the photo and the
+// grid, each a sentence), or that it was made, if nothing but cards was in doubt.
+const settledText = (name, settled) => (settled.length
+  ? t("ui.settled_by", { name, doubts: settled.map((d) => sentence(I18N.message(d))).join(" ") }) : t("ui.checked_by", { name }));
 
 // A cell's doubt as said of that cell: without its "row 1, col 2: " (api.cell_at), which the
 // cell's label says already (a screen reader heard the row and column twice: a walk).
@@ -1768,7 +1823,7 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle,
+      entry = { slot, view: new TableauView(slot, { editable: true, checkable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
         // A card read with no doubt has none to drop: no write (each write moves the tableau's
@@ -1793,8 +1848,8 @@ function showRoom(doc) {
 
 // What keeps a room player's total from being final besides their cards in doubt, as the service
 // has it (game.final false): their read's doubts of the photo or the grid ("this photo holds 3
-// tableaux: the first found was taken as yours"), which stay until the tableau is sent again, and
-// a deck's count of a type exceeded. Not final, and no player's read says why (the game's own
+// tableaux: the first found was taken as yours"), which stay until the tableau is sent again (or
+// its player says the grid is right: the service then settles them), and a deck's count of a type exceeded. Not final, and no player's read says why (the game's own
 // count past the deck's): every total. A game the service calls final has none.
 function readReasons(p, game) {
   if (game.final !== false) return [];
@@ -1851,7 +1906,10 @@ function roomPad(game) {
   // Those whose read is in doubt otherwise (their cards, if any, said above): named in one sentence.
   const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length);
   const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: read.map((p) => p.name).join(", ") }) : "";
-  $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0), notes, readNote].filter(Boolean).join(" ");
+  // Those who checked their grid at the table: what it settled (a card left beside the grid, a
+  // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
+  const checkedNotes = game.players.filter((p) => p.checked && (p.settled || []).length).map((p) => settledText(p.name, p.settled));
+  $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0), notes, readNote, ...checkedNotes].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
@@ -1950,6 +2008,13 @@ function keptCells(name) {
   return entry ? positions(entry.view.checked) : undefined;  // none: as kept before
 }
 
+// Whether this phone says the player's whole grid is right (``TableauView.checkWhole``), or
+// undefined: as the room has it (a write of a card leaves a check made on another phone alone).
+function gridChecked(name) {
+  const entry = room.views.get(name);
+  return entry ? entry.view.gridChecked : undefined;
+}
+
 // One write of a player's tableau at a time: a second keep or correction waits for the first's
 // answer, then writes the view as it stands (both changes). While one is pending the view keeps
 // its own grid and cards kept (``writing``): the first's answer would otherwise take back the
@@ -1973,15 +2038,21 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
   let done = false;
   const finish = () => { if (!done) { done = true; writes.pending -= 1; } };  // before its answer is shown
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
+  const checked = gridChecked(name);
   try {
     // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
     // (409: this player's other phone), this phone's own changes (the cells it changed, and kept
     // or took back, since the tableau it last saw) go onto the latest, and that is written: its
     // whole grid written again would undo the other phone's correction.
     let res, base = playerOf(room.doc, name);
+    // Said only where this phone changed it (checked, or taken back): sent with every write, a
+    // correction made here would take back a check made on the player's other phone meanwhile.
+    const checkedBefore = !!(base && base.checked);
     for (let attempt = 0; ; attempt++) {
       try {
-        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, { grid, kept },
+        const body = { grid, kept };
+        if (checked !== undefined && checked !== checkedBefore) body.checked = checked;
+        res = await api("PUT", `/api/rooms/${room.id}/players/${encodeURIComponent(name)}/grid`, body,
           { "X-Player-Token": localStorage.getItem(tokenKey(name)), "If-Match": `"${(room.doc.versions || {})[name]}"` });
         break;
       } catch (err) {
