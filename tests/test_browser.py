@@ -2708,10 +2708,11 @@ def test_a_blurred_photo_is_told_so_in_the_players_language(server, new_page, tm
 WALK = {"width": 360, "height": 740}
 
 
-def tableau_with_a_card_beside(seed: int = 0) -> bytes:
+def tableau_with_a_card_beside(seed: int = 0, beside: bool = True) -> bytes:
     """A photo of a whole 5 × 4 tableau of the stand-in's faces and one card more in line with its
     second row, just outside the grid: read with no cell in doubt, and the read's own doubt "1
-    card in line with the grid but outside its 5 × 4 was left out" (the game is not final)."""
+    card in line with the grid but outside its 5 × 4 was left out" (the game is not final).
+    ``beside`` false: the tableau alone, read with no doubt at all."""
     import random
 
     decks = Path(__file__).resolve().parent.parent / "datasets" / "decks" / "standin"
@@ -2720,7 +2721,7 @@ def tableau_with_a_card_beside(seed: int = 0) -> bytes:
     rnd, w, gap, margin = random.Random(seed), 120, 6, 100
     h = int(w * 448 / 320)
     photo = Image.new("RGB", (6 * (w + gap) + 2 * margin, 4 * (h + gap) + 2 * margin), (70, 110, 60))
-    for r, c in [(r, c) for r in range(4) for c in range(5)] + [(1, 5)]:
+    for r, c in [(r, c) for r in range(4) for c in range(5)] + ([(1, 5)] if beside else []):
         photo.paste(rnd.choice(faces[rnd.choice(types)]).resize((w, h)), (margin + c * (w + gap), margin + r * (h + gap)))
     out = io.BytesIO()
     photo.save(out, "JPEG", quality=92)
@@ -2801,6 +2802,98 @@ def test_a_solo_room_whose_read_has_a_doubt_of_the_photo_is_not_final(server, pa
     winners = page.text_content("#room-winners")
     assert winners.endswith("Giulia: the photo or the grid is in doubt, so the total is not final."), winners
     assert page.text_content("#room-pad tr.total td").endswith("?")
+
+
+def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_until_undone(server, new_page, tmp_path):
+    # A card left out beside the grid is a doubt of no cell: no correction, no card kept settled
+    # it, and the room's game stayed "not final" (Leading, 45?) until the photo was sent again. The
+    # player who compared the grid with the table says so ("The grid is right"), and Undo takes it back.
+    from playwright.sync_api import expect
+
+    page = new_page()
+    room_id = new_room(page, server)
+    add_to_room(page, "Kačka", write(tmp_path, "kacka.jpg", tableau_with_a_card_beside()))
+    expect(page.locator("#room-status")).to_contain_text("Added Kačka's tableau", timeout=30000)
+    put_grid(server, room_id, "bruno", (EXAMPLES / "bruno.txt").read_text())
+    expect(page.locator("#room-pad")).to_contain_text("bruno", timeout=10000)
+    kacka = room_player_when(server, room_id, "Kačka", lambda p: True)
+    assert kacka["doubts"] == [LEFT_OUT] and not get_room(server, room_id)["game"]["final"], kacka["doubts"]
+    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
+    expect(page.locator("#mine .doubts li")).to_have_text([left_out])
+    expect(page.locator("#mine .settled")).to_be_hidden()
+    button, hint = page.locator("#mine .grid-right"), page.locator("#mine .grid-right-hint")
+    expect(button).to_have_text("The grid is right")
+    expect(hint).to_have_text("Tells the room you compared every card with your tableau on the table.")
+    assert page.text_content("#room-pad tr.total td").endswith("?")
+    assert page.text_content("#room-winners").startswith("Leading")
+    shot(page, "room-grid-to-check-en")
+
+    button.click()
+    kacka = room_player_when(server, room_id, "Kačka", lambda p: p.get("checked") is True)
+    assert kacka["doubts"] == [] and kacka["settled"] == [LEFT_OUT] and get_room(server, room_id)["game"]["final"]
+    expect(page.locator("#mine .tool-status")).to_have_text("Grid checked: saved for the room.")
+    settled = f"Kačka's grid checked at the table: {left_out}"
+    expect(page.locator("#mine .settled")).to_have_text(settled)
+    expect(page.locator("#mine .doubts li")).to_have_count(0)
+    expect(page.locator("#mine .doubts-title")).to_be_hidden()
+    expect(button).to_be_hidden()
+    expect(hint).to_be_hidden()
+    expect(page.locator("#mine .undo")).to_be_focused()  # (the button pressed is gone: the focus beside it)
+    # the game is final on the page too: a winner, plain totals, and what the check settled said calmly
+    expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Winners?: "))
+    winners = page.text_content("#room-winners")
+    assert winners.endswith(settled) and "not final" not in winners and "in doubt" not in winners, winners
+    assert page.text_content("#room-pad tr.total td") == str(kacka["total"])
+    assert page.locator("#room-pad td.unsure").count() == 0
+    assert page.text_content("#mine .tableau-title").startswith(f"Kačka: {kacka['total']} points — ")
+    shot(page, "room-grid-checked-en")
+    # another phone: Kačka's tableau shows what was settled, and offers no button; a read with
+    # no doubt at all offers none either
+    guest = new_page()
+    guest.goto(f"{server}/r/{room_id}")
+    guest.click("#room-pad thead button:has-text('Kačka')")
+    expect(guest.locator("#others .settled")).to_have_text(settled)
+    expect(guest.locator("#others .grid-right")).to_be_hidden()
+    add_to_room(guest, "Eva", write(tmp_path, "eva.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
+    expect(guest.locator("#room-status")).to_have_text("Added Eva's tableau.", timeout=30000)
+    expect(guest.locator("#mine .grid-right")).to_be_hidden()
+    assert guest.locator("#mine .grid button.doubt").count() == 0 and not guest.errors
+    # in Czech, as a Czech table reads it
+    page.select_option("#lang", "cs")
+    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {sentence_cs(LEFT_OUT)}")
+    expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
+    shot(page, "room-grid-checked-cs")
+    page.select_option("#lang", "en")
+
+    # Undo takes it back: the doubt as read, on the service and the page, the game not final
+    page.click("#mine .undo")
+    room_player_when(server, room_id, "Kačka", lambda p: "checked" not in p and p["doubts"] == [LEFT_OUT])
+    expect(page.locator("#mine .tool-status")).to_have_text("Last change undone.")
+    expect(page.locator("#mine .doubts li")).to_have_text([left_out])
+    expect(page.locator("#mine .settled")).to_be_hidden()
+    expect(button).to_be_visible()
+    expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Leading"))
+    assert "checked at the table" not in page.text_content("#room-winners")
+    assert page.text_content("#room-pad tr.total td").endswith("?")
+    # checked again, it stays so after a reload, and "Back to what was read" takes it back too
+    button.click()
+    room_player_when(server, room_id, "Kačka", lambda p: p.get("checked") is True)
+    page.reload()
+    expect(page.locator("#mine .settled")).to_have_text(settled, timeout=10000)
+    expect(page.locator("#mine .grid-right")).to_be_hidden()
+    page.click("#mine .revert")
+    room_player_when(server, room_id, "Kačka", lambda p: "checked" not in p and p["doubts"] == [LEFT_OUT])
+    expect(page.locator("#mine .doubts li")).to_have_text([left_out])
+    expect(page.locator("#mine .grid-right")).to_be_visible()
+    assert not page.errors
+
+
+def sentence_cs(doubt: str) -> str:
+    """A read's doubt as the page says it in Czech: translated as the service does, a sentence."""
+    from ecoscore.service import i18n
+
+    text = i18n.translate(doubt, "cs")
+    return text[:1].upper() + text[1:] + ("" if re.search(r"[.!?]\Z", text) else ".")
 
 
 def catalogue(lang: str) -> dict:
