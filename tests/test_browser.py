@@ -2858,10 +2858,19 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(guest.locator("#room-status")).to_have_text("Added Eva's tableau.", timeout=30000)
     expect(guest.locator("#mine .grid-right")).to_be_hidden()
     assert guest.locator("#mine .grid button.doubt").count() == 0 and not guest.errors
+    # Three players' cards past the deck's count of a type: said as that, on the pad's line (it was
+    # said only in a total's title, which no phone shows, and blamed every player's photo or grid)
+    game = get_room(server, room_id)["game"]
+    assert game["deck_issues"] and not game["final"], game["deck_issues"]
+    expect(page.locator("#room-winners")).to_contain_text(f"Not final: {game['deck_issues'][0]}", timeout=10000)
+    assert "the photo or the grid" not in page.text_content("#room-winners")
     # in Czech, as a Czech table reads it
     page.select_option("#lang", "cs")
     expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {sentence_cs(LEFT_OUT)}")
     expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
+    from ecoscore.service import i18n
+
+    expect(page.locator("#room-winners")).to_contain_text(f"Není konečné: {i18n.translate(game['deck_issues'][0], 'cs')}.")
     shot(page, "room-grid-checked-cs")
     page.select_option("#lang", "en")
 

@@ -1904,12 +1904,19 @@ function roomPad(game) {
   const notes = unsure.length === 1 ? t("ui.pad_unsure", { n: doubts.get(unsure[0].name), name: unsure[0].name })
     : unsure.length ? t("ui.pad_unsure_players", { list: unsure.map((p) => `${p.name} ${doubts.get(p.name)}`).join(", ") }) : "";
   // Those whose read is in doubt otherwise (their cards, if any, said above): named in one sentence.
-  const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length);
+  // A deck's count of a type exceeded is said as itself, on the pad's line: it was said only in a
+  // total's title (no phone shows one), and the line blamed every player's "photo or grid" (a walk,
+  // in Czech: three players told their photos were unsure where the game held 14 wolves).
+  const deckIssues = new Set([...(game.deck_issues || []), ...game.players.flatMap((p) => p.deck_issues || [])]);
+  const deckOnly = (p) => reasons.get(p.name).every((r) => deckIssues.has(r));
+  const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length && !deckOnly(p));
   const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: read.map((p) => p.name).join(", ") }) : "";
+  const deckNote = game.final === false && deckIssues.size ? t("ui.pad_deck_issues", { issues: [...deckIssues].map((d) => I18N.message(d)).join("; ") }) : "";
   // Those who checked their grid at the table: what it settled (a card left beside the grid, a
   // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
   const checkedNotes = game.players.filter((p) => p.checked && (p.settled || []).length).map((p) => settledText(p.name, p.settled));
-  $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0), notes, readNote, ...checkedNotes].filter(Boolean).join(" ");
+  $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0 || !!deckNote), notes, readNote, deckNote,
+    ...checkedNotes].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
