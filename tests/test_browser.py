@@ -714,6 +714,12 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
             `#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`).getAttribute('aria-label')); }""")
     # (its first card too: it said the group's points as its own)
     assert all(", in a group worth " in m and "0 points" not in m for m in members), members
+    # A card alone is no group to be part of: its own points ("in a group worth 0 points": a walk).
+    alone = page.evaluate("""() => solo.view.player.explanation.groups.filter((g) => g.cells.length === 1).map((g) => {
+        const [r, c] = g.cells[0];
+        return [g.points, document.querySelector(`#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`)
+            .getAttribute('aria-label')]; })""")
+    assert alone and all(" in a group " not in label and label.endswith(f", {points} points") for points, label in alone), alone
     page.keyboard.press("Shift+ArrowRight")  # (a selection's key, not a move)
     assert page.evaluate(focus)[1:] == ["0", "0"]
     page.keyboard.press("Tab")

@@ -579,7 +579,8 @@ class TableauView {
       // reader said "wolf, 0 points" of a card in a 12-point group: a walk).
       // (Every card of a group alike: its first said the group's points as its own.) While the
       // photo's cards are still to name there are no points yet, not 0 of them.
-      const points = naming ? t("ui.no_points_yet") : group[k] ? t("ui.group_part", { points: pts(group[k].points) })
+      // A card alone is no group to be part of ("meadow, in a group worth 0 points": a walk, in Italian).
+      const points = naming ? t("ui.no_points_yet") : group[k] && group[k].cells.length > 1 ? t("ui.group_part", { points: pts(group[k].points) })
         : labels[k] !== undefined ? pts(labels[k]) : "";
       const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${minus(labels[k]) ?? ""}</small>`;
