@@ -202,6 +202,8 @@ class RoomOut(BaseModel):
                                        "so too once the room's deck is removed, emptied, or its name another's)")
     deck_title: str = Field("", description="what that deck is called where a player sees it (its name as typed)")
     players: list[str]
+    seats: int = Field(description="the players the room takes at most, the solo bot aside (a page says a full room "
+                                   "is full before a photo is sent)")
     versions: dict[str, int] = Field(description="each player's version: If-Match of their writes")
     game: GameOut | None
     problem: str | None = Field(None, description="why the room's game cannot be scored, if it cannot")

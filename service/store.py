@@ -499,11 +499,15 @@ class Store:
         clash = next((n for n in others if names.alike(n, name)), None)
         if clash is not None:
             raise Invalid(f"{name!r} is too like {clash!r}, already in this room; choose another name")
-        seats = SEATS.get(mode, self.max_players)
+        seats = self.seats(mode)
         if besides is None and len(others) >= seats:
             if seats < self.max_players:
                 raise Invalid(f"a {mode} room seats {seats}: it is full")
             raise Invalid(f"the room is full: at most {self.max_players} players")
+
+    def seats(self, mode: str) -> int:
+        """The players a room of ``mode`` takes at most, the solo bot aside."""
+        return SEATS.get(mode, self.max_players)
 
     def put_player(self, room_id: str, name: str, grid: list[list[str | None]], read: ReadDoc | None, overlay: bytes | None,
                    token: str | None, if_match: int | None = None) -> tuple[str, int]:

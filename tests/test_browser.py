@@ -2973,11 +2973,12 @@ def test_an_error_of_one_clause_is_shown_as_a_sentence(server, new_page, tmp_pat
     assert not page.errors
 
 
-@pytest.mark.parametrize("mode, others", [("two-player", ["bruno"]), ("solo", [])])
+@pytest.mark.parametrize("mode, others", [("two-player", ["bruno"]), ("solo", []),
+                                          ("game", ["bruno", "Anna", "Chiara", "Dario", "Elena", "Franco", "Gina"])])
 def test_a_full_room_says_so_before_the_file_chooser_opens(server, new_page, photo_set, tmp_path, mode, others):
     # A full two-player room still offered "Add my tableau": the refusal ("a two-player room
-    # seats 2: it is full") came only after the whole upload (an Italian walk). A player of it may
-    # still retake their photo.
+    # seats 2: it is full") came only after the whole upload (an Italian walk); so did a game
+    # room's to its ninth player. A player of it may still retake their photo.
     from playwright.sync_api import expect
 
     page = new_page(viewport=WALK, locale="it-IT")
@@ -2985,14 +2986,15 @@ def test_a_full_room_says_so_before_the_file_chooser_opens(server, new_page, pho
     add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", photo_set[2].jpeg))
     page.wait_for_selector("#mine .tableau", timeout=30000)
     for name in others:
-        put_grid(server, room_id, name, (EXAMPLES / f"{name}.txt").read_text())
-    expect(page.locator("#room-pad")).to_contain_text(others[0] if others else "Giulia", timeout=10000)
+        put_grid(server, room_id, name, (EXAMPLES / "bruno.txt").read_text())
+    expect(page.locator("#room-pad")).to_contain_text(others[-1] if others else "Giulia", timeout=10000)
     chosen = []
     page.on("filechooser", lambda chooser: chosen.append(chooser))
     page.fill("#player-name", "Marco")
     page.click("#add-photo")
     # the service's refusal, in Italian ("una stanza per due giocatori ha 2 posti: è piena"), as a sentence
-    full = catalogue("it")[{"two-player": "api.two_player_full", "solo": "api.solo_full"}[mode]].format(n=len(others) + 1)
+    full = catalogue("it")[{"two-player": "api.two_player_full", "solo": "api.solo_full", "game": "api.room_full"}[mode]
+                           ].format(n=len(others) + 1)
     expect(page.locator("#room-status")).to_have_text(full[0].upper() + full[1:] + ".")
     page.wait_for_timeout(500)
     assert chosen == []  # the file chooser never opened

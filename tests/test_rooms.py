@@ -335,6 +335,8 @@ def test_a_two_player_room_seats_two_and_a_solo_room_one(client):
         assert r.status_code == 422 and r.json()["detail"] == f"a {mode} room seats {seats}: it is full", r.text
         doc = client.get(f"/api/rooms/{rid}").json()
         assert [p["name"] for p in doc["game"]["players"] if not p.get("bot")] == [f"p{k}" for k in range(seats)]
+        assert doc["seats"] == seats  # said in the room, so a page can say it is full before a photo is sent
+    assert client.post("/api/rooms", json={"mode": "game"}).json()["seats"] == 8  # the service's max_players
 
 
 def test_the_access_log_keeps_overlay_ids_out_and_cannot_be_given_forged_lines(client, caplog):

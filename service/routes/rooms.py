@@ -135,7 +135,8 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
            "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
            "deck": reads_with.name if reads_with else "", "deck_title": reads_with.shown if reads_with else "",
-           "players": [p.name for p in room.players], "versions": {p.name: p.version for p in room.players},
+           "players": [p.name for p in room.players], "seats": svc.store.seats(room.mode),
+           "versions": {p.name: p.version for p in room.players},
            "game": None, "problem": None, "waiting_for": None}
     if room.players:
         bot = parse_json(room.bot_grid) if room.mode == "solo" and room.bot_grid else None

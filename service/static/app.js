@@ -2101,9 +2101,9 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
   } finally { finish(); }
 }
 
-// The players a room of a mode seats, the bot aside, and how the service refuses one more
-// (service/store.py SEATS; a game's room seats as many as the service's setting, unknown here).
-const SEATS = { "two-player": { n: 2, full: "api.two_player_full" }, solo: { n: 1, full: "api.solo_full" } };
+// How the service refuses one player more than a room of a mode seats (service/store.py SEATS;
+// a game's room seats as many as the service's setting: the room's ``seats``).
+const FULL = { "two-player": "api.two_player_full", solo: "api.solo_full", game: "api.room_full" };
 
 // Before the file chooser opens: a name, a seat, and a yes before replacing a tableau.
 async function addPhotoClicked() {
@@ -2112,11 +2112,12 @@ async function addPhotoClicked() {
   if (name) $("player-name").value = name;
   if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
   const taken = room.doc && room.doc.players.includes(name);
-  // A full two-player or solo room takes no one new (the service's refusal, in its words): it came
-  // only after the whole upload (an Italian walk). A player of it may still retake their photo.
-  const seats = room.doc && SEATS[room.doc.mode];
-  if (seats && !(taken && localStorage.getItem(tokenKey(name))) && room.doc.players.length >= seats.n) {
-    setStatus($("room-status"), () => t(seats.full, { n: seats.n }), true);
+  // A full room takes no one new (the service's refusal, in its words): it came only after the
+  // whole upload (an Italian walk; a game room's ninth player too). A player of it may still retake
+  // their photo.
+  const seats = room.doc && room.doc.seats;
+  if (seats && !(taken && localStorage.getItem(tokenKey(name))) && room.doc.players.length >= seats) {
+    setStatus($("room-status"), () => t(FULL[room.doc.mode] || "api.room_full", { n: seats }), true);
     return;
   }
   if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
