@@ -163,9 +163,6 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
     of the deck's types), confidence, runner-up and doubts in words, corners in the photo's own
     pixels (``to_original``), and the tableau's doubts (``tableau_doubts``)."""
     cells = []
-    import os
-    exp = os.environ.get("ECOSCORE_EXP_FOREIGN")
-    not_ours_here = sum(names[n.chosen] == NOT_OURS for n in named.values())
     for r in range(ROWS):
         for c in range(COLS):
             fc = fit.cells[(r, c)]
@@ -180,15 +177,6 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                 mean, chosen, conf = read.probabilities, read.chosen, read.confidence
                 second = max((j for j in range(len(names)) if j != chosen), key=lambda j: mean[j])
                 top, runner, runner_conf = names[chosen], names[second], float(mean[second])
-                if (exp and top == NOT_OURS and fc.detection is not None and not_ours_here <= int(exp)
-                        and runner not in (EMPTY, NOT_OURS)):
-                    ratio = float(os.environ.get("ECOSCORE_EXP_RATIO", "0"))
-                    third = max((j for j in range(len(names)) if j not in (chosen, second)
-                                 and names[j] != EMPTY), key=lambda j: mean[j])
-                    if mean[second] >= ratio * mean[third]:
-                        chosen, second = second, chosen
-                        conf = min(float(mean[chosen]), min_confidence - 0.01)
-                        top, runner, runner_conf = names[chosen], names[second], float(mean[second])
                 card = None if top in (EMPTY, NOT_OURS) else CardType(top)
                 if top == NOT_OURS:
                     # Never scored as a type: a face-down card, another game's, or a deck
