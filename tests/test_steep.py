@@ -305,7 +305,9 @@ def test_blur_is_not_judged_on_cards_magnified_into_the_cut_nor_on_empty_cells(d
 
 @needs_models
 def test_a_defocused_photo_read_with_doubts_says_it_is_blurred_and_its_sharp_twin_does_not(reader, deck):
-    sharp, blurred = _sharp_and_blurred(deck, (4242, 5), 1.5)
+    # 2.5 px, the hard split's worst: at 1.5 this CPU's bfloat16 read every cell surely, and a
+    # sure read is given no advice (a fresh clone's run failed on it; float32 had doubted one)
+    sharp, blurred = _sharp_and_blurred(deck, (4242, 5), 2.5)
     said = {name: [advice.which(d)[0] for t in reader.read(scene.jpeg).tableaux for d in t.doubts if advice.which(d)]
             for name, scene in (("sharp", sharp), ("blurred", blurred))}
     assert advice.BLURRED in said["blurred"] and advice.BLURRED not in said["sharp"], said
