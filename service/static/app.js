@@ -321,7 +321,7 @@ const SVG = "http://www.w3.org/2000/svg";
 let tableauViews = 0;  // views made on this page (each one's own ids)
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable, onChecked }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -336,8 +336,11 @@ class TableauView {
     // A room's own tableau: its player can say the whole grid is right, compared with the table
     // (the photo's own doubts, a card beside the grid, a second tableau, belong to no cell: no
     // correction or card kept settled them, and the game stayed not final until a new photo).
-    this.checkable = !!checkable;
-    this.gridChecked = false;  // said so, for the room (the service's ``checked``)
+    // The one-photo page's tableau too (``onChecked``): no room to tell, so settled on the page
+    // (its "35?" stayed not final for a card beside the grid until the photo was taken again).
+    this.checkable = !!checkable || !!onChecked;
+    this.onChecked = onChecked;  // told once the grid is said right there (nothing is sent)
+    this.gridChecked = false;  // said so, for the room (the service's ``checked``), or on this page
     // Told on each render with no doubtful card left (the solo page takes back its "check the
     // doubtful cards first"): the view reached into the page for it.
     this.onSettled = onSettled || (() => {});
@@ -349,7 +352,12 @@ class TableauView {
     this.q(".undo").addEventListener("click", () => this.undo());
     this.q(".revert").addEventListener("click", () => this.revert());
     this.q(".grid-right").addEventListener("click", () => this.checkWhole());
-    // What it tells the room, said with the button (a hint of each tableau's own: ids are unique).
+    // What it tells the room, said with the button (a hint of each tableau's own: ids are unique);
+    // the one-photo page's tells no room, but what it does there.
+    if (onChecked) {
+      this.q(".grid-right-hint").dataset.i18n = "ui.grid_right_hint_here";  // (a language switched to says it too)
+      this.q(".grid-right-hint").textContent = t("ui.grid_right_hint_here");
+    }
     this.q(".grid-right-hint").id = `grid-right-hint-${++tableauViews}`;
     this.q(".grid-right").setAttribute("aria-describedby", this.q(".grid-right-hint").id);
     this.q(".review").addEventListener("click", () => this.review());
@@ -480,7 +488,8 @@ class TableauView {
   }
 
   // The doubts of the photo and the grid its player's check settled, as the room has them (before
-  // its answer, the read's own): said as settled, no longer as doubts. None unless checked.
+  // its answer, and on the one-photo page, the read's own): said as settled, no longer as doubts.
+  // None unless checked.
   settledDoubts() {
     if (!this.gridChecked || this.laidOut()) return [];
     return this.player.checked ? this.player.settled || [] : this.read.doubts.filter((d) => !cellDoubt(d));
@@ -540,7 +549,8 @@ class TableauView {
     // A grid its player checked at the table: what that settled, said once, calmly (not as doubts).
     const settled = this.q(".settled");
     settled.hidden = !this.gridChecked;
-    if (this.gridChecked) setText(settled, settledText(this.player.name, this.settledDoubts()));
+    // (The one-photo page's is said with no player's name: it calls its player "This photo".)
+    if (this.gridChecked) setText(settled, settledText(this.onChecked ? null : this.player.name, this.settledDoubts()));
     const offer = this.editable && this.checkable && this.checkWanted();
     this.q(".grid-right").hidden = !offer;
     this.q(".grid-right-hint").hidden = !offer;
@@ -807,12 +817,19 @@ class TableauView {
 
   // "The grid is right": the player compared every card with the table. Sent as a correction is
   // (the room's answer says what it settled); Undo takes it back as it takes back a card kept.
+  // The one-photo page has no room to send it to: settled there, as a card kept is (the grid
+  // unchanged, no score to ask for), and said beside the button.
   async checkWhole() {
     if (this.gridChecked || !this.checkable) return;
     const button = this.q(".grid-right");
     this.saveUndo();
     this.gridChecked = true;
-    const saved = this.commit(() => t("ui.grid_checked_saved"), undefined, this.q(".tool-status"));
+    let saved = null;
+    if (this.onChecked) {
+      this.render();
+      setStatus(this.q(".tool-status"), () => t("ui.grid_checked"));
+      this.onChecked();
+    } else saved = this.commit(() => t("ui.grid_checked_saved"), undefined, this.q(".tool-status"));
     // The button pressed is gone: the focus on to Undo, beside it (it fell to the page's top).
     if (document.activeElement === button || document.activeElement === document.body) this.q(".undo").focus({ preventScroll: true });
     await saved;
@@ -915,9 +932,13 @@ function cellDoubtChecked(doubt, done) {
 }
 
 // What a player's check of the whole grid at the table settled (the doubts of the photo and the
-// grid, each a sentence), or that it was made, if nothing but cards was in doubt.
-const settledText = (name, settled) => (settled.length
-  ? t("ui.settled_by", { name, doubts: settled.map((d) => sentence(I18N.message(d))).join(" ") }) : t("ui.checked_by", { name }));
+// grid, each a sentence), or that it was made, if nothing but cards was in doubt. ``name`` null:
+// the one-photo page's, whose player has no name there ("This photo's grid checked" read wrong).
+function settledText(name, settled) {
+  const doubts = settled.map((d) => sentence(I18N.message(d))).join(" ");
+  if (name == null) return settled.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
+  return settled.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
+}
 
 // A cell's doubt as said of that cell: without its "row 1, col 2: " (api.cell_at), which the
 // cell's label says already (a screen reader heard the row and column twice: a walk).
@@ -1302,9 +1323,11 @@ const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
 // steps), as plain data: kept while another tableau of the photo is shown, and through a reload
 // (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
+// The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 function workOf(view) {
-  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked] }));
-  return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], history: steps };
+  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked }));
+  return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], gridChecked: view.gridChecked,
+    history: steps };
 }
 
 const sameGrid = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -1312,8 +1335,9 @@ const sameGrid = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 function applyWork(view, work) {
   view.player = work.player;
   view.grid = work.grid.map((row) => row.slice());
-  view.corrected = new Set(work.corrected); view.checked = new Set(work.checked);
-  view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked) }));
+  view.corrected = new Set(work.corrected); view.checked = new Set(work.checked); view.gridChecked = !!work.gridChecked;
+  view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked),
+    gridChecked: !!h.gridChecked }));
   view.render();
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
@@ -1428,6 +1452,8 @@ function soloView() {
     // A change taken back: the pad too, to the score of the view gone back to (a change's score
     // that came back after the next was made: ``TableauView.commit``).
     onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => showSolo(solo.view.player),
+    // "The grid is right": no room to tell; the total and the pad final at once, kept through a reload.
+    onChecked: () => { soloPad(solo.view.player); saveSolo(); },
     // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
     onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
