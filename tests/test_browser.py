@@ -2903,6 +2903,134 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     assert not page.errors
 
 
+def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settled_until_undone(server, new_page, tmp_path):
+    # With no room, a card left out beside the grid kept the one photo's total "35?", "Not final:
+    # the photo or the grid is in doubt", for good: nothing but a new photo settled it, even once the
+    # player had compared every card with the table. "The grid is right" settles it on the page.
+    from playwright.sync_api import expect
+
+    from ecoscore.service import i18n
+
+    page = new_page()
+    upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
+    view = "#solo-tableau"
+    button, hint, said = page.locator(f"{view} .grid-right"), page.locator(f"{view} .grid-right-hint"), page.locator(f"{view} .tool-status")
+    settled, doubts = page.locator(f"{view} .settled"), page.locator(f"{view} .doubts li")
+    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
+    not_final = "Not final: the photo or the grid is in doubt (see What to check, below)."
+
+    def in_doubt():
+        expect(doubts).to_have_text([left_out])
+        expect(settled).to_be_hidden()
+        expect(button).to_be_visible()
+        expect(page.locator("#total-unsure")).to_be_visible()
+        expect(page.locator("#unsure")).to_have_text(not_final)
+        assert pad_values(page, "#pad")["total"] == page.text_content("#total") + "?"
+
+    def final():
+        expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
+        expect(doubts).to_have_count(0)
+        expect(page.locator(f"{view} .doubts-title")).to_be_hidden()
+        expect(button).to_be_hidden()
+        expect(hint).to_be_hidden()
+        expect(page.locator("#total-unsure")).to_be_hidden()
+        expect(page.locator("#unsure")).to_be_hidden()
+        total = page.text_content("#total")
+        assert "?" not in total and pad_values(page, "#pad")["total"] == total
+        assert page.locator("#pad td.unsure").count() == 0 and page.get_attribute("#pad tr.total td", "title") is None
+
+    in_doubt()
+    expect(button).to_have_text("The grid is right")
+    expect(hint).to_have_text("Compared every card with your tableau on the table? Then the doubts are settled and the total is final.")
+    shot(page, "solo-grid-to-check-en")
+    page.select_option("#lang", "cs")  # what it does, in Czech as a Czech table reads it
+    expect(button).to_have_text("Mřížka je správně")
+    expect(hint).to_have_text("Porovnali jste každou kartu se svým ekosystémem na stole? Pak jsou pochybnosti vyřešeny a součet je konečný.")
+    shot(page, "solo-grid-to-check-cs")
+    page.select_option("#lang", "en")
+
+    button.click()
+    expect(said).to_have_text("Grid checked.")  # settled here: no room to save it for
+    final()
+    expect(page.locator(f"{view} .undo")).to_be_focused()  # (the button pressed is gone: the focus beside it)
+    shot(page, "solo-grid-checked-en")
+    # in Italian, as the walk had it
+    page.select_option("#lang", "it")
+    italian = i18n.translate(LEFT_OUT, "it")
+    expect(settled).to_have_text(f"Griglia verificata al tavolo: {italian[:1].upper()}{italian[1:]}.")
+    expect(said).to_have_text("Griglia verificata.")
+    shot(page, "solo-grid-checked-it")
+    page.select_option("#lang", "en")
+
+    # kept through a reload, and Undo (its step kept too) brings the doubt back
+    page.reload()
+    page.wait_for_selector("#result:not([hidden])", timeout=10000)
+    final()
+    page.click(f"{view} .undo")
+    expect(said).to_have_text("Last change undone.")
+    in_doubt()
+    # checked again, "Back to what was read" takes it back too
+    button.click()
+    final()
+    page.click(f"{view} .revert")
+    expect(said).to_have_text("Back to the grid as it was read.")
+    in_doubt()
+
+    # a read with nothing in doubt offers nothing to settle
+    upload_solo(page, server, write(tmp_path, "alone.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
+    expect(doubts).to_have_count(0)
+    assert page.locator(f"{view} .grid button.doubt").count() == 0
+    expect(button).to_be_hidden()
+    expect(hint).to_be_hidden()
+    expect(page.locator("#total-unsure")).to_be_hidden()
+    assert not page.errors
+
+
+def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, reader, tmp_path):
+    # A photo of two tableaux (the neighbour's beside), a card of each in doubt: the grid said right
+    # on one is that one's alone, kept while the other is shown and through a reload.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    scene = render_scene(load_deck("standin"), (51, 0), params)
+    img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    noise = np.random.default_rng(0).integers(0, 255, img.shape, dtype=np.uint8)
+    for tab in reader.read(scene.jpeg).tableaux:  # (as helpers.spoil does, a card of each tableau)
+        q = tab.cells[0].quad.astype(np.float32)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
+        img[mask > 0] = noise[mask > 0]
+    upload_solo(page, server, write(tmp_path, "two.jpg", cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()))
+    view, other = "#solo-tableau", page.locator("#other-tableau")
+    button, settled, doubtful = page.locator(f"{view} .grid-right"), page.locator(f"{view} .settled"), page.locator(f"{view} .grid button.doubt")
+    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")
+    assert doubtful.count() > 0  # what the test is about: each tableau in doubt
+    expect(button).to_be_visible()
+    button.click()
+    expect(settled).to_have_text("Grid checked at the table.")  # (no doubt of the photo to name: its cards were)
+    expect(doubtful).to_have_count(0)
+    expect(page.locator("#total-unsure")).to_be_hidden()
+    other.click()
+    expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 2 shown.")
+    expect(settled).to_be_hidden()
+    expect(button).to_be_visible()
+    assert doubtful.count() > 0
+    expect(page.locator("#total-unsure")).to_be_visible()
+    page.reload()
+    expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 2 shown.", timeout=30000)
+    expect(button).to_be_visible()
+    other.click()
+    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")
+    expect(settled).to_have_text("Grid checked at the table.")
+    expect(button).to_be_hidden()
+    expect(page.locator("#total-unsure")).to_be_hidden()
+    assert "?" not in pad_values(page, "#pad")["total"]
+    assert not page.errors
+
+
 def sentence_cs(doubt: str) -> str:
     """A read's doubt as the page says it in Czech: translated as the service does, a sentence."""
     from ecoscore.service import i18n
