@@ -2987,44 +2987,56 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
 
 
 def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, reader, tmp_path):
-    # A photo of two tableaux (the neighbour's beside), a card of each in doubt: the grid said right
-    # on one is that one's alone, kept while the other is shown and through a reload.
+    # A photo of two tableaux, each with a card left beside its grid: the grid said right on one is
+    # that one's alone, kept while the other is shown and through a reload. A card in doubt is
+    # looked at first: "The grid is right" is offered once it is kept (one tap kept every card
+    # in doubt, unlooked at, and the total said final).
     from playwright.sync_api import expect
 
-    from ecoscore.datasets.deck import load_deck
-    from ecoscore.datasets.scene import SceneParams, render_scene
-
-    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
-    scene = render_scene(load_deck("standin"), (51, 0), params)
-    img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    noise = np.random.default_rng(0).integers(0, 255, img.shape, dtype=np.uint8)
-    for tab in reader.read(scene.jpeg).tableaux:  # (as helpers.spoil does, a card of each tableau)
-        q = tab.cells[0].quad.astype(np.float32)
-        mask = np.zeros(img.shape[:2], np.uint8)
-        cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
-        img[mask > 0] = noise[mask > 0]
+    a, b = (Image.open(io.BytesIO(tableau_with_a_card_beside(seed))) for seed in (0, 1))
+    photo = Image.new("RGB", (a.width + b.width + 200, a.height), (70, 110, 60))
+    photo.paste(a, (0, 0))
+    photo.paste(b, (a.width + 200, 0))
+    img = cv2.cvtColor(np.asarray(photo), cv2.COLOR_RGB2BGR)
+    read = reader.read(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes())
+    assert [t.doubts for t in read.tableaux] == [[LEFT_OUT], [LEFT_OUT]]  # what the test is about
+    q = read.tableaux[0].cells[0].quad.astype(np.float32)  # (as helpers.spoil does: a card of the first in doubt)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, (q.mean(0) + (q - q.mean(0)) * 0.7).astype(np.int32), 255)
+    img[mask > 0] = np.random.default_rng(0).integers(0, 255, img.shape, dtype=np.uint8)[mask > 0]
     upload_solo(page, server, write(tmp_path, "two.jpg", cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()))
     view, other = "#solo-tableau", page.locator("#other-tableau")
     button, settled, doubtful = page.locator(f"{view} .grid-right"), page.locator(f"{view} .settled"), page.locator(f"{view} .grid button.doubt")
-    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")
-    assert doubtful.count() > 0  # what the test is about: each tableau in doubt
-    expect(button).to_be_visible()
-    button.click()
-    expect(settled).to_have_text("Grid checked at the table.")  # (no doubt of the photo to name: its cards were)
+    expect(page.locator("#which-shown")).to_have_text(re.compile("Tableau [12] of 2 shown."))
+    if doubtful.count() == 0:  # (the spoilt card's tableau first)
+        other.click()
+    expect(doubtful).not_to_have_count(0)
+    expect(button).to_be_hidden()  # the card in doubt looked at first
+    r, c = doubtful.first.get_attribute("data-row"), doubtful.first.get_attribute("data-col")
+    page.click(f"{view} .grid button[data-row='{r}'][data-col='{c}']")
+    page.click(f"{view} .change")
+    page.wait_for_selector("#picker[open]")
+    page.click("#keep")
     expect(doubtful).to_have_count(0)
+    expect(button).to_be_visible()
+    expect(page.locator("#total-unsure")).to_be_visible()  # the photo's own doubt: not final yet
+    first = page.text_content("#which-shown")
+    button.click()
+    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
+    expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
     expect(page.locator("#total-unsure")).to_be_hidden()
     other.click()
-    expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 2 shown.")
+    expect(page.locator("#which-shown")).not_to_have_text(first)
     expect(settled).to_be_hidden()
-    expect(button).to_be_visible()
-    assert doubtful.count() > 0
+    expect(button).to_be_visible()  # (no card of this one in doubt: offered at once)
     expect(page.locator("#total-unsure")).to_be_visible()
+    second = page.text_content("#which-shown")
     page.reload()
-    expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 2 shown.", timeout=30000)
+    expect(page.locator("#which-shown")).to_have_text(second, timeout=30000)
     expect(button).to_be_visible()
     other.click()
-    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")
-    expect(settled).to_have_text("Grid checked at the table.")
+    expect(page.locator("#which-shown")).to_have_text(first)
+    expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
     expect(button).to_be_hidden()
     expect(page.locator("#total-unsure")).to_be_hidden()
     assert "?" not in pad_values(page, "#pad")["total"]

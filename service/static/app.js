@@ -495,12 +495,16 @@ class TableauView {
     return this.player.checked ? this.player.settled || [] : this.read.doubts.filter((d) => !cellDoubt(d));
   }
 
-  // Something the player's word on the whole grid would settle: a card in doubt, or a doubt of
-  // the photo or the grid (a deck's count of a type exceeded is no doubt of this grid's).
+  // A doubt of the photo or the grid, which no card's correction settles (a card left beside the
+  // grid, a second tableau in the photo), once every card in doubt (or guessed) has been looked at,
+  // corrected or kept, one by one: the player's word on the whole grid is no way past looking at
+  // those (one tap kept them all, unlooked at, and the total said final). A deck's count of a type
+  // exceeded is no doubt of this grid's.
   checkWanted() {
     if (this.gridChecked || this.laidOut() || !this.read.cells) return false;
+    if (this.doubtfulCells().length || this.guessedCells().length) return false;
     const done = new Set([...this.corrected, ...this.checked]);
-    return this.doubtfulCells().length > 0 || this.read.doubts.some((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
+    return this.read.doubts.some((d) => !cellDoubt(d) && !emptyCellsChecked(d, done));
   }
 
   // How many cells the reader doubted, whatever has been corrected since.
