@@ -2838,7 +2838,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     kacka = room_player_when(server, room_id, "Kačka", lambda p: p.get("checked") is True)
     assert kacka["doubts"] == [] and kacka["settled"] == [LEFT_OUT] and get_room(server, room_id)["game"]["final"]
     expect(page.locator("#mine .tool-status")).to_have_text("Grid checked: saved for the room.")
-    settled = f"Kačka's grid checked at the table: {left_out}"
+    settled = f"Kačka's grid checked at the table: {LEFT_OUT}."  # (after its colon as the message is written: a Russian walk)
     expect(page.locator("#mine .settled")).to_have_text(settled)
     expect(page.locator("#mine .doubts li")).to_have_count(0)
     expect(page.locator("#mine .doubts-title")).to_be_hidden()
@@ -2872,7 +2872,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     assert "the photo or the grid" not in page.text_content("#room-winners")
     # in Czech, as a Czech table reads it
     page.select_option("#lang", "cs")
-    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {sentence_cs(LEFT_OUT)}")
+    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {said_in(LEFT_OUT, 'cs', first=False)}")
     expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
     from ecoscore.service import i18n
 
@@ -2928,7 +2928,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
         assert pad_values(page, "#pad")["total"] == page.text_content("#total") + "?"
 
     def final():
-        expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
+        expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
         expect(doubts).to_have_count(0)
         expect(page.locator(f"{view} .doubts-title")).to_be_hidden()
         expect(button).to_be_hidden()
@@ -2957,7 +2957,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     # in Italian, as the walk had it
     page.select_option("#lang", "it")
     italian = i18n.translate(LEFT_OUT, "it")
-    expect(settled).to_have_text(f"Griglia verificata al tavolo: {italian[:1].upper()}{italian[1:]}.")
+    expect(settled).to_have_text(f"Griglia verificata al tavolo: {italian}.")
     expect(said).to_have_text("Griglia verificata.")
     shot(page, "solo-grid-checked-it")
     page.select_option("#lang", "en")
@@ -3022,8 +3022,7 @@ def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, rea
     expect(page.locator("#total-unsure")).to_be_visible()  # the photo's own doubt: not final yet
     first = page.text_content("#which-shown")
     button.click()
-    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
-    expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
+    expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
     expect(page.locator("#total-unsure")).to_be_hidden()
     other.click()
     expect(page.locator("#which-shown")).not_to_have_text(first)
@@ -3036,7 +3035,7 @@ def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, rea
     expect(button).to_be_visible()
     other.click()
     expect(page.locator("#which-shown")).to_have_text(first)
-    expect(settled).to_have_text(f"Grid checked at the table: {left_out}")
+    expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
     expect(button).to_be_hidden()
     expect(page.locator("#total-unsure")).to_be_hidden()
     assert "?" not in pad_values(page, "#pad")["total"]
@@ -3261,3 +3260,84 @@ def test_a_neutral_pile_out_of_its_range_says_the_range_in_whole_numbers(server,
     assert "0" in said and "20" in said and "12" in said
     assert get_room(server, room_id)["neutral"] == [0, 0]  # nothing sent
     assert not page.errors
+
+
+# ---------------------------------------------------------------- a Russian walk (390 × 844)
+
+def said_in(doubt: str, lang: str, first: bool = True) -> str:
+    """A read's doubt as the page says it in ``lang``: translated as the service does, a sentence
+    (``first``), or lower case as it follows a line's colon."""
+    from ecoscore.service import i18n
+
+    text = i18n.translate(doubt, lang)
+    return (text[:1].upper() + text[1:] if first else text) + ("" if re.search(r"[.!?]\Z", text) else ".")
+
+
+def grid_text(grid) -> str:
+    return "\n".join(" ".join(cell or "." for cell in row) for row in grid)
+
+
+def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(server, new_page, tmp_path):
+    # Петя's read held "the same 20 cards in the same places as dima's tableau: one tableau
+    # photographed twice?", which no check at the table settles (the service keeps it after
+    # "The grid is right"). The page hid it: What to check and the button gone, "Петя's grid
+    # checked at the table", and the total still "?" with no reason anywhere (a Russian walk).
+    # It stays a doubt, and alone it offers no button. The settled line says the doubt after its
+    # colon in lower case, and the button's hint is said under the button, not under Undo.
+    from playwright.sync_api import expect
+
+    page = new_page(locale="ru-RU")
+    room_id = new_room(page, server)
+    add_to_room(page, "Петя", write(tmp_path, "petya.jpg", tableau_with_a_card_beside()))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    petya = room_player_when(server, room_id, "Петя", lambda p: True)
+    put_grid(server, room_id, "dima", grid_text(petya["grid"]))  # the same tableau, for a second player
+    twin = ("the same 20 cards in the same places as dima's tableau: one tableau photographed twice? "
+            "Photograph each player's own tableau")
+    petya = room_player_when(server, room_id, "Петя", lambda p: twin in p["doubts"])
+    assert petya["doubts"] == [LEFT_OUT, twin], petya["doubts"]  # what the test is about
+    mine, button, hint = page.locator("#mine"), page.locator("#mine .grid-right"), page.locator("#mine .grid-right-hint")
+    expect(mine.locator(".doubts li")).to_have_text([said_in(LEFT_OUT, "ru"), said_in(twin, "ru")], timeout=10000)
+    expect(button).to_be_visible()  # the card beside the grid is the check's to settle
+    words = catalogue("ru")
+    expect(hint).to_have_text(words["ui.grid_right_hint"])
+    # said under the button it describes, above Undo and Back to what was read (it sat under those)
+    b, h, u = (x.bounding_box() for x in (button, hint, mine.locator(".undo")))
+    assert b["y"] + b["height"] <= h["y"] and h["y"] + h["height"] <= u["y"], (b, h, u)
+
+    button.click()
+    room_player_when(server, room_id, "Петя", lambda p: p.get("checked") is True and p["settled"] == [LEFT_OUT] and p["doubts"] == [twin])
+    expect(mine.locator(".tool-status")).to_have_text(words["ui.grid_checked_saved"])
+    # the twin is still a doubt, said as one; the settled line lists what the check settled, after
+    # its colon in lower case
+    expect(mine.locator(".doubts li")).to_have_text([said_in(twin, "ru")])
+    expect(mine.locator(".doubts-title")).to_be_visible()
+    settled = words["ui.settled_by"].format(name="Петя", doubts=said_in(LEFT_OUT, "ru", first=False))
+    expect(mine.locator(".settled")).to_have_text(settled)
+    expect(button).to_be_hidden()
+    total = room_player_when(server, room_id, "Петя", lambda p: True)["total"]
+    expect(mine.locator(".tableau-title")).to_have_text(re.compile(rf"^Петя: {total}\? — "))
+    expect(page.locator("#room-pad tr.total td").first).to_have_text(f"{total}?")
+    # (dima's typed grid is said to be Петя's tableau too)
+    expect(page.locator("#room-winners")).to_contain_text(words["ui.pad_read_unsure"]["few"].format(names="Петя, dima"))
+    shot(page, "room-twin-checked-ru")
+    page.select_option("#lang", "en")
+    expect(mine.locator(".doubts li")).to_have_text([twin[0].upper() + twin[1:] + "."])
+    expect(mine.locator(".settled")).to_have_text(f"Петя's grid checked at the table: {LEFT_OUT}.")
+    shot(page, "room-twin-checked-en")
+
+    # a photo whose only doubt is the twin: nothing for the button to settle, so none offered
+    guest = new_page(locale="ru-RU")
+    guest.goto(f"{server}/r/{room_id}")
+    add_to_room(guest, "Ева", write(tmp_path, "eva.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
+    guest.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    eva = room_player_when(server, room_id, "Ева", lambda p: True)
+    put_grid(server, room_id, "olga", grid_text(eva["grid"]))
+    twin_eva = twin.replace("dima's", "olga's")
+    room_player_when(server, room_id, "Ева", lambda p: p["doubts"] == [twin_eva])
+    expect(guest.locator("#mine .doubts li")).to_have_text([said_in(twin_eva, "ru")], timeout=10000)
+    assert guest.locator("#mine .grid button.doubt").count() == 0
+    expect(guest.locator("#mine .grid-right")).to_be_hidden()
+    expect(guest.locator("#mine .check-whole")).to_be_hidden()
+    expect(guest.locator("#mine .tableau-title")).to_have_text(re.compile(rf"^Ева: {eva['total']}\? — "))
+    assert not page.errors and not guest.errors

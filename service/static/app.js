@@ -300,6 +300,11 @@ const reasonsText = (name, reasons) => [t("ui.pad_read_unsure", { n: 1, names: n
 
 // A doubt of one cell ("row 2, col 3: ...", api.cell_at): counted with its cell, not as the read's.
 const cellDoubt = (doubt) => (I18N.match(doubt) || {}).key === "api.cell_at";
+// A doubt no check of the grid at the table settles: "the same 20 cards in the same places as
+// X's tableau: one tableau photographed twice?" (api.same_tableau) is of two players' photos, not
+// of this grid's cards. The room keeps it after "The grid is right"; the page hid it (the list and
+// the button gone, "grid checked", and the total still "?" with no reason: a Russian walk).
+const checkSettles = (doubt) => (I18N.match(doubt) || {}).key !== "api.same_tableau";
 
 // Cells of a player's read still in doubt, as the service has them (a room's correction, and a
 // card kept as read, drop their cell's doubts there).
@@ -482,7 +487,7 @@ class TableauView {
   // name: its advice is how to retake it, and every card is the player's own to name.
   readDoubts() {
     if (this.laidOut()) return [];
-    if (this.gridChecked) return [...(this.player.deck_issues || [])];  // (its player's check settles no deck's count)
+    if (this.gridChecked) return [...this.unsettled(), ...(this.player.deck_issues || [])];  // (its player's check settles no deck's count)
     const done = new Set([...this.corrected, ...this.checked]);
     return [...this.read.doubts.filter((d) => !cellDoubt(d) && !emptyCellsChecked(d, done)), ...(this.player.deck_issues || [])];
   }
@@ -492,19 +497,30 @@ class TableauView {
   // None unless checked.
   settledDoubts() {
     if (!this.gridChecked || this.laidOut()) return [];
-    return this.player.checked ? this.player.settled || [] : this.read.doubts.filter((d) => !cellDoubt(d));
+    return this.player.checked ? this.player.settled || [] : this.read.doubts.filter((d) => !cellDoubt(d) && checkSettles(d));
+  }
+
+  // The doubts of the photo or the grid a check of the whole grid left (``checkSettles``): as the
+  // room's answer has them once it says checked (its player's ``doubts``), before it (and on the
+  // one-photo page) the read's that no check settles. Still doubts: listed as such, and the total
+  // stays not final.
+  unsettled() {
+    if (!this.gridChecked || this.laidOut()) return [];
+    return this.player.checked ? (this.player.doubts || []).filter((d) => !cellDoubt(d))
+      : this.read.doubts.filter((d) => !cellDoubt(d) && !checkSettles(d));
   }
 
   // A doubt of the photo or the grid, which no card's correction settles (a card left beside the
   // grid, a second tableau in the photo), once every card in doubt (or guessed) has been looked at,
   // corrected or kept, one by one: the player's word on the whole grid is no way past looking at
   // those (one tap kept them all, unlooked at, and the total said final). A deck's count of a type
-  // exceeded is no doubt of this grid's.
+  // exceeded is no doubt of this grid's, nor is one tableau photographed twice (``checkSettles``):
+  // offered for those alone, the button settled nothing, and the page said the grid was checked.
   checkWanted() {
     if (this.gridChecked || this.laidOut() || !this.read.cells) return false;
     if (this.doubtfulCells().length || this.guessedCells().length) return false;
     const done = new Set([...this.corrected, ...this.checked]);
-    return this.read.doubts.some((d) => !cellDoubt(d) && !emptyCellsChecked(d, done));
+    return this.read.doubts.some((d) => !cellDoubt(d) && !emptyCellsChecked(d, done) && checkSettles(d));
   }
 
   // How many cells the reader doubted, whatever has been corrected since.
@@ -545,7 +561,8 @@ class TableauView {
     if (this.title) title.textContent = this.title(this.player, pending);
     // the doubtful cells and what the reader said about the tableau
     const done = new Set([...this.corrected, ...this.checked]);
-    const doubts = this.gridChecked ? [] : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
+    // Checked whole: what the check left (``unsettled``) is still to check, and said so.
+    const doubts = this.gridChecked ? this.unsettled() : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
@@ -558,6 +575,7 @@ class TableauView {
     const offer = this.editable && this.checkable && this.checkWanted();
     this.q(".grid-right").hidden = !offer;
     this.q(".grid-right-hint").hidden = !offer;
+    this.q(".check-whole").hidden = !offer;
     // The walk takes a deck's guesses too: each was to find and tap on its own (a walk).
     const walk = pending + this.guessedCells().length;
     const review = this.q(".review");
@@ -938,8 +956,10 @@ function cellDoubtChecked(doubt, done) {
 // What a player's check of the whole grid at the table settled (the doubts of the photo and the
 // grid, each a sentence), or that it was made, if nothing but cards was in doubt. ``name`` null:
 // the one-photo page's, whose player has no name there ("This photo's grid checked" read wrong).
+// The first follows the line's colon as the catalogue writes it, lower case ("…сверена со столом:
+// На этом фото…" read as two sentences: a Russian walk); those after it are sentences.
 function settledText(name, settled) {
-  const doubts = settled.map((d) => sentence(I18N.message(d))).join(" ");
+  const doubts = settled.map((d, k) => (k ? sentence : stopped)(I18N.message(d))).join(" ");
   if (name == null) return settled.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
   return settled.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
 }
@@ -1573,7 +1593,8 @@ const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api
 const adviceOf = (doubts) => (doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
 // A doubt is a clause ("taken at a low angle (...): hold the phone higher"); several written in
 // one line ran together with nothing between them (a walk at 320 px, in Russian).
-const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".");
+const stopped = (text) => text + (/[.!?]$/.test(text) ? "" : ".");
+const sentence = (text) => stopped(text.charAt(0).toUpperCase() + text.slice(1));
 
 // A photo of several tableaux (the neighbour's at the edge): one is shown, the others a tap away
 // (only the first could be seen: a player's walk-through).
