@@ -3341,3 +3341,63 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     expect(guest.locator("#mine .check-whole")).to_be_hidden()
     expect(guest.locator("#mine .tableau-title")).to_have_text(re.compile(rf"^Ева: {eva['total']}\? — "))
     assert not page.errors and not guest.errors
+
+
+def owners_write(server, page, room_id, what, body, method="PUT"):
+    """A room-wide write the room's creator makes (``page`` holds its token)."""
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    version = get_room(server, room_id)["version"]
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/{what}", data, method=method,
+                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": f'"{version}"'})
+    urllib.request.urlopen(req).close()
+
+
+@pytest.mark.parametrize("mode", ["two-player", "solo"])
+def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_too(server, new_page, tmp_path, mode):
+    # Before the neutral pile was given (or the bot's grid), the pad said "51?" and the player's own
+    # tableau "Алёна: 51 очко — ваша экосистема", plain; a guest's read-only pile showed 0 and 0 under
+    # "the room's creator still has to give them"; and against the bot the biodiversity note said
+    # "bot: Бот не получает…", the English name where the pad's column says «бот» (a Russian walk).
+    from playwright.sync_api import expect
+
+    words = catalogue("ru")
+    page = new_page(locale="ru-RU")
+    room_id = new_room(page, server, mode)
+    add_to_room(page, "Алёна", write(tmp_path, "alena.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    doc = get_room(server, room_id)
+    assert doc["waiting_for"] == {"two-player": "neutral", "solo": "bot"}[mode]  # what the test is about
+    total = doc["game"]["players"][0]["total"]
+    title = page.locator("#mine .tableau-title")
+    expect(page.locator("#room-pad tr.total td").first).to_have_text(f"{total}?")
+    expect(title).to_have_text(re.compile(rf"^Алёна: {total}\? — "))
+    if mode == "two-player":
+        shot(page, "room-neutral-waiting-ru")
+        guest = new_page(locale="ru-RU")
+        guest.goto(f"{server}/r/{room_id}")
+        expect(guest.locator("#room-winners")).to_contain_text(words["ui.neutral_needed_guest"], timeout=10000)
+        for box in ("#neutral-streams", "#neutral-wolves"):
+            expect(guest.locator(box)).to_have_value("")
+            expect(guest.locator(box)).to_have_attribute("placeholder", "—")
+        shot(guest, "room-neutral-waiting-guest-ru")
+        page.select_option("#lang", "en")
+        expect(title).to_have_text(re.compile(rf"^Алёна: {total}\? — your tableau"))
+        shot(page, "room-neutral-waiting-en")
+        page.select_option("#lang", "ru")
+        owners_write(server, page, room_id, "neutral", {"streams": 3, "wolves": 2})
+        for box, value in (("#neutral-streams", "3"), ("#neutral-wolves", "2")):
+            expect(guest.locator(box)).to_have_value(value, timeout=10000)
+        assert not guest.errors
+    else:
+        owners_write(server, page, room_id, "bot", {"grid": "\n".join(" ".join(["."] * 5) for _ in range(4))})
+    doc = get_room(server, room_id)
+    assert doc["waiting_for"] is None
+    total = next(p for p in doc["game"]["players"] if p["name"] == "Алёна")["total"]
+    expect(title).to_have_text(re.compile(rf"^Алёна: {total} очк\S* — "), timeout=10000)  # final now: plain
+    if mode == "solo":
+        page.click("#room-pad tbody button.link")  # biodiversity
+        bio = page.locator("#room-bio")
+        expect(bio).to_contain_text(f"{words['ui.bot']}: {words['ui.bio_bot']}")
+        assert "bot:" not in bio.text_content()
+    assert not page.errors

@@ -249,8 +249,7 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
   for (const p of players) {
     const th = document.createElement("th");
     th.scope = "col";
-    // The solo bot's seat is named "bot": "bot (bot)" said it twice (a walk, in Czech).
-    const name = p.bot ? (p.name.toLowerCase() === "bot" ? t("ui.bot") : `${p.name} (${t("ui.bot")})`) : p.name;
+    const name = padName(p);
     if (onName && !p.bot) {
       const b = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: name });
       b.setAttribute("aria-label", t("ui.view_read", { name: p.name }));
@@ -271,7 +270,8 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
   };
   for (const type of PAD) row(I18N.card(type), players.map((p) => minus(p.cards[type])));
   const bio = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: t("ui.biodiversity") });
-  const bioSaid = () => players.map((p) => (players.length > 1 ? `${p.name}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
+  // Each named as its column is: the bot's was "bot: Бот не получает…", English (a Russian walk).
+  const bioSaid = () => players.map((p) => (players.length > 1 ? `${padName(p)}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
   bio.addEventListener("click", () => { bioTarget.hidden = false; bioTarget.textContent = bioSaid(); });
   // Shown already: said again with the pad (it kept the score before a correction, a player
   // joining, or the language switched: a walk).
@@ -293,6 +293,10 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
     if (said || waiting) td.title = said || waiting;
   });
 }
+
+// A player as the pad heads their column. The solo bot's seat is named "bot" by the service: in
+// the page's language, and "bot (bot)" said it twice (a walk, in Czech).
+const padName = (p) => (p.bot ? (p.name.toLowerCase() === "bot" ? t("ui.bot") : `${p.name} (${t("ui.bot")})`) : p.name);
 
 // A total's doubts of the photo or the grid, said: whose, and each as the read words it.
 const reasonsText = (name, reasons) => [t("ui.pad_read_unsure", { n: 1, names: name }),
@@ -1848,7 +1852,14 @@ function showRoom(doc) {
   const owner = !!localStorage.getItem(ownerKey(room.id));
   for (const id of ["neutral-streams", "neutral-wolves", "bot-grid"]) $(id).readOnly = !owner;
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
-  if (doc.neutral && document.activeElement.type !== "number") { $("neutral-streams").value = doc.neutral[0]; $("neutral-wolves").value = doc.neutral[1]; }
+  // A guest's boxes, read-only, before the creator gave the pile: empty ("—"), not 0 and 0 beside
+  // "the room's creator still has to give them" (a Russian walk). The room's answer says it waits
+  // for them (``waiting_for``); with no tableau yet it says nothing, and a pile of none is not shown as given.
+  const unknown = !owner && doc.neutral && (doc.waiting_for === "neutral" || (!doc.game && !doc.neutral[0] && !doc.neutral[1]));
+  for (const id of ["neutral-streams", "neutral-wolves"]) $(id).placeholder = unknown ? "—" : "";
+  if (doc.neutral && document.activeElement.type !== "number") {
+    $("neutral-streams").value = unknown ? "" : doc.neutral[0]; $("neutral-wolves").value = unknown ? "" : doc.neutral[1];
+  }
   // Filled in the page's language, and again in another once chosen, unless the player has typed
   // in it since (it stayed in the language it was first filled in: a walk).
   const box = $("bot-grid");
@@ -2027,7 +2038,10 @@ async function removePlayer(name) {
 // A total with cards still in doubt is marked as the pad marks it ("29?"), never shown as final
 // (a walk: "Аня: 29 очков" above the pad's "29?").
 // (A read with a doubt of the photo or the grid is marked so too: ``readReasons``.)
-const pointsOf = (p, unsure) => (unsure || (room.doc && room.doc.game && readReasons(p, room.doc.game).length) ? `${minus(p.total)}?` : pts(p.total));
+// So is every total of a game still waiting for its neutral pile or its bot, as the pad marks it
+// (a walk, in Russian: "Алёна: 51 очко — ваша экосистема" above the pad's "51?").
+const pointsOf = (p, unsure) => (unsure || (room.doc && (room.doc.waiting_for || (room.doc.game && readReasons(p, room.doc.game).length)))
+  ? `${minus(p.total)}?` : pts(p.total));
 // One phone holding several players' seats (a table passing one phone round) calls none of them
 // "your tableau" (each was, three times over: a walk).
 const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${
