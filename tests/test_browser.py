@@ -2865,18 +2865,19 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(guest.locator("#mine .grid-right")).to_be_hidden()
     assert guest.locator("#mine .grid button.doubt").count() == 0 and not guest.errors
     # Three players' cards past the deck's count of a type: said as that, on the pad's line (it was
-    # said only in a total's title, which no phone shows, and blamed every player's photo or grid)
+    # said only in a total's title, which no phone shows, and blamed every player's photo or grid);
+    # the game's own count, after "Leading: ... (not final).", without a second "Not final" (a Russian walk)
     game = get_room(server, room_id)["game"]
-    assert game["deck_issues"] and not game["final"], game["deck_issues"]
-    expect(page.locator("#room-winners")).to_contain_text(f"Not final: {game['deck_issues'][0]}", timeout=10000)
+    ours = [d for d in game["deck_issues"] if d.startswith("the game has ")]
+    assert ours and not game["final"], game["deck_issues"]
+    expect(page.locator("#room-winners")).to_contain_text(ours[0][0].upper() + ours[0][1:] + ".", timeout=10000)
     assert "the photo or the grid" not in page.text_content("#room-winners")
+    assert "Not final:" not in page.text_content("#room-winners")
     # in Czech, as a Czech table reads it
     page.select_option("#lang", "cs")
     expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {said_in(LEFT_OUT, 'cs', first=False)}")
     expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
-    from ecoscore.service import i18n
-
-    expect(page.locator("#room-winners")).to_contain_text(f"Není konečné: {i18n.translate(game['deck_issues'][0], 'cs')}.")
+    expect(page.locator("#room-winners")).to_contain_text(sentence_cs(ours[0]))
     shot(page, "room-grid-checked-cs")
     page.select_option("#lang", "en")
 
@@ -3400,4 +3401,56 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
         bio = page.locator("#room-bio")
         expect(bio).to_contain_text(f"{words['ui.bot']}: {words['ui.bio_bot']}")
         assert "bot:" not in bio.text_content()
+    assert not page.errors
+
+
+def test_a_deck_count_exceeded_is_said_once_for_the_game_and_marks_every_total(server, new_page, tmp_path):
+    # Eight players, six of them with 9 eagles: the pad's line said "Лидирует: … (не окончательно).
+    # Не окончательно: у boris карт «орёл»: 9, …; у vera …; …; в игре …": "not final" twice, every
+    # player's count and the game's, "ошибка распознавания или вторая колода" seven times over some
+    # 25 lines of a phone, and each name undeclined. And a total with no doubt of its own was plain
+    # while another player had one, "?" once none had (a Russian walk). The game's own count is
+    # said, once; every total is "?".
+    from playwright.sync_api import expect
+
+    from ecoscore.service import i18n
+
+    page = new_page(locale="ru-RU")
+    room_id = new_room(page, server)
+    add_to_room(page, "Алёна", write(tmp_path, "alena.jpg", tableau_with_a_card_beside()))  # a doubt of her own
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    others = "MD MD MD MD MD MD BE BE TR TR FX".split()
+    for k, name in enumerate(("boris", "vera", "gleb", "dasha", "egor", "zhenya")):
+        cards = ["EG"] * 9 + others[k:] + others[:k]  # each laid otherwise (the same tableau twice is a doubt of its own)
+        put_grid(server, room_id, name, "\n".join(" ".join(cards[r * 5:r * 5 + 5]) for r in range(4)))
+    put_grid(server, room_id, "ivan", (EXAMPLES / "bruno.txt").read_text())  # no doubt, no count of his own past a deck
+    expect(page.locator("#room-pad")).to_contain_text("ivan", timeout=10000)
+    game = get_room(server, room_id)["game"]
+    ours = [d for d in game["deck_issues"] if d.startswith("the game has ")]
+    assert not game["final"] and ours and len(game["deck_issues"]) > len(ours), game["deck_issues"]  # what the test is about
+    ivan = next(p for p in game["players"] if p["name"] == "ivan")
+    assert not ivan["deck_issues"] and not ivan.get("doubts")
+    totals = page.locator("#room-pad tr.total td")
+    expect(totals).to_have_count(8)
+    assert all(td.endswith("?") for td in totals.all_text_contents()), totals.all_text_contents()
+    words = catalogue("ru")
+    winners = page.text_content("#room-winners")
+    assert winners.count("не окончательно") == 1 and words["ui.pad_deck_issues"].split(":")[0] not in winners, winners
+    assert winners.count("ошибка распознавания или вторая колода") == len(ours), winners
+    for issue in ours:
+        assert said_in(issue, "ru") in winners, winners
+    # a player's own count past a deck's, in Russian: the name needs no declension, the count its plural
+    boris = "boris has 9 eagle cards but a deck holds only 8: a misread card or a second deck"
+    assert boris in game["deck_issues"]
+    russian = "boris: 9 карт «орёл», а в колоде всего 8: ошибка распознавания или вторая колода"
+    assert i18n.translate(boris, "ru") == russian and page.evaluate("m => I18N.message(m)", boris) == russian
+    assert page.evaluate("m => I18N.message(m)", "the game has 54 eagle cards but a deck holds only 8: a misread card or a "
+                                                  "second deck").startswith("в игре 54 карты «орёл», а в колоде всего 8")
+    shot(page, "room-deck-exceeded-ru")
+    page.select_option("#lang", "en")
+    expect(page.locator("#room-winners")).to_contain_text(ours[0][0].upper() + ours[0][1:] + ".", timeout=10000)
+    winners = page.text_content("#room-winners")
+    assert "Not final:" not in winners and winners.count("not final") == 2, winners  # (Leading's, and Алёна's photo)
+    assert winners.count("a misread card or a second deck") == len(ours), winners
+    shot(page, "room-deck-exceeded-en")
     assert not page.errors

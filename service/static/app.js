@@ -1912,15 +1912,23 @@ function showRoom(doc) {
 // What keeps a room player's total from being final besides their cards in doubt, as the service
 // has it (game.final false): their read's doubts of the photo or the grid ("this photo holds 3
 // tableaux: the first found was taken as yours"), which stay until the tableau is sent again (or
-// its player says the grid is right: the service then settles them), and a deck's count of a type exceeded. Not final, and no player's read says why (the game's own
-// count past the deck's): every total. A game the service calls final has none.
+// its player says the grid is right: the service then settles them), and a deck's count of a type exceeded.
+// The game's own count past the deck's ("the game has 9 eagle cards ...") is every total's, whoever
+// else is in doubt: said only while no player had doubts of their own, totals turned plain and "?"
+// again as others retook their photos (a Russian walk). Not final, and no player's read says why:
+// every total. A game the service calls final has none.
 function readReasons(p, game) {
   if (game.final !== false) return [];
   const own = (q) => [...(q.doubts || []).filter((d) => !cellDoubt(d)), ...(q.deck_issues || [])];
-  if (own(p).length) return own(p);
+  const mine = own(p), ours = gameDeckIssues(game).filter((d) => !mine.includes(d));
+  if (mine.length || ours.length) return [...mine, ...ours];
   const said = (room.doc && room.doc.waiting_for) || game.players.some((q) => unsureCells(q) || own(q).length);
   return said ? [] : game.deck_issues.length ? game.deck_issues : [t("ui.game_unsure")];
 }
+
+// The game's own counts of a type past a deck's (api.deck_issue_game), of its ``deck_issues``,
+// which lists each player's too (api.deck_issue_player).
+const gameDeckIssues = (game) => (game.deck_issues || []).filter((d) => (I18N.match(d) || {}).key === "api.deck_issue_game");
 
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
@@ -1974,7 +1982,14 @@ function roomPad(game) {
   const deckOnly = (p) => reasons.get(p.name).every((r) => deckIssues.has(r));
   const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length && !deckOnly(p));
   const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: read.map((p) => p.name).join(", ") }) : "";
-  const deckNote = game.final === false && deckIssues.size ? t("ui.pad_deck_issues", { issues: [...deckIssues].map((d) => I18N.message(d)).join("; ") }) : "";
+  // The game's own counts when it has any (each player's past a deck is the game's too): at 8
+  // players every player's and the game's were listed, "a misread card or a second deck" six times
+  // over some 25 lines of a phone (a Russian walk). Each player's own stays with their tableau.
+  const ours = gameDeckIssues(game), said = ours.length ? ours : [...deckIssues];
+  // "Not final" said once: the line's "Leading: ... (not final)." says it already but against the bot.
+  const leading = !(room.doc && (room.doc.waiting_for === "bot" || room.doc.mode === "solo")) && !game.solo;
+  const deckNote = game.final === false && said.length ? (leading ? said.map((d) => sentence(I18N.message(d))).join(" ")
+    : t("ui.pad_deck_issues", { issues: said.map((d) => I18N.message(d)).join("; ") })) : "";
   // Those who checked their grid at the table: what it settled (a card left beside the grid, a
   // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
   const checkedNotes = game.players.filter((p) => p.checked && (p.settled || []).length).map((p) => settledText(p.name, p.settled));
