@@ -3454,3 +3454,39 @@ def test_a_deck_count_exceeded_is_said_once_for_the_game_and_marks_every_total(s
     assert winners.count("a misread card or a second deck") == len(ours), winners
     shot(page, "room-deck-exceeded-en")
     assert not page.errors
+
+
+def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_page):
+    # A ninth phone opening a full room saw the name box and "Add my tableau (photo)" as if it could
+    # join, and was told the room is full only once it had tapped (a Russian walk). A phone holding
+    # a seat still retakes its photo; a seat freed, the others may join again.
+    from playwright.sync_api import expect
+
+    words = catalogue("ru")
+    page = new_page(locale="ru-RU")
+    room_id = new_room(page, server)
+    tokens = {name: put_grid(server, room_id, name, (EXAMPLES / "bruno.txt").read_text())["token"]
+              for name in ("anna", "boris", "vera", "gleb", "dasha", "egor", "zhenya", "ivan")}
+    assert get_room(server, room_id)["seats"] == len(tokens)
+    full = words["api.room_full"].format(n=8)
+    ninth = new_page(locale="ru-RU")
+    ninth.goto(f"{server}/r/{room_id}")
+    expect(ninth.locator("#room-status")).to_have_text(full[0].upper() + full[1:] + ".", timeout=10000)
+    expect(ninth.locator("#join")).to_be_hidden()
+    expect(ninth.locator("#add-photo")).to_be_hidden()
+    shot(ninth, "room-full-ninth-ru")
+    ninth.select_option("#lang", "en")
+    expect(ninth.locator("#room-status")).to_have_text("The room is full: at most 8 players.")
+    shot(ninth, "room-full-ninth-en")
+    # the phone that holds anna's seat: its box, to retake her photo
+    expect(page.locator("#join")).to_be_hidden(timeout=10000)  # (the creator's phone holds no seat either)
+    page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:anna', {json.dumps(tokens['anna'])})")
+    page.reload()
+    expect(page.locator("#player-name")).to_have_value("anna", timeout=10000)
+    expect(page.locator("#add-photo")).to_be_visible()
+    assert page.text_content("#room-status") == ""
+    # a seat freed: the ninth phone may join, and the word goes
+    owners_write(server, page, room_id, "players/ivan", None, method="DELETE")
+    expect(ninth.locator("#add-photo")).to_be_visible(timeout=10000)
+    expect(ninth.locator("#room-status")).to_have_text("")
+    assert not page.errors and not ninth.errors

@@ -1836,6 +1836,14 @@ function showRoom(doc) {
   // This phone's one seat in the room, named in the box for its next photo (it was empty after a reload).
   const seats = seatsHere(doc.players);
   if (seats.length === 1 && !$("player-name").value.trim() && document.activeElement !== $("player-name")) $("player-name").value = seats[0];
+  // A full room opened by a phone that holds no seat in it: said at once, and no name box or "Add
+  // my tableau" offered (a ninth phone was told "the room is full" only once it had tapped: a
+  // Russian walk). A phone holding a seat still retakes its photo; a seat freed, the box is back.
+  const full = !!doc.seats && doc.players.length >= doc.seats && !seats.length;
+  $("join").hidden = full;
+  if (full && $("room-status").mark !== "full") {
+    setStatus($("room-status"), Object.assign(() => t(FULL[doc.mode] || "api.room_full", { n: doc.seats }), { mark: "full" }), true);
+  } else if (!full && $("room-status").mark === "full") setStatus($("room-status"), "");
   $("room-deck").hidden = !doc.deck;
   $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
   // A friend's phone reads the room with its deck, and nothing else: the deck offered for this
