@@ -3315,6 +3315,13 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     expect(mine.locator(".doubts-title")).to_be_visible()
     settled = words["ui.settled_by"].format(name="Петя", doubts=said_in(LEFT_OUT, "ru", first=False))
     expect(mine.locator(".settled")).to_have_text(settled)
+    assert said_in(LEFT_OUT, "ru", first=False).startswith("рядом с сеткой (вне 5\u00a0×\u00a04) лежит ещё 1 карта")
+    # (the walk's other Russian: cards beside every tableau, a grid typed of the wrong shape, the pad's list)
+    loose = "5 cards lie side by side outside every tableau read: if they are a player's tableau, it was not read (photograph it alone, or closer)"
+    assert page.evaluate("m => I18N.message(m)", loose).startswith("рядом лежат ещё 5 карт, не входящих ни в одну экосистему: ")
+    shape = "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 3 rows, holding 5, 5, 4 cards"
+    assert page.evaluate("m => I18N.message(m)", shape) == "сетка — 4 строки по 5 карт (или 5 строк по 4); введено строк: 3 (карт в них: 5, 5, 4)"
+    assert page.evaluate("I18N.t('ui.pad_unsure_entry', { name: 'Алёна', n: 1 })") == "Алёна — 1"
     expect(button).to_be_hidden()
     total = room_player_when(server, room_id, "Петя", lambda p: True)["total"]
     expect(mine.locator(".tableau-title")).to_have_text(re.compile(rf"^Петя: {total}\? — "))

@@ -1981,7 +1981,7 @@ function roomPad(game) {
   // the total is not final" per player: a walk).
   const unsure = game.players.filter((p) => doubts.get(p.name));
   const notes = unsure.length === 1 ? t("ui.pad_unsure", { n: doubts.get(unsure[0].name), name: unsure[0].name })
-    : unsure.length ? t("ui.pad_unsure_players", { list: unsure.map((p) => `${p.name} ${doubts.get(p.name)}`).join(", ") }) : "";
+    : unsure.length ? t("ui.pad_unsure_players", { list: unsure.map((p) => t("ui.pad_unsure_entry", { name: p.name, n: doubts.get(p.name) })).join(", ") }) : "";
   // Those whose read is in doubt otherwise (their cards, if any, said above): named in one sentence.
   // A deck's count of a type exceeded is said as itself, on the pad's line: it was said only in a
   // total's title (no phone shows one), and the line blamed every player's "photo or grid" (a walk,
