@@ -20,7 +20,7 @@ from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
-from .naming import MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux
+from .naming import AMONG_DOUBTS, MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
 from .second_look import (
@@ -562,6 +562,14 @@ class Reader:
             read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
             kept.append(read)
             kept_fits.append(fit)
+        boxes = [sum(cell.detected for cell in read.cells) for read in kept]
+        for k in reversed(range(len(kept))):
+            doubted = sum(cell.shown and any(d != AMONG_DOUBTS for d in cell.doubts) for cell in kept[k].cells)
+            best = max((b for j, b in enumerate(boxes) if j != k), default=0)
+            if photo_doubts.misread_beside(boxes[k], doubted, best):
+                sure = sum(photo_doubts.is_card(c.detected, c.type is not None, c.card_evidence) for c in kept[k].cells)
+                unread_grids.append(UnreadGrid(boxes[k], sure, doubted))
+                del kept[k], kept_fits[k], boxes[k]
         read_cells = np.array([cell.quad for f in kept_fits for cell in f.cells.values()]).reshape(-1, 4, 2)
         for fit, read in zip(kept_fits, kept):
             beside = _left_beside(det, fit, unsaid, read_cells)
