@@ -57,6 +57,8 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
     # a winner the pile's majorities may change (49-42 for ann; 40-42 with the pile's 2 streams);
     # a solo room was final before the bot's grid (an attack on a running server).
     duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    # said before anyone joins too: a guest's page could not tell a pile not given from 0 and 0
+    assert duel["waiting_for"] == "neutral" and duel["game"] is None
     for name in ("ann", "bob"):
         join(client, duel["id"], name, GRIDS["alice" if name == "ann" else "bruno"])
     doc = client.get(f"/api/rooms/{duel['id']}").json()
@@ -65,6 +67,7 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
                    headers={"X-Room-Token": duel["owner_token"]})
     assert r.status_code == 200 and r.json()["waiting_for"] is None and r.json()["game"]["final"] is True
     solo = client.post("/api/rooms", json={"mode": "solo"}).json()
+    assert solo["waiting_for"] == "bot"
     join(client, solo["id"], "ann", GRIDS["alice"])
     doc = client.get(f"/api/rooms/{solo['id']}").json()
     assert doc["waiting_for"] == "bot" and doc["game"]["final"] is False and doc["game"]["solo"] is None
@@ -336,7 +339,8 @@ def test_a_two_player_room_seats_two_and_a_solo_room_one(client):
         doc = client.get(f"/api/rooms/{rid}").json()
         assert [p["name"] for p in doc["game"]["players"] if not p.get("bot")] == [f"p{k}" for k in range(seats)]
         assert doc["seats"] == seats  # said in the room, so a page can say it is full before a photo is sent
-    assert client.post("/api/rooms", json={"mode": "game"}).json()["seats"] == 8  # the service's max_players
+    game = client.post("/api/rooms", json={"mode": "game"}).json()
+    assert game["seats"] == 8 and game["waiting_for"] is None  # the service's max_players; a game waits for no one
 
 
 def test_the_access_log_keeps_overlay_ids_out_and_cannot_be_given_forged_lines(client, caplog):

@@ -158,14 +158,15 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
             read["overlay_url"] = read["photo_url"] = f"/api/overlays/{p.overlay_id}.jpg" if p.overlay_id else None
             reads.append(read)
         doc["game"] = game_to_dict(game, reads)
-        # What the room still waits for before its score is final: a two-player game's neutral
-        # pile (it takes part in the majorities), a solo game's bot. Both were final without
-        # them, the winner named on half the game (an attack on a running server).
-        waiting = ("neutral" if room.mode == "two-player" and not room.neutral_given
-                   else "bot" if room.mode == "solo" and bot is None else None)
-        if waiting:
-            doc["game"]["final"] = False
-        doc["waiting_for"] = waiting
+    # What the room still waits for before its score is final: a two-player game's neutral pile
+    # (it takes part in the majorities), a solo game's bot. Both were final without them, the
+    # winner named on half the game (an attack on a running server). Said before anyone joins too:
+    # a guest's page could not tell a pile not given from one given as none.
+    waiting = ("neutral" if room.mode == "two-player" and not room.neutral_given
+               else "bot" if room.mode == "solo" and not room.bot_grid else None)
+    if waiting and doc["game"]:
+        doc["game"]["final"] = False
+    doc["waiting_for"] = waiting
     return doc, etag
 
 

@@ -1862,8 +1862,8 @@ function showRoom(doc) {
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
   // A guest's boxes, read-only, before the creator gave the pile: empty ("—"), not 0 and 0 beside
   // "the room's creator still has to give them" (a Russian walk). The room's answer says it waits
-  // for them (``waiting_for``); with no tableau yet it says nothing, and a pile of none is not shown as given.
-  const unknown = !owner && doc.neutral && (doc.waiting_for === "neutral" || (!doc.game && !doc.neutral[0] && !doc.neutral[1]));
+  // for them (``waiting_for``), before anyone has joined too.
+  const unknown = !owner && doc.neutral && doc.waiting_for === "neutral";
   for (const id of ["neutral-streams", "neutral-wolves"]) $(id).placeholder = unknown ? "—" : "";
   if (doc.neutral && document.activeElement.type !== "number") {
     $("neutral-streams").value = unknown ? "" : doc.neutral[0]; $("neutral-wolves").value = unknown ? "" : doc.neutral[1];
