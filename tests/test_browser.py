@@ -622,6 +622,7 @@ def test_solo_says_who_won_and_no_provisional_majorities(server, page):
                                  headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
     urllib.request.urlopen(req).close()
     doc = put_grid(server, room_id, "me", me)
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:me", doc["token"]])  # this phone's seat: "you"
     game = doc["room"]["game"]
     assert game["solo"]["outcome"] == "lost" and 0 < game["solo"]["margin"] < 30
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
@@ -655,7 +656,9 @@ def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
     req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": TIED_BOT}).encode(), method="PUT",
                                  headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
     urllib.request.urlopen(req).close()
-    game = put_grid(server, room_id, "me", (EXAMPLES / "alice.txt").read_text())["room"]["game"]
+    doc = put_grid(server, room_id, "me", (EXAMPLES / "alice.txt").read_text())
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:me", doc["token"]])  # this phone's seat: "you"
+    game = doc["room"]["game"]
     assert game["solo"]["margin"] == 0 and game["players"][0]["total"] == game["players"][1]["total"]
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('me')", timeout=10000)
     assert page.text_content("#room-winners") == "You and the bot tied: a win needs 30 or more points more than the bot."
@@ -2810,6 +2813,42 @@ def test_a_solo_room_whose_read_has_a_doubt_of_the_photo_is_not_final(server, pa
     assert page.text_content("#room-pad tr.total td").endswith("?")
 
 
+def test_a_solo_win_in_doubt_is_said_as_for_now_and_names_the_player_on_a_guests_phone(server, new_page, tmp_path):
+    # The pad showed "52?" and every phone read "Hai battuto il bot di 52 punti: vittoria notevole",
+    # a win stated as fact, and "you" on a guest's phone too, of Chiara's game (an Italian walk).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    room_id = new_room(page, server, "solo")
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
+    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
+    urllib.request.urlopen(req).close()
+    add_to_room(page, "Chiara", write(tmp_path, "chiara.jpg", tableau_with_a_card_beside()))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    game = get_room(server, room_id)["game"]
+    assert not game["final"] and game["solo"]["outcome"] != "lost"
+    words, margin = catalogue("it"), game["solo"]["margin"]
+    outcome = words[f"ui.outcome.{game['solo']['outcome']}"]
+    mine = words["ui.solo_win_now"].format(margin=f"{margin} punti", outcome=outcome)
+    expect(page.locator("#room-winners")).to_have_text(re.compile("^" + re.escape(mine)), timeout=10000)
+    assert page.text_content("#room-winners").count("definitiv") == 1  # "not final" said once, by the note
+    shot(page, "solo-not-final-creator-it")
+
+    guest = new_page(viewport=WALK, locale="it-IT")
+    guest.goto(f"{server}/r/{room_id}")
+    theirs = words["ui.solo_win_by_now"].format(name="Chiara", margin=f"{margin} punti", outcome=outcome)
+    expect(guest.locator("#room-winners")).to_have_text(re.compile("^" + re.escape(theirs)), timeout=10000)
+    assert "Hai " not in guest.text_content("#room-winners")
+    shot(guest, "solo-not-final-guest-it")
+    guest.select_option("#lang", "en")
+    expect(guest.locator("#room-winners")).to_have_text(
+        re.compile("^" + re.escape(f"For now Chiara leads the bot by {margin} points: a")), timeout=10000)
+    shot(guest, "solo-not-final-guest-en")
+    assert not page.errors and not guest.errors
+
+
 def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_until_undone(server, new_page, tmp_path):
     # A card left out beside the grid is a doubt of no cell: no correction, no card kept settled
     # it, and the room's game stayed "not final" (Leading, 45?) until the photo was sent again. The
@@ -3239,7 +3278,7 @@ def test_solo_against_the_bot_with_cards_in_doubt_says_not_final_once(server, ne
     expect(page.locator("#room-winners")).to_have_text(re.compile(re.escape(words["ui.pad_unsure"]["other"].format(name="Giulia", n=n)) + "$"),
                                                        timeout=10000)
     winners = page.text_content("#room-winners")
-    assert winners.startswith(words["ui.solo_win"].split("{")[0]) and winners.count("definitiv") == 1, winners
+    assert winners.startswith(words["ui.solo_win_now"].split("{")[0]) and winners.count("definitiv") == 1, winners
     assert not page.errors
 
 
