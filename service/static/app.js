@@ -1845,11 +1845,13 @@ function showRoom(doc) {
   // A full room opened by a phone that holds no seat in it: said at once, and no name box or "Add
   // my tableau" offered (a ninth phone was told "the room is full" only once it had tapped: a
   // Russian walk). A phone holding a seat still retakes its photo; a seat freed, the box is back.
+  // Said once as it fills (each poll said it again, over the creator's "Saved." for the neutral pile).
   const full = !!doc.seats && doc.players.length >= doc.seats && !seats.length;
   $("join").hidden = full;
-  if (full && $("room-status").mark !== "full") {
+  if (full && !room.fullSaid) {
     setStatus($("room-status"), Object.assign(() => t(FULL[doc.mode] || "api.room_full", { n: doc.seats }), { mark: "full" }), true);
   } else if (!full && $("room-status").mark === "full") setStatus($("room-status"), "");
+  room.fullSaid = full;
   $("room-deck").hidden = !doc.deck;
   $("room-deck").textContent = doc.deck ? t("ui.room_deck", { name: doc.deck_title || doc.deck }) : "";
   // A friend's phone reads the room with its deck, and nothing else: the deck offered for this
