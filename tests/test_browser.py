@@ -2877,7 +2877,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     kacka = room_player_when(server, room_id, "Kačka", lambda p: p.get("checked") is True)
     assert kacka["doubts"] == [] and kacka["settled"] == [LEFT_OUT] and get_room(server, room_id)["game"]["final"]
     expect(page.locator("#mine .tool-status")).to_have_text("Grid checked: saved for the room.")
-    settled = f"Kačka's grid checked at the table: {LEFT_OUT}."  # (after its colon as the message is written: a Russian walk)
+    settled = f"Kačka confirmed the grid at the table (doubts set aside: {LEFT_OUT})."  # (lower case, as the message is written: a Russian walk)
     expect(page.locator("#mine .settled")).to_have_text(settled)
     expect(page.locator("#mine .doubts li")).to_have_count(0)
     expect(page.locator("#mine .doubts-title")).to_be_hidden()
@@ -2914,7 +2914,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     assert "Not final:" not in page.text_content("#room-winners")
     # in Czech, as a Czech table reads it
     page.select_option("#lang", "cs")
-    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka ověřena u stolu: {said_in(LEFT_OUT, 'cs', first=False)}")
+    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka potvrzena u stolu (pochybnosti odloženy: {said_in(LEFT_OUT, 'cs', first=False)[:-1]}).")
     expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
     expect(page.locator("#room-winners")).to_contain_text(sentence_cs(ours[0]))
     shot(page, "room-grid-checked-cs")
@@ -2928,7 +2928,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(page.locator("#mine .settled")).to_be_hidden()
     expect(button).to_be_visible()
     expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Leading"))
-    assert "checked at the table" not in page.text_content("#room-winners")
+    assert "confirmed the grid" not in page.text_content("#room-winners")
     assert page.text_content("#room-pad tr.total td").endswith("?")
     # checked again, it stays so after a reload, and "Back to what was read" takes it back too
     button.click()
@@ -2940,6 +2940,24 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     room_player_when(server, room_id, "Kačka", lambda p: "checked" not in p and p["doubts"] == [LEFT_OUT])
     expect(page.locator("#mine .doubts li")).to_have_text([left_out])
     expect(page.locator("#mine .grid-right")).to_be_visible()
+    assert not page.errors
+
+
+def test_the_settled_line_confirms_the_check_and_leaves_the_retake_advice_out(server, page):
+    # "Griglia di Chiara verificata al tavolo: questa foto contiene 4 ecosistemi: … Le carte sono
+    # piccole nella foto…: avvicinati…": read as a new problem, and told the whole room how to retake
+    # a photo whose grid was checked already (an Italian walk).
+    page.goto(server)
+    page.select_option("#lang", "it")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    multi = "this photo holds 4 tableaux: the first found was taken as yours (photograph yours alone to be sure)"
+    far = "the cards are small in the photo (about 40 px wide): come closer so the tableau fills the frame"
+    words = catalogue("it")
+    doubts = "; ".join(said_in(d, "it", first=False)[:-1] for d in (multi, LEFT_OUT))
+    said = page.evaluate("ds => settledText('Chiara', ds)", [multi, far, LEFT_OUT])
+    assert said == words["ui.settled_by"].format(name="Chiara", doubts=doubts), said
+    assert said.startswith("Chiara ha confermato la griglia al tavolo (dubbi superati: ") and "avvicinati" not in said
+    assert page.evaluate("ds => settledText(null, ds)", [far]) == words["ui.checked_here"]
     assert not page.errors
 
 
@@ -2968,7 +2986,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
         assert pad_values(page, "#pad")["total"] == page.text_content("#total") + "?"
 
     def final():
-        expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
+        expect(settled).to_have_text(f"Grid confirmed at the table (doubts set aside: {LEFT_OUT}).")
         expect(doubts).to_have_count(0)
         expect(page.locator(f"{view} .doubts-title")).to_be_hidden()
         expect(button).to_be_hidden()
@@ -2997,7 +3015,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     # in Italian, as the walk had it
     page.select_option("#lang", "it")
     italian = i18n.translate(LEFT_OUT, "it")
-    expect(settled).to_have_text(f"Griglia verificata al tavolo: {italian}.")
+    expect(settled).to_have_text(f"Griglia confermata al tavolo (dubbi superati: {italian}).")
     expect(said).to_have_text("Griglia verificata.")
     shot(page, "solo-grid-checked-it")
     page.select_option("#lang", "en")
@@ -3062,7 +3080,7 @@ def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, rea
     expect(page.locator("#total-unsure")).to_be_visible()  # the photo's own doubt: not final yet
     first = page.text_content("#which-shown")
     button.click()
-    expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
+    expect(settled).to_have_text(f"Grid confirmed at the table (doubts set aside: {LEFT_OUT}).")
     expect(page.locator("#total-unsure")).to_be_hidden()
     other.click()
     expect(page.locator("#which-shown")).not_to_have_text(first)
@@ -3075,7 +3093,7 @@ def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, rea
     expect(button).to_be_visible()
     other.click()
     expect(page.locator("#which-shown")).to_have_text(first)
-    expect(settled).to_have_text(f"Grid checked at the table: {LEFT_OUT}.")
+    expect(settled).to_have_text(f"Grid confirmed at the table (doubts set aside: {LEFT_OUT}).")
     expect(button).to_be_hidden()
     expect(page.locator("#total-unsure")).to_be_hidden()
     assert "?" not in pad_values(page, "#pad")["total"]
@@ -3352,7 +3370,7 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     # its colon in lower case
     expect(mine.locator(".doubts li")).to_have_text([said_in(twin, "ru")])
     expect(mine.locator(".doubts-title")).to_be_visible()
-    settled = words["ui.settled_by"].format(name="Петя", doubts=said_in(LEFT_OUT, "ru", first=False))
+    settled = words["ui.settled_by"].format(name="Петя", doubts=said_in(LEFT_OUT, "ru", first=False)[:-1])
     expect(mine.locator(".settled")).to_have_text(settled)
     assert said_in(LEFT_OUT, "ru", first=False).startswith("рядом с сеткой (вне 5\u00a0×\u00a04) лежит ещё 1 карта")
     # (the walk's other Russian: cards beside every tableau, a grid typed of the wrong shape, the pad's list)
@@ -3370,7 +3388,7 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     shot(page, "room-twin-checked-ru")
     page.select_option("#lang", "en")
     expect(mine.locator(".doubts li")).to_have_text([twin[0].upper() + twin[1:] + "."])
-    expect(mine.locator(".settled")).to_have_text(f"Петя's grid checked at the table: {LEFT_OUT}.")
+    expect(mine.locator(".settled")).to_have_text(f"Петя confirmed the grid at the table (doubts set aside: {LEFT_OUT}).")
     shot(page, "room-twin-checked-en")
 
     # a photo whose only doubt is the twin: nothing for the button to settle, so none offered

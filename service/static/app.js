@@ -960,12 +960,16 @@ function cellDoubtChecked(doubt, done) {
 // What a player's check of the whole grid at the table settled (the doubts of the photo and the
 // grid, each a sentence), or that it was made, if nothing but cards was in doubt. ``name`` null:
 // the one-photo page's, whose player has no name there ("This photo's grid checked" read wrong).
-// The first follows the line's colon as the catalogue writes it, lower case ("…сверена со столом:
-// На этом фото…" read as two sentences: a Russian walk); those after it are sentences.
+// Said as a confirmation, the doubts set aside listed in its parentheses, lower case, "; " between
+// them ("…сверена со столом: На этом фото…" read as two sentences: a Russian walk). How to retake
+// the photo is left out: once the grid is checked it is moot, and the room's line told every
+// phone to "move closer" (an Italian walk: "Griglia di Chiara verificata al tavolo: … avvicinati").
+const notAdvice = (doubts) => (doubts || []).filter((d) => !ADVICE.has((I18N.match(d) || {}).key));
 function settledText(name, settled) {
-  const doubts = settled.map((d, k) => (k ? sentence : stopped)(I18N.message(d))).join(" ");
-  if (name == null) return settled.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
-  return settled.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
+  const kept = notAdvice(settled);
+  const doubts = kept.map((d) => I18N.message(d).replace(/[.]$/, "")).join("; ");
+  if (name == null) return kept.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
+  return kept.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
 }
 
 // A cell's doubt as said of that cell: without its "row 1, col 2: " (api.cell_at), which the
@@ -2008,7 +2012,7 @@ function roomPad(game) {
     : t("ui.pad_deck_issues", { issues: said.map((d) => I18N.message(d)).join("; ") })) : "";
   // Those who checked their grid at the table: what it settled (a card left beside the grid, a
   // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
-  const checkedNotes = game.players.filter((p) => p.checked && (p.settled || []).length).map((p) => settledText(p.name, p.settled));
+  const checkedNotes = game.players.filter((p) => p.checked && notAdvice(p.settled).length).map((p) => settledText(p.name, p.settled));
   $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0 || !!deckNote), notes, readNote, deckNote,
     ...checkedNotes].filter(Boolean).join(" ");
 }
