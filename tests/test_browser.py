@@ -2999,12 +2999,16 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
 
     in_doubt()
     expect(button).to_have_text("The grid is right")
-    expect(hint).to_have_text("Compared every card with your tableau on the table? Then the doubts are settled and the total is final.")
+    # (it said "the doubts are settled and the total is final" before the press: an Italian walk)
+    expect(hint).to_have_text("If you have compared every card with your tableau on the table, press it: the read's doubts are then set aside.")
     shot(page, "solo-grid-to-check-en")
     page.select_option("#lang", "cs")  # what it does, in Czech as a Czech table reads it
     expect(button).to_have_text("Mřížka je správně")
-    expect(hint).to_have_text("Porovnali jste každou kartu se svým ekosystémem na stole? Pak jsou pochybnosti vyřešeny a součet je konečný.")
+    expect(hint).to_have_text("Pokud jste porovnali každou kartu se svým ekosystémem na stole, stiskněte ho: pochybnosti čtení se pak považují za vyřešené.")
     shot(page, "solo-grid-to-check-cs")
+    page.select_option("#lang", "it")
+    expect(hint).to_have_text("Se hai confrontato ogni carta con il tuo ecosistema sul tavolo, tocca qui: i dubbi della lettura si considerano superati.")
+    shot(page, "solo-grid-to-check-it")
     page.select_option("#lang", "en")
 
     button.click()
