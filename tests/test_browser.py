@@ -667,6 +667,27 @@ def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
     page.wait_for_function("document.querySelector('#room-winners').textContent.startsWith('Remíza')", timeout=10000)
 
 
+def test_players_tied_are_said_as_a_tie_and_listed_as_the_language_lists_them(server, new_page):
+    # "In testa: Giulia, Chiara (non definitivo)." and "Vincono: Giulia, Chiara.": two names joined
+    # by a comma, a tie not said as one (an Italian walk).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK, locale="it-IT")
+    room_id = new_room(page, server)
+    for name, grid in (("Giulia", "alice"), ("Chiara", "alice"), ("Marco", "chiara")):
+        put_grid(server, room_id, name, (EXAMPLES / f"{grid}.txt").read_text())
+    game = get_room(server, room_id)["game"]
+    assert sorted(game["winners"]) == ["Chiara", "Giulia"], game["winners"]
+    names = " e ".join(game["winners"])
+    said = ("Vincono a pari merito " + names + ".") if game["final"] else ("In testa a pari merito: " + names + " (non definitivo).")
+    expect(page.locator("#room-winners")).to_have_text(re.compile("^" + re.escape(said)), timeout=10000)
+    assert ", ".join(game["winners"]) not in page.text_content("#room-winners")
+    shot(page, "room-tie-it")
+    page.select_option("#lang", "en")
+    expect(page.locator("#room-winners")).to_contain_text(" and ".join(game["winners"]), timeout=10000)
+    assert not page.errors
+
+
 def test_keyboard_reaches_take_a_photo_and_choose_a_file(server, page):
     page.goto(server)
     page.wait_for_load_state("networkidle")  # the page settled: what follows is the keyboard alone
@@ -2495,7 +2516,7 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     owner.click("#save-neutral")
     expect(owner.locator("#room-status")).to_have_text("Saved.")
     expect(guest.locator("#neutral-streams")).to_have_value("3", timeout=10000)
-    expect(guest.locator("#room-winners")).to_have_text(re.compile(r"^Winners?: "), timeout=10000)
+    expect(guest.locator("#room-winners")).to_have_text(re.compile(r"^(Winner|Tied for the win): "), timeout=10000)
     final = guest.eval_on_selector_all("#room-pad tr.total td", totals)
     assert len(final) == 2 and not any(text.endswith("?") or unsure for text, unsure in final), final
 
@@ -3388,7 +3409,7 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     expect(mine.locator(".tableau-title")).to_have_text(re.compile(rf"^Петя: {total}\? — "))
     expect(page.locator("#room-pad tr.total td").first).to_have_text(f"{total}?")
     # (dima's typed grid is said to be Петя's tableau too)
-    expect(page.locator("#room-winners")).to_contain_text(words["ui.pad_read_unsure"]["few"].format(names="Петя, dima"))
+    expect(page.locator("#room-winners")).to_contain_text(words["ui.pad_read_unsure"]["few"].format(names="Петя и dima"))
     shot(page, "room-twin-checked-ru")
     page.select_option("#lang", "en")
     expect(mine.locator(".doubts li")).to_have_text([twin[0].upper() + twin[1:] + "."])

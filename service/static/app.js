@@ -1786,6 +1786,9 @@ function roomGone(err) {
   $("room-home").hidden = false;
 }
 
+// Players' names as the language lists them: "Giulia e Chiara", not "Giulia, Chiara" (an Italian walk).
+const nameList = (names) => new Intl.ListFormat(I18N.lang, { type: "conjunction" }).format(names);
+
 // ``unsure``: a card of the game is still in doubt: who leads is said, not who won (a walk:
 // "Winner: Bob." above two totals marked "?").
 function winnersText(game, unsure = false) {
@@ -1800,7 +1803,7 @@ function winnersText(game, unsure = false) {
   // A duel before its neutral pile is given: the pile may take a majority (the service says it is
   // not final: a winner was named on half the game, an attack).
   if (waiting === "neutral") {
-    return `${t("ui.leading", { n: game.winners.length, names: game.winners.join(", ") })} ${t(creator ? "ui.neutral_needed" : "ui.neutral_needed_guest")}`;
+    return `${t("ui.leading", { n: game.winners.length, names: nameList(game.winners) })} ${t(creator ? "ui.neutral_needed" : "ui.neutral_needed_guest")}`;
   }
   if (game.solo) {
     const human = game.players.find((p) => !p.bot), bot = game.players.find((p) => p.bot);
@@ -1820,7 +1823,7 @@ function winnersText(game, unsure = false) {
     // final: ...)" here said it twice (a walk, in Italian).
     return said;
   }
-  return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: game.winners.join(", ") })
+  return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: nameList(game.winners) })
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
 }
 
@@ -2001,7 +2004,7 @@ function roomPad(game) {
   const deckIssues = new Set([...(game.deck_issues || []), ...game.players.flatMap((p) => p.deck_issues || [])]);
   const deckOnly = (p) => reasons.get(p.name).every((r) => deckIssues.has(r));
   const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length && !deckOnly(p));
-  const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: read.map((p) => p.name).join(", ") }) : "";
+  const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: nameList(read.map((p) => p.name)) }) : "";
   // The game's own counts when it has any (each player's past a deck is the game's too): at 8
   // players every player's and the game's were listed, "a misread card or a second deck" six times
   // over some 25 lines of a phone (a Russian walk). Each player's own stays with their tableau.
