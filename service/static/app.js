@@ -2260,10 +2260,14 @@ async function joinRoom(file) {
     const entry = room.views.get(res.name), doubtful = entry && entry.view.read ? entry.view.readDoubtCount() : 0;
     const player = res.room.game && res.room.game.players.find((p) => p.name === res.name);
     const advice = adviceOf(player && player.doubts);
+    // Any doubt at all (a few cards, a card beside the grid, a tableau photographed twice) said in a
+    // word: "Ecosistema di Chiara aggiunto." stood alone over a read to check (an Italian walk).
+    const toCheck = doubtful > 0 || !!(player && ((player.doubts || []).length || (player.deck_issues || []).length));
     setStatus($("room-status"), () => doubtful >= UNREADABLE
       ? [t(replacing ? "ui.replaced_doubtful" : "ui.added_doubtful", { name: res.name, n: doubtful }),
         ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
-      : t(replacing ? "ui.replaced" : "ui.added", { name }), doubtful >= UNREADABLE);
+      : [t(replacing ? "ui.replaced" : "ui.added", { name }), toCheck ? t("ui.added_to_check") : ""].filter(Boolean).join(" "),
+    doubtful >= UNREADABLE);
   } catch (err) {
     if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
     // The player's own deck, not taught yet: it is taught on the start page (a tab of its own,
