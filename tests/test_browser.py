@@ -544,6 +544,9 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     page.click("#add-photo")  # Ann again: asked before her tableau is replaced
     page.wait_for_selector("#confirm[open]")
     assert "Replace Ann's tableau" in page.text_content("#confirm-text")
+    # asked before a photo is chosen: "with this photo" named none, and "Keep it" said not which (an Italian walk)
+    expect(page.locator("#confirm-text")).to_have_text("Replace Ann's tableau with a new photo?")
+    expect(page.locator("#confirm-no")).to_have_text("No, keep the one before")
     # the question is the dialog's name: a screen reader heard "Keep it, button" alone (a walk)
     expect(page.locator("#confirm")).to_have_accessible_name(re.compile(r"^Replace Ann's tableau"))
     expect(page.locator("#room-pad")).to_have_accessible_name("Score pad")
@@ -560,6 +563,9 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     page.click("#add-photo")
     page.wait_for_selector("#confirm[open]")
     assert "Replace Ann's tableau" in page.text_content("#confirm-text")
+    # asked before a photo is chosen: "with this photo" named none, and "Keep it" said not which (an Italian walk)
+    expect(page.locator("#confirm-text")).to_have_text("Replace Ann's tableau with a new photo?")
+    expect(page.locator("#confirm-no")).to_have_text("No, keep the one before")
     with page.expect_file_chooser() as chooser:
         page.click("#confirm-yes")
     chooser.value.set_files(path)
@@ -665,6 +671,26 @@ def test_solo_says_a_tie_with_the_bot_is_a_tie(server, page):
     assert page.eval_on_selector_all("#room-pad thead th", "ths => ths.map(th => th.textContent)")[1:] == ["me", "bot"]
     page.select_option("#lang", "cs")
     page.wait_for_function("document.querySelector('#room-winners').textContent.startsWith('Remíza')", timeout=10000)
+
+
+def test_italian_says_the_deck_count_the_turn_the_neutral_pile_and_the_replace_question_as_italians_do(server, page):
+    # "fotografa solo il tuo per esserne certo" (masculine only), "La partita ha 11 carte coniglio ma
+    # un mazzo ne ha solo 8", "(35% nel caso peggiore, girando la carta)", "(Giocatore neutrale):
+    # partecipa alle maggioranze", "con questa foto?" before any photo (an Italian walk).
+    page.goto(server)
+    page.select_option("#lang", "it")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    said = lambda m: page.evaluate("m => I18N.message(m)", m)
+    assert said("this photo holds 4 tableaux: the first found was taken as yours (photograph yours alone to be sure)").endswith(
+        "(fotografa solo il tuo per andare sul sicuro)")
+    assert said("the game has 11 rabbit cards but a deck holds only 8: a misread card or a second deck") == (
+        "in partita ci sono 11 carte «coniglio», ma un mazzo ne ha solo 8: una carta letta male, o un secondo mazzo?")
+    assert "(35% nell'orientamento peggiore)" in said("row 2, col 3: low confidence: empty 69% (35% at its worst turn), or wolf 9%")
+    assert page.evaluate("I18N.t('ui.neutral_needed')") == (
+        "Inserisci qui sopra ruscelli e lupi del giocatore neutrale: contano per le maggioranze.")
+    assert page.evaluate("I18N.t('ui.confirm_replace', { name: 'Chiara' })") == "Sostituire l'ecosistema di Chiara con una nuova foto?"
+    assert page.evaluate("[I18N.t('ui.yes_replace'), I18N.t('ui.keep_previous')]") == ["Sostituisci", "No, tieni quello di prima"]
+    assert not page.errors
 
 
 def test_players_tied_are_said_as_a_tie_and_listed_as_the_language_lists_them(server, new_page):

@@ -2229,7 +2229,8 @@ async function addPhotoClicked() {
   const other = !taken && room.doc && room.doc.players.find((p) => foldName(p) === foldName(name));
   if (other) { setStatus($("room-status"), () => t("ui.name_alike", { name, other }), true); $("player-name").focus(); return; }
   // Declined: said, or the last word stayed ("Saved.", as if the photo had been: a walk, in Russian).
-  if (taken && !(await confirmDialog(t("ui.confirm_replace", { name })))) { setStatus($("room-status"), () => t("ui.room_kept", { name })); return; }
+  // (asked before a photo is chosen: "with this photo" named none; "Keep it" of which? an Italian walk)
+  if (taken && !(await confirmDialog(t("ui.confirm_replace", { name }), t("ui.yes_replace"), t("ui.keep_previous")))) { setStatus($("room-status"), () => t("ui.room_kept", { name })); return; }
   setStatus($("room-status"), "");
   $("room-photo").click();
 }
