@@ -2533,6 +2533,20 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     totals = "tds => tds.map(td => [td.textContent, td.classList.contains('unsure')])"
     marked = owner.eval_on_selector_all("#room-pad tr.total td", totals)
     assert len(marked) == 2 and all(text.endswith("?") and unsure for text, unsure in marked), marked
+    # The creator's boxes empty ("—") too, not 0 and 0, which looked given (an Italian walk); saved
+    # empty, the pile is asked for, not taken as 0 unsaid
+    for phone in (owner, guest):
+        for box in ("#neutral-streams", "#neutral-wolves"):
+            expect(phone.locator(box)).to_have_value("")
+            expect(phone.locator(box)).to_have_attribute("placeholder", "—")
+    owner.click("#save-neutral")
+    expect(owner.locator("#room-status")).to_have_text("Neutral pile: give both numbers, streams and wolves (0 if it has none).")
+    owner.fill("#neutral-streams", "2")
+    owner.wait_for_timeout(2500)  # a poll meanwhile, the focus gone to Save: what was typed stays
+    owner.click("#save-neutral")
+    expect(owner.locator("#room-status")).to_have_text("Neutral pile: give both numbers, streams and wolves (0 if it has none).")
+    expect(owner.locator("#neutral-streams")).to_have_value("2")
+    assert get_room(server, room_id)["waiting_for"] == "neutral"
     owner.fill("#neutral-wolves", "30")  # past the pile's most: said in the player's words, not FastAPI's (a walk)
     owner.click("#save-neutral")
     expect(owner.locator("#room-status")).to_have_text(

@@ -1875,13 +1875,17 @@ function showRoom(doc) {
   const owner = !!localStorage.getItem(ownerKey(room.id));
   for (const id of ["neutral-streams", "neutral-wolves", "bot-grid"]) $(id).readOnly = !owner;
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
-  // A guest's boxes, read-only, before the creator gave the pile: empty ("—"), not 0 and 0 beside
-  // "the room's creator still has to give them" (a Russian walk). The room's answer says it waits
-  // for them (``waiting_for``), before anyone has joined too.
-  const unknown = !owner && doc.neutral && doc.waiting_for === "neutral";
+  // The boxes before the creator gave the pile: empty ("—"), not 0 and 0 beside "the room's
+  // creator still has to give them" (a Russian walk), the creator's too, who types them (an
+  // Italian walk: 0 and 0 looked given). The room's answer says it waits for them (``waiting_for``),
+  // before anyone has joined too. Filled when the room's pile changes only: a poll set back what
+  // the creator had typed, once the focus left the box for Save.
+  const unknown = !!doc.neutral && doc.waiting_for === "neutral";
   for (const id of ["neutral-streams", "neutral-wolves"]) $(id).placeholder = unknown ? "—" : "";
-  if (doc.neutral && document.activeElement.type !== "number") {
+  const pile = JSON.stringify([doc.neutral, unknown]);
+  if (doc.neutral && document.activeElement.type !== "number" && room.neutralShown !== pile) {
     $("neutral-streams").value = unknown ? "" : doc.neutral[0]; $("neutral-wolves").value = unknown ? "" : doc.neutral[1];
+    room.neutralShown = pile;
   }
   // Filled in the page's language, and again in another once chosen, unless the player has typed
   // in it since (it stayed in the language it was first filled in: a walk).
@@ -2395,10 +2399,16 @@ function bindRoomButtons(id) {
     // Out of the inputs' own range: said in the player's words (the service's 422 for 30 wolves
     // was FastAPI's, in English: a walk, in Russian).
     const [streams, wolves] = ["neutral-streams", "neutral-wolves"].map((id) => $(id));
-    if ([streams, wolves].some((el) => !Number.isInteger(+el.value) || +el.value < +el.min || +el.value > +el.max)) {
+    const given = [streams, wolves].filter((el) => el.value.trim() !== "");
+    if (given.some((el) => !Number.isInteger(+el.value) || +el.value < +el.min || +el.value > +el.max)) {
       // The range, and whole numbers: "at most 20 streams and 12 wolves" was all it said of -1 or
       // 2.5 (an Italian walk). (The service's api.neutral_cap, for a pile past its most, stays its own.)
       setStatus($("room-status"), () => t("ui.neutral_range", { what: t("ui.neutral"), streams: streams.max, wolves: wolves.max }), true);
+      return;
+    }
+    // A box left empty ("—", the pile not given yet) is asked for, not saved as 0 unsaid.
+    if (given.length < 2) {
+      setStatus($("room-status"), () => t("ui.neutral_empty", { what: t("ui.neutral") }), true);
       return;
     }
     saveSetting("neutral", { streams: +streams.value, wolves: +wolves.value });
