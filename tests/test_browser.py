@@ -1221,6 +1221,20 @@ def test_the_empty_cells_doubt_goes_once_its_cells_are_checked(server, page, tmp
         expect(line).to_have_count(1 if k == 0 else 0)  # gone once both are checked, not before
 
 
+def test_the_grids_hint_is_a_line_of_its_own_not_part_of_its_bold_heading(server, new_page, photo_set, tmp_path):
+    # "Le carte come sono state lette tocca una carta per vedere da dove vengono i suoi punti": the
+    # heading and its hint read as one bold sentence (an Italian walk at 360 px).
+    page = new_page(viewport=WALK, locale="it-IT")
+    upload_solo(page, server, write(tmp_path, "a.jpg", photo_set[0].jpeg))
+    title, hint = page.locator("#solo-tableau .grid-title"), page.locator("#solo-tableau .grid-hint")
+    t, h = title.bounding_box(), hint.bounding_box()
+    assert t["y"] + t["height"] <= h["y"] + 1, (t, h)  # below the heading, not run on after it
+    assert int(hint.evaluate("el => getComputedStyle(el).fontWeight")) < 600
+    assert int(title.evaluate("el => getComputedStyle(el).fontWeight")) >= 600
+    shot(page, "solo-grid-hint-it")
+    assert not page.errors
+
+
 def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page, photo_set, tmp_path):
     upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
     doc = page.evaluate("fetch('/api/grid', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify("
@@ -2272,6 +2286,8 @@ def test_a_tableau_of_several_that_cannot_be_read_says_so_not_the_whole_photo(se
     expect(page.locator("#retake")).to_be_visible()
     expect(page.locator("#retake h2")).to_have_text("Couldn't read this tableau")
     expect(page.locator("#retake-text")).to_contain_text("The photo holds 2 tableaux: this one may be a neighbour's")
+    # (on tableau 2 of 2 "the button above shows the next" named none: an Italian walk)
+    expect(page.locator("#retake-text")).to_contain_text("the button above shows the others.")
     page.select_option("#lang", "ru")
     expect(page.locator("#retake h2")).to_have_text("Не удалось распознать эту экосистему")
     page.click("#other-tableau")  # the other one reads: its score, no retake box
