@@ -680,7 +680,9 @@ def test_italian_says_the_deck_count_the_turn_the_neutral_pile_and_the_replace_q
     page.goto(server)
     page.select_option("#lang", "it")
     page.wait_for_function("document.documentElement.lang === 'it'")
-    said = lambda m: page.evaluate("m => I18N.message(m)", m)
+    def said(message: str) -> str:
+        return page.evaluate("m => I18N.message(m)", message)
+
     assert said("this photo holds 4 tableaux: the first found was taken as yours (photograph yours alone to be sure)").endswith(
         "(fotografa solo il tuo per andare sul sicuro)")
     assert said("the game has 11 rabbit cards but a deck holds only 8: a misread card or a second deck") == (
@@ -2870,17 +2872,23 @@ def test_a_single_read_with_a_doubt_of_the_photo_is_not_shown_as_final(server, n
     assert not page.errors
 
 
+def solo_room_against_an_empty_bot(page, server) -> str:
+    """A solo room started on ``page`` whose bot's grid is empty: any tableau beats it by 30 or more."""
+    room_id = new_room(page, server, "solo")
+    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
+    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))
+    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
+    urllib.request.urlopen(req).close()
+    return room_id
+
+
 def test_a_solo_room_whose_read_has_a_doubt_of_the_photo_is_not_final(server, page, tmp_path):
     # Against the bot as in a game: a read with a card left out beside the grid won "for sure"
     # while the service said the game was not final (an Italian walk, in a room of three).
     from playwright.sync_api import expect
 
-    room_id = new_room(page, server, "solo")
-    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
-    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
-    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
-                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
-    urllib.request.urlopen(req).close()
+    room_id = solo_room_against_an_empty_bot(page, server)
     add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", tableau_with_a_card_beside()))
     expect(page.locator("#room-status")).to_contain_text("Added Giulia's tableau", timeout=30000)
     game = get_room(server, room_id)["game"]
@@ -2896,12 +2904,7 @@ def test_a_solo_win_in_doubt_is_said_as_for_now_and_names_the_player_on_a_guests
     from playwright.sync_api import expect
 
     page = new_page(viewport=WALK, locale="it-IT")
-    room_id = new_room(page, server, "solo")
-    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
-    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
-    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
-                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
-    urllib.request.urlopen(req).close()
+    room_id = solo_room_against_an_empty_bot(page, server)
     add_to_room(page, "Chiara", write(tmp_path, "chiara.jpg", tableau_with_a_card_beside()))
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     game = get_room(server, room_id)["game"]
@@ -3367,12 +3370,7 @@ def test_solo_against_the_bot_with_cards_in_doubt_says_not_final_once(server, ne
     from playwright.sync_api import expect
 
     page = new_page(viewport=WALK, locale="it-IT")
-    room_id = new_room(page, server, "solo")
-    owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")
-    bot = "\n".join(" ".join(["."] * 5) for _ in range(4))  # an empty grid: any tableau beats it by 30 or more
-    req = urllib.request.Request(f"{server}/api/rooms/{room_id}/bot", json.dumps({"grid": bot}).encode(), method="PUT",
-                                 headers={"Content-Type": "application/json", "X-Room-Token": owner, "If-Match": '"0"'})
-    urllib.request.urlopen(req).close()
+    solo_room_against_an_empty_bot(page, server)
     add_to_room(page, "Giulia", write(tmp_path, "giulia.jpg", spoil(photo_set[2].jpeg, reader, 3)))
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     n = page.locator("#mine .grid button.doubt").count()
