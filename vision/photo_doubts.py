@@ -266,6 +266,11 @@ def is_card(detected: bool, named: bool, confidence: float, at: float = EVIDENCE
     return detected and named and confidence >= at
 
 
+def card_evidence(cells, at: float = EVIDENCE_CONFIDENCE) -> list[bool]:
+    """``is_card`` of each of a tableau's read cells (``reads.CellRead``), named at ``at`` or more."""
+    return [is_card(cell.detected, cell.type is not None, cell.card_evidence, at) for cell in cells]
+
+
 def is_phantom(evidence: list[bool]) -> bool:
     """A lattice with too few cells holding card evidence (``is_card``) to be a player's tableau."""
     return sum(evidence) < MIN_CARD_CELLS

@@ -146,8 +146,7 @@ LATTICE_CARDS = 8
 def _surely_named(tableau: TableauRead) -> int:
     """How many of a tableau's cells hold a boxed card named one of the deck's types at
     ``UNSURE_NAMED_AT`` or more (``photo_doubts.is_card``, asked for more)."""
-    return sum(photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence, at=UNSURE_NAMED_AT)
-               for cell in tableau.cells)
+    return sum(photo_doubts.card_evidence(tableau.cells, at=UNSURE_NAMED_AT))
 
 
 def side_by_side(cards: Detections) -> int:
@@ -541,7 +540,7 @@ class Reader:
         kept_fits: list[TableauFit] = []
         unsaid: list[int] = []  # the boxes of lattices set aside without a word
         for fit, read in zip(fits, reads):
-            evidence = [photo_doubts.is_card(cell.detected, cell.type is not None, cell.card_evidence) for cell in read.cells]
+            evidence = photo_doubts.card_evidence(read.cells)
             if photo_doubts.is_phantom(evidence):
                 unread = photo_doubts.unread_grid(sum(cell.detected for cell in read.cells), sum(evidence))
                 if unread is not None:
@@ -567,8 +566,7 @@ class Reader:
             doubted = sum(cell.shown and any(d != AMONG_DOUBTS for d in cell.doubts) for cell in kept[k].cells)
             best = max((b for j, b in enumerate(boxes) if j != k), default=0)
             if photo_doubts.misread_beside(boxes[k], doubted, best):
-                sure = sum(photo_doubts.is_card(c.detected, c.type is not None, c.card_evidence) for c in kept[k].cells)
-                unread_grids.append(UnreadGrid(boxes[k], sure, doubted))
+                unread_grids.append(UnreadGrid(boxes[k], sum(photo_doubts.card_evidence(kept[k].cells)), doubted))
                 del kept[k], kept_fits[k], boxes[k]
         read_cells = np.array([cell.quad for f in kept_fits for cell in f.cells.values()]).reshape(-1, 4, 2)
         for fit, read in zip(kept_fits, kept):

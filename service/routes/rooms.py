@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 from typing import Annotated
 
 import segno
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from ecoscore.scoring import ReadDoc, game_to_dict, parse_json, score_game, to_json
+from ecoscore.scoring import COLS, ROWS, ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
 from ecoscore.vision.deckstore import DeckInfo
 
@@ -69,20 +68,23 @@ def with_corrections(read: ReadDoc | None, grid: list[list[str | None]]) -> Read
     read["cells"] = [[cell | {"doubts": []} if (r, c) in gone else cell for c, cell in enumerate(row)]
                      for r, row in enumerate(cells)]
     if read.get("checked"):
-        read["settled"] = [d for d in read.get("doubts", []) if not _of_a_cell(d)]
+        read["settled"] = [d for d in read.get("doubts", []) if _cell_of(d) is None]
         read["doubts"] = []
     else:
-        read["doubts"] = [d for d in read.get("doubts", [])
-                          if not any(d.startswith(f"{cell_at(r, c)}: ") for r, c in gone)]
+        read["doubts"] = [d for d in read.get("doubts", []) if _cell_of(d) not in gone]
     read["corrected"] = corrected
     read["kept"] = [[r, c] for r, c in kept]
     return read
 
 
-def _of_a_cell(doubt: str) -> bool:
-    """Whether a read's doubt is one cell's ("row 2, col 3: low confidence: ..."), not the photo's
+# A read's doubt of one cell starts with the cell's words (vision/naming.py tableau_doubts).
+_CELL_PREFIXES = {f"{cell_at(r, c)}: ": (r, c) for r in range(ROWS) for c in range(COLS)}
+
+
+def _cell_of(doubt: str) -> tuple[int, int] | None:
+    """The cell a read's doubt is of ("row 2, col 3: low confidence: ..."), or None: the photo's
     or the grid's."""
-    return re.match(r"row [1-4], col [1-5]: ", doubt) is not None
+    return next((rc for prefix, rc in _CELL_PREFIXES.items() if doubt.startswith(prefix)), None)
 
 
 def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]] | None) -> list[list[int]]:

@@ -964,7 +964,7 @@ function cellDoubtChecked(doubt, done) {
 // them ("…сверена со столом: На этом фото…" read as two sentences: a Russian walk). How to retake
 // the photo is left out: once the grid is checked it is moot, and the room's line told every
 // phone to "move closer" (an Italian walk: "Griglia di Chiara verificata al tavolo: … avvicinati").
-const notAdvice = (doubts) => (doubts || []).filter((d) => !ADVICE.has((I18N.match(d) || {}).key));
+const notAdvice = (doubts) => (doubts || []).filter((d) => !isAdvice(d));
 function settledText(name, settled) {
   const kept = notAdvice(settled);
   const doubts = kept.map((d) => I18N.message(d).replace(/[.]$/, "")).join("; ");
@@ -1598,7 +1598,8 @@ async function teachPhoto() {
 // photo says to photograph from higher up: behind "show anyway" a player never saw it.
 const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.no_colour", "api.glare", "api.blurred", "api.wrong_deck",
   "api.small_canvas"]);
-const adviceOf = (doubts) => (doubts || []).filter((d) => ADVICE.has((I18N.match(d) || {}).key));
+const isAdvice = (doubt) => ADVICE.has((I18N.match(doubt) || {}).key);
+const adviceOf = (doubts) => (doubts || []).filter(isAdvice);
 // A doubt is a clause ("taken at a low angle (...): hold the phone higher"); several written in
 // one line ran together with nothing between them (a walk at 320 px, in Russian).
 const stopped = (text) => text + (/[.!?]$/.test(text) ? "" : ".");
@@ -2005,7 +2006,7 @@ function roomPad(game) {
   // A deck's count of a type exceeded is said as itself, on the pad's line: it was said only in a
   // total's title (no phone shows one), and the line blamed every player's "photo or grid" (a walk,
   // in Czech: three players told their photos were unsure where the game held 14 wolves).
-  const deckIssues = new Set([...(game.deck_issues || []), ...game.players.flatMap((p) => p.deck_issues || [])]);
+  const deckIssues = new Set(game.deck_issues || []);  // (each player's and the game's own: scoring/game.py)
   const deckOnly = (p) => reasons.get(p.name).every((r) => deckIssues.has(r));
   const read = game.players.filter((p) => !doubts.get(p.name) && reasons.get(p.name).length && !deckOnly(p));
   const readNote = read.length ? t("ui.pad_read_unsure", { n: read.length, names: nameList(read.map((p) => p.name)) }) : "";
