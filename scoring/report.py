@@ -70,6 +70,7 @@ class ReadDoc(TypedDict, total=False):
     doubts: list[str]  # the photo's doubts, then the tableau's
     confidence: float  # the weakest cell's
     cells: list[list[CellReadDoc]]  # 4 rows of 5
+    left_out: list[list[list[float]]]  # quads of the cards its doubt says were left out beside the grid
     photo: str  # the photo's name (its file's stem, or the name given)
     deck: str  # the deck whose cards the cells were named as ("standin": the built-in classifier)
     overlay_url: str | None  # the service: the photo with the grid drawn on it

@@ -146,6 +146,9 @@ class PlayerOut(BaseModel):
     doubts: list[str] | None = None
     confidence: float | None = None
     cells: list[list[CellRead]] | None = None
+    left_out: list[list[list[float]]] | None = Field(None, description="corners (photo pixels, TL, TR, BR, BL) of the "
+                                                     "cards the doubt \"N cards ... were left out\" counts: in line with "
+                                                     "the grid but outside its 5 × 4, or beside it")
     photo: str | None = None
     deck: str | None = Field(None, description="the deck whose cards the cells were named as (standin: built in)")
     overlay_url: str | None = None

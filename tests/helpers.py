@@ -81,3 +81,37 @@ def cell_doubts() -> list[str]:
             named = {rc: naming for rc, naming in zip(cells, namings[start:]) if naming is not None}
             doubts.update(tableau_read(fit, named, names, det, 1.0, MIN_CONFIDENCE).doubts)
     return sorted({for_the_page(doubt) for doubt in doubts})
+
+
+class FiveByFive:
+    """Stand-in cards laid 5 x 5 on a plain cloth (an attack on a running server: the read keeps
+    four rows, the fifth is said left out): the JPEG, and where each card lies."""
+
+    w, gap, margin = 120, 6, 100
+    h = int(w * 448 / 320)
+
+    def __init__(self, seed: int = 22):
+        import io
+        import random
+
+        from PIL import Image
+
+        decks = REPO / "datasets" / "decks" / "standin"
+        types = sorted(d.name for d in decks.iterdir() if d.is_dir())
+        faces = {t: [Image.open(f).convert("RGB") for f in sorted((decks / t).iterdir())] for t in types}
+        rnd, w, h, gap, margin = random.Random(seed), self.w, self.h, self.gap, self.margin
+        photo = Image.new("RGB", (5 * (w + gap) + 2 * margin, 5 * (h + gap) + 2 * margin), (70, 110, 60))
+        for r in range(5):
+            for c in range(5):
+                face = rnd.choice(faces[rnd.choice(types)]).resize((w, h))
+                photo.paste(face, (margin + c * (w + gap), margin + r * (h + gap)))
+        data = io.BytesIO()
+        photo.save(data, "JPEG", quality=92)
+        self.jpeg = data.getvalue()
+
+    def on_a_card(self, x: float, y: float) -> bool:
+        """Whether the point (photo pixels) lies on one of the 25 cards."""
+        pitch_x, pitch_y = self.w + self.gap, self.h + self.gap
+        col, row = (x - self.margin) // pitch_x, (y - self.margin) // pitch_y
+        return (0 <= col < 5 and 0 <= row < 5 and x - self.margin - col * pitch_x < self.w
+                and y - self.margin - row * pitch_y < self.h)

@@ -58,6 +58,26 @@ def test_score_one_photo_with_overlay(client, photo_set):
     assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg" and img.content[:2] == b"\xff\xd8"
 
 
+def test_cards_left_out_beside_the_grid_come_with_their_corners(db, monkeypatch):
+    """The doubt "N cards ... were left out" names no cell: the answer gives those cards' corners
+    (``left_out``), as many as it says, so the page can outline them on the photo."""
+    from helpers import FiveByFive
+
+    from ecoscore.vision.pipeline import Reader
+
+    layout = FiveByFive()
+    monkeypatch.setenv("ECOSCORE_PRECISION", "f32")  # the read of tests/test_pipeline.py's 5 x 5 test
+    with TestClient(create_app(Settings(db_url=db), reader=Reader())) as c:
+        r = c.post("/api/photo", files={"photo": ("five.jpg", io.BytesIO(layout.jpeg), "image/jpeg")})
+    assert r.status_code == 200, r.text
+    players = r.json()["players"]
+    said = [int(d.split()[0]) for p in players for d in p["doubts"] if "were left out" in d or "was left out" in d]
+    quads = [q for p in players for q in p["left_out"]]
+    assert said and sum(said) == len(quads), (said, quads)
+    for quad in quads:
+        assert len(quad) == 4 and layout.on_a_card(sum(x for x, _ in quad) / 4, sum(y for _, y in quad) / 4), quad
+
+
 def test_score_a_game_of_photos(client, photo_set):
     files = [("photos", photo(s, f"p{k}.jpg")) for k, s in enumerate(photo_set[:2])]
     r = client.post("/api/game", files=files, data={"names": ["Ann", "Ben"], "neutral": "3,2"})

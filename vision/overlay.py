@@ -38,6 +38,8 @@ def draw_overlay(read: PhotoRead, players: Sequence[PlayerScore | None]) -> np.n
         cv2.polylines(img, [(quad * k).astype(np.int32)], True, LOOSE, thick, cv2.LINE_AA)
     for t, (tab, player) in enumerate(zip(read.tableaux, players)):
         labels = cell_points(player) if player else {}
+        for quad in tab.left_out:  # said in its doubts: "N cards ... were left out"; these are they
+            cv2.polylines(img, [(quad * k).astype(np.int32)], True, DOUBT, thick * 2, cv2.LINE_AA)
         for i, cell in enumerate(tab.cells):
             quad = (cell.quad * k).astype(np.int32)
             color = DOUBT if cell.doubts else OK if cell.type else EMPTY_COLOR

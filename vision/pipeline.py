@@ -571,14 +571,15 @@ class Reader:
         read_cells = np.array([cell.quad for f in kept_fits for cell in f.cells.values()]).reshape(-1, 4, 2)
         for fit, read in zip(kept_fits, kept):
             beside = _left_beside(det, fit, unsaid, read_cells)
+            read.left_out = [det.quads[i] / photo.scale for i in [*fit.off_grid, *beside]]
             if not beside:
                 continue
             # One doubt for all the cards left out: those in line and loose, and these.
             said = left_out_doubt(len(fit.off_grid)) if fit.off_grid else None
             if said in read.doubts:
-                read.doubts[read.doubts.index(said)] = left_out_doubt(len(fit.off_grid) + beside)
+                read.doubts[read.doubts.index(said)] = left_out_doubt(len(fit.off_grid) + len(beside))
             else:
-                read.doubts.append(left_out_doubt(beside))
+                read.doubts.append(left_out_doubt(len(beside)))
         return JudgedGrids(kept, pattern_grids, unread_grids)
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
@@ -818,17 +819,17 @@ def _not_too_many(det: Detections) -> Detections:
     return det
 
 
-def _left_beside(det: Detections, fit: TableauFit, boxes: list[int], read_cells: np.ndarray) -> int:
-    """How many of ``boxes`` (cards of a lattice set aside without a word) lie beside ``fit``'s
+def _left_beside(det: Detections, fit: TableauFit, boxes: list[int], read_cells: np.ndarray) -> list[int]:
+    """Which of ``boxes`` (cards of a lattice set aside without a word) lie beside ``fit``'s
     cards, on no cell a tableau reads (``read_cells``), boxed surely: a tableau's fifth row,
     fitted apart as a grid of its own, read as no cards and dropped, left the tableau "read"
     whole and final, its row unsaid (a 5 x 5 layout: an attack on a running server)."""
     own = fit.detections
     if not boxes or not own:
-        return 0
+        return []
     candidates = [i for i in dict.fromkeys(boxes) if det.scores[i] >= BESIDE_SCORE]
     if not candidates:
-        return 0
+        return []
     centres = det.centers[candidates]
     off_cells = ~points_in_quads(centres, read_cells).any(1)
     gaps = np.linalg.norm(centres[:, None, :] - det.centers[own][None, :, :], axis=2).min(1)
@@ -837,11 +838,11 @@ def _left_beside(det: Detections, fit: TableauFit, boxes: list[int], read_cells:
     # One card boxed twice (whole, or in parts) is one card: boxes closer than half a card of the
     # tableau's apart are counted once.
     half_card = float(np.median(det.sizes[own, 1])) / 2
-    cards: list[np.ndarray] = []
+    cards: list[int] = []
     for k in sorted(beside, key=lambda k: -det.scores[candidates[k]]):
-        if all(np.linalg.norm(centres[k] - c) > half_card for c in cards):
-            cards.append(centres[k])
-    return len(cards)
+        if all(np.linalg.norm(centres[k] - centres[j]) > half_card for j in cards):
+            cards.append(int(k))
+    return [candidates[k] for k in cards]
 
 
 def _reaches_into(fit: TableauFit, others: list[TableauFit]) -> bool:

@@ -47,6 +47,9 @@ class CellRead:
 class TableauRead:
     cells: list[CellRead]  # reading order, ROWS × COLS
     doubts: list[str]
+    # Quads (original pixels) of the cards its doubt "N cards ... were left out" counts: in line
+    # with the grid but outside its 5 × 4, or beside it: drawn so the player sees which they are.
+    left_out: list[np.ndarray] = field(default_factory=list)
 
     @property
     def tableau(self) -> Tableau:

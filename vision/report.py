@@ -46,6 +46,7 @@ def read_to_dict(tab: TableauRead, extra_doubts: Sequence[str] = (), deck: str |
             ]
             for r in range(4)
         ],
+        "left_out": [quad_doc(quad) for quad in tab.left_out],
     }
     if deck is not None:
         doc["deck"] = deck
