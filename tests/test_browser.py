@@ -3637,3 +3637,61 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     expect(ninth.locator("#add-photo")).to_be_visible(timeout=10000)
     expect(ninth.locator("#room-status")).to_have_text("")
     assert not page.errors and not ninth.errors
+
+
+# ---------------------------------------------------------------- an Italian walk's follow-up (and a few others)
+
+def bot_grid_for(player_grid, wanted, seed: int = 0) -> list[list[str | None]]:
+    """A bot's grid (rows of type names) whose margin against ``player_grid`` (rows of type names, or
+    None) the scorer finds ``wanted``: the player's own grid with a few cells changed, tried in turn."""
+    import random
+
+    from ecoscore.scoring import score_game
+
+    rnd, types = random.Random(seed), [*CardType, None]
+    player = Tableau([CardType(c) if c else None for row in player_grid for c in row])
+    for _ in range(50000):
+        bot = list(player.cells)
+        for _ in range(rnd.randint(0, 8)):
+            bot[rnd.randrange(20)] = rnd.choice(types)
+        if wanted(score_game([("p", player)], bot=Tableau(bot)).solo.margin):
+            return [[c.value if c else None for c in bot[r * 5:r * 5 + 5]] for r in range(4)]
+    raise AssertionError("no such bot's grid found")
+
+
+def test_a_solo_loss_or_tie_in_doubt_is_said_as_for_now_like_a_win(server, new_page, tmp_path):
+    # A read in doubt (a card left out beside the grid: the service says the game is not final):
+    # a win was said "for now", a loss or a tie as settled ("Il bot è avanti di 12 punti", "Pareggio
+    # con il bot") over a pad showing "41?" (an Italian walk). Each is said for now, on the player's
+    # phone ("you") and on a guest's, in every language.
+    from playwright.sync_api import expect
+
+    from ecoscore.service import i18n
+
+    page = new_page(viewport=WALK)
+    room_id = solo_room_against_an_empty_bot(page, server)
+    add_to_room(page, "Chiara", write(tmp_path, "chiara.jpg", tableau_with_a_card_beside()))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    guest = new_page(viewport=WALK)
+    guest.goto(f"{server}/r/{room_id}")
+    grid = get_room(server, room_id)["game"]["players"][0]["grid"]
+    outcomes = (("tied", lambda m: m == 0), ("lost", lambda m: 0 < m < 30), ("lost_behind", lambda m: m < 0))
+    for what, wanted in outcomes:
+        owners_write(server, page, room_id, "bot", {"grid": grid_text(bot_grid_for(grid, wanted))})
+        game = get_room(server, room_id)["game"]
+        assert not game["final"] and wanted(game["solo"]["margin"]), (what, game["solo"])  # what the test is about
+        margin = abs(game["solo"]["margin"])
+        for lang in ("en", "it", "cs", "ru"):
+            words = catalogue(lang)
+            points = words["ui.points"]
+            if isinstance(points, dict):
+                points = points[i18n.plural_category(lang, margin)]
+            points = points.format(n=margin)
+            for phone, you in ((page, True), (guest, False)):
+                phone.select_option("#lang", lang)
+                key = f"ui.solo_{what}" if what == "lost_behind" or you else f"ui.solo_{what}_by"
+                said = words[f"{key}_now"].format(name="Chiara", margin=points)
+                expect(phone.locator("#room-winners")).to_have_text(re.compile("^" + re.escape(said)), timeout=10000)
+                assert not phone.text_content("#room-winners").startswith(words[key].format(name="Chiara", margin=points))
+        shot(page, f"solo-{what}-not-final-ru")
+    assert not page.errors and not guest.errors

@@ -1811,15 +1811,16 @@ function winnersText(game, unsure = false) {
     if (!bot) return "";
     const margin = game.solo.margin;
     // "You" on the phone that holds the player's seat only: a guest's read "You beat the bot" of
-    // Chiara's game (an Italian walk). A win while the total is in doubt is said as for now: "You
-    // beat the bot by 52 points: a remarkable win" stood over a pad showing "52?" (the same walk).
+    // Chiara's game (an Italian walk). A result while the total is in doubt is said as for now: "You
+    // beat the bot by 52 points: a remarkable win" stood over a pad showing "52?" (the same walk),
+    // and so did a loss or a tie ("Il bot è avanti di 12 punti" over "41?": an Italian walk).
     const you = !!localStorage.getItem(tokenKey(human.name)), name = human.name;
-    const now = game.final === false || unsure;
+    const by = you ? "" : "_by", now = game.final === false || unsure ? "_now" : "";
     // In points: "ahead by 20" said no unit (a walk, in Russian).
     const said = game.solo.outcome !== "lost"
-      ? t(`ui.solo_win${you ? "" : "_by"}${now ? "_now" : ""}`, { name, margin: pts(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
-      : human.total === bot.total ? t(you ? "ui.solo_tied" : "ui.solo_tied_by", { name })  // "beat the bot by 0" (a walk)
-        : human.total > bot.total ? t(you ? "ui.solo_lost" : "ui.solo_lost_by", { name, margin: pts(margin) }) : t("ui.solo_lost_behind", { margin: pts(-margin) });
+      ? t(`ui.solo_win${by}${now}`, { name, margin: pts(margin), outcome: t(`ui.outcome.${game.solo.outcome}`) })
+      : human.total === bot.total ? t(`ui.solo_tied${by}${now}`, { name })  // "beat the bot by 0" (a walk)
+        : human.total > bot.total ? t(`ui.solo_lost${by}${now}`, { name, margin: pts(margin) }) : t(`ui.solo_lost_behind${now}`, { margin: pts(-margin) });
     // Not final: said once, by the note on whose read is in doubt that follows (roomPad); "(Not
     // final: ...)" here said it twice (a walk, in Italian).
     return said;
