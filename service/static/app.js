@@ -620,8 +620,11 @@ class TableauView {
         : labels[k] !== undefined ? pts(labels[k]) : "";
       const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
       b.innerHTML = `<span>${escapeHtml(name)}</span><small>${minus(labels[k]) ?? ""}</small>`;
+      // A doubt whose own words say it is one ("low confidence: ...") is said without "doubtful:"
+      // before it: "incerta: lettura incerta: ape 61%" said it twice (an Italian walk).
       b.setAttribute("aria-label", d.length
-        ? t("ui.cell_label_doubt", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(ownDoubt).join("; ") })
+        ? t(saysItsDoubt(d[0]) ? "ui.cell_label_own_doubt" : "ui.cell_label_doubt",
+          { row: r + 1, col: c + 1, card: spoken, points: points || pts(0), doubt: d.map(ownDoubt).join("; ") })
         : t("ui.cell_label", { row: r + 1, col: c + 1, card: spoken, points: points || pts(0) }));
       b.setAttribute("aria-pressed", k === sel ? "true" : "false");
       b.tabIndex = r === this.cursor[0] && c === this.cursor[1] ? 0 : -1;
@@ -977,6 +980,16 @@ function settledText(name, settled) {
 function ownDoubt(doubt) {
   const found = I18N.match(doubt);
   return I18N.message(found && found.key === "api.cell_at" ? found.params.doubt : doubt);
+}
+
+// A cell's doubt that says in its own words that the card is in doubt: "low confidence: ..." (in
+// Italian "lettura incerta: ..."), "most cells of this photo are in doubt: ...". Said after
+// "doubtful:", the cell's label said it twice ("incerta: lettura incerta": an Italian walk).
+const OWN_DOUBT = new Set(["api.low_confidence", "api.among_doubts"]);
+function saysItsDoubt(doubt) {
+  const found = I18N.match(doubt);
+  const own = found && found.key === "api.cell_at" ? I18N.match(found.params.doubt) : found;
+  return !!own && OWN_DOUBT.has(own.key);
 }
 
 // The tableau's "2 empty cells (row 1 col 2, row 4 col 4): ..." (api.empty_cells) once the player
