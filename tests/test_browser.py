@@ -3736,3 +3736,45 @@ def test_the_review_is_stopped_with_interrompi_and_a_doubtful_cells_label_says_i
                 assert f"; {marker}: " in label, label
     assert low  # (a doubt of low confidence was there to say: else this proves nothing)
     assert not page.errors
+
+
+def test_back_to_what_was_read_is_offered_only_while_there_is_something_to_go_back_to(server, page, photo_set, reader,
+                                                                                     tmp_path):
+    # Once the grid was back as read, "Back to what was read" stayed enabled, with nothing left to
+    # take back (a walk): it is enabled while the grid, or a card kept, differs from the read.
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    revert, undo = page.locator("#solo-tableau .revert"), page.locator("#solo-tableau .undo")
+    expect(revert).to_be_disabled()
+    first = page.text_content("#total")
+    page.click("#solo-tableau .marks g:not(.doubt) >> nth=0")
+    page.click("#choices button:not(.current) >> nth=0")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.", timeout=10000)
+    expect(revert).to_be_enabled()
+    revert.click()
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text("Back to the grid as it was read.", timeout=10000)
+    expect(page.locator("#total")).to_have_text(first)
+    expect(revert).to_be_disabled()
+    assert page.evaluate("document.activeElement.closest('.grid') !== null")  # the focus on the grid, not lost
+    undo.click()  # the correction is back: so is the way back from it
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text("Last change undone.", timeout=10000)
+    expect(revert).to_be_enabled()
+    revert.click()
+    expect(revert).to_be_disabled(timeout=10000)
+    # A doubtful card kept as read is something to go back from too; Undo's word names it (it said
+    # "Last change undone." of a card kept, which changed no card: a walk).
+    cell = page.locator("#solo-tableau .marks g.doubt >> nth=0")
+    r, c = int(cell.get_attribute("data-row")), int(cell.get_attribute("data-col"))
+    cell.click()
+    page.click("#keep")
+    expect(revert).to_be_enabled()
+    undo.click()
+    said = catalogue("en")["ui.undone_keep"].format(row=r + 1, col=c + 1)
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text(said)
+    assert said == f"“Keep as read” undone for the card at row {r + 1}, column {c + 1}."
+    expect(revert).to_be_disabled()
+    page.select_option("#lang", "it")
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text(f"«Lascia così» annullato per la carta in riga {r + 1}, "
+                                                                   f"colonna {c + 1}.")
+    assert not page.errors

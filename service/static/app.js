@@ -596,7 +596,9 @@ class TableauView {
         : [unsure ? t("ui.total_unsure", { n: unsure }) : "", read ? t(unsure ? "ui.read_unsure_too" : "ui.read_unsure") : ""].filter(Boolean).join(" ");
     }
     this.q(".undo").disabled = !this.history.length;
-    this.q(".revert").disabled = !this.history.length && !this.corrected.size && !this.checked.size && !this.gridChecked;
+    // "Back to what was read" while there is something to go back from: a card changed or kept, or
+    // the grid said right. Once back, it stayed enabled, with nothing left to take back (a walk).
+    this.q(".revert").disabled = sameGrid(this.grid, this.read.grid) && !this.corrected.size && !this.checked.size && !this.gridChecked;
     // the grid of buttons
     const grid = this.q(".grid");
     // The cell a keyboard was on keeps the focus when the grid is drawn again (a room's poll, a
@@ -798,17 +800,18 @@ class TableauView {
   }
 
   // What Undo goes back to: the grid and which cells were corrected or kept, before an action.
-  // (A new step: what Undo or Revert said beside them is done with.)
-  saveUndo() {
+  // (A new step: what Undo or Revert said beside them is done with.) ``step``: what the action
+  // was, where Undo names it ({kept: [r, c]}: a card kept as read).
+  saveUndo(step = {}) {
     setStatus(this.q(".tool-status"), "");
-    this.history.push(this.state());
+    this.history.push({ ...this.state(), ...step });
   }
 
   keep(r, c) {
     if (this.checked.has(key(r, c))) return;
     // an action of its own: Undo takes back the last one only (it took back the cards reviewed
     // since the last correction too: a player's walk-through)
-    this.saveUndo();
+    this.saveUndo({ kept: [r, c] });
     this.checked.add(key(r, c));
     this.render();
     if (this.onKept) this.onKept(r, c);
@@ -822,8 +825,10 @@ class TableauView {
     // (it said "Score updated with your correction": a walk). Not saved: the step is undone
     // again, not a second one taken back (a review).
     // Said beside Undo, where the player is: the page's status line is at its top, off a phone's
-    // screen by then (a walk at 360 × 740).
-    await this.commit(() => t("ui.undone"), { state: before, history: [...this.history, last] }, this.q(".tool-status"));
+    // screen by then (a walk at 360 × 740). A card kept as read is named: "Last change undone." of
+    // a keep, which changed no card, read as if a correction had been taken back (a walk).
+    const said = last.kept ? () => t("ui.undone_keep", { row: last.kept[0] + 1, col: last.kept[1] + 1 }) : () => t("ui.undone");
+    await this.commit(said, { state: before, history: [...this.history, last] }, this.q(".tool-status"));
   }
 
   // What a change just made (its step the last in the history) goes back to, if it cannot be scored.
@@ -1370,7 +1375,8 @@ const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: 
 // (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
 // The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 function workOf(view) {
-  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked }));
+  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked,
+    kept: h.kept }));
   return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], gridChecked: view.gridChecked,
     history: steps };
 }
@@ -1382,7 +1388,7 @@ function applyWork(view, work) {
   view.grid = work.grid.map((row) => row.slice());
   view.corrected = new Set(work.corrected); view.checked = new Set(work.checked); view.gridChecked = !!work.gridChecked;
   view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked),
-    gridChecked: !!h.gridChecked }));
+    gridChecked: !!h.gridChecked, kept: h.kept }));
   view.render();
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
