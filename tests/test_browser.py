@@ -3778,3 +3778,29 @@ def test_back_to_what_was_read_is_offered_only_while_there_is_something_to_go_ba
     expect(page.locator("#solo-tableau .tool-status")).to_have_text(f"«Lascia così» annullato per la carta in riga {r + 1}, "
                                                                    f"colonna {c + 1}.")
     assert not page.errors
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_biodiversita_is_never_hyphenated_on_the_pad(server, new_page, tmp_path, width):
+    # The pad's row "biodiversità" broke as "bio-diversità" at the line's end (an Italian walk):
+    # whole, at 320 and 360 px, on the one-photo page and in a room of three, and neither page
+    # scrolls sideways for it.
+    page = new_page(viewport={"width": width, "height": 740}, locale="it-IT")
+    upload_solo(page, server, write(tmp_path, "p.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
+    lines = """table => {
+        const th = [...document.querySelectorAll(table + ' tbody th')].find(h => /biodiv/.test(h.textContent.replace(/\u00ad/g, '')));
+        const range = document.createRange(); range.selectNodeContents(th.querySelector('button') || th);  // its words' lines
+        return [th.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size,
+                getComputedStyle(th.querySelector('button') || th).hyphens]; }"""
+    text, count, hyphens = page.evaluate(lines, "#pad")
+    assert text == "biodiversità" and count == 1 and hyphens in ("manual", "none"), (text, count, hyphens)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    room_id = new_room(page, server)
+    for name in ("Giulia", "Chiara", "Marco"):
+        put_grid(server, room_id, name, (EXAMPLES / "alice.txt").read_text())
+    page.wait_for_function("document.querySelectorAll('#room-pad thead th').length === 4", timeout=10000)
+    text, count, hyphens = page.evaluate(lines, "#room-pad")
+    assert text == "biodiversità" and count == 1 and hyphens in ("manual", "none"), (text, count, hyphens)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shot(page, f"room-pad-it-{width}")
+    assert not page.errors

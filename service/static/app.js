@@ -276,7 +276,7 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
   // Shown already: said again with the pad (it kept the score before a correction, a player
   // joining, or the language switched: a walk).
   if (bioTarget && !bioTarget.hidden) setText(bioTarget, bioSaid());
-  row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => minus(p.biodiversity) ?? "–"));
+  row(bioTarget ? bio : t("ui.biodiversity"), players.map((p) => minus(p.biodiversity) ?? "–"), "bio");
   // A total with cards still in doubt is marked, never shown as plainly as a sure one.
   // So is every total of a game still waiting for its neutral pile or its bot (shown as plainly as a
   // final one, the winner line alone saying it: a walk, in Russian).
