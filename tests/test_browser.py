@@ -3804,3 +3804,31 @@ def test_biodiversita_is_never_hyphenated_on_the_pad(server, new_page, tmp_path,
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     shot(page, f"room-pad-it-{width}")
     assert not page.errors
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_the_neutral_piles_boxes_sit_tidy_on_a_phone(server, new_page, width):
+    # At 360 px the room's neutral pile wrapped as "Giocatore neutrale: ruscelli [ ]" over "lupi [ ]
+    # Salva": the two numbers of one pile on two lines (an Italian walk). Its title on a line of
+    # its own, the two boxes side by side, each beside its word, Save after them: in every language.
+    for locale in ("it-IT", "en-US", "cs-CZ", "ru-RU"):
+        page = new_page(viewport={"width": width, "height": 740}, locale=locale)
+        new_room(page, server, "two-player")
+        page.wait_for_function(f"document.documentElement.lang === '{locale[:2]}'")
+        page.wait_for_selector("#neutral-box:not([hidden])")
+        box = page.evaluate("""() => { const box = document.querySelector('#neutral-box').getBoundingClientRect();
+            const at = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
+            const [title, streams, wolves, save] = [...document.querySelector('#neutral-box').children].map(at);
+            const inputs = [...document.querySelectorAll('#neutral-box input')].map(at);
+            return { box: at(document.querySelector('#neutral-box')), title, streams, wolves, save, inputs,
+                     width: document.documentElement.scrollWidth }; }""")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#neutral-box").screenshot(path=str(SHOTS / f"neutral-pile-{locale[:2]}-{width}.png"))
+        title, streams, wolves, save = box["title"], box["streams"], box["wolves"], box["save"]
+        assert title["bottom"] <= streams["top"] + 1, (locale, box)  # the title a line of its own
+        assert abs(streams["top"] - wolves["top"]) < 2, (locale, box)  # the pile's two numbers side by side
+        for label, field in zip((streams, wolves), box["inputs"]):
+            assert label["height"] < 1.5 * field["height"], (locale, box)  # each word beside its box, on one line
+        assert save["left"] > wolves["right"] or save["top"] >= wolves["bottom"] - 1, (locale, box)  # Save after them
+        assert max(r["right"] for r in (title, streams, wolves, save)) <= box["box"]["right"] + 0.5 and box["width"] <= width
+        assert not page.errors
