@@ -1519,11 +1519,14 @@ def test_a_double_tap_in_review_checks_one_card_not_the_next_unseen(server, page
 def test_share_copies_the_link_bot_from_a_photo_and_others_reads(server, new_page, photo_set, tmp_path):
     page = new_page(viewport={"width": 1366, "height": 768}, mobile=False, permissions=["clipboard-read", "clipboard-write"])
     page.add_init_script("Object.defineProperty(navigator, 'share', {value: undefined})")
-    room_id = new_room(page, server, "solo")
+    room_id = new_room(page, server)  # a game room: Share copies its link
     page.click("#share")
     page.wait_for_function("document.querySelector('#room-status').textContent.startsWith('Link copied')")
     link = page.evaluate("navigator.clipboard.readText()")
     assert link == page.get_attribute("#room-link", "href") and link.endswith(f"/r/{room_id}")
+    room_id = new_room(page, server, "solo")  # a solo room invites no one: its code and link, to add the tableau with a phone
+    page.wait_for_selector("#share", state="hidden")
+    assert page.is_visible("#qr") and page.get_attribute("#room-link", "href").endswith(f"/r/{room_id}")
     page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", photo_set[3].jpeg))
     page.wait_for_function("document.querySelector('#bot-status').textContent.startsWith(\"The bot's grid was read\")", timeout=30000)
     assert len(page.input_value("#bot-grid").split("\n")) == 4
@@ -3832,3 +3835,27 @@ def test_the_neutral_piles_boxes_sit_tidy_on_a_phone(server, new_page, width):
         assert save["left"] > wolves["right"] or save["top"] >= wolves["bottom"] - 1, (locale, box)  # Save after them
         assert max(r["right"] for r in (title, streams, wolves, save)) <= box["box"]["right"] + 0.5 and box["width"] <= width
         assert not page.errors
+
+
+def test_a_solo_room_invites_no_one_but_offers_its_code_to_add_the_tableau_from_a_phone(server, new_page):
+    # A solo room offered "Share" with "Add your Ecosystem tableau to our game", as a game room
+    # does: no one else joins a game against the bot (an Italian walk). Its code and link stay,
+    # said for what they are there (the room set up on a computer, the tableau photographed with
+    # a phone), until its one seat is taken; a game room still invites.
+    from playwright.sync_api import expect
+
+    page = new_page(locale="it-IT")
+    room_id = new_room(page, server, "solo")
+    words = catalogue("it")
+    expect(page.locator("#qr")).to_be_visible()
+    expect(page.locator("#share")).to_be_hidden()
+    expect(page.locator("#share-solo")).to_have_text(words["ui.share_solo"])
+    page.select_option("#lang", "en")
+    expect(page.locator("#share-solo")).to_have_text(catalogue("en")["ui.share_solo"])
+    put_grid(server, room_id, "Giulia", (EXAMPLES / "alice.txt").read_text())
+    expect(page.locator("#room-view .share")).to_be_hidden(timeout=10000)
+    game = new_page(locale="it-IT")
+    new_room(game, server)
+    expect(game.locator("#share")).to_be_visible()
+    expect(game.locator("#share-solo")).to_be_hidden()
+    assert not page.errors and not game.errors

@@ -1889,6 +1889,13 @@ function showRoom(doc) {
   const link = doc.link || location.origin + doc.url;
   $("room-link").href = link; $("room-link").textContent = link;
   if ($("qr").getAttribute("src") !== doc.qr_url) $("qr").src = doc.qr_url;
+  // A solo room invites no one: no one else joins a game against the bot (its Share said "Add your
+  // Ecosystem tableau to our game": an Italian walk). Its code and link stay while its one seat is
+  // free, said for what they do there (the room set up on a computer, the tableau photographed
+  // with a phone); once the seat is taken, they go.
+  const alone = doc.mode === "solo";
+  document.querySelector("#room-view .share").hidden = alone && doc.players.length > 0;
+  $("share").hidden = alone; $("share-solo").hidden = !alone;
   $("neutral-box").hidden = doc.mode !== "two-player";
   $("bot-box").hidden = doc.mode !== "solo";
   // Only the room's creator sets the neutral pile and the bot: the others see them, unchangeable
