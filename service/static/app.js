@@ -1985,6 +1985,18 @@ function readReasons(p, game) {
 // which lists each player's too (api.deck_issue_player).
 const gameDeckIssues = (game) => (game.deck_issues || []).filter((d) => (I18N.match(d) || {}).key === "api.deck_issue_game");
 
+// Deck issues in the player's words, the game's counts of several types said in one sentence: "the
+// game has 11 rabbit cards (a deck holds 8) and 21 stream cards (a deck holds 20): a misread card
+// or a second deck". Said a type at a time, the cause came once a type (an Italian walk). One type
+// is said as the service says it; any other issue, as it is.
+function deckIssuesSaid(issues) {
+  const game = issues.map((d) => I18N.match(d)).filter((found) => found && found.key === "api.deck_issue_game");
+  if (game.length < 2) return issues.map((d) => I18N.message(d));
+  const counts = game.map(({ params }) => t("ui.deck_over_entry", { n: params.n, card: I18N.card(params.card), deck: params.deck }));
+  return [t("ui.deck_over_game", { list: nameList(counts) }),
+    ...issues.filter((d) => (I18N.match(d) || {}).key !== "api.deck_issue_game").map((d) => I18N.message(d))];
+}
+
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
 // So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
@@ -2043,8 +2055,8 @@ function roomPad(game) {
   const ours = gameDeckIssues(game), said = ours.length ? ours : [...deckIssues];
   // "Not final" said once: the line's "Leading: ... (not final)." says it already but against the bot.
   const leading = !(room.doc && (room.doc.waiting_for === "bot" || room.doc.mode === "solo")) && !game.solo;
-  const deckNote = game.final === false && said.length ? (leading ? said.map((d) => sentence(I18N.message(d))).join(" ")
-    : t("ui.pad_deck_issues", { issues: said.map((d) => I18N.message(d)).join("; ") })) : "";
+  const deckNote = game.final === false && said.length ? (leading ? deckIssuesSaid(said).map(sentence).join(" ")
+    : t("ui.pad_deck_issues", { issues: deckIssuesSaid(said).join("; ") })) : "";
   // Those who checked their grid at the table: what it settled (a card left beside the grid, a
   // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
   const checkedNotes = game.players.filter((p) => p.checked && notAdvice(p.settled).length).map((p) => settledText(p.name, p.settled));
