@@ -3912,3 +3912,21 @@ def test_a_game_over_a_decks_count_of_several_types_says_a_misread_card_or_a_sec
     (alone,) = [d for d in game["deck_issues"] if d.startswith("the game has ")]
     expect(page.locator("#room-winners")).to_contain_text(alone[0].upper() + alone[1:] + ".", timeout=10000)
     assert not page.errors
+
+
+def test_5_by_4_is_never_broken_at_a_lines_end(server, new_page, tmp_path):
+    # "outside its 5 × 4" broke as "5 ×" | "4" at a line's end (a walk). The service's English says
+    # it with plain spaces (the catalogue's English must match it): the page shows it with no-break
+    # spaces, in every language.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK)
+    upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
+    doubt = page.locator("#solo-tableau .doubts li")
+    expect(doubt).to_have_count(1)
+    for lang in ("en", "it", "cs", "ru"):
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        for text in (doubt.text_content(), page.get_attribute("#total-unsure", "title")):
+            assert "5\u00a0×\u00a04" in text and "5 × 4" not in text, (lang, text)
+    assert not page.errors

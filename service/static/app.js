@@ -49,6 +49,15 @@ async function api(method, url, body, headers = {}, answer = null) {
   return data;
 }
 
+// A message of the service in the player's words (I18N.message), "5 × 4" kept on one line: it
+// broke as "5 ×" | "4" at a line's end (a walk). The service's English writes it with plain spaces
+// (the English catalogue's api.* entries must match it): the page puts no-break spaces there, in
+// every language.
+function translated(text) {
+  const said = I18N.message(text);
+  return typeof said === "string" ? said.replace(/(\d) × (\d)/g, "$1\u00a0×\u00a0$2") : said;
+}
+
 // An error that can say itself again (``say``) in the language chosen since (setStatus).
 function saying(say, more = {}) { return Object.assign(new Error(say()), { say }, more); }
 
@@ -58,20 +67,20 @@ const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.c
 
 function errorText(data, res) {
   // a 422's errors each in the player's words (service/invalid.py), not as one text to split
-  if (Array.isArray(data.detail)) return data.detail.slice(0, 3).map((d) => I18N.message(String(d.msg || ""))).join("; ")
+  if (Array.isArray(data.detail)) return data.detail.slice(0, 3).map((d) => translated(String(d.msg || ""))).join("; ")
     || `${res.status} ${res.statusText}`;
   const detail = data.detail;
   if (!detail) return `${res.status} ${res.statusText}`;
   const name = photoName(String(detail));
   if (name) { if (PHOTO_NAMES.size >= 20) PHOTO_NAMES.clear(); PHOTO_NAMES.add(name); }
-  return I18N.message(detail);
+  return translated(detail);
 }
 
 // A refusal of the one photo sent, without the photo's name before it: on a phone that is
 // "IMG_20261129_…" or "image" (a walk: "p1: No tableau read: …"), where the pad says "This photo".
 function unnamedRefusal(err) {
   const head = refusalHead(typeof err.detail === "string" ? err.detail : "");
-  if (head && head.found.key === "api.named") return I18N.message([head.found.params.error, ...head.rest].join("; "));
+  if (head && head.found.key === "api.named") return translated([head.found.params.error, ...head.rest].join("; "));
   return err.say ? err.say() : err.message;
 }
 
@@ -300,7 +309,7 @@ const padName = (p) => (p.bot ? (p.name.toLowerCase() === "bot" ? t("ui.bot") : 
 
 // A total's doubts of the photo or the grid, said: whose, and each as the read words it.
 const reasonsText = (name, reasons) => [t("ui.pad_read_unsure", { n: 1, names: name }),
-  ...reasons.map((d) => sentence(I18N.message(d)))].join(" ");
+  ...reasons.map((d) => sentence(translated(d)))].join(" ");
 
 // A doubt of one cell ("row 2, col 3: ...", api.cell_at): counted with its cell, not as the read's.
 const cellDoubt = (doubt) => (I18N.match(doubt) || {}).key === "api.cell_at";
@@ -569,7 +578,7 @@ class TableauView {
     const doubts = this.gridChecked ? this.unsettled() : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
-    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(I18N.message(d)))}</li>`).join("");
+    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(translated(d)))}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
     // A grid its player checked at the table: what that settled, said once, calmly (not as doubts).
     const settled = this.q(".settled");
@@ -744,7 +753,7 @@ class TableauView {
     const unread = this.unnamed(r, c) ? "ui.explain_unnamed" : this.unknownAt(r, c) ? "ui.explain_unknown" : "ui.explain_empty";
     // A bare place of a photo being named: what its doubt says (no card found: one to name if it lies there).
     const bare = !type && this.laidOut() && !this.unnamed(r, c) ? this.doubtsOf(r, c) : [];
-    if (bare.length) return sentence(I18N.message(bare[0]));
+    if (bare.length) return sentence(translated(bare[0]));
     if (!type) return t(unread, { row: r + 1, col: c + 1 });
     const cp = cause[k];
     if (cp || !GROUP_TYPES.has(type)) {
@@ -975,7 +984,7 @@ function cellDoubtChecked(doubt, done) {
 const notAdvice = (doubts) => (doubts || []).filter((d) => !isAdvice(d));
 function settledText(name, settled) {
   const kept = notAdvice(settled);
-  const doubts = kept.map((d) => I18N.message(d).replace(/[.]$/, "")).join("; ");
+  const doubts = kept.map((d) => translated(d).replace(/[.]$/, "")).join("; ");
   if (name == null) return kept.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
   return kept.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
 }
@@ -984,7 +993,7 @@ function settledText(name, settled) {
 // cell's label says already (a screen reader heard the row and column twice: a walk).
 function ownDoubt(doubt) {
   const found = I18N.match(doubt);
-  return I18N.message(found && found.key === "api.cell_at" ? found.params.doubt : doubt);
+  return translated(found && found.key === "api.cell_at" ? found.params.doubt : doubt);
 }
 
 // A cell's doubt that says in its own words that the card is in doubt: "low confidence: ..." (in
@@ -1328,7 +1337,7 @@ async function rememberCards() {
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
       ? t("ui.remembered_partial", { n, name: called, missing: missing.map((c) => I18N.card(c)).join(", ") })
-      : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map((d) => sentence(I18N.message(d)))].join(" "));
+      : t("ui.remembered", { n, name: called }), ...(deck.doubts || []).map((d) => sentence(translated(d)))].join(" "));
   } catch (err) {
     // Said as a sentence, without the name the page gave its own upload ("photo.jpg: the grid ...": a walk).
     const text = () => sentence((err.say ? err.say() : err.message).replace(/^photo\.jpg: /, ""));
@@ -1685,7 +1694,7 @@ function showSolo(player) {
   // What this photo's read says to do (too steep, cut by the frame ...), not only the general
   // tips: it was to be seen only after "Show anyway" (a player's walk-through). Read with a
   // deck of the player's own, doubts with no such cause may be the deck's: few references yet.
-  const advice = adviceOf(player.doubts).map(I18N.message);
+  const advice = adviceOf(player.doubts).map((d) => translated(d));
   const ownDeck = player.deck && player.deck !== "standin" && !advice.length && localStorage.getItem(deckTokenKey(player.deck));
   const retakeAdvice = [...advice, ...(ownDeck ? [t("ui.retake_deck", { name: deckTitle(player.deck) })] : [])];
   const said = retakeAdvice.map(sentence);  // (the alert box said again only when it changes)
@@ -1991,10 +2000,10 @@ const gameDeckIssues = (game) => (game.deck_issues || []).filter((d) => (I18N.ma
 // is said as the service says it; any other issue, as it is.
 function deckIssuesSaid(issues) {
   const game = issues.map((d) => I18N.match(d)).filter((found) => found && found.key === "api.deck_issue_game");
-  if (game.length < 2) return issues.map((d) => I18N.message(d));
+  if (game.length < 2) return issues.map((d) => translated(d));
   const counts = game.map(({ params }) => t("ui.deck_over_entry", { n: params.n, card: I18N.card(params.card), deck: params.deck }));
   return [t("ui.deck_over_game", { list: nameList(counts) }),
-    ...issues.filter((d) => (I18N.match(d) || {}).key !== "api.deck_issue_game").map((d) => I18N.message(d))];
+    ...issues.filter((d) => (I18N.match(d) || {}).key !== "api.deck_issue_game").map((d) => translated(d))];
 }
 
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
@@ -2310,7 +2319,7 @@ async function joinRoom(file) {
     const toCheck = doubtful > 0 || !!(player && ((player.doubts || []).length || (player.deck_issues || []).length));
     setStatus($("room-status"), () => doubtful >= UNREADABLE
       ? [t(replacing ? "ui.replaced_doubtful" : "ui.added_doubtful", { name: res.name, n: doubtful }),
-        ...advice.map((d) => sentence(I18N.message(d)))].join(" ")
+        ...advice.map((d) => sentence(translated(d)))].join(" ")
       : [t(replacing ? "ui.replaced" : "ui.added", { name }), toCheck ? t("ui.added_to_check") : ""].filter(Boolean).join(" "),
     doubtful >= UNREADABLE);
   } catch (err) {
