@@ -193,7 +193,7 @@ def wait_until_held(page, held, seconds=5.0):
 def labels(page, root="#solo-tableau"):
     """{(row, col): label text} of the marks drawn on the photo."""
     return {(int(r), int(c)): text for r, c, text in page.eval_on_selector_all(
-        f"{root} .marks g", "gs => gs.map(g => [g.dataset.row, g.dataset.col, g.textContent])")}
+        f"{root} .marks g.cell", "gs => gs.map(g => [g.dataset.row, g.dataset.col, g.textContent])")}
 
 
 def pad_values(page, table, column=1):
@@ -2824,6 +2824,11 @@ def tableau_with_a_card_beside(seed: int = 0, beside: bool = True) -> bytes:
 LEFT_OUT = "1 card in line with the grid but outside its 5 × 4 was left out"
 
 
+def left_out_said(lang: str = "en") -> str:
+    """The doubt of ``LEFT_OUT`` as the list of doubts says it where its card is outlined on the photo."""
+    return said_in(LEFT_OUT, lang) + " " + catalogue(lang)["ui.left_out_shown"]["one"]
+
+
 def shown(text: str) -> str:
     """A message of the service as the page shows it: "5 × 4" with no-break spaces, never broken
     at a line's end (the service's English has plain spaces there)."""
@@ -2871,7 +2876,7 @@ def test_a_single_read_with_a_doubt_of_the_photo_is_not_shown_as_final(server, n
     page = new_page(viewport=WALK)
     upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
     assert page.locator("#solo-tableau .grid button.doubt").count() == 0  # no card in doubt
-    expect(page.locator("#solo-tableau .doubts li")).to_have_text([LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."])
+    expect(page.locator("#solo-tableau .doubts li")).to_have_text([left_out_said()])
     expect(page.locator("#total-unsure")).to_be_visible()
     assert "left out" in page.get_attribute("#total-unsure", "title")
     assert pad_values(page, "#pad")["total"].endswith("?")
@@ -2880,6 +2885,72 @@ def test_a_single_read_with_a_doubt_of_the_photo_is_not_shown_as_final(server, n
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.click("#keep")
     expect(page.locator("#total-unsure")).to_be_visible()
+    assert not page.errors
+
+
+def test_the_cards_left_out_beside_the_grid_are_outlined_on_the_photo(server, new_page, tmp_path):
+    # "1 card in line with the grid but outside its 5 × 4 was left out" named no cell: the player
+    # could not see which card it meant. The read gives its corners (``left_out``): outlined on the
+    # photo, dashed in the doubt's colour, marked "?", named for a screen reader, not a card to tap,
+    # and said so in the list of doubts; while the doubt stands (not once the grid is said right),
+    # and never for a read without them (an older room's).
+    from playwright.sync_api import expect
+
+    page = new_page()
+    with page.expect_response("**/api/photo*", timeout=60000) as answer:
+        upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
+    doc = answer.value.json()
+    view = "#solo-tableau"
+    marks, doubts = page.locator(f"{view} .marks g.left-out"), page.locator(f"{view} .doubts li")
+    quads = doc["players"][0]["left_out"]
+    assert len(quads) == 1 and doc["players"][0]["doubts"] == [LEFT_OUT], doc["players"][0]  # what the test is about
+    expect(marks).to_have_count(1)
+    expect(marks).to_have_text("?")
+    expect(marks).to_have_attribute("role", "img")
+    expect(marks).to_have_attribute("aria-label", "Card left out beside the grid: not scored")
+    expect(doubts).to_have_text([left_out_said()])
+    # drawn where the card beside the grid's second row lies (tableau_with_a_card_beside's layout)
+    w, gap, margin = 120, 6, 100
+    h = int(w * 448 / 320)
+    corners = page.eval_on_selector(f"{view} .marks g.left-out polygon", "p => [...p.points].map(q => [q.x, q.y])")
+    x, y = (sum(q[k] for q in corners) / 4 for k in (0, 1))
+    assert margin + 5 * (w + gap) < x < margin + 5 * (w + gap) + w and margin + (h + gap) < y < margin + (h + gap) + h, corners
+    style = page.eval_on_selector(f"{view} .marks g.left-out polygon", """p => { const s = getComputedStyle(p);
+        return [s.stroke, s.strokeDasharray, getComputedStyle(p.parentNode).pointerEvents]; }""")
+    assert style[0] == "rgb(255, 140, 26)" and style[1] not in ("", "none") and style[2] == "none", style  # the doubt's colour, dashed
+    # in view at 390 px, and a tap there opens no picker (no card of the grid)
+    marks.scroll_into_view_if_needed()
+    box = marks.bounding_box()
+    assert box["width"] > 20 and box["x"] + box["width"] <= PHONE["width"] + 1, box
+    shot(page, "left-out-outlined-en")
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(300)
+    expect(page.locator("#picker")).not_to_have_attribute("open", "")
+    # in Czech, as a Czech table reads it
+    page.select_option("#lang", "cs")
+    expect(marks).to_have_attribute("aria-label", catalogue("cs")["ui.left_out_mark"])
+    expect(doubts).to_have_text([left_out_said("cs")])
+    page.select_option("#lang", "en")
+    # the grid said right settles the doubt: no outline, until Undo brings the doubt back
+    page.click(f"{view} .grid-right")
+    expect(page.locator(f"{view} .settled")).to_be_visible()
+    expect(marks).to_have_count(0)
+    page.click(f"{view} .undo")
+    expect(marks).to_have_count(1)
+    expect(doubts).to_have_text([left_out_said()])
+    # kept through a reload (the read restored from the tab's storage)
+    page.reload()
+    page.wait_for_selector("#result:not([hidden])", timeout=10000)
+    expect(marks).to_have_count(1)
+    expect(doubts).to_have_text([left_out_said()])
+    # a read without them (as an older room's): the doubt said as it was, nothing outlined
+    for p in doc["players"]:
+        del p["left_out"]
+    page.route("**/api/photo*", lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(doc)))
+    upload_solo(page, server, write(tmp_path, "older.jpg", tableau_with_a_card_beside()))
+    expect(doubts).to_have_text([said_in(LEFT_OUT, "en")])
+    expect(page.locator(f"{view} .marks g.cell")).to_have_count(20)
+    expect(marks).to_have_count(0)
     assert not page.errors
 
 
@@ -2958,8 +3029,9 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(page.locator("#room-pad")).to_contain_text("bruno", timeout=10000)
     kacka = room_player_when(server, room_id, "Kačka", lambda p: True)
     assert kacka["doubts"] == [LEFT_OUT] and not get_room(server, room_id)["game"]["final"], kacka["doubts"]
-    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
+    left_out = left_out_said()
     expect(page.locator("#mine .doubts li")).to_have_text([left_out])
+    expect(page.locator("#mine .marks g.left-out")).to_have_count(1)  # the card it means, outlined on the photo
     expect(page.locator("#mine .settled")).to_be_hidden()
     button, hint = page.locator("#mine .grid-right"), page.locator("#mine .grid-right-hint")
     expect(button).to_have_text("The grid is right")
@@ -2976,6 +3048,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(page.locator("#mine .settled")).to_have_text(settled)
     expect(page.locator("#mine .doubts li")).to_have_count(0)
     expect(page.locator("#mine .doubts-title")).to_be_hidden()
+    expect(page.locator("#mine .marks g.left-out")).to_have_count(0)  # settled: no longer outlined
     expect(button).to_be_hidden()
     expect(hint).to_be_hidden()
     expect(page.locator("#mine .undo")).to_be_focused()  # (the button pressed is gone: the focus beside it)
@@ -2993,6 +3066,8 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     guest.goto(f"{server}/r/{room_id}")
     guest.click("#room-pad thead button:has-text('Kačka')")
     expect(guest.locator("#others .settled")).to_have_text(settled)
+    expect(guest.locator("#others .marks g.cell")).to_have_count(20)
+    expect(guest.locator("#others .marks g.left-out")).to_have_count(0)
     expect(guest.locator("#others .grid-right")).to_be_hidden()
     add_to_room(guest, "Eva", write(tmp_path, "eva.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
     expect(guest.locator("#room-status")).to_have_text("Added Eva's tableau.", timeout=30000)
@@ -3020,6 +3095,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     room_player_when(server, room_id, "Kačka", lambda p: "checked" not in p and p["doubts"] == [LEFT_OUT])
     expect(page.locator("#mine .tool-status")).to_have_text("Last change undone.")
     expect(page.locator("#mine .doubts li")).to_have_text([left_out])
+    expect(page.locator("#mine .marks g.left-out")).to_have_count(1)
     expect(page.locator("#mine .settled")).to_be_hidden()
     expect(button).to_be_visible()
     expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Leading"))
@@ -3069,7 +3145,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     view = "#solo-tableau"
     button, hint, said = page.locator(f"{view} .grid-right"), page.locator(f"{view} .grid-right-hint"), page.locator(f"{view} .tool-status")
     settled, doubts = page.locator(f"{view} .settled"), page.locator(f"{view} .doubts li")
-    left_out = LEFT_OUT[0].upper() + LEFT_OUT[1:] + "."
+    left_out = left_out_said()
     not_final = "Not final: the photo or the grid is in doubt (see What to check, below)."
 
     def in_doubt():
@@ -3449,7 +3525,7 @@ def test_a_tableau_photographed_twice_stays_in_doubt_after_the_grid_is_right(ser
     petya = room_player_when(server, room_id, "Петя", lambda p: twin in p["doubts"])
     assert petya["doubts"] == [LEFT_OUT, twin], petya["doubts"]  # what the test is about
     mine, button, hint = page.locator("#mine"), page.locator("#mine .grid-right"), page.locator("#mine .grid-right-hint")
-    expect(mine.locator(".doubts li")).to_have_text([said_in(LEFT_OUT, "ru"), said_in(twin, "ru")], timeout=10000)
+    expect(mine.locator(".doubts li")).to_have_text([left_out_said("ru"), said_in(twin, "ru")], timeout=10000)
     expect(button).to_be_visible()  # the card beside the grid is the check's to settle
     words = catalogue("ru")
     expect(hint).to_have_text(words["ui.grid_right_hint"])

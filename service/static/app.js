@@ -318,6 +318,9 @@ const cellDoubt = (doubt) => (I18N.match(doubt) || {}).key === "api.cell_at";
 // of this grid's cards. The room keeps it after "The grid is right"; the page hid it (the list and
 // the button gone, "grid checked", and the total still "?" with no reason: a Russian walk).
 const checkSettles = (doubt) => (I18N.match(doubt) || {}).key !== "api.same_tableau";
+// "N cards in line with the grid but outside its 5 × 4 were left out" (api.off_grid): a doubt of
+// no cell, whose cards the read gives the corners of (``left_out``), outlined on the photo.
+const offGrid = (doubt) => (I18N.match(doubt) || {}).key === "api.off_grid";
 
 // Cells of a player's read still in doubt, as the service has them (a room's correction, and a
 // card kept as read, drop their cell's doubts there).
@@ -398,7 +401,8 @@ class TableauView {
       if (b) this.rove(+b.dataset.row, +b.dataset.col);
     });
     // A photo the service no longer keeps (a read restored on reload, long after): no broken image.
-    this.q(".photo-img").addEventListener("error", () => { this.q(".photo").hidden = true; });
+    // (Its doubts' list no longer points at outlines on it: drawn again.)
+    this.q(".photo-img").addEventListener("error", () => { this.q(".photo").hidden = true; if (this.player) this.render(); });
   }
 
   // A new read (a photo): its cells, doubts and the grid as read.
@@ -409,6 +413,7 @@ class TableauView {
     this.read = {
       grid: (player.read_grid || player.grid).map((r) => r.slice()), cells: player.cells || null,
       doubts: player.doubts || [], photo: player.photo_url || null, size: player.photo_size || null,
+      leftOut: player.left_out || null,  // the cards its doubt says were left out (none from an older room)
     };
     this.grid = player.grid.map((r) => r.slice());
     this.corrected = new Set((player.corrected || []).map(([r, c]) => key(r, c)));
@@ -435,7 +440,10 @@ class TableauView {
       if (player.kept) this.checked = new Set(player.kept.map(([r, c]) => key(r, c)));
       this.gridChecked = !!player.checked;
       // A room's cells as it has them: a Revert after a reload must show the doubts it brings back.
-      if (player.cells && player.kept) { this.read.cells = player.cells; this.read.doubts = player.doubts || []; }
+      if (player.cells && player.kept) {
+        this.read.cells = player.cells; this.read.doubts = player.doubts || [];
+        if ("left_out" in player) this.read.leftOut = player.left_out || null;
+      }
     }
     this.render();
   }
@@ -536,6 +544,15 @@ class TableauView {
     return this.read.doubts.some((d) => !cellDoubt(d) && !emptyCellsChecked(d, done) && checkSettles(d));
   }
 
+  // The corners of the cards the read says were left out beside the grid, while that doubt stands:
+  // outlined on the photo (the doubt named no cell: the player could not see which card it meant).
+  // None once the grid is said right at the table (that settles it), nor of a read without them
+  // (an older room's).
+  leftOut() {
+    if (this.gridChecked || this.laidOut() || !this.read.leftOut || !this.read.size) return [];
+    return this.read.doubts.some(offGrid) ? this.read.leftOut : [];
+  }
+
   // How many cells the reader doubted, whatever has been corrected since.
   readDoubtCount() {
     return (this.read.cells || []).flat().filter((cell) => cell.doubts && cell.doubts.length).length;
@@ -578,7 +595,10 @@ class TableauView {
     const doubts = this.gridChecked ? this.unsettled() : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
     const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
-    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(translated(d)))}</li>`).join("");
+    // The cards left out beside the grid: where they are, said with their doubt (outlined on the photo).
+    const outlined = this.q(".photo").hidden ? 0 : this.leftOut().length;
+    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(translated(d)))}${
+      outlined && offGrid(d) ? ` <span class="where">${escapeHtml(t("ui.left_out_shown", { n: outlined }))}</span>` : ""}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
     // A grid its player checked at the table: what that settled, said once, calmly (not as doubts).
     const settled = this.q(".settled");
@@ -720,6 +740,31 @@ class TableauView {
       g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
       svg.appendChild(g);
     }));
+    // The cards left out beside the grid, while that doubt stands: dashed, in the doubt's colour,
+    // marked "?", over the cells; no card of the grid, so nothing to tap (style.css).
+    for (const quad of this.leftOut()) {
+      const g = document.createElementNS(SVG, "g");
+      g.setAttribute("class", "left-out");
+      g.setAttribute("role", "img");
+      g.setAttribute("aria-label", t("ui.left_out_mark"));
+      const poly = document.createElementNS(SVG, "polygon");
+      poly.setAttribute("points", quad.map((p) => p.join(",")).join(" "));
+      const width = Math.hypot(quad[1][0] - quad[0][0], quad[1][1] - quad[0][1]);
+      const dash = Math.max(4, width * 0.08);  // in the photo's pixels: dashes as long on a big photo as on a small one
+      poly.setAttribute("stroke-dasharray", `${dash} ${dash * 0.6}`);
+      g.appendChild(poly);
+      const size = Math.max(12, width * 0.3), stroke = Math.max(2, size * 0.2);
+      const cx = quad.reduce((s, p) => s + p[0], 0) / 4, cy = quad.reduce((s, p) => s + p[1], 0) / 4;
+      const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));
+      const text = document.createElementNS(SVG, "text");
+      text.setAttribute("font-size", size);
+      text.setAttribute("stroke-width", stroke);
+      text.setAttribute("x", within(cx, size / 2, w - size / 2));
+      text.setAttribute("y", within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2));
+      text.textContent = "?";
+      g.appendChild(text);
+      svg.appendChild(g);
+    }
   }
 
   select(r, c) {
@@ -1500,8 +1545,8 @@ function showRestored() {
     remembered: state.remembered && state.remembered.name ? state.remembered : null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
     work: state.work || {} });
   const view = soloView();
-  const { grid, cells, doubts, photo, size } = state.read;
-  view.load({ ...state.player, read_grid: grid, cells, doubts, photo_url: photo, photo_size: size });
+  const { grid, cells, doubts, photo, size, leftOut } = state.read;
+  view.load({ ...state.player, read_grid: grid, cells, doubts, photo_url: photo, photo_size: size, left_out: leftOut || state.player.left_out });
   applyWork(view, state);
   $("forget").hidden = !solo.remembered;
   showSolo(state.player);
@@ -1652,7 +1697,7 @@ async function otherTableau() {
     solo.index = index;
     const read = players[index];
     solo.view.load({ ...p, read_grid: read.grid, cells: read.cells, doubts: read.doubts,
-      photo_url: read.photo_url, photo_size: read.photo_size });
+      photo_url: read.photo_url, photo_size: read.photo_size, left_out: read.left_out });
     setStatus($("status"), "");  // the last tableau's news ("Score updated...") is not this one's
     if (kept) applyWork(solo.view, kept);
     showSolo(solo.view.player);
