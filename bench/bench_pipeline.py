@@ -77,8 +77,11 @@ def main() -> None:
                         "cards (a far neighbour's tableau): what it buys")
     parser.add_argument("--no-table-look", action="store_true", help="read without the look at a steep photo's table "
                         "straightened on its grid's plane: what it buys")
+    parser.add_argument("--no-outline-look", action="store_true", help="read without a doubtful tableau read again "
+                        "on its outline cut in 5 x 4 (vision/outline_grid.py): what it buys")
     args = parser.parse_args()
-    reader = Reader(far_look=not args.no_far_look, table_look=not args.no_table_look)
+    reader = Reader(far_look=not args.no_far_look, table_look=not args.no_table_look,
+                    outline_look=not args.no_outline_look)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)

@@ -163,7 +163,7 @@ def fit_outline(finder: CardFinder, image: np.ndarray, quads: np.ndarray, offset
     square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float64)
     H = cv2.getPerspectiveTransform(corners.astype(np.float32), square.astype(np.float32))
     canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return _fitted_back(finder(canvas), (side, side), H, image, offset)
+    return fitted_back(finder(canvas), (side, side), H, image, offset)
 
 
 # Cells of photo round the grid when a tableau whose window is a guess is fitted again: room for
@@ -183,7 +183,7 @@ def fit_wider(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     if not _usable(H, size):  # a degenerate grid (refitted, never straightened)
         return Detections.empty(), []
     canvas = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return _fitted_back(finder(canvas, side), size, H, image, offset)
+    return fitted_back(finder(canvas, side), size, H, image, offset)
 
 
 # The table round a steep photo's tableau, straightened (``fit_table``): this many cells of it
@@ -208,7 +208,7 @@ def fit_table(finder: CardFinder, image: np.ndarray, fit: TableauFit, offset: in
     canvas[~_in_front(H, size, grid)] = 0
     seen = finder(canvas, side)
     cells = project(H, np.array([cell.quad for cell in fit.cells.values()]).reshape(-1, 2)).reshape(-1, 4, 2)
-    return _fitted_back(seen.subset(_card_sized(seen, cells)), size, H, image, offset)
+    return fitted_back(seen.subset(_card_sized(seen, cells)), size, H, image, offset)
 
 
 # On the table's plane straightened every card has one area (the canvas scales the plane's two
@@ -268,7 +268,7 @@ def _usable(H: np.ndarray | None, size: tuple[int, int]) -> bool:
     return H is not None and bool(np.isfinite(H).all()) and min(size) >= 1 and abs(float(np.linalg.det(H))) > 1e-12
 
 
-def _fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
+def fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
                  ) -> tuple[Detections, list[TableauFit]]:
     """The lattice fitted to the cards ``seen`` on a canvas of ``size`` made by ``H`` from the
     photo, its cells and cards mapped back to the photo, the fits' detections from ``offset``."""

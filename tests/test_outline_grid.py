@@ -1,0 +1,130 @@
+"""A tableau of cards laid edge to edge, read on its outline (vision/outline_grid.py)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from conftest import needs_models
+
+from ecoscore.vision.lattice import COLS, ROWS, CellFit, TableauFit
+from ecoscore.vision.outline_grid import card_region, fit_on_outline
+
+CARD_W, CARD_H = 90, 126  # a card's sides on the flat table, pixels (63 x 88 mm)
+
+
+def _mosaic_card(rng: np.random.Generator) -> np.ndarray:
+    """A card of hard-edged patches with a thin frame: a finder boxes its patches as cards."""
+    card = np.zeros((CARD_H, CARD_W, 3), np.uint8)
+    points = rng.uniform([0, 0], [CARD_W, CARD_H], (14, 2)).astype(np.float32)
+    sub = cv2.Subdiv2D((0, 0, CARD_W, CARD_H))
+    for p in points:
+        sub.insert((float(min(p[0], CARD_W - 1)), float(min(p[1], CARD_H - 1))))
+    facets, _ = sub.getVoronoiFacetList([])
+    hue = rng.uniform(0, 180)
+    for facet in facets:
+        colour = cv2.cvtColor(np.uint8([[[(hue + rng.uniform(-20, 20)) % 180, rng.uniform(120, 255), rng.uniform(90, 255)]]]),
+                              cv2.COLOR_HSV2BGR)[0, 0]
+        cv2.fillConvexPoly(card, facet.astype(np.int32), tuple(int(v) for v in colour))
+        cv2.polylines(card, [facet.astype(np.int32)], True, (30, 30, 30), 1)
+    cv2.rectangle(card, (0, 0), (CARD_W - 1, CARD_H - 1), (160, 60, 160), 2)
+    return card
+
+
+def _photo(seed: int, gap: int, turned: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A 5 x 4 tableau of mosaic cards (``gap`` pixels apart) on a plain blue cloth seen at a slant,
+    ``turned`` a quarter (its rows of five running down the photo); and each cell's corners in
+    the photo, (ROWS, COLS, 4, 2), the rows as the tableau has them."""
+    rng = np.random.default_rng(seed)
+    margin = 200
+    flat_w, flat_h = COLS * CARD_W + (COLS - 1) * gap, ROWS * CARD_H + (ROWS - 1) * gap
+    flat = np.zeros((flat_h + 2 * margin, flat_w + 2 * margin, 3), np.uint8)
+    flat[:] = (120, 70, 20)
+    flat = cv2.add(flat, rng.integers(0, 12, flat.shape, dtype=np.uint8))
+    corners = np.zeros((ROWS, COLS, 4, 2))
+    for r in range(ROWS):
+        for c in range(COLS):
+            x, y = margin + c * (CARD_W + gap), margin + r * (CARD_H + gap)
+            flat[y:y + CARD_H, x:x + CARD_W] = _mosaic_card(rng)
+            corners[r, c] = [[x, y], [x + CARD_W, y], [x + CARD_W, y + CARD_H], [x, y + CARD_H]]
+    if turned:
+        flat = cv2.rotate(flat, cv2.ROTATE_90_CLOCKWISE)
+        h0 = flat.shape[1]  # the height before turning
+        corners = np.stack([h0 - corners[..., 1], corners[..., 0]], -1)
+    h, w = flat.shape[:2]
+    # A slant: the far side narrower, as a phone held at about 50 degrees sees it.
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[0.12 * w, 0.05 * h], [0.9 * w, 0], [w, 0.85 * h], [0, h * 0.8]])
+    H = cv2.getPerspectiveTransform(src, dst)
+    photo = cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(ROWS, COLS, 4, 2)
+
+
+def _fit_off(cells: np.ndarray) -> TableauFit:
+    """A lattice as a finder misled by the patches leaves it: half a card off, both ways."""
+    shift = 0.5 * ((cells[0, 1, 0] - cells[0, 0, 0]) + (cells[1, 0, 0] - cells[0, 0, 0]))
+    return TableauFit({(r, c): CellFit(cells[r, c] + shift, None, True) for r in range(ROWS) for c in range(COLS)},
+                      residual=0.1, ambiguous_window=False)
+
+
+def _centres(fit: TableauFit) -> np.ndarray:
+    return np.array([[fit.cells[(r, c)].quad.mean(0) for c in range(COLS)] for r in range(ROWS)])
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_tableau_laid_edge_to_edge_is_cut_from_its_outline_into_its_own_5_by_4(turned):
+    photo, cells = _photo(3, gap=0, turned=turned)
+    _, fits = fit_on_outline(photo, _fit_off(cells), offset=0)
+    assert len(fits) == 1
+    got, truth = _centres(fits[0]), cells.mean(2)
+    pitch = np.linalg.norm(cells[0, 1, 0] - cells[0, 0, 0])
+    # Each truth cell has a cell of the new grid on it, and rows of five stay rows of five (read
+    # from either end: a tableau has no up and down of its own).
+    flat_got, flat_truth = got.reshape(-1, 2), truth.reshape(-1, 2)
+    nearest = np.linalg.norm(flat_truth[:, None] - flat_got[None], axis=2).min(1)
+    assert nearest.max() < 0.15 * pitch, nearest.max() / pitch
+    rows = [{int(np.argmin(np.linalg.norm(flat_truth - got[r, c], axis=1))) // COLS for c in range(COLS)} for r in range(ROWS)]
+    assert all(len(row) == 1 for row in rows), rows
+
+
+def test_cards_laid_apart_are_left_to_the_finder():
+    """With the table showing between the cards, the outline is not filled with cards: no grid
+    from it (the finder sees such cards' edges; an outline would lay cells across the gaps)."""
+    photo, cells = _photo(4, gap=40, turned=False)
+    assert card_region(photo, _fit_off(cells)) is None
+
+
+@needs_models
+def test_a_mosaic_decks_tableau_edge_to_edge_is_read_on_its_outline(tmp_path):
+    """A photo of a deck of mosaic art (bench/other_decks.py), three tableaux, one laid edge to
+    edge: the finder boxed its patches, the lattice half a card off, every cell in doubt. Read on
+    its outline, it reads whole and exact (a tuning photo of 2026-12-03)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from other_decks import mosaic_deck  # the bench's decks of other styles, in one place
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.deckgen import write_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.vision.evaluate import match_read
+    from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+    from ecoscore.vision.pipeline import Reader
+
+    deck = load_deck(write_deck(mosaic_deck(5), tmp_path / "mosaic-5"))
+    scene = render_scene(deck, (9150, 8), SceneParams(long_side=1600))
+    embedder = CardEmbedder()
+    matcher = CardMatcher(embedder, References.embed(deck.name, embedder, {c: [f[0]] for c, f in deck.faces.items()}))
+    truth = scene.truth["tableaux"][1]
+
+    def exact(reader: Reader) -> bool:
+        for tab in reader.read(scene.jpeg).tableaux:
+            mapping = match_read(tab, truth)
+            if mapping is not None:
+                types = {(c["row"], c["col"]): c["type"] for c in truth["cells"]}
+                return all((cell.type.value if cell.type else None) == types[mapping[i]] for i, cell in enumerate(tab.cells))
+        return False
+
+    finder = Reader().finder
+    assert exact(Reader(finder, matcher))
+    assert not exact(Reader(finder, matcher, outline_look=False))  # what the outline buys

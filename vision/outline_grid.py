@@ -1,0 +1,145 @@
+"""A tableau of cards laid edge to edge, read on its outline.
+
+Where cards touch and their art is busy (a mosaic of hard-edged patches), the finder boxes the
+art's patches as cards: boxes straddling two cards, a lattice half a card off, most cells read
+in doubt. The tableau's outline against the table is still plain, and a whole tableau of cards
+laid edge to edge fills it: its 5 × 4 cells are the outline cut in five and four. The reader
+tries this only on a lattice whose cells are mostly in doubt, and keeps it only where it reads
+better (``Reader._read_on_outlines``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ecoscore.geometry import Detections
+
+from .lattice import COLS, ROWS, TableauFit
+from .second_look import OUTLINE_MARGIN, fitted_back, from_quads, outline
+
+WORK_SIDE = 400  # the region round the tableau is judged at this size: colours, not detail
+OUTLINE_FILL = 0.85  # share of the outline the cards must fill: cards with gaps are the finder's
+CELL_FILL = 0.6  # share of a cell that must be card, not table, for it to hold a card
+OUTLINE_SCORE = 0.5  # the score of a card the outline places: no finder's, neither sure nor unsure
+RING = 0.5  # the table's colour is taken from a rim of the region this many cells wide
+REACH = 2.5  # the region judged: this many cells round the grid (it may lie on part of the tableau)
+TABLEAU_CELLS = 10  # the patch is at least this many of the grid's cells: a tableau, not a card
+TABLE_SPREAD = 5.0  # a pixel is not table beyond the table's median distance + this many MADs
+MIN_DISTANCE = 12.0  # ... and never nearer its colour than this (Lab units): a plain cloth's noise
+
+
+@dataclass
+class CardPatch:
+    """The patch of not-table a tableau's cards make, judged on a small copy of the region round it."""
+
+    corners: np.ndarray  # its outline, 4 corners in photo pixels (clockwise from the top left)
+    mask: np.ndarray  # uint8, 1 where the region is card (the region's pixels, ``to_photo`` maps them)
+    to_photo: np.ndarray  # 3 × 3: the region's pixels to the photo's
+
+
+def card_region(image: np.ndarray, fit: TableauFit) -> CardPatch | None:
+    """The patch of not-table round ``fit``'s cells and its outline; None where it is no
+    quadrilateral filled with cards."""
+    cells = np.array([cell.quad for cell in fit.cells.values()], np.float64)
+    pitch = float(np.median(np.linalg.norm(cells[:, 1] - cells[:, 0], axis=1)))
+    h, w = image.shape[:2]
+    lo = np.maximum(np.floor(cells.reshape(-1, 2).min(0) - REACH * pitch), 0).astype(int)
+    hi = np.minimum(np.ceil(cells.reshape(-1, 2).max(0) + REACH * pitch), [w, h]).astype(int)
+    if np.any(hi - lo < 8):
+        return None
+    k = min(1.0, WORK_SIDE / float(max(hi - lo)))
+    roi = cv2.resize(image[lo[1]:hi[1], lo[0]:hi[0]], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(roi, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    in_roi = (cells - lo) * k
+    inner = np.zeros(roi.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inner, cv2.convexHull(in_roi.reshape(-1, 2).astype(np.float32)).astype(np.int32), 1)
+    # The table: the region's rim, off the grid's hull (the grid may lie on part of the tableau
+    # only, so nearer the grid than the rim may be cards).
+    band = max(3, int(RING * pitch * k))
+    ring = np.ones(roi.shape[:2], bool)
+    ring[band:-band, band:-band] = False
+    ring &= inner == 0
+    if ring.sum() < 50:
+        return None
+    distance = np.linalg.norm(lab - np.median(lab[ring], axis=0), axis=2)
+    # Not table: further from its colour than the table's own patterns and light go (Otsu's
+    # threshold between two modes went too high where a lamp's pool lay on the cards).
+    spread = distance[ring]
+    threshold = float(np.median(spread) + TABLE_SPREAD * np.median(np.abs(spread - np.median(spread))))
+    mask = (distance > max(threshold, MIN_DISTANCE)).astype(np.uint8)
+    close = np.ones((max(1, int(0.15 * pitch * k)),) * 2, np.uint8)  # the art's own table-coloured bits
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close), cv2.MORPH_OPEN, close)
+    count, labels = cv2.connectedComponents(mask)
+    if count < 2:
+        return None
+    # The patch the grid lies on: the one covering most of its cells' hull.
+    votes = np.bincount(labels[inner > 0], minlength=count)
+    votes[0] = 0
+    patch = (labels == int(np.argmax(votes))).astype(np.uint8)
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    corners = outline(max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64))
+    if corners is None:
+        return None
+    within = np.zeros_like(patch)
+    cv2.fillConvexPoly(within, corners.astype(np.int32), 1)
+    held = int((patch & within).sum())
+    cell_area = float(np.median([cv2.contourArea(quad.astype(np.float32)) for quad in in_roi]))
+    # The cards fill the outline, the outline holds the patch, and the patch is a tableau's, not
+    # one card's (cards laid apart are patches of their own).
+    if held < OUTLINE_FILL * within.sum() or held < 0.9 * patch.sum() or held < TABLEAU_CELLS * cell_area:
+        return None
+    to_photo = np.array([[1 / k, 0, lo[0]], [0, 1 / k, lo[1]], [0, 0, 1]], np.float64)
+    return CardPatch(corners / k + lo, patch, to_photo)
+
+
+def _line_strength(canvas: np.ndarray, m: float, across: int, down: int) -> float:
+    """How strongly the canvas shows the lines between cards of a grid ``across`` × ``down``
+    laid over its square [m, side - m]: the mean edge across each inner line."""
+    grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx, gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    side = canvas.shape[0]
+    lo, hi = int(m), int(side - m)
+    xs = np.linspace(m, side - m, across + 1)[1:-1].astype(int)
+    ys = np.linspace(m, side - m, down + 1)[1:-1].astype(int)
+    vertical = [gx[lo:hi, x - 2:x + 3].max(1).mean() for x in xs]
+    horizontal = [gy[y - 2:y + 3, lo:hi].max(0).mean() for y in ys]
+    return float(np.mean(vertical + horizontal))
+
+
+def _rows_run(canvas: np.ndarray, m: float) -> tuple[int, int]:
+    """Whether the tableau's rows of five run across the straightened canvas or down it: the way
+    whose lines between cards the canvas shows more strongly (an outline of a 5 × 4 tableau of
+    cards is near square, and seen at a slant either way may look the longer)."""
+    if _line_strength(canvas, m, COLS, ROWS) >= _line_strength(canvas, m, ROWS, COLS):
+        return COLS, ROWS
+    return ROWS, COLS
+
+
+def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 512
+                   ) -> tuple[Detections, list[TableauFit]]:
+    """``fit``'s tableau fitted again as its outline cut in 5 × 4 (its rows of five the way the
+    lines between cards show), a card in each cell the cards fill. Returns as
+    ``second_look.fit_outline`` does."""
+    patch = card_region(image, fit)
+    if patch is None:
+        return Detections.empty(), []
+    m = OUTLINE_MARGIN * side
+    square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float32)
+    H = cv2.getPerspectiveTransform(patch.corners.astype(np.float32), square)
+    canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    across, down = _rows_run(canvas, m)
+    filled = cv2.warpPerspective(patch.mask, H @ patch.to_photo, (side, side), flags=cv2.INTER_NEAREST)
+    xs, ys = np.linspace(m, side - m, across + 1), np.linspace(m, side - m, down + 1)
+    quads, scores = [], []
+    for r in range(down):
+        for c in range(across):
+            x0, x1, y0, y1 = xs[c], xs[c + 1], ys[r], ys[r + 1]
+            share = filled[int(y0):int(y1), int(x0):int(x1)].mean() if x1 - x0 >= 1 and y1 - y0 >= 1 else 0.0
+            if share >= CELL_FILL:
+                quads.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+                scores.append(OUTLINE_SCORE)
+    if len(quads) < (ROWS * COLS) // 2:
+        return Detections.empty(), []
+    seen = from_quads(np.array(quads, np.float64), np.array(scores), corners=True)
+    return fitted_back(seen, (side, side), H, image, offset)
