@@ -10,6 +10,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
     python bench/compare_finders.py models/finder.onnx --classifier data/runs/classifier-96-standin/weights/best.onnx --standin-only
     python bench/compare_finders.py models/finder.onnx --outcomes a.json   # then bench/paired.py a.json b.json
+    python bench/compare_finders.py models/finder.onnx --more-decks --mosaics   # six more mosaic decks, pooled apart
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 from bench_decks import rendered, summary  # bench/ is on the path when a bench runs as a script
+from other_decks import mosaic_deck
 from render_bench_sets import tuning_decks
 
 from ecoscore.paths import data_dir
@@ -29,11 +31,17 @@ from ecoscore.vision.models import CardClassifier, CardFinder
 from ecoscore.vision.pipeline import Reader
 
 STANDIN_SETS = ("normal", "hard", "steep")  # data/tune/<name>: see bench/tune_confidence.py and the README
+# Six more decks of mosaic art (never in bench_decks.py), 24 normal photos each: cards of busy
+# hard-edged art laid edge to edge, which the fourteen tuning decks' two mosaics read too well to
+# show (vision/outline_grid.py was chosen on them). Pooled apart, so the tuning decks' figure stays
+# comparable with the sessions before.
+MORE_MOSAICS = range(4, 10)
 
 
 def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
              standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None,
-             outcomes: dict | None = None, more_decks: bool = False, deck_metric: bool = True) -> dict:
+             outcomes: dict | None = None, more_decks: bool = False, deck_metric: bool = True,
+             mosaics: bool = False) -> dict:
     """Each set's summary; ``outcomes``, if given, gets each set's tableau by tableau (bench/paired.py)."""
     rows = {}
     outcomes = {} if outcomes is None else outcomes
@@ -44,6 +52,12 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             ev = evaluate(reader, folder, progress=False)
             rows[f"{deck.name}/{split}"], outcomes[f"{deck.name}/{split}"] = summary(ev), ev.outcomes
+    for seed in MORE_MOSAICS if mosaics else ():
+        deck = mosaic_deck(seed)
+        refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()}, metric=deck_metric)
+        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
+        ev = evaluate(reader, rendered(deck, data_dir() / "tune-mosaics", "normal", 24, 9100 + 10 * seed), progress=False)
+        rows[f"mosaics/{deck.name}"], outcomes[f"mosaics/{deck.name}"] = summary(ev), ev.outcomes
     reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look)
     for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
@@ -76,6 +90,7 @@ def main() -> None:
     parser.add_argument("--no-deck-metric", action="store_true", help="name by nearest reference, without the deck's "
                                                                        "own metric (vision/deck_metric.py)")
     parser.add_argument("--more-decks", action="store_true", help="fourteen tuning decks, not seven")
+    parser.add_argument("--mosaics", action="store_true", help="six more mosaic decks too (MORE_MOSAICS), pooled apart")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here (one finder), for bench/paired.py")
     args = parser.parse_args()
     embedder = CardEmbedder(args.matcher)
@@ -86,16 +101,19 @@ def main() -> None:
         finder = CardFinder(path, refiner=refiner) if args.conf is None else CardFinder(path, conf=args.conf, refiner=refiner)
         outcomes: dict = {}
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
-                        not args.standin_only, classifier, outcomes, args.more_decks, not args.no_deck_metric)
+                        not args.standin_only, classifier, outcomes, args.more_decks, not args.no_deck_metric,
+                        args.mosaics)
         if args.outcomes:
             args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "
                   f"{row['confident_wrong']} confident wrong, {row['refused_photos']} refused photos")
-        decks = [k for k in rows if not k.startswith("standin/")]
+        decks = [k for k in rows if not k.startswith(("standin/", "mosaics/"))]
         print("  other decks, pooled:", pooled(rows, decks))
         print("  stand-in, pooled:   ", pooled(rows, [k for k in rows if k.startswith("standin/")]))
+        if args.mosaics:
+            print("  more mosaics, pooled:", pooled(rows, [k for k in rows if k.startswith("mosaics/")]))
         print(json.dumps({"finder": str(path), "rows": rows}), flush=True)
 
 
