@@ -1811,6 +1811,11 @@ async function correctSolo(grid, message, near = null, failNear = near) {
     return player;
   } catch (err) {
     if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
+    // Failed as the page goes (a reload, the phone's camera taking it down: a browser may fail its
+    // requests before it leaves): the correction stays, as kept in the tab's storage above, and is
+    // scored again when the page is back (applyWork). Taken back, the grid before it was saved in
+    // its place, and the reload showed it (a full run: 50, not the corrected 48). As a photo's upload.
+    if (leaving) return null;
     sayNear(failNear || near, $("status"), err, true);
     // Not saved either way; where a later change is on its way, the view takes this one back with
     // it if that one fails too (``TableauView.commit``).
