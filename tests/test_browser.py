@@ -3821,6 +3821,16 @@ def test_the_review_is_stopped_with_interrompi_and_a_doubtful_cells_label_says_i
     page.click("#solo-tableau .marks g.doubt >> nth=0")  # a card tapped outside a review: cancelled, not stopped
     expect(page.locator("#picker-cancel")).to_have_text("Annulla")
     page.click("#picker-cancel")
+    # Czech and Russian said "finish" ("Skončit", "Закончить") of a review stopped halfway: "interrupt", as the Italian
+    for lang, stop in (("cs", "Přerušit"), ("ru", "Прервать")):
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        page.click("#solo-tableau .review")
+        page.wait_for_selector("#picker[open]")
+        expect(page.locator("#picker-cancel")).to_have_text(stop)
+        page.click("#picker-cancel")
+        expect(page.locator("#picker")).not_to_have_attribute("open", "")
+    page.select_option("#lang", "it")
     doubts = page.eval_on_selector_all("#solo-tableau .grid button.doubt", "bs => bs.map(b => [b.dataset.row, b.dataset.col])")
     assert len(doubts) >= 2
     low = 0
