@@ -3718,6 +3718,9 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     words = catalogue("ru")
     page = new_page(locale="ru-RU")
     room_id = new_room(page, server)
+    invitation = ("#qr", "#room-link", "#share")
+    for what in invitation:  # (a room with seats free invites)
+        expect(page.locator(what)).to_be_visible()
     tokens = {name: put_grid(server, room_id, name, (EXAMPLES / "bruno.txt").read_text())["token"]
               for name in ("anna", "boris", "vera", "gleb", "dasha", "egor", "zhenya", "ivan")}
     assert get_room(server, room_id)["seats"] == len(tokens)
@@ -3727,21 +3730,36 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     expect(ninth.locator("#room-status")).to_have_text(full[0].upper() + full[1:] + ".", timeout=10000)
     expect(ninth.locator("#join")).to_be_hidden()
     expect(ninth.locator("#add-photo")).to_be_hidden()
+    # no QR code or Share that invite no one (they stayed, the name box gone); the room's code stays its name
+    for what in invitation:
+        expect(ninth.locator(what)).to_be_hidden()
+    expect(ninth.locator("#room-code")).to_have_text(room_id)
     shot(ninth, "room-full-ninth-ru")
     ninth.select_option("#lang", "en")
     expect(ninth.locator("#room-status")).to_have_text("The room is full: at most 8 players.")
     shot(ninth, "room-full-ninth-en")
     # the phone that holds anna's seat: its box, to retake her photo
     expect(page.locator("#join")).to_be_hidden(timeout=10000)  # (the creator's phone holds no seat either)
+    expect(page.locator("#room-view .share")).to_be_hidden()
     page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:anna', {json.dumps(tokens['anna'])})")
     page.reload()
     expect(page.locator("#player-name")).to_have_value("anna", timeout=10000)
     expect(page.locator("#add-photo")).to_be_visible()
     assert page.text_content("#room-status") == ""
-    # a seat freed: the ninth phone may join, and the word goes
+    expect(page.locator("#room-view .share")).to_be_hidden()  # (a seat of it here: still no one to invite)
+    # a seat freed: the ninth phone may join, and the word goes; the room invites again
     owners_write(server, page, room_id, "players/ivan", None, method="DELETE")
     expect(ninth.locator("#add-photo")).to_be_visible(timeout=10000)
     expect(ninth.locator("#room-status")).to_have_text("")
+    for what in invitation:
+        expect(ninth.locator(what)).to_be_visible()
+        expect(page.locator(what)).to_be_visible(timeout=10000)
+    # a two-player room too, once its two seats are taken
+    two = new_room(page, server, "two-player")
+    expect(page.locator("#share")).to_be_visible()
+    for name in ("anna", "boris"):
+        put_grid(server, two, name, (EXAMPLES / "bruno.txt").read_text())
+    expect(page.locator("#room-view .share")).to_be_hidden(timeout=10000)
     assert not page.errors and not ninth.errors
 
 

@@ -1951,9 +1951,12 @@ function showRoom(doc) {
   // A solo room invites no one: no one else joins a game against the bot (its Share said "Add your
   // Ecosystem tableau to our game": an Italian walk). Its code and link stay while its one seat is
   // free, said for what they do there (the room set up on a computer, the tableau photographed
-  // with a phone); once the seat is taken, they go.
+  // with a phone); once the seat is taken, they go. So do any room's once its every seat is taken:
+  // a full game room still showed its QR code and Share, on every phone, its name box gone. A seat
+  // freed, they are back (each poll draws the room again).
   const alone = doc.mode === "solo";
-  document.querySelector("#room-view .share").hidden = alone && doc.players.length > 0;
+  const seated = doc.seats ? doc.players.length >= doc.seats : alone && doc.players.length > 0;
+  document.querySelector("#room-view .share").hidden = seated;
   $("share").hidden = alone; $("share-solo").hidden = !alone;
   $("neutral-box").hidden = doc.mode !== "two-player";
   $("bot-box").hidden = doc.mode !== "solo";
