@@ -2959,6 +2959,16 @@ def test_the_cards_left_out_beside_the_grid_are_outlined_on_the_photo(server, ne
     page.wait_for_selector("#result:not([hidden])", timeout=10000)
     expect(marks).to_have_count(1)
     expect(doubts).to_have_text([left_out_said()])
+    # two cards left out (the read's answer, a second card's corners a row below): both, said so
+    two = json.loads(json.dumps(doc))
+    player = two["players"][0]
+    player["left_out"].append([[x, y + h + gap] for x, y in quads[0]])
+    player["doubts"] = ["2 cards in line with the grid but outside its 5 × 4 were left out"]
+    page.route("**/api/photo*", lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(two)))
+    upload_solo(page, server, write(tmp_path, "two.jpg", tableau_with_a_card_beside()))
+    expect(marks).to_have_count(2)
+    expect(doubts).to_have_text([shown(said_in(player["doubts"][0], "en")) + " " + catalogue("en")["ui.left_out_shown"]["other"]])
+    page.unroute("**/api/photo*")
     # a read without them (as an older room's): the doubt said as it was, nothing outlined
     for p in doc["players"]:
         del p["left_out"]
