@@ -146,9 +146,10 @@ class PlayerOut(BaseModel):
     doubts: list[str] | None = None
     confidence: float | None = None
     cells: list[list[CellRead]] | None = None
-    left_out: list[list[list[float]]] | None = Field(None, description="corners (photo pixels, TL, TR, BR, BL) of the "
-                                                     "cards the doubt \"N cards ... were left out\" counts: in line with "
-                                                     "the grid but outside its 5 × 4, or beside it")
+    left_out: list[list[list[float]]] | None = Field(None, description="the 4 corners (photo pixels, in order round the "
+                                                     "card) of each card the doubt \"N cards ... were left out\" counts: in "
+                                                     "line with the grid but outside its 5 × 4, or beside it; kept when a "
+                                                     "room's check settles that doubt (see settled)")
     photo: str | None = None
     deck: str | None = Field(None, description="the deck whose cards the cells were named as (standin: built in)")
     overlay_url: str | None = None

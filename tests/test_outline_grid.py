@@ -30,19 +30,19 @@ def _mosaic_card(rng: np.random.Generator) -> np.ndarray:
     return card
 
 
-def _photo(seed: int, gap: int, turned: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A 5 x 4 tableau of mosaic cards (``gap`` pixels apart) on a plain blue cloth seen at a slant,
-    ``turned`` a quarter (its rows of five running down the photo); and each cell's corners in
-    the photo, (ROWS, COLS, 4, 2), the rows as the tableau has them."""
+def _photo(seed: int, gap: int, turned: bool, rows: int = ROWS, cols: int = COLS) -> tuple[np.ndarray, np.ndarray]:
+    """A tableau of mosaic cards (``gap`` pixels apart; 5 x 4 unless ``rows`` and ``cols`` say
+    otherwise) on a plain blue cloth seen at a slant, ``turned`` a quarter (its rows running down
+    the photo); and each cell's corners in the photo, (rows, cols, 4, 2)."""
     rng = np.random.default_rng(seed)
     margin = 200
-    flat_w, flat_h = COLS * CARD_W + (COLS - 1) * gap, ROWS * CARD_H + (ROWS - 1) * gap
+    flat_w, flat_h = cols * CARD_W + (cols - 1) * gap, rows * CARD_H + (rows - 1) * gap
     flat = np.zeros((flat_h + 2 * margin, flat_w + 2 * margin, 3), np.uint8)
     flat[:] = (120, 70, 20)
     flat = cv2.add(flat, rng.integers(0, 12, flat.shape, dtype=np.uint8))
-    corners = np.zeros((ROWS, COLS, 4, 2))
-    for r in range(ROWS):
-        for c in range(COLS):
+    corners = np.zeros((rows, cols, 4, 2))
+    for r in range(rows):
+        for c in range(cols):
             x, y = margin + c * (CARD_W + gap), margin + r * (CARD_H + gap)
             flat[y:y + CARD_H, x:x + CARD_W] = _mosaic_card(rng)
             corners[r, c] = [[x, y], [x + CARD_W, y], [x + CARD_W, y + CARD_H], [x, y + CARD_H]]
@@ -56,14 +56,16 @@ def _photo(seed: int, gap: int, turned: bool) -> tuple[np.ndarray, np.ndarray]:
     dst = np.float32([[0.12 * w, 0.05 * h], [0.9 * w, 0], [w, 0.85 * h], [0, h * 0.8]])
     H = cv2.getPerspectiveTransform(src, dst)
     photo = cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE)
-    return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(ROWS, COLS, 4, 2)
+    return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(rows, cols, 4, 2)
 
 
 def _fit_off(cells: np.ndarray) -> TableauFit:
-    """A lattice as a finder misled by the patches leaves it: half a card off, both ways."""
-    shift = 0.5 * ((cells[0, 1, 0] - cells[0, 0, 0]) + (cells[1, 0, 0] - cells[0, 0, 0]))
-    return TableauFit({(r, c): CellFit(cells[r, c] + shift, None, True) for r in range(ROWS) for c in range(COLS)},
-                      residual=0.1, ambiguous_window=False)
+    """A 5 x 4 lattice as a finder misled by the patches leaves it: half a card off, both ways,
+    stepping as the cards do from the first (beyond them where they are fewer)."""
+    across, down = cells[0, 1] - cells[0, 0], cells[1, 0] - cells[0, 0]
+    shift = 0.5 * (across[0] + down[0])
+    return TableauFit({(r, c): CellFit(cells[0, 0] + c * across + r * down + shift, None, True)
+                       for r in range(ROWS) for c in range(COLS)}, residual=0.1, ambiguous_window=False)
 
 
 def _centres(fit: TableauFit) -> np.ndarray:
@@ -91,6 +93,34 @@ def test_cards_laid_apart_are_left_to_the_finder():
     from it (the finder sees such cards' edges; an outline would lay cells across the gaps)."""
     photo, cells = _photo(4, gap=40, turned=False)
     assert card_region(photo, _fit_off(cells)) is None
+
+
+@pytest.mark.parametrize("rows, cols", [(4, 4), (5, 5)])
+def test_cards_laid_edge_to_edge_in_another_layout_are_not_cut_as_5_by_4(rows, cols):
+    """A mid-game 4 x 4 block, or 5 x 5 cards laid edge to edge (an attack's layout): the lines
+    between the cards are not a 5 x 4's, so no grid is cut from the outline (cut as 5 x 4, every
+    cell would straddle two cards)."""
+    photo, cells = _photo(5, gap=0, turned=False, rows=rows, cols=cols)
+    assert card_region(photo, _fit_off(cells)) is not None  # the outline is found ...
+    assert fit_on_outline(photo, _fit_off(cells), offset=0)[1] == []  # ... and not cut
+
+
+def test_a_tableau_the_frame_cuts_has_no_outline_of_its_own():
+    """Cut by the photo's edge through its fourth column, the visible cards make a quadrilateral
+    filled with cards: cut in 5 x 4 it would be read wrong, so there is no outline."""
+    photo, cells = _photo(6, gap=0, turned=False)
+    cut = int(cells[0, 3].mean(0)[0])
+    assert card_region(photo[:, :cut].copy(), _fit_off(cells)) is None
+
+
+def test_a_grid_on_bare_cloth_has_no_outline():
+    """A lattice lying where no card is (the table is all the region holds): no patch of cards
+    under it, and none is made of the table itself."""
+    photo, cells = _photo(7, gap=0, turned=False)
+    away = cells + np.array([0.0, photo.shape[0] * 3.0])  # the same grid far below the cards ...
+    cloth = np.vstack([photo, np.tile(photo[:50], (80, 1, 1))])  # ... on cloth
+    cloth[photo.shape[0]:] = photo[5, 5]
+    assert card_region(cloth, _fit_off(away)) is None
 
 
 @needs_models

@@ -21,7 +21,6 @@ from .second_look import OUTLINE_MARGIN, fitted_back, from_quads, outline
 WORK_SIDE = 400  # the region round the tableau is judged at this size: colours, not detail
 OUTLINE_FILL = 0.85  # share of the outline the cards must fill: cards with gaps are the finder's
 CELL_FILL = 0.6  # share of a cell that must be card, not table, for it to hold a card
-OUTLINE_SCORE = 0.5  # the score of a card the outline places: no finder's, neither sure nor unsure
 RING = 0.5  # the table's colour is taken from a rim of the region this many cells wide
 REACH = 2.5  # the region judged: this many cells round the grid (it may lie on part of the tableau)
 TABLEAU_CELLS = 10  # the patch is at least this many of the grid's cells: a tableau, not a card
@@ -34,7 +33,7 @@ class CardPatch:
     """The patch of not-table a tableau's cards make, judged on a small copy of the region round it."""
 
     corners: np.ndarray  # its outline, 4 corners in photo pixels (clockwise from the top left)
-    mask: np.ndarray  # uint8, 1 where the region is card (the region's pixels, ``to_photo`` maps them)
+    mask: np.ndarray  # uint8, 1 where the region is card (the region's copy's pixels: ``to_photo`` maps them)
     to_photo: np.ndarray  # 3 × 3: the region's pixels to the photo's
 
 
@@ -76,7 +75,13 @@ def card_region(image: np.ndarray, fit: TableauFit) -> CardPatch | None:
     # The patch the grid lies on: the one covering most of its cells' hull.
     votes = np.bincount(labels[inner > 0], minlength=count)
     votes[0] = 0
+    if votes.max() == 0:  # no card under the grid (label 0 is the table's own)
+        return None
     patch = (labels == int(np.argmax(votes))).astype(np.uint8)
+    # A patch running out of the region (a tableau cut by the photo's edge, two tableaux laid
+    # touching) has no outline of its own here: its visible part cut in 5 × 4 would be wrong.
+    if patch[0].any() or patch[-1].any() or patch[:, 0].any() or patch[:, -1].any():
+        return None
     contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     corners = outline(max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64))
     if corners is None:
@@ -93,33 +98,31 @@ def card_region(image: np.ndarray, fit: TableauFit) -> CardPatch | None:
     return CardPatch(corners / k + lo, patch, to_photo)
 
 
-def _line_strength(canvas: np.ndarray, m: float, across: int, down: int) -> float:
-    """How strongly the canvas shows the lines between cards of a grid ``across`` × ``down``
-    laid over its square [m, side - m]: the mean edge across each inner line."""
+def _layout(canvas: np.ndarray, m: float) -> tuple[int, int] | None:
+    """(across, down): the grid the straightened canvas shows most strongly among 4 and 5 cards
+    each way, by the lines between its cards (a line's strength: the mean edge across it inside
+    the square [m, side - m]); None unless it is a tableau's 5 × 4, either way round. The outline
+    of a 5 × 4 tableau is near square and seen at a slant either way may look the longer; a
+    mid-game 4 × 4, or 5 × 5 cards laid edge to edge, must not be cut as 5 × 4."""
     grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-    side = canvas.shape[0]
-    lo, hi = int(m), int(side - m)
-    xs = np.linspace(m, side - m, across + 1)[1:-1].astype(int)
-    ys = np.linspace(m, side - m, down + 1)[1:-1].astype(int)
-    vertical = [gx[lo:hi, x - 2:x + 3].max(1).mean() for x in xs]
-    horizontal = [gy[y - 2:y + 3, lo:hi].max(0).mean() for y in ys]
-    return float(np.mean(vertical + horizontal))
+    lo, hi = int(m), int(canvas.shape[0] - m)
 
+    def strength(layout: tuple[int, int]) -> float:
+        xs = np.linspace(lo, hi, layout[0] + 1)[1:-1].astype(int)
+        ys = np.linspace(lo, hi, layout[1] + 1)[1:-1].astype(int)
+        return float(np.mean([gx[lo:hi, x - 2:x + 3].max(1).mean() for x in xs]
+                             + [gy[y - 2:y + 3, lo:hi].max(0).mean() for y in ys]))
 
-def _rows_run(canvas: np.ndarray, m: float) -> tuple[int, int]:
-    """Whether the tableau's rows of five run across the straightened canvas or down it: the way
-    whose lines between cards the canvas shows more strongly (an outline of a 5 × 4 tableau of
-    cards is near square, and seen at a slant either way may look the longer)."""
-    if _line_strength(canvas, m, COLS, ROWS) >= _line_strength(canvas, m, ROWS, COLS):
-        return COLS, ROWS
-    return ROWS, COLS
+    best = max(((a, d) for a in (ROWS, COLS) for d in (ROWS, COLS)), key=strength)
+    return best if sorted(best) == [ROWS, COLS] else None
 
 
 def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 512
                    ) -> tuple[Detections, list[TableauFit]]:
     """``fit``'s tableau fitted again as its outline cut in 5 × 4 (its rows of five the way the
-    lines between cards show), a card in each cell the cards fill. Returns as
+    lines between cards show; none where they show another layout), a card in each cell the
+    cards fill. Returns as
     ``second_look.fit_outline`` does."""
     patch = card_region(image, fit)
     if patch is None:
@@ -128,17 +131,20 @@ def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 
     square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float32)
     H = cv2.getPerspectiveTransform(patch.corners.astype(np.float32), square)
     canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    across, down = _rows_run(canvas, m)
+    layout = _layout(canvas, m)
+    if layout is None:
+        return Detections.empty(), []
+    across, down = layout
     filled = cv2.warpPerspective(patch.mask, H @ patch.to_photo, (side, side), flags=cv2.INTER_NEAREST)
     xs, ys = np.linspace(m, side - m, across + 1), np.linspace(m, side - m, down + 1)
     quads, scores = [], []
     for r in range(down):
         for c in range(across):
             x0, x1, y0, y1 = xs[c], xs[c + 1], ys[r], ys[r + 1]
-            share = filled[int(y0):int(y1), int(x0):int(x1)].mean() if x1 - x0 >= 1 and y1 - y0 >= 1 else 0.0
+            share = float(filled[int(y0):int(y1), int(x0):int(x1)].mean()) if x1 - x0 >= 1 and y1 - y0 >= 1 else 0.0
             if share >= CELL_FILL:
                 quads.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-                scores.append(OUTLINE_SCORE)
+                scores.append(share)  # its "detection" score: how much of the cell is card
     if len(quads) < (ROWS * COLS) // 2:
         return Detections.empty(), []
     seen = from_quads(np.array(quads, np.float64), np.array(scores), corners=True)

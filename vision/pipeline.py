@@ -597,19 +597,30 @@ class Reader:
         """Each tableau read with most of its cells in doubt, read again on its outline cut in
         5 × 4 (``outline_grid``): cards laid edge to edge, whose busy art the finder boxed as
         cards of its own. The new read stands where fewer of its cells are in doubt and no fewer
-        are named surely. Tuning decks: 408 -> 408 of 448, the stand-in's 200 -> 201 of 213, six
-        more mosaic decks 132 -> 136 of 144; held out 0 lost (the model card has the rest)."""
-        for k, (fit, read) in enumerate(zip(fits, reads)):
-            if _doubted(read) < OUTLINE_DOUBTED:
-                continue
-            found, more = fit_on_outline(photo.image, fit, len(det))
-            if len(more) != 1:
-                continue
-            every = Detections.concat([det, found])
-            again = name_tableaux(photo, every, more, classifier, self.min_confidence)[0]
-            if _doubted(again) < _doubted(read) and _sure(again) >= _sure(read):
-                det, fits[k], reads[k] = every, more[0], again
-        return det, fits, reads
+        are named surely. A card the old lattice left out beside it is said of the new one too
+        where the outline does not hold it; a tableau the frame cuts has no outline of its own
+        (``card_region``).
+        Tuning decks: 408 -> 408 of 448, the stand-in's 200 -> 201 of 213, six more mosaic decks
+        132 -> 136 of 144; held out 0 lost (the model card has the rest)."""
+        found, again = [], {}
+        offset = len(det)
+        for k in [k for k, read in enumerate(reads) if _doubted(read) >= OUTLINE_DOUBTED]:
+            cards, more = fit_on_outline(photo.image, fits[k], offset)
+            if len(more) == 1:
+                # A card the old lattice left out beside it is still left out if the outline
+                # does not hold it (a box of the art's patches on its cells is the tableau's own).
+                more[0].off_grid = [i for i in fits[k].off_grid if not covers(more[0], det.centers[[i]])]
+                found.append(cards)
+                again[k] = more[0]
+                offset += len(cards)
+        if not again:
+            return det, fits, reads
+        every = Detections.concat([det, *found])
+        # Named in one go: a photo of several tableaux in doubt decodes its detail once.
+        for k, read in zip(again, name_tableaux(photo, every, list(again.values()), classifier, self.min_confidence)):
+            if _doubted(read) < _doubted(reads[k]) and _named_without_doubt(read) >= _named_without_doubt(reads[k]):
+                fits[k], reads[k] = again[k], read
+        return every, fits, reads
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;
@@ -794,10 +805,13 @@ class Reader:
 
 
 def _doubted(read: TableauRead) -> int:
-    return sum(bool(cell.doubts) for cell in read.cells)
+    """Cells the photo shows with any doubt ("most cells of this photo are in doubt" too; a cell
+    outside the photo, "not read", is no sign of a lattice off its cards)."""
+    return sum(cell.shown and bool(cell.doubts) for cell in read.cells)
 
 
-def _sure(read: TableauRead) -> int:
+def _named_without_doubt(read: TableauRead) -> int:
+    """Cells named a type with no doubt (not ``_surely_named``'s confidence: no doubt at all)."""
     return sum(cell.type is not None and not cell.doubts for cell in read.cells)
 
 
@@ -874,12 +888,15 @@ def _left_beside(det: Detections, fit: TableauFit, boxes: list[int], read_cells:
     reach = NEIGHBOUR_REACH * np.maximum(det.sizes[candidates, 0], np.median(det.sizes[own, 0]))  # card lengths
     beside = np.flatnonzero(off_cells & (gaps <= reach))
     # One card boxed twice (whole, or in parts) is one card: boxes closer than half a card of the
-    # tableau's apart are counted once.
+    # tableau's apart are counted once, and not again where a card in line with the grid and
+    # left out (``off_grid``, said already) is that card.
     half_card = float(np.median(det.sizes[own, 1])) / 2
+    counted = list(det.centers[fit.off_grid])
     cards: list[int] = []
     for k in sorted(beside, key=lambda k: -det.scores[candidates[k]]):
-        if all(np.linalg.norm(centres[k] - centres[j]) > half_card for j in cards):
+        if all(np.linalg.norm(centres[k] - c) > half_card for c in counted):
             cards.append(int(k))
+            counted.append(centres[k])
     return [candidates[k] for k in cards]
 
 
