@@ -16,7 +16,7 @@ import numpy as np
 from ecoscore.geometry import Detections
 
 from .lattice import COLS, ROWS, TableauFit
-from .second_look import OUTLINE_MARGIN, fitted_back, from_quads, outline
+from .second_look import OUTLINE_MARGIN, fitted_back, from_quads, onto_square, outline
 
 WORK_SIDE = 400  # the region round the tableau is judged at this size: colours, not detail
 OUTLINE_FILL = 0.85  # share of the outline the cards must fill: cards with gaps are the finder's
@@ -127,10 +127,8 @@ def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 
     patch = card_region(image, fit)
     if patch is None:
         return Detections.empty(), []
+    canvas, H = onto_square(image, patch.corners, side)
     m = OUTLINE_MARGIN * side
-    square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float32)
-    H = cv2.getPerspectiveTransform(patch.corners.astype(np.float32), square)
-    canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     layout = _layout(canvas, m)
     if layout is None:
         return Detections.empty(), []

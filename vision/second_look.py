@@ -159,11 +159,19 @@ def fit_outline(finder: CardFinder, image: np.ndarray, quads: np.ndarray, offset
     if corners is None:
         return Detections.empty(), []
     side = finder.imgsz
-    m = OUTLINE_MARGIN * side
-    square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float64)
-    H = cv2.getPerspectiveTransform(corners.astype(np.float32), square.astype(np.float32))
-    canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    canvas, H = onto_square(image, corners, side)
     return fitted_back(finder(canvas), (side, side), H, image, offset)
+
+
+def onto_square(image: np.ndarray, corners: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """The quadrilateral ``corners`` (photo pixels, clockwise from the top left) straightened onto
+    a square canvas ``side`` long, OUTLINE_MARGIN of it in from each edge: (the canvas, the 3 × 3
+    photo-to-canvas homography)."""
+    m = OUTLINE_MARGIN * side
+    square = np.array([[m, m], [side - m, m], [side - m, side - m], [m, side - m]], np.float32)
+    H = cv2.getPerspectiveTransform(corners.astype(np.float32), square)
+    canvas = cv2.warpPerspective(image, H, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return canvas, H
 
 
 # Cells of photo round the grid when a tableau whose window is a guess is fitted again: room for
