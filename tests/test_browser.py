@@ -250,7 +250,8 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     page.wait_for_function(f"document.querySelector('#total').textContent === '{first}'", timeout=10000)
     # not "Score updated with your correction" (a walk); beside Undo, and the page's line no longer
     # says the correction's word
-    assert page.text_content("#solo-tableau .tool-status") == "Last change undone." and page.text_content("#status") == ""
+    assert page.text_content("#solo-tableau .tool-status") == "Correction undone for the card at row 1, column 1." \
+        and page.text_content("#status") == ""
     page.click("#solo-tableau .marks g[data-row='0'][data-col='1']")
     page.click("#choices button[data-type='']")
     page.wait_for_function("document.querySelector('#status').textContent === 'Score updated with your correction.'"
@@ -346,7 +347,7 @@ def test_undos_word_is_said_beside_it_in_view_on_a_phone(server, new_page, photo
     in_view = "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"
     assert not page.locator("#status").evaluate(in_view)  # (the page's top is off the screen: else this proves nothing)
     undo.click()
-    said = page.get_by_text("Last change undone.")
+    said = page.get_by_text("Correction undone for the card at row 1, column 1.")
     expect(said).to_have_count(1, timeout=10000)  # said once, not on two lines
     assert said.evaluate(in_view)
     assert abs(said.bounding_box()["y"] - undo.bounding_box()["y"]) < 150  # beside Undo, not anywhere in view
@@ -3119,7 +3120,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     # Undo takes it back: the doubt as read, on the service and the page, the game not final
     page.click("#mine .undo")
     room_player_when(server, room_id, "Kačka", lambda p: "checked" not in p and p["doubts"] == [LEFT_OUT])
-    expect(page.locator("#mine .tool-status")).to_have_text("Last change undone.")
+    expect(page.locator("#mine .tool-status")).to_have_text("“The grid is right” undone: the read's doubts stand again.")
     expect(page.locator("#mine .doubts li")).to_have_text([left_out])
     expect(page.locator("#mine .marks g.left-out")).to_have_count(1)
     expect(page.locator("#mine .settled")).to_be_hidden()
@@ -3226,7 +3227,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     page.wait_for_selector("#result:not([hidden])", timeout=10000)
     final()
     page.click(f"{view} .undo")
-    expect(said).to_have_text("Last change undone.")
+    expect(said).to_have_text("“The grid is right” undone: the read's doubts stand again.")  # its step kept too
     in_doubt()
     # checked again, "Back to what was read" takes it back too
     button.click()
@@ -3900,7 +3901,8 @@ def test_back_to_what_was_read_is_offered_only_while_there_is_something_to_go_ba
     expect(revert).to_be_disabled()
     assert page.evaluate("document.activeElement.closest('.grid') !== null")  # the focus on the grid, not lost
     undo.click()  # the correction is back: so is the way back from it
-    expect(page.locator("#solo-tableau .tool-status")).to_have_text("Last change undone.", timeout=10000)
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text("“Back to what was read” undone: your corrections are back.",
+                                                                     timeout=10000)
     expect(revert).to_be_enabled()
     revert.click()
     expect(revert).to_be_disabled(timeout=10000)

@@ -847,7 +847,7 @@ class TableauView {
 
   async correct(r, c, type) {
     if (this.grid[r][c] === type) { this.keep(r, c); return; }
-    this.saveUndo();
+    this.saveUndo({ corrected: [r, c] });
     this.grid[r][c] = type;
     this.corrected.add(key(r, c));
     await this.commit();
@@ -855,10 +855,11 @@ class TableauView {
 
   // What Undo goes back to: the grid and which cells were corrected or kept, before an action.
   // (A new step: what Undo or Revert said beside them is done with.) ``step``: what the action
-  // was, where Undo names it ({kept: [r, c]}: a card kept as read).
+  // was, where Undo names it (``undoneText``).
   saveUndo(step = {}) {
     setStatus(this.q(".tool-status"), "");
-    this.history.push({ ...this.state(), ...step });
+    const { corrected, ...rest } = step;  // (the state's own ``corrected`` is the set of cells)
+    this.history.push({ ...this.state(), ...rest, ...(corrected ? { correctedCell: corrected } : {}) });
   }
 
   keep(r, c) {
@@ -881,8 +882,7 @@ class TableauView {
     // Said beside Undo, where the player is: the page's status line is at its top, off a phone's
     // screen by then (a walk at 360 × 740). A card kept as read is named: "Last change undone." of
     // a keep, which changed no card, read as if a correction had been taken back (a walk).
-    const said = last.kept ? () => t("ui.undone_keep", { row: last.kept[0] + 1, col: last.kept[1] + 1 }) : () => t("ui.undone");
-    await this.commit(said, { state: before, history: [...this.history, last] }, this.q(".tool-status"));
+    await this.commit(() => undoneText(last), { state: before, history: [...this.history, last] }, this.q(".tool-status"));
   }
 
   // What a change just made (its step the last in the history) goes back to, if it cannot be scored.
@@ -897,7 +897,7 @@ class TableauView {
   restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; this.gridChecked = !!state.gridChecked; }
 
   async revert() {
-    this.saveUndo();
+    this.saveUndo({ undoes: "revert" });
     this.grid = this.read.grid.map((row) => row.slice());
     this.corrected = new Set(); this.checked = new Set(); this.gridChecked = false;
     await this.commit(() => t("ui.reverted"), undefined, this.q(".tool-status"));
@@ -910,7 +910,7 @@ class TableauView {
   async checkWhole() {
     if (this.gridChecked || !this.checkable) return;
     const button = this.q(".grid-right");
-    this.saveUndo();
+    this.saveUndo({ undoes: "checked" });
     this.gridChecked = true;
     let saved = null;
     if (this.onChecked) {
@@ -1017,6 +1017,17 @@ function fitNames(grid) {
 function cellDoubtChecked(doubt, done) {
   const found = I18N.match(doubt);
   return !!found && found.key === "api.cell_at" && done.has(`${found.params.row - 1},${found.params.col - 1}`);
+}
+
+// What Undo says it took back: the step by its name, a card by its place ("Last change undone."
+// said of every step but a keep, of a "The grid is right" too, left the player to guess which).
+function undoneText(step) {
+  const at = (rc) => ({ row: rc[0] + 1, col: rc[1] + 1 });
+  if (step.kept) return t("ui.undone_keep", at(step.kept));
+  if (step.correctedCell) return t("ui.undone_correction", at(step.correctedCell));
+  if (step.undoes === "checked") return t("ui.undone_checked");
+  if (step.undoes === "revert") return t("ui.undone_revert");
+  return t("ui.undone");
 }
 
 // What a player's check of the whole grid at the table settled (the doubts of the photo and the
@@ -1430,7 +1441,7 @@ const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: 
 // The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 function workOf(view) {
   const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked,
-    kept: h.kept }));
+    kept: h.kept, correctedCell: h.correctedCell, undoes: h.undoes }));
   return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], gridChecked: view.gridChecked,
     history: steps };
 }
@@ -1442,7 +1453,7 @@ function applyWork(view, work) {
   view.grid = work.grid.map((row) => row.slice());
   view.corrected = new Set(work.corrected); view.checked = new Set(work.checked); view.gridChecked = !!work.gridChecked;
   view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked),
-    gridChecked: !!h.gridChecked, kept: h.kept }));
+    gridChecked: !!h.gridChecked, kept: h.kept, correctedCell: h.correctedCell, undoes: h.undoes }));
   view.render();
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
