@@ -3372,6 +3372,19 @@ def test_an_error_of_one_clause_is_shown_as_a_sentence(server, new_page, tmp_pat
     assert not page.errors
 
 
+def test_a_leave_that_did_not_happen_leaves_errors_said(server, new_page, tmp_path):
+    # A page that began to leave and stayed (a link that downloads, a leave cancelled) kept every
+    # later failure unsaid, as if it were going: a refused photo said nothing (a helper's note).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport=WALK)
+    page.goto(server)
+    page.evaluate("dispatchEvent(new Event('beforeunload'))")  # a leave begun, and not made
+    page.set_input_files("#file", write(tmp_path, "note.jpg", b"not a photo at all"))  # the page used again
+    expect(page.locator("#status")).to_have_text("Not an image (JPEG, PNG, WebP or HEIC expected).", timeout=20000)
+    assert not page.errors
+
+
 @pytest.mark.parametrize("mode, others", [("two-player", ["bruno"]), ("solo", []),
                                           ("game", ["bruno", "Anna", "Chiara", "Dario", "Elena", "Franco", "Gina"])])
 def test_a_full_room_says_so_before_the_file_chooser_opens(server, new_page, photo_set, tmp_path, mode, others):

@@ -1472,6 +1472,10 @@ const SENDING_KEY = "ecoscore:sending";
 let leaving = false;
 addEventListener("beforeunload", () => { leaving = true; });
 addEventListener("pagehide", () => { leaving = true; });
+// A leave that did not happen (a link that downloads, a leave cancelled) fired beforeunload and
+// left the page alive, its later failures unsaid until a reload: a player using the page again
+// is not leaving. (Not a timer: a reload on a slow network keeps the old page seconds longer.)
+for (const used of ["pointerdown", "keydown", "change"]) addEventListener(used, () => { leaving = false; }, true);
 // Back from another page (a room) through the browser's back-forward cache: not leaving after
 // all (an upload's error was kept silent, and the mark stayed to say a read photo was not).
 addEventListener("pageshow", () => { leaving = false; settled(); });
