@@ -122,8 +122,7 @@ def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 
                    ) -> tuple[Detections, list[TableauFit]]:
     """``fit``'s tableau fitted again as its outline cut in 5 × 4 (its rows of five the way the
     lines between cards show; none where they show another layout), a card in each cell the
-    cards fill. Returns as
-    ``second_look.fit_outline`` does."""
+    cards fill. Returns as ``second_look.fit_outline`` does."""
     patch = card_region(image, fit)
     if patch is None:
         return Detections.empty(), []

@@ -602,7 +602,7 @@ class Reader:
         (``card_region``).
         Tuning decks: 408 -> 408 of 448, the stand-in's 200 -> 201 of 213, six more mosaic decks
         132 -> 136 of 144; held out 0 lost (the model card has the rest)."""
-        found, again = [], {}
+        tried: list[tuple[int, Detections, TableauFit]] = []  # (tableau, its outline's cards, their fit)
         offset = len(det)
         for k in [k for k, read in enumerate(reads) if _doubted(read) >= OUTLINE_DOUBTED]:
             cards, more = fit_on_outline(photo.image, fits[k], offset)
@@ -610,17 +610,26 @@ class Reader:
                 # A card the old lattice left out beside it is still left out if the outline
                 # does not hold it (a box of the art's patches on its cells is the tableau's own).
                 more[0].off_grid = [i for i in fits[k].off_grid if not covers(more[0], det.centers[[i]])]
-                found.append(cards)
-                again[k] = more[0]
+                tried.append((k, cards, more[0]))
                 offset += len(cards)
-        if not again:
+        if not tried:
             return det, fits, reads
-        every = Detections.concat([det, *found])
         # Named in one go: a photo of several tableaux in doubt decodes its detail once.
-        for k, read in zip(again, name_tableaux(photo, every, list(again.values()), classifier, self.min_confidence)):
+        named = name_tableaux(photo, Detections.concat([det, *(cards for _, cards, _ in tried)]),
+                              [fit for _, _, fit in tried], classifier, self.min_confidence)
+        # Only the cards of the reads that stand join the photo's: an outline's not taken would be
+        # its tableau's cards boxed twice (a refusal counts the photo's boxes, and advises on them).
+        index, kept, start = list(range(len(det))), [det], len(det)
+        for (k, cards, fit), read in zip(tried, named):
             if _doubted(read) < _doubted(reads[k]) and _named_without_doubt(read) >= _named_without_doubt(reads[k]):
-                fits[k], reads[k] = again[k], read
-        return every, fits, reads
+                index += range(start, start + len(cards))
+                _renumber(fit, index)  # (its own cards' indices and the photo's are all it holds)
+                kept.append(cards)
+                start += len(cards)
+                fits[k], reads[k] = fit, read
+            else:
+                index += [-1] * len(cards)
+        return Detections.concat(kept), fits, reads
 
     def _quick_look(self, image: np.ndarray) -> tuple[Detections, list[TableauFit], list[int]] | None:
         """The finder on the small canvas (``QUICK_SIZE``) and the lattice fitted on its cards;

@@ -277,7 +277,7 @@ def _usable(H: np.ndarray | None, size: tuple[int, int]) -> bool:
 
 
 def fitted_back(seen: Detections, size: tuple[int, int], H: np.ndarray, image: np.ndarray, offset: int
-                 ) -> tuple[Detections, list[TableauFit]]:
+                ) -> tuple[Detections, list[TableauFit]]:
     """The lattice fitted to the cards ``seen`` on a canvas of ``size`` made by ``H`` from the
     photo, its cells and cards mapped back to the photo, the fits' detections from ``offset``."""
     fits, _ = fit_tableaux(seen, size)
