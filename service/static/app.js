@@ -708,6 +708,7 @@ class TableauView {
     this.q(".photo-img").alt = t("ui.photo_alt");
     // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
     measurer.font = `700 100px ${getComputedStyle(svg).fontFamily}`;
+    const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));  // a label kept on the photo
     this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
       const k = key(r, c), type = this.grid[r][c];
       const g = document.createElementNS(SVG, "g");
@@ -732,7 +733,6 @@ class TableauView {
       // half its label drawn off it, clipped (a walk). Its stroke counted too; above and below the
       // middle, a bold line's ascent and descent.
       const half = (measurer.measureText(label).width / 100) * size / 2 + stroke / 2;
-      const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));
       text.setAttribute("x", within(cx, half, w - half));
       text.setAttribute("y", within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2));
       text.textContent = label;
@@ -755,7 +755,6 @@ class TableauView {
       g.appendChild(poly);
       const size = Math.max(12, width * 0.3), stroke = Math.max(2, size * 0.2);
       const cx = quad.reduce((s, p) => s + p[0], 0) / 4, cy = quad.reduce((s, p) => s + p[1], 0) / 4;
-      const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));
       const text = document.createElementNS(SVG, "text");
       text.setAttribute("font-size", size);
       text.setAttribute("stroke-width", stroke);
@@ -847,7 +846,7 @@ class TableauView {
 
   async correct(r, c, type) {
     if (this.grid[r][c] === type) { this.keep(r, c); return; }
-    this.saveUndo({ corrected: [r, c] });
+    this.saveUndo({ correctedCell: [r, c] });
     this.grid[r][c] = type;
     this.corrected.add(key(r, c));
     await this.commit();
@@ -858,8 +857,7 @@ class TableauView {
   // was, where Undo names it (``undoneText``).
   saveUndo(step = {}) {
     setStatus(this.q(".tool-status"), "");
-    const { corrected, ...rest } = step;  // (the state's own ``corrected`` is the set of cells)
-    this.history.push({ ...this.state(), ...rest, ...(corrected ? { correctedCell: corrected } : {}) });
+    this.history.push({ ...this.state(), ...step });
   }
 
   keep(r, c) {
@@ -880,8 +878,7 @@ class TableauView {
     // (it said "Score updated with your correction": a walk). Not saved: the step is undone
     // again, not a second one taken back (a review).
     // Said beside Undo, where the player is: the page's status line is at its top, off a phone's
-    // screen by then (a walk at 360 × 740). A card kept as read is named: "Last change undone." of
-    // a keep, which changed no card, read as if a correction had been taken back (a walk).
+    // screen by then (a walk at 360 × 740). What it took back is named (``undoneText``).
     await this.commit(() => undoneText(last), { state: before, history: [...this.history, last] }, this.q(".tool-status"));
   }
 
@@ -1440,8 +1437,8 @@ const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: 
 // (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
 // The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 function workOf(view) {
-  const steps = view.history.map((h) => ({ grid: h.grid, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked,
-    kept: h.kept, correctedCell: h.correctedCell, undoes: h.undoes }));
+  // (A step's sets as lists; its other fields, what Undo names, as they are.)
+  const steps = view.history.map((h) => ({ ...h, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked }));
   return { player: view.player, grid: view.grid, corrected: [...view.corrected], checked: [...view.checked], gridChecked: view.gridChecked,
     history: steps };
 }
@@ -1452,8 +1449,8 @@ function applyWork(view, work) {
   view.player = work.player;
   view.grid = work.grid.map((row) => row.slice());
   view.corrected = new Set(work.corrected); view.checked = new Set(work.checked); view.gridChecked = !!work.gridChecked;
-  view.history = (work.history || []).map((h) => ({ grid: h.grid, corrected: new Set(h.corrected), checked: new Set(h.checked),
-    gridChecked: !!h.gridChecked, kept: h.kept, correctedCell: h.correctedCell, undoes: h.undoes }));
+  view.history = (work.history || []).map((h) => ({ ...h, corrected: new Set(h.corrected), checked: new Set(h.checked),
+    gridChecked: !!h.gridChecked }));
   view.render();
   // Its score is not its grid's: a correction's answer was lost to a reload, or failed while
   // the other tableau was shown (a walk: a total that matched no grid, for good). Scored again.
