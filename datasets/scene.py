@@ -74,6 +74,10 @@ class SceneParams:
     p_neighbour: float = 0.0  # a neighbour's tableau beside the player's, often cut by the frame
     p_occluder: float = 0.0  # a hand or phone reaching in over the edge of the grid
     occluder_cover: float = 0.12  # ... pulled back until it hides at most this share of any card
+    # A table the colour of the cards' own edges (a white cloth under white-bordered cards, a dark
+    # mat under a dark deck): where card and cloth meet, only the texture and the thin shadow tell
+    # them apart. From a stream of its own, so that every scene that does not ask renders as before.
+    p_table_like_cards: float = 0.0
 
 
 @dataclass
@@ -341,6 +345,12 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         world_kind = params.world_kinds[rng2.integers(len(params.world_kinds))]
         extras["table"] = world_kind
     canvas = _table(rng, rng2, Himg, w, h, params, world_kind, deck, extent)
+    if params.p_table_like_cards:
+        camo = _side_stream(seed, 0x5E0)
+        if camo.random() < params.p_table_like_cards:
+            faces = [card.face for lay in layouts for card in lay.cards.values()]
+            canvas = _tinted_like(canvas, faces[camo.integers(len(faces))], camo)
+            extras["table_like_cards"] = True
     clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
 
     placed = [card for lay in layouts for card in lay.cards.values()] + loose
@@ -470,6 +480,19 @@ def _table(rng, rng2, Himg, w, h, params: SceneParams, world_kind, deck: Deck, e
         S = np.diag([sw / w, sh / h, 1.0])
         small = textures.world_surface(rng2, S @ Himg, sh, sw, world_kind, deck.card_mm, extent * rng2.uniform(1.2, 2.5))
     return small if (sw, sh) == (w, h) else cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _tinted_like(table: np.ndarray, face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The table recoloured to the mean colour of a card face's outer rim (what lies against
+    the table), its own texture kept as a relative shading, a little off the exact colour."""
+    fh, fw = face.shape[:2]
+    m = max(2, int(0.06 * min(fh, fw)))
+    rim = np.concatenate([face[:m].reshape(-1, 3), face[-m:].reshape(-1, 3),
+                          face[:, :m].reshape(-1, 3), face[:, -m:].reshape(-1, 3)]).astype(np.float32)
+    target = rim.mean(0) * rng.uniform(0.9, 1.1, 3)
+    grey = table.astype(np.float32).mean(2, keepdims=True)
+    shading = 1.0 + rng.uniform(0.3, 1.0) * (grey / max(float(grey.mean()), 1.0) - 1.0)
+    return (shading * target).clip(0, 255).astype(np.uint8)
 
 
 def _neighbour(rng2, deck: Deck, params: SceneParams, layouts, counts, extent, base_angle, random_pool, Himg):

@@ -195,6 +195,33 @@ def test_a_deck_of_photographic_art_changes_the_faces_only_and_shares_one_design
     assert 3 <= shared_edge < 12  # most decks have a border or a printed card's stock; some none
 
 
+def test_a_table_like_the_cards_changes_the_table_only_and_takes_the_cards_edge_colour(deck):
+    """A table the colour of the cards' edges (``p_table_like_cards``, the finder's camouflage
+    photos) draws from a stream of its own: the same layout and truth; none asked for, the scene
+    byte for byte as before. Round the tableau the table is then nearer the cards' rim colour."""
+    import cv2
+
+    base = SceneParams(long_side=480, photometric=False, loose_cards=(0, 0), clutter=(0, 0), p_multi=0.0)
+    assert render_scene(deck, (32, 1), base).jpeg == render_scene(deck, (32, 1), replace(base, p_table_like_cards=0.0)).jpeg
+    nearer = 0
+    for k in range(6):
+        plain, camo = (render_scene(deck, (32, k), replace(base, p_table_like_cards=p)) for p in (0.0, 1.0))
+        assert plain.truth["tableaux"] == camo.truth["tableaux"]
+        assert camo.truth["table_extras"].get("table_like_cards") and not plain.truth["table_extras"].get("table_like_cards")
+        quads = [np.array(c["corners"], np.float32) for c in plain.truth["tableaux"][0]["cells"] if c["corners"]]
+        cards = np.zeros(plain.image.shape[:2], np.uint8)
+        for q in quads:
+            cv2.fillConvexPoly(cards, q.astype(np.int32), 255)
+        inside = cv2.erode(cards, np.ones((5, 5), np.uint8))
+        rim = (cards > 0) & ~(cv2.erode(cards, np.ones((9, 9), np.uint8)) > 0)  # the cards' outer few pixels
+        table = cv2.dilate(cards, np.ones((31, 31), np.uint8)) > 0
+        table &= cards == 0
+        assert inside.any() and table.any()
+        far = [np.linalg.norm(img.image[table].mean(0) - img.image[rim].mean(0)) for img in (plain, camo)]
+        nearer += far[1] < far[0]
+    assert nearer >= 5
+
+
 def test_cards_of_any_art_are_of_every_kind():
     from ecoscore.datasets.faces import H, W, wide_face
 
