@@ -1510,6 +1510,84 @@ def test_a_room_correction_made_offline_is_taken_back_not_shown_as_saved(server,
     assert not get_room(server, room_id)["game"]["players"][0].get("corrected")
 
 
+def reload_holding(page, held, the_page):
+    """A reload while a request held by the test is on its way: the page leaves ("beforeunload"),
+    the held request fails in the page still there, then the reload comes in (as in
+    test_a_reload_while_a_correction_is_scored_keeps_the_correction)."""
+    reloads = []
+    page.route(the_page, lambda route: reloads.append(route))
+    page.evaluate("setTimeout(() => location.reload())")
+    wait_until_held(page, reloads)
+    with page.expect_event("requestfailed"):
+        held[0].abort()
+    page.wait_for_timeout(500)  # (its failure handled there: the page is not to be asked, on its way out)
+    return reloads[0]
+
+
+def test_a_reload_while_a_room_correction_is_written_keeps_the_correction(server, new_page, photo_set, tmp_path):
+    # A room's correction whose write had not reached the service when the page reloaded (a thumb,
+    # the phone's camera taking the page down) was lost without a word: the reload showed the room
+    # as the service had it. It is written again once the page is back, and said so.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")  # (a service worker would fetch the reload's page unseen by page.route)
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    before = get_room(server, room_id)["game"]["players"][0]
+    new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
+    held, writes = [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: held.append(route))
+    page.click("#mine .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type}']")
+    wait_until_held(page, held)
+    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
+    assert get_room(server, room_id)["game"]["players"][0]["grid"] == before["grid"]  # (not written: else this proves nothing)
+    page.unroute(writes)
+    reload.continue_()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    ann = room_player_when(server, room_id, "Ann", lambda p: p["grid"][0][0] == new_type)
+    expect(page.locator("#room-status")).to_have_text("Your correction made before the page reloaded is saved.", timeout=10000)
+    assert all(ann["grid"][r][c] == before["grid"][r][c] for r in range(4) for c in range(5) if (r, c) != (0, 0))  # that card alone
+    assert labels(page, "#mine")[(0, 0)].startswith(new_type)
+    expect(page.locator("#room-pad tr.total td")).to_have_text(re.compile(rf"^{ann['total']}\??$"))
+    assert not page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ecoscore:room-write:'))")
+    assert not page.errors
+
+
+def test_a_room_correction_that_landed_before_a_reload_is_not_written_again(server, new_page, photo_set, tmp_path):
+    # Its write reached the service, its answer did not reach the page (lost to the reload): the
+    # page back finds the room holding it already, and neither writes it again (the tableau's version
+    # moved on, and the player's other phone met a 409 for nothing) nor says anything of it.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    new_type = "fox" if get_room(server, room_id)["game"]["players"][0]["grid"][0][0] == "wolf" else "wolf"
+    held, writes = [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: held.append(route))
+    page.click("#mine .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type}']")
+    wait_until_held(page, held)
+    assert held[0].fetch().ok  # the write reaches the service; its answer never reaches the page
+    landed = get_room(server, room_id)
+    assert landed["game"]["players"][0]["grid"][0][0] == new_type
+    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
+    page.unroute(writes)
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
+    reload.continue_()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    page.wait_for_timeout(1500)  # (a write sent again would be on its way by now)
+    assert not sent and get_room(server, room_id)["version"] == landed["version"]
+    assert page.text_content("#room-status") == ""
+    assert labels(page, "#mine")[(0, 0)].startswith(new_type)
+    assert not page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ecoscore:room-write:'))")
+    assert not page.errors
+
+
 def test_a_double_tap_in_review_checks_one_card_not_the_next_unseen(server, page, photo_set, reader, tmp_path):
     # The next card's picker opened under a double tap's second tap, which kept (or named) that
     # card unseen and marked it checked (a walk: taps 130 ms apart).
@@ -4062,6 +4140,47 @@ def test_a_game_over_a_decks_count_of_several_types_says_a_misread_card_or_a_sec
     game = get_room(server, room_id)["game"]
     (alone,) = [d for d in game["deck_issues"] if d.startswith("the game has ")]
     expect(page.locator("#room-winners")).to_contain_text(alone[0].upper() + alone[1:] + ".", timeout=10000)
+    assert not page.errors
+
+
+def test_a_players_deck_counts_of_several_types_are_said_once_in_what_to_check(server, new_page):
+    # "Giulia has 9 rabbit cards but a deck holds only 8: a misread card or a second deck. Giulia has
+    # 9 eagle cards but a deck holds only 8: a misread card or a second deck": a player's own counts
+    # were said a type at a time, the cause once a type, under their tableau (and on the pad's line
+    # and total, where the game's own were said in one sentence already). Said once, the types
+    # listed as the language lists them.
+    from playwright.sync_api import expect
+
+    from ecoscore.service import i18n
+
+    page = new_page()
+    room_id = new_room(page, server)
+    res = put_grid(server, room_id, "Giulia", "RB RB RB RB RB\nRB RB RB RB EG\nEG EG EG EG EG\nEG EG EG MD MD")
+    page.evaluate("([k, token]) => localStorage.setItem(k, token)", [f"ecoscore:{room_id}:{res['name']}", res["token"]])
+    page.reload()  # this phone holds Giulia's seat: her tableau is its own, with its "What to check"
+    (player,) = res["room"]["game"]["players"]
+    counts = [re.fullmatch(r"Giulia has (\d+) (\w+) cards but a deck holds only (\d+): a misread card or a second deck", d)
+              for d in player["deck_issues"]]
+    assert len(counts) == 2 and all(counts), player["deck_issues"]  # what the test is about
+    counts = [m.groups() for m in counts]
+    joiner = {"en": " and ", "it": " e ", "cs": " a ", "ru": " и "}
+    listed = page.locator("#mine .doubts li")
+    for lang in ("en", "it", "cs", "ru"):
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        words = catalogue(lang)
+        entries = []
+        for n, card, deck in counts:
+            entry = words["ui.deck_over_entry"]
+            entry = entry[i18n.plural_category(lang, int(n))] if isinstance(entry, dict) else entry
+            entries.append(entry.format(n=n, card=words[f"card.{card}"], deck=deck))
+        said = words["ui.deck_over_player"].format(name="Giulia", list=joiner[lang].join(entries))
+        said = said + ("" if said.endswith(("?", ".")) else ".")
+        expect(listed).to_have_text([said], timeout=10000)  # one line, not one a type
+        cause = words["ui.deck_over_player"].rsplit(": ", 1)[1]
+        assert page.text_content("#room-winners").count(cause) == 1, page.text_content("#room-winners")  # the pad's line too
+        title = page.get_attribute("#room-pad tr.total td", "title").replace("\xa0", " ")  # (Czech's list: "a\xa09×")
+        assert title.count(cause) == 1 and said in title, title  # and the total's title
     assert not page.errors
 
 

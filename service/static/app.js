@@ -309,7 +309,7 @@ const padName = (p) => (p.bot ? (p.name.toLowerCase() === "bot" ? t("ui.bot") : 
 
 // A total's doubts of the photo or the grid, said: whose, and each as the read words it.
 const reasonsText = (name, reasons) => [t("ui.pad_read_unsure", { n: 1, names: name }),
-  ...reasons.map((d) => sentence(translated(d)))].join(" ");
+  ...deckIssuesSaid(reasons).map(sentence)].join(" ");  // (a deck's counts of several types in one)
 
 // A doubt of one cell ("row 2, col 3: ...", api.cell_at): counted with its cell, not as the read's.
 const cellDoubt = (doubt) => (I18N.match(doubt) || {}).key === "api.cell_at";
@@ -593,12 +593,14 @@ class TableauView {
     const done = new Set([...this.corrected, ...this.checked]);
     // Checked whole: what the check left (``unsettled``) is still to check, and said so.
     const doubts = this.gridChecked ? this.unsettled() : this.read.doubts.filter((d) => !cellDoubtChecked(d, done) && !emptyCellsChecked(d, done));
-    const issues = [...doubts, ...(this.player.deck_issues || [])];
     // Each a sentence, as the rest of the page writes them (a walk: lower case, no full stop).
     // The cards left out beside the grid: where they are, said with their doubt (outlined on the photo).
+    // A deck's counts of several types in one (``deckIssuesSaid``), as the room's pad says them.
     const outlined = this.q(".photo").hidden ? 0 : this.leftOut().length;
-    this.q(".doubts").innerHTML = issues.map((d) => `<li>${escapeHtml(sentence(translated(d)))}${
-      outlined && offGrid(d) ? ` <span class="where">${escapeHtml(t("ui.left_out_shown", { n: outlined }))}</span>` : ""}</li>`).join("");
+    const issues = [...doubts.map((d) => `${escapeHtml(sentence(translated(d)))}${
+      outlined && offGrid(d) ? ` <span class="where">${escapeHtml(t("ui.left_out_shown", { n: outlined }))}</span>` : ""}`),
+    ...deckIssuesSaid(this.player.deck_issues || []).map((d) => escapeHtml(sentence(d)))];
+    this.q(".doubts").innerHTML = issues.map((item) => `<li>${item}</li>`).join("");
     this.q(".doubts-title").hidden = !issues.length;
     // A grid its player checked at the table: what that settled, said once, calmly (not as doubts).
     const settled = this.q(".settled");
@@ -2061,14 +2063,20 @@ const gameDeckIssues = (game) => (game.deck_issues || []).filter((d) => (I18N.ma
 
 // Deck issues in the player's words, the game's counts of several types said in one sentence: "the
 // game has 11 rabbit cards (a deck holds 8) and 21 stream cards (a deck holds 20): a misread card
-// or a second deck". Said a type at a time, the cause came once a type (an Italian walk). One type
-// is said as the service says it; any other issue, as it is.
+// or a second deck". Said a type at a time, the cause came once a type (an Italian walk). So are one
+// player's ("Giulia has ..."): their "What to check" said it once a type too. One type is said as
+// the service says it; any other issue, as it is, where it was.
 function deckIssuesSaid(issues) {
-  const game = issues.map((d) => I18N.match(d)).filter((found) => found && found.key === "api.deck_issue_game");
-  if (game.length < 2) return issues.map((d) => translated(d));
-  const counts = game.map(({ params }) => t("ui.deck_over_entry", { n: params.n, card: I18N.card(params.card), deck: params.deck }));
-  return [t("ui.deck_over_game", { list: nameList(counts) }),
-    ...issues.filter((d) => (I18N.match(d) || {}).key !== "api.deck_issue_game").map((d) => translated(d))];
+  const whose = (found) => (!found ? null : found.key === "api.deck_issue_game" ? "" : found.key === "api.deck_issue_player" ? found.params.name : null);
+  const found = issues.map((d) => I18N.match(d)), counts = new Map();  // "": the game's
+  found.forEach((f) => { const w = whose(f); if (w !== null) counts.set(w, [...(counts.get(w) || []), f.params]); });
+  return issues.flatMap((d, i) => {
+    const w = whose(found[i]), several = w !== null && counts.get(w).length > 1;
+    if (!several) return [translated(d)];
+    if (counts.get(w)[0] !== found[i].params) return [];  // said with the first
+    const list = nameList(counts.get(w).map(({ n, card, deck }) => t("ui.deck_over_entry", { n, card: I18N.card(card), deck })));
+    return [w ? t("ui.deck_over_player", { name: w, list }) : t("ui.deck_over_game", { list })];
+  });
 }
 
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
@@ -2255,6 +2263,7 @@ function correctRoom(name, grid, message, near = null, failNear = near) {
   if (!grid) { setStatus($("room-status"), message || ""); return Promise.resolve(null); }
   const writes = roomWrites.get(name) || { chain: Promise.resolve(), pending: 0 };
   roomWrites.set(name, writes);
+  markWrite(name, grid, writes.pending > 0);
   writes.pending += 1;
   const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near, failNear));
   writes.chain = run.catch(() => {});
@@ -2262,6 +2271,77 @@ function correctRoom(name, grid, message, near = null, failNear = near) {
 }
 
 const playerOf = (doc, name) => doc && doc.game && doc.game.players.find((p) => p.name === name && !p.bot);
+
+// A write on its way, marked in the tab's storage until it is saved or its failure said: a reload
+// (a thumb, the phone's camera taking the page down) dropped it, and the room came back without
+// the correction, unsaid. Written again when the room's page is back (``resumeRoomWrites``).
+// One mark a player: a write queued behind another carries its changes too, on the base of the
+// first (the room's tableau as this page had it before any of them), so a cell changed on another
+// phone meanwhile is not taken back.
+const writeKey = (name) => `ecoscore:room-write:${room.id}:${name}`;
+function markWrite(name, grid, queued) {
+  try {
+    const before = queued && JSON.parse(sessionStorage.getItem(writeKey(name)) || "null");
+    const p = playerOf(room.doc, name);
+    const base = before ? before.base : p && { grid: p.grid, kept: p.kept || [], photo_url: p.photo_url, checked: !!p.checked };
+    sessionStorage.setItem(writeKey(name), JSON.stringify({ grid, kept: keptCells(name), checked: gridChecked(name), base }));
+  } catch { /* storage off or full: nothing to resume after a reload */ }
+}
+function forgetWrite(name) {
+  try { sessionStorage.removeItem(writeKey(name)); } catch { /* storage off */ }
+}
+
+// This phone's changes (the cells, and cards kept, it changed since ``base``) on the room's latest
+// tableau, as a write that met a 409 merges them.
+function mergedGrid(grid, base, latest) {
+  return latest.grid.map((row, r) => row.map((cell, c) => (grid[r][c] !== base.grid[r][c] ? grid[r][c] : cell)));
+}
+function mergedKept(kept, base, latest) {
+  const before = keySet(base.kept), mine = keySet(kept);
+  const merged = new Set([...keySet(latest.kept)].filter((k) => mine.has(k) || !before.has(k)));
+  mine.forEach((k) => { if (!before.has(k)) merged.add(k); });
+  return merged;
+}
+
+// The writes a reload dropped, written again on the room's tableau as it now is. One that landed
+// before the reload is not sent again (each write moves the version on: the player's other phone
+// met a 409 for nothing); one made on a photo replaced since is dropped, and said.
+function resumeRoomWrites() {
+  const prefix = writeKey(""), marks = [];
+  try {
+    for (let i = 0; i < sessionStorage.length; i++) {
+      const k = sessionStorage.key(i);
+      if (k.startsWith(prefix)) marks.push([k.slice(prefix.length), JSON.parse(sessionStorage.getItem(k) || "null")]);
+    }
+  } catch { return; }  // storage off, or a mark damaged: nothing to resume
+  for (const [name, mark] of marks) {
+    const latest = playerOf(room.doc, name), entry = room.views.get(name);
+    if (!mark || !mark.base || !latest || !entry || !localStorage.getItem(tokenKey(name))) { forgetWrite(name); continue; }
+    if (latest.photo_url !== mark.base.photo_url) {
+      forgetWrite(name);
+      setStatus($("room-status"), () => t("ui.replaced_meanwhile"), true);
+      continue;
+    }
+    const grid = mergedGrid(mark.grid, mark.base, latest);
+    const kept = mark.kept ? mergedKept(mark.kept, mark.base, latest) : keySet(latest.kept);
+    const checked = mark.checked === undefined || mark.checked === mark.base.checked ? !!latest.checked : mark.checked;
+    // As the room keeps cards kept: where the read had doubts and the grid holds the type read.
+    const cells = latest.cells || [];
+    const stored = [...kept].filter((k) => {
+      const [r, c] = k.split(",").map(Number), cell = cells[r] && cells[r][c];
+      return cell && cell.doubts && cell.doubts.length && cell.type === grid[r][c];
+    });
+    const landed = sameGrid(grid, latest.grid) && checked === !!latest.checked
+      && sameGrid(stored.sort(), [...keySet(latest.kept)].sort());
+    if (landed) { forgetWrite(name); continue; }
+    // Shown as it is written (the view's own while it is pending), as a correction made now is.
+    const view = entry.view;
+    grid.forEach((row, r) => row.forEach((type, c) => { if (type !== latest.grid[r][c]) view.corrected.add(key(r, c)); }));
+    view.grid = grid.map((row) => row.slice()); view.checked = kept; view.gridChecked = checked;
+    view.render();
+    correctRoom(name, grid, () => t("ui.room_write_resumed"));
+  }
+}
 
 async function writeRoomGrid(name, asked, message, writes, near = null, failNear = near) {
   let done = false;
@@ -2291,32 +2371,34 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
         if (base && latest && latest.photo_url !== base.photo_url) {
           // A new photo from the other phone: this phone's changes were to the old read.
           finish(); room.version = room.doc.version; showRoom(room.doc);
+          if (!writing(name)) forgetWrite(name);
           setStatus($("room-status"), () => t("ui.replaced_meanwhile"), true);
           return null;
         }
         if (base && latest) {
-          grid = latest.grid.map((row, r) => row.map((cell, c) => (grid[r][c] !== base.grid[r][c] ? grid[r][c] : cell)));
-          if (kept) {
-            const before = keySet(base.kept), mine = keySet(kept);
-            const merged = new Set([...keySet(latest.kept)].filter((k) => mine.has(k) || !before.has(k)));
-            mine.forEach((k) => { if (!before.has(k)) merged.add(k); });
-            kept = positions(merged);
-          }
+          grid = mergedGrid(grid, base, latest);
+          if (kept) kept = positions(mergedKept(kept, base, latest));
         }
         base = latest;
       }
     }
     finish();
+    if (!writing(name)) forgetWrite(name);  // (a write queued behind it carries its changes, and its mark)
     sayNear(near, $("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
   } catch (err) {
+    // Failed as the page goes (a reload: a browser may fail its requests before it leaves): the
+    // change stays, marked, and is written again when the page is back. Taken back and said, it
+    // would be lost for good, as the solo page's was.
+    if (leaving) return null;
     sayNear(failNear || near, $("room-status"), err, true);
     // A write still queued behind this one carries this change too; the last to fail shows the
     // tableau as the room has it (popping one step put back a queued change, not the failed one: a review).
     finish();
     if (writing(name)) return null;
+    forgetWrite(name);
     showRoom(room.doc);
     return RESET;
   } finally { finish(); }
@@ -2565,6 +2647,7 @@ async function start() {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
     roomLoaded();
+    if (room.doc) resumeRoomWrites();  // (not loaded, offline: kept for the next load of the page)
     // Live: new tableaux show up within two seconds; not while the page is out of sight (a phone
     // laid on the table, locked), and at once when it is back.
     room.poll = setInterval(() => { if (!document.hidden) loadRoom(); }, 2000);
