@@ -122,6 +122,22 @@ def test_a_group_whose_walk_goes_wrong_from_its_surest_card_is_walked_again():
     assert all(f.residual < 0.25 for f in fits)
 
 
+def test_a_neighbours_tableau_close_behind_in_one_group_with_the_players_is_fitted_too():
+    """Recorded finder output for another renderer's steep photo (bench/pbr_render.py, a tuning
+    set): a neighbour's tableau laid close behind the player's, turned a quarter, on a play mat
+    with big printed frames. Its cards and the player's make one group of neighbouring cards;
+    once the player's was fitted, the neighbour's 18 were left "loose" (fitted alone, they are one
+    tableau). Each is fitted now, every card on a cell of its own tableau."""
+    rec = json.loads((Path(__file__).parent / "data" / "steep-neighbour-close-behind.detections.json").read_text())
+    det = Detections(*(np.array(rec[k], np.float64) for k in ("centers", "sizes", "angles", "scores")))
+    fits, _ = fit_tableaux(det, tuple(rec["image_size"]))
+    for who, n in (("player", 20), ("neighbour", 18)):
+        truth = np.array([c["centre"] for c in rec["truth_cells"][who]])
+        pitch = np.median(np.linalg.norm(truth[:, None] - truth[None], axis=2)[np.eye(len(truth)) == 0].reshape(len(truth), -1).min(1))
+        on = [f for f in fits if all(np.min(np.linalg.norm(truth - det.centers[i], axis=1)) < 0.3 * pitch for i in f.detections)]
+        assert len(on) == 1 and len(on[0].detections) == n, who
+
+
 def _recorded_in_two(turns: int = 0, mirrored: bool = False):
     """The recorded boxes of a dark close-up (below), turned ``turns`` quarter turns and mirrored."""
     rec = json.loads((Path(__file__).parent / "data" / "dark-close-tableau-in-two.detections.json").read_text())
