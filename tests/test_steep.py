@@ -330,6 +330,28 @@ def test_a_defocused_photo_read_with_doubts_says_it_is_blurred_and_its_sharp_twi
 
 
 @needs_models
+@needs_models
+def test_a_warm_lamps_glare_that_is_not_clipped_white_is_still_glare(deck):
+    """A lamp's reflection in sleeves, warm and not clipped (value ~226, saturation ~35, as another
+    renderer's photo had it), washes out the cells it lies on: those cells are said, the rest not."""
+    from ecoscore.vision.decode import decode
+    from ecoscore.vision.photo_doubts import _light
+    from ecoscore.vision.pipeline import Reader
+
+    scene = render_scene(deck, (31, 4), SceneParams(long_side=1200, p_multi=0.0, p_cut_off=0.0, loose_cards=(0, 0),
+                                                   clutter=(0, 0), p_hole=0.0))
+    photo = decode(scene.jpeg)
+    _, fits, _ = Reader().locate(photo)
+    fit = fits[0]
+    every = set(fit.cells)
+    assert _light(photo.image, fit, every)[1] == []
+    glared = [(1, 1), (2, 1)]
+    image = photo.image.copy()
+    for key in glared:
+        cv2.fillPoly(image, [np.round(fit.cells[key].quad).astype(np.int32)], (196, 218, 228))  # BGR: warm, V 228, S 36
+    assert _light(image, fit, every)[1] == glared
+
+
 def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
     from ecoscore.vision.pipeline import NoTableauError
 

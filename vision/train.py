@@ -333,7 +333,9 @@ RECIPES["finder-broad"] = replace(RECIPES["finder-any"], name="finder-broad", ep
 RECIPES["finder-broad-ft"] = replace(RECIPES["finder-broad"], name="finder-broad-ft", epochs=3, init="finder",
                                      lr0=0.001, warmup_epochs=0.3)
 
-# A candidate (2026-12-03, fifty-first session). The mosaic decks' misses are cards the finder
+# A candidate, not shipped (2026-12-03, fifty-first session: tuning decks 407 of 448 against 408,
+# six more mosaic decks 134 of 144 against 136, the stand-in 198 of 213 against 201; 12 gained, 18
+# lost; model card). The mosaic decks' misses are cards the finder
 # does not box where card and cloth are one colour, and tableaux laid edge to edge whose art's
 # hard-edged patches it boxes as cards. The shipped finder on fresh photos of its own mix, half of
 # them on a table the colour of the cards' own edges and half the tableaux edge to edge; its own
