@@ -349,8 +349,9 @@ def render_scene(deck: Deck, seed: int | tuple, params: SceneParams | None = Non
         camo = _side_stream(seed, 0x5E0)
         if camo.random() < params.p_table_like_cards:
             faces = [card.face for lay in layouts for card in lay.cards.values()]
-            canvas = _tinted_like(canvas, faces[camo.integers(len(faces))], camo)
-            extras["table_like_cards"] = True
+            if faces:  # (a tableau's place with no card on it: the table as it is)
+                canvas = _tinted_like(canvas, faces[camo.integers(len(faces))], camo)
+                extras["table_like_cards"] = True
     clutter_world = effects.clutter_on_table(canvas, rng, Himg, hull, extent, params.clutter)
 
     placed = [card for lay in layouts for card in lay.cards.values()] + loose

@@ -220,6 +220,9 @@ def test_a_table_like_the_cards_changes_the_table_only_and_takes_the_cards_edge_
         far = [np.linalg.norm(img.image[table].mean(0) - img.image[rim].mean(0)) for img in (plain, camo)]
         nearer += far[1] < far[0]
     assert nearer >= 5
+    # A tableau's place with no card on it: no card's colour to take, the table as it is.
+    bare = render_scene(deck, (32, 9), replace(base, p_table_like_cards=1.0, p_hole=1.0, min_holes=20, max_holes=20))
+    assert "table_like_cards" not in bare.truth["table_extras"]
 
 
 def test_cards_of_any_art_are_of_every_kind():

@@ -330,10 +330,10 @@ def test_a_defocused_photo_read_with_doubts_says_it_is_blurred_and_its_sharp_twi
 
 
 @needs_models
-@needs_models
 def test_a_warm_lamps_glare_that_is_not_clipped_white_is_still_glare(deck):
     """A lamp's reflection in sleeves, warm and not clipped (value ~226, saturation ~35, as another
-    renderer's photo had it), washes out the cells it lies on: those cells are said, the rest not."""
+    renderer's photo had it), washes out the cells it lies on: those cells are said, the rest not;
+    where every card is as pale, none stands out and none is said."""
     from ecoscore.vision.decode import decode
     from ecoscore.vision.photo_doubts import _light
     from ecoscore.vision.pipeline import Reader
@@ -350,8 +350,13 @@ def test_a_warm_lamps_glare_that_is_not_clipped_white_is_still_glare(deck):
     for key in glared:
         cv2.fillPoly(image, [np.round(fit.cells[key].quad).astype(np.int32)], (196, 218, 228))  # BGR: warm, V 228, S 36
     assert _light(image, fit, every)[1] == glared
+    # Every card as pale (a bright photo of pale-panelled cards): no cell stands out, no glare.
+    for key in every:
+        cv2.fillPoly(image, [np.round(fit.cells[key].quad).astype(np.int32)], (196, 218, 228))
+    assert _light(image, fit, every)[1] == []
 
 
+@needs_models
 def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
     from ecoscore.vision.pipeline import NoTableauError
 

@@ -268,7 +268,7 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
             continue
         fits.append(fit)
         _take(fit, used)
-        fits += _fit_the_rest(comp, fit, det, steps, used, (w, h))
+        fits += _fit_the_rest(comp, fits, det, steps, used, (w, h))
     fits += _fit_by_centres(det, used, (w, h))
     fits = _joined(fits, det, used, (w, h))
     loose = [i for i in range(len(det)) if i not in used]
@@ -282,19 +282,21 @@ def fit_tableaux(det: Detections, image_size: tuple[int, int]) -> tuple[list[Tab
     return fits, loose
 
 
-def _fit_the_rest(comp: list[int], fit: TableauFit, det: Detections, steps, used: set[int], size) -> list[TableauFit]:
-    """Tableaux among the cards of a group its first fit left: a neighbour's tableau laid close
-    behind the player's, seen at a slant, joins it in one group of neighbouring cards, and once
-    the player's was fitted its 16 cards were "loose" (another renderer's steep photo; alone,
-    the same cards fit as one tableau). Kept where it holds at least CENTRE_FIT_CARDS cards and
-    reaches into no cell of the fit before it: the cards a tableau's own walk left out are its
-    cards, fitted again on its outline later, never a second tableau."""
+def _fit_the_rest(comp: list[int], fits: list[TableauFit], det: Detections, steps, used: set[int], size
+                  ) -> list[TableauFit]:
+    """Tableaux among the cards of a group its first fit (the last of ``fits``) left: a
+    neighbour's tableau laid close behind the player's, seen at a slant, joins it in one group of
+    neighbouring cards, and once the player's was fitted the neighbour's boxed cards were "loose"
+    (another renderer's steep photo; alone, the same cards fit as one tableau). Kept where it
+    holds at least CENTRE_FIT_CARDS cards and reaches into no cell of any fit so far: the cards a
+    tableau's own walk left out are its cards, fitted again on its outline later, never a second
+    tableau."""
     more: list[TableauFit] = []
     while len(rest := [i for i in comp if i not in used]) >= CENTRE_FIT_CARDS:
         other = _fit_group(rest, det, steps, used, size)
         if (other is None or len(other.detections) < CENTRE_FIT_CARDS
-                or any(_overlaps(other, f) for f in [fit, *more])):
-            break
+                or any(_overlaps(other, f) for f in [*fits, *more])):
+            break  # (the same rest would give the same fit again)
         more.append(other)
         _take(other, used)
     return more
