@@ -72,6 +72,10 @@ class SceneParams:
     p_lamp: float = 0.0  # a lamp off to one side: falloff, a warm or cold colour
     p_hard_shadow: float = 0.0  # a sharp shadow across the tableau
     p_neighbour: float = 0.0  # a neighbour's tableau beside the player's, often cut by the frame
+    # ... placed first this far from the photo's centre (in tableau widths), then moved out until
+    # it lies ``neighbour_gap_mm`` from the player's: players sitting close lay theirs a few mm off.
+    neighbour_reach: tuple[float, float] = (0.75, 1.0)
+    neighbour_gap_mm: float = 20.0
     p_occluder: float = 0.0  # a hand or phone reaching in over the edge of the grid
     occluder_cover: float = 0.12  # ... pulled back until it hides at most this share of any card
     # A table the colour of the cards' own edges (a white cloth under white-bordered cards, a dark
@@ -501,17 +505,17 @@ def _neighbour(rng2, deck: Deck, params: SceneParams, layouts, counts, extent, b
     frame is fitted to the photographed tableaux, so it is often cut by the frame's edge."""
     toward = rng2.uniform(0, 2 * math.pi)
     direction = np.array([math.cos(toward), math.sin(toward)])
-    distance = extent * rng2.uniform(0.75, 1.0)
+    distance = extent * rng2.uniform(*params.neighbour_reach)
     angle = base_angle + 90 * rng2.integers(4) + rng2.normal(0, 4)
     holes = int(rng2.integers(params.min_holes, params.max_holes + 1)) if rng2.random() < params.p_hole else 0
     grid = random_grid(rng2, counts, holes)
     mine = cv2.convexHull(np.concatenate([c for lay in layouts for c in lay.cells.values()]).astype(np.float32))
     state = rng2.bit_generator.state
-    for _ in range(12):  # move it out until the two tableaux lie 2 cm apart or more
+    for _ in range(12):  # move it out until the two tableaux lie apart (2 cm in the splits)
         rng2.bit_generator.state = state  # the same cards at each try
         lay = layout_tableau(rng2, deck, params, direction * distance, angle, grid, random_pool)
         theirs = cv2.convexHull(np.concatenate(list(lay.cells.values())).astype(np.float32))
-        if cv2.intersectConvexConvex(mine, theirs)[0] == 0 and _hull_gap(mine, theirs) > 20:
+        if cv2.intersectConvexConvex(mine, theirs)[0] == 0 and _hull_gap(mine, theirs) > params.neighbour_gap_mm:
             break
         distance *= 1.08
     lay.neighbour = True

@@ -51,6 +51,29 @@ def test_steep_split_has_low_cameras_strong_foreshortening_and_neighbours(deck):
     assert neighbours >= 3 and sleeves >= 4
 
 
+def test_a_neighbour_can_be_laid_as_close_as_players_sit(deck):
+    """``neighbour_gap_mm``: the neighbour's tableau, placed near (``neighbour_reach``), moved out
+    only until it lies that far from the player's (2 cm in the splits). The same scene, the same
+    camera and neighbour: laid 3 mm off, it lies nearer in the photo, never farther."""
+    def apart(gap):
+        truth = render_scene(deck, (4017, k), steep_params(long_side=640, p_neighbour=1.0, neighbour_gap_mm=gap,
+                                                           neighbour_reach=(0.4, 0.6))).truth
+        if len(truth["tableaux"]) < 2:  # (a neighbour behind the camera is not drawn)
+            return None
+        mine, theirs = ([np.array(c["cell_corners"]).reshape(-1, 2) for c in tab["cells"]] for tab in truth["tableaux"][:2])
+        a, b = np.concatenate(mine), np.concatenate(theirs)
+        return np.linalg.norm(a[:, None] - b[None], axis=2).min()
+
+    nearer = 0
+    for k in range(10):
+        close, usual = apart(3.0), apart(20.0)
+        if close is None or usual is None:
+            continue
+        assert close <= usual + 1e-6
+        nearer += close < usual
+    assert nearer >= 5
+
+
 def test_perfect_boxes_of_steep_tableaux_fit_their_lattice(deck):
     """Given each card's true oriented box, the fit puts every card of a steep tableau in its
     own cell. (With cells allowed to differ at most 4x in area, as before: 12 of the 22 in view.)"""
