@@ -1588,6 +1588,158 @@ def test_a_room_correction_that_landed_before_a_reload_is_not_written_again(serv
     assert not page.errors
 
 
+def room_marks(page):
+    """The room writes marked in the tab's storage (``markWrite``), by key."""
+    return page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ecoscore:room-write:'))")
+
+
+def test_a_room_keep_that_landed_before_a_reload_is_not_written_again(server, new_page, photo_set, reader, tmp_path):
+    # A doubtful card kept as read, its write landed and its answer lost to a reload: the page back
+    # wrote it again (and the player's other phone met a 409 for nothing). The room shows a kept
+    # card's doubts emptied, and the check of what landed looked for a kept card among the cells in
+    # doubt: whenever the player had a card kept, every write that landed seemed not to have.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    r, c = page.eval_on_selector("#mine .grid button.doubt", "b => [+b.dataset.row, +b.dataset.col]")
+    held, writes = [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: held.append(route))
+    page.click(f"#mine .marks g[data-row='{r}'][data-col='{c}']")
+    page.click("#keep")
+    wait_until_held(page, held)
+    assert held[0].fetch().ok  # the keep reaches the service; its answer never reaches the page
+    landed = get_room(server, room_id)
+    ann = landed["game"]["players"][0]
+    assert ann["kept"] == [[r, c]] and not ann["cells"][r][c]["doubts"]  # (kept, its doubts shown emptied)
+    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
+    page.unroute(writes)
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
+    reload.continue_()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    page.wait_for_timeout(1500)  # (a write sent again would be on its way by now)
+    assert not sent and get_room(server, room_id)["version"] == landed["version"]
+    assert page.text_content("#room-status") == ""
+    assert page.locator(f"#mine .grid button.doubt[data-row='{r}'][data-col='{c}']").count() == 0
+    assert not room_marks(page)
+    assert not page.errors
+
+
+def test_a_damaged_room_write_mark_is_dropped_and_stops_no_other_from_being_written(server, new_page, photo_set, tmp_path):
+    # One mark in the tab's storage that was not JSON (another player's, on this phone) stopped
+    # every other mark from being written again after a reload, and stayed there for good.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    damaged = f"ecoscore:room-write:{room_id}:Zed"
+    page.evaluate("(k) => sessionStorage.setItem(k, '{bad')", damaged)
+    before = get_room(server, room_id)["game"]["players"][0]
+    new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
+    held, writes = [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: held.append(route))
+    page.click("#mine .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type}']")
+    wait_until_held(page, held)
+    assert sorted(room_marks(page)) == sorted([damaged, f"ecoscore:room-write:{room_id}:Ann"])
+    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
+    assert get_room(server, room_id)["game"]["players"][0]["grid"] == before["grid"]  # (not written: else this proves nothing)
+    page.unroute(writes)
+    reload.continue_()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    room_player_when(server, room_id, "Ann", lambda p: p["grid"][0][0] == new_type)
+    expect(page.locator("#room-status")).to_have_text("Your correction made before the page reloaded is saved.", timeout=10000)
+    assert labels(page, "#mine")[(0, 0)].startswith(new_type)
+    assert not room_marks(page)  # the damaged one too
+    assert not page.errors
+
+
+def test_a_room_correction_that_failed_in_a_leave_that_did_not_happen_is_written_once_the_page_is_used(server, new_page,
+                                                                                                       photo_set, tmp_path):
+    # A leave begun and not made (a link that downloads, a leave cancelled): a room write that
+    # failed meanwhile was neither said nor taken back (as one failed by a reload), its mark stayed,
+    # and the next poll showed the room without the correction. The page used again writes it.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    before = get_room(server, room_id)["game"]["players"][0]
+    new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
+    held, writes = [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: held.append(route))
+    page.click("#mine .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type}']")
+    wait_until_held(page, held)
+    page.evaluate("dispatchEvent(new Event('beforeunload'))")  # a leave begun, and not made
+    with page.expect_event("requestfailed"):
+        held[0].abort()
+    page.unroute(writes)
+    page.wait_for_timeout(2500)  # (a poll meanwhile)
+    assert get_room(server, room_id)["game"]["players"][0]["grid"] == before["grid"]  # (not written: else this proves nothing)
+    assert room_marks(page) == [f"ecoscore:room-write:{room_id}:Ann"]
+    page.click("#room-view h2")  # the page used again
+    ann = room_player_when(server, room_id, "Ann", lambda p: p["grid"][0][0] == new_type)
+    assert all(ann["grid"][r][c] == before["grid"][r][c] for r in range(4) for c in range(5) if (r, c) != (0, 0))
+    page.wait_for_function("!writing('Ann')", timeout=10000)
+    assert labels(page, "#mine")[(0, 0)].startswith(new_type)
+    expect(page.locator("#room-pad tr.total td")).to_have_text(re.compile(rf"^{ann['total']}\??$"))
+    assert not room_marks(page)
+    assert not page.errors
+
+
+def test_a_room_correction_queued_behind_one_that_met_a_new_photo_is_dropped(server, new_page, photo_set, tmp_path):
+    # Two quick corrections, and the player's other phone replaced the photo while the first was on
+    # its way: the first met a 409, found the new photo and said so, and the second, queued behind
+    # it, was written all the same: the old photo's grid over the new photo's read.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    old = get_room(server, room_id)["game"]["players"][0]
+    first, second = ("fox" if old["grid"][0][c] == "wolf" else "wolf" for c in (0, 1))
+    held, sent, writes = [], [], "**/api/rooms/*/players/*/grid?*"
+    page.route(writes, lambda route: route.continue_() if held else held.append(route))  # the first held
+    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
+    page.click("#mine .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{first}']")
+    wait_until_held(page, held)
+    page.click("#mine .marks g[data-row='0'][data-col='1']")
+    page.click(f"#choices button[data-type='{second}']")
+    page.wait_for_timeout(300)
+    assert len(sent) == 1  # (the second waits for the first's answer)
+    # The other phone: a new photo of Ann's, with her token, on the tableau as it saw it
+    token, version = page.evaluate("localStorage.getItem(tokenKey('Ann'))"), get_room(server, room_id)["versions"]["Ann"]
+    answer = page.request.post(f"{server}/api/rooms/{room_id}/photo", timeout=60000,
+                               headers={"X-Player-Token": token, "If-Match": f'"{version}"'},
+                               multipart={"name": "Ann", "photo": {"name": "other.jpg", "mimeType": "image/jpeg",
+                                                                   "buffer": photo_set[2].jpeg}})
+    assert answer.ok, answer.text()
+    replaced = get_room(server, room_id)
+    new = replaced["game"]["players"][0]
+    written = [[{(0, 0): first, (0, 1): second}.get((r, c), t) for c, t in enumerate(row)] for r, row in enumerate(old["grid"])]
+    assert new["photo_url"] != old["photo_url"] and new["grid"] != written  # (else this proves nothing)
+    held[0].continue_()  # answered 409: the tableau moved on
+    expect(page.locator("#room-status")).to_have_text("Your tableau was replaced from another phone meanwhile: check it again.",
+                                                      timeout=10000)
+    page.wait_for_function("!writing('Ann')", timeout=10000)
+    page.wait_for_timeout(1000)  # (a write queued behind would be on its way by now)
+    assert len(sent) == 1
+    now = get_room(server, room_id)
+    assert now["version"] == replaced["version"] and now["game"]["players"][0]["grid"] == new["grid"]
+    expect(page.locator("#room-status")).to_have_text("Your tableau was replaced from another phone meanwhile: check it again.")
+    assert not room_marks(page)
+    assert not page.errors
+
+
 def test_a_double_tap_in_review_checks_one_card_not_the_next_unseen(server, page, photo_set, reader, tmp_path):
     # The next card's picker opened under a double tap's second tap, which kept (or named) that
     # card unseen and marked it checked (a walk: taps 130 ms apart).

@@ -1474,10 +1474,15 @@ addEventListener("pagehide", () => { leaving = true; });
 // A leave that did not happen (a link that downloads, a leave cancelled) fired beforeunload and
 // left the page alive, its later failures unsaid until a reload: a player using the page again
 // is not leaving. (Not a timer: a reload on a slow network keeps the old page seconds longer.)
-for (const used of ["pointerdown", "keydown", "change"]) addEventListener(used, () => { leaving = false; }, true);
+for (const used of ["pointerdown", "keydown", "change"]) addEventListener(used, () => { if (leaving) stayed(); }, true);
 // Back from another page (a room) through the browser's back-forward cache: not leaving after
 // all (an upload's error was kept silent, and the mark stayed to say a read photo was not).
-addEventListener("pageshow", () => { leaving = false; settled(); });
+addEventListener("pageshow", () => { stayed(); settled(); });
+// A room write that failed while the page seemed to leave is written again (``resumeRoomWrites``).
+function stayed() {
+  leaving = false;
+  if (room.id && room.doc) resumeRoomWrites();
+}
 async function sending(answer) {
   solo.pending += 1;
   try { sessionStorage.setItem(SENDING_KEY, "1"); } catch { /* storage off: nothing to say after a reload */ }
@@ -2265,7 +2270,10 @@ function correctRoom(name, grid, message, near = null, failNear = near) {
   roomWrites.set(name, writes);
   markWrite(name, grid, writes.pending > 0);
   writes.pending += 1;
-  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near, failNear));
+  // The photo it was made on: a write queued behind one that met a new photo (from the player's
+  // other phone) is dropped, not written over the new read (``writeRoomGrid``).
+  const photo = (playerOf(room.doc, name) || {}).photo_url;
+  const run = writes.chain.then(() => writeRoomGrid(name, grid, message, writes, near, failNear, photo));
   writes.chain = run.catch(() => {});
   return run;
 }
@@ -2306,15 +2314,20 @@ function mergedKept(kept, base, latest) {
 // The writes a reload dropped, written again on the room's tableau as it now is. One that landed
 // before the reload is not sent again (each write moves the version on: the player's other phone
 // met a 409 for nothing); one made on a photo replaced since is dropped, and said.
+// Also run after a leave that did not happen (``leaving`` set, the page still here): a write that
+// failed then was neither said nor taken back, and the next poll showed the room without it.
+// A player whose write is on its way is left to it (its mark is that write's).
 function resumeRoomWrites() {
   const prefix = writeKey(""), marks = [];
-  try {
-    for (let i = 0; i < sessionStorage.length; i++) {
-      const k = sessionStorage.key(i);
-      if (k.startsWith(prefix)) marks.push([k.slice(prefix.length), JSON.parse(sessionStorage.getItem(k) || "null")]);
-    }
-  } catch { return; }  // storage off, or a mark damaged: nothing to resume
+  let keys = [];
+  try { keys = Array.from({ length: sessionStorage.length }, (_, i) => sessionStorage.key(i)); } catch { return; }  // storage off
+  for (const k of keys) {
+    if (!k || !k.startsWith(prefix)) continue;
+    // A damaged mark is dropped alone: kept, it stopped every other player's mark on every load.
+    try { marks.push([k.slice(prefix.length), JSON.parse(sessionStorage.getItem(k) || "null")]); } catch { forgetWrite(k.slice(prefix.length)); }
+  }
   for (const [name, mark] of marks) {
+    if (writing(name)) continue;
     const latest = playerOf(room.doc, name), entry = room.views.get(name);
     if (!mark || !mark.base || !latest || !entry || !localStorage.getItem(tokenKey(name))) { forgetWrite(name); continue; }
     if (latest.photo_url !== mark.base.photo_url) {
@@ -2325,14 +2338,16 @@ function resumeRoomWrites() {
     const grid = mergedGrid(mark.grid, mark.base, latest);
     const kept = mark.kept ? mergedKept(mark.kept, mark.base, latest) : keySet(latest.kept);
     const checked = mark.checked === undefined || mark.checked === mark.base.checked ? !!latest.checked : mark.checked;
-    // As the room keeps cards kept: where the read had doubts and the grid holds the type read.
-    const cells = latest.cells || [];
-    const stored = [...kept].filter((k) => {
+    // As the room keeps cards kept: where the read had doubts and the grid holds the type read. A
+    // card the room keeps already counts (the room's cells show a kept card's doubts settled:
+    // judged by its doubts alone, a write that had landed was sent again).
+    const cells = latest.cells || [], roomKept = keySet(latest.kept);
+    const stored = new Set([...kept].filter((k) => {
       const [r, c] = k.split(",").map(Number), cell = cells[r] && cells[r][c];
-      return cell && cell.doubts && cell.doubts.length && cell.type === grid[r][c];
-    });
+      return roomKept.has(k) || (cell && cell.doubts && cell.doubts.length && cell.type === grid[r][c]);
+    }));
     const landed = sameGrid(grid, latest.grid) && checked === !!latest.checked
-      && sameGrid(stored.sort(), [...keySet(latest.kept)].sort());
+      && stored.size === roomKept.size && [...roomKept].every((k) => stored.has(k));
     if (landed) { forgetWrite(name); continue; }
     // Shown as it is written (the view's own while it is pending), as a correction made now is.
     const view = entry.view;
@@ -2343,9 +2358,15 @@ function resumeRoomWrites() {
   }
 }
 
-async function writeRoomGrid(name, asked, message, writes, near = null, failNear = near) {
+async function writeRoomGrid(name, asked, message, writes, near = null, failNear = near, photo = undefined) {
   let done = false;
   const finish = () => { if (!done) { done = true; writes.pending -= 1; } };  // before its answer is shown
+  const now = playerOf(room.doc, name);
+  if (photo && now && now.photo_url !== photo) {  // its photo replaced meanwhile: said by the write before it
+    finish();
+    if (!writing(name)) forgetWrite(name);
+    return null;
+  }
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
   const checked = gridChecked(name);
   try {
