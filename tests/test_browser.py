@@ -1547,7 +1547,7 @@ def test_a_reload_while_a_room_correction_is_written_keeps_the_correction(server
     reload.continue_()
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     ann = room_player_when(server, room_id, "Ann", lambda p: p["grid"][0][0] == new_type)
-    expect(page.locator("#room-status")).to_have_text("Your correction made before the page reloaded is saved.", timeout=10000)
+    expect(page.locator("#room-status")).to_have_text("Your correction that had not reached the room is saved now.", timeout=10000)
     assert all(ann["grid"][r][c] == before["grid"][r][c] for r in range(4) for c in range(5) if (r, c) != (0, 0))  # that card alone
     assert labels(page, "#mine")[(0, 0)].startswith(new_type)
     expect(page.locator("#room-pad tr.total td")).to_have_text(re.compile(rf"^{ann['total']}\??$"))
@@ -1653,7 +1653,7 @@ def test_a_damaged_room_write_mark_is_dropped_and_stops_no_other_from_being_writ
     reload.continue_()
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     room_player_when(server, room_id, "Ann", lambda p: p["grid"][0][0] == new_type)
-    expect(page.locator("#room-status")).to_have_text("Your correction made before the page reloaded is saved.", timeout=10000)
+    expect(page.locator("#room-status")).to_have_text("Your correction that had not reached the room is saved now.", timeout=10000)
     assert labels(page, "#mine")[(0, 0)].startswith(new_type)
     assert not room_marks(page)  # the damaged one too
     assert not page.errors
