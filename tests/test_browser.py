@@ -1524,16 +1524,19 @@ def reload_holding(page, held, the_page):
     return reloads[0]
 
 
-def test_a_reload_while_a_room_correction_is_written_keeps_the_correction(server, new_page, photo_set, tmp_path):
-    # A room's correction whose write had not reached the service when the page reloaded (a thumb,
-    # the phone's camera taking the page down) was lost without a word: the reload showed the room
-    # as the service had it. It is written again once the page is back, and said so.
+def room_with_ann(page, server, tmp_path, jpeg) -> str:
+    """A new room with Ann's tableau added from ``jpeg``; its id."""
     from playwright.sync_api import expect
 
-    page = new_page(service_workers="block")  # (a service worker would fetch the reload's page unseen by page.route)
     room_id = new_room(page, server)
-    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", jpeg))
     expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    return room_id
+
+
+def correct_first_card_held(page, server, room_id):
+    """Ann's first card corrected on the page, its write held (``page.route``) before it leaves:
+    (Ann as the room had her, the type asked, the held routes, the routes' pattern)."""
     before = get_room(server, room_id)["game"]["players"][0]
     new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
     held, writes = [], "**/api/rooms/*/players/*/grid?*"
@@ -1541,6 +1544,32 @@ def test_a_reload_while_a_room_correction_is_written_keeps_the_correction(server
     page.click("#mine .marks g[data-row='0'][data-col='0']")
     page.click(f"#choices button[data-type='{new_type}']")
     wait_until_held(page, held)
+    return before, new_type, held, writes
+
+
+def reload_and_see_nothing_written_again(page, held, writes, server, room_id, version) -> None:
+    """The page reloaded after its held write landed (its answer lost): no write is sent again,
+    the room's version stays, and nothing is said."""
+    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
+    page.unroute(writes)
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
+    reload.continue_()
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    page.wait_for_timeout(1500)  # (a write sent again would be on its way by now)
+    assert not sent and get_room(server, room_id)["version"] == version
+    assert page.text_content("#room-status") == ""
+
+
+def test_a_reload_while_a_room_correction_is_written_keeps_the_correction(server, new_page, photo_set, tmp_path):
+    # A room's correction whose write had not reached the service when the page reloaded (a thumb,
+    # the phone's camera taking the page down) was lost without a word: the reload showed the room
+    # as the service had it. It is written again once the page is back, and said so.
+    from playwright.sync_api import expect
+
+    page = new_page(service_workers="block")  # (a service worker would fetch the reload's page unseen by page.route)
+    room_id = room_with_ann(page, server, tmp_path, photo_set[1].jpeg)
+    before, new_type, held, writes = correct_first_card_held(page, server, room_id)
     reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
     assert get_room(server, room_id)["game"]["players"][0]["grid"] == before["grid"]  # (not written: else this proves nothing)
     page.unroute(writes)
@@ -1559,30 +1588,14 @@ def test_a_room_correction_that_landed_before_a_reload_is_not_written_again(serv
     # Its write reached the service, its answer did not reach the page (lost to the reload): the
     # page back finds the room holding it already, and neither writes it again (the tableau's version
     # moved on, and the player's other phone met a 409 for nothing) nor says anything of it.
-    from playwright.sync_api import expect
 
     page = new_page(service_workers="block")
-    room_id = new_room(page, server)
-    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
-    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
-    new_type = "fox" if get_room(server, room_id)["game"]["players"][0]["grid"][0][0] == "wolf" else "wolf"
-    held, writes = [], "**/api/rooms/*/players/*/grid?*"
-    page.route(writes, lambda route: held.append(route))
-    page.click("#mine .marks g[data-row='0'][data-col='0']")
-    page.click(f"#choices button[data-type='{new_type}']")
-    wait_until_held(page, held)
+    room_id = room_with_ann(page, server, tmp_path, photo_set[1].jpeg)
+    _, new_type, held, writes = correct_first_card_held(page, server, room_id)
     assert held[0].fetch().ok  # the write reaches the service; its answer never reaches the page
     landed = get_room(server, room_id)
     assert landed["game"]["players"][0]["grid"][0][0] == new_type
-    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
-    page.unroute(writes)
-    sent = []
-    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
-    reload.continue_()
-    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
-    page.wait_for_timeout(1500)  # (a write sent again would be on its way by now)
-    assert not sent and get_room(server, room_id)["version"] == landed["version"]
-    assert page.text_content("#room-status") == ""
+    reload_and_see_nothing_written_again(page, held, writes, server, room_id, landed["version"])
     assert labels(page, "#mine")[(0, 0)].startswith(new_type)
     assert not page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ecoscore:room-write:'))")
     assert not page.errors
@@ -1614,15 +1627,7 @@ def test_a_room_keep_that_landed_before_a_reload_is_not_written_again(server, ne
     landed = get_room(server, room_id)
     ann = landed["game"]["players"][0]
     assert ann["kept"] == [[r, c]] and not ann["cells"][r][c]["doubts"]  # (kept, its doubts shown emptied)
-    reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
-    page.unroute(writes)
-    sent = []
-    page.on("request", lambda request: sent.append(request.url) if request.method == "PUT" else None)
-    reload.continue_()
-    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
-    page.wait_for_timeout(1500)  # (a write sent again would be on its way by now)
-    assert not sent and get_room(server, room_id)["version"] == landed["version"]
-    assert page.text_content("#room-status") == ""
+    reload_and_see_nothing_written_again(page, held, writes, server, room_id, landed["version"])
     assert page.locator(f"#mine .grid button.doubt[data-row='{r}'][data-col='{c}']").count() == 0
     assert not room_marks(page)
     assert not page.errors
@@ -1634,18 +1639,10 @@ def test_a_damaged_room_write_mark_is_dropped_and_stops_no_other_from_being_writ
     from playwright.sync_api import expect
 
     page = new_page(service_workers="block")
-    room_id = new_room(page, server)
-    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
-    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    room_id = room_with_ann(page, server, tmp_path, photo_set[1].jpeg)
     damaged = f"ecoscore:room-write:{room_id}:Zed"
     page.evaluate("(k) => sessionStorage.setItem(k, '{bad')", damaged)
-    before = get_room(server, room_id)["game"]["players"][0]
-    new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
-    held, writes = [], "**/api/rooms/*/players/*/grid?*"
-    page.route(writes, lambda route: held.append(route))
-    page.click("#mine .marks g[data-row='0'][data-col='0']")
-    page.click(f"#choices button[data-type='{new_type}']")
-    wait_until_held(page, held)
+    before, new_type, held, writes = correct_first_card_held(page, server, room_id)
     assert sorted(room_marks(page)) == sorted([damaged, f"ecoscore:room-write:{room_id}:Ann"])
     reload = reload_holding(page, held, lambda url: urlsplit(url).path == f"/r/{room_id}")
     assert get_room(server, room_id)["game"]["players"][0]["grid"] == before["grid"]  # (not written: else this proves nothing)
@@ -1667,16 +1664,8 @@ def test_a_room_correction_that_failed_in_a_leave_that_did_not_happen_is_written
     from playwright.sync_api import expect
 
     page = new_page(service_workers="block")
-    room_id = new_room(page, server)
-    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
-    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
-    before = get_room(server, room_id)["game"]["players"][0]
-    new_type = "fox" if before["grid"][0][0] == "wolf" else "wolf"
-    held, writes = [], "**/api/rooms/*/players/*/grid?*"
-    page.route(writes, lambda route: held.append(route))
-    page.click("#mine .marks g[data-row='0'][data-col='0']")
-    page.click(f"#choices button[data-type='{new_type}']")
-    wait_until_held(page, held)
+    room_id = room_with_ann(page, server, tmp_path, photo_set[1].jpeg)
+    before, new_type, held, writes = correct_first_card_held(page, server, room_id)
     page.evaluate("dispatchEvent(new Event('beforeunload'))")  # a leave begun, and not made
     with page.expect_event("requestfailed"):
         held[0].abort()
@@ -1701,9 +1690,7 @@ def test_a_room_correction_queued_behind_one_that_met_a_new_photo_is_dropped(ser
     from playwright.sync_api import expect
 
     page = new_page(service_workers="block")
-    room_id = new_room(page, server)
-    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[1].jpeg))
-    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    room_id = room_with_ann(page, server, tmp_path, photo_set[1].jpeg)
     old = get_room(server, room_id)["game"]["players"][0]
     first, second = ("fox" if old["grid"][0][c] == "wolf" else "wolf" for c in (0, 1))
     held, sent, writes = [], [], "**/api/rooms/*/players/*/grid?*"
@@ -4245,6 +4232,18 @@ def test_a_solo_room_invites_no_one_but_offers_its_code_to_add_the_tableau_from_
     assert not page.errors and not game.errors
 
 
+def deck_over_entries(words: dict, lang: str, counts) -> list[str]:
+    """Each (n, card, deck) count as the catalogue ``words`` of ``lang`` says it in a list."""
+    from ecoscore.service import i18n
+
+    entries = []
+    for n, card, deck in counts:
+        entry = words["ui.deck_over_entry"]
+        entry = entry[i18n.plural_category(lang, int(n))] if isinstance(entry, dict) else entry
+        entries.append(entry.format(n=n, card=words[f"card.{card}"], deck=deck))
+    return entries
+
+
 def test_a_game_over_a_decks_count_of_several_types_says_a_misread_card_or_a_second_deck_once(server, new_page, tmp_path):
     # "La partita ha 11 carte coniglio ma un mazzo ne ha solo 8: una carta letta male o un secondo
     # mazzo. La partita ha 21 carte ruscello ma un mazzo ne ha solo 20: una carta letta male o un
@@ -4252,7 +4251,6 @@ def test_a_game_over_a_decks_count_of_several_types_says_a_misread_card_or_a_sec
     # the language lists them, each count in its plural; one type alone is said as it was.
     from playwright.sync_api import expect
 
-    from ecoscore.service import i18n
 
     page = new_page(viewport=WALK)
     room_id = new_room(page, server)
@@ -4270,11 +4268,7 @@ def test_a_game_over_a_decks_count_of_several_types_says_a_misread_card_or_a_sec
     for lang in ("en", "it", "cs", "ru"):
         page.select_option("#lang", lang)
         words = catalogue(lang)
-        entries = []
-        for n, card, deck in ours:
-            entry = words["ui.deck_over_entry"]
-            entry = entry[i18n.plural_category(lang, int(n))] if isinstance(entry, dict) else entry
-            entries.append(entry.format(n=n, card=words[f"card.{card}"], deck=deck))
+        entries = deck_over_entries(words, lang, ours)
         # as Intl.ListFormat lists them ("A, B, and C" in English, "A, B e C" in Italian)
         listed = ", ".join(entries[:-1]) + ("," if lang == "en" and len(entries) > 2 else "") + joiner[lang] + entries[-1]
         said = words["ui.deck_over_game"].format(list=listed)
@@ -4303,7 +4297,6 @@ def test_a_players_deck_counts_of_several_types_are_said_once_in_what_to_check(s
     # listed as the language lists them.
     from playwright.sync_api import expect
 
-    from ecoscore.service import i18n
 
     page = new_page()
     room_id = new_room(page, server)
@@ -4321,11 +4314,7 @@ def test_a_players_deck_counts_of_several_types_are_said_once_in_what_to_check(s
         page.select_option("#lang", lang)
         page.wait_for_function(f"document.documentElement.lang === '{lang}'")
         words = catalogue(lang)
-        entries = []
-        for n, card, deck in counts:
-            entry = words["ui.deck_over_entry"]
-            entry = entry[i18n.plural_category(lang, int(n))] if isinstance(entry, dict) else entry
-            entries.append(entry.format(n=n, card=words[f"card.{card}"], deck=deck))
+        entries = deck_over_entries(words, lang, counts)
         said = words["ui.deck_over_player"].format(name="Giulia", list=joiner[lang].join(entries))
         said = said + ("" if said.endswith(("?", ".")) else ".")
         expect(listed).to_have_text([said], timeout=10000)  # one line, not one a type
