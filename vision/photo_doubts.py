@@ -41,16 +41,14 @@ ONE_LOOK_CELLS = 10
 # (6 of 8 such lattices on the tuning material held 2-4 sure cards, all real tableaux; a cloth's or
 # mat's 0), left out silently, made the game's majorities lack a player with no doubt on anyone's score.
 UNREAD_GRID_SURE = 2
-# A doubtful cell in which at least this share of pixels is washed out (near white, no colour)
-# is blamed on glare. Only doubtful cells: on their true corners, 2.3 % of the normal test set's
-# cards (36 of 1,570, first 60 photos) are this washed out with no glare at all (a bright photo
-# of the faces' pale text panel); the steep tuning set, 3.2 % (40 of 1,246). A lamp's reflection in
-# a sleeve is not always clipped white: another renderer's warm lamp left it at value 225-228 and
-# saturation 30-40, and 235 / 40 said nothing of a tableau five of whose cards it washed out.
-# At 215 / 60 alone, 7.7 % of the normal test set's cards (first 60 photos, true corners) were
-# washed out with no glare at all (a bright photo's pale panels: every card alike); a cell is
-# glared where its share also stands GLARE_ABOVE_TYPICAL over its tableau's median cell's: 1.8 %
-# (235 / 40 alone: 1.3 %), the other renderer's photo told, our steep tuning set's sleeves 3.8 %.
+# A doubtful cell in which at least this share of pixels is washed out (bright, little colour)
+# and which stands out from its tableau's typical cell is blamed on glare. Only doubtful cells.
+# A lamp's reflection in a sleeve is not always clipped white: another renderer's warm lamp left
+# it at value 225-228, saturation 30-40, where 235 / 40 told nothing of five washed-out cards. At
+# 215 / 60 alone, a bright photo's pale panels count too: 7.7 % of the normal test set's cards
+# (first 60 photos, true corners, 2026-12-03) with no glare at all; standing GLARE_ABOVE_TYPICAL
+# over the tableau's median cell as well, 1.8 % (235 / 40 alone: 1.3 %; the steep tuning set's
+# sleeves 3.8 %), and the other renderer's photo is told.
 GLARE_SHARE = 0.25
 GLARE_VALUE, GLARE_SATURATION = 215, 60
 GLARE_ABOVE_TYPICAL = 0.15

@@ -2298,6 +2298,11 @@ function markWrite(name, grid, queued) {
 function forgetWrite(name) {
   try { sessionStorage.removeItem(writeKey(name)); } catch { /* storage off */ }
 }
+// A write done with (saved, dropped, or its failure said): its mark goes unless a write queued
+// behind it, which carries its changes, still holds it.
+function writeDone(name) {
+  if (!writing(name)) forgetWrite(name);
+}
 
 // This phone's changes (the cells, and cards kept, it changed since ``base``) on the room's latest
 // tableau, as a write that met a 409 merges them.
@@ -2350,9 +2355,9 @@ function resumeRoomWrites() {
       && stored.size === roomKept.size && [...roomKept].every((k) => stored.has(k));
     if (landed) { forgetWrite(name); continue; }
     // Shown as it is written (the view's own while it is pending), as a correction made now is.
-    const view = entry.view;
-    grid.forEach((row, r) => row.forEach((type, c) => { if (type !== latest.grid[r][c]) view.corrected.add(key(r, c)); }));
-    view.grid = grid.map((row) => row.slice()); view.checked = kept; view.gridChecked = checked;
+    const view = entry.view, corrected = new Set(view.corrected);
+    grid.forEach((row, r) => row.forEach((type, c) => { if (type !== latest.grid[r][c]) corrected.add(key(r, c)); }));
+    view.restore({ grid: grid.map((row) => row.slice()), corrected, checked: kept, gridChecked: checked });
     view.render();
     correctRoom(name, grid, () => t("ui.room_write_resumed"));
   }
@@ -2364,7 +2369,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
   const now = playerOf(room.doc, name);
   if (photo && now && now.photo_url !== photo) {  // its photo replaced meanwhile: said by the write before it
     finish();
-    if (!writing(name)) forgetWrite(name);
+    writeDone(name);
     return null;
   }
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
@@ -2392,7 +2397,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
         if (base && latest && latest.photo_url !== base.photo_url) {
           // A new photo from the other phone: this phone's changes were to the old read.
           finish(); room.version = room.doc.version; showRoom(room.doc);
-          if (!writing(name)) forgetWrite(name);
+          writeDone(name);
           setStatus($("room-status"), () => t("ui.replaced_meanwhile"), true);
           return null;
         }
@@ -2404,7 +2409,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
       }
     }
     finish();
-    if (!writing(name)) forgetWrite(name);  // (a write queued behind it carries its changes, and its mark)
+    writeDone(name);
     sayNear(near, $("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
