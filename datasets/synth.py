@@ -19,7 +19,7 @@ from tqdm import tqdm
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.scoring import CardType
 from ecoscore.scoring.gridfile import format_text
-from ecoscore.truthfile import write_truth
+from ecoscore.truthfile import read_set, write_truth
 
 from .deck import Deck, load_deck
 from .deckgen import TRAIN_SEEDS, generate_deck
@@ -139,6 +139,38 @@ def synthesize(
                 written += count
                 bar.update()
     bar.close()
+    return written
+
+
+def crops_from_photos(folders: list[Path], deck: str, out: Path, *, views: int, seed: int, crop_jitter: float = 0.04,
+                      crop_size: int = CROP_SIZE, normalise_crops: bool = False, p_cover: float = 0.0) -> int:
+    """Classifier crops cut from photos someone else made, with truth files of their cells'
+    corners (``read_set``): another renderer's photos (bench/pbr_render.py), or players' photos
+    once read and corrected. Each cell is cut ``views`` times, each cut as ``cell_crops`` errs.
+    Written as ``synthesize`` writes crops (``<class>/<set>_NNNNNN_V_K.png``); returns how many.
+
+    Only photos of ``deck`` are taken: a photo of another deck's cards would teach the classifier
+    this deck's names for that deck's art. Raises ValueError on a set that holds none."""
+    for name in CLASSIFIER_CLASSES:
+        (out / name).mkdir(parents=True, exist_ok=True)
+    written = 0
+    for k, folder in enumerate(folders):
+        taken = 0
+        for path, truth in read_set(folder):
+            if truth.get("deck") != deck:
+                continue
+            image = cv2.imread(str(Path(folder) / truth["image"]), cv2.IMREAD_COLOR)
+            if image is None:
+                raise ValueError(f"{folder}: {truth['image']} cannot be read as an image")
+            for view in range(views):
+                rng = np.random.default_rng((seed, k, int(path.stem) if path.stem.isdigit() else taken, view))
+                for j, (crop, name) in enumerate(cell_crops(image, truth, rng, crop_jitter, crop_size, normalise_crops,
+                                                            p_cover)):
+                    cv2.imwrite(str(out / name / f"{Path(folder).name}_{path.stem}_{view}_{j:02d}.png"), crop)
+                    written += 1
+            taken += 1
+        if not taken:
+            raise ValueError(f"{folder} holds no photo of the deck {deck!r} with a truth file")
     return written
 
 

@@ -139,3 +139,50 @@ def test_training_without_the_train_extra_says_so_before_any_work(monkeypatch, c
     err = capsys.readouterr().err
     assert "training needs the train extra (no_such_package_ecoscore not installed)" in err
     assert not any(tmp_path.iterdir())  # nothing rendered
+
+
+def test_a_classifier_recipe_trains_on_crops_cut_from_another_renderers_labelled_photos(tmp_path, monkeypatch):
+    import cv2
+
+    from ecoscore.datasets.scene import SceneParams
+    from ecoscore.datasets.synth import synthesize
+    from ecoscore.truthfile import read_set, write_truth
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    # Photos with truth files, as bench/pbr_render.py writes them (here our own renderer's), and
+    # one photo of another deck in the same set: it is no photo of the stand-in's cards.
+    photos = tmp_path / "pbr" / "train" / "set"
+    synthesize("standin", 3, photos, seed=5, workers=1, progress=False,
+               params=SceneParams(long_side=480, p_multi=0.0, p_cut_off=0.0))
+    stray, truth = next(iter(read_set(photos)))
+    write_truth(stray, {**truth, "deck": "someone-elses"})
+    recipe = replace(RECIPES["classifier-pbr"], **TINY, hard_share=0.0, steep_share=0.0,
+                     photo_sets=("pbr/train/set",), photo_set_views=3)
+    folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
+
+    # Linked into the mix as "<part>-<crop>": the part's crops are named "<set>_<photo>_<cut>_<cell>".
+    cut = sorted((folder / "train").rglob("train-photos-set_*.png"))
+    stems = {c.name.split("_")[1] for c in cut}
+    assert stems == {p.stem for p, _ in read_set(photos)} - {stray.stem}
+    # Every cell of each photo, three cuts each, filed under the type its truth names.
+    expected = {}
+    for path, truth in read_set(photos):
+        if path.stem != stray.stem:
+            for cell in truth["tableaux"][0]["cells"]:
+                expected[cell["type"] or "empty"] = expected.get(cell["type"] or "empty", 0) + 3
+    found = {}
+    for c in cut:
+        found[c.parent.name] = found.get(c.parent.name, 0) + 1
+    assert found == expected
+    assert {cv2.imread(str(c)).shape[:2] for c in cut} == {(recipe.crop_size, recipe.crop_size)}
+    # The rendered crops are still there beside them.
+    assert any(not c.name.startswith("train-photos-") for c in (folder / "train").rglob("*.png"))
+
+
+def test_a_photo_set_of_another_deck_alone_is_refused_by_name(tmp_path):
+    from ecoscore.datasets.scene import SceneParams
+    from ecoscore.datasets.synth import crops_from_photos, synthesize
+
+    synthesize("standin", 1, tmp_path / "set", seed=5, workers=1, progress=False, params=SceneParams(long_side=320))
+    with pytest.raises(ValueError, match="holds no photo of the deck 'my-deck'"):
+        crops_from_photos([tmp_path / "set"], "my-deck", tmp_path / "out", views=1, seed=0)
