@@ -18,6 +18,7 @@ from ecoscore.datasets.deck import load_deck
 from ecoscore.truthfile import read_truth, truth_files
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+from ecoscore.vision.models import CardClassifier
 from ecoscore.vision.pipeline import Reader
 
 
@@ -38,8 +39,10 @@ def main() -> None:
                         help="a set of another deck (its truth names the deck's folder), read by the matcher")
     parser.add_argument("--deck", help="the deck of the --deck-set sets, if not the one their truth names")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
+    parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
+                        "beside it) to read the stand-in's sets with instead of the shipped one")
     args = parser.parse_args()
-    reader = Reader()
+    reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None)
     report, outcomes = {}, {}
     for folder in args.standin:
         ev = evaluate(reader, folder, progress=False)

@@ -20,6 +20,7 @@ from stats import wilson
 from ecoscore.scoring import score_game, score_pad
 from ecoscore.truthfile import read_truth
 from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.models import CardClassifier
 from ecoscore.vision.pipeline import Reader
 
 
@@ -79,8 +80,11 @@ def main() -> None:
                         "straightened on its grid's plane: what it buys")
     parser.add_argument("--no-outline-look", action="store_true", help="read without a doubtful tableau read again "
                         "on its outline cut in 5 x 4 (vision/outline_grid.py): what it buys")
+    parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
+                        "beside it) to read with instead of the shipped one")
     args = parser.parse_args()
-    reader = Reader(far_look=not args.no_far_look, table_look=not args.no_table_look,
+    reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None,
+                    far_look=not args.no_far_look, table_look=not args.no_table_look,
                     outline_look=not args.no_outline_look)
     report, outcomes = {}, {}
     for folder in args.set:

@@ -296,7 +296,11 @@ RECIPES["classifier-covered-fresh"] = replace(RECIPES["classifier-covered-long"]
 # 110 dragonfly cells doubted, against 5 of 77 on our renderer's steep photos), so 2 in 3 of those
 # tableaux ask for a check. The shipped classifier on fresh crops of its own mix, beside crops of
 # the second renderer's photos (sets never read by a bench: data/pbr/train/), each cell cut six
-# times as the lattice errs.
+# times as the lattice errs. Shipped (model card): the second renderer's held-out stand-in sets 99
+# -> 103 of 114 tableaux, asking for a check 77 -> 62; our renderer's held-out sets 664 of 687
+# either way. Its photo sets, rendered first (`pip install -e '.[pbr]'`, ~12 s a photo):
+#   cd bench && python pbr_render.py --deck standin --n 60 --seed 61 --steep --spp 16 --out ../data/pbr/train/standin-steep-61
+#   cd bench && python pbr_render.py --deck standin --n 30 --seed 62 --spp 16 --out ../data/pbr/train/standin-62
 RECIPES["classifier-pbr"] = replace(RECIPES["classifier-covered-long"], name="classifier-pbr", epochs=2, train_seed=23,
                                     val_seed=1023, init="classifier-covered-long",
                                     photo_sets=("pbr/train/standin-steep-61", "pbr/train/standin-62"),
