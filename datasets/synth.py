@@ -7,6 +7,7 @@ Layout of ``out`` (Ultralytics): ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (O
 """
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -142,31 +143,53 @@ def synthesize(
     return written
 
 
+# Tags the photo-set crops' random streams apart from the rendered scenes' own, which are seeded
+# (seed, index[, tag]): NumPy pads a shorter seed with zeros, so an untagged (seed, k, i, 0)
+# would draw scene k's stream again.
+PHOTO_SET_STREAM = 0x9B07
+
+
+def photo_set_fingerprint(folder: Path) -> str:
+    """What a photo set holds, as its truth files' names, sizes and times: crops cut from it are
+    cut again when a photo is added, removed or labelled again."""
+    digest = hashlib.sha1()
+    for path in sorted((Path(folder) / "truth").glob("*.json")):
+        st = path.stat()
+        digest.update(f"{path.name} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def crops_from_photos(folders: list[Path], deck: str, out: Path, *, views: int, seed: int, crop_jitter: float = 0.04,
                       crop_size: int = CROP_SIZE, normalise_crops: bool = False, p_cover: float = 0.0) -> int:
     """Classifier crops cut from photos someone else made, with truth files of their cells'
     corners (``read_set``): another renderer's photos (bench/pbr_render.py), or players' photos
     once read and corrected. Each cell is cut ``views`` times, each cut as ``cell_crops`` errs.
-    Written as ``synthesize`` writes crops (``<class>/<set>_NNNNNN_V_K.png``); returns how many.
+    Written as ``synthesize`` writes crops (``<class>/<K>-<set>_<photo>_<view>_<cell>.png``, K the
+    set's place in ``folders``, so two sets of one name do not overwrite each other); returns how many.
 
     Only photos of ``deck`` are taken: a photo of another deck's cards would teach the classifier
-    this deck's names for that deck's art. Raises ValueError on a set that holds none."""
+    this deck's names for that deck's art. Raises ValueError on a set that holds none, and on a
+    truth file that names no image or one that cannot be read."""
     for name in CLASSIFIER_CLASSES:
         (out / name).mkdir(parents=True, exist_ok=True)
     written = 0
     for k, folder in enumerate(folders):
         taken = 0
-        for path, truth in read_set(folder):
+        for i, (path, truth) in enumerate(read_set(folder)):
             if truth.get("deck") != deck:
                 continue
+            if "image" not in truth:
+                raise ValueError(f"{path}: the truth file names no image")
             image = cv2.imread(str(Path(folder) / truth["image"]), cv2.IMREAD_COLOR)
             if image is None:
                 raise ValueError(f"{folder}: {truth['image']} cannot be read as an image")
             for view in range(views):
-                rng = np.random.default_rng((seed, k, int(path.stem) if path.stem.isdigit() else taken, view))
+                rng = np.random.default_rng((seed, PHOTO_SET_STREAM, k, i, view + 1))
                 for j, (crop, name) in enumerate(cell_crops(image, truth, rng, crop_jitter, crop_size, normalise_crops,
                                                             p_cover)):
-                    cv2.imwrite(str(out / name / f"{Path(folder).name}_{path.stem}_{view}_{j:02d}.png"), crop)
+                    target = out / name / f"{k}-{Path(folder).name}_{path.stem}_{view}_{j:02d}.png"
+                    if not cv2.imwrite(str(target), crop):
+                        raise OSError(f"{target} could not be written")
                     written += 1
             taken += 1
         if not taken:

@@ -160,8 +160,8 @@ def test_a_classifier_recipe_trains_on_crops_cut_from_another_renderers_labelled
                      photo_sets=("pbr/train/set",), photo_set_views=3)
     folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
 
-    # Linked into the mix as "<part>-<crop>": the part's crops are named "<set>_<photo>_<cut>_<cell>".
-    cut = sorted((folder / "train").rglob("train-photos-set_*.png"))
+    # Linked into the mix as "<part>-<crop>": the part's crops are named "<K>-<set>_<photo>_<cut>_<cell>".
+    cut = sorted((folder / "train").rglob("train-photos-0-set_*.png"))
     stems = {c.name.split("_")[1] for c in cut}
     assert stems == {p.stem for p, _ in read_set(photos)} - {stray.stem}
     # Every cell of each photo, three cuts each, filed under the type its truth names.
@@ -186,3 +186,35 @@ def test_a_photo_set_of_another_deck_alone_is_refused_by_name(tmp_path):
     synthesize("standin", 1, tmp_path / "set", seed=5, workers=1, progress=False, params=SceneParams(long_side=320))
     with pytest.raises(ValueError, match="holds no photo of the deck 'my-deck'"):
         crops_from_photos([tmp_path / "set"], "my-deck", tmp_path / "out", views=1, seed=0)
+
+
+def test_photo_set_crops_are_cut_again_when_a_photo_is_added_and_each_cut_differs(tmp_path, monkeypatch):
+    import cv2
+
+    from ecoscore.datasets.scene import SceneParams
+    from ecoscore.datasets.synth import synthesize
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    photos = tmp_path / "sets" / "a"
+    synthesize("standin", 1, photos, seed=5, workers=1, progress=False,
+               params=SceneParams(long_side=480, p_multi=0.0, p_cut_off=0.0))
+    recipe = replace(RECIPES["classifier-pbr"], **TINY, hard_share=0.0, steep_share=0.0, photo_sets=("sets/a",),
+                     photo_set_views=2)
+    folder = prepare_data(recipe, "standin", tmp_path / "own", 1)
+    first = sorted((folder / "train").rglob("train-photos-*.png"))
+    # The two cuts of one cell are two crops, not one crop twice.
+    cell = [c for c in first if c.name.endswith("_00.png")]
+    assert len(cell) == 2 and not np.array_equal(cv2.imread(str(cell[0])), cv2.imread(str(cell[1])))
+    # A photo added to the set: its crops are there on the next run (the marker said "done" before).
+    synthesize("standin", 2, photos, seed=5, workers=1, progress=False,
+               params=SceneParams(long_side=480, p_multi=0.0, p_cut_off=0.0))
+    again = sorted((prepare_data(recipe, "standin", tmp_path / "own", 1) / "train").rglob("train-photos-*.png"))
+    assert len(again) > len(first) and {c.name.split("_")[1] for c in again} == {"000000", "000001"}
+
+
+def test_a_recipe_whose_photo_sets_are_missing_says_so_before_rendering(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(RECIPES["classifier-pbr"], **TINY, photo_sets=("pbr/train/nowhere",))
+    with pytest.raises(FileNotFoundError, match="pbr/train/nowhere"):
+        prepare_data(recipe, "standin", tmp_path / "own", 1)
+    assert not (tmp_path / "own").exists()  # nothing rendered first

@@ -23,7 +23,7 @@ from typing import Any
 
 from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import SceneParams, hard_params, steep_params
-from ecoscore.datasets.synth import CLASSIFIER_CLASSES, crops_from_photos, data_yaml_text, synthesize
+from ecoscore.datasets.synth import CLASSIFIER_CLASSES, crops_from_photos, data_yaml_text, photo_set_fingerprint, synthesize
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import data_dir, models_dir
 
@@ -301,6 +301,8 @@ RECIPES["classifier-covered-fresh"] = replace(RECIPES["classifier-covered-long"]
 # either way. Its photo sets, rendered first (`pip install -e '.[pbr]'`, ~12 s a photo):
 #   cd bench && python pbr_render.py --deck standin --n 60 --seed 61 --steep --spp 16 --out ../data/pbr/train/standin-steep-61
 #   cd bench && python pbr_render.py --deck standin --n 30 --seed 62 --spp 16 --out ../data/pbr/train/standin-62
+# Its init was the shipped classifier until this run (git show 9172b58:models/classifier.pt): from a
+# fresh checkout without that run in data/runs/, its chain is trained again from classifier-base.
 RECIPES["classifier-pbr"] = replace(RECIPES["classifier-covered-long"], name="classifier-pbr", epochs=2, train_seed=23,
                                     val_seed=1023, init="classifier-covered-long",
                                     photo_sets=("pbr/train/standin-steep-61", "pbr/train/standin-62"),
@@ -389,6 +391,10 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
                  replay: Recipe | None = None) -> Path:
     """Render (or reuse) the train and val splits, and those of ``replay`` (the recipe named by
     ``recipe.replay``); return what Ultralytics' ``data=`` takes."""
+    if missing := missing_photo_sets(recipe):
+        # Before hours of rendering, not after: the sets are rendered by bench/pbr_render.py.
+        raise FileNotFoundError(f"{recipe.name} trains on photo sets not in {data_dir()}: {', '.join(missing)} "
+                                "(render them first: the recipe's comment in vision/train.py says how)")
     settings: dict[str, Any] = dict(long_side=recipe.render_long_side, p_random_faces=recipe.p_random_faces,
                                     p_wide_faces=recipe.p_wide_faces, p_photo_faces=recipe.p_photo_faces,
                                     p_hole=recipe.p_hole, p_multi=recipe.p_multi)
@@ -437,20 +443,30 @@ def prepare_data(recipe: Recipe, deck: str, root: Path, workers: int | None = No
 
 
 def _photo_crops(recipe: Recipe, deck: str, out: Path) -> Path:
-    """The recipe's labelled photo sets cut into crops at ``out`` (once: a marker says what was cut)."""
+    """The recipe's labelled photo sets cut into crops at ``out``, once: a marker says what was cut
+    from what (the sets' fingerprints among it), and anything else is cut again."""
     folders = [data_dir() / name for name in recipe.photo_sets]
-    made = {"photo_sets": list(recipe.photo_sets), "views": recipe.photo_set_views, "crop_size": recipe.crop_size,
-            "crop_jitter": recipe.crop_jitter, "normalise_crops": recipe.normalise_crops, "p_cover": recipe.p_cover}
+    deck_name = load_deck(deck).name
+    made = {"photo_sets": list(recipe.photo_sets), "fingerprints": [photo_set_fingerprint(f) for f in folders],
+            "deck": deck_name, "seed": recipe.train_seed, "views": recipe.photo_set_views,
+            "crop_size": recipe.crop_size, "crop_jitter": recipe.crop_jitter, "normalise_crops": recipe.normalise_crops,
+            "p_cover": recipe.p_cover}
     marker = out / ".complete.json"
     if marker.is_file() and {k: v for k, v in json.loads(marker.read_text()).items() if k != "items"} == made:
         return out
     if out.exists():
         shutil.rmtree(out)
-    count = crops_from_photos(folders, load_deck(deck).name, out, views=recipe.photo_set_views, seed=recipe.train_seed,
+    count = crops_from_photos(folders, deck_name, out, views=recipe.photo_set_views, seed=recipe.train_seed,
                               crop_jitter=recipe.crop_jitter, crop_size=recipe.crop_size,
                               normalise_crops=recipe.normalise_crops, p_cover=recipe.p_cover)
     marker.write_text(json.dumps({**made, "items": count}))
     return out
+
+
+def missing_photo_sets(recipe: Recipe) -> list[str]:
+    """The recipe's photo sets that are not in the data directory (``data/`` is not in git: they
+    are rendered first, as the recipe's comment says)."""
+    return [name for name in recipe.photo_sets if not (data_dir() / name / "truth").is_dir()]
 
 
 def _classification_folder(out: Path, splits: dict[str, list[Path]]) -> Path:
