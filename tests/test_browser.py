@@ -2894,19 +2894,28 @@ def test_labels_on_the_photo_stay_inside_it_at_its_edges(server, page, photo_set
     assert not page.errors
 
 
-def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(server, page, tmp_path):
+def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_once(reader, page, tmp_path):
     # Big blurred cards laid 2-3.5 cm apart at a slant: only the quick look's small canvas fits a
     # grid, read with 11 doubtful cells. Its advice (photograph from higher up) sat behind "Show
     # anyway" (a walk-through in headless Chromium), the retake box giving the general tips only.
+    # The shipped classifier (2026-12-03) names too few of these blurred cards surely and the
+    # photo is refused as blurred (tests/test_steep.py): a classifier made surer reads it here.
+    from helpers import sharpened
+
     from ecoscore.datasets.deck import load_deck
     from ecoscore.datasets.scene import render_scene, steep_params
 
     scene = render_scene(load_deck("standin"), (77, 19), steep_params(long_side=1600, p_touching=0.0, gap_mm=(15.0, 35.0)))
-    upload_solo(page, server, write(tmp_path, "apart.jpg", scene.jpeg))
-    assert page.is_visible("#retake")
-    items = page.locator("#retake-advice li").all_text_contents()
-    assert any(item.startswith("The grid was found only on a small copy of the photo") for item in items), items
-    assert not any("cut by the frame" in item for item in items), items
+    srv, thread, server = start_server(tmp_path, sharpened(reader))
+    try:
+        upload_solo(page, server, write(tmp_path, "apart.jpg", scene.jpeg))
+        assert page.is_visible("#retake")
+        items = page.locator("#retake-advice li").all_text_contents()
+        assert any(item.startswith("The grid was found only on a small copy of the photo") for item in items), items
+        assert not any("cut by the frame" in item for item in items), items
+    finally:
+        srv.should_exit = True
+        thread.join(10)
 
 
 def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server, page, photo_set, tmp_path):

@@ -441,16 +441,11 @@ def test_a_grid_only_the_small_canvas_fits_is_read_saying_its_place_is_a_guess(r
     """The same photo read by a classifier sure of what it names (the shipped one's beliefs
     sharpened): the small canvas's grid is read as one tableau, and says that where it lies is a
     guess, not that the frame cuts it (its cells outside the photo follow the guessed grid)."""
-    from ecoscore.vision.models import CardClassifier
+    from helpers import sharpened
+
     from ecoscore.vision.naming import SMALL_CANVAS_DOUBT
-    from ecoscore.vision.pipeline import Reader
 
-    class Sharpened(CardClassifier):
-        def __call__(self, crops):
-            belief = super().__call__(crops) ** 8
-            return belief / belief.sum(1, keepdims=True)
-
-    read = Reader(reader.finder, Sharpened()).read(_blurred_far_apart(deck).jpeg)
+    read = sharpened(reader).read(_blurred_far_apart(deck).jpeg)
     assert len(read.tableaux) == 1
     tableau = read.tableaux[0]
     assert sum(cell.type is not None for cell in tableau.cells) >= 10
