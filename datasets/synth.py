@@ -20,7 +20,7 @@ from tqdm import tqdm
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.scoring import CardType
 from ecoscore.scoring.gridfile import format_text
-from ecoscore.truthfile import read_set, write_truth
+from ecoscore.truthfile import read_set, truth_files, write_truth
 
 from .deck import Deck, load_deck
 from .deckgen import TRAIN_SEEDS, generate_deck
@@ -153,7 +153,7 @@ def photo_set_fingerprint(folder: Path) -> str:
     """What a photo set holds, as its truth files' names, sizes and times: crops cut from it are
     cut again when a photo is added, removed or labelled again."""
     digest = hashlib.sha1()
-    for path in sorted((Path(folder) / "truth").glob("*.json")):
+    for path in truth_files(folder):
         st = path.stat()
         digest.update(f"{path.name} {st.st_size} {st.st_mtime_ns}\n".encode())
     return digest.hexdigest()
