@@ -59,28 +59,42 @@ def _photo(seed: int, gap: int, turned: bool, rows: int = ROWS, cols: int = COLS
     return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(rows, cols, 4, 2)
 
 
-def _fit_off(cells: np.ndarray) -> TableauFit:
-    """A 5 x 4 lattice as a finder misled by the patches leaves it: half a card off, both ways,
-    stepping as the cards do from the first (beyond them where they are fewer)."""
+def _fit_off(cells: np.ndarray, cards_across: float = 0.5) -> TableauFit:
+    """A 5 x 4 lattice as a finder misled by the patches leaves it: ``cards_across`` a card off
+    along the rows and half a card down, stepping as the cards do from the first (beyond them
+    where they are fewer)."""
     across, down = cells[0, 1] - cells[0, 0], cells[1, 0] - cells[0, 0]
-    shift = 0.5 * (across[0] + down[0])
+    shift = cards_across * across[0] + 0.5 * down[0]
     return TableauFit({(r, c): CellFit(cells[0, 0] + c * across + r * down + shift, None, True)
                        for r in range(ROWS) for c in range(COLS)}, residual=0.1, ambiguous_window=False)
+
+
+def _quads(fit: TableauFit) -> np.ndarray:
+    return np.array([cell.quad for cell in fit.cells.values()])
 
 
 def _centres(fit: TableauFit) -> np.ndarray:
     return np.array([[fit.cells[(r, c)].quad.mean(0) for c in range(COLS)] for r in range(ROWS)])
 
 
-@pytest.mark.parametrize("turned", [False, True])
-def test_a_tableau_laid_edge_to_edge_is_cut_from_its_outline_into_its_own_5_by_4(turned):
-    photo, cells = _photo(3, gap=0, turned=turned)
-    _, fits = fit_on_outline(photo, _fit_off(cells), offset=0)
+def _turned(photo: np.ndarray, cells: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned by ``degrees`` on a canvas that holds it all, and its cells with it."""
+    h, w = photo.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    corners = cv2.transform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), M)[0]
+    lo, hi = corners.min(0), corners.max(0)
+    M[:, 2] -= lo
+    size = tuple(int(v) for v in np.ceil(hi - lo))
+    turned = cv2.warpAffine(photo, M, size, borderMode=cv2.BORDER_REPLICATE)
+    return turned, cv2.transform(cells.reshape(1, -1, 2), M)[0].reshape(cells.shape)
+
+
+def _assert_on_its_cells(fits: list[TableauFit], cells: np.ndarray) -> None:
+    """One fit, each truth cell with a cell of it on its centre, and rows of five kept rows of
+    five (read from either end: a tableau has no up and down of its own)."""
     assert len(fits) == 1
     got, truth = _centres(fits[0]), cells.mean(2)
     pitch = np.linalg.norm(cells[0, 1, 0] - cells[0, 0, 0])
-    # Each truth cell has a cell of the new grid on it, and rows of five stay rows of five (read
-    # from either end: a tableau has no up and down of its own).
     flat_got, flat_truth = got.reshape(-1, 2), truth.reshape(-1, 2)
     nearest = np.linalg.norm(flat_truth[:, None] - flat_got[None], axis=2).min(1)
     assert nearest.max() < 0.15 * pitch, nearest.max() / pitch
@@ -88,11 +102,50 @@ def test_a_tableau_laid_edge_to_edge_is_cut_from_its_outline_into_its_own_5_by_4
     assert all(len(row) == 1 for row in rows), rows
 
 
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_tableau_laid_edge_to_edge_is_cut_from_its_outline_into_its_own_5_by_4(turned):
+    photo, cells = _photo(3, gap=0, turned=turned)
+    _, fits = fit_on_outline(photo, _fit_off(cells), offset=0)
+    _assert_on_its_cells(fits, cells)
+
+
+def test_a_lattice_far_off_its_tableau_is_cut_from_the_whole_outline():
+    """A lattice three cards off along the rows: the tableau reaches beyond the region first
+    judged round it, which is widened until it holds the whole patch."""
+    photo, cells = _photo(8, gap=0, turned=False)
+    fit = _fit_off(cells, cards_across=3.0)
+    _, fits = fit_on_outline(photo, fit, offset=0)
+    _assert_on_its_cells(fits, cells)
+
+
+def test_a_tableau_whose_corner_grazes_the_photos_edge_keeps_its_outline():
+    """Turned on the table, its corner a few pixels past the photo's edge: the outline is all but
+    whole, and cut in 5 x 4 (a tableau the frame cuts through a column has none: below)."""
+    photo, cells = _turned(*_photo(9, gap=0, turned=False), degrees=25)
+    right = int(cells[..., 0].max()) - 3
+    photo = photo[:, :right].copy()
+    _, fits = fit_on_outline(photo, _fit_off(cells), offset=0)
+    _assert_on_its_cells(fits, cells)
+
+
+def test_a_group_of_boxes_no_lattice_holds_is_cut_from_its_outline():
+    """The finder's boxes round the art's patches, which no lattice fitted: the group's patch of
+    cards cut in 5 x 4 all the same (``Reader._fit_outlines``)."""
+    photo, cells = _photo(10, gap=0, turned=True)
+    rng = np.random.default_rng(10)
+    patches = []
+    for quad in cells.reshape(-1, 4, 2)[rng.choice(ROWS * COLS, 9, replace=False)]:
+        centre, half = quad.mean(0), 0.3 * (quad - quad.mean(0))  # a patch a third of a card
+        patches.append(centre + half + rng.normal(0, 4, 2))
+    _, fits = fit_on_outline(photo, np.array(patches), offset=0)
+    _assert_on_its_cells(fits, cells)
+
+
 def test_cards_laid_apart_are_left_to_the_finder():
     """With the table showing between the cards, the outline is not filled with cards: no grid
     from it (the finder sees such cards' edges; an outline would lay cells across the gaps)."""
     photo, cells = _photo(4, gap=40, turned=False)
-    assert card_region(photo, _fit_off(cells)) is None
+    assert card_region(photo, _quads(_fit_off(cells))) is None
 
 
 @pytest.mark.parametrize("rows, cols", [(4, 4), (5, 5)])
@@ -101,7 +154,7 @@ def test_cards_laid_edge_to_edge_in_another_layout_are_not_cut_as_5_by_4(rows, c
     between the cards are not a 5 x 4's, so no grid is cut from the outline (cut as 5 x 4, every
     cell would straddle two cards)."""
     photo, cells = _photo(5, gap=0, turned=False, rows=rows, cols=cols)
-    assert card_region(photo, _fit_off(cells)) is not None  # the outline is found ...
+    assert card_region(photo, _quads(_fit_off(cells))) is not None  # the outline is found ...
     assert fit_on_outline(photo, _fit_off(cells), offset=0)[1] == []  # ... and not cut
 
 
@@ -110,7 +163,7 @@ def test_a_tableau_the_frame_cuts_has_no_outline_of_its_own():
     filled with cards: cut in 5 x 4 it would be read wrong, so there is no outline."""
     photo, cells = _photo(6, gap=0, turned=False)
     cut = int(cells[0, 3].mean(0)[0])
-    assert card_region(photo[:, :cut].copy(), _fit_off(cells)) is None
+    assert card_region(photo[:, :cut].copy(), _quads(_fit_off(cells))) is None
 
 
 def test_a_grid_on_bare_cloth_has_no_outline():
@@ -120,7 +173,7 @@ def test_a_grid_on_bare_cloth_has_no_outline():
     away = cells + np.array([0.0, photo.shape[0] * 3.0])  # the same grid far below the cards ...
     cloth = np.vstack([photo, np.tile(photo[:50], (80, 1, 1))])  # ... on cloth
     cloth[photo.shape[0]:] = photo[5, 5]
-    assert card_region(cloth, _fit_off(away)) is None
+    assert card_region(cloth, _quads(_fit_off(away))) is None
 
 
 @needs_models

@@ -22,7 +22,10 @@ WORK_SIDE = 400  # the region round the tableau is judged at this size: colours,
 OUTLINE_FILL = 0.85  # share of the outline the cards must fill: cards with gaps are the finder's
 CELL_FILL = 0.6  # share of a cell that must be card, not table, for it to hold a card
 RING = 0.5  # the table's colour is taken from a rim of the region this many cells wide
-REACH = 2.5  # the region judged: this many cells round the grid (it may lie on part of the tableau)
+# The region judged: this many cells round the grid (it may lie on part of the tableau), then
+# wider where the patch runs out of it inside the photo.
+REACHES = (2.5, 4.5)
+EDGE_GRAZE = 0.6  # cells of a patch's side along the photo's edge: a corner grazing it, not a cut (the mask's closing draws it out along the edge)
 TABLEAU_CELLS = 10  # the patch is at least this many of the grid's cells: a tableau, not a card
 TABLE_SPREAD = 5.0  # a pixel is not table beyond the table's median distance + this many MADs
 MIN_DISTANCE = 12.0  # ... and never nearer its colour than this (Lab units): a plain cloth's noise
@@ -37,14 +40,28 @@ class CardPatch:
     to_photo: np.ndarray  # 3 × 3: the region's pixels to the photo's
 
 
-def card_region(image: np.ndarray, fit: TableauFit) -> CardPatch | None:
-    """The patch of not-table round ``fit``'s cells and its outline; None where it is no
-    quadrilateral filled with cards."""
-    cells = np.array([cell.quad for cell in fit.cells.values()], np.float64)
+def card_region(image: np.ndarray, cells: np.ndarray) -> CardPatch | None:
+    """The patch of not-table round ``cells`` (quads, (N, 4, 2): a lattice's cells, or a group of
+    the finder's boxes) and its outline; None where it is no quadrilateral filled with cards. The
+    region judged is widened where the patch runs out of it inside the photo: a lattice half a
+    tableau off leaves part of the tableau beyond its reach."""
+    cells = np.asarray(cells, np.float64)
     pitch = float(np.median(np.linalg.norm(cells[:, 1] - cells[:, 0], axis=1)))
+    for reach in REACHES:
+        found = _patch_within(image, cells, pitch, reach)
+        if not isinstance(found, _RunsOut):
+            return found
+    return None
+
+
+class _RunsOut:
+    """The patch ran out of the region on a side inside the photo: a wider region may hold it."""
+
+
+def _patch_within(image: np.ndarray, cells: np.ndarray, pitch: float, reach: float) -> CardPatch | _RunsOut | None:
     h, w = image.shape[:2]
-    lo = np.maximum(np.floor(cells.reshape(-1, 2).min(0) - REACH * pitch), 0).astype(int)
-    hi = np.minimum(np.ceil(cells.reshape(-1, 2).max(0) + REACH * pitch), [w, h]).astype(int)
+    lo = np.maximum(np.floor(cells.reshape(-1, 2).min(0) - reach * pitch), 0).astype(int)
+    hi = np.minimum(np.ceil(cells.reshape(-1, 2).max(0) + reach * pitch), [w, h]).astype(int)
     if np.any(hi - lo < 8):
         return None
     k = min(1.0, WORK_SIDE / float(max(hi - lo)))
@@ -78,10 +95,18 @@ def card_region(image: np.ndarray, fit: TableauFit) -> CardPatch | None:
     if votes.max() == 0:  # no card under the grid (label 0 is the table's own)
         return None
     patch = (labels == int(np.argmax(votes))).astype(np.uint8)
-    # A patch running out of the region (a tableau cut by the photo's edge, two tableaux laid
-    # touching) has no outline of its own here: its visible part cut in 5 × 4 would be wrong.
-    if patch[0].any() or patch[-1].any() or patch[:, 0].any() or patch[:, -1].any():
-        return None
+    # A patch running out of the region: inside the photo, a wider region may hold it (two
+    # tableaux laid touching never end); at the photo's edge, a tableau the frame cuts has no
+    # outline of its own (its visible part cut in 5 × 4 would be wrong), unless only a corner
+    # grazes the edge.
+    sides = ((patch[0], lo[1] == 0), (patch[-1], hi[1] == h), (patch[:, 0], lo[0] == 0), (patch[:, -1], hi[0] == w))
+    for touching, at_photo_edge in sides:
+        if not touching.any():
+            continue
+        if not at_photo_edge:
+            return _RunsOut()
+        if touching.sum() > EDGE_GRAZE * pitch * k:
+            return None
     contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     corners = outline(max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64))
     if corners is None:
@@ -118,12 +143,14 @@ def _layout(canvas: np.ndarray, m: float) -> tuple[int, int] | None:
     return best if sorted(best) == [ROWS, COLS] else None
 
 
-def fit_on_outline(image: np.ndarray, fit: TableauFit, offset: int, side: int = 512
+def fit_on_outline(image: np.ndarray, fit: TableauFit | np.ndarray, offset: int, side: int = 512
                    ) -> tuple[Detections, list[TableauFit]]:
-    """``fit``'s tableau fitted again as its outline cut in 5 × 4 (its rows of five the way the
-    lines between cards show; none where they show another layout), a card in each cell the
-    cards fill. Returns as ``second_look.fit_outline`` does."""
-    patch = card_region(image, fit)
+    """``fit``'s tableau (a lattice, or the quads of a group of cards no lattice holds) fitted
+    again as its outline cut in 5 × 4 (its rows of five the way the lines between cards show;
+    none where they show another layout), a card in each cell the cards fill. Returns as
+    ``second_look.fit_outline`` does."""
+    cells = np.array([cell.quad for cell in fit.cells.values()]) if isinstance(fit, TableauFit) else fit
+    patch = card_region(image, cells)
     if patch is None:
         return Detections.empty(), []
     canvas, H = onto_square(image, patch.corners, side)

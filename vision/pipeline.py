@@ -441,6 +441,10 @@ class Reader:
         # of cards strewn about ran 44 of them).
         for members in sorted(([loose[k] for k in group] for group in groups), key=len, reverse=True)[:MAX_TABLEAUX]:
             found, more = fit_outline(self.finder, photo.image, det.quads[members], len(det))
+            if not more and self.outline_look:
+                # Cards laid edge to edge whose busy art the finder boxed again on the canvas:
+                # the group's patch of not-table cut in 5 × 4 (``outline_grid``).
+                found, more = fit_on_outline(photo.image, det.quads[members], len(det))
             more = [fit for fit in more if not _reaches_into(fit, fits)]  # never a cell read twice
             if not more:
                 continue
