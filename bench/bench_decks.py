@@ -10,7 +10,8 @@ enrolled from the photo);
 then read against another deck's references (wrong deck) and on tableaux of another game's
 cards (foreign), where nothing may come out confidently wrong. Prints every floor.
 
-    python bench/bench_decks.py [--normal 40 --hard 30 --steep 30] [--standin data/test/normal data/test/hard] [--timing data/test/12mp]
+    python bench/bench_decks.py [--normal 40 --hard 30 --steep 30] [--standin data/test/normal data/test/hard]
+                                [--timing data/test/12mp] [--more-styles 6]
 """
 from __future__ import annotations
 
@@ -44,12 +45,43 @@ FLOORS = {"normal": 0.97, "hard": 0.90, "photo_enrolled_normal": 0.95}
 # the floors, so no one mistakes them for all.
 UNFLOORED = ("steep", "photo_enrolled_hard", "photo_enrolled_steep")
 SPLIT_SEED = {"normal": 5000, "hard": 5000, "steep": 5500}  # + 10 per deck
+# More decks of the two styles the generator does not draw (``--more-styles``), from seeds no bench
+# read before 2026-12-04: one deck of a style is one draw of it, and the fresh silhouettes read far
+# worse than silhouette-1 does. Fewer photos each (normal, hard); pooled by style, without a floor.
+MORE_STYLES_SEEDS = range(10, 16)
+MORE_STYLES_PHOTOS = {"normal": 16, "hard": 10}
 
 
 def unseen_decks() -> list[Deck]:
     seeds = list(HELD_OUT_SEEDS)
     generated = [generate_deck(seeds[i], style) for i, style in enumerate(STYLES)]
     return [*generated, mosaic_deck(1), silhouette_deck(1)]
+
+
+def more_styles(finder, embedder: CardEmbedder, root: Path, n_decks: int, outcomes: dict) -> dict:
+    """Each off-generator style's ``n_decks`` more decks read from one face per type: exact
+    tableaux pooled by style and split (``MORE_STYLES_SEEDS``)."""
+    pooled: dict = {}
+    for style, make in (("mosaic", mosaic_deck), ("silhouette", silhouette_deck)):
+        for seed in MORE_STYLES_SEEDS[:n_decks]:
+            deck = make(seed)
+            refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()})
+            reader = Reader(finder, CardMatcher(embedder, refs))
+            for split, n in MORE_STYLES_PHOTOS.items():
+                photo_seed = 12000 + 100 * seed + (50 if style == "silhouette" else 0)
+                ev = evaluate(reader, rendered(deck, root, split, n, photo_seed), progress=False)
+                outcomes[f"{deck.name}/{split}"] = ev.outcomes
+                row = pooled.setdefault(f"{style}_{split}", {"exact": 0, "tableaux": 0, "confident_wrong": 0,
+                                                             "refused_photos": 0, "worst_deck": 1.0})
+                row["exact"] += ev.exact
+                row["tableaux"] += ev.tableaux
+                row["confident_wrong"] += ev.confident_wrong
+                row["refused_photos"] += ev.summary()["refused_photos"]
+                row["worst_deck"] = round(min(row["worst_deck"], ev.exact / max(1, ev.tableaux)), 4)
+    for row in pooled.values():
+        row["exact_rate"] = round(row["exact"] / max(1, row["tableaux"]), 4)
+        row["ci95"] = [round(x, 4) for x in wilson(row["exact"], row["tableaux"])]
+    return pooled
 
 
 def rendered(deck: Deck, root: Path, split: str, n: int, seed: int) -> Path:
@@ -90,6 +122,9 @@ def main() -> None:
     parser.add_argument("--no-deck-metric", action="store_true", help="name by nearest reference, without each deck's "
                                                                        "own metric (vision/deck_metric.py)")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
+    parser.add_argument("--more-styles", type=int, default=0, metavar="N",
+                        help="also N more decks of each style the generator does not draw (at most "
+                             f"{len(MORE_STYLES_SEEDS)}), pooled by style without a floor")
     args = parser.parse_args()
     outcomes: dict[str, dict[str, bool]] = {}
     root = data_dir() / "bench-decks"
@@ -176,6 +211,8 @@ def main() -> None:
         "enrol_max_s": max(max(r["enrol_faces_s"], r.get("enrol_photo_s", 0)) for r in rows)}
     report["without_floor"] = {split: pooled(split) | {"refused_photos": sum(r[split]["refused_photos"] for r in rows if split in r)}
                                for split in UNFLOORED if any(split in r for r in rows)}
+    if args.more_styles:
+        report["without_floor"]["more_styles"] = more_styles(reader.finder, embedder, root, args.more_styles, outcomes)
     print(json.dumps(report, indent=2))
     if args.outcomes:
         args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
