@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from conftest import needs_models
 
+from ecoscore.geometry import Detections
 from ecoscore.vision.lattice import COLS, ROWS, CellFit, TableauFit
 from ecoscore.vision.outline_grid import card_region, fit_on_outline
+from ecoscore.vision.second_look import from_quads
 
 CARD_W, CARD_H = 90, 126  # a card's sides on the flat table, pixels (63 x 88 mm)
 
@@ -174,6 +176,98 @@ def test_a_grid_on_bare_cloth_has_no_outline():
     cloth = np.vstack([photo, np.tile(photo[:50], (80, 1, 1))])  # ... on cloth
     cloth[photo.shape[0]:] = photo[5, 5]
     assert card_region(cloth, _quads(_fit_off(away))) is None
+
+
+TABLEAU = [(r, c) for r in range(ROWS) for c in range(COLS)]  # a 5 x 4's (row, col)
+
+
+def _scene(seed: int, positions, margin: int = 700):
+    """Mosaic cards at (row, col) positions edge to edge, far from the photo's edge, at a slant."""
+    rng = np.random.default_rng(seed)
+    rows, cols = max(r for r, _ in positions) + 1, max(c for _, c in positions) + 1
+    flat = np.zeros((rows * CARD_H + 2 * margin, cols * CARD_W + 2 * margin, 3), np.uint8)
+    flat[:] = (120, 70, 20)
+    flat = cv2.add(flat, rng.integers(0, 12, flat.shape, dtype=np.uint8))
+    corners = {}
+    for r, c in positions:
+        x, y = margin + c * CARD_W, margin + r * CARD_H
+        flat[y:y + CARD_H, x:x + CARD_W] = _mosaic_card(rng)
+        corners[r, c] = np.array([[x, y], [x + CARD_W, y], [x + CARD_W, y + CARD_H], [x, y + CARD_H]], float)
+    h, w = flat.shape[:2]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                    np.float32([[0.12 * w, 0.05 * h], [0.9 * w, 0], [w, 0.85 * h], [0, 0.8 * h]]))
+    photo = cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return photo, {k: cv2.perspectiveTransform(v.reshape(-1, 1, 2), H).reshape(4, 2) for k, v in corners.items()}
+
+
+def _lattice_on_a(corners, shift=(0.5, 0.5)) -> TableauFit:
+    a, across, down = corners[0, 0], corners[0, 1] - corners[0, 0], corners[1, 0] - corners[0, 0]
+    sh = shift[0] * across[0] + shift[1] * down[0]
+    return TableauFit({(r, c): CellFit(a + c * across + r * down + sh, None, True) for r, c in TABLEAU},
+                      residual=0.1, ambiguous_window=False)
+
+
+def _patches(corners, positions, rng, n):
+    keys = [positions[i] for i in rng.choice(len(positions), n, replace=False)]
+    return np.array([corners[k].mean(0) + 0.3 * (corners[k] - corners[k].mean(0)) + rng.normal(0, 4, 2) for k in keys])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_neighbours_tableau_laid_touching_is_not_taken_into_the_widened_outline(seed):
+    """A's lattice half a card off; B, 5 x 4 the other way, laid touching A's right side: B ends
+    within the widened reach, and A + B must not be cut as one 5 x 4."""
+    pos = TABLEAU + [(r, c) for r in range(5) for c in range(5, 9)]
+    photo, corners = _scene(seed, pos)
+    assert fit_on_outline(photo, _lattice_on_a(corners), offset=0)[1] == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_tableaux_laid_touching_as_one_loose_group_are_not_cut_as_one(seed):
+    """Both tableaux busy-art, both loose: one group over both; their 8 x 5 outline cut in 5 x 4
+    would make each cell two cards."""
+    pos = TABLEAU + [(r, c) for r in range(4, 8) for c in range(COLS)]
+    photo, corners = _scene(seed, pos)
+    boxes = _patches(corners, pos, np.random.default_rng(seed), 15)
+    assert fit_on_outline(photo, boxes, offset=0)[1] == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_plain_mat_under_loose_boxes_is_no_tableau(seed):
+    """A plain placemat with boxes on it: a quadrilateral of not-table, no lines of cards."""
+    rng = np.random.default_rng(seed)
+    img = np.zeros((1400, 1600, 3), np.uint8)
+    img[:] = (120, 70, 20)
+    img = cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))
+    x0, y0, w, h = 500, 400, 490, 544
+    img[y0:y0 + h, x0:x0 + w] = (40, 40, 40) if seed % 2 else (200, 210, 220)
+    centres = rng.uniform([x0 + 60, y0 + 60], [x0 + w - 60, y0 + h - 60], (6, 2))
+    boxes = np.array([[[x - 40, y - 55], [x + 40, y - 55], [x + 40, y + 55], [x - 40, y + 55]] for x, y in centres])
+    assert fit_on_outline(img, boxes, offset=0)[1] == []
+
+
+def test_a_corner_cut_deeper_than_a_graze_has_no_outline():
+    """The grazing corner's test, its corner cut off well into the corner card: no outline."""
+    photo, cells = _turned(*_photo(9, gap=0, turned=False), degrees=25)
+    pitch = np.linalg.norm(cells[0, 0, 1] - cells[0, 0, 0])
+    right = int(cells[..., 0].max() - 0.45 * pitch)
+    assert card_region(photo[:, :right].copy(), _quads(_fit_off(cells))) is None
+
+
+def test_a_loose_groups_fit_indexes_its_cards_after_the_photos():
+    """As ``Reader._fit_outlines`` calls it: the group's boxes are the photo's first cards, the
+    fit's detections index the cards it returns from ``len(det)`` on."""
+    photo, cells = _photo(10, gap=0, turned=True)
+    rng = np.random.default_rng(10)
+    det = from_quads(np.array([q.mean(0) + 0.3 * (q - q.mean(0))
+                               for q in cells.reshape(-1, 4, 2)[rng.choice(ROWS * COLS, 9, replace=False)]]),
+                     np.full(9, 0.5))
+    found, fits = fit_on_outline(photo, det.quads, len(det))
+    assert len(fits) == 1
+    both = Detections.concat([det, found])
+    for cell in fits[0].cells.values():
+        if cell.detection is not None:
+            assert len(det) <= cell.detection < len(both)
+            assert np.allclose(both.quads[cell.detection].mean(0), cell.quad.mean(0), atol=3)
 
 
 @needs_models

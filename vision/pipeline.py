@@ -198,7 +198,8 @@ class Reader:
         measure what it buys); ``quick_look``: try the finder on a small canvas first (``QUICK_SIZE``);
         ``far_look``: look closer round small loose cards for a far tableau (``_look_at_far_cards``);
         ``table_look``: look for more tableaux on the table's plane straightened (``_look_at_the_table``);
-        ``outline_look``: read a tableau mostly in doubt again on its outline (``_read_on_outlines``)."""
+        ``outline_look``: read a tableau mostly in doubt again on its outline (``_read_on_outlines``),
+        and cut a loose group no look fits on its outline (``_fit_outlines``)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         self.classifier = classifier or CardClassifier(concurrent=concurrent, threads=threads)
         self.min_confidence = min_confidence
@@ -433,9 +434,11 @@ class Reader:
                       loose: list[int]) -> tuple[Detections, list[TableauFit], list[int]]:
         """Each group of loose cards lying side by side that no lattice fitted, or fitted only in
         part, fitted again on its outline straightened (``second_look.fit_outline``): a tableau
-        seen steeply and turned, whose cards' boxes misled the lattice in the photo. A new fit is
-        kept only where no cell of it lies on a cell another tableau reads, and is then looked at
-        again as every fit is (steep tuning set 39 -> 40 of 54, its tableaux not found 2 -> 0)."""
+        seen steeply and turned, whose cards' boxes misled the lattice in the photo; where that
+        finds no grid, the group's patch of cards cut in 5 × 4 (``outline_grid``: cards laid edge
+        to edge, their art boxed again as cards). A new fit is kept only where no cell of it lies
+        on a cell another tableau reads, and is then looked at again as every fit is (steep tuning
+        set 39 -> 40 of 54, its tableaux not found 2 -> 0)."""
         groups = clusters(det.subset(loose), reach=NEIGHBOUR_REACH, min_size=OUTLINE_CARDS)
         # The biggest groups, as many as a game has tableaux: each fit is a finder run (a photo
         # of cards strewn about ran 44 of them).
