@@ -87,6 +87,8 @@ def test_a_recipe_starting_from_the_shipped_model_starts_from_its_weights_in_mod
     assert shipped_weights(shipped, "standin") == models_dir() / "classifier.pt"
     assert shipped_weights(shipped, "my-deck") is None  # another deck trains its own chain
     assert shipped_weights("classifier-base", "standin") is None  # not shipped: its run is trained first
+    partner = json.loads((models_dir() / "classifier-norm.json").read_text())["recipe"]["name"]
+    assert shipped_weights(partner, "standin") == models_dir() / "classifier-norm.pt"  # the classifier's partner
 
 
 def test_a_normalising_recipe_renders_its_crops_normalised(tmp_path, monkeypatch):

@@ -306,7 +306,17 @@ RECIPES["classifier-covered-fresh"] = replace(RECIPES["classifier-covered-long"]
 RECIPES["classifier-pbr"] = replace(RECIPES["classifier-covered-long"], name="classifier-pbr", epochs=2, train_seed=23,
                                     val_seed=1023, init="classifier-covered-long",
                                     photo_sets=("pbr/train/standin-steep-61", "pbr/train/standin-62"),
-                                    photo_set_views=6)
+                                    photo_set_views=6,
+                                    # Its partner since 2026-12-04 (fifty-third: model card), shown the
+                                    # same photo sets; it shipped with classifier-norm.
+                                    partner=("classifier-norm-pbr", 0.3, 0.999))
+# A candidate: the shipped classifier's partner (classifier-norm, asked where the classifier is
+# unsure) never saw the second renderer's photos either. The shipped partner on fresh crops of its
+# own mix, beside crops of the same two photo sets as classifier-pbr.
+RECIPES["classifier-norm-pbr"] = replace(RECIPES["classifier-norm"], name="classifier-norm-pbr", epochs=2,
+                                         train_seed=24, val_seed=1024, init="classifier-norm", lr0=0.0005,
+                                         warmup_epochs=0.1, photo_sets=RECIPES["classifier-pbr"].photo_sets,
+                                         photo_set_views=6)
 # A candidate: another team's renderer laid a tableau 2 cm apart and it was refused at ~45°, and
 # bench/bench_gaps.py reads steep tableaux laid 15-40 mm apart 84 % exactly against 94 % for 0-15
 # mm (the splits lay 0-9 mm, steep 0-15): the finder boxes 3-4 of such cards on a play mat or on
@@ -589,14 +599,17 @@ def train(
                             overrides=overrides)
             shutil.copyfile(partner, models_dir() / partner_file(recipe))
             shutil.copyfile(partner.with_suffix(".json"), (models_dir() / partner_file(recipe)).with_suffix(".json"))
+            if partner.with_suffix(".pt").is_file():  # its PyTorch twin: a later run may start from it
+                shutil.copyfile(partner.with_suffix(".pt"), (models_dir() / partner_file(recipe)).with_suffix(".pt"))
         ship_model(onnx_path, recipe, deck)
     return onnx_path
 
 
 def partner_file(recipe: Recipe) -> str:
-    """The file name in ``models/`` of ``recipe``'s partner."""
+    """The file name in ``models/`` of ``recipe``'s partner: one name whichever recipe trained it
+    (the service's health reports it; the sidecar beside it names the recipe)."""
     assert recipe.partner is not None
-    return f"{recipe.partner[0]}.onnx"
+    return "classifier-norm.onnx"
 
 
 def _corners_either_way() -> None:
@@ -637,8 +650,8 @@ def _corners_either_way() -> None:
 def shipped_weights(recipe: str, deck: str) -> Path | None:
     """The PyTorch twin in ``models/`` of recipe ``recipe``'s run, when that run is what is shipped
     for ``deck``."""
-    for kind in ("finder", "classifier"):
-        meta, weights = models_dir() / f"{kind}.json", models_dir() / f"{kind}.pt"
+    for stem in ("finder", "classifier", "classifier-norm"):  # (the last: the classifier's partner)
+        meta, weights = models_dir() / f"{stem}.json", models_dir() / f"{stem}.pt"
         if meta.is_file() and weights.is_file():
             shipped = json.loads(meta.read_text(encoding="utf-8"))
             if shipped.get("recipe", {}).get("name") == recipe and shipped.get("deck") == deck:
