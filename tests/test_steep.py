@@ -437,6 +437,28 @@ def test_big_blurred_cards_far_apart_at_a_slant_are_fitted_on_the_small_canvas(r
 
 
 @needs_models
+def test_a_grid_too_blurred_to_name_is_refused_for_the_photo_not_for_the_deck(reader, deck, monkeypatch):
+    """The photo above: a grid of 12 cards, too few named surely. Its refusal was "they do not
+    read as cards of this deck: if it is your own deck, enrol it", the blur last, and the page
+    offered to teach the deck its cards. Blurred, the photo is what to change: said first, and no
+    "not this deck" (its code sends the page the wrong way). The same grid in a photo judged
+    sharp is still "not this deck"."""
+    from ecoscore.vision import photo_doubts
+    from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError, cannot_name
+
+    scene = _blurred_far_apart(deck)
+    with pytest.raises(NoTableauError) as refused:
+        reader.read(scene.jpeg)
+    said = str(refused.value)
+    assert not isinstance(refused.value, NotThisDeckError)
+    assert said.startswith(cannot_name(12) + "; ") and advice.BLURRED() in said, said
+    monkeypatch.setattr(photo_doubts, "median_sharpness", lambda *a, **k: None)  # judged sharp
+    with pytest.raises(NotThisDeckError) as refused:
+        reader.read(scene.jpeg)
+    assert "do not read as cards of this deck" in str(refused.value)
+
+
+@needs_models
 def test_a_grid_only_the_small_canvas_fits_is_read_saying_its_place_is_a_guess(reader, deck):
     """The same photo read by a classifier sure of what it names (the shipped one's beliefs
     sharpened): the small canvas's grid is read as one tableau, and says that where it lies is a

@@ -15,7 +15,7 @@ import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads
 
-from . import photo_doubts
+from . import advice, photo_doubts
 from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import CardMatcher
@@ -279,7 +279,7 @@ class Reader:
             # found only the second said).
             why = (not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
                    + "".join(f"; {photo_doubts.unread_doubt(g)}" for g in unread_grids))
-            self._refuse(photo, det, why, fits, error=NotThisDeckError)
+            self._refuse(photo, det, why, fits, error=NotThisDeckError, grid_cards=cards)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
@@ -525,11 +525,14 @@ class Reader:
 
     @staticmethod
     def _refuse(photo: Photo, det: Detections, why: str | None = None,
-                fits: list[TableauFit] | None = None, error: type[NoTableauError] = NoTableauError) -> NoReturn:
+                fits: list[TableauFit] | None = None, error: type[NoTableauError] = NoTableauError,
+                grid_cards: int | None = None) -> NoReturn:
         """Refuse the photo, saying ``why`` (else: no grid found) and how to retake it (too steep,
         too far, too dark...), whichever refusal it is: a grid too steep to read is often read as
         cards of no type of the deck. The angle is judged on the ``fits`` where there are some,
-        else on the boxes of the biggest group of cards."""
+        else on the boxes of the biggest group of cards. ``grid_cards``: the grids' cards read as
+        none of the deck's; in a photo too blurred or too dark to name cards in, that is the photo's
+        fault first, not the deck's ("enrol your deck" would send the player the wrong way)."""
         no_grid = why is None
         # "0 cards detected, but no 5 × 4 grid" read oddly (a walk: a photo of a wall).
         why = why or ("no tableau found: no card detected in the photo" if len(det) == 0 else
@@ -543,6 +546,8 @@ class Reader:
             steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid,
                                          det.quads)
+        if grid_cards is not None and any(a.parse(tip) is not None for tip in tips for a in (advice.BLURRED, advice.TOO_DARK)):
+            why, error = cannot_name(grid_cards), NoTableauError
         raise error(why + "".join(f"; {tip}" for tip in tips))
 
     @staticmethod
@@ -932,6 +937,12 @@ def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[
     return [i for i, inside in zip(cards, covered) if not inside]
 
 
+
+
+def cannot_name(cards: int) -> str:
+    """Why a photo whose grids held no card of the deck is refused when the photo itself is too
+    blurred or too dark to name cards in (its advice follows)."""
+    return f"no tableau read: a grid of {cards} cards was found, but this photo is too blurred or too dark to name its cards: take it again"
 
 
 def not_this_deck(cards: int, enrolled: str | None = None) -> str:
