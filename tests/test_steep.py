@@ -192,13 +192,14 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     # named surely (set aside for too few sure cards), or as 10-12 with most cells in doubt beside
     # three read well (set aside for that, bfloat16), or as 12 and read (a fourth tableau full of
     # doubts); the classifier shown the second renderer's photos sets a second dim tableau aside
-    # too (10 cards, 4 sure). Never dropped in silence: every tableau is read or said.
+    # too (10 cards, 4 sure; with its partner shown them too, 11 cards, 2 sure). Never dropped in
+    # silence: every tableau is read or said.
     if len(read.tableaux) == 4:
         assert said == [] and any(sum(c.confidence < 0.9 for c in t.cells) >= 10 for t in read.tableaux)
     else:
         assert len(read.tableaux) + len(said) == 4 and len(said) in (1, 2), read.doubts
         for doubt in said:
-            assert re.fullmatch(r"a grid of (?:(?:[89]|1[01]) cards was found, but only [34] of them read surely as "
+            assert re.fullmatch(r"a grid of (?:(?:[89]|1[01]) cards was found, but only [2-4] of them read surely as "
                                 r"cards|1[0-1] cards was found, but 1[2-9] of its 20 cells are in doubt), so "
                                 r"it was not scored as a player: if it is a player's tableau, photograph "
                                 r"it alone, or closer", doubt), read.doubts
