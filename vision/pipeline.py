@@ -279,7 +279,11 @@ class Reader:
             # found only the second said).
             why = (not_this_deck(cards, enrolled) + "".join(f"; {photo_doubts.pattern_doubt(g)}" for g in pattern_grids)
                    + "".join(f"; {photo_doubts.unread_doubt(g)}" for g in unread_grids))
-            self._refuse(photo, det, why, fits, error=NotThisDeckError, grid_cards=cards)
+            # A grid with some cards named surely, set aside for too few, in a blurred or dark
+            # photo: the deck's own cards, the photo at fault. With none named surely the photo's
+            # blur says nothing of the deck (a quarter of the unseen decks' normal photos read
+            # against the stand-in are judged blurred): "not this deck", the blur advice after.
+            self._refuse(photo, det, why, fits, error=NotThisDeckError, grid_cards=cards if unread_grids else None)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
