@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 CROP_SIZE = 64  # side of a straightened cell: the classifier's and the matcher's input
+CARD_ASPECT = 88.9 / 63.5  # a card's long side over its short one (a standard card, 63.5 × 88.9 mm)
 
 
 def project(H: np.ndarray, pts) -> np.ndarray:

@@ -39,9 +39,7 @@ def _photo(seed: int, gap: int, turned: bool, rows: int = ROWS, cols: int = COLS
     rng = np.random.default_rng(seed)
     margin = 200
     flat_w, flat_h = cols * CARD_W + (cols - 1) * gap, rows * CARD_H + (rows - 1) * gap
-    flat = np.zeros((flat_h + 2 * margin, flat_w + 2 * margin, 3), np.uint8)
-    flat[:] = (120, 70, 20)
-    flat = cv2.add(flat, rng.integers(0, 12, flat.shape, dtype=np.uint8))
+    flat = _cloth(flat_h + 2 * margin, flat_w + 2 * margin, rng)
     corners = np.zeros((rows, cols, 4, 2))
     for r in range(rows):
         for c in range(cols):
@@ -52,13 +50,23 @@ def _photo(seed: int, gap: int, turned: bool, rows: int = ROWS, cols: int = COLS
         flat = cv2.rotate(flat, cv2.ROTATE_90_CLOCKWISE)
         h0 = flat.shape[1]  # the height before turning
         corners = np.stack([h0 - corners[..., 1], corners[..., 0]], -1)
+    photo, H = _slanted(flat)
+    return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(rows, cols, 4, 2)
+
+
+def _cloth(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A plain blue cloth with a little noise."""
+    return cv2.add(np.full((h, w, 3), (120, 70, 20), np.uint8), rng.integers(0, 12, (h, w, 3), dtype=np.uint8))
+
+
+def _slanted(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``flat`` seen at a slant, the far side narrower, as a phone held at about 50 degrees sees
+    it; and the homography that made it."""
     h, w = flat.shape[:2]
-    # A slant: the far side narrower, as a phone held at about 50 degrees sees it.
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     dst = np.float32([[0.12 * w, 0.05 * h], [0.9 * w, 0], [w, 0.85 * h], [0, h * 0.8]])
     H = cv2.getPerspectiveTransform(src, dst)
-    photo = cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE)
-    return photo, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), H).reshape(rows, cols, 4, 2)
+    return cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE), H
 
 
 def _fit_off(cells: np.ndarray, cards_across: float = 0.5) -> TableauFit:
@@ -185,18 +193,13 @@ def _scene(seed: int, positions, margin: int = 700):
     """Mosaic cards at (row, col) positions edge to edge, far from the photo's edge, at a slant."""
     rng = np.random.default_rng(seed)
     rows, cols = max(r for r, _ in positions) + 1, max(c for _, c in positions) + 1
-    flat = np.zeros((rows * CARD_H + 2 * margin, cols * CARD_W + 2 * margin, 3), np.uint8)
-    flat[:] = (120, 70, 20)
-    flat = cv2.add(flat, rng.integers(0, 12, flat.shape, dtype=np.uint8))
+    flat = _cloth(rows * CARD_H + 2 * margin, cols * CARD_W + 2 * margin, rng)
     corners = {}
     for r, c in positions:
         x, y = margin + c * CARD_W, margin + r * CARD_H
         flat[y:y + CARD_H, x:x + CARD_W] = _mosaic_card(rng)
         corners[r, c] = np.array([[x, y], [x + CARD_W, y], [x + CARD_W, y + CARD_H], [x, y + CARD_H]], float)
-    h, w = flat.shape[:2]
-    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                    np.float32([[0.12 * w, 0.05 * h], [0.9 * w, 0], [w, 0.85 * h], [0, 0.8 * h]]))
-    photo = cv2.warpPerspective(flat, H, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    photo, H = _slanted(flat)
     return photo, {k: cv2.perspectiveTransform(v.reshape(-1, 1, 2), H).reshape(4, 2) for k, v in corners.items()}
 
 
@@ -235,9 +238,7 @@ def test_two_tableaux_laid_touching_as_one_loose_group_are_not_cut_as_one(seed):
 def test_a_plain_mat_under_loose_boxes_is_no_tableau(seed):
     """A plain placemat with boxes on it: a quadrilateral of not-table, no lines of cards."""
     rng = np.random.default_rng(seed)
-    img = np.zeros((1400, 1600, 3), np.uint8)
-    img[:] = (120, 70, 20)
-    img = cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))
+    img = _cloth(1400, 1600, rng)
     x0, y0, w, h = 500, 400, 490, 544
     img[y0:y0 + h, x0:x0 + w] = (40, 40, 40) if seed % 2 else (200, 210, 220)
     centres = rng.uniform([x0 + 60, y0 + 60], [x0 + w - 60, y0 + h - 60], (6, 2))

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections, points_in_quads, warp_quad
+from ecoscore.geometry import CARD_ASPECT, Detections, points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cell_at, cells_short
 
@@ -27,7 +27,6 @@ from .matcher import CardEmbedder, CardMatcher
 from .pipeline import NoTableauError, Reader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
-CARD_ASPECT = 88.9 / 63.5
 # A photo of one card is looked at shrunk into a canvas this many times its size, in turn: a
 # card filling the frame is bigger than any card of a tableau the finder learned from (cards
 # 400 px wide in a 1600 px photo were not found at all, 300 px ones in pieces).

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ecoscore.geometry import Detections
+from ecoscore.geometry import CARD_ASPECT, Detections
 
 from .lattice import COLS, ROWS, TableauFit
 from .second_look import OUTLINE_MARGIN, fitted_back, from_quads, onto_square, outline
 
-CARD_ASPECT = 88.9 / 63.5  # a card's long side over its short one (as vision/enrol.py)
 WORK_SIDE = 400  # the region round the tableau is judged at this size: colours, not detail
 OUTLINE_FILL = 0.85  # share of the outline the cards must fill: cards with gaps are the finder's
 CELL_FILL = 0.6  # share of a cell that must be card, not table, for it to hold a card
@@ -193,8 +192,9 @@ def fit_on_outline(image: np.ndarray, fit: TableauFit | np.ndarray, offset: int,
     again as its outline cut in 5 × 4 (its rows of five the way the lines between cards show;
     none where they show another layout), a card in each cell the cards fill. Returns as
     ``second_look.fit_outline`` does."""
+    boxes = not isinstance(fit, TableauFit)
     cells = np.array([cell.quad for cell in fit.cells.values()]) if isinstance(fit, TableauFit) else fit
-    patch = card_region(image, cells, boxes=not isinstance(fit, TableauFit))
+    patch = card_region(image, cells, boxes)
     if patch is None:
         return Detections.empty(), []
     canvas, H = onto_square(image, patch.corners, side)
@@ -204,7 +204,7 @@ def fit_on_outline(image: np.ndarray, fit: TableauFit | np.ndarray, offset: int,
     # tableau laid touching). A lattice's own region's is kept only where it reads better
     # (``Reader._read_on_outlines``): asked for borders too, it lost a blurred tableau whose
     # cards are blocks of colour (tuning: mosaic-7).
-    layout = _layout(canvas, m, lines_checked=patch.widened or not isinstance(fit, TableauFit))
+    layout = _layout(canvas, m, lines_checked=patch.widened or boxes)
     if layout is None:
         return Detections.empty(), []
     across, down = layout

@@ -550,7 +550,7 @@ class Reader:
             steep = photo_doubts.box_squeeze([float(det.sizes[i, 0] * det.sizes[i, 1]) for i in biggest])
         tips = photo_doubts.photo_advice(photo.image, list(det.sizes[:, 1]), 1 / photo.scale, steep, no_grid,
                                          det.quads)
-        if grid_cards is not None and any(a.parse(tip) is not None for tip in tips for a in (advice.BLURRED, advice.TOO_DARK)):
+        if grid_cards is not None and any((advice.which(tip) or (None,))[0] in (advice.BLURRED, advice.TOO_DARK) for tip in tips):
             why, error = cannot_name(grid_cards), NoTableauError
         raise error(why + "".join(f"; {tip}" for tip in tips))
 

@@ -605,11 +605,15 @@ def train(
     return onnx_path
 
 
+# The classifier's partner in ``models/``: one name whichever recipe trained it (the service's
+# health reports it; the sidecar beside it names the recipe).
+PARTNER_STEM = "classifier-norm"
+
+
 def partner_file(recipe: Recipe) -> str:
-    """The file name in ``models/`` of ``recipe``'s partner: one name whichever recipe trained it
-    (the service's health reports it; the sidecar beside it names the recipe)."""
+    """The file name in ``models/`` of ``recipe``'s partner."""
     assert recipe.partner is not None
-    return "classifier-norm.onnx"
+    return f"{PARTNER_STEM}.onnx"
 
 
 def _corners_either_way() -> None:
@@ -650,7 +654,7 @@ def _corners_either_way() -> None:
 def shipped_weights(recipe: str, deck: str) -> Path | None:
     """The PyTorch twin in ``models/`` of recipe ``recipe``'s run, when that run is what is shipped
     for ``deck``."""
-    for stem in ("finder", "classifier", "classifier-norm"):  # (the last: the classifier's partner)
+    for stem in ("finder", "classifier", PARTNER_STEM):
         meta, weights = models_dir() / f"{stem}.json", models_dir() / f"{stem}.pt"
         if meta.is_file() and weights.is_file():
             shipped = json.loads(meta.read_text(encoding="utf-8"))
