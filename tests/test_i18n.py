@@ -120,6 +120,9 @@ MESSAGES = [
     "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
     "ann: the HEIF file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
+    "ann: the image is 1 × 1 pixels: too small or too narrow to hold a tableau (at least 64 pixels across, at most 8:1)",
+    "photo.jpg: no tableau read: a grid of 12 cards was found, but this photo is too blurred or too dark to name its "
+    "cards: take it again",
     "upload too large: the limit is 40 MB a photo",
     "p.jpg: upload too large: the limit is 40 MB",
     "at most 8 photos per game",
