@@ -28,6 +28,13 @@ has() { .venv/bin/python -I -c "import importlib.metadata as m, sys; v = m.versi
 pin=$(grep -m1 -o '^[A-Za-z0-9_.-]*==[^ ]*' requirements/ultralytics.txt)  # its wheel's name==version
 if [ "$target" = test ]; then
   if ! installed test 'import ecoscore.service, fastapi, torch'; then
+    # PyPI's torch for x86_64 Linux is a CUDA build (~5.5 GB with its nvidia-* wheels; ~7 GB in all):
+    # say so before pip fails half-way with "No space left on device".
+    free_kb=$(df -Pk .venv | awk 'NR == 2 {print $4}')
+    if ! has torch 2.14.1 && [ "${free_kb:-0}" -lt 8000000 ]; then
+      echo "the test set-up needs about 8 GB free on $(df -P .venv | awk 'NR == 2 {print $6}'), has $((free_kb / 1000000)) GB" >&2
+      exit 1
+    fi
     # torch 2.14.1 / torchvision 0.29.1: the wheels this kind of machine carries (CPU use only).
     { has torch 2.14.1 && has torchvision 0.29.1; } || "${pip[@]}" torch==2.14.1 torchvision==0.29.1
     # Ultralytics pinned by the sha256 of its wheel; its dependencies come from the train extra.
