@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
@@ -12,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.options import parse_others, parse_pair
 from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, game_to_dict, parse_grid, parse_json, score_game
 from ecoscore.vision.overlay import overlay_jpeg
+from ecoscore.vision.reads import PhotoRead
 from ecoscore.vision.report import score_reads
 
 from ..bodies import BoundedRoute
@@ -36,7 +36,6 @@ from ..starts import client_of
 from .photos import photo_jpeg, photo_name, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
-CLAIM_POLL = 0.1  # seconds between a game's looks at its client's places, while it waits for them
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
 DeckName = Annotated[str, Form(max_length=40, pattern=DECK_KEY_OR_EMPTY,
@@ -84,18 +83,22 @@ def _names_differ(players: list[str]) -> None:
 async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
-    # Each photo a reader's turn: the client's share of the queue counts them all (``Admission``),
-    # a game alone always within it. Its photos are here already: past the share, the game waits
-    # for the client's other photos to be read (as a photo waits for a reader), not sent again.
+    # Each photo a reader's turn: the client's share of the queue counts them all (``Admission``).
+    # The game takes as many more places as the share has free now and reads its photos that many
+    # at a time: one place (its own) at the least, so it is never refused for its size, and two
+    # games from one phone never wait on each other's places (they did, until a 30 s 429: an attack
+    # on a running server).
     claim = request.scope.get("state", {}).get(PHOTO_CLAIM)
-    more = min(len(files), svc.settings.photos_per_client) - 1
-    if claim is not None and more > 0:
-        deadline = time.monotonic() + svc.settings.queue_wait
-        while not claim(more):
-            if time.monotonic() > deadline or await request.is_disconnected():
-                raise HTTPException(429, f"this device has {svc.settings.photos_per_client} photos waiting to be "
-                                         "read already: wait for their scores", headers={"Retry-After": "3"})
-            await asyncio.sleep(CLAIM_POLL)
+    places = len(files)
+    if claim is not None:
+        more = min(len(files), svc.settings.photos_per_client) - 1
+        places = 1 + next((k for k in range(more, 0, -1) if claim(k)), 0)
+    turns = asyncio.Semaphore(places)
+
+    async def in_turn(upload: UploadFile, name: str) -> PhotoRead:
+        async with turns:
+            return await read_photo(svc, request, upload, name, deck)
+
     named: list[str] = []
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
@@ -107,7 +110,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
                 name, n = base[:svc.settings.max_name - len(suffix)] + suffix, n + 1
         named.append(name)
     _names_differ(named)
-    reads = list(zip(named, await asyncio.gather(*(read_photo(svc, request, f, n, deck) for f, n in zip(files, named)))))
+    reads = list(zip(named, await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))))
 
     # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
     most = min(svc.settings.max_players, MAX_PLAYERS)
