@@ -26,6 +26,8 @@ MAX_COUNT = 100  # streams or wolves of a player not photographed
 MAX_NEUTRAL_STREAMS, MAX_NEUTRAL_WOLVES = 20, 12  # the neutral pile of a two-player game
 # Strict: a JSON integer, not true, "2" or 2.0 (lax parsing took [true, "2"] for (1, 2): an attack's find).
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+NeutralStreams = Annotated[int, Field(strict=True, ge=0, le=MAX_NEUTRAL_STREAMS)]
+NeutralWolves = Annotated[int, Field(strict=True, ge=0, le=MAX_NEUTRAL_WOLVES)]
 Cell = Annotated[str, Field(max_length=40)] | None
 # Rows of cells, a few more than a tableau's either way: a row of 6 (a cell too many) was told
 # "Input should be a valid string" by the union's two refusals; its shape is said by the grid's
@@ -45,7 +47,9 @@ class GridPlayer(BaseModel):
 
 class GridGame(BaseModel):
     players: list[GridPlayer] = Field(min_length=1, max_length=MAX_PLAYERS)
-    neutral: tuple[Count, Count] | None = Field(None, description="2-player game: the neutral pile's (streams, wolves)")
+    # The pile's caps as /api/game's form and a room's /neutral have them (100 : 100 was scored here).
+    neutral: tuple[NeutralStreams, NeutralWolves] | None = Field(
+        None, description="2-player game: the neutral pile's (streams, wolves)")
     others: list[tuple[Count, Count]] | None = Field(None, max_length=MAX_OTHERS,
                                                       description="(largest stream, wolves) of players not given")
     bot: Grid | None = Field(None, description="solo game: the bot's grid")
@@ -60,8 +64,8 @@ class NewRoom(BaseModel):
 
 
 class Neutral(BaseModel):
-    streams: int = Field(strict=True, ge=0, le=MAX_NEUTRAL_STREAMS)
-    wolves: int = Field(strict=True, ge=0, le=MAX_NEUTRAL_WOLVES)
+    streams: NeutralStreams
+    wolves: NeutralWolves
 
 
 class GridOnly(BaseModel):

@@ -524,6 +524,16 @@ def test_a_count_is_a_json_integer_not_a_boolean_a_string_or_a_float(client, neu
     assert r.status_code == 200, r.text
 
 
+@pytest.mark.parametrize("neutral, status", [([21, 0], 422), ([0, 13], 422), ([100, 100], 422), ([20, 12], 200)])
+def test_a_neutral_pile_sent_as_json_has_the_caps_of_the_form_and_the_room(client, neutral, status):
+    # /api/grid scored a pile of 100 streams and 100 wolves that /api/game and a room refuse (an
+    # attack on a running server): a deck holds 20 streams and 12 wolves.
+    grid = [["RB"] * 5] * 4
+    r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}, {"name": "b", "grid": grid}],
+                                       "neutral": neutral})
+    assert r.status_code == status, r.text
+
+
 def test_two_photos_sent_as_one_are_refused_not_read_as_the_last(client):
     # Two "photo" parts: the last was read and the first dropped without a word (an attack's find).
     two = [("photo", ("a.jpg", io.BytesIO(b"\xff\xd8a"), "image/jpeg")), ("photo", ("b.jpg", io.BytesIO(b"\xff\xd8b"), "image/jpeg"))]
