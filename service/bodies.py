@@ -223,6 +223,12 @@ def _said_plainly(err: StarletteHTTPException) -> StarletteHTTPException:
     if detail.startswith("Part exceeded maximum size"):
         return HTTPException(400, f"a form field of more than {MAX_FIELD_BYTES // 1024} KB: a photo is sent as a file "
                                   "(its form part with a filename), and text fields are short")  # (api.form_field_too_long)
+    if detail.startswith("Missing boundary"):  # (api.form_no_boundary: Starlette's words reached players)
+        return HTTPException(400, "the form (multipart/form-data) names no boundary in its Content-Type: send it as a "
+                                  "browser or `curl -F` does")
+    if detail.startswith("The Content-Disposition header field"):  # (api.form_part_unnamed)
+        return HTTPException(400, 'a part of the form has no name in its Content-Disposition: name each part '
+                                  '(name="photo")')
     if detail.startswith("Invalid multipart data"):
         return HTTPException(400, "the form (multipart/form-data) cannot be read: a part's headers are broken or "
                                   "too long (a file name of a few hundred characters at most)")

@@ -75,7 +75,7 @@ def negotiate(accept_language: str | None) -> str:
             name, _, value = param.strip().partition("=")
             if name.strip().lower() == "q":  # RFC 9110's qvalue; any other ("abc", "1e999") ignores the tag
                 q = float(value.strip()) if _QVALUE.fullmatch(value.strip()) else 0.0
-        lang = tag.strip().lower().split("-")[0]
+        lang = re.split(r"[-_]", tag.strip().lower())[0]  # "it-IT", and the "it_IT" of a POSIX locale
         if lang in LANGS and q > 0 and q > best_q:  # the first of equal q wins
             best, best_q = lang, q
     return best

@@ -26,7 +26,7 @@ _BY_TYPE = {
     "greater_than_equal": "api.v_at_least", "greater_than": "api.v_more_than",
     "int_type": "api.v_whole_number", "int_parsing": "api.v_whole_number", "int_from_float": "api.v_whole_number",
     "float_type": "api.v_number", "float_parsing": "api.v_number",
-    "string_type": "api.v_text",
+    "string_type": "api.v_text", "string_unicode": "api.v_text",
     "bool_type": "api.v_true_false", "bool_parsing": "api.v_true_false",
     "list_type": "api.v_list", "tuple_type": "api.v_list",
     "dict_type": "api.v_object", "model_type": "api.v_object", "model_attributes_type": "api.v_object",
@@ -47,7 +47,9 @@ def field_name(loc: object) -> str:
         source, parts = parts[0], parts[1:]
     else:
         source = "body"
-    kept = [str(p) for p in parts if not (isinstance(p, str) and _BRANCH.match(p))]
+    # A header's name is hyphenated itself ("x-deck-token" was taken for a branch: "header: missing").
+    kept = [str(p) for k, p in enumerate(parts)
+            if not (isinstance(p, str) and _BRANCH.match(p) and not (source == "header" and k == 0))]
     name = ".".join(kept) or str(source)
     return name if len(name) <= MAX_FIELD else name[:MAX_FIELD - 1] + "…"
 

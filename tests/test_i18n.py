@@ -77,6 +77,8 @@ def test_accept_language():
     # a q-value outside RFC 9110's grammar drops its tag (it counted as q=1: "cs;q=abc" won)
     assert i18n.negotiate("en;q=0.9, cs;q=abc") == "en" and i18n.negotiate("it;q=1e999, ru;q=0.2") == "ru"
     assert i18n.negotiate("cs;q=0.500, en;q=0.4") == "cs" and i18n.negotiate("ru; q=1.000") == "ru"
+    # a POSIX locale's tag (it_IT) was English
+    assert i18n.negotiate("it_IT") == "it" and i18n.negotiate("ru_RU, en;q=0.5") == "ru"
 
 
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,
@@ -219,6 +221,19 @@ MESSAGES = [
     "the file name in form field 'photo' is not valid UTF-8 text",
     "the upload is incomplete: the form ended before its closing boundary (the body was cut short); send it again",
     "a deck called 'Naše kuchyň' exists already on this server: give yours another name",
+    # An attack on a running server found these reaching Czech, Russian and Italian players in English:
+    "kitchen.jpg: no tableaux found; photograph the one tableau alone",
+    "kitchen.jpg: 3 tableaux found; photograph the one tableau alone",
+    "kitchen.jpg: too many tableaux in one photo (grids of cards found: 9; a game has at most 8): photograph the "
+    "tableaux of one game; photograph the one tableau alone",
+    "kitchen.jpg: no card found in the tableau's cells",
+    "kitchen.jpg: the grid given with it names no card in the cells found (a grid of another photo?)",
+    "If-Match: expected a version like \"3\", got 'xyz'",
+    "deck 'kitchen' would hold more than 400 references",
+    "Not Found",
+    "Method Not Allowed",
+    "the form (multipart/form-data) names no boundary in its Content-Type: send it as a browser or `curl -F` does",
+    "a part of the form has no name in its Content-Disposition: name each part (name=\"photo\")",
 ]
 
 

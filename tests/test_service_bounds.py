@@ -654,3 +654,17 @@ def test_an_upload_cut_before_its_closing_boundary_is_said_so_and_nothing_is_sto
     assert r.status_code == 400 and r.json()["detail"].startswith("il caricamento è incompleto"), r.text
     r = reading.post(f"/api/rooms/{rid}/photo", content=whole, headers=FORM)
     assert r.status_code == 200 and reading.get(f"/api/rooms/{rid}").json()["players"] == ["ann"], r.text
+
+
+def test_starlettes_own_refusals_and_a_headers_name_are_said_in_the_players_words(client):
+    # An attack on a running server: these reached players in English, and a missing or too long
+    # header was "header: missing" (its hyphenated name taken for a union's branch).
+    r = client.get("/api/no-such-route?lang=cs")
+    assert r.status_code == 404 and r.json()["detail"] == "Nenalezeno", r.text
+    r = client.put("/api/grid?lang=it", json={})
+    assert r.status_code == 405 and r.json()["detail"] == "Metodo non consentito", r.text
+    r = client.post("/api/photo?lang=ru", content=b"--x\r\n", headers={"Content-Type": "multipart/form-data"})
+    assert r.status_code == 400 and "boundary" in r.json()["detail"] and "формы" in r.json()["detail"], r.text
+    r = client.delete("/api/decks/abc/last")
+    assert r.status_code == 422, r.text
+    assert any(e["msg"].startswith("x-deck-token: ") for e in r.json()["detail"]), r.text
