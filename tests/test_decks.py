@@ -93,7 +93,10 @@ def test_store_refuses_what_it_cannot_use(tmp_path):
         store.add("huge", _crops(n=MAX_REFERENCES // 11 + 1), "test")
     with pytest.raises(DeckStoreError, match="cannot be removed"):
         store.remove(DEFAULT_DECK)
-    assert store.names() == [DEFAULT_DECK]
+    # nor shadowed: a stored "standin" was listed, and its photos read by the built-in classifier
+    with pytest.raises(DeckStoreError, match="the built-in deck's name"):
+        store.add(DEFAULT_DECK, _crops(), "test")
+    assert store.names() == [DEFAULT_DECK] and store.info(DEFAULT_DECK).builtin
 
 
 def test_a_deck_half_built_travels_as_it_is(tmp_path):
@@ -189,6 +192,20 @@ def _lie_about_size(path, member: str, claimed: int) -> None:
     path.write_bytes(bytes(data))
 
 
+def _say_encrypted(path, member: str) -> None:
+    """Set the "encrypted" flag of ``member`` in the zip's local and central headers (zipfile
+    writes no encrypted member)."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        local = z.getinfo(member).header_offset
+    data[local + 6] |= 0x1
+    central = data.index(b"PK\x01\x02")
+    while data[central + 46:central + 46 + len(member)] != member.encode():
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 8] |= 0x1
+    path.write_bytes(bytes(data))
+
+
 def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_little_memory(tmp_path):
     # An attack on the command line: a 1.5 MB zip whose member claims 1,000 bytes and inflates to
     # 1.5 GB took 2.1 GB of memory before its CRC was checked; a deck.toml of brackets nested
@@ -232,6 +249,22 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
         z.writestr("deck.toml", "x = " + "[" * 200_000)
     with pytest.raises(DeckStoreError, match="no readable deck.toml"):
         import_deck(store, nested)
+    # A second attack: a deck.toml inflating to 78 MB was parsed for 56 s; an encrypted member
+    # ended in a RuntimeError's traceback.
+    long_toml = tmp_path / "long-toml.zip"
+    with zipfile.ZipFile(long_toml, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", 'name = "long"\n' + "# " * 2**20)
+    started = time.monotonic()
+    with pytest.raises(DeckStoreError, match="deck.toml claims 2048 KB"):
+        import_deck(store, long_toml)
+    assert time.monotonic() - started < 1.0
+    locked = tmp_path / "locked.zip"
+    with zipfile.ZipFile(locked, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", 'name = "locked"\n')
+        z.writestr("bear/0.png", b"\x89PNG")
+    _say_encrypted(locked, "bear/0.png")  # opening it asks for a password
+    with pytest.raises(DeckStoreError, match="encrypted"):
+        import_deck(store, locked)
     assert store.names() == [DEFAULT_DECK]
 
 

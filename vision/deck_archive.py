@@ -32,6 +32,7 @@ from .deckstore import (
 MAX_IMPORT_BYTES = 40 * 2**20
 MAX_IMPORT_PIXELS = 2048 * 2048  # an exported reference is REFERENCE_PX square; a bigger member is no export
 MAX_MEMBER_BYTES = 16 * 2**20  # a PNG of MAX_IMPORT_PIXELS holds at most ~12 MB of pixels, and compresses
+MAX_TOML_BYTES = 2**20  # an export's deck.toml is a few hundred bytes (one that inflated to 78 MB took 56 s: an attack)
 
 
 def export_deck(store: DeckStore, name: str, out: Path) -> Path:
@@ -88,6 +89,11 @@ def _read_export(path: Path) -> _Export:
         # little is asked of it (a 498-byte member took 557 MB before its CRC was checked).
         if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for m in members):
             raise DeckStoreError(f"{path}: a member compressed other than a deck export is (deflate), not a deck export")
+        if any(m.flag_bits & 0x1 for m in members):  # opening one raised RuntimeError: a traceback (an attack)
+            raise DeckStoreError(f"{path}: a member is encrypted (a password), not a deck export")
+        toml = next((m for m in members if m.filename == "deck.toml"), None)
+        if toml is not None and toml.file_size > MAX_TOML_BYTES:
+            raise DeckStoreError(f"{path}: its deck.toml claims {toml.file_size // 2**10} KB, not a deck export's")
         try:
             meta = tomllib.loads(_member_bytes(z, z.getinfo("deck.toml")).decode("utf-8"))
         # (brackets nested 200,000 deep in a 547-byte file: a RecursionError, a traceback before)

@@ -336,6 +336,10 @@ class DeckStore:
         most often); another deck's (``title_taken``) is refused. ``client``: who starts a new deck over the service, kept with it; it holds
         at most ``per_client`` decks (``HoldsTooManyDecks``): finished decks are kept for good,
         and one address at its hourly share filled every place in a day (an attack)."""
+        if name == DEFAULT_DECK and not self.is_stored(name):
+            # A stored "standin" beside the built-in: listed, yet every photo read with the built-in
+            # classifier (an attack on the command line, by add and by import).
+            raise DeckStoreError(f"{DEFAULT_DECK!r} is the built-in deck's name: give yours another")
         with self._locked():
             if (clash := self.title_taken(name, title)) is not None:  # under the lock: two adds at once
                 raise TitleTaken(name, clash)
