@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 import tomli_w
 
+from ecoscore.lookalike import alike
 from ecoscore.scoring import CardType
 from ecoscore.text import BLANK, marks_capped
 from ecoscore.tokens import holds, token_hash
@@ -316,7 +317,7 @@ class DeckStore:
                 info = self.info(other)
             except DeckStoreError:  # removed since it was listed
                 continue
-            if info.shown.casefold() == wanted.casefold():
+            if alike(info.shown, wanted):  # as players' names: "Moje kuchyn" beside "Moje kuchyň" (an attack)
                 return info
         return None
 
