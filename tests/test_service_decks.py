@@ -97,6 +97,12 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     # ... said as the player typed it, not as its key ("'il-nostro-tavolo' exists": a walk, in Italian)
     typed = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Kitchen!"})
     assert typed.status_code == 409 and "a deck named 'Kitchen!' exists already" in typed.json()["detail"], typed.text
+    # ... each refused before its photo is read (it was read whole first: an attack on a running
+    # server): bytes that are no photo at all are refused for the token, not for the image
+    junk = {"photo": ("x.jpg", b"not a photo", "image/jpeg")}
+    assert client.post("/api/decks/kitchen/photo", files=junk, data={"grid": grid},
+                       headers={"X-Deck-Token": "guess"}).status_code == 403
+    assert client.post("/api/decks/kitchen/photo", files=junk, data={"grid": grid}).status_code == 409
     # A grid named on a read's cells says which deck read it (the read placed its cells): one no
     # deck has is a 422 before anything is learnt; the built-in deck reads with the classifier.
     r3 = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)},

@@ -321,6 +321,12 @@ class DeckStore:
                 return info
         return None
 
+    def check_owner(self, name: str, owner: str) -> None:
+        """``NotDeckOwner`` unless ``owner`` may add cards to deck ``name`` over the service (a
+        deck not stored yet it may start): asked before a photo is read, as ``add`` asks after."""
+        if self.is_stored(name):
+            _check_owner(name, self.info(name).owner, owner, "add cards to it")
+
     def add(self, name: str, crops: dict[CardType, list[np.ndarray]], source: str, owner: str | None = None,
             max_decks: int | None = None, partial: bool = False, title: str | None = None,
             client: str | None = None, per_client: int | None = None) -> DeckInfo:

@@ -128,6 +128,10 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # named: a deck started on a phone is listed only to whoever names it).
         if svc.decks.store.title_taken(name, title):
             raise _title_taken(title, name)
+        try:  # and a deck this token may not teach: the photo was read first, then refused (an attack)
+            svc.decks.store.check_owner(name, token)
+        except NotDeckOwner as err:
+            raise _not_owner(err, x_deck_token, title, name) from None
         data = upload_bytes(svc, photo)
         check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
@@ -159,10 +163,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 raise HTTPException(429, str(err)) from None
             if isinstance(err, TitleTaken):  # taken meanwhile, by an add the check above did not see
                 raise _title_taken(title, name) from None
-            if isinstance(err, NotDeckOwner) and x_deck_token is None:  # a new deck, named as one that exists
-                # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian)
-                raise HTTPException(409, f"a deck named '{clean_title(title) or name}' exists already, started on "
-                                         "another phone or on the server: give yours another name") from None
+            if isinstance(err, NotDeckOwner):  # started meanwhile, by another phone
+                raise _not_owner(err, x_deck_token, title, name) from None
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
         if not info.added:
@@ -170,6 +172,16 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         return RememberedOut(**_out(info).model_dump(), token=token, added=info.added or 0, doubts=notes)
 
     return await _run(svc, request, enrol)
+
+
+def _not_owner(err: NotDeckOwner, x_deck_token: str | None, title: str, name: str) -> Exception:
+    """A deck this phone may not teach: one of another phone's or the server's, said as the
+    player named theirs when it came as a new deck (no token)."""
+    if x_deck_token is None:  # a new deck, named as one that exists
+        # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian)
+        return HTTPException(409, f"a deck named '{clean_title(title) or name}' exists already, started on "
+                                  "another phone or on the server: give yours another name")
+    return err
 
 
 @router.delete("/api/decks/{name}/last", summary="Forget the cards the deck learned last (a card named wrong)",
