@@ -202,7 +202,9 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                 # so any box over a cell read as empty is worth a word.
                 if card is None and top == EMPTY and det_conf is not None:
                     doubts.append(f"a card was detected here ({det_conf:.0%}) but the cell reads as empty")
-                if card is not None and fc.detection is None and conf < 0.98:
+                # Said of a cell named with no other doubt: beside "low confidence: deer 77 %" it
+                # was a second line for the same card (3 doubtful cards, 6 lines: a newcomer's walk).
+                if card is not None and fc.detection is None and conf < 0.98 and not doubts:
                     doubts.append(f"no card was detected here, yet the cell reads as {top}")
             if fc.duplicates:
                 doubts.append(f"{1 + len(fc.duplicates)} cards detected in one cell")
