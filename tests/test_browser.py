@@ -3337,7 +3337,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     assert "Not final:" not in page.text_content("#room-winners")
     # in Czech, as a Czech table reads it
     page.select_option("#lang", "cs")
-    expect(page.locator("#mine .settled")).to_have_text(f"Mřížka hráče Kačka potvrzena u stolu (pochybnosti odloženy: {said_in(LEFT_OUT, 'cs', first=False)[:-1]}).")
+    expect(page.locator("#mine .settled")).to_have_text(f"Kačka: mřížka potvrzena u stolu (pochybnosti odloženy: {said_in(LEFT_OUT, 'cs', first=False)[:-1]}).")
     expect(page.locator("#mine .tool-status")).to_have_text("Mřížka ověřena: uloženo pro místnost.")
     expect(page.locator("#room-winners")).to_contain_text(sentence_cs(ours[0]))
     shot(page, "room-grid-checked-cs")
