@@ -274,7 +274,9 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
     if game.deck_issues and any(read_of):
         unsure.append("more cards of a type than a deck holds (below)")
-    if len(game.players) > 1:  # one player alone wins nothing
+    # One player alone wins nothing; a solo game's outcome is its own line ("winner: bot" above
+    # alice's 50 to the bot's 36 read as a bug: a newcomer's walk).
+    if len(game.players) > 1 and not game.solo:
         # Who leads, not who won, while a read is in doubt ("winner: ann" above "not final": a
         # walk found the page naming a winner so; the pad says it as the page does).
         said = ("leading" if unsure else f"winner{'s' if len(game.winners) > 1 else ''}")

@@ -266,7 +266,8 @@ class Problem(BaseModel):
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.
-ERROR_STATUSES = (400, 403, 404, 408, 409, 412, 413, 415, 422, 428, 429, 503, 504)  # 429: a client past its share (schemathesis found it unlisted)
+# 429: a client past its share (schemathesis found it answered, unlisted).
+ERROR_STATUSES = (400, 403, 404, 408, 409, 412, 413, 415, 422, 428, 429, 503, 504)
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Problem} for code in ERROR_STATUSES}
 
 
