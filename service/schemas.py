@@ -215,9 +215,10 @@ class RoomOut(BaseModel):
     versions: dict[str, int] = Field(description="each player's version: If-Match of their writes")
     game: GameOut | None
     problem: str | None = Field(None, description="why the room's game cannot be scored, if it cannot")
-    waiting_for: Literal["neutral", "bot"] | None = Field(
-        None, description="what the game's score waits for, its creator to give (game.final is false until then): a "
-                          "two-player game's neutral pile, a solo game's bot grid")
+    waiting_for: Literal["players", "neutral", "bot"] | None = Field(
+        None, description="what the game's score waits for (game.final is false until then): a second player's "
+                          "tableau (a game or a duel of one player so far), or its creator to give a two-player "
+                          "game's neutral pile, a solo game's bot grid")
 
 
 class NewRoomOut(RoomOut):

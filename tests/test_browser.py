@@ -2719,12 +2719,13 @@ def test_negative_points_are_written_with_one_minus_sign(server, page):
     room_id = json.loads(urllib.request.urlopen(urllib.request.Request(
         f"{server}/api/rooms", b'{"mode": "game"}', method="POST", headers={"Content-Type": "application/json"})).read())["id"]
     ann = put_grid(server, room_id, "ann", "BR . . . .\n. . . . .\n. . . . .\n. . . . .")  # a bear, no bees: 0 - 5
+    put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())  # (a game of one waits for the others)
     player = get_room(server, room_id)["game"]["players"][0]
     assert (player["biodiversity"], player["total"]) == (-5, -5)
     page.goto(server)
     page.evaluate(f"localStorage.setItem('ecoscore:{room_id}:ann', '{ann['token']}')")
     page.goto(f"{server}/r/{room_id}")
-    expect(page.locator("#room-pad tr.total td")).to_have_text("\u22125")
+    expect(page.locator("#room-pad tr.total td").first).to_have_text("\u22125")
     assert pad_values(page, "#room-pad")["biodiversity"] == "\u22125"
     page.click("#room-pad tbody button.link")  # biodiversity, explained
     expect(page.locator("#room-bio")).to_contain_text("\u22125")
@@ -3867,6 +3868,10 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
     room_id = new_room(page, server, mode)
     add_to_room(page, "Алёна", write(tmp_path, "alena.jpg", tableau_with_a_card_beside(seed=1, beside=False)))
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    if mode == "two-player":  # the duel's second player (with one so far, the room waits for them first)
+        assert get_room(server, room_id)["waiting_for"] == "players"
+        expect(page.locator("#room-winners")).to_have_text(words["ui.waiting_players"], timeout=10000)  # no winner of one
+        put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())
     doc = get_room(server, room_id)
     assert doc["waiting_for"] == {"two-player": "neutral", "solo": "bot"}[mode]  # what the test is about
     total = doc["game"]["players"][0]["total"]

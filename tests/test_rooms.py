@@ -76,6 +76,28 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
     assert r.json()["waiting_for"] is None and r.json()["game"]["final"] is True and r.json()["game"]["solo"]
 
 
+def test_a_game_or_a_duel_of_one_player_so_far_waits_for_the_others(client):
+    # "Winner: Anna" in a two-player room, its pile given, before Bob's photo (a newcomer's walk):
+    # a game of one is won by no one.
+    duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    r = client.put(f"/api/rooms/{duel['id']}/neutral", json={"streams": 0, "wolves": 0},
+                   headers={"X-Room-Token": duel["owner_token"]})
+    assert r.status_code == 200, r.text
+    join(client, duel["id"], "ann", GRIDS["alice"])
+    doc = client.get(f"/api/rooms/{duel['id']}").json()
+    assert doc["waiting_for"] == "players" and doc["game"]["final"] is False
+    join(client, duel["id"], "bob", GRIDS["bruno"])
+    doc = client.get(f"/api/rooms/{duel['id']}").json()
+    assert doc["waiting_for"] is None and doc["game"]["final"] is True and doc["game"]["winners"] == ["ann"]
+    game = client.post("/api/rooms", json={"mode": "game"}).json()
+    assert game["waiting_for"] is None  # no one yet: nothing to say
+    join(client, game["id"], "ann", GRIDS["alice"])
+    doc = client.get(f"/api/rooms/{game['id']}").json()
+    assert doc["waiting_for"] == "players" and doc["game"]["final"] is False
+    r = client.get(f"/api/rooms/{game['id']}?lang=cs")
+    assert r.json()["waiting_for"] == "players"
+
+
 def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     room = client.post("/api/rooms", json={"mode": "game"}).json()
     rid, owner = room["id"], room["owner_token"]

@@ -164,7 +164,10 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
     # (it takes part in the majorities), a solo game's bot. Both were final without them, the
     # winner named on half the game (an attack on a running server). Said before anyone joins too:
     # a guest's page could not tell a pile not given from one given as none.
-    waiting = ("neutral" if room.mode == "two-player" and not room.neutral_given
+    # And a duel's or a game's second player: one tableau alone won a game of one ("Winner: Anna"
+    # in a two-player room before Bob's photo: a newcomer's walk).
+    waiting = ("players" if room.mode != "solo" and len(room.players) == 1
+               else "neutral" if room.mode == "two-player" and not room.neutral_given
                else "bot" if room.mode == "solo" and not room.bot_grid else None)
     if waiting and doc["game"]:
         doc["game"]["final"] = False

@@ -1895,6 +1895,9 @@ function winnersText(game, unsure = false) {
   const waiting = room.doc && room.doc.waiting_for;
   // Asked of the room's creator; told to the others (their boxes are read-only: a review).
   const creator = room.doc && !!localStorage.getItem(ownerKey(room.doc.id));
+  // One player so far in a duel or a game: no one has won a game of one (a newcomer's walk: "Winner:
+  // Anna" in a two-player room before Bob's photo).
+  if (waiting === "players") return t("ui.waiting_players");
   if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) {
     return t(creator ? "ui.solo_needs_bot" : "ui.solo_needs_bot_guest");
   }
@@ -2094,7 +2097,8 @@ function roomPad(game) {
     return [p.name, entry && entry.view.read ? entry.view.doubtfulCells().length : unsureCells(p)];
   }));
   const reasons = new Map(game.players.map((p) => [p.name, readReasons(p, game)]));
-  const waiting = room.doc && room.doc.waiting_for ? t(room.doc.waiting_for === "bot" ? "ui.solo_needs_bot_guest" : "ui.neutral_needed_guest") : "";
+  const waits = room.doc && room.doc.waiting_for;
+  const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? "ui.waiting_players" : "ui.neutral_needed_guest") : "";
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
     reasons: (p) => reasons.get(p.name), waiting });
   // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
