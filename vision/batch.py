@@ -104,7 +104,9 @@ def csv_row(result: FileResult) -> dict[str, object]:
             totals=";".join(str(p["total"]) for p in players),
             final="yes" if result["game"]["final"] else "no",
             grids=";".join(grid_text(p) for p in players),
-            doubts=" | ".join(d for p in players for d in p["doubts"]),
+            # Each doubt named by its tableau where a photo holds several (whose "row 2, col 3" it
+            # was, the CSV did not say: a newcomer's walk); totals and grids are in that order too.
+            doubts=" | ".join(f"{p['name']}: {d}" if len(players) > 1 else d for p in players for d in p["doubts"]),
             confidence=";".join(f"{p['confidence']:.3f}" for p in players),
         )
     return row

@@ -19,8 +19,10 @@ def run(args: argparse.Namespace) -> int:
     open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
     counts = run_batch(args.target, args.out, jsonl=args.jsonl, resume=args.resume, workers=args.workers,
                        deck=args.deck, cluster=args.cluster)
-    print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors, {counts['skipped']} skipped (already in "
-          f"{args.out}); {counts['images_per_second']} photos/s", file=sys.stderr)
+    # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
+    skipped = f", {counts['skipped']} skipped (already in {args.out})" if counts["skipped"] else ""
+    print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors{skipped}; {counts['images_per_second']} photos/s",
+          file=sys.stderr)
     return 0
 
 
