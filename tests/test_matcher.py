@@ -473,6 +473,16 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert _cli("deck", "show", "kitchen", env=env).stdout == before  # nothing lost, nothing added
     forced = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "swapped.txt"), "--force", env=env)
     assert forced.returncode == 0, forced.stderr
+    # A new deck from one photo that lacks a type: said how to give it (a newcomer's walk: "give at
+    # least one card of every type" did not say that --photo and --grid repeat)
+    shown = {truth.at(i, j) for i in range(4) for j in range(5)} - {None}
+    lacking = next(iter(shown))
+    (tmp_path / "lacking.txt").write_text(format_text(Tableau(
+        [None if truth.at(i, j) == lacking else truth.at(i, j) for i in range(4) for j in range(5)])))
+    half = _cli("deck", "add", "half", "--photo", str(photo), "--grid", str(tmp_path / "lacking.txt"), env=env)
+    assert half.returncode == 2 and "no reference for: " in half.stderr, half.stderr
+    assert lacking.value in half.stderr.split("no reference for: ")[1].split(" (")[0].split(", "), half.stderr
+    assert "--photo P --grid G, repeatable" in half.stderr, half.stderr
 
 
 def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):
