@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -475,8 +476,8 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert forced.returncode == 0, forced.stderr
     # A new deck from one photo that lacks a type: said how to give it (a newcomer's walk: "give at
     # least one card of every type" did not say that --photo and --grid repeat)
-    shown = {truth.at(i, j) for i in range(4) for j in range(5)} - {None}
-    lacking = next(iter(shown))
+    shown = Counter(truth.at(i, j) for i in range(4) for j in range(5) if truth.at(i, j) is not None)
+    lacking = min(shown, key=lambda t: (shown[t], t.value))  # a type of one card: one "empty" place, noted
     (tmp_path / "lacking.txt").write_text(format_text(Tableau(
         [None if truth.at(i, j) == lacking else truth.at(i, j) for i in range(4) for j in range(5)])))
     half = _cli("deck", "add", "half", "--photo", str(photo), "--grid", str(tmp_path / "lacking.txt"), env=env)
