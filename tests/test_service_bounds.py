@@ -463,12 +463,23 @@ def test_forwarded_allow_ips_are_read_as_addresses_and_networks():
     assert _is_proxy("192.0.2.1", proxies_of("*")) and not _is_proxy("192.0.2.1", proxies_of(""))
 
 
-def _post_game(port: int, photos: int) -> tuple[int, bytes]:
+def _post_game(port: int, photos: int, sent: threading.Event | None = None,
+               go: threading.Event | None = None) -> tuple[int, bytes]:
+    """A game of ``photos`` (not images) posted; with ``go``, its headers and all of its body but
+    its last bytes sent first (``sent`` set then), the rest once ``go`` is set."""
     import http.client
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
     part = b"--b\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"a.jpg\"\r\n\r\nxx\r\n"
-    conn.request("POST", "/api/game", part * photos + b"--b--\r\n", {"Content-Type": "multipart/form-data; boundary=b"})
+    body = part * photos + b"--b--\r\n"
+    conn.putrequest("POST", "/api/game")
+    conn.putheader("Content-Type", "multipart/form-data; boundary=b")
+    conn.putheader("Content-Length", str(len(body)))
+    conn.endheaders(body[:-8] if go else body)
+    if go:
+        sent.set()
+        go.wait(10)
+        conn.send(body[-8:])
     r = conn.getresponse()
     return r.status, r.read()
 
@@ -500,10 +511,14 @@ def test_two_games_sent_at_once_from_one_phone_are_both_read(settings):
     settings.queue_wait = 5.0
     with live_server(settings, SlowReader()) as port:
         answers: list[tuple[int, bytes]] = []
-        games = [threading.Thread(target=lambda: answers.append(_post_game(port, 8))) for _ in range(2)]
-        started = time.monotonic()
-        for game in games:
+        sent, go = [threading.Event(), threading.Event()], threading.Event()
+        games = [threading.Thread(target=lambda k=k: answers.append(_post_game(port, 8, sent[k], go))) for k in range(2)]
+        for game in games:  # both admitted (a place each) before either body is whole, as in the attack
             game.start()
+        assert all(e.wait(10) for e in sent)
+        time.sleep(0.3)
+        started = time.monotonic()
+        go.set()
         for game in games:
             game.join(20)
         assert [status for status, _ in answers] == [422, 422], answers  # read (no tableau here), not 429
