@@ -167,15 +167,17 @@ class Admission:
                                             f"in {wait} s", {"Retry-After": str(wait)})
         mine = [1]  # this request's places in the client's count
 
-        def claim(more: int) -> bool:
-            """``more`` photos this request carries (a game's, once its form is read): False past
-            the client's share. Its photos are read one by one, each a reader's turn: counted as one
-            request, 8 games from one address put 64 reads ahead of everyone (a second attack)."""
-            if mine[0] == 0 or self.held[client] + more > self.per_client:  # (0: the request is over)
-                return False
-            self.held[client] += more  # one event loop: no lock needed
-            mine[0] += more
-            return True
+        def claim(more: int) -> int:
+            """Up to ``more`` further places for the photos this request carries (a game's, once
+            its form is read): as many as the client's share has free, 0 once the request is over.
+            Its photos are each a reader's turn: counted as one request, 8 games from one address
+            put 64 reads ahead of everyone (a second attack)."""
+            if mine[0] == 0:  # the request is over (its client's count may be gone)
+                return 0
+            granted = max(0, min(more, self.per_client - self.held[client]))
+            self.held[client] += granted  # one event loop: no lock needed
+            mine[0] += granted
+            return granted
 
         scope.setdefault("state", {})[PHOTO_CLAIM] = claim
         self.held[client] = self.held.get(client, 0) + 1

@@ -89,10 +89,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     # games from one phone never wait on each other's places (they did, until a 30 s 429: an attack
     # on a running server).
     claim = request.scope.get("state", {}).get(PHOTO_CLAIM)
-    places = len(files)
-    if claim is not None:
-        more = min(len(files), svc.settings.photos_per_client) - 1
-        places = 1 + next((k for k in range(more, 0, -1) if claim(k)), 0)
+    places = len(files) if claim is None else 1 + claim(len(files) - 1)
     turns = asyncio.Semaphore(places)
 
     async def in_turn(upload: UploadFile, name: str) -> PhotoRead:
