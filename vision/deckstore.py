@@ -64,6 +64,10 @@ class IncompleteDeck(DeckStoreError):
     """The deck has no reference yet for some type: it reads no photo (a deck still being taught)."""
 
 
+class MissingTypes(DeckStoreError):
+    """A new deck given no card of some type (``add`` without ``partial``)."""
+
+
 class NotDeckOwner(DeckStoreError):
     """A change to a deck by someone who does not hold its owner token."""
 
@@ -370,7 +374,7 @@ class DeckStore:
         have = before.counts if before else {c: 0 for c in CardType}
         missing = [c.value for c in CardType if not have[c] and not crops.get(c)]
         if missing and not partial:
-            raise DeckStoreError(f"deck {name!r} would have no reference for: {', '.join(missing)} "
+            raise MissingTypes(f"deck {name!r} would have no reference for: {', '.join(missing)} "
                                  "(give at least one card of every type)")
         if not any(crops.values()):
             raise DeckStoreError(f"no card to add to deck {name!r}")

@@ -72,7 +72,7 @@ def _called(info) -> str:
 def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
-    from ecoscore.vision.deckstore import DeckStoreError, TitleTaken, check_name
+    from ecoscore.vision.deckstore import MissingTypes, TitleTaken, check_name
     from ecoscore.vision.enrol import EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
@@ -127,12 +127,12 @@ def _deck_add(args: argparse.Namespace, store) -> None:
         print(note, file=sys.stderr)
     try:
         info = store.add(args.name, crops, "; ".join(sources), title=args.title)
-    except DeckStoreError as err:
-        if args.photo and "would have no reference for" in str(err):
-            # One tableau seldom holds all 11 types: say how to give the rest (a newcomer's walk).
-            raise BadInput(f"{err}: add another photo that holds them with its grid (--photo P --grid G, "
-                           "repeatable), or a folder of them") from None
-        raise
+    except MissingTypes as err:
+        if not args.photo:
+            raise
+        # One tableau seldom holds all 11 types: say how to give the rest (a newcomer's walk).
+        raise BadInput(f"{err}: add another photo that holds them with its grid (--photo P --grid G, "
+                       "repeatable), or a folder of them") from None
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
     print(f"deck {info.name}: {sum(info.counts.values())} references "
           f"({', '.join(f'{c.value} {n}' for c, n in info.counts.items())}) in {time.perf_counter() - start:.1f} s",
