@@ -48,8 +48,8 @@ def field_name(loc: object) -> str:
     else:
         source = "body"
     # A header's name is hyphenated itself ("x-deck-token" was taken for a branch: "header: missing").
-    kept = [str(p) for k, p in enumerate(parts)
-            if not (isinstance(p, str) and _BRANCH.match(p) and not (source == "header" and k == 0))]
+    named = 1 if source == "header" else 0
+    kept = [str(p) for p in parts[:named]] + [str(p) for p in parts[named:] if not (isinstance(p, str) and _BRANCH.match(p))]
     name = ".".join(kept) or str(source)
     return name if len(name) <= MAX_FIELD else name[:MAX_FIELD - 1] + "…"
 
