@@ -313,8 +313,12 @@ def explain(player: PlayerScore) -> str:
         r, col = divmod(c.cell, COLS)
         lines.append(f"  {c.type.value:<10} {cell_at(r, col)}: {c.points:>3}  {c.reason}")
     for g in player.groups:
-        size = f"{len(g.cells)} card{'s' if len(g.cells) > 1 else ''}"
-        lines.append(f"  {g.type.value:<10} {size:<13}: {g.points:>3}  {g.reason}")
+        # Where the group lies: a lone card's cell in the column (six lone meadows were six
+        # identical "1 card" lines), a bigger group's cells after its reason.
+        cells = [cell_at(*divmod(i, COLS)) for i in g.cells]
+        where = cells[0] if len(cells) == 1 else f"{len(cells)} cards"
+        after = f" ({'; '.join(cells)})" if len(cells) > 1 else ""
+        lines.append(f"  {g.type.value:<10} {where:<12}: {g.points:>3}  {g.reason}{after}")
     if player.biodiversity is not None:
         lines.append(
             f"  biodiversity: {len(player.gaps)} types scored nothing "

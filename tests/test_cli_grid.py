@@ -35,6 +35,20 @@ def test_score_pad_text_and_explanations():
     assert "row 2, col 3:   4  adjacent stream groups of 1 + 3 cards" in r.stdout
 
 
+def test_explanations_say_where_each_group_lies(tmp_path):
+    grid = tmp_path / "meadows.txt"  # six lone meadows, one pair, two wolves
+    grid.write_text("meadow stream meadow wolf fox\nbear meadow trout stream meadow\n"
+                    "rabbit eagle deer bee dragonfly\nmeadow wolf stream meadow meadow\n")
+    r = run("grid", str(grid), "--explain")
+    assert r.returncode == 0
+    lone = [line for line in r.stdout.splitlines() if "1 meadow in a group: 0" in line]
+    assert [line.split(":")[0].split("meadow", 1)[1].strip() for line in lone] == [
+        "row 1, col 1", "row 1, col 3", "row 2, col 2", "row 2, col 5", "row 4, col 1"]
+    assert "2 meadows in a group: 3 (row 4, col 4; row 4, col 5)" in r.stdout
+    assert "2 wolves: 1st place for most wolves, 12 (provisional: the other players are not known) " \
+           "(row 1, col 4; row 4, col 2)" in r.stdout
+
+
 def test_names_neutral_others_and_bot(tmp_path):
     a = str(EXAMPLES / "alice.txt")
     r = run("grid", a, str(EXAMPLES / "bruno.txt"), "--name", "Ann", "--name", "Ben", "--neutral", "6,3", "--json")
