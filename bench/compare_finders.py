@@ -23,7 +23,7 @@ from bench_decks import rendered, summary  # bench/ is on the path when a bench 
 from other_decks import mosaic_deck
 from render_bench_sets import tuning_decks
 
-from ecoscore.paths import data_dir
+from ecoscore.paths import data_dir, models_dir
 from ecoscore.vision.corners import CornerRefiner
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
@@ -67,6 +67,18 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
     return rows
 
 
+def shipped_refiner(finder: Path) -> CornerRefiner | None:
+    """The refiner a candidate's recipe names, from models/: a run's folder holds none (its
+    sidecar names one only where it lies beside it), and a candidate read without it read 377 of
+    the 448 tuning tableaux against 405 with it (2026-12-04, ``finder-dim``)."""
+    meta = json.loads(finder.with_suffix(".json").read_text(encoding="utf-8"))
+    name = meta.get("recipe", {}).get("refiner")
+    if meta.get("refiner") or not name or not (models_dir() / name).is_file():
+        return None
+    print(f"{finder}: the shipped corner refiner {name}, as its recipe names", flush=True)
+    return CornerRefiner(models_dir() / name)
+
+
 def pooled(rows: dict, keys: list[str]) -> str:
     tabs = sum(rows[k]["tableaux"] for k in keys)
     exact = sum(round(rows[k]["tableau_exact_rate"] * rows[k]["tableaux"]) for k in keys)
@@ -91,20 +103,22 @@ def main() -> None:
                                                                        "own metric (vision/deck_metric.py)")
     parser.add_argument("--more-decks", action="store_true", help="fourteen tuning decks, not seven")
     parser.add_argument("--mosaics", action="store_true", help="six more mosaic decks too (MORE_MOSAICS), pooled apart")
-    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here (one finder), for bench/paired.py")
+    parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py "
+                        "(several finders: F-0, F-1 ... in their order)")
     args = parser.parse_args()
     embedder = CardEmbedder(args.matcher)
     classifier = CardClassifier(args.classifier) if args.classifier else None
-    for path in args.finders:
+    for i, path in enumerate(args.finders):
         t0 = time.perf_counter()
-        refiner = CornerRefiner(args.refiner) if args.refiner else None
+        refiner = CornerRefiner(args.refiner) if args.refiner else shipped_refiner(path)
         finder = CardFinder(path, refiner=refiner) if args.conf is None else CardFinder(path, conf=args.conf, refiner=refiner)
         outcomes: dict = {}
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
                         not args.standin_only, classifier, outcomes, args.more_decks, not args.no_deck_metric,
                         args.mosaics)
-        if args.outcomes:
-            args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
+        if args.outcomes:  # several finders: a file each, numbered in their order (a-0.json, a-1.json)
+            out = args.outcomes if len(args.finders) == 1 else args.outcomes.with_stem(f"{args.outcomes.stem}-{i}")
+            out.write_text(json.dumps(outcomes), encoding="utf-8")
         print(f"== {path} ({time.perf_counter() - t0:.0f} s)")
         for key, row in rows.items():
             print(f"  {key:<36} {row['tableau_exact_rate']:.3f} exact of {row['tableaux']:>3}, "
