@@ -39,6 +39,11 @@ SECOND_CARD, AS_SURE = 0.3, 0.1  # a box this big beside the card (of its area),
 # phone photo with no card found is refused. The matcher's empty prototype cannot tell a bare table from a face when the table
 # fills the frame (measured: faces reach 0.69 cosine with it, tables go down to 0.04).
 SCAN_ASPECT_TOLERANCE = 0.04
+# A card on a scanner's page (``_card_on_a_bed``): its box within 8 % of a card's proportions,
+# at most half the page, and the page round it flat (95 % of its pixels within this many grey
+# levels of its median, in every channel: a scanner's lid, paper; not a card's own frame with
+# its lettering and pictures).
+BED_CARD_ASPECT, BED_MOST_CARD, BED_FLATNESS = 0.08, 0.5, 16.0
 # Cards the grid names where the finder found none, left out of a photo's references; more and
 # the photo is refused (the lattice, not the finder, is then the likelier fault).
 MAX_LEFT_OUT = 3
@@ -71,10 +76,14 @@ def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
     h, w = image.shape[:2]
     if abs(max(h, w) / min(h, w) / CARD_ASPECT - 1) <= SCAN_ASPECT_TOLERANCE:
         # A card's proportions: a scan cut to the card (zoomed out, the finder boxes the whole
-        # scan as the photo's edge, and may box its picture as a small card).
-        upright = image if h >= w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
-        return cv2.resize(upright, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
-    quad = _one_card(reader, image, where)
+        # scan as the photo's edge, and may box its picture as a small card) -- or a flatbed
+        # scan of a whole A4 page (1.414, within 1 % of a card's 1.400) with the card on it.
+        quad = _card_on_a_bed(reader, image, where)
+        if quad is None:
+            upright = image if h >= w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+            return cv2.resize(upright, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
+    else:
+        quad = _one_card(reader, image, where)
     if quad is not None:
         short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])))
         if short / photo.scale < MIN_CARD_PX:
@@ -125,6 +134,32 @@ def _one_card(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | Non
     if several:
         raise EnrolError(f"{where}: {several} cards in it: photograph one card alone")
     return None
+
+
+def _card_on_a_bed(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | None:
+    """The corners of a card lying on a plain ground in an image of a card's proportions (an A4
+    flatbed scan with one card on it: taken whole, a page with a card in its corner was a deck's
+    reference); None: the image is the card. A card's own picture may be boxed as a small card,
+    so the box must have a card's proportions, cover at most half the image, and lie on a ground
+    of one colour: the page's rest, outside the card, as flat as a scanner's lid."""
+    try:
+        quad = _one_card(reader, image, where)
+    except EnrolError:  # two cards on the page: its own refusal comes from a card's photo, not here
+        return None
+    if quad is None:
+        return None
+    h, w = image.shape[:2]
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    aspect = max(sides[0] + sides[2], sides[1] + sides[3]) / min(sides[0] + sides[2], sides[1] + sides[3])
+    area = cv2.contourArea(quad.astype(np.float32))
+    if abs(aspect / CARD_ASPECT - 1) > BED_CARD_ASPECT or area > BED_MOST_CARD * h * w:
+        return None
+    outside = np.ones((h, w), np.uint8)
+    cv2.fillConvexPoly(outside, quad.astype(np.int32), 0)
+    outside = cv2.erode(outside, np.ones((15, 15), np.uint8))  # not the card's edge, nor its shadow
+    ground = image[outside > 0].astype(np.float32)
+    spread = np.percentile(np.abs(ground - np.median(ground, axis=0)), 95, axis=0)
+    return quad if float(spread.max()) <= BED_FLATNESS else None
 
 
 def _portrait(quad: np.ndarray) -> np.ndarray:
@@ -190,6 +225,14 @@ class PhotoReferences(NamedTuple):
     gaps: tuple[tuple[int, int], ...] = ()
     # Where each reference came from: its cell (as written), by type in the order of ``crops``.
     at: dict[CardType, list[tuple[int, int]]] | None = None
+    # The grid was taken as written, the photo unable to tell it from its half turn (every card
+    # of another type, laid out evenly): said with ``AS_WRITTEN_NOTE``.
+    taken_as_written: bool = False
+
+
+AS_WRITTEN_NOTE = ("every card the grid names is of another type, so the photo cannot show which way round the grid "
+                   "lies: it was taken as written, its first line the photo's top row (written from the other side of the "
+                   "table? take this photo back and add it with the grid turned round)")
 
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
@@ -407,6 +450,15 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
                                          occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
     best, second = placements[0], placements[1] if len(placements) > 1 else None
+    tied = [p for p in placements if p.agree == best.agree and best.consistency - p.consistency < 0.05]
+    upright = [p for p in tied if p.turn is _SYMMETRIES["as written"]]
+    as_written_taken = False
+    if len(tied) == 2 and len(upright) == 1 and not _same_type_pairs(upright[0].grid, upright[0].found):
+        # One card of each type laid out (a scan of 9 cards, a layout of the 11): no two cards
+        # look alike, so nothing in the photo tells the grid from its half turn, and a layout
+        # as even as a 3 x 3 block fits the cards found either way. The grid is taken as
+        # written, its first line the photo's top row, as the README asks it written; and said.
+        best, second, as_written_taken = upright[0], None, True
     if second is not None and best.agree == second.agree and best.consistency - second.consistency < 0.05:
         if best.move != second.move:
             raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
@@ -454,7 +506,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
-                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at)
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken)
+
+
+def _same_type_pairs(grid: list[list[CardType | None]], found: set[tuple[int, int]]) -> bool:
+    """Whether two cards found are named one type (their look then tells which way round a
+    grid lies: ``_consistency``)."""
+    named = [grid[r][c] for r, c in found if grid[r][c] is not None]
+    return len(set(named)) < len(named)
 
 
 def _moved_by(move: tuple[int, int]) -> str:

@@ -73,7 +73,7 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     import time
 
     from ecoscore.vision.deckstore import MissingTypes, TitleTaken, check_name
-    from ecoscore.vision.enrol import EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
+    from ecoscore.vision.enrol import AS_WRITTEN_NOTE, EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
@@ -97,8 +97,11 @@ def _deck_add(args: argparse.Namespace, store) -> None:
     try:
         if args.folder:
             # A deck that exists takes a folder of some types only (more cards), as it takes a
-            # photo that lacks some; a new one needs every type.
-            for card, images in from_folder(reader, args.folder, every_type=existing is None).items():
+            # photo that lacks some; a new one needs every type, from the folder alone or with
+            # its photos (a scan of 9 cards, the other 2 scanned one by one: the store says
+            # which types none of them gave).
+            every_type = existing is None and not args.photo
+            for card, images in from_folder(reader, args.folder, every_type=every_type).items():
                 crops.setdefault(card, []).extend(images)
             sources.append(f"folder {args.folder}")
         for photo, grid in zip(args.photo, args.grid):
@@ -119,6 +122,8 @@ def _deck_add(args: argparse.Namespace, store) -> None:
                 notes.append(f"{photo}: {gap_note(list(taken.gaps))}")
             if taken.outside:
                 notes.append(f"{photo}: {outside_note(taken.outside)}")
+            if taken.taken_as_written:
+                notes.append(f"{photo}: {AS_WRITTEN_NOTE}")
             notes.extend(f"{photo}: {tip}" for tip in taken.advice)
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:

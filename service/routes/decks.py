@@ -24,6 +24,7 @@ from ecoscore.vision.deckstore import (
     clean_title,
 )
 from ecoscore.vision.enrol import (
+    AS_WRITTEN_NOTE,
     EnrolError,
     Layout,
     NotAnImage,
@@ -167,6 +168,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 raise _not_owner(err, x_deck_token, title, name) from None
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
+        if taken.taken_as_written:
+            notes.append(AS_WRITTEN_NOTE)
         if not info.added:
             notes.append(f"deck {info.shown!r} knew every card of this photo already: nothing added")  # as the player named it
         return RememberedOut(**_out(info).model_dump(), token=token, added=info.added or 0, doubts=notes)
