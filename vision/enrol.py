@@ -154,9 +154,9 @@ def _card_on_a_bed(reader: Reader, image: np.ndarray, where: str) -> np.ndarray 
     area = cv2.contourArea(quad.astype(np.float32))
     if abs(aspect / CARD_ASPECT - 1) > BED_CARD_ASPECT or area > BED_MOST_CARD * h * w:
         return None
-    outside = np.ones((h, w), np.uint8)
-    cv2.fillConvexPoly(outside, quad.astype(np.int32), 0)
-    outside = cv2.erode(outside, np.ones((15, 15), np.uint8))  # not the card's edge, nor its shadow
+    page = np.ones((h, w), np.uint8)
+    cv2.fillConvexPoly(page, quad.astype(np.int32), 0)
+    outside = cv2.erode(page, np.ones((15, 15), np.uint8))  # not the card's edge, nor its shadow
     ground = image[outside > 0].astype(np.float32)
     spread = np.percentile(np.abs(ground - np.median(ground, axis=0)), 95, axis=0)
     return quad if float(spread.max()) <= BED_FLATNESS else None
