@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from ecoscore.scoring import CardType, Tableau, parse_text, score_game, score_tableau
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,3 +133,21 @@ def sharpened(reader):
             return belief / belief.sum(1, keepdims=True)
 
     return Reader(reader.finder, Sharpened())
+
+
+def scanned_page(faces: list[np.ndarray], rng, dpi: int = 150, bed: int = 245) -> np.ndarray:
+    """An A4 flatbed scan (its sides 1.414, a card's 1.400) of up to 9 cards laid 3 x 3 from its
+    top left corner, each turned a degree or two."""
+
+    mm = dpi / 25.4
+    page = np.full((int(297 * mm), int(210 * mm), 3), bed, np.uint8)
+    cw, ch = int(63.5 * mm), int(88.9 * mm)
+    for k, face in enumerate(faces):
+        r, c = divmod(k, 3)
+        turn = cv2.getRotationMatrix2D((cw / 2, ch / 2), rng.uniform(-2, 2), 1.0)
+        turn[:, 2] += [4 * mm + c * (cw + 3 * mm), 5 * mm + r * (ch + 4 * mm)]
+        size = page.shape[1], page.shape[0]
+        mask = cv2.warpAffine(np.full((ch, cw), 255, np.uint8), turn, size) > 128
+        page[mask] = cv2.warpAffine(cv2.resize(face, (cw, ch), interpolation=cv2.INTER_AREA), turn, size)[mask]
+    return cv2.GaussianBlur(page, (3, 3), 0)
+

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 from conftest import MODELS, grid_matches_truth
+from helpers import scanned_page
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck, write_deck
 from ecoscore.datasets.effects import LightParams
@@ -650,22 +651,6 @@ def test_cards_whose_art_looks_like_a_table_are_not_taken_for_empty_cells(reader
     assert now_right > before_right
 
 
-def _scanned_page(faces: list[np.ndarray], rng, dpi: int = 150, bed: int = 245) -> np.ndarray:
-    """An A4 flatbed scan (its sides 1.414, a card's 1.400) of up to 9 cards laid 3 x 3 from its
-    top left corner, each turned a degree or two."""
-    mm = dpi / 25.4
-    page = np.full((int(297 * mm), int(210 * mm), 3), bed, np.uint8)
-    cw, ch = int(63.5 * mm), int(88.9 * mm)
-    for k, face in enumerate(faces):
-        r, c = divmod(k, 3)
-        turn = cv2.getRotationMatrix2D((cw / 2, ch / 2), rng.uniform(-2, 2), 1.0)
-        turn[:, 2] += [4 * mm + c * (cw + 3 * mm), 5 * mm + r * (ch + 4 * mm)]
-        size = page.shape[1], page.shape[0]
-        mask = cv2.warpAffine(np.full((ch, cw), 255, np.uint8), turn, size) > 128
-        page[mask] = cv2.warpAffine(cv2.resize(face, (cw, ch), interpolation=cv2.INTER_AREA), turn, size)[mask]
-    return cv2.GaussianBlur(page, (3, 3), 0)
-
-
 def test_a_scanned_page_of_nine_cards_and_two_single_scans_enrol_a_deck_that_reads(reader, embedder, tmp_path, decks):
     """A player with a flatbed scanner: an A4 page holds 3 x 3 cards, so the 11 types are one
     page of nine, given with its grid, and two pages of one card each. Two ways it failed: the
@@ -679,14 +664,14 @@ def test_a_scanned_page_of_nine_cards_and_two_single_scans_enrol_a_deck_that_rea
     deck, rng = decks[1], np.random.default_rng(8)
     types = list(CardType)
     nine, two = types[:9], types[9:]
-    page = _scanned_page([deck.faces[t][0] for t in nine], rng)
+    page = scanned_page([deck.faces[t][0] for t in nine], rng)
     grid = Tableau([nine[r * 3 + c] if r < 3 and c < 3 else None for r in range(4) for c in range(COLS)])
     taken = from_photo(reader, embedder, cv2.imencode(".jpg", page)[1].tobytes(), grid, "page.jpg")
     assert taken.taken_as_written and "taken as written" in AS_WRITTEN_NOTE
     assert {t: len(v) for t, v in taken.crops.items() if v} == dict.fromkeys(nine, 1)
     crops = dict(taken.crops)
     for t in two:
-        single = cv2.imencode(".jpg", _scanned_page([deck.faces[t][0]], rng))[1].tobytes()
+        single = cv2.imencode(".jpg", scanned_page([deck.faces[t][0]], rng))[1].tobytes()
         crops[t] = [card_from_image(reader, single, f"{t.value}/scan.jpg")]
     matcher = CardMatcher(embedder, References.embed(deck.name, embedder, crops))
     scene = render_scene(deck, (37, 0), PARAMS)
@@ -705,13 +690,13 @@ def test_a_deck_from_a_scanned_page_and_a_folder_of_the_rest_from_the_command_li
     deck, rng = decks[1], np.random.default_rng(9)
     types = list(CardType)
     page = tmp_path / "page.jpg"
-    cv2.imwrite(str(page), _scanned_page([deck.faces[t][0] for t in types[:9]], rng))
+    cv2.imwrite(str(page), scanned_page([deck.faces[t][0] for t in types[:9]], rng))
     grid = tmp_path / "page.txt"
     grid.write_text(format_text(Tableau([types[r * 3 + c] if r < 3 and c < 3 else None
                                          for r in range(4) for c in range(COLS)])))
     for t in types[9:]:
         (tmp_path / "rest" / t.value).mkdir(parents=True)
-        cv2.imwrite(str(tmp_path / "rest" / t.value / "scan.jpg"), _scanned_page([deck.faces[t][0]], rng))
+        cv2.imwrite(str(tmp_path / "rest" / t.value / "scan.jpg"), scanned_page([deck.faces[t][0]], rng))
     added = _cli("deck", "add", "scanned", str(tmp_path / "rest"), "--photo", str(page), "--grid", str(grid), env=env)
     assert added.returncode == 0, added.stderr
     assert "11 references" in added.stderr and "taken as written" in added.stderr, added.stderr

@@ -4,6 +4,7 @@ import io
 import pytest
 from conftest import MODELS
 from fastapi.testclient import TestClient
+from helpers import scanned_page
 
 from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
 from ecoscore.datasets.scene import SceneParams, render_scene
@@ -849,3 +850,19 @@ def test_a_rooms_deck_taken_by_a_stranger_while_a_photo_waits_does_not_read_it(c
     (olga,) = r.json()["room"]["game"]["players"]
     assert olga["deck"] == "standin" and olga["total"] == score_tableau(truth_tableau(builtin.truth["tableaux"][0])).total
     assert calls[1] == "nas-stul"  # looked at again in the turn
+
+
+def test_a_scanned_page_of_nine_types_is_taken_as_its_grid_is_written_and_said_so(client):
+    # Every card of another type, laid evenly: nothing in the page tells its grid from the
+    # grid turned half round (it was refused). Taken as written, in the asker's language.
+    import cv2
+    import numpy as np
+
+    deck, nine = generate_deck(HELD_OUT_SEEDS[54]), list(CardType)[:9]
+    page = scanned_page([deck.faces[t][0] for t in nine], np.random.default_rng(3))
+    grid = format_text(Tableau([nine[r * 3 + c] if r < 3 and c < 3 else None for r in range(4) for c in range(COLS)]))
+    r = client.post("/api/decks/scanned/photo?lang=cs", files={"photo": ("page.jpg", cv2.imencode(".jpg", page)[1].tobytes(),
+                                                                         "image/jpeg")}, data={"grid": grid})
+    assert r.status_code == 200, r.text
+    assert r.json()["added"] == 9 and sorted(r.json()["missing"]) == ["meadow", "stream"]
+    assert any(d.startswith("každá karta v mřížce je jiného druhu") for d in r.json()["doubts"]), r.json()["doubts"]
