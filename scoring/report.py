@@ -15,7 +15,7 @@ from typing import TypedDict, cast
 from .cards import SCORE_PAD_ORDER, CardType
 from .game import GameScore, Majority, PlayerScore
 from .gridfile import to_json
-from .tableau import COLS, Tableau, cell_at
+from .tableau import COLS, Tableau, cell_at, cell_name
 
 Position = list[int]  # a cell as [row, col], 0-based
 
@@ -315,7 +315,7 @@ def explain(player: PlayerScore) -> str:
     for g in player.groups:
         # Where the group lies: a lone card's cell in the column (six lone meadows were six
         # identical "1 card" lines), a bigger group's cells after its reason.
-        cells = [cell_at(*divmod(i, COLS)) for i in g.cells]
+        cells = [cell_name(i) for i in g.cells]
         where = cells[0] if len(cells) == 1 else f"{len(cells)} cards"
         after = f" ({'; '.join(cells)})" if len(cells) > 1 else ""
         lines.append(f"  {g.type.value:<10} {where:<12}: {g.points:>3}  {g.reason}{after}")

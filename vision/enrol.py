@@ -449,17 +449,18 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
                                          label if not guessed else f"{label}, {_moved_by(move)}", g, turn,
                                          occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
-    best, second = placements[0], placements[1] if len(placements) > 1 else None
-    tied = [p for p in placements if p.agree == best.agree and best.consistency - p.consistency < 0.05]
+    best = placements[0]
+    tied = [p for p in placements if p.agree == best.agree and best.consistency - p.consistency < 0.05]  # best first
     upright = [p for p in tied if p.turn is _SYMMETRIES["as written"]]
-    as_written_taken = False
-    if len(tied) == 2 and len(upright) == 1 and not _same_type_pairs(upright[0].grid, upright[0].found):
+    as_written_taken = len(tied) == 2 and len(upright) == 1 and not _same_type_pairs(upright[0].grid, upright[0].found)
+    if as_written_taken:
         # One card of each type laid out (a scan of 9 cards, a layout of the 11): no two cards
         # look alike, so nothing in the photo tells the grid from its half turn, and a layout
         # as even as a 3 x 3 block fits the cards found either way. The grid is taken as
         # written, its first line the photo's top row, as the README asks it written; and said.
-        best, second, as_written_taken = upright[0], None, True
-    if second is not None and best.agree == second.agree and best.consistency - second.consistency < 0.05:
+        best = upright[0]
+    elif len(tied) > 1:
+        second = tied[1]
         if best.move != second.move:
             raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
                              f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
