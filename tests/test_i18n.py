@@ -222,7 +222,11 @@ MESSAGES = [
     "the upload is incomplete: the form ended before its closing boundary (the body was cut short); send it again",
     "a deck called 'Naše kuchyň' exists already on this server: give yours another name",
     # An attack on a running server found these reaching Czech, Russian and Italian players in English:
-    "kitchen.jpg: no tableaux found; photograph the one tableau alone",
+    "kitchen.jpg: no grid of at least 5 aligned cards found (cards found: 3): lay at least 5 cards out in their grid, "
+    "whole in the frame, or photograph each card alone",
+    "table.jpg: cannot tell where the grid lies on the cards found (all its 11 cards were found, and it fits them alike "
+    "as written, where the cards found put it and turned half round, 1 row off where the cards found put it): check "
+    "that the grid is this photo's, its empty cells where no card lies",
     "kitchen.jpg: 3 tableaux found; photograph the one tableau alone",
     "kitchen.jpg: too many tableaux in one photo (grids of cards found: 9; a game has at most 8): photograph the "
     "tableaux of one game; photograph the one tableau alone",

@@ -702,3 +702,17 @@ def test_a_deck_from_a_scanned_page_and_a_folder_of_the_rest_from_the_command_li
     assert "11 references" in added.stderr and "taken as written" in added.stderr, added.stderr
     lacking = _cli("deck", "add", "lacking", str(tmp_path / "rest"), env=env)  # the folder alone: 2 types
     assert lacking.returncode == 2 and "no image for rabbit" in lacking.stderr, lacking.stderr
+
+
+def test_a_layout_of_too_few_cards_for_a_grid_is_refused_for_what_it_is(reader, embedder, decks):
+    """A scan of three cards given with its grid: refused as "no tableaux found; photograph the
+    one tableau alone", which sent the player looking for a neighbour's tableau."""
+    from ecoscore.vision.enrol import EnrolError, from_photo
+
+    deck, types = decks[1], list(CardType)
+    page = scanned_page([deck.faces[t][0] for t in types[:3]], np.random.default_rng(10))
+    grid = Tableau([types[c] if r == 0 and c < 3 else None for r in range(4) for c in range(COLS)])
+    with pytest.raises(EnrolError) as refused:
+        from_photo(reader, embedder, cv2.imencode(".jpg", page)[1].tobytes(), grid, "three.jpg")
+    assert str(refused.value).startswith("three.jpg: no grid of at least 5 aligned cards found (cards found: 3)")
+    assert "photograph each card alone" in str(refused.value) and "tableau alone" not in str(refused.value)

@@ -331,8 +331,13 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
             np.mean([cell.quad.mean(0) for cell in fit.cells.values()], 0) - point)))
     if len(fits) > 1 and biggest:
         return photo, det, max(fits, key=lambda fit: len(fit.detections))
+    if not fits:
+        # Too few cards for a grid (a scan of a few cards, four laid out): "photograph the one
+        # tableau alone" sent a player with a layout of 3 cards looking for a neighbour's tableau.
+        raise EnrolError(f"{where}: no grid of at least 5 aligned cards found (cards found: {len(det)}): "
+                         "lay at least 5 cards out in their grid, whole in the frame, or photograph each card alone")
     if len(fits) != 1:
-        raise EnrolError(f"{where}: {'no' if not fits else len(fits)} tableaux found; photograph the one tableau alone")
+        raise EnrolError(f"{where}: {len(fits)} tableaux found; photograph the one tableau alone")
     return photo, det, fits[0]
 
 
@@ -461,10 +466,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         best = upright[0]
     elif len(tied) > 1:
         second = tied[1]
-        if best.move != second.move:
+        if best.move != second.move and len(best.found) < sum(card is not None for card in tableau.cells):
             raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
                              f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
                              "photograph the tableau again, whole in the frame, in even light and from nearer above")
+        if best.move != second.move:  # every card the grid names was found ("only 11 were found" said wrongly)
+            raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (all its {len(best.found)} "
+                             f"cards were found, and it fits them alike {best.label} and {second.label}): check that "
+                             "the grid is this photo's, its empty cells where no card lies")
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
     cells, crops, found = best.cells, best.crops, best.found
