@@ -15,7 +15,10 @@ from pathlib import Path
 from stats import wilson  # bench/ is on the path when a bench runs as a script
 
 from ecoscore.datasets.deck import load_deck
+from ecoscore.datasets.truth import fully_visible, truth_tableau
+from ecoscore.scoring import CardType
 from ecoscore.truthfile import read_truth, truth_files
+from ecoscore.vision.enrol import EnrolError, from_photo
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.models import CardClassifier
@@ -32,12 +35,38 @@ def figures(ev) -> dict:
             "not_exact_because": s["not_exact_because"], "not_exact_images": s["not_exact_images"]}
 
 
+def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name: str) -> tuple[References, set[str]]:
+    """A deck enrolled as a player without scans enrols it: photos of one tableau each, with
+    their grids, added in turn until every type has a reference (a photo refused is passed by,
+    as the player would take another). The photos used, by stem, are not read after."""
+    crops: dict = {}
+    used: set[str] = set()
+    for path in truth_files(folder):
+        truth = read_truth(path)
+        if len(truth["tableaux"]) != 1 or not fully_visible(truth["tableaux"][0], truth["width"], truth["height"]):
+            continue
+        try:
+            taken = from_photo(reader, embedder, (folder / truth["image"]).read_bytes(),
+                               truth_tableau(truth["tableaux"][0]), path.stem)
+        except EnrolError:
+            continue
+        used.add(path.stem)
+        for card, images in taken.crops.items():
+            crops.setdefault(card, []).extend(images)
+        if all(crops.get(card) for card in CardType):
+            return References.embed(name, embedder, crops), used
+    raise ValueError(f"no {len(used)} photos of one tableau show every type")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("standin", type=Path, nargs="*", help="sets of the stand-in deck, read by the classifier")
     parser.add_argument("--deck-set", type=Path, action="append", default=[],
                         help="a set of another deck (its truth names the deck's folder), read by the matcher")
     parser.add_argument("--deck", help="the deck of the --deck-set sets, if not the one their truth names")
+    parser.add_argument("--photo-enrolled", action="store_true",
+                        help="also read each --deck-set with its deck enrolled from the set's own first photos of one "
+                        "tableau (as a player adds photos with their grids until every type is shown), the rest read")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read the stand-in's sets with instead of the shipped one")
@@ -58,6 +87,19 @@ def main() -> None:
         report[folder.name] = figures(ev)
         outcomes[folder.name] = ev.outcomes
         print(folder.name, json.dumps({k: report[folder.name][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
+        if args.photo_enrolled:
+            name = f"{folder.name}/photo_enrolled"
+            try:
+                refs, used = photo_references(reader, embedder, folder, deck.name)
+            except ValueError as err:
+                report[name] = {"refused": str(err)}
+                print(name, "refused:", err, flush=True)
+                continue
+            ev = evaluate(Reader(reader.finder, CardMatcher(embedder, refs)), folder, progress=False, skip=used)
+            report[name] = {**figures(ev), "enrolled_from": sorted(used)}
+            outcomes[name] = ev.outcomes
+            print(name, json.dumps({k: report[name][k] for k in ("exact", "tableaux", "exact_rate", "enrolled_from")}),
+                  flush=True)
     print(json.dumps(report, indent=2))
     if args.outcomes:
         args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")

@@ -10,6 +10,7 @@ side of the table the photo was taken from does not matter.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,9 +134,12 @@ def unreadable_cards(reader: Reader, data: bytes, tab: TruthTableau) -> list[tup
             if (c["type"] or EMPTY) != names[named.chosen]]
 
 
-def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: bool = True) -> Evaluation:
+def evaluate(reader: Reader, folder: Path, limit: int | None = None, progress: bool = True,
+             skip: Container[str] = ()) -> Evaluation:
+    """``skip``: photos (by stem) not read, e.g. those a deck was enrolled from."""
     ev = Evaluation()
-    for path in tqdm(truth_files(folder, limit), desc=f"evaluating {folder.name}", disable=not progress):
+    paths = [path for path in truth_files(folder, limit) if path.stem not in skip]
+    for path in tqdm(paths, desc=f"evaluating {folder.name}", disable=not progress):
         truth = read_truth(path)
         data = (folder / truth["image"]).read_bytes()
         ev.images += 1
