@@ -250,6 +250,21 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
         doubts.append(left_out_doubt(len(fit.off_grid)))
     foreign = sum(cell.not_ours for cell in cells)
     if foreign >= WRONG_DECK_CARDS:
-        doubts.append(f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "
-                      "Choose your deck (Deck on the page, --deck on the command line)")
+        doubts.append(wrong_deck_doubt(foreign))
     return doubts
+
+
+def wrong_deck_doubt(foreign: int) -> str:
+    """A tableau with ``foreign`` cards of none of the deck's types (WRONG_DECK_CARDS or more)."""
+    return (f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "
+            "Choose your deck (Deck on the page, --deck on the command line)")
+
+
+def without_glared_foreigners(doubts: list[str], cells: list[CellRead], glared: set[tuple[int, int]]) -> list[str]:
+    """``doubts`` without the wrong-deck doubt where glare explains it: the cards of none of the
+    deck's types less those glare washes out are fewer than WRONG_DECK_CARDS (a sleeved tableau
+    under a lamp sent its player to choose another deck; the glare advice says what to do)."""
+    foreign = [(cell.row, cell.col) for cell in cells if cell.not_ours]
+    if len(foreign) < WRONG_DECK_CARDS or len(set(foreign) - glared) >= WRONG_DECK_CARDS:
+        return doubts
+    return [d for d in doubts if d != wrong_deck_doubt(len(foreign))]

@@ -52,6 +52,17 @@ UNREAD_GRID_SURE = 2
 GLARE_SHARE = 0.25
 GLARE_VALUE, GLARE_SATURATION = 215, 60
 GLARE_ABOVE_TYPICAL = 0.15
+# A sleeve's sheen is often no bright patch but a veil: the room mirrored over the cards at a low
+# angle lifts their dark ends and greys their colour (another renderer's sleeved tableau at ~30°:
+# 13 cards at median value 160-190 and a third of their colour, beside its clear cards at 75-120;
+# read "not a card of this deck", the player sent to choose another deck). A doubtful cell holding
+# a card is blamed on glare too where its median saturation is at most VEIL_SATURATION of the
+# tableau's sure cards' and its median value VEIL_VALUE_ABOVE over theirs (of 255), judged only
+# with MIN_SURE_CARDS sure cards beside it. On our renderer's tuning sets (normal, hard, steep:
+# 221 doubtful cells) it told only cells the patch rule already told.
+VEIL_SATURATION = 0.5
+VEIL_VALUE_ABOVE = 40
+MIN_SURE_CARDS = 3
 # Largest over smallest cell area in a tableau beyond which a doubtful read says to hold the
 # phone higher. The normal and hard splits (40-90° from 1 m, what the finder was trained on)
 # never exceed 2.9 (test sets: p90 2.1 and 2.3); the steep tuning set's median is 3.8, up to 10.
@@ -212,6 +223,7 @@ def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, in
     small, k = look_copy(image)
     h, w = small.shape[:2]
     values, washed = [], {}  # (row, col) -> share of washed-out pixels, every cell in view
+    tone: dict[tuple[int, int], tuple[float, float]] = {}  # cells holding a card -> median (saturation, value)
     for (r, c), cell in fit.cells.items():
         if not cell.inside:
             continue
@@ -230,10 +242,17 @@ def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, in
         values.append(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)[inside])
         px = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[inside]
         washed[(r, c)] = float(np.mean((px[:, 2] >= GLARE_VALUE) & (px[:, 1] <= GLARE_SATURATION)))
+        if cell.detection is not None:
+            tone[(r, c)] = float(np.median(px[:, 1])), float(np.median(px[:, 2]))
     brightest = float(np.percentile(np.concatenate(values), 99)) if values else 0.0
     typical = float(np.median(list(washed.values()))) if washed else 0.0
-    glare = [rc for rc, share in washed.items()
-             if rc in doubtful_cells and share >= max(GLARE_SHARE, typical + GLARE_ABOVE_TYPICAL)]
+    glare = {rc for rc, share in washed.items()
+             if rc in doubtful_cells and share >= max(GLARE_SHARE, typical + GLARE_ABOVE_TYPICAL)}
+    sure = [st for rc, st in tone.items() if rc not in doubtful_cells]
+    if len(sure) >= MIN_SURE_CARDS:
+        saturation, value = np.median(sure, axis=0)
+        glare |= {rc for rc, (s, v) in tone.items() if rc in doubtful_cells
+                  and s <= VEIL_SATURATION * saturation and v >= value + VEIL_VALUE_ABOVE}
     return brightest, sorted(glare)
 
 

@@ -20,7 +20,7 @@ from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
-from .naming import AMONG_DOUBTS, MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux
+from .naming import AMONG_DOUBTS, MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux, without_glared_foreigners
 from .outline_grid import fit_on_outline
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
@@ -584,7 +584,8 @@ class Reader:
             seen = photo_doubts.look(photo.image, fit, widths, 1 / photo.scale, unsure)
             if fit.small_canvas:  # its cells outside the photo follow a guessed grid, not the tableau
                 seen = replace(seen, cells_outside=0)
-            read.doubts.extend(photo_doubts.retake_advice(seen, bool(read.doubts), unsure))
+            retake = photo_doubts.retake_advice(seen, bool(read.doubts), unsure)
+            read.doubts = [*without_glared_foreigners(read.doubts, read.cells, set(seen.glare)), *retake]
             kept.append(read)
             kept_fits.append(fit)
         boxes = [sum(cell.detected for cell in read.cells) for read in kept]
