@@ -143,6 +143,7 @@ MESSAGES = [
     "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
     "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
+    "row 2, col 2: washed out by glare (nearest: fox 31%): take the photo again without the lamp's reflection on it",
     "no deck 'kitchen'; enrol one with `ecoscore deck add`",
     "the built-in deck cannot learn cards: name your own deck",
     "the built-in deck has learnt no cards: there is nothing to take back",

@@ -395,7 +395,7 @@ def test_a_sleeves_veil_over_most_of_a_tableau_is_glare_and_not_the_wrong_deck(d
     glare where the tableau's sure cards show what its cards look like unveiled; a lone doubt
     among sure cards of the same pale look is not."""
     from ecoscore.vision.decode import decode
-    from ecoscore.vision.naming import WRONG_DECK_CARDS, without_glared_foreigners, wrong_deck_doubt
+    from ecoscore.vision.naming import NOT_OURS_DOUBT, WRONG_DECK_CARDS, without_glared_foreigners, wrong_deck_doubt
     from ecoscore.vision.photo_doubts import _light
     from ecoscore.vision.pipeline import Reader
     from ecoscore.vision.reads import CellRead
@@ -416,11 +416,17 @@ def test_a_sleeves_veil_over_most_of_a_tableau_is_glare_and_not_the_wrong_deck(d
     assert _light(image, fit, set(fit.cells))[1] == []  # no sure card to tell a veil from the deck's look
     assert _light(image, fit, {(0, 3)})[1] == []  # a doubtful clear card is no glare
     # The wrong-deck doubt yields to the glare where glare washes out enough of the foreign cards.
-    cells = [CellRead(r, c, None, 0.0, "", 0.0, True, fit.cells[(r, c)].quad, not_ours=(r, c) in veiled)
-             for r, c in sorted(fit.cells)]
-    doubts = ["row 1, col 1: ...", wrong_deck_doubt(len(veiled))]
-    assert without_glared_foreigners(doubts, cells, set(veiled)) == doubts[:1]
-    assert without_glared_foreigners(doubts, cells, set(veiled[:len(veiled) - WRONG_DECK_CARDS])) == doubts
+    def cells():
+        return [CellRead(r, c, None, 0.0, "", 0.0, True, fit.cells[(r, c)].quad, not_ours=(r, c) in veiled,
+                         doubts=[NOT_OURS_DOUBT.format(nearest="fox 31%")] if (r, c) in veiled else [])
+                for r, c in sorted(fit.cells)]
+
+    doubts = ["row 1, col 1: " + NOT_OURS_DOUBT.format(nearest="fox 31%"), wrong_deck_doubt(len(veiled))]
+    read = cells()
+    glared = "row 1, col 1: washed out by glare (nearest: fox 31%): take the photo again without the lamp's reflection on it"
+    assert without_glared_foreigners(doubts, read, set(veiled)) == [glared]
+    assert read[0].doubts == [glared.removeprefix("row 1, col 1: ")]
+    assert without_glared_foreigners(doubts, cells(), set(veiled[1:len(veiled) - WRONG_DECK_CARDS])) == doubts
 
 
 @needs_models

@@ -4,6 +4,7 @@ and each tableau is in doubt (a confident wrong score is the worst outcome: ever
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,8 +182,7 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                 if top == NOT_OURS:
                     # Never scored as a type: a face-down card, another game's, or a deck
                     # other than the one enrolled (the wrong --deck?).
-                    doubts.append(f"not a card of this deck (nearest: {runner} {runner_conf:.0%}): "
-                                  "another game's card, a card face down, or the wrong deck chosen")
+                    doubts.append(NOT_OURS_DOUBT.format(nearest=f"{runner} {runner_conf:.0%}"))
                 elif read.unlike_table:  # says why it is doubted, and what it is taken for
                     doubts.append(empty_cells.unlike_table_doubt(float(mean[names.index(EMPTY)]),
                                                                  top if card else None))
@@ -254,6 +254,12 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     return doubts
 
 
+NOT_OURS_DOUBT = ("not a card of this deck (nearest: {nearest}): another game's card, a card face down, "
+                  "or the wrong deck chosen")
+GLARED_DOUBT = "washed out by glare (nearest: {nearest}): take the photo again without the lamp's reflection on it"
+_NOT_OURS = re.compile(re.escape(NOT_OURS_DOUBT).replace(re.escape("{nearest}"), "(?P<nearest>[^)]*)"))
+
+
 def wrong_deck_doubt(foreign: int) -> str:
     """A tableau with ``foreign`` cards of none of the deck's types (WRONG_DECK_CARDS or more)."""
     return (f"{foreign} cards are of none of this deck's types: is the photo read against the wrong deck? "
@@ -261,10 +267,20 @@ def wrong_deck_doubt(foreign: int) -> str:
 
 
 def without_glared_foreigners(doubts: list[str], cells: list[CellRead], glared: set[tuple[int, int]]) -> list[str]:
-    """``doubts`` without the wrong-deck doubt where glare explains it: the cards of none of the
-    deck's types less those glare washes out are fewer than WRONG_DECK_CARDS (a sleeved tableau
-    under a lamp sent its player to choose another deck; the glare advice says what to do)."""
+    """``doubts`` with glare, not another deck, blamed for the cards it washes out: a glared
+    cell's "not a card of this deck ... or the wrong deck chosen" says the glare instead (on the
+    cell and in the tableau's list), and the wrong-deck doubt goes where the cards of none of the
+    deck's types less the glared ones are fewer than WRONG_DECK_CARDS (a sleeved tableau under a
+    lamp sent its player to choose another deck)."""
     foreign = [(cell.row, cell.col) for cell in cells if cell.not_ours]
+    renamed: dict[str, str] = {}  # the tableau's list names each cell's doubts as "row 2, col 1: ..."
+    for cell in cells:
+        if cell.not_ours and (cell.row, cell.col) in glared:
+            now = [_NOT_OURS.sub(lambda m: GLARED_DOUBT.format(nearest=m["nearest"]), d) for d in cell.doubts]
+            at = cell_at(cell.row, cell.col)
+            renamed.update({f"{at}: {old}": f"{at}: {new}" for old, new in zip(cell.doubts, now)})
+            cell.doubts = now
+    doubts = [renamed.get(d, d) for d in doubts]
     if len(foreign) < WRONG_DECK_CARDS or len(set(foreign) - glared) >= WRONG_DECK_CARDS:
         return doubts
     return [d for d in doubts if d != wrong_deck_doubt(len(foreign))]
