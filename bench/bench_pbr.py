@@ -35,11 +35,14 @@ def figures(ev) -> dict:
             "not_exact_because": s["not_exact_because"], "not_exact_images": s["not_exact_images"]}
 
 
-def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name: str) -> tuple[References, set[str]]:
+def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name: str,
+                     faces: dict | None = None) -> tuple[References, set[str]]:
     """A deck enrolled as a player without scans enrols it: photos of one tableau each, with
     their grids, added in turn until every type has a reference (a photo refused is passed by,
-    as the player would take another). The photos used, by stem, are not read after."""
-    crops: dict = {}
+    as the player would take another); ``faces``: beside these scans (every type then has one,
+    and the photos are the first two that enrol). The photos used, by stem, are not read after."""
+    crops: dict = {card: list(images) for card, images in (faces or {}).items()}
+    photos_wanted = 2 if faces else None
     used: set[str] = set()
     for path in truth_files(folder):
         truth = read_truth(path)
@@ -53,7 +56,7 @@ def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name:
         used.add(path.stem)
         for card, images in taken.crops.items():
             crops.setdefault(card, []).extend(images)
-        if all(crops.get(card) for card in CardType):
+        if (len(used) == photos_wanted) if photos_wanted else all(crops.get(card) for card in CardType):
             return References.embed(name, embedder, crops), used
     raise ValueError(f"no {len(used)} photos of one tableau show every type")
 
@@ -64,9 +67,11 @@ def main() -> None:
     parser.add_argument("--deck-set", type=Path, action="append", default=[],
                         help="a set of another deck (its truth names the deck's folder), read by the matcher")
     parser.add_argument("--deck", help="the deck of the --deck-set sets, if not the one their truth names")
-    parser.add_argument("--photo-enrolled", action="store_true",
+    parser.add_argument("--photo-enrolled", nargs="?", const="photos", choices=["photos", "both"],
                         help="also read each --deck-set with its deck enrolled from the set's own first photos of one "
-                        "tableau (as a player adds photos with their grids until every type is shown), the rest read")
+                        "tableau (as a player adds photos with their grids until every type is shown), the rest read; "
+                        "'both': those photos' cards beside one flat face per type (scans and photos, as the README "
+                        "advises)")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read the stand-in's sets with instead of the shipped one")
@@ -90,7 +95,8 @@ def main() -> None:
         if args.photo_enrolled:
             name = f"{folder.name}/photo_enrolled"
             try:
-                refs, used = photo_references(reader, embedder, folder, deck.name)
+                refs, used = photo_references(reader, embedder, folder, deck.name,
+                                              faces if args.photo_enrolled == "both" else None)
             except ValueError as err:
                 report[name] = {"refused": str(err)}
                 print(name, "refused:", err, flush=True)
