@@ -35,7 +35,9 @@ _NAME = rf"(?:{FOREIGN_CARD}|not ours|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
+_CELL_NAMES = {"cells"}  # "row 1, col 2; row 3, col 4" (an explanation's cells: scoring.tableau.cell_name)
 _DECIMAL = {"residual"}
+_ORDINAL = {"place"}  # a place in a majority, "2nd" (scoring.majority.ordinal): its number, as each language writes it round it
 # The languages that write a decimal comma ("0,29"); English keeps the point.
 _DECIMAL_COMMA = {"cs", "ru", "it"}
 # The languages that put a (no-break) space before "%" ("87 %", as the page's Intl writes it:
@@ -93,7 +95,9 @@ def _group(name: str) -> str:
         return r"[a-z]+(?:, [a-z]+)*"
     if name in _DECIMAL:
         return r"[\d.]+"
-    if name in _MESSAGE or name in _CELLS:
+    if name in _ORDINAL:
+        return r"\d+(?:st|nd|rd|th)"
+    if name in _MESSAGE or name in _CELLS or name in _CELL_NAMES:
         return r".+"
     return r".+?"
 
@@ -196,6 +200,11 @@ def translate(text: str, lang: str) -> str:
             out[name] = re.sub(r"line (\d+), cell (\d+)",
                                lambda m: fill(lang, "api.line_cell", line=m.group(1), cell=m.group(2)), out[name])
             out[name] = re.sub(r"^bot, ", lambda m: fill(lang, "api.bots_grid") + ", ", out[name])
+        elif name in _CELL_NAMES:
+            out[name] = re.sub(r"row (\d+), col (\d+)",
+                               lambda m: fill(lang, "api.cell_name", row=m.group(1), col=m.group(2)), value)
+        elif name in _ORDINAL:
+            out[name] = value.rstrip("stndrh")
         elif name in _DECIMAL and lang in _DECIMAL_COMMA:
             out[name] = value.replace(".", ",")
         elif name in _PERCENT:
@@ -208,13 +217,15 @@ def translate(text: str, lang: str) -> str:
 _TRANSLATED_LISTS = ("doubts", "settled", "deck_issues")
 # Messages translated in one answer at most; the rest pass in English. Each costs up to ~0.2 ms
 # (matched against every template) on the event loop; a whole game of 8 players with every cell
-# in doubt holds about 200, and a client-shaped answer must not hold the loop for seconds.
-MAX_TRANSLATED = 400
+# in doubt holds about 200, and as many reasons for points; a client-shaped answer must not hold
+# the loop for seconds.
+MAX_TRANSLATED = 600
 
 
 def translate_doc(doc: object, lang: str) -> object:
-    """A JSON document of the API with its messages in ``lang``: every ``detail`` string and
-    every ``msg`` (a 422's errors), every item of a ``doubts``, ``settled`` or ``deck_issues`` list,
+    """A JSON document of the API with its messages in ``lang``: every ``detail`` string, every
+    ``msg`` (a 422's errors) and ``reason`` (an explanation's), every item of a ``doubts``,
+    ``settled`` or ``deck_issues`` list,
     at any depth (the first ``MAX_TRANSLATED``)."""
     left = MAX_TRANSLATED
 
@@ -229,7 +240,8 @@ def translate_doc(doc: object, lang: str) -> object:
             for k, v in doc.items():
                 if k in _TRANSLATED_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
                     out[k] = [one(x) for x in v]
-                elif k in ("detail", "msg") and isinstance(v, str):  # msg: a 422's errors (invalid.py)
+                elif k in ("detail", "msg", "reason") and isinstance(v, str):  # msg: a 422's errors (invalid.py);
+                    # reason: the scorer's why of a card's or a group's points
                     out[k] = one(v)
                 else:
                     out[k] = walk(v)

@@ -416,3 +416,57 @@ def test_a_tableau_of_one_row_is_said_in_the_singular():
     assert translate(said, "it").endswith("ricevuta 1 riga, con 3 carte")
     assert translate(said, "cs").endswith("zadána 1 řada, v ní 3 karet")
     assert translate(said.replace("1 row,", "2 rows,"), "cs").endswith("zadány 2 řady, v nich 3 karet")
+
+
+# An explanation's English words, any of which left in a translation is a reason untranslated.
+_REASON_ENGLISH = re.compile(r"\b(adjacent|meadows?|wolf|wolves|bears?|bees?|trout|streams?|dragonfl\w+|rabbits?|within|"
+                             r"group|place|places|columns?|rows?|cards?|provisional|largest|spoils|deer|score)\b")
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_every_reason_the_scorer_gives_is_translated(lang):
+    """The reason for every point (the API's ``explanation``) reached Czech, Russian and Italian
+    players in English while all else was theirs. Random games of 1-4 players (with the
+    provisional majorities of a lone player), every card's and group's reason: each matched by a
+    template, and nothing English left in it."""
+    import random
+
+    from ecoscore.scoring import Tableau, score_game
+
+    rng = random.Random(7)
+    kinds: set[str] = set()
+    for _ in range(150):
+        players = [(f"p{i}", Tableau([rng.choice([*CardType, None]) for _ in range(20)]))
+                   for i in range(rng.randint(1, 4))]
+        for p in score_game(players).players:
+            for text in [c.reason for c in p.cards] + [g.reason for g in p.groups]:
+                found = i18n.match(text)
+                assert found is not None, text
+                kinds.add(found[0])
+                out = i18n.translate(text, lang)
+                assert not _REASON_ENGLISH.search(out) and not re.search(r"\{\w+\}", out), (text, out)
+    assert len(kinds) >= 22, sorted(kinds)  # every kind of reason was met
+    said = {"cs": "2 × 2 sousední včely/pstruzi (řada 1, sloupec 2; řada 2, sloupec 1)",
+            "ru": "2 × 2 соседние пчелы/форели (ряд 1, столбец 2; ряд 2, столбец 1)",
+            "it": "2 × 2 api/trote adiacenti (riga 1, colonna 2; riga 2, colonna 1)"}
+    assert i18n.translate("2 × 2 adjacent bees/trout (row 1, col 2; row 2, col 1)", lang) == said[lang]
+    place = {"cs": "3 vlci: 2. místo v počtu vlků, 8", "ru": "3 волка: 2-е место по числу волков, 8", "it": "3 lupi: 2° posto per il numero di lupi, 8"}
+    assert i18n.translate("3 wolves: 2nd place for most wolves, 8", lang) == place[lang]
+
+
+def test_the_api_explains_every_point_in_the_players_language(reader, tmp_path):
+    from fastapi.testclient import TestClient
+    from helpers import EXAMPLES
+
+    from ecoscore.service.app import Settings, create_app
+
+    players = [{"name": n, "grid": (EXAMPLES / f"{n}.txt").read_text()} for n in ("alice", "bruno")]
+    with TestClient(create_app(Settings(db_url=f"sqlite:///{tmp_path / 'db.sqlite3'}"), reader=reader)) as client:
+        english = client.post("/api/grid", json={"players": players}).json()
+        czech = client.post("/api/grid", json={"players": players}, headers={"Accept-Language": "cs"}).json()
+    assert [p["total"] for p in czech["players"]] == [p["total"] for p in english["players"]]
+    for en, cs in zip(english["players"], czech["players"]):
+        for part in ("cards", "groups"):
+            for a, b in zip(en["explanation"][part], cs["explanation"][part]):
+                assert {k: v for k, v in a.items() if k != "reason"} == {k: v for k, v in b.items() if k != "reason"}
+                assert b["reason"] == i18n.translate(a["reason"], "cs") and not _REASON_ENGLISH.search(b["reason"])
