@@ -204,7 +204,7 @@ def translate(text: str, lang: str) -> str:
             out[name] = re.sub(r"row (\d+), col (\d+)",
                                lambda m: fill(lang, "api.cell_name", row=m.group(1), col=m.group(2)), value)
         elif name in _ORDINAL:
-            out[name] = value.rstrip("stndrh")
+            out[name] = re.sub(r"\D+$", "", value)
         elif name in _DECIMAL and lang in _DECIMAL_COMMA:
             out[name] = value.replace(".", ",")
         elif name in _PERCENT:

@@ -959,7 +959,8 @@ def catalogue_messages() -> list[str]:
     sample = {**dict.fromkeys(i18n._NUMBER, "3"), **dict.fromkeys(i18n._PERCENT, "40 %"),
               **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._CARDS, "wolf, eagle"),
               **dict.fromkeys(i18n._MESSAGE, plain),
-              **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12")}
+              **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12"),
+              **dict.fromkeys(i18n._CELL_NAMES, "row 1, col 2; row 3, col 4"), **dict.fromkeys(i18n._ORDINAL, "2nd")}
     texts = []
     for key, value in i18n.catalogue("en").items():
         for form in (value.values() if isinstance(value, dict) else [value]) if key.startswith("api.") else ():

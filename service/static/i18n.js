@@ -48,10 +48,11 @@ const I18N = (() => {
     n: "num", k: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
     pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
+    cells: "names", place: "ord",  // an explanation's "row 1, col 2; ..." and a majority's "2nd"
   };
   // card: a name the reader gives a cell, one word or a deck matcher's "not ours" (as service/i18n.py)
   const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "(?:a foreign card|not ours|[a-z]+)", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
-                  msg: "[\\s\\S]+", cells: "[\\s\\S]+" };
+                  msg: "[\\s\\S]+", cells: "[\\s\\S]+", names: "[\\s\\S]+", ord: "\\d+(?:st|nd|rd|th)" };
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
   function buildMatchers() {
@@ -106,6 +107,8 @@ const I18N = (() => {
         : kind === "cards" ? v.split(", ").map((c) => card(c)).join(", ")
         : kind === "dec" ? v.replace(".", (1.5).toLocaleString(lang).charAt(1))  // "0,29" where the language writes so
         : kind === "pct" ? v.replace(/(\d) ?%/, `$1${percentSpace()}%`)  // "87 %" where the language writes so
+        : kind === "ord" ? v.replace(/\D+$/, "")
+        : kind === "names" ? v.replace(/row (\d+), col (\d+)/g, (_, r, c) => t("api.cell_name", { row: r, col: c }))
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
           .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
           .replace(/^bot, /, () => `${t("api.bots_grid")}, `) : v;  // as service/i18n.py says it
