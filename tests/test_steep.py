@@ -189,7 +189,8 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     read = reader.read(scene.jpeg)
     said = [d for d in read.doubts if d.startswith("a grid of ")]
     # On the edge the CPU and the classifier decide: the far tableau boxed as 8-12 cards of which 2-4
-    # named surely (12 and 3 in float32 since the classifier shown the second renderer's photos) (set aside for too few sure cards), or as 10-12 with most cells in doubt beside
+    # named surely (set aside for too few sure cards; 12 and 3 in float32 since the classifier
+    # shown the second renderer's photos), or as 10-12 with most cells in doubt beside
     # three read well (set aside for that, bfloat16), or as 12 and read (a fourth tableau full of
     # doubts); the classifier shown the second renderer's photos sets a second dim tableau aside
     # too (10 cards, 4 sure; with its partner shown them too, 11 cards, 2 sure). Never dropped in
