@@ -58,7 +58,7 @@ def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name:
             crops.setdefault(card, []).extend(images)
         if (len(used) == photos_wanted) if photos_wanted else all(crops.get(card) for card in CardType):
             return References.embed(name, embedder, crops), used
-    raise ValueError(f"no {len(used)} photos of one tableau show every type")
+    raise ValueError(f"the set's {len(used)} photos of one tableau that enrol do not show every type")
 
 
 def main() -> None:

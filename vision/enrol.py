@@ -466,11 +466,12 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         best = upright[0]
     elif len(tied) > 1:
         second = tied[1]
-        if best.move != second.move and len(best.found) < sum(card is not None for card in tableau.cells):
-            raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
-                             f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
-                             "photograph the tableau again, whole in the frame, in even light and from nearer above")
-        if best.move != second.move:  # every card the grid names was found ("only 11 were found" said wrongly)
+        if best.move != second.move:
+            if len(best.found) < sum(card is not None for card in tableau.cells):
+                raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
+                                 f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
+                                 "photograph the tableau again, whole in the frame, in even light and from nearer above")
+            # Every card the grid names was found ("only 11 cards were found" was said wrongly).
             raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (all its {len(best.found)} "
                              f"cards were found, and it fits them alike {best.label} and {second.label}): check that "
                              "the grid is this photo's, its empty cells where no card lies")

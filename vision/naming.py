@@ -228,12 +228,17 @@ def left_out_doubt(n: int) -> str:
     """``n`` cards lying in line with a tableau's grid, just outside its 5 × 4, that no tableau holds."""
     return f"{n} card{'s' if n > 1 else ''} in line with the grid but outside its 5 × 4 {'were' if n > 1 else 'was'} left out"
 
+def said_of(cell: CellRead, doubt: str) -> str:
+    """A cell's doubt as the tableau's list says it: "row 2, col 1: ..."."""
+    return f"{cell_at(cell.row, cell.col)}: {doubt}"
+
+
 def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     """The flags that matter for one tableau, in words."""
     doubts = []
     for cell in cells:
         for d in cell.doubts:
-            doubts.append(f"{cell_at(cell.row, cell.col)}: {d}")
+            doubts.append(said_of(cell, d))
     empty = [cell for cell in cells if cell.type is None and not cell.doubts]
     if empty:
         where = cells_short([(c.row, c.col) for c in empty])  # the catalogue's wording: translated whole
@@ -273,12 +278,11 @@ def without_glared_foreigners(doubts: list[str], cells: list[CellRead], glared: 
     deck's types less the glared ones are fewer than WRONG_DECK_CARDS (a sleeved tableau under a
     lamp sent its player to choose another deck)."""
     foreign = [(cell.row, cell.col) for cell in cells if cell.not_ours]
-    renamed: dict[str, str] = {}  # the tableau's list names each cell's doubts as "row 2, col 1: ..."
+    renamed: dict[str, str] = {}  # the tableau's list says each cell's doubts (``said_of``)
     for cell in cells:
         if cell.not_ours and (cell.row, cell.col) in glared:
             now = [_NOT_OURS.sub(lambda m: GLARED_DOUBT.format(nearest=m["nearest"]), d) for d in cell.doubts]
-            at = cell_at(cell.row, cell.col)
-            renamed.update({f"{at}: {old}": f"{at}: {new}" for old, new in zip(cell.doubts, now)})
+            renamed.update({said_of(cell, old): said_of(cell, new) for old, new in zip(cell.doubts, now)})
             cell.doubts = now
     doubts = [renamed.get(d, d) for d in doubts]
     if len(foreign) < WRONG_DECK_CARDS or len(set(foreign) - glared) >= WRONG_DECK_CARDS:
