@@ -9,7 +9,7 @@ together, key for key.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypedDict, cast
 
 from .cards import SCORE_PAD_ORDER, CardType
@@ -18,6 +18,14 @@ from .gridfile import to_json
 from .tableau import COLS, Tableau, cell_at, cell_name
 
 Position = list[int]  # a cell as [row, col], 0-based
+# The pad and the explanation are written in English, a message a line (or a label a word); the
+# command line passes each through the player's language (ecoscore/cli/language.py), as the
+# service does its answers. By default they are printed as they are.
+Say = Callable[[str], str]
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 class MajorityDoc(TypedDict):
@@ -244,14 +252,15 @@ def _in_doubt(read: ReadDoc | None) -> tuple[int, int]:
     return sum(bool(cell["doubts"]) for cell in cells), sum(bool(cell.get("unknown")) for cell in cells)
 
 
-def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
+def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = (), say: Say = _as_is, label: Say = _as_is) -> str:
     """The paper score pad as a text table: one column per player, 11 rows + biodiversity + total.
     ``reads[k]``: what a photo's read adds to player k; while a read has doubts the winner is
     not final, and the pad says so (a cut neighbour's tableau, its missing cells scored as empty,
-    was named the winner with nothing beside it but the doubts)."""
+    was named the winner with nothing beside it but the doubts). ``say``: each line, as a message;
+    ``label``: a row's word (a card's name, "biodiversity", "total"), and "warning"."""
     reads = twins_said(game, reads)
     names = [p.name for p in game.players]
-    label_width = max(len("biodiversity"), *(len(c.value) for c in CardType))
+    label_width = max(len(label("biodiversity")), len(label("total")), *(len(label(c.value)) for c in CardType))
     col_width = max(6, *(len(n) for n in names))
 
     def row(label: str, values: Sequence[object]) -> str:
@@ -263,65 +272,70 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> str:
         for p in game.players:
             m = p.stream if card is CardType.STREAM else p.wolf if card is CardType.WOLF else None
             marks.append(f"{p.sheet[card]}{'*' if m and m.provisional and m.points else ''}")
-        lines.append(row(card.value, marks))
-    lines.append(row("biodiversity", ["-" if p.biodiversity is None else p.biodiversity for p in game.players]))
+        lines.append(row(label(card.value), marks))
+    lines.append(row(label("biodiversity"), ["-" if p.biodiversity is None else p.biodiversity for p in game.players]))
     lines.append("-" * (label_width + (col_width + 2) * len(names)))
-    lines.append(row("total", [p.total for p in game.players]))
+    lines.append(row(label("total"), [p.total for p in game.players]))
     lines.append("")
     read_of = [reads[k] if k < len(reads) else None for k in range(len(game.players))]
     in_doubt = [_in_doubt(read) for read in read_of]
-    unsure = [f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)"
+    unsure = [say(f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)")
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
     if game.deck_issues and any(read_of):
-        unsure.append("more cards of a type than a deck holds (below)")
+        unsure.append(say("more cards of a type than a deck holds (below)"))
     # One player alone wins nothing; a solo game's outcome is its own line ("winner: bot" above
     # alice's 50 to the bot's 36 read as a bug: a newcomer's walk).
     if len(game.players) > 1 and not game.solo:
         # Who leads, not who won, while a read is in doubt ("winner: ann" above "not final": a
         # walk found the page naming a winner so; the pad says it as the page does).
         said = ("leading" if unsure else f"winner{'s' if len(game.winners) > 1 else ''}")
-        lines.append(f"{said}: {', '.join(game.winners)}" + (" (not final)" if unsure else ""))
+        lines.append(say(f"{said}: {', '.join(game.winners)}" + (" (not final)" if unsure else "")))
     if unsure:
         trusted = "winner" if len(game.players) > 1 else "total"
-        lines.append(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}")
+        lines.append(say(f"not final: {', '.join(unsure)}: check the doubts below before trusting the {trusted}"))
     if game.solo:
         # "beat the bot by 14: lost" read as a contradiction: a solo win needs a margin of 30.
         lead = game.solo.margin
         ahead = (f"{lead} point{'s' if lead != 1 else ''} ahead of the bot" if lead > 0 else "level with the bot"
                  if lead == 0 else f"{-lead} point{'s' if lead != -1 else ''} behind the bot")
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more ahead)"
-        lines.append(f"solo: {ahead}: {verdict}")
+        lines.append(say(f"solo: {ahead}: {verdict}"))
     if game.provisional:
-        lines.append("* provisional: majorities scored without the other players of the game "
-                     "(give --others S:W,... to compare)")
+        lines.append(say("* provisional: majorities scored without the other players of the game "
+                         "(give --others S:W,... to compare)"))
     for p, (_, not_read) in zip(game.players, in_doubt):
         empty = len(p.tableau.empty_cells()) - not_read
         if not_read:
-            lines.append(f"note: {p.name}: {not_read} cell{'s' if not_read != 1 else ''} unknown (outside the photo, "
-                         "or a card of no type of the deck), scored as empty")
+            lines.append(say(f"note: {p.name}: {not_read} cell{'s' if not_read != 1 else ''} unknown (outside the photo, "
+                             "or a card of no type of the deck), scored as empty"))
         if empty > 0:
-            lines.append(f"note: {p.name}'s tableau is incomplete ({empty} empty cell{'s' if empty != 1 else ''})")
+            lines.append(say(f"note: {p.name}'s tableau is incomplete ({empty} empty cell{'s' if empty != 1 else ''})"))
     for issue in game.deck_issues:
-        lines.append(f"warning: {issue}")
+        # (the issue said alone: "warning: {the issue}" read as a player named "warning: the game")
+        lines.append(f"{label('warning')}: {say(str(issue))}")
     return "\n".join(lines) + "\n"
 
 
-def explain(player: PlayerScore) -> str:
-    """Every point of one player, card by card and group by group."""
+def explain(player: PlayerScore, say: Say = _as_is, label: Say = _as_is) -> str:
+    """Every point of one player, card by card and group by group (``say``, ``label``: as
+    ``score_pad``'s)."""
+    width = max(10, *(len(label(c.value)) for c in CardType))
+    at = max(12, len(say(cell_at(0, 0))))  # a cell's column ("row 1, col 1" is 12 in English)
     lines = [f"{player.name}:"]
     for c in player.cards:
         r, col = divmod(c.cell, COLS)
-        lines.append(f"  {c.type.value:<10} {cell_at(r, col)}: {c.points:>3}  {c.reason}")
+        lines.append(f"  {label(c.type.value):<{width}} {say(cell_at(r, col)):<{at}}: {c.points:>3}  {say(c.reason)}")
     for g in player.groups:
         # Where the group lies: a lone card's cell in the column (six lone meadows were six
         # identical "1 card" lines), a bigger group's cells after its reason.
-        cells = [cell_name(i) for i in g.cells]
-        where = cells[0] if len(cells) == 1 else f"{len(cells)} cards"
+        cells = [say(cell_name(i)) for i in g.cells]
+        where = cells[0] if len(cells) == 1 else say(f"{len(cells)} cards")
         after = f" ({'; '.join(cells)})" if len(cells) > 1 else ""
-        lines.append(f"  {g.type.value:<10} {where:<12}: {g.points:>3}  {g.reason}{after}")
+        lines.append(f"  {label(g.type.value):<{width}} {where:<{at}}: {g.points:>3}  {say(g.reason)}{after}")
     if player.biodiversity is not None:
-        lines.append(
-            f"  biodiversity: {len(player.gaps)} types scored nothing "
+        gaps = len(player.gaps)
+        lines.append("  " + say(
+            f"biodiversity: {gaps} type{'s' if gaps != 1 else ''} scored nothing "
             f"({', '.join(c.value for c in player.gaps) or 'none'}): {player.biodiversity:+d}"
-        )
+        ))
     return "\n".join(lines) + "\n"

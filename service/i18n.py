@@ -138,6 +138,11 @@ def fill(lang: str, key: str, **params) -> str:
     return entry.format(**params)
 
 
+def percent_sign(lang: str) -> str:
+    """"%" as ``lang`` writes it after a number: "87 %" in Czech and Russian, "87%" else."""
+    return "\u00a0%" if lang in _PERCENT_SPACE else "%"
+
+
 def card_name(lang: str, card: str) -> str:
     key = "not_ours" if card == FOREIGN_CARD else card.replace(" ", "_")
     return catalogue(lang).get(f"card.{key}", card)
@@ -208,7 +213,7 @@ def translate(text: str, lang: str) -> str:
         elif name in _DECIMAL and lang in _DECIMAL_COMMA:
             out[name] = value.replace(".", ",")
         elif name in _PERCENT:
-            out[name] = re.sub(r"(\d) ?%", "\\1\u00a0%" if lang in _PERCENT_SPACE else "\\1%", value)
+            out[name] = re.sub(r"(\d) ?%", lambda m: m.group(1) + percent_sign(lang), value)
         else:
             out[name] = value
     return fill(lang, key, **out)

@@ -1,4 +1,5 @@
 """Shared fixtures: rendered photos with their truth, and the shipped models."""
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from ecoscore.paths import models_dir  # noqa: E402
+
+# The commands speak the shell's language (ecoscore/cli/language.py); the tests read their English
+# whatever the machine's locale, and the tests of other languages say which they want.
+os.environ["ECOSCORE_LANG"] = "en"
 
 MODELS = models_dir()
 needs_models = pytest.mark.skipif(

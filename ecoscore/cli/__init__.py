@@ -11,6 +11,7 @@ import sys
 
 from . import batch, deck, eval, grid, read, rooms, score, serve, synth, train
 from .common import EXIT_BAD_INPUT, BadInput
+from .language import words_for
 
 COMMANDS = [grid, synth, train, score, read, eval, serve, rooms, batch, deck]
 
@@ -28,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except BadInput as err:
-        print(f"ecoscore: error: {err}", file=sys.stderr)
+        words = words_for(args)
+        print(words.fill("cli.error", error=words.say(str(err))), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("ecoscore: interrupted", file=sys.stderr)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from ecoscore.options import parse_others, parse_pair
 
+from .language import add_lang_option, words_for
+
 if TYPE_CHECKING:
     from ecoscore.scoring import GameScore, ReadDoc, Tableau
 
@@ -32,6 +34,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def cannot_read(path: object, err: OSError) -> str:
+    """Why a file named on the command line could not be read (each wording is in the message
+    catalogue, so it is said in the player's language)."""
+    if isinstance(err, FileNotFoundError):
+        return f"no such file: {path}"
+    if isinstance(err, PermissionError):
+        return f"cannot read {path}: permission denied"
+    return f"cannot read {path}: {err.strerror or err}"
+
+
+def not_text(path: object) -> str:
+    return f"{path}: not a text file (a grid is 4 lines of 5 card names)"
+
+
 def read_grid(path: Path, what: str = "") -> Tableau:
     """A grid file's tableau; a file that cannot be read, is no text, or holds no grid is a
     ``BadInput`` naming it (``what``: the option it came with, "--bot: ")."""
@@ -40,9 +56,9 @@ def read_grid(path: Path, what: str = "") -> Tableau:
     try:
         return parse_grid(path.read_text(encoding="utf-8"), str(path))
     except OSError as err:
-        raise BadInput(f"{what}cannot read {path}: {err.strerror}") from None
+        raise BadInput(f"{what}{cannot_read(path, err)}") from None
     except UnicodeDecodeError:  # a photo given for the grid: a traceback before
-        raise BadInput(f"{what}{path}: not a text file (a grid is 4 lines of 5 card names)") from None
+        raise BadInput(f"{what}{not_text(path)}") from None
     except GridError as err:
         raise BadInput(f"{what}{err}") from None
 
@@ -58,6 +74,7 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the score pad")
     parser.add_argument("--explain", action="store_true", help="also print the reason for every point")
+    add_lang_option(parser)
 
 
 def game_options(args: argparse.Namespace) -> dict:
@@ -79,14 +96,15 @@ def print_game(game: GameScore, args: argparse.Namespace, reads: Sequence[ReadDo
     photo read adds (``score``; none for ``grid``)."""
     from ecoscore.scoring import explain, game_to_dict, score_pad
 
+    words = words_for(args)
     if args.json:
-        json.dump(game_to_dict(game, reads), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(words.doc(game_to_dict(game, reads)), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
-    sys.stdout.write(score_pad(game, reads))
+    sys.stdout.write(score_pad(game, reads, say=words.say, label=words.label))
     if args.explain:
         for player in game.players:
-            sys.stdout.write("\n" + explain(player))
+            sys.stdout.write("\n" + explain(player, say=words.say, label=words.label))
 
 
 def read_photos(paths: list[Path]) -> list[tuple[str, bytes]]:
@@ -95,7 +113,7 @@ def read_photos(paths: list[Path]) -> list[tuple[str, bytes]]:
         try:
             photos.append((path.stem, path.read_bytes()))
         except OSError as err:
-            raise BadInput(f"cannot read {path}: {err.strerror}") from None
+            raise BadInput(cannot_read(path, err)) from None
     return photos
 
 

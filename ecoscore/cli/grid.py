@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import EXIT_OK, BadInput, add_game_options, game_options, print_game
+from .common import EXIT_OK, BadInput, add_game_options, cannot_read, game_options, not_text, print_game
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,9 +18,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
         except OSError as err:
-            raise BadInput(f"cannot read {path}: {err.strerror}") from None
+            raise BadInput(cannot_read(path, err)) from None
         except UnicodeDecodeError:
-            raise BadInput(f"{path}: not a text file (a grid is 4 lines of 5 card names)") from None
+            raise BadInput(not_text(path)) from None
         try:
             tableau = parse_grid(text, str(path))
         except GridError as err:

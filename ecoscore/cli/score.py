@@ -15,6 +15,7 @@ from .common import (
     read_or_fail,
     read_photos,
 )
+from .language import words_for
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.overlay import overlay_jpeg
     from ecoscore.vision.report import score_reads
 
+    words = words_for(args)
     photos = read_photos(args.photos)
     reader = open_reader_or_fail(args.deck)
     # Named by the file in messages ("bad.jpg: not an image"), by its stem as a player.
@@ -37,13 +39,12 @@ def run(args: argparse.Namespace) -> int:
             scored = [next(players) for _ in read.tableaux]
             path = args.overlay / f"{name}.overlay.jpg"
             path.write_bytes(overlay_jpeg(read, scored))
-            print(f"overlay: {path}", file=sys.stderr)
+            print(words.fill("cli.overlay", path=path), file=sys.stderr)
     read_docs = [doc for doc in twins_said(game, read_docs) if doc is not None]  # said below with the others
     print_game(game, args, read_docs)
     for name, read in reads:
         if len(read.tableaux) > 1:
-            print(f"note: {name} holds {len(read.tableaux)} tableaux, scored as players "
-                  f"{name}-1 to {name}-{len(read.tableaux)}", file=sys.stderr)
+            print(words.fill("cli.several", name=name, n=len(read.tableaux)), file=sys.stderr)
     if not args.json:
         # What a photo says of itself (cards outside every tableau, a grid set aside) is every
         # player's of it, and said once, under the photo's name (it was said under each).
@@ -51,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
         for name, read in reads:
             of_photo = read.doubts if len(read.tableaux) > 1 else []  # (one player: said as theirs)
             for doubt in of_photo:
-                print(f"doubt ({name}): {doubt}")
+                print(words.fill("cli.doubt_of", name=name, doubt=words.say(doubt)))
             for read_doc, player in [next(docs) for _ in read.tableaux]:
                 for doubt in read_doc["doubts"]:
                     if doubt not in of_photo:
-                        print(f"doubt ({player.name}): {doubt}")
+                        print(words.fill("cli.doubt_of", name=player.name, doubt=words.say(doubt)))
     return 0
 
 

@@ -1,0 +1,139 @@
+"""The commands in the player's language: the score pad, the reason for every point, the doubts
+and the errors, as the page and the API say them (one catalogue); chosen by --lang or the shell."""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from helpers import EXAMPLES
+
+from ecoscore.cli.language import Words, chosen_lang
+from ecoscore.scoring import CardType, Tableau, explain, score_game, score_pad
+from ecoscore.service import i18n
+
+# English words of the pad and the explanation that no translation keeps (player names here are
+# "p0".."p3", so none of them is one; "solo" is also Italian, for "only").
+_ENGLISH = re.compile(r"\b(winners?|leading|not final|check|doubts?|cells?|unknown|scored|photo|grid|tableau|"
+                      r"incomplete|empty|warning|note|provisional|ahead|behind|level|lost|win|remarkable|"
+                      r"legendary|types?|nothing|none|biodiversity|total|adjacent|meadows?|wolf|wolves|bears?|"
+                      r"bees?|trout|streams?|dragonfl\w+|rabbits?|deer|cards?|row|col|place)\b|^solo:", re.M)
+
+
+def _run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_the_language_is_the_option_then_ours_then_the_shells():
+    assert chosen_lang("it", {"ECOSCORE_LANG": "cs", "LANG": "ru_RU.UTF-8"}) == "it"
+    assert chosen_lang(None, {"ECOSCORE_LANG": "cs", "LANG": "ru_RU.UTF-8"}) == "cs"
+    assert chosen_lang(None, {"LANG": "ru_RU.UTF-8"}) == "ru"
+    assert chosen_lang(None, {"LC_ALL": "it_IT.UTF-8", "LANG": "cs_CZ.UTF-8"}) == "it"  # LC_ALL first
+    assert chosen_lang(None, {"LC_MESSAGES": "cs_CZ.UTF-8", "LANG": "en_GB.UTF-8"}) == "cs"
+    assert chosen_lang(None, {"LANGUAGE": "de:ru", "LANG": "de_DE.UTF-8"}) == "ru"  # gettext's list, first spoken
+    assert chosen_lang(None, {"LANGUAGE": "ru", "LANG": "C.UTF-8"}) == "en"  # ... but not under the C locale
+    assert chosen_lang(None, {"LANG": "de_DE.UTF-8"}) == "en"  # a language we do not speak
+    assert chosen_lang(None, {"ECOSCORE_LANG": "xx", "LANG": "cs_CZ"}) == "cs"
+    assert chosen_lang(None, {}) == "en"
+
+
+def _random_game(rng: random.Random):
+    """A game of 1-4 players, or solo, with reads that doubt some cells, know none of others, doubt
+    the photo, and a deck over-full (three tableaux of 20 wolves)."""
+    kind = rng.choice(["game", "game", "solo", "alone", "overfull"])
+    n = {"game": rng.randint(2, 4), "solo": 1, "alone": 1, "overfull": 3}[kind]
+    cards = [*CardType, None]
+    players = [(f"p{i}", Tableau([CardType.WOLF] * 20 if kind == "overfull" else [rng.choice(cards) for _ in range(20)]))
+               for i in range(n)]
+    bot = Tableau([rng.choice(cards) for _ in range(20)]) if kind == "solo" else None
+    game = score_game(players, bot=bot)
+    reads = []
+    for _ in players:
+        doubted = rng.sample(range(20), rng.choice([0, 0, 1, 3]))
+        unknown = set(rng.sample(doubted, min(len(doubted), rng.choice([0, 1, 2]))))
+        cells = [[{"doubts": ["row 1, col 1: low confidence"] if r * 5 + c in doubted else [],
+                   "unknown": r * 5 + c in unknown} for c in range(5)] for r in range(4)]
+        reads.append({"cells": cells, "doubts": ["the photo is blurred"] if rng.random() < 0.3 else []})
+    return game, reads
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_every_line_of_the_pad_and_every_point_explained_is_said_in_the_players_language(lang):
+    """Random games: each line the pad and the explanation say is a message of the catalogue
+    (none passes in English), and what comes out holds no English word; the numbers stay."""
+    rng = random.Random(11)
+    words = Words(lang)
+    said: set[str] = set()
+
+    def say(text: str) -> str:
+        found = i18n.match(text)
+        assert found is not None, text
+        said.add(found[0])
+        return words.say(text)
+
+    for _ in range(120):
+        game, reads = _random_game(rng)
+        for k, text in enumerate([score_pad(game, reads, say=say, label=words.label),
+                                  *(explain(p, say=say, label=words.label) for p in game.players)]):
+            out = re.sub(r"\bp\d\b|\bbot\b", "", text)  # player names, and the solo bot's column
+            assert not _ENGLISH.search(out), (lang, _ENGLISH.search(out), text)
+            numbers = re.findall(r"-?\d+", score_pad(game, reads) if k == 0 else explain(game.players[k - 1]))
+            assert re.findall(r"-?\d+", text) == numbers  # the same points, in the same places
+    pad_keys = {key for key in said if key.startswith("api.pad_")}
+    assert len(pad_keys) >= 15, sorted(pad_keys)  # the winner, the leader, the doubts, solo, notes, warnings...
+
+
+def test_a_game_from_grid_files_in_czech_as_the_player_reads_it():
+    english = _run("grid", *(str(EXAMPLES / f"{n}.txt") for n in ("alice", "bruno")), "--explain")
+    czech = _run("grid", *(str(EXAMPLES / f"{n}.txt") for n in ("alice", "bruno")), "--explain", "--lang", "cs")
+    assert english.returncode == czech.returncode == 0, czech.stderr
+    lines = czech.stdout.splitlines()
+    assert lines[2].split() == ["medvěd", "4", "0"] and "celkem            50      36" in lines
+    assert "vítěz: alice" in lines
+    assert "  jelen      3 karty          :  12  2 × (řad s jelenem: 3, sloupců s jelenem: 3; řady 1, 2, 4; " \
+           "sloupce 1, 2, 3) (řada 1, sloupec 2; řada 2, sloupec 1; řada 4, sloupec 3)" in lines
+    assert re.findall(r"-?\d+", czech.stdout) == re.findall(r"-?\d+", english.stdout)
+
+
+def test_the_shells_locale_chooses_the_language_and_an_error_is_said_in_it(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("ECOSCORE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    r = _run("grid", str(EXAMPLES / "alice.txt"), str(tmp_path / "nothere.txt"), env={**env, "LANG": "ru_RU.UTF-8"})
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == f"ecoscore: ошибка: нет такого файла: {tmp_path / 'nothere.txt'}"
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8 not a photo")
+    r = _run("grid", str(EXAMPLES / "alice.txt"), "--bot", str(photo), env={**env, "LANG": "it_IT.UTF-8"})
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"ecoscore: errore: --bot: {photo}: non è un file di testo "
+                                "(una griglia è fatta di 4 righe di 5 nomi di carte)")
+    r = _run("grid", str(EXAMPLES / "alice.txt"), env={**env, "LANG": "C.UTF-8"})
+    assert r.returncode == 0 and "total" in r.stdout  # the C locale is English
+
+
+def test_a_photo_scored_and_read_in_italian_with_its_doubts(tmp_path, photo_set):
+    path = tmp_path / "anna.jpg"
+    path.write_bytes(photo_set[0].jpeg)
+    english = _run("score", str(path), "--json")
+    italian = _run("score", str(path), "--json", "--lang", "it")
+    assert english.returncode == italian.returncode == 0, italian.stderr
+    en, it = json.loads(english.stdout), json.loads(italian.stdout)
+    assert [p["total"] for p in it["players"]] == [p["total"] for p in en["players"]]
+    assert it["players"][0]["doubts"] == [i18n.translate(d, "it") for d in en["players"][0]["doubts"]]
+    assert set(it["players"][0]) == set(en["players"][0])  # the keys stay: a JSON answer is data
+    pad = _run("score", str(path), "--lang", "it")
+    assert pad.returncode == 0, pad.stderr
+    assert "totale" in pad.stdout and "total " not in pad.stdout
+    for doubt in en["players"][0]["doubts"]:
+        assert f"dubbio (anna): {i18n.translate(doubt, 'it')}" in pad.stdout
+    read = _run("read", str(path), "--lang", "it")
+    assert read.returncode == 0, read.stderr
+    comment = next(line for line in read.stdout.splitlines() if line.startswith("# letto da "))
+    assert re.search(r"sicurezza \d+%, quella della casella meno sicura \(riga \d, colonna \d", comment)
+    grid = tmp_path / "anna.txt"
+    grid.write_text(read.stdout, encoding="utf-8")  # the grid itself stays in the format `grid` reads
+    again = _run("grid", str(grid), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["players"][0]["total"] == en["players"][0]["total"]
