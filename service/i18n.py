@@ -38,6 +38,11 @@ _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
 _CELL_NAMES = {"cells"}  # "row 1, col 2; row 3, col 4" (an explanation's cells: scoring.tableau.cell_name)
 _DECIMAL = {"residual"}
 _ORDINAL = {"place"}  # a place in a majority, "2nd" (scoring.majority.ordinal): its number, as each language writes it round it
+# A way an enrolment's grid may lie on a photo's cards (vision/enrol.py's labels): "as written",
+# "turned 180°, 1 row and 2 columns off where the cards found put it".
+_PLACEMENT = {"lay_one", "lay_other"}
+_LAY_PATTERN = (r"(as written|turned 180°)(?:, (?:(where)|(?:(\d+) rows?)?(?: and )?(?:(\d+) columns?)? off where) the cards "
+                r"found put it)?")
 # The languages that write a decimal comma ("0,29"); English keeps the point.
 _DECIMAL_COMMA = {"cs", "ru", "it"}
 # The languages that put a (no-break) space before "%" ("87 %", as the page's Intl writes it:
@@ -97,6 +102,8 @@ def _group(name: str) -> str:
         return r"[\d.]+"
     if name in _ORDINAL:
         return r"\d+(?:st|nd|rd|th)"
+    if name in _PLACEMENT:
+        return re.sub(r"\((?!\?)", "(?:", _LAY_PATTERN)  # its groups unnamed, uncaptured: one of the message's parameters
     if name in _MESSAGE or name in _CELLS or name in _CELL_NAMES:
         return r".+"
     return r".+?"
@@ -210,6 +217,8 @@ def translate(text: str, lang: str) -> str:
                                lambda m: fill(lang, "api.cell_name", row=m.group(1), col=m.group(2)), value)
         elif name in _ORDINAL:
             out[name] = re.sub(r"\D+$", "", value)
+        elif name in _PLACEMENT:
+            out[name] = _placement(lang, value)
         elif name in _DECIMAL and lang in _DECIMAL_COMMA:
             out[name] = value.replace(".", ",")
         elif name in _PERCENT:
@@ -217,6 +226,19 @@ def translate(text: str, lang: str) -> str:
         else:
             out[name] = value
     return fill(lang, key, **out)
+
+
+def _placement(lang: str, text: str) -> str:
+    """A way an enrolment's grid lies on the cards found, in ``lang`` (``_LAY_PATTERN``)."""
+    lay, there, rows, columns = re.fullmatch(_LAY_PATTERN, text).groups()  # type: ignore[union-attr]  # matched so
+    said = fill(lang, "enrol.as_written" if lay == "as written" else "enrol.turned")
+    moves = [fill(lang, key, n=int(n)) for key, n in (("enrol.rows", rows), ("enrol.columns", columns)) if n]
+    if there:
+        return fill(lang, "enrol.there", lay=said)
+    if moves:
+        move = moves[0] if len(moves) == 1 else fill(lang, "enrol.and", a=moves[0], b=moves[1])
+        return fill(lang, "enrol.moved", lay=said, move=move)
+    return said
 
 
 _TRANSLATED_LISTS = ("doubts", "settled", "deck_issues")

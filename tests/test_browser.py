@@ -960,7 +960,9 @@ def catalogue_messages() -> list[str]:
               **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._CARDS, "wolf, eagle"),
               **dict.fromkeys(i18n._MESSAGE, plain),
               **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12"),
-              **dict.fromkeys(i18n._CELL_NAMES, "row 1, col 2; row 3, col 4"), **dict.fromkeys(i18n._ORDINAL, "2nd")}
+              **dict.fromkeys(i18n._CELL_NAMES, "row 1, col 2; row 3, col 4"), **dict.fromkeys(i18n._ORDINAL, "2nd"),
+              "lay_one": "as written, where the cards found put it",
+              "lay_other": "turned 180°, 2 rows and 1 column off where the cards found put it"}
     texts = []
     for key, value in i18n.catalogue("en").items():
         for form in (value.values() if isinstance(value, dict) else [value]) if key.startswith("api.") else ():

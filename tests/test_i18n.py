@@ -226,7 +226,7 @@ MESSAGES = [
     "kitchen.jpg: no grid of at least 5 aligned cards found (cards found: 3): lay at least 5 cards out in their grid, "
     "whole in the frame, or photograph each card alone",
     "table.jpg: cannot tell where the grid lies on the cards found (all its 11 cards were found, and it fits them alike "
-    "as written, where the cards found put it and turned half round, 1 row off where the cards found put it): check "
+    "as written, where the cards found put it and turned 180°, 1 row off where the cards found put it): check "
     "that the grid is this photo's, its empty cells where no card lies",
     "kitchen.jpg: 3 tableaux found; photograph the one tableau alone",
     "kitchen.jpg: too many tableaux in one photo (grids of cards found: 9; a game has at most 8): photograph the "
@@ -470,3 +470,29 @@ def test_the_api_explains_every_point_in_the_players_language(reader, tmp_path):
             for a, b in zip(en["explanation"][part], cs["explanation"][part]):
                 assert {k: v for k, v in a.items() if k != "reason"} == {k: v for k, v in b.items() if k != "reason"}
                 assert b["reason"] == i18n.translate(a["reason"], "cs") and not _REASON_ENGLISH.search(b["reason"])
+
+
+def test_where_an_enrolments_grid_may_lie_is_said_in_the_players_words():
+    # "stejně dobře sedí as written, 1 row off where the cards found put it i turned 180°": the
+    # ways a grid may lie on the cards found stayed English inside a translated refusal.
+    refusal = ("table.jpg: cannot tell where the grid lies on the cards found (all its 11 cards were found, and it fits "
+               "them alike as written, 1 row off where the cards found put it and turned 180°, 2 rows and 1 column off "
+               "where the cards found put it): check that the grid is this photo's, its empty cells where no card lies")
+    assert i18n.translate(refusal, "cs") == (
+        "table.jpg: nelze poznat, kde na nalezených kartách mřížka leží (nalezeny byly všechny její karty, 11, a stejně "
+        "dobře sedí v zapsané podobě, posunutá o 1 řadu proti místu, kam ji kladou nalezené karty i otočená o 180°, "
+        "posunutá o 2 řady a 1 sloupec proti místu, kam ji kladou nalezené karty): zkontrolujte, že mřížka patří k této "
+        "fotce a její prázdná políčka jsou tam, kde neleží žádná karta")
+    which_way = ("table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); "
+                 "photograph it from the side the grid was written from")
+    assert "(va bene sia come è scritta sia girata di 180°)" in i18n.translate(which_way, "it")
+    assert "(одинаково подходят в записанном виде и с поворотом на 180°)" in i18n.translate(which_way, "ru")
+    # every way enrol.py words (vision/enrol.py: _SYMMETRIES, _moved_by) is one the pattern knows
+    from ecoscore.vision.enrol import _SYMMETRIES, _moved_by
+
+    for way in _SYMMETRIES:
+        for move in [(0, 0), (1, 0), (0, 2), (2, 1), (-1, -3)]:
+            label = way if move == (0, 0) else f"{way}, {_moved_by(move)}"
+            said = i18n.translate(which_way.replace("as written and", f"{label} and"), "cs")
+            assert "written" not in said and "off where" not in said and "turned" not in said, (label, said)
+

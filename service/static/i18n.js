@@ -49,10 +49,14 @@ const I18N = (() => {
     pct: "pct", least: "pct", runner_pct: "pct", card: "card", top: "card", runner: "card",
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
     cells: "names", place: "ord",  // an explanation's "row 1, col 2; ..." and a majority's "2nd"
+    lay_one: "lay", lay_other: "lay",  // a way an enrolment's grid may lie: "turned 180°, 1 row off where ..."
   };
+  // The ways vision/enrol.py says a grid may lie on the cards found (as service/i18n.py's _LAY_PATTERN).
+  const LAY = /^(as written|turned 180°)(?:, (?:(where)|(?:(\d+) rows?)?(?: and )?(?:(\d+) columns?)? off where) the cards found put it)?$/;
   // card: a name the reader gives a cell, one word or a deck matcher's "not ours" (as service/i18n.py)
   const GROUP = { num: "\\d+", pct: "\\d+ ?%", card: "(?:a foreign card|not ours|[a-z]+)", cards: "[a-z]+(?:, [a-z]+)*", dec: "[\\d.]+",
-                  msg: "[\\s\\S]+", cells: "[\\s\\S]+", names: "[\\s\\S]+", ord: "\\d+(?:st|nd|rd|th)" };
+                  msg: "[\\s\\S]+", cells: "[\\s\\S]+", names: "[\\s\\S]+", ord: "\\d+(?:st|nd|rd|th)",
+                  lay: LAY.source.slice(1, -1).replace(/\((?!\?)/g, "(?:") };  // (its groups not the message's)
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
   function buildMatchers() {
@@ -108,12 +112,23 @@ const I18N = (() => {
         : kind === "dec" ? v.replace(".", (1.5).toLocaleString(lang).charAt(1))  // "0,29" where the language writes so
         : kind === "pct" ? v.replace(/(\d) ?%/, `$1${percentSpace()}%`)  // "87 %" where the language writes so
         : kind === "ord" ? v.replace(/\D+$/, "")
+        : kind === "lay" ? placement(v)
         : kind === "names" ? v.replace(/row (\d+), col (\d+)/g, (_, r, c) => t("api.cell_name", { row: r, col: c }))
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
           .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
           .replace(/^bot, /, () => `${t("api.bots_grid")}, `) : v;  // as service/i18n.py says it
     }
     return t(found.key, out);
+  }
+
+  // A way an enrolment's grid lies on the cards found, in the page's language (service/i18n.py's _placement).
+  function placement(text) {
+    const [, lay, there, rows, columns] = LAY.exec(text);
+    const said = t(lay === "as written" ? "enrol.as_written" : "enrol.turned");
+    const moves = [["enrol.rows", rows], ["enrol.columns", columns]].filter(([, n]) => n).map(([key, n]) => t(key, { n: Number(n) }));
+    if (there) return t("enrol.there", { lay: said });
+    if (!moves.length) return said;
+    return t("enrol.moved", { lay: said, move: moves.length === 1 ? moves[0] : t("enrol.and", { a: moves[0], b: moves[1] }) });
   }
 
   // A refusal with retake advice after it: messages joined by "; ", each translated. The refusal
