@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from .common import BadInput, open_reader_or_fail, read_grid, read_photos, with_decks
+from .language import add_lang_option, words_for
 
 MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
 
@@ -128,8 +129,9 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
+    words = words_for(args)
     for note in notes:  # before the deck is written: they may say why it lacks a type
-        print(note, file=sys.stderr)
+        print(words.say(note), file=sys.stderr)
     try:
         info = store.add(args.name, crops, "; ".join(sources), title=args.title)
     except MissingTypes as err:
@@ -156,6 +158,7 @@ def register(sub) -> None:
                                                           "as its grid says")
     add.add_argument("--title", help='what the deck is called where players see it ("Náš stůl"), as the page asks; '
                                      "kept from the deck's first add")
+    add_lang_option(add)  # its refusals and notes: the page's words (what is wrong with a photo or a grid)
     actions.add_parser("list", help="the decks you can read with --deck")
     for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck"),
                          ("forget-last", "take back a deck's last add (a photo with a mistake in its grid)")):
