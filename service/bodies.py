@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import aclosing
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -88,6 +88,32 @@ def _utf8(data: bytes | bytearray) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+# A multipart body's delimiter (CRLF, "--" and the boundary) may not occur inside a part (RFC 2046,
+# 5.1.1). Where it does, followed by neither a part nor the end, python-multipart walks it byte by
+# byte: a 40 MB photo part made of "\r\n--BBx" (boundary "BB") held the event loop 7 s, a photo of
+# that size 0.3 s (an attack on a running server). A form of this API has at most
+# MAX_FORM_FIELDS + MAX_FORM_FILES parts, and as many delimiters after a CRLF (the first part's
+# has none, the closing one has): a body holding more is no such form, and is refused as it
+# streams, before the parser is given it.
+MAX_DELIMITERS = MAX_FORM_FIELDS + MAX_FORM_FILES
+
+
+async def _delimiters_counted(stream: AsyncIterator[bytes], boundary: bytes | None) -> AsyncGenerator[bytes, None]:
+    """``stream`` as it comes, refused once it holds more than ``MAX_DELIMITERS`` delimiters."""
+    delimiter = b"\r\n--" + (boundary or b"")
+    seen, tail = 0, b""
+    async for chunk in stream:
+        if boundary:
+            window = tail + chunk  # (a delimiter across two chunks counted once: the tail is shorter than one)
+            seen += window.count(delimiter)
+            if seen > MAX_DELIMITERS:
+                raise _Refused(400, f"the form (multipart/form-data) holds its boundary more than {MAX_DELIMITERS} "
+                                    "times, more than the parts a form of this API has: a file holding the form's "
+                                    "boundary cannot be sent in it (send it as a browser or `curl -F` does)")
+            tail = window[-(len(delimiter) - 1):]
+        yield chunk
 
 
 class _CheckedParser(MultiPartParser):
@@ -176,8 +202,9 @@ class BoundedRequest(Request):
         """Starlette's own, a multipart body parsed by ``_CheckedParser``."""
         if self._form is None and parse_options_header(self.headers.get("Content-Type"))[0] == b"multipart/form-data":
             try:
-                async with aclosing(self.stream()) as stream:
-                    parser = _CheckedParser(self.headers, stream, max_files=max_files, max_fields=max_fields,
+                boundary = parse_options_header(self.headers.get("Content-Type"))[1].get(b"boundary")
+                async with aclosing(self.stream()) as stream, aclosing(_delimiters_counted(stream, boundary)) as counted:
+                    parser = _CheckedParser(self.headers, counted, max_files=max_files, max_fields=max_fields,
                                             max_part_size=max_part_size, file_fields=self.file_fields)
                     self._form = await parser.parse()
             except _Refused as err:

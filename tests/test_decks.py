@@ -1,6 +1,7 @@
 """Decks as data: the generator, the deck store, and exports passed between players."""
 import os
 import time
+import warnings
 import zipfile
 
 import cv2
@@ -265,6 +266,26 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
     _say_encrypted(locked, "bear/0.png")  # opening it asks for a password
     with pytest.raises(DeckStoreError, match="encrypted"):
         import_deck(store, locked)
+    # A third: a second deck.toml behind a small first one was read unchecked (100 MB, 105 s and
+    # 573 MB); a name of 5,000 dotted keys, or a number too long to read, a traceback.
+    png = cv2.imencode(".png", np.zeros((128, 128, 3), np.uint8))[1].tobytes()
+    twice = tmp_path / "twice.zip"
+    with warnings.catch_warnings(), zipfile.ZipFile(twice, "w", zipfile.ZIP_DEFLATED) as z:
+        warnings.simplefilter("ignore")  # (zipfile warns of a name written twice)
+        z.writestr("deck.toml", 'name = "twice"\n')
+        z.writestr("deck.toml", b"a = [" + b"1," * 2**20 + b"1]\n")
+    started = time.monotonic()
+    with pytest.raises(DeckStoreError, match="a member is named twice"):
+        import_deck(store, twice)
+    assert time.monotonic() - started < 1.0
+    for k, toml in enumerate(["name" + ".a" * 5000 + " = 1\n", "name = " + "7" * 5000 + "\n",
+                              "name = 0x" + "f" * 5000 + "\n", "name = 7\n"]):
+        odd = tmp_path / f"odd{k}.zip"
+        with zipfile.ZipFile(odd, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("deck.toml", toml)
+            z.writestr("bear/0000.png", png)
+        with pytest.raises(DeckStoreError, match="no readable deck.toml|gives no name as text"):
+            import_deck(store, odd, name="odd")
     assert store.names() == [DEFAULT_DECK]
 
 

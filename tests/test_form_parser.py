@@ -103,3 +103,42 @@ def test_a_field_of_many_values_is_known_however_it_is_written():
     many = (list[str], list[str] | None, Optional[list[UploadFile]], Sequence[str], list[UploadFile])  # noqa: UP045
     one = (str, str | None, UploadFile, bool, int | None)
     assert all(bodies._takes_many(a) for a in many) and not any(bodies._takes_many(a) for a in one)
+
+
+def test_a_body_holding_its_boundary_over_and_over_is_refused_as_it_streams(post, monkeypatch):
+    # A photo part of "\r\n--b" + "x", over and over: python-multipart walks each near-delimiter
+    # byte by byte, and 40 MB of it held the event loop 7 s (an attack on a running server).
+    import time
+
+    near = b"\r\n--" + B.encode() + b"x"
+    start = time.perf_counter()
+    r = post(form(part("photo", near * (4 * 2**20 // len(near)), b"p.jpg")))
+    assert r.status_code == 400 and "holds its boundary more than" in r.json()["detail"]
+    assert time.perf_counter() - start < 1.5  # refused at the first chunks, not parsed through
+    # The largest form there may be (every field and file a form may have) is read.
+    files = [part(f"x{k}", b"data", b"x.bin") for k in range(bodies.MAX_FORM_FILES - 1)]
+    fields = [part(f"f{k}", b"v") for k in range(bodies.MAX_FORM_FIELDS - 1)]
+    assert post(form(PHOTO, *files, *fields, part("name", b"ann"))).json()["name"] == "ann"
+    # Counted as the body streams, a delimiter split across two chunks once.
+    monkeypatch.setattr(bodies, "MAX_DELIMITERS", 3)
+    three = form(PHOTO, part("a", b"v"), part("name", b"ann"))  # 3 delimiters after a CRLF
+    for size in (1, 5, 7, len(three)):
+        _drain(bodies._delimiters_counted(_chunks(three, size), B.encode()))
+        with pytest.raises(bodies._Refused):
+            _drain(bodies._delimiters_counted(_chunks(form(PHOTO, part("a", b"v"), part("b", b"v"), part("c", b"v")),
+                                                      size), B.encode()))
+
+
+async def _chunks(data: bytes, size: int):
+    for i in range(0, len(data), size):
+        yield data[i:i + size]
+
+
+def _drain(stream) -> None:
+    import asyncio
+
+    async def go():
+        async for _ in stream:
+            pass
+
+    asyncio.run(go())

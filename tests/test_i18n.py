@@ -239,6 +239,8 @@ MESSAGES = [
     "Method Not Allowed",
     "the form (multipart/form-data) names no boundary in its Content-Type: send it as a browser or `curl -F` does",
     "a part of the form has no name in its Content-Disposition: name each part (name=\"photo\")",
+    "the form (multipart/form-data) holds its boundary more than 128 times, more than the parts a form of this API has: "
+    "a file holding the form's boundary cannot be sent in it (send it as a browser or `curl -F` does)",
 ]
 
 
