@@ -137,3 +137,25 @@ def test_a_photo_scored_and_read_in_italian_with_its_doubts(tmp_path, photo_set)
     again = _run("grid", str(grid), "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["players"][0]["total"] == en["players"][0]["total"]
+
+
+def test_a_batch_writes_its_doubts_and_errors_in_the_players_language(tmp_path, photo_set):
+    import csv
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(photo_set[1].jpeg)
+    (folder / "broken.jpg").write_bytes(b"not a photo at all")
+    english, czech = tmp_path / "en.csv", tmp_path / "cs.csv"
+    assert _run("batch", str(folder), "--out", str(english), "--workers", "1").returncode == 0
+    r = _run("batch", str(folder), "--out", str(czech), "--workers", "1", "--lang", "cs")
+    assert r.returncode == 0, r.stderr
+    en, cs = (list(csv.DictReader(path.open(encoding="utf-8"))) for path in (english, czech))
+    assert [row["file"] for row in cs] == [row["file"] for row in en] and list(cs[0]) == list(en[0])  # columns stay
+    for a, b in zip(en, cs):
+        assert (b["totals"], b["grids"], b["final"]) == (a["totals"], a["grids"], a["final"])  # data stays
+        assert b["error"] == i18n.translate(a["error"], "cs")
+        assert b["doubts"] == " | ".join(i18n.translate(d, "cs") for d in a["doubts"].split(" | ")) if a["doubts"] else True
+    broken = next(row for row in cs if row["file"].endswith("broken.jpg"))
+    assert broken["status"] == "error" and broken["error"] and broken["error"] != next(
+        row for row in en if row["file"].endswith("broken.jpg"))["error"]

@@ -11,7 +11,7 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -133,7 +133,10 @@ def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[Fi
 
 
 def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True, deck: str | None = None, cluster: str | None = None) -> dict[str, float]:
+              progress: bool = True, deck: str | None = None, cluster: str | None = None,
+              said: Callable[[FileResult], FileResult] | None = None) -> dict[str, float]:
+    """Score every photo of ``target`` into ``out``; ``said``: each result as the rows say it (the
+    command line's: its messages in the player's language), in this process as it is written."""
     files = [str(p) for p in collect(target)]
     done = _done(out, jsonl) if resume else set()
     todo = [f for f in files if f not in done]
@@ -156,12 +159,14 @@ def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = Fal
             results = _pool_scores(todo, workers, deck) if todo else iter(())
         with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
             for result in results:
+                counts[result["status"]] += 1
+                if said is not None:
+                    result = said(result)
                 if writer is None:
                     handle.write(json.dumps(result, ensure_ascii=False) + "\n")
                 else:
                     writer.writerow(csv_row(result))
                 handle.flush()  # each row is on disk before the next starts
-                counts[result["status"]] += 1
                 bar.update()
     elapsed = time.perf_counter() - start
     counts["seconds"] = round(elapsed, 2)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
+from .language import add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
@@ -17,8 +18,14 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(f"no such folder: {args.target!r}")
         raise BadInput(f"no photos in {args.target!r} (JPEG, PNG, WebP or HEIC files, or a glob that finds some)")
     open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
+    words = words_for(args)
+
+    def said(result):  # its doubts, the reasons for its points and its error in the player's language
+        out = words.doc(result)
+        return {**out, "error": words.say(out["error"])} if "error" in out else out
+
     counts = run_batch(args.target, args.out, jsonl=args.jsonl, resume=args.resume, workers=args.workers,
-                       deck=args.deck, cluster=args.cluster)
+                       deck=args.deck, cluster=args.cluster, said=None if words.lang == "en" else said)
     # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
     skipped = f", {counts['skipped']} skipped (already in {args.out})" if counts["skipped"] else ""
     print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors{skipped}; {counts['images_per_second']} photos/s",
@@ -38,5 +45,6 @@ def register(sub) -> None:
                         "the photos at the same path), or 'local' for --workers processes here "
                         "(the distributed extra)")
     add_deck_option(p)
+    add_lang_option(p)  # the rows' doubts and errors; the columns, grids and numbers stay as they are
     p.set_defaults(run=run)
 
