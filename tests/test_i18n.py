@@ -482,8 +482,8 @@ def test_where_an_enrolments_grid_may_lie_is_said_in_the_players_words():
                "where the cards found put it): check that the grid is this photo's, its empty cells where no card lies")
     assert i18n.translate(refusal, "cs") == (
         "table.jpg: nelze poznat, kde na nalezených kartách mřížka leží (nalezeny byly všechny její karty, 11, a stejně "
-        "dobře sedí v zapsané podobě, posunutá o 1 řadu proti místu, kam ji kladou nalezené karty i otočená o 180°, "
-        "posunutá o 2 řady a 1 sloupec proti místu, kam ji kladou nalezené karty): zkontrolujte, že mřížka patří k této "
+        "dobře sedí v zapsané podobě, posunutá o 1 řadu od místa určeného nalezenými kartami i otočená o 180°, "
+        "posunutá o 2 řady a 1 sloupec od místa určeného nalezenými kartami): zkontrolujte, že mřížka patří k této "
         "fotce a její prázdná políčka jsou tam, kde neleží žádná karta")
     which_way = ("table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); "
                  "photograph it from the side the grid was written from")
