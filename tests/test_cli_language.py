@@ -28,6 +28,9 @@ def _run(*args, env=None):
 
 
 def test_the_language_is_the_option_then_ours_then_the_shells():
+    from ecoscore.cli.language import LANG_CHOICES
+
+    assert set(LANG_CHOICES) == set(i18n.LANGS)  # every language the page speaks, the commands speak
     assert chosen_lang("it", {"ECOSCORE_LANG": "cs", "LANG": "ru_RU.UTF-8"}) == "it"
     assert chosen_lang(None, {"ECOSCORE_LANG": "cs", "LANG": "ru_RU.UTF-8"}) == "cs"
     assert chosen_lang(None, {"LANG": "ru_RU.UTF-8"}) == "ru"

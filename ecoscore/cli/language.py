@@ -4,7 +4,7 @@ Chosen by ``--lang``, else ``ECOSCORE_LANG``, else the shell's locale as gettext
 (``LANGUAGE``'s list, then ``LC_ALL``, ``LC_MESSAGES``, ``LANG``; a "C" or "POSIX" locale is
 English), else English. What is said is the service's catalogue (service/i18n.py): the same
 words as the page and the API, translated on the way out. What is data stays as written: a
-grid file's card names (``ecoscore grid`` reads them back), JSON keys, a batch's files.
+grid file's card names (``ecoscore grid`` reads them back), JSON keys, a batch's CSV columns.
 """
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+# service/i18n.py's LANGS (tests/test_cli_language.py holds them together), written here so that
+# a command in English does not import the catalogue's matcher (a quarter second at every start).
 LANG_CHOICES = ("en", "cs", "ru", "it")
 
 
