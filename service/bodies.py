@@ -200,9 +200,10 @@ class BoundedRequest(Request):
     async def _get_form(self, *, max_files: int | float = 1000, max_fields: int | float = 1000,
                         max_part_size: int = 1024 * 1024) -> FormData:
         """Starlette's own, a multipart body parsed by ``_CheckedParser``."""
-        if self._form is None and parse_options_header(self.headers.get("Content-Type"))[0] == b"multipart/form-data":
+        kind, options = parse_options_header(self.headers.get("Content-Type"))
+        if self._form is None and kind == b"multipart/form-data":
             try:
-                boundary = parse_options_header(self.headers.get("Content-Type"))[1].get(b"boundary")
+                boundary = options.get(b"boundary")
                 async with aclosing(self.stream()) as stream, aclosing(_delimiters_counted(stream, boundary)) as counted:
                     parser = _CheckedParser(self.headers, counted, max_files=max_files, max_fields=max_fields,
                                             max_part_size=max_part_size, file_fields=self.file_fields)

@@ -32,10 +32,8 @@ def chosen_lang(option: str | None, environ: Mapping[str, str] = os.environ) -> 
     locale = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name)), "")
     if locale.split(".")[0] in ("", "C", "POSIX"):
         return "en"  # gettext too ignores LANGUAGE under the C locale
-    for tag in environ.get("LANGUAGE", "").split(":"):
-        if _lang_of(tag):
-            return _lang_of(tag)
-    return _lang_of(locale) or "en"
+    listed = (lang for tag in environ.get("LANGUAGE", "").split(":") if (lang := _lang_of(tag)))
+    return next(listed, None) or _lang_of(locale) or "en"
 
 
 def _lang_of(tag: str) -> str:
