@@ -34,6 +34,7 @@ _CARD = {"card", "top", "runner"}
 _NAME = rf"(?:{FOREIGN_CARD}|not ours|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
+_CLASHES = {"clashes"}  # nested messages joined by "; " (`deck add`'s cells a grid and a deck disagree on)
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
 _CELL_NAMES = {"cells"}  # "row 1, col 2; row 3, col 4" (an explanation's cells: scoring.tableau.cell_name)
 _DECIMAL = {"residual"}
@@ -104,7 +105,7 @@ def _group(name: str) -> str:
         return r"\d+(?:st|nd|rd|th)"
     if name in _PLACEMENT:
         return re.sub(r"\((?!\?)", "(?:", _LAY_PATTERN)  # its groups unnamed, uncaptured: one of the message's parameters
-    if name in _MESSAGE or name in _CELLS or name in _CELL_NAMES:
+    if name in _MESSAGE or name in _CLASHES or name in _CELLS or name in _CELL_NAMES:
         return r".+"
     return r".+?"
 
@@ -143,6 +144,11 @@ def fill(lang: str, key: str, **params) -> str:
         n = params.get("n", 0)
         entry = entry.get(plural_category(lang, int(n)), entry.get("other") or next(iter(entry.values())))
     return entry.format(**params)
+
+
+def decimal(lang: str, number: str) -> str:
+    """A number written "0.29" as ``lang`` writes it ("0,29" in Czech, Russian and Italian)."""
+    return number.replace(".", ",") if lang in _DECIMAL_COMMA else number
 
 
 def percent_sign(lang: str) -> str:
@@ -200,6 +206,8 @@ def translate(text: str, lang: str) -> str:
     for name, value in params.items():
         if name in _MESSAGE:
             out[name] = translate(value, lang)
+        elif name in _CLASHES:
+            out[name] = "; ".join(translate(part, lang) for part in value.split("; "))
         elif name in _CARD:
             out[name] = card_name(lang, value)
         elif name in _CARDS:
@@ -219,8 +227,8 @@ def translate(text: str, lang: str) -> str:
             out[name] = re.sub(r"\D+$", "", value)
         elif name in _PLACEMENT:
             out[name] = _placement(lang, value)
-        elif name in _DECIMAL and lang in _DECIMAL_COMMA:
-            out[name] = value.replace(".", ",")
+        elif name in _DECIMAL:
+            out[name] = decimal(lang, value)
         elif name in _PERCENT:
             out[name] = re.sub(r"(\d) ?%", lambda m: m.group(1) + percent_sign(lang), value)
         else:

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from helpers import EXAMPLES
 
@@ -162,3 +163,59 @@ def test_a_batch_writes_its_doubts_and_errors_in_the_players_language(tmp_path, 
     broken = next(row for row in cs if row["file"].endswith("broken.jpg"))
     assert broken["status"] == "error" and broken["error"] and broken["error"] != next(
         row for row in en if row["file"].endswith("broken.jpg"))["error"]
+
+
+def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp_path, monkeypatch, capsys):
+    from ecoscore.cli import main
+    from ecoscore.vision.deckstore import DeckStore
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    store = DeckStore(tmp_path / "decks")
+    crops = {card: [np.full((90, 60, 3), 20 * i + k, np.uint8) for k in range(2 if card is CardType.FOX else 1)]
+             for i, card in enumerate(CardType)}
+    store.add("kuchyn", crops, "folder karty", title="Naše kuchyň")
+    store.add("half", {CardType.FOX: crops[CardType.FOX]}, "the page", partial=True)
+
+    def said(*args: str, code: int = 0) -> list[str]:
+        assert main([*args]) == code
+        out = capsys.readouterr()
+        return (out.out + out.err).splitlines()
+
+    listed = said("deck", "list", "--lang", "cs")
+    assert listed[0].split() == ["standin", "22", "předloh", "(vestavěný,", "výchozí)"]
+    assert listed[1].split()[:3] == ["half", "2", "předlohy"] and listed[1].endswith(
+        "(zatím nic nepřečte: chybí zajíc, pstruh, medvěd, vážka, včela, orel, vlk, jelen, potok, louka)")
+    assert listed[2] == 'kuchyn                 12 předloh  "Naše kuchyň"'
+    shown = said("deck", "show", "kuchyn", "--lang", "ru")
+    assert shown[0] == 'колода kuchyn  "Naše kuchyň"'
+    assert "  лиса       2 образца" in shown and "  орёл       1 образец" in shown
+    assert shown[-1] == "  откуда: folder karty"  # a source is a record, kept as written
+    zipped = tmp_path / "kuchyn.zip"
+    assert said("deck", "export", "kuchyn", str(zipped), "--lang", "it") == [f"scritto: {zipped}"]
+    assert said("deck", "export", "kuchyn", str(zipped), "--lang", "it", code=2) == [
+        f"ecoscore: errore: {zipped} esiste già: indica un altro nome di file, oppure --force per sostituirlo"]
+    assert said("deck", "import", str(zipped), "--lang", "cs", code=2) == [
+        "ecoscore: chyba: balíček „kuchyn“ už existuje: nejdřív ho odstraňte, nebo importujte pod jiným názvem"]
+    assert said("deck", "import", str(zipped), "--name", "druhy", "--lang", "cs") == [
+        'importován balíček druhy: 12 předloh',
+        "jeho jméno 'Naše kuchyň' už tu má balíček kuchyn: tato kopie se jmenuje druhy"]
+    assert said("deck", "forget-last", "druhy", "--lang", "ru") == [
+        "колода druhy: последнее добавление отменено; оно было первым, поэтому колода удалена"]
+    assert said("deck", "remove", "kuchyn", "--lang", "it") == ["mazzo kuchyn rimosso"]
+    assert said("deck", "remove", "standin", "--lang", "cs", code=2) == [
+        "ecoscore: chyba: žádný naučený balíček „standin“ neexistuje (vestavěný balíček odstranit nelze)"]
+    assert said("deck", "add", "Kuchyn", str(tmp_path), "--lang", "ru", code=2) == [
+        "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_»"]
+    assert said("deck", "add", "ok", "--lang", "it", code=2) == [
+        "ecoscore: errore: indica una CARTELLA di immagini delle carte, oppure --photo P.jpg --grid G.txt"]
+    assert said("deck", "list") [0].split()[1:3] == ["22", "references"]  # English, as before
+
+
+def test_a_grid_and_a_decks_own_cards_disagreeing_is_said_cell_by_cell():
+    english = ("kitchen.jpg: the grid and deck mine's own cards disagree: row 1 col 2: the grid says fox, this deck's "
+               "cards say bee (87%); row 3 col 4: the grid says deer, this deck's cards say not ours (40%): check the "
+               "grid there (two cards swapped?); nothing was added (--force adds it as its grid says)")
+    assert i18n.translate(english, "cs") == (
+        "kitchen.jpg: mřížka nesouhlasí s vlastními kartami balíčku mine: řada 1 sloupec 2: mřížka říká liška, karty tohoto "
+        "balíčku včela (87\u00a0%); řada 3 sloupec 4: mřížka říká jelen, karty tohoto balíčku cizí karta (40\u00a0%): "
+        "zkontrolujte tam mřížku (dvě karty prohozené?); nic nebylo přidáno (--force fotku přidá podle její mřížky)")

@@ -7,8 +7,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .common import BadInput, open_reader_or_fail, read_grid, read_photos, with_decks
-from .language import add_lang_option, words_for
+from .common import BadInput, cannot_read, open_reader_or_fail, read_grid, read_photos, with_decks
+from .language import Words, add_lang_option, words_for
 
 MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
 
@@ -18,46 +18,48 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, default_store
 
     store = default_store()
+    words = words_for(args)
     try:
         if args.action == "list":
             for name in store.names():
                 info = store.info(name)
-                print(f"{name:<20} {sum(info.counts.values()):>4} references"
-                      f"{_called(info)}{'  (built in, the default)' if info.builtin else ''}"
-                      f"{'  (reads nothing yet: no ' + ', '.join(info.missing) + ')' if info.missing else ''}")
+                print(f"{name:<20} {_references(words, info, width=4)}{_called(info)}"
+                      f"{'  ' + words.fill('cli.deck_default') if info.builtin else ''}"
+                      f"{'  ' + _reads_nothing(words, info) if info.missing else ''}")
         elif args.action == "show":
             info = store.info(args.name)
-            print(f"deck {info.name}{_called(info)}{' (built in)' if info.builtin else ''}")
+            print(words.fill("cli.deck_head", name=info.name) + _called(info)
+                  + (" " + words.fill("cli.deck_builtin") if info.builtin else ""))
             for card, n in info.counts.items():
-                print(f"  {card.value:<10} {n} reference{'s' if n != 1 else ''}")
+                print(f"  {words.label(card.value):<10} {words.fill('cli.deck_refs', n=n)}")
             # Each source once, with how many adds it made: the page's photos are all "photo.jpg
-            # from the page", said twice over (a newcomer's run).
+            # from the page", said twice over (a newcomer's run). A source is a record, kept as written.
             for source, n in Counter(info.sources).items():
-                print(f"  from: {source}" + (f" (× {n})" if n > 1 else ""))
+                print("  " + words.fill("cli.deck_from", source=source) + (f" (× {n})" if n > 1 else ""))
         elif args.action == "remove":
             store.remove(args.name)
-            print(f"removed deck {args.name}", file=sys.stderr)
+            print(words.fill("cli.deck_removed", name=args.name), file=sys.stderr)
         elif args.action == "forget-last":
             left = store.forget_last(args.name)
-            print(f"deck {args.name}: its last add taken back" + (f", {sum(left.counts.values())} references left"
-                  if left is not None else "; it was its first, so the deck is removed"), file=sys.stderr)
+            print(words.fill("cli.deck_forgot", name=args.name, n=sum(left.counts.values())) if left is not None
+                  else words.fill("cli.deck_forgot_all", name=args.name), file=sys.stderr)
         elif args.action == "export":
             if args.file.exists() and not args.force:  # (it overwrote a friend's export without a word)
                 raise BadInput(f"{args.file} exists already: give another file name, or --force to replace it")
             out = export_deck(store, args.name, args.file)
-            print(f"wrote {out}", file=sys.stderr)
+            print(words.fill("cli.wrote", path=out), file=sys.stderr)
         elif args.action == "import":
             if not args.file.is_file():
-                raise BadInput(f"{args.file}: no such file")
+                raise BadInput(cannot_read(args.file, FileNotFoundError()))
             info = import_deck(store, args.file, args.name)
-            print(f"imported deck {info.name}{_called(info)}: {sum(info.counts.values())} references"
-                  + (f" (reads nothing yet: no {', '.join(info.missing)})" if info.missing else ""), file=sys.stderr)
+            print(words.fill("cli.deck_imported", name=info.name, title=_called(info), refs=_references(words, info))
+                  + (" " + _reads_nothing(words, info) if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)
                 kept = store.info(info.title_kept_by)
-                print(f"its title {kept.shown!r} is deck {kept.name}'s here already: this copy is called {info.name}",
+                print(words.fill("cli.deck_title_kept", title=repr(kept.shown), other=kept.name, name=info.name),
                       file=sys.stderr)
         else:
-            _deck_add(args, store)
+            _deck_add(args, store, words)
     except NoSuchDeck as err:
         raise BadInput(with_decks(err)) from None
     except DeckStoreError as err:
@@ -65,12 +67,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _references(words: Words, info, width: int = 0) -> str:
+    """"21 references" (the number right-aligned in ``width``, as `deck list`'s column)."""
+    n = sum(info.counts.values())
+    return words.fill("cli.deck_refs", n=n).replace(str(n), f"{n:>{width}}", 1)
+
+
+def _reads_nothing(words: Words, info) -> str:
+    return words.fill("cli.deck_reads_nothing", types=", ".join(words.label(card) for card in info.missing))
+
+
 def _called(info) -> str:
     """The name a deck's player typed when it is not its key (a deck started on the page: "Náš stůl")."""
     return f"  {json.dumps(info.title, ensure_ascii=False)}" if info.title and info.title != info.name else ""  # quotes in it escaped
 
 
-def _deck_add(args: argparse.Namespace, store) -> None:
+def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
     import time
 
     from ecoscore.vision.deckstore import MissingTypes, TitleTaken, check_name
@@ -129,7 +141,6 @@ def _deck_add(args: argparse.Namespace, store) -> None:
             sources.append(f"photo {photo.name} with grid {grid.name}")
     except EnrolError as err:
         raise BadInput(str(err)) from None
-    words = words_for(args)
     for note in notes:  # before the deck is written: they may say why it lacks a type
         print(words.say(note), file=sys.stderr)
     try:
@@ -141,9 +152,9 @@ def _deck_add(args: argparse.Namespace, store) -> None:
         raise BadInput(f"{err}: add another photo that holds them with its grid (--photo P --grid G, "
                        "repeatable), or a folder of them") from None
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
-    print(f"deck {info.name}: {sum(info.counts.values())} references "
-          f"({', '.join(f'{c.value} {n}' for c, n in info.counts.items())}) in {time.perf_counter() - start:.1f} s",
-          file=sys.stderr)
+    print(words.fill("cli.deck_added", name=info.name, refs=_references(words, info),
+                     counts=", ".join(f"{words.label(c.value)} {n}" for c, n in info.counts.items()),
+                     secs=words.decimal(f"{time.perf_counter() - start:.1f}")), file=sys.stderr)
 
 
 def register(sub) -> None:
@@ -159,16 +170,20 @@ def register(sub) -> None:
     add.add_argument("--title", help='what the deck is called where players see it ("Náš stůl"), as the page asks; '
                                      "kept from the deck's first add")
     add_lang_option(add)  # its refusals and notes: the page's words (what is wrong with a photo or a grid)
-    actions.add_parser("list", help="the decks you can read with --deck")
+    add_lang_option(actions.add_parser("list", help="the decks you can read with --deck"))
     for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck"),
                          ("forget-last", "take back a deck's last add (a photo with a mistake in its grid)")):
-        actions.add_parser(action, help=what).add_argument("name")
+        one = actions.add_parser(action, help=what)
+        one.add_argument("name")
+        add_lang_option(one)
     export = actions.add_parser("export", help="write a deck to one .zip file, to pass to a friend")
     export.add_argument("name")
     export.add_argument("file", type=Path)
     export.add_argument("--force", action="store_true", help="replace the file if it exists")
+    add_lang_option(export)
     imp = actions.add_parser("import", help="add a deck from a file written by `deck export`")
     imp.add_argument("file", type=Path)
     imp.add_argument("--name", default=None, help="store it under another name")
+    add_lang_option(imp)
     p.set_defaults(run=run)
 

@@ -75,6 +75,14 @@ class Words:
 
         return f"{round(share * 100)}{percent_sign(self.lang)}"
 
+    def decimal(self, text: str) -> str:
+        """"1.6" -> "1,6" in the languages that write a decimal comma."""
+        if self.lang == "en":
+            return text
+        from ecoscore.service.i18n import decimal
+
+        return decimal(self.lang, text)
+
     def fill(self, key: str, **params) -> str:
         """A command's own line (a ``cli.*`` entry of the catalogue)."""
         from ecoscore.service.i18n import fill
