@@ -1,5 +1,6 @@
 """The commands in the player's language: the score pad, the reason for every point, the doubts
 and the errors, as the page and the API say them (one catalogue); chosen by --lang or the shell."""
+import argparse
 import json
 import os
 import random
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from helpers import EXAMPLES
 
+from ecoscore.cli.common import positive_int
 from ecoscore.cli.language import Words, chosen_lang
 from ecoscore.scoring import CardType, Tableau, explain, score_game, score_pad
 from ecoscore.service import i18n
@@ -21,6 +23,9 @@ _ENGLISH = re.compile(r"\b(winners?|leading|not final|check|doubts?|cells?|unkno
                       r"incomplete|empty|warning|note|provisional|ahead|behind|level|lost|win|remarkable|"
                       r"legendary|types?|nothing|none|biodiversity|total|adjacent|meadows?|wolf|wolves|bears?|"
                       r"bees?|trout|streams?|dragonfl\w+|rabbits?|deer|cards?|row|col|place)\b|^solo:", re.M)
+
+_ENGLISH_ARGPARSE = re.compile(r"\b(arguments|invalid|choice|choose|expected|one|required|unrecognized|"
+                               r"ambiguous|could|match|whole|number|give|more)\b")
 
 
 def _run(*args, env=None):
@@ -219,3 +224,59 @@ def test_a_grid_and_a_decks_own_cards_disagreeing_is_said_cell_by_cell():
         "kitchen.jpg: mřížka nesouhlasí s vlastními kartami balíčku mine: řada 1 sloupec 2: mřížka říká liška, karty tohoto "
         "balíčku včela (87\u00a0%); řada 3 sloupec 4: mřížka říká jelen, karty tohoto balíčku cizí karta (40\u00a0%): "
         "zkontrolujte tam mřížku (dvě karty prohozené?); nic nebylo přidáno (--force fotku přidá podle její mřížky)")
+
+
+def test_a_mistyped_command_is_told_in_the_players_language_with_its_usage(monkeypatch, capsys):
+    from ecoscore.cli import main
+
+    def refused(*argv: str) -> list[str]:
+        with pytest.raises(SystemExit) as stop:
+            main(list(argv))
+        assert stop.value.code == 2
+        out = capsys.readouterr()
+        assert out.out == ""
+        return out.err.splitlines()
+
+    said = refused("score", "--lang", "cs")
+    assert said[0].startswith("použití: ecoscore score [-h]") and said[-1] == "ecoscore score: chyba: chybí tyto argumenty: PHOTO"
+    said = refused("synth", "--out", "x", "--n", "0", "--lang=it")
+    assert said[-1] == "ecoscore synth: errore: argomento --n: 0: indica 1 o più"
+    monkeypatch.setenv("ECOSCORE_LANG", "ru")
+    said = refused("scor")
+    assert said[0].startswith("использование: ecoscore [-h]")
+    assert said[-1].startswith("ecoscore: ошибка: аргумент command: недопустимое значение: 'scor' (выберите из: 'grid', ")
+    monkeypatch.setenv("ECOSCORE_LANG", "en")
+    said = refused("score", "--lang", "cs", "--bogus", "x.jpg")  # --lang is read before the line is parsed
+    assert said[-1] == "ecoscore: chyba: neznámé argumenty: --bogus"
+    said = refused("score")  # English as argparse says it
+    assert said[0].startswith("usage: ecoscore score") and said[-1] == (
+        "ecoscore score: error: the following arguments are required: PHOTO")
+
+
+def test_every_usage_error_argparse_words_is_matched():
+    # Each of argparse's wordings, as this Python words it: a new wording would pass in English.
+    from ecoscore.cli.parser import said
+
+    class Caught(Exception):
+        pass
+
+    class Recording(argparse.ArgumentParser):
+        def error(self, message):
+            raise Caught(message)
+
+    parser = Recording(prog="p")
+    parser.add_argument("--colour", choices=["red"])
+    parser.add_argument("--count", type=int)
+    parser.add_argument("--alpha")
+    parser.add_argument("--alps")
+    parser.add_argument("--many", nargs="+")
+    parser.add_argument("--n", type=positive_int)
+    parser.add_argument("need")
+    czech = Words("cs")
+    for argv in (["--colour", "blue", "x"], ["--count", "x", "y"], ["--al", "1", "x"], ["--many"], ["--alpha"],
+                 [], ["x", "y"], ["--n", "two", "x"], ["--n", "-3", "x"]):
+        with pytest.raises(Caught) as caught:
+            parser.parse_args(argv)
+        message = str(caught.value)
+        assert said(message, czech) != message and not _ENGLISH_ARGPARSE.search(said(message, czech)), message
+    assert said("something argparse never said", czech) == "something argparse never said"

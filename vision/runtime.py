@@ -94,8 +94,12 @@ class Network:
     Each calling thread gets its own infer request (one request is not safe to share), and the
     model gets one stream per concurrent read: with a single stream, two reads at once wait
     for each other (22 ms a finder run either way on 2 cores, against 11 ms with two streams).
-    A model whose image height and width are left open (``any_size``) is compiled once for
-    each input shape it meets, on first use: a fixed shape runs faster than an open one."""
+    A model whose image height and width are left open (``any_size``) is compiled once, open:
+    compiled once for each shape instead (``per_shape``), the finder's 20 canvases held 1.0 GB
+    (a copy of the weights and working memory each, 37-75 MB) against 0.1 GB open, for runs
+    0-8 % slower on the canvases every photo uses (bench/bench_memory.py)."""
+
+    per_shape = False  # (for bench/bench_memory.py's comparison)
 
     def __init__(self, path: Path, concurrent: int = 1, threads_per_read: int | None = None):
         one_blas_thread()  # the cores are the networks' (``threads``)
@@ -117,19 +121,17 @@ class Network:
         self._read = self._core.read_model(str(path))
         shape = self._read.inputs[0].partial_shape
         self.any_size = shape.rank.get_length() == 4 and shape[2].is_dynamic and shape[3].is_dynamic
-        # One compiled model per input shape (C, H, W) of an open-size model, else one for all (None).
+        # One compiled model for all shapes (None), or one per input shape (C, H, W) of an
+        # open-size model compiled ``per_shape``.
         self._compiled: dict[tuple[int, ...] | None, Any] = (
-            {} if self.any_size else {None: self._compile(self._read, self.config)})
+            {} if self.any_size and self.per_shape else {None: self._compile(self._read, self.config)})
+        self.shapes_met: set[tuple[int, ...]] = set()  # (C, H, W) of every input so far
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    @property
-    def compiled_shapes(self) -> set[tuple[int, ...]]:
-        """The input shapes (C, H, W) an open-size model has been compiled for so far."""
-        return {key for key in self._compiled if key is not None}
-
     def _model_for(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, Any]:
-        key = shape[1:] if self.any_size else None  # any batch size; one model per image shape
+        self.shapes_met.add(shape[1:])  # (a set of a few canvases: added under the GIL)
+        key = shape[1:] if self.any_size and self.per_shape else None  # any batch size
         if key not in self._compiled:
             with self._lock:
                 if key not in self._compiled:

@@ -12,12 +12,13 @@ import sys
 from . import batch, deck, eval, grid, read, rooms, score, serve, synth, train
 from .common import EXIT_BAD_INPUT, BadInput
 from .language import words_for
+from .parser import Parser
 
 COMMANDS = [grid, synth, train, score, read, eval, serve, rooms, batch, deck]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ecoscore", description="Score Ecosystem tableaux from grids or photos.")
+    parser = Parser(prog="ecoscore", description="Score Ecosystem tableaux from grids or photos.")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    Parser.argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
