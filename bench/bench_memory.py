@@ -55,6 +55,13 @@ def one_way(per_shape: bool, timing: Path, same: Path | None, runs: int) -> dict
             "warm_up_s": round(warm_s, 1), "p50_ms": statistics.median(times), "reads": reads}
 
 
+def _names(read):
+    """A photo's read without its confidences: its tableaux' cell names, or its refusal."""
+    if not isinstance(read, list):
+        return read
+    return [[cell[0] if isinstance(cell, list) else None for cell in tableau] for tableau in read]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timing", type=Path, required=True, help="a set of 12 MP photos")
@@ -88,7 +95,8 @@ def main() -> None:
     if args.set:
         a, b = results["open"][0]["reads"], results["per_shape"][0]["reads"]
         report["photos_read_alike"] = f"{sum(a[k] == b.get(k) for k in a)} of {len(a)}"
-        report["photos_read_otherwise"] = sorted(k for k in a if a[k] != b.get(k))
+        # The same cards named (a cell's confidence may move a little: the kernels differ)
+        report["photos_named_otherwise"] = sorted(k for k in a if _names(a[k]) != _names(b.get(k)))
     print(json.dumps(report, indent=2))
 
 

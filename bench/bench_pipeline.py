@@ -22,6 +22,7 @@ from ecoscore.truthfile import read_truth
 from ecoscore.vision.evaluate import evaluate
 from ecoscore.vision.models import CardClassifier
 from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.runtime import Network
 
 
 def timing(reader: Reader, folder: Path, runs: int) -> dict:
@@ -82,7 +83,10 @@ def main() -> None:
                         "on its outline cut in 5 x 4 (vision/outline_grid.py): what it buys")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read with instead of the shipped one")
+    parser.add_argument("--per-shape", action="store_true", help="compile the finder once per canvas shape, as "
+                        "before 2026-12-04 (vision/runtime.py's Network.per_shape), to compare")
     args = parser.parse_args()
+    Network.per_shape = args.per_shape
     reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None,
                     far_look=not args.no_far_look, table_look=not args.no_table_look,
                     outline_look=not args.no_outline_look)

@@ -241,6 +241,45 @@ MESSAGES = [
     "a part of the form has no name in its Content-Disposition: name each part (name=\"photo\")",
     "the form (multipart/form-data) holds its boundary more than 128 times, more than the parts a form of this API has: "
     "a file holding the form's boundary cannot be sent in it (send it as a browser or `curl -F` does)",
+    # `ecoscore deck`'s refusals (said in the player's language since 2026-12-04)
+    "friend.zip exists already: give another file name, or --force to replace it",
+    "give a FOLDER of card images, or --photo P.jpg --grid G.txt",
+    "2 --photo but 1 --grid: give one grid per photo",
+    "table.jpg: the grid and deck mine's own cards disagree: row 1 col 2: the grid says fox, this deck's cards say bee "
+    "(87%): check the grid there (two cards swapped?); nothing was added (--force adds it as its grid says)",
+    "table.jpg: the grid and deck mine's own cards disagree: row 1 col 2: the grid says fox, this deck's cards say bee "
+    "(87%); row 2 col 2: the grid says deer, this deck's cards say not ours (12%): check the grid there (g.txt is the "
+    "grid of another photo?); nothing was added (--force adds it as its grid says)",
+    "deck 'mine' would have no reference for: wolf, eagle (give at least one card of every type): add another photo that "
+    "holds them with its grid (--photo P --grid G, repeatable), or a folder of them",
+    "'standin' is the built-in deck's name: give yours another",
+    "deck kitchen is called 'Naše kuchyň' already: give deck other another name or --title (two decks of one title are "
+    "not told apart where players choose a deck)",
+    "deck kitchen is called 'Naše kuchyň' already: give deck other another name (--name NAME) (two decks of one title "
+    "are not told apart where players choose a deck)",
+    "no card to add to deck 'mine'",
+    "no enrolled deck 'mine'",
+    "no enrolled deck 'standin' (the built-in deck cannot be removed)",
+    "a deck 'mine' exists already: remove it first or import under another name",
+    "friend.zip: larger than 64 MB, not a deck export",
+    "friend.zip: not a deck export (not a zip file)",
+    "friend.zip: too many or too large members for a deck export",
+    "friend.zip: a member compressed other than a deck export is (deflate), not a deck export",
+    "friend.zip: a member is encrypted (a password), not a deck export",
+    "friend.zip: a member is named twice, not a deck export",
+    "friend.zip: its deck.toml claims 900 KB, not a deck export's",
+    "friend.zip: no readable deck.toml in it, not a deck export",
+    "friend.zip: its deck.toml gives no name as text, not a deck export",
+    "friend.zip: fox/1.png claims 70 MB, more than a reference image holds: not a deck export",
+    "friend.zip: fox/1.png is damaged in the zip file",
+    "friend.zip: fox/1.png is not a readable reference image (a PNG of at most 4000000 pixels)",
+    "cards/fox/1.jpg: the card is small in it (about 40 px wide): come closer, the card filling much of the frame",
+    "cards/fox/1.jpg: no card found in it (photograph one card alone, all of it in the frame, or give a scan cut to the "
+    "card's edges)",
+    "cards/fox/1.jpg: 3 cards in it: photograph one card alone",
+    "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
+    "cards: no image for fox, wolf",
+    "cards: no image for fox, wolf (folders not named after a type: lisky)",
 ]
 
 
