@@ -1,5 +1,7 @@
-"""The reader's memory and speed with the finder compiled open (one model for every canvas) or
-once per canvas shape (``Network.per_shape``), as the service loads it: two reads at once,
+"""The reader's memory and speed with the finder as shipped (its first look's canvases compiled
+each for its shape, its closer looks' bigger canvases run on one model compiled open: vision/
+runtime.py's ``Network.open_above``) or with every canvas compiled for its shape
+(``Network.per_shape``, as before 2026-12-04), as the service loads it: two reads at once,
 warmed up for every canvas. Each way runs in a fresh process, the two alternating ``--rounds``
 times (the shared machine is noisy: medians of one run), and each process reads the same photos,
 so the two ways' reads are compared photo by photo (they must name the same cells).
@@ -68,14 +70,14 @@ def main() -> None:
     parser.add_argument("--set", type=Path, default=None, help="a set whose reads the two ways must agree on")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=3, help="times each timing photo is read, each round")
-    parser.add_argument("--one", choices=("open", "per_shape"), help=argparse.SUPPRESS)  # a round's own process
+    parser.add_argument("--one", choices=("shipped", "per_shape"), help=argparse.SUPPRESS)  # a round's own process
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one_way(args.one == "per_shape", args.timing, args.set, args.runs)))
         return
-    results: dict[str, list[dict]] = {"open": [], "per_shape": []}
+    results: dict[str, list[dict]] = {"shipped": [], "per_shape": []}
     for r in range(args.rounds):
-        for way in ("open", "per_shape") if r % 2 == 0 else ("per_shape", "open"):
+        for way in ("shipped", "per_shape") if r % 2 == 0 else ("per_shape", "shipped"):
             cmd = [sys.executable, __file__, "--one", way, "--timing", str(args.timing), "--runs", str(args.runs)]
             if args.set and r == 0:
                 cmd += ["--set", str(args.set)]
@@ -89,11 +91,11 @@ def main() -> None:
                        "warm_up_s": statistics.median(x["warm_up_s"] for x in rounds),
                        "p50_ms": round(statistics.median(x["p50_ms"] for x in rounds), 1),
                        "p50_ms_each_round": [round(x["p50_ms"], 1) for x in rounds]}
-    report["open_over_per_shape"] = {
-        "rss_after_reads": round(report["open"]["rss_after_reads_mb"] / report["per_shape"]["rss_after_reads_mb"], 3),
-        "p50": round(report["open"]["p50_ms"] / report["per_shape"]["p50_ms"], 3)}
+    report["shipped_over_per_shape"] = {
+        "rss_after_reads": round(report["shipped"]["rss_after_reads_mb"] / report["per_shape"]["rss_after_reads_mb"], 3),
+        "p50": round(report["shipped"]["p50_ms"] / report["per_shape"]["p50_ms"], 3)}
     if args.set:
-        a, b = results["open"][0]["reads"], results["per_shape"][0]["reads"]
+        a, b = results["shipped"][0]["reads"], results["per_shape"][0]["reads"]
         report["photos_read_alike"] = f"{sum(a[k] == b.get(k) for k in a)} of {len(a)}"
         # The same cards named (a cell's confidence may move a little: the kernels differ)
         report["photos_named_otherwise"] = sorted(k for k in a if _names(a[k]) != _names(b.get(k)))

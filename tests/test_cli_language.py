@@ -213,7 +213,7 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
         "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_»"]
     assert said("deck", "add", "ok", "--lang", "it", code=2) == [
         "ecoscore: errore: indica una CARTELLA di immagini delle carte, oppure --photo P.jpg --grid G.txt"]
-    assert said("deck", "list") [0].split()[1:3] == ["22", "references"]  # English, as before
+    assert said("deck", "list")[0].split()[1:3] == ["22", "references"]  # English, as before
 
 
 def test_a_grid_and_a_decks_own_cards_disagreeing_is_said_cell_by_cell():

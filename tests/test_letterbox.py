@@ -39,6 +39,8 @@ def test_warm_up_compiles_the_finder_for_every_canvas():
         pytest.skip("the shipped models are not in models/")
     finder = CardFinder()
     finder.warm_up()
-    assert finder.network.shapes_met == {(3, 512, 512), (3, 384, 512), (3, 512, 384), (3, 288, 512), (3, 512, 288)}
-    finder.warm_up((640,))  # a closer look's canvas
+    first_look = {(3, 512, 512), (3, 384, 512), (3, 512, 384), (3, 288, 512), (3, 512, 288)}
+    assert finder.network.shapes_met == finder.network.compiled_shapes == first_look
+    finder.warm_up((640,))  # a closer look's canvases: run on the one model compiled open
     assert {(3, 640, 640), (3, 480, 640), (3, 640, 480), (3, 384, 640), (3, 640, 384)} < finder.network.shapes_met
+    assert finder.network.compiled_shapes == first_look

@@ -107,11 +107,10 @@ class CardFinder:
         self.corners = self.meta.get("outputs") == "corners"
         self.network = _network(self.path, concurrent, threads)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
-        # The first look's canvases serve every read; the bigger ones only closer looks at small
-        # cards (pipeline.CLOSER_SIZES): one stream each, not one per concurrent read. With two
-        # reads at once (the service) the finder held 1.8 GB warmed, then 1.3 (bench_service); the
-        # quick look's smaller canvases (pipeline.QUICK_SIZE) get a stream per read: ~1.8 again.
-        self.network.one_stream_above = self.imgsz
+        # The first look's canvases serve every read, compiled each for its shape; the bigger
+        # ones serve only closer looks at small cards (pipeline.CLOSER_SIZES): one model compiled
+        # open runs them all, with one stream (vision/runtime.py's Network).
+        self.network.open_above = self.imgsz
 
     def keeping_from(self, conf: float) -> CardFinder:
         """This finder keeping its boxes from ``conf`` instead: the same networks, nothing copied

@@ -88,18 +88,24 @@ def _core():
     return core
 
 
+_OPEN = ()  # the key of an open-size model's one model compiled open (``Network.open_above``)
+
+
 class Network:
     """A loaded model, callable from any thread; ``concurrent`` calls run side by side.
 
     Each calling thread gets its own infer request (one request is not safe to share), and the
     model gets one stream per concurrent read: with a single stream, two reads at once wait
     for each other (22 ms a finder run either way on 2 cores, against 11 ms with two streams).
-    A model whose image height and width are left open (``any_size``) is compiled once, open:
-    compiled once for each shape instead (``per_shape``), the finder's 20 canvases held 1.0 GB
-    (a copy of the weights and working memory each, 37-75 MB) against 0.1 GB open, for runs
-    0-8 % slower on the canvases every photo uses (bench/bench_memory.py)."""
+    A model whose image height and width are left open (``any_size``) is compiled once for
+    each input shape it meets, on first use: a fixed shape runs 8-15 % faster than an open one.
+    But each compiled shape holds its own working memory and a copy of the weights (37-75 MB
+    for one of the finder's canvases), so the shapes used only now and then -- those whose long
+    side is over ``open_above`` (the finder's closer looks) -- all run on one model compiled
+    open, with one stream: the service's finder held 1.2 GB warmed with its 20 canvases compiled
+    each, 0.7 with its 10 biggest run open (bench/bench_memory.py)."""
 
-    per_shape = False  # (for bench/bench_memory.py's comparison)
+    per_shape = False  # every shape compiled apart, ``open_above`` or not (bench/bench_memory.py compares)
 
     def __init__(self, path: Path, concurrent: int = 1, threads_per_read: int | None = None):
         one_blas_thread()  # the cores are the networks' (``threads``)
@@ -107,11 +113,10 @@ class Network:
         self._per_read = threads(concurrent, threads_per_read)
         self.config = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": concurrent,
                        "INFERENCE_NUM_THREADS": concurrent * self._per_read}
-        # Image shapes whose long side is over this get one stream, whatever ``concurrent``:
-        # each stream holds its own working memory for every compiled shape (~40 MB a stream
-        # for one of the finder's closer-look canvases), and canvases used only now and then
-        # are not worth a copy per concurrent read. None: every shape gets ``concurrent``.
-        self.one_stream_above: int | None = None
+        # Image shapes whose long side is over this run on one model compiled open, with one
+        # stream whatever ``concurrent`` (each stream holds working memory of its own, and such
+        # canvases are not worth a copy per concurrent read). None: each shape compiled apart.
+        self.open_above: int | None = None
         native_bf16 = "BF16" in self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         wanted = os.environ.get("ECOSCORE_PRECISION", "auto")
         if wanted not in ("auto", "f32", "bf16"):
@@ -121,27 +126,39 @@ class Network:
         self._read = self._core.read_model(str(path))
         shape = self._read.inputs[0].partial_shape
         self.any_size = shape.rank.get_length() == 4 and shape[2].is_dynamic and shape[3].is_dynamic
-        # One compiled model for all shapes (None), or one per input shape (C, H, W) of an
-        # open-size model compiled ``per_shape``.
+        # Compiled models by input shape (C, H, W): an open-size model's, one per shape met, and
+        # _OPEN for the shapes over ``open_above``; a fixed-size model's, one for all (None).
         self._compiled: dict[tuple[int, ...] | None, Any] = (
-            {} if self.any_size and self.per_shape else {None: self._compile(self._read, self.config)})
+            {} if self.any_size else {None: self._compile(self._read, self.config)})
         self.shapes_met: set[tuple[int, ...]] = set()  # (C, H, W) of every input so far
         self._lock = threading.Lock()
         self._local = threading.local()
 
+    @property
+    def compiled_shapes(self) -> set[tuple[int, ...]]:
+        """The input shapes (C, H, W) compiled each for itself so far."""
+        return {key for key in self._compiled if key not in (None, _OPEN)}
+
     def _model_for(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, Any]:
         self.shapes_met.add(shape[1:])  # (a set of a few canvases: added under the GIL)
-        key = shape[1:] if self.any_size and self.per_shape else None  # any batch size
+        key = None  # any batch size
+        if self.any_size:
+            key = shape[1:]
+            rare = self.open_above is not None and max(key[1:]) > self.open_above
+            if rare and not self.per_shape:
+                key = _OPEN
         if key not in self._compiled:
             with self._lock:
                 if key not in self._compiled:
                     assert key is not None  # a fixed-size model is compiled at start
-                    model = self._read.clone()
-                    model.reshape({model.inputs[0].any_name: [-1, *key]})
-                    config = self.config
-                    if self.one_stream_above is not None and max(key[1:]) > self.one_stream_above:
-                        config = config | {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
-                    self._compiled[key] = self._compile(model, config)
+                    one_stream = self.config | {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
+                    if key == _OPEN:
+                        self._compiled[key] = self._compile(self._read, one_stream)
+                    else:
+                        model = self._read.clone()
+                        model.reshape({model.inputs[0].any_name: [-1, *key]})
+                        rare = self.open_above is not None and max(key[1:]) > self.open_above
+                        self._compiled[key] = self._compile(model, one_stream if rare else self.config)
         return key, self._compiled[key]
 
     def _compile(self, model, config: dict) -> Any:
