@@ -280,3 +280,22 @@ def test_every_usage_error_argparse_words_is_matched():
         message = str(caught.value)
         assert said(message, czech) != message and not _ENGLISH_ARGPARSE.search(said(message, czech)), message
     assert said("something argparse never said", czech) == "something argparse never said"
+
+
+def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_language(tmp_path, monkeypatch, capsys):
+    import socket
+
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    assert main(["rooms", "prune", "--db", f"sqlite:///{tmp_path / 'rooms.sqlite3'}", "--days", "1.5", "--lang", "ru"]) == 0
+    assert capsys.readouterr().err.strip() == (
+        "ecoscore: удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, наложений: 0)")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port), "--lang", "cs"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith(f"ecoscore: chyba: na 127.0.0.1:{port} nelze spustit službu: ") and said.endswith(
+        "(běží na tom portu jiný server? zvolte jiný přes --port)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .language import add_lang_option, words_for
+
 
 def run(args: argparse.Namespace) -> int:
     from ecoscore.service.settings import Settings
@@ -15,8 +17,9 @@ def run(args: argparse.Namespace) -> int:
         gone = store.prune(settings.room_idle_days)
     finally:
         store.close()
-    print(f"ecoscore: deleted {gone['rooms']} rooms idle for {settings.room_idle_days:g} days or more, "
-          f"{gone['players']} players, {gone['overlays']} overlays", file=sys.stderr)
+    words = words_for(args)
+    print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(f"{settings.room_idle_days:g}"),
+                     players=gone["players"], overlays=gone["overlays"]), file=sys.stderr)
     return 0
 
 
@@ -26,5 +29,6 @@ def register(sub) -> None:
     prune = actions.add_parser("prune", help="delete rooms idle for N days, with their players and overlays")
     prune.add_argument("--days", type=float, default=None, help="default: ECOSCORE_ROOM_IDLE_DAYS or 30")
     prune.add_argument("--db", default=None, help="database URL (default: the service's)")
+    add_lang_option(prune)
     prune.set_defaults(run=run)
 

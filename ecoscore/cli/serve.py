@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
+from .language import add_lang_option, words_for
 
 
 def _check(deck: str | None) -> None:
@@ -40,8 +41,7 @@ def run(args: argparse.Namespace) -> int:
     _check_port(settings.host, settings.port)
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
-    print(f"ecoscore: starting on http://{settings.host}:{settings.port}/ (API docs at /docs); it answers once "
-          "'Application startup complete' is logged below", file=sys.stderr)
+    print(words_for(args).fill("cli.serve_starting", url=f"http://{settings.host}:{settings.port}/"), file=sys.stderr)
     # An unknown deck or missing models are refused before the server starts. With several
     # workers the check runs in a process of its own: the models loaded in the supervisor would
     # make it crash on Ctrl-C (OpenVINO's threads and a Python signal handler), orphaning them.
@@ -70,5 +70,6 @@ def register(sub) -> None:
     p.add_argument("--public-url", default=None, help="the address phones use, for room links and QR codes")
     p.add_argument("--room-idle-days", type=float, default=None, help="rooms idle this long are deleted (default 30)")
     add_deck_option(p)
+    add_lang_option(p)  # what it says before the server's own log (uvicorn's, in English)
     p.set_defaults(run=run)
 
