@@ -293,7 +293,7 @@ def test_idle_rooms_go_with_their_overlays(settings, client, capsys):
     assert client.get(f"/api/rooms/{fresh}").status_code == 200  # not idle: kept
     assert main(["rooms", "prune", "--days", "0", "--db", settings.database_url()]) == 0
     assert client.get(f"/api/rooms/{fresh}").status_code == 404
-    assert "deleted 1 rooms" in capsys.readouterr().err
+    assert "deleted 1 room idle for 0 days" in capsys.readouterr().err
 
 
 def test_links_and_qr_come_from_the_settings_not_the_host_header(client):
