@@ -244,7 +244,9 @@ def test_a_mistyped_command_is_told_in_the_players_language_with_its_usage(monke
     monkeypatch.setenv("ECOSCORE_LANG", "ru")
     said = refused("scor")
     assert said[0].startswith("использование: ecoscore [-h]")
-    assert said[-1].startswith("ecoscore: ошибка: аргумент command: недопустимое значение: 'scor' (выберите из: 'grid', ")
+    assert said[-1].startswith("ecoscore: ошибка: неизвестная команда 'scor' (выберите из: 'grid', ")
+    assert refused("deck")[-1] == (
+        "ecoscore deck: ошибка: укажите команду: add, list, show, remove, forget-last, export, import")
     monkeypatch.setenv("ECOSCORE_LANG", "en")
     said = refused("score", "--lang", "cs", "--bogus", "x.jpg")  # --lang is read before the line is parsed
     assert said[-1] == "ecoscore: chyba: neznámé argumenty: --bogus"
@@ -299,3 +301,51 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
     said = capsys.readouterr().err.strip()
     assert said.startswith(f"ecoscore: chyba: na 127.0.0.1:{port} nelze spustit službu: ") and said.endswith(
         "(běží na tom portu jiný server? zvolte jiný přes --port)")
+
+
+def test_the_language_may_come_before_the_command_and_a_bad_setting_or_file_is_said_not_a_traceback(
+        tmp_path, monkeypatch, capsys):
+    # A newcomer's run: `ecoscore --lang ru deck list` was refused ("invalid choice: 'ru'"), and
+    # an export into a folder that does not exist, onto a folder, a port of 99999 and -1 days
+    # were tracebacks.
+    from ecoscore.cli import main
+    from ecoscore.vision.deckstore import DeckStore
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    store = DeckStore(tmp_path / "decks")
+    store.add("kuchyn", {card: [np.full((90, 60, 3), 20 * i, np.uint8)] for i, card in enumerate(CardType)}, "test")
+    assert main(["--lang", "ru", "deck", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split()[1:3] == ["22", "образца"]
+    assert main(["deck", "--lang", "it", "show", "kuchyn"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "mazzo kuchyn"
+
+    def refused(*argv: str) -> str:
+        try:
+            code = main(list(argv))
+        except SystemExit as stop:
+            code = stop.code
+        assert code == 2
+        return capsys.readouterr().err.strip().splitlines()[-1]
+
+    assert refused("deck", "export", "kuchyn", str(tmp_path / "nothere" / "k.zip"), "--lang", "cs") == (
+        f"ecoscore: chyba: {tmp_path / 'nothere' / 'k.zip'} nelze zapsat: jeho složka {tmp_path / 'nothere'} neexistuje")
+    assert refused("deck", "export", "kuchyn", str(tmp_path), "--force") == (
+        f"ecoscore: error: {tmp_path} is a folder: give the export a file name, such as {tmp_path / 'kuchyn.zip'}")
+    assert refused("deck", "show", "nic", "--lang", "it") == (
+        "ecoscore: errore: nessun mazzo «nic»; aggiungilo con `ecoscore deck add` (i mazzi qui: standin, kuchyn)")
+    friend = tmp_path / "friend.zip"
+    friend.write_bytes(b"a friend's export")
+    monkeypatch.setattr("ecoscore.vision.deck_archive.export_deck", _full_disk)
+    assert refused("deck", "export", "kuchyn", str(friend), "--force").endswith("No space left on device")
+    assert friend.read_bytes() == b"a friend's export" and [p.name for p in tmp_path.iterdir() if ".part" in p.name] == []
+    assert refused("rooms", "prune", "--days", "-1", "--lang", "ru") == (
+        "ecoscore rooms prune: ошибка: аргумент --days: -1: укажите 0 дней или больше")
+    assert refused("serve", "--port", "99999", "--lang", "it") == (
+        "ecoscore serve: errore: argomento --port: 99999: una porta va da 0 a 65535")
+    monkeypatch.setenv("ECOSCORE_PORT", "99999")
+    assert refused("serve", "--lang", "cs").startswith("ecoscore: chyba: nastavení port (ECOSCORE_PORT): ")
+
+
+def _full_disk(store, name, out):
+    out.write_bytes(b"half an export")
+    raise OSError(28, "No space left on device")

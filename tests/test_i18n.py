@@ -296,7 +296,7 @@ def test_every_message_is_translated(lang):
     assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
     assert i18n.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
     assert i18n.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
-    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejistota: jelen 61\u00a0% (při otočení jen 40\u00a0%), nebo liška 30\u00a0%"
+    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 61\u00a0% (při otočení jen 40\u00a0%) nebo liška 30\u00a0%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
     assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)
@@ -319,8 +319,8 @@ def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
         assert i18n.translate(text, "en") == text
         out = i18n.translate(text, lang)
         assert not english.search(out), (lang, text, out)
-    said = {"cs": "řada 2, sloupec 1: nejistota: včela 79\u00a0%, nebo cizí karta 18\u00a0%",
-            "ru": "ряд 2, столбец 1: недостаточно уверенно: пчела 79\u00a0%, или чужая карта 18\u00a0%",
+    said = {"cs": "řada 2, sloupec 1: nejisté čtení: včela 79\u00a0% nebo cizí karta 18\u00a0%",
+            "ru": "ряд 2, столбец 1: недостаточно уверенно: пчела 79\u00a0% или чужая карта 18\u00a0%",
             "it": "riga 2, colonna 1: lettura incerta: ape 79%, oppure carta estranea 18%"}
     assert i18n.translate("row 2, col 1: low confidence: bee 79%, or a foreign card 18%", lang) == said[lang]
     assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]  # a read stored before

@@ -11,7 +11,7 @@ import sys
 
 from . import batch, deck, eval, grid, read, rooms, score, serve, synth, train
 from .common import EXIT_BAD_INPUT, BadInput
-from .language import words_for
+from .language import add_first_lang_option, words_for
 from .parser import Parser
 
 COMMANDS = [grid, synth, train, score, read, eval, serve, rooms, batch, deck]
@@ -19,6 +19,7 @@ COMMANDS = [grid, synth, train, score, read, eval, serve, rooms, batch, deck]
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="ecoscore", description="Score Ecosystem tableaux from grids or photos.")
+    add_first_lang_option(parser)  # `ecoscore --lang cs deck list` as well as `ecoscore deck list --lang cs`
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)

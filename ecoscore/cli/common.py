@@ -34,6 +34,52 @@ def positive_int(text: str) -> int:
     return value
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (99999 was a traceback from the settings' check)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value}: a port is 0 to 65535")
+    return value
+
+
+def days(text: str) -> float:
+    """An argparse type: a number of days, 0 or more (-1 was a traceback from the settings' check)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):  # (NaN fails the first)
+        raise argparse.ArgumentTypeError(f"{text}: give 0 days or more")
+    return value
+
+
+def settings_or_fail(**flags):
+    """The service's settings from the command's flags (unset ones from ECOSCORE_* variables); a
+    setting out of range (an environment variable's: the flags are checked as parsed) is bad input."""
+    from pydantic import ValidationError
+
+    from ecoscore.service.settings import Settings
+
+    try:
+        return Settings(**{k: v for k, v in flags.items() if v is not None})
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise BadInput(f"the setting {where} (ECOSCORE_{where.upper()}): {first['msg']}") from None
+
+
+def cannot_write(path: Path, err: OSError) -> str:
+    """Why a file named on the command line could not be written."""
+    if isinstance(err, FileNotFoundError):
+        return f"cannot write {path}: its folder {path.parent} does not exist"
+    if isinstance(err, PermissionError):
+        return f"cannot write {path}: permission denied"
+    return f"cannot write {path}: {err.strerror or err}"
+
+
 def cannot_read(path: object, err: OSError) -> str:
     """Why a file named on the command line could not be read (each wording is in the message
     catalogue, so it is said in the player's language)."""

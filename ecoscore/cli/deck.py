@@ -7,14 +7,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .common import BadInput, cannot_read, open_reader_or_fail, read_grid, read_photos, with_decks
-from .language import Words, add_lang_option, words_for
+from .common import BadInput, cannot_read, cannot_write, open_reader_or_fail, read_grid, read_photos, with_decks
+from .language import Words, add_first_lang_option, add_lang_option, words_for
 
 MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.vision.deck_archive import export_deck, import_deck
+    from ecoscore.vision.deck_archive import import_deck
     from ecoscore.vision.deckstore import DeckStoreError, NoSuchDeck, default_store
 
     store = default_store()
@@ -44,10 +44,7 @@ def run(args: argparse.Namespace) -> int:
             print(words.fill("cli.deck_forgot", name=args.name, n=sum(left.counts.values())) if left is not None
                   else words.fill("cli.deck_forgot_all", name=args.name), file=sys.stderr)
         elif args.action == "export":
-            if args.file.exists() and not args.force:  # (it overwrote a friend's export without a word)
-                raise BadInput(f"{args.file} exists already: give another file name, or --force to replace it")
-            out = export_deck(store, args.name, args.file)
-            print(words.fill("cli.wrote", path=out), file=sys.stderr)
+            print(words.fill("cli.wrote", path=_export(store, args.name, args.file, args.force)), file=sys.stderr)
         elif args.action == "import":
             if not args.file.is_file():
                 raise BadInput(cannot_read(args.file, FileNotFoundError()))
@@ -65,6 +62,37 @@ def run(args: argparse.Namespace) -> int:
     except DeckStoreError as err:
         raise BadInput(str(err)) from None
     return 0
+
+
+def _export(store, name: str, file: Path, force: bool) -> Path:
+    """``deck export``: the deck written whole to ``file`` or not at all (written beside it, then
+    put in its place: a failed export with --force left a friend's file half overwritten)."""
+    import os
+    import tempfile
+
+    from ecoscore.vision.deck_archive import export_deck
+
+    if file.is_dir():  # (a traceback: IsADirectoryError, a newcomer's run)
+        raise BadInput(f"{file} is a folder: give the export a file name, such as {file / (name + '.zip')}")
+    if file.exists() and not force:  # (it overwrote a friend's export without a word)
+        raise BadInput(f"{file} exists already: give another file name, or --force to replace it")
+    store.info(name)  # an unknown deck is said before any file is made
+    try:
+        handle, part = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".part", dir=file.parent)
+    except OSError as err:  # its folder missing or not writable (a traceback: a newcomer's run)
+        raise BadInput(cannot_write(file, err)) from None
+    os.close(handle)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(part, 0o666 & ~umask)  # as a file written plainly (a temporary file is the owner's alone)
+        export_deck(store, name, Path(part))
+        os.replace(part, file)
+    except OSError as err:
+        raise BadInput(cannot_write(file, err)) from None
+    finally:
+        Path(part).unlink(missing_ok=True)
+    return file
 
 
 def _references(words: Words, info, width: int = 0) -> str:
@@ -159,6 +187,7 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("deck", help="enrol your own deck's cards, list, show, remove, export or import decks")
+    add_first_lang_option(p)  # `ecoscore deck --lang cs list`
     actions = p.add_subparsers(dest="action", required=True)
     add = actions.add_parser("add", help="enrol cards: a folder <type>/*.png|jpg, or photos of tableaux with their grids")
     add.add_argument("name", help="the deck's name (lower-case letters, digits, - or _)")

@@ -22,6 +22,16 @@ def add_lang_option(parser) -> None:
                         help="the language of what is printed (default: ECOSCORE_LANG, else the shell's locale, else en)")
 
 
+def add_first_lang_option(parser) -> None:
+    """``--lang`` before a subcommand (``ecoscore --lang cs deck list``). Kept apart from the
+    subcommand's own (``lang_first``), and set only when given: a subparser's defaults overwrite
+    what its parent parsed, so a default here would be lost or would hide the other."""
+    import argparse
+
+    parser.add_argument("--lang", dest="lang_first", choices=LANG_CHOICES, default=argparse.SUPPRESS,
+                        help="the language of what is printed (also after the command)")
+
+
 def chosen_lang(option: str | None, environ: Mapping[str, str] = os.environ) -> str:
     """``option``, else the environment's choice, as one of ``LANG_CHOICES``."""
     if option:
@@ -99,4 +109,4 @@ class Words:
 
 
 def words_for(args) -> Words:
-    return Words(chosen_lang(getattr(args, "lang", None)))
+    return Words(chosen_lang(getattr(args, "lang", None) or getattr(args, "lang_first", None)))

@@ -30,12 +30,24 @@ _ARGPARSE = [
 _OURS = [
     (re.compile(r"(?P<value>.+) is not a whole number", re.S), "cli.not_whole"),
     (re.compile(r"(?P<value>-?\d+): give 1 or more"), "cli.one_or_more"),
+    (re.compile(r"(?P<value>.+) is not a number", re.S), "cli.not_number"),
+    (re.compile(r"(?P<value>.+): give 0 days or more", re.S), "cli.days"),
+    (re.compile(r"(?P<value>-?\d+): a port is 0 to 65535"), "cli.port"),
 ]
+# The subcommands' own argument names (``add_subparsers``' dests): said as "command", not as a name.
+_COMMANDS = {"command", "action"}
 _ARGUMENT = re.compile(r"argument (?P<arg>\S+): (?P<error>.+)", re.S)
 
 
-def said(message: str, words: Words) -> str:
-    """An argparse error message in ``words``' language (as it is where no wording fits)."""
+def said(message: str, words: Words, commands: list[str] | None = None) -> str:
+    """An argparse error message in ``words``' language (as it is where no wording fits);
+    ``commands``: the subcommands the parser that raised it takes, if any ("command" or
+    "action" is missing: they are named instead)."""
+    if commands and re.fullmatch(rf"the following arguments are required: ({'|'.join(_COMMANDS)})", message):
+        return words.fill("cli.no_command", choices=", ".join(commands))
+    choice = re.fullmatch(r"argument (?P<arg>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)", message, re.S)
+    if choice and choice["arg"] in _COMMANDS:  # ("argument command: invalid choice": a newcomer's run)
+        return words.fill("cli.unknown_command", value=choice["value"], choices=choice["choices"])
     for pattern, key in _ARGPARSE:
         if m := pattern.fullmatch(message):
             return words.fill(key, **m.groupdict())
@@ -66,7 +78,9 @@ class Parser(argparse.ArgumentParser):
         words = Words(chosen_lang(lang_in(Parser.argv)))
         self._usage_prefix = words.fill("cli.usage")
         self.print_usage(sys.stderr)
-        self.exit(2, words.fill("cli.parse_error", prog=self.prog, error=said(message, words)) + "\n")
+        commands = [name for action in self._actions if isinstance(action, argparse._SubParsersAction)
+                    for name in action.choices]
+        self.exit(2, words.fill("cli.parse_error", prog=self.prog, error=said(message, words, commands)) + "\n")
 
     def format_usage(self) -> str:
         formatter = self._get_formatter()

@@ -4,14 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import days, settings_or_fail
 from .language import add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.service.settings import Settings
     from ecoscore.service.store import Store
 
-    settings = Settings(**{k: v for k, v in (("db_url", args.db), ("room_idle_days", args.days)) if v is not None})
+    settings = settings_or_fail(db_url=args.db, room_idle_days=args.days)
     store = Store(settings.database_url())
     try:
         gone = store.prune(settings.room_idle_days)
@@ -27,7 +27,7 @@ def register(sub) -> None:
     p = sub.add_parser("rooms", help="look after the service's game rooms")
     actions = p.add_subparsers(dest="action", required=True)
     prune = actions.add_parser("prune", help="delete rooms idle for N days, with their players and overlays")
-    prune.add_argument("--days", type=float, default=None, help="default: ECOSCORE_ROOM_IDLE_DAYS or 30")
+    prune.add_argument("--days", type=days, default=None, help="default: ECOSCORE_ROOM_IDLE_DAYS or 30")
     prune.add_argument("--db", default=None, help="database URL (default: the service's)")
     add_lang_option(prune)
     prune.set_defaults(run=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import BadInput, add_deck_option, open_reader_or_fail, positive_int
+from .common import BadInput, add_deck_option, days, open_reader_or_fail, port_number, positive_int, settings_or_fail
 from .language import add_lang_option, words_for
 
 
@@ -33,11 +33,9 @@ def _check_port(host: str, port: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ecoscore.service.server import serve
-    from ecoscore.service.settings import Settings
 
-    flags = dict(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
-                 public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
-    settings = Settings(**{k: v for k, v in flags.items() if v is not None})
+    settings = settings_or_fail(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
+                                public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
     _check_port(settings.host, settings.port)
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
@@ -61,14 +59,14 @@ def register(sub) -> None:
     # Unset flags fall back to ECOSCORE_* environment variables, then to service/settings.py.
     p = sub.add_parser("serve", help="run the upload service and phone page (settings: service/settings.py)")
     p.add_argument("--host", default=None, help="0.0.0.0 to reach it from a phone on the same network")
-    p.add_argument("--port", type=int, default=None, help="default 8000")
+    p.add_argument("--port", type=port_number, default=None, help="default 8000")
     p.add_argument("--db", default=None, help="database URL: sqlite:///PATH (default <data>/service/ecoscore.sqlite3) "
                                                "or postgresql://USER:PASSWORD@HOST/NAME")
     p.add_argument("--workers", type=positive_int, default=None, help="processes over one database (default 1)")
     p.add_argument("--reads", type=positive_int, default=None,
                    help="photos read at once in each worker (default: the cores shared out among the workers)")
     p.add_argument("--public-url", default=None, help="the address phones use, for room links and QR codes")
-    p.add_argument("--room-idle-days", type=float, default=None, help="rooms idle this long are deleted (default 30)")
+    p.add_argument("--room-idle-days", type=days, default=None, help="rooms idle this long are deleted (default 30)")
     add_deck_option(p)
     add_lang_option(p)  # what it says before the server's own log (uvicorn's, in English)
     p.set_defaults(run=run)
