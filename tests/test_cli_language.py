@@ -194,7 +194,7 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
     shown = said("deck", "show", "kuchyn", "--lang", "ru")
     assert shown[0] == 'колода kuchyn  "Naše kuchyň"'
     assert "  лиса       2 образца" in shown and "  орёл       1 образец" in shown
-    assert shown[-1] == "  откуда: folder karty"  # a source is a record, kept as written
+    assert shown[-1] == "  откуда: папка karty"  # the folder's name as written
     zipped = tmp_path / "kuchyn.zip"
     assert said("deck", "export", "kuchyn", str(zipped), "--lang", "it") == [f"scritto: {zipped}"]
     assert said("deck", "export", "kuchyn", str(zipped), "--lang", "it", code=2) == [

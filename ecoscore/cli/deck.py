@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
             for card, n in info.counts.items():
                 print(f"  {words.label(card.value):<10} {words.fill('cli.deck_refs', n=n)}")
             # Each source once, with how many adds it made: the page's photos are all "photo.jpg
-            # from the page", said twice over (a newcomer's run). A source is a record, kept as written.
+            # from the page", said twice over (a newcomer's run).
             for source, n in Counter(info.sources).items():
-                print("  " + words.fill("cli.deck_from", source=source) + (f" (× {n})" if n > 1 else ""))
+                print("  " + words.fill("cli.deck_from", source=_source(words, source)) + (f" (× {n})" if n > 1 else ""))
         elif args.action == "remove":
             store.remove(args.name)
             print(words.fill("cli.deck_removed", name=args.name), file=sys.stderr)
@@ -93,6 +94,26 @@ def _export(store, name: str, file: Path, force: bool) -> Path:
     finally:
         Path(part).unlink(missing_ok=True)
     return file
+
+
+# The sources a deck's adds record (here, vision/deck_archive.py, vision/deckstore.py, the page's
+# route), each said in the player's words; a name in them stays as written.
+_SOURCES = [(re.compile(pattern), key) for pattern, key in (
+    (r"built in \(the stand-in deck's faces\)", "cli.source_builtin"),
+    (r"folder (?P<path>.+)", "cli.source_folder"),
+    (r"photo (?P<photo>.+) with grid (?P<grid>.+)", "cli.source_photo"),
+    (r"photo (?P<photo>.*) from the page", "cli.source_page"),
+    (r"imported from (?P<file>.+)", "cli.source_import"),
+)]
+
+
+def _source(words: Words, recorded: str) -> str:
+    """An add's recorded source ("folder cards; photo t.jpg with grid t.txt") in ``words``."""
+    said = []
+    for part in recorded.split("; "):
+        found = next(((m, key) for pattern, key in _SOURCES if (m := pattern.fullmatch(part))), None)
+        said.append(words.fill(found[1], **found[0].groupdict()) if found else part)
+    return "; ".join(said)
 
 
 def _references(words: Words, info, width: int = 0) -> str:
