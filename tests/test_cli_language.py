@@ -102,8 +102,9 @@ def test_a_game_from_grid_files_in_czech_as_the_player_reads_it():
     lines = czech.stdout.splitlines()
     assert lines[2].split() == ["medvěd", "4", "0"] and "celkem            50      36" in lines
     assert "vítěz: alice" in lines
-    assert "  jelen      3 karty          :  12  2 × (řad s jelenem: 3, sloupců s jelenem: 3; řady 1, 2, 4; " \
-           "sloupce 1, 2, 3) (řada 1, sloupec 2; řada 2, sloupec 1; řada 4, sloupec 3)" in lines
+    assert "  jelen      3 karty          :  12  2 × (3 + 3; řady s jelenem: 1, 2, 4; " \
+           "sloupce s jelenem: 1, 2, 3) (řada 1, sloupec 2; řada 2, sloupec 1; řada 4, sloupec 3)" in lines
+    assert "  zajíc      řada 2, sloupec 1:   1  1 bod za zajíce" in lines
     assert re.findall(r"-?\d+", czech.stdout) == re.findall(r"-?\d+", english.stdout)
 
 
