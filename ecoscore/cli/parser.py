@@ -3,8 +3,8 @@
 argparse words its errors in English (its gettext domain has no Czech, Russian or Italian
 catalogue on any system we know), so a player who mistyped a command read "the following
 arguments are required" under a Czech locale. ``Parser.error`` matches argparse's own wordings
-(Python 3.10-3.13) and says them with the catalogue's ``cli.arg_*`` entries; a wording it does not
-know is said as argparse wrote it. Help (-h) stays English: it is the reference, as the README.
+(a test has this Python's argparse raise each) and says them with the catalogue's ``cli.arg_*``
+entries; a wording it does not know is said as argparse wrote it. Help (-h) stays English: it is the reference, as the README.
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from typing import NoReturn
 
 from .language import LANG_CHOICES, Words, chosen_lang
 
+_INVALID_CHOICE = re.compile(r"argument (?P<arg>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)", re.S)
 # argparse's messages (its ``_()`` calls), the catalogue key each is said with, and its parameters.
 _ARGPARSE = [
     (re.compile(r"the following arguments are required: (?P<args>.+)", re.S), "cli.arg_required"),
     (re.compile(r"unrecognized arguments: (?P<args>.+)", re.S), "cli.arg_unknown"),
-    (re.compile(r"argument (?P<arg>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)", re.S),
-     "cli.arg_choice"),
+    (_INVALID_CHOICE, "cli.arg_choice"),
     (re.compile(r"argument (?P<arg>\S+): expected one argument"), "cli.arg_one"),
     (re.compile(r"argument (?P<arg>\S+): expected at least one argument"), "cli.arg_at_least_one"),
     (re.compile(r"argument (?P<arg>\S+): invalid (?P<type>\w+) value: (?P<value>.+)", re.S), "cli.arg_type"),
@@ -45,7 +45,7 @@ def said(message: str, words: Words, commands: list[str] | None = None) -> str:
     "action" is missing: they are named instead)."""
     if commands and re.fullmatch(rf"the following arguments are required: ({'|'.join(_COMMANDS)})", message):
         return words.fill("cli.no_command", choices=", ".join(commands))
-    choice = re.fullmatch(r"argument (?P<arg>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)", message, re.S)
+    choice = _INVALID_CHOICE.fullmatch(message)
     if choice and choice["arg"] in _COMMANDS:  # ("argument command: invalid choice": a newcomer's run)
         return words.fill("cli.unknown_command", value=choice["value"], choices=choice["choices"])
     for pattern, key in _ARGPARSE:
@@ -61,8 +61,12 @@ def said(message: str, words: Words, commands: list[str] | None = None) -> str:
 def lang_in(argv: list[str]) -> str | None:
     """The ``--lang`` an unparsed command line gives, if it gives one we speak."""
     for i, arg in enumerate(argv):
-        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg.partition("=")[2] if arg.startswith(
-            "--lang=") else None
+        if arg == "--lang" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--lang="):
+            value = arg.removeprefix("--lang=")
+        else:
+            continue
         if value in LANG_CHOICES:
             return value
     return None
