@@ -23,12 +23,16 @@ class BadInput(Exception):
     """A user error: printed on stderr, exit code 2."""
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (``--n -1`` wrote 0 images and exited 0)."""
+def _whole(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--n -1`` wrote 0 images and exited 0)."""
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
     return value
@@ -36,10 +40,7 @@ def positive_int(text: str) -> int:
 
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 0 to 65535 (99999 was a traceback from the settings' check)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value}: a port is 0 to 65535")
     return value
