@@ -336,7 +336,7 @@ def test_the_language_may_come_before_the_command_and_a_bad_setting_or_file_is_s
         "ecoscore: errore: nessun mazzo «nic»; aggiungilo con `ecoscore deck add` (i mazzi qui: standin, kuchyn)")
     friend = tmp_path / "friend.zip"
     friend.write_bytes(b"a friend's export")
-    monkeypatch.setattr("ecoscore.vision.deck_archive.export_deck", _full_disk)
+    monkeypatch.setattr("ecoscore.vision.deck_archive.cv2.imencode", _full_disk)  # the disk fills mid-export
     assert refused("deck", "export", "kuchyn", str(friend), "--force").endswith("No space left on device")
     assert friend.read_bytes() == b"a friend's export" and [p.name for p in tmp_path.iterdir() if ".part" in p.name] == []
     assert refused("rooms", "prune", "--days", "-1", "--lang", "ru") == (
@@ -347,6 +347,5 @@ def test_the_language_may_come_before_the_command_and_a_bad_setting_or_file_is_s
     assert refused("serve", "--lang", "cs").startswith("ecoscore: chyba: nastavení port (ECOSCORE_PORT): ")
 
 
-def _full_disk(store, name, out):
-    out.write_bytes(b"half an export")
+def _full_disk(*args):
     raise OSError(28, "No space left on device")

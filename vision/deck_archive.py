@@ -5,6 +5,8 @@ anything is inflated or decoded.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 import tomllib
 import zipfile
 import zlib
@@ -36,13 +38,25 @@ MAX_TOML_BYTES = 2**20  # an export's deck.toml is a few hundred bytes (one that
 
 
 def export_deck(store: DeckStore, name: str, out: Path) -> Path:
+    """Deck ``name`` written to ``out`` whole or not at all: beside it first, then put in its
+    place (an export that failed over a friend's file left it half overwritten). An ``OSError``
+    says why it could not be written; nothing is left behind."""
     images = store.images(name)
     info = store.info(name)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("deck.toml", deck_toml(name, info.sources, title=info.title))
-        for card, crops in images.items():
-            for i, crop in enumerate(crops):
-                z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
+    handle, part = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    os.close(handle)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(part, 0o666 & ~umask)  # as a file written plainly (a temporary file is the owner's alone)
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("deck.toml", deck_toml(name, info.sources, title=info.title))
+            for card, crops in images.items():
+                for i, crop in enumerate(crops):
+                    z.writestr(f"{card.value}/{i:04d}.png", cv2.imencode(".png", reference_crop(crop))[1].tobytes())
+        os.replace(part, out)
+    finally:
+        Path(part).unlink(missing_ok=True)
     return out
 
 

@@ -66,34 +66,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(store, name: str, file: Path, force: bool) -> Path:
-    """``deck export``: the deck written whole to ``file`` or not at all (written beside it, then
-    put in its place: a failed export with --force left a friend's file half overwritten)."""
-    import os
-    import tempfile
-
+    """``deck export``: the deck written to ``file`` (whole or not at all: ``export_deck``)."""
     from ecoscore.vision.deck_archive import export_deck
 
     if file.is_dir():  # (a traceback: IsADirectoryError, a newcomer's run)
         raise BadInput(f"{file} is a folder: give the export a file name, such as {file / (name + '.zip')}")
     if file.exists() and not force:  # (it overwrote a friend's export without a word)
         raise BadInput(f"{file} exists already: give another file name, or --force to replace it")
-    store.info(name)  # an unknown deck is said before any file is made
     try:
-        handle, part = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".part", dir=file.parent)
-    except OSError as err:  # its folder missing or not writable (a traceback: a newcomer's run)
+        return export_deck(store, name, file)
+    except OSError as err:  # its folder missing or not writable, a disk full (a traceback: a newcomer's run)
         raise BadInput(cannot_write(file, err)) from None
-    os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(part, 0o666 & ~umask)  # as a file written plainly (a temporary file is the owner's alone)
-        export_deck(store, name, Path(part))
-        os.replace(part, file)
-    except OSError as err:
-        raise BadInput(cannot_write(file, err)) from None
-    finally:
-        Path(part).unlink(missing_ok=True)
-    return file
 
 
 # The sources a deck's adds record (here, vision/deck_archive.py, vision/deckstore.py, the page's
