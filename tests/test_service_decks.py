@@ -195,7 +195,8 @@ def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_
 
     from ecoscore.service.decks import Decks
     from ecoscore.vision.deckstore import DeckStore
-    from ecoscore.vision.matcher import EMBED_BATCH, CardEmbedder
+    from ecoscore.vision.matcher import CardEmbedder
+    from ecoscore.vision.runtime import MAX_BATCH
 
     store = DeckStore(tmp_path)
     rng = np.random.default_rng(0)
@@ -223,7 +224,7 @@ def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_
 
     # 33 references, 5 views each, 4 turns; and the deck's metric's corrupted views of each turn
     crops = 33 * 5 * 4 + 33 * 4 * max(MIN_VIEWS, -(-VIEWS_PER_TYPE // (4 * 3)))
-    assert sum(batches) <= crops + 8 * len(batches) and max(batches) <= EMBED_BATCH  # once, a batch at a time
+    assert sum(batches) <= crops + 8 * len(batches) and max(batches) <= MAX_BATCH  # once, a batch at a time
     assert len(got) == 4 and all(m is got[0] for m in got)
     # Names a client sends that hold no deck leave nothing behind (the map of loads grew per name).
     from ecoscore.vision.deckstore import DeckStoreError

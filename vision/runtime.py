@@ -88,7 +88,7 @@ def _core():
     return core
 
 
-_OPEN = ()  # the key of an open-size model's one model compiled open (``Network.open_above``)
+_OPEN: tuple[int, ...] = ()  # the key of an open-size model's one model compiled open (``Network.open_above``)
 
 
 class Network:
@@ -141,24 +141,25 @@ class Network:
 
     def _model_for(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, Any]:
         self.shapes_met.add(shape[1:])  # (a set of a few canvases: added under the GIL)
-        key = None  # any batch size
-        if self.any_size:
-            key = shape[1:]
-            rare = self.open_above is not None and max(key[1:]) > self.open_above
-            if rare and not self.per_shape:
-                key = _OPEN
+        rare = self.any_size and self.open_above is not None and max(shape[2:]) > self.open_above
+        key: tuple[int, ...] | None
+        if not self.any_size:
+            key = None  # one model for every shape
+        elif rare and not self.per_shape:
+            key = _OPEN
+        else:
+            key = shape[1:]  # any batch size
         if key not in self._compiled:
             with self._lock:
                 if key not in self._compiled:
                     assert key is not None  # a fixed-size model is compiled at start
-                    one_stream = self.config | {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
-                    if key == _OPEN:
-                        self._compiled[key] = self._compile(self._read, one_stream)
-                    else:
-                        model = self._read.clone()
+                    one_stream = {"NUM_STREAMS": 1, "INFERENCE_NUM_THREADS": self._per_read}
+                    config = self.config | one_stream if rare else self.config
+                    model = self._read
+                    if key != _OPEN:
+                        model = model.clone()
                         model.reshape({model.inputs[0].any_name: [-1, *key]})
-                        rare = self.open_above is not None and max(key[1:]) > self.open_above
-                        self._compiled[key] = self._compile(model, one_stream if rare else self.config)
+                    self._compiled[key] = self._compile(model, config)
         return key, self._compiled[key]
 
     def _compile(self, model, config: dict) -> Any:
@@ -189,10 +190,12 @@ def image_blob(images_bgr) -> np.ndarray:
     return np.ascontiguousarray(batch, dtype=np.float32) / 255.0
 
 
-# The most images one inference takes: more are run in turns. Each batch size met keeps its
-# working memory in every request, so a photo of the whole game (160 cells, each read at four
-# turns when unsure) grew the classifier pair by 170 MB that stayed; in turns of 32 it is 60 MB,
-# the outputs identical and no slower (160 cells: 44.6 ms in turns of 32 against 50.7 at once).
+# The most images one inference takes: more are run in turns, each turn's float copy made in its
+# turn. Each batch size met keeps its working memory in every request, so a photo of the whole
+# game (160 cells, each read at four turns when unsure) grew the classifier pair by 170 MB that
+# stayed; in turns of 32 it is 60 MB, the outputs identical and no slower (160 cells: 44.6 ms in
+# turns of 32 against 50.7 at once). A deck of 400 references is 8,000 crops with its views and
+# turns: embedded at once, it took the service from 1.9 to 3.8 GB, kept.
 MAX_BATCH = 32
 
 
@@ -201,11 +204,10 @@ def run_batch(network, images_bgr) -> np.ndarray:
     at most ``MAX_BATCH``. Each turn is padded to a multiple of 8: OpenVINO prepares each new
     batch size anew, which doubled the time per crop when every photo brought its own count of
     cells."""
-    blob = image_blob(images_bgr)
     outputs = []
-    for start in range(0, len(blob), MAX_BATCH):
-        turn = blob[start:start + MAX_BATCH]
-        padded = np.zeros((-(-len(turn) // 8) * 8, *blob.shape[1:]), np.float32)
+    for start in range(0, len(images_bgr), MAX_BATCH):
+        turn = image_blob(images_bgr[start:start + MAX_BATCH])
+        padded = np.zeros((-(-len(turn) // 8) * 8, *turn.shape[1:]), np.float32)
         padded[:len(turn)] = turn
         outputs.append(network(padded)[:len(turn)])
     return np.concatenate(outputs)
