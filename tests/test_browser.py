@@ -165,6 +165,25 @@ def new_room(page, server, mode="game"):
     return page.url.rsplit("/", 1)[1]
 
 
+def qr_shown(page, seconds=10.0) -> str:
+    """The text of the QR code as the page shows it, read from a screenshot of it.
+
+    An image loaded is not yet an image painted: on a loaded machine one CI run's first
+    screenshot held no readable code (the same code read from its SVG decodes). So look again
+    until it reads or the time is up, and keep the last screenshot to see why if it never does.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        png = page.locator("#qr").screenshot()
+        text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))
+        if text or time.monotonic() > deadline:
+            if not text:
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                (SHOTS / "qr-unreadable.png").write_bytes(png)
+            return text
+        page.wait_for_timeout(200)
+
+
 def add_to_room(page, name, path):
     """A player's photo added to the room open on ``page``, as they add it: name, then file."""
     page.fill("#player-name", name)
@@ -358,8 +377,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     spoiled = spoil(photo_set[1].jpeg, reader, 3)
     room_id = new_room(page, server)
     page.wait_for_function("document.querySelector('#qr').complete && document.querySelector('#qr').naturalWidth > 0", timeout=10000)
-    png = page.locator("#qr").screenshot()
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))
+    text = qr_shown(page)
     assert text == page.get_attribute("#room-link", "href") and text.endswith(f"/r/{room_id}")  # the public link
     page.fill("#player-name", "Ann")
     with page.expect_file_chooser() as chooser:
