@@ -61,6 +61,12 @@ def photo_references(reader: Reader, embedder: CardEmbedder, folder: Path, name:
     raise ValueError(f"the set's {len(used)} photos of one tableau that enrol do not show every type")
 
 
+def set_name(folder: Path, folders: list[Path]) -> str:
+    """A set's name in the report: its folder's, or with its parent's where two sets share it
+    (``data/pbr-unseen/icon-…/steep`` and ``…/texture-…/steep``: else the last one read hid the others)."""
+    return folder.name if [f.name for f in folders].count(folder.name) == 1 else f"{folder.parent.name}/{folder.name}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("standin", type=Path, nargs="*", help="sets of the stand-in deck, read by the classifier")
@@ -78,22 +84,25 @@ def main() -> None:
     args = parser.parse_args()
     reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None)
     report, outcomes = {}, {}
+    folders = [*args.standin, *args.deck_set]
     for folder in args.standin:
         ev = evaluate(reader, folder, progress=False)
-        report[folder.name] = figures(ev)
-        outcomes[folder.name] = ev.outcomes
-        print(folder.name, json.dumps({k: report[folder.name][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
+        key = set_name(folder, folders)
+        report[key] = figures(ev)
+        outcomes[key] = ev.outcomes
+        print(key, json.dumps({k: report[key][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
     embedder = CardEmbedder()
     for folder in args.deck_set:
         deck = load_deck(args.deck or read_truth(truth_files(folder)[0])["deck_path"])
         faces = {card: [f[0]] for card, f in deck.faces.items()}  # one reference a type
         matcher = CardMatcher(embedder, References.embed(deck.name, embedder, faces))
         ev = evaluate(Reader(reader.finder, matcher), folder, progress=False)
-        report[folder.name] = figures(ev)
-        outcomes[folder.name] = ev.outcomes
-        print(folder.name, json.dumps({k: report[folder.name][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
+        key = set_name(folder, folders)
+        report[key] = figures(ev)
+        outcomes[key] = ev.outcomes
+        print(key, json.dumps({k: report[key][k] for k in ("exact", "tableaux", "exact_rate")}), flush=True)
         if args.photo_enrolled:
-            name = f"{folder.name}/photo_enrolled"
+            name = f"{key}/photo_enrolled"
             try:
                 refs, used = photo_references(reader, embedder, folder, deck.name,
                                               faces if args.photo_enrolled == "both" else None)
@@ -106,6 +115,13 @@ def main() -> None:
             outcomes[name] = ev.outcomes
             print(name, json.dumps({k: report[name][k] for k in ("exact", "tableaux", "exact_rate", "enrolled_from")}),
                   flush=True)
+    deck_sets = [report[set_name(f, folders)] for f in args.deck_set]
+    if len(deck_sets) > 1:  # the sets of other decks pooled, as bench_decks.py pools its decks
+        exact, tableaux = sum(r["exact"] for r in deck_sets), sum(r["tableaux"] for r in deck_sets)
+        report["deck_sets_pooled"] = {"exact": exact, "tableaux": tableaux, "exact_rate": round(exact / max(1, tableaux), 4),
+                                      "ci95": [round(x, 4) for x in wilson(exact, tableaux)],
+                                      **{k: sum(r[k] for r in deck_sets)
+                                         for k in ("refused_photos", "confident_wrong", "phantom_tableaux")}}
     print(json.dumps(report, indent=2))
     if args.outcomes:
         args.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
