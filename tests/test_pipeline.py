@@ -193,6 +193,40 @@ def test_a_refusal_says_how_to_retake_whichever_refusal_it_is():
     assert str(err.value).startswith("no tableau found: 10 cards") and "low angle" not in str(err.value)
 
 
+def test_the_angle_a_refusal_tells_is_the_found_cards_not_the_lattice_past_them():
+    """A grid fitted to a few alike cards and refused: its lattice, reaching past them, may spread
+    to cells many times the others' (a normal photo from 41° was told "the far cards look 22
+    times smaller": hold the phone higher). The angle is judged on the cells holding a card."""
+    from ecoscore.geometry import Detections
+    from ecoscore.vision.decode import Photo
+    from ecoscore.vision.lattice import CellFit, TableauFit
+    from ecoscore.vision.photo_doubts import seen_squeeze, squeeze
+    from ecoscore.vision.pipeline import Reader
+
+    def quad(x, y, w, h):
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+
+    cells = {}
+    for r in range(4):
+        for c in range(5):
+            found = r < 2 and c < 4  # 8 cards alike in the grid's first two rows
+            h = 56.0 if found else 56.0 * (1 + 2 * r)  # the guessed rows spread wildly
+            cells[(r, c)] = CellFit(quad(100 + 50 * c, 100 + 70 * r, 40.0 * h / 56, h), r * 4 + c if found else None, True)
+    fit = TableauFit(cells, residual=0.05, ambiguous_window=True)
+    assert squeeze(fit) > 20 and seen_squeeze(fit) == pytest.approx(1.0)
+    det = Detections(np.array([[120.0 + 50 * c, 128.0 + 70 * r] for r in range(2) for c in range(4)]),
+                     np.tile([[56.0, 40.0]], (8, 1)), np.zeros(8), np.full(8, 0.9))
+    lit = Photo(np.full((800, 1000, 3), (150, 120, 90), np.uint8), 1.0, (1000, 800), b"")
+    with pytest.raises(NoTableauError) as err:
+        Reader._refuse(lit, det, "no tableau read: a grid of 8 cards was found, but they do not read as cards", [fit])
+    assert "low angle" not in str(err.value)
+    steep = TableauFit({rc: CellFit(cell.quad * (1 + rc[0]), cell.detection, True) for rc, cell in cells.items()},
+                       residual=0.05, ambiguous_window=True)  # the found cards themselves twice as big in row 2
+    with pytest.raises(NoTableauError) as err:
+        Reader._refuse(lit, det, "no tableau read: a grid of 8 cards was found, but they do not read as cards", [steep])
+    assert "; taken at a low angle (the far cards look 4 times smaller than the near ones)" in str(err.value)
+
+
 def test_a_deck_not_enrolled_is_refused_with_what_to_do(reader):
     """A player's own deck read against the stand-in (not enrolled yet): its cards are boxed and
     lie in a grid, but none reads as a stand-in card. The answer says so and what to do, not

@@ -100,7 +100,7 @@ LOOK_PX = 480  # the light and glare are measured on a copy of the photo this wi
 class Look:
     """What one tableau's photo looks like, measured for the advice."""
 
-    squeeze: float  # largest over smallest cell area: how much nearer the near cards are
+    squeeze: float  # largest over smallest area of the cells holding a card: how much nearer the near cards are
     card_px: float  # median card width in the original photo
     brightest: float  # 99th percentile of grey over the cells in view
     glare: list[tuple[int, int]]  # (row, col) of washed-out cells
@@ -112,7 +112,21 @@ class Look:
 def squeeze(fit: TableauFit) -> float:
     """Largest over smallest cell area of a fitted tableau: 1 seen from straight above, ~10 from
     25° and 45 cm."""
-    areas = [abs(cv2.contourArea(cell.quad.astype(np.float32))) for cell in fit.cells.values()]
+    return _squeeze(list(fit.cells.values()))
+
+
+def seen_squeeze(fit: TableauFit) -> float:
+    """``squeeze`` over the cells where the finder found a card, what the advice says the angle
+    by: the cells a lattice reaches past its cards are its guess. On a grid fitted to a few cards
+    and refused, they made a photo taken from 41° "look 22 times smaller" at the far end (the
+    cards' own cells: 4); on tableaux read, the two agree with the true cards' areas alike (227
+    tableaux, 25-90°: median 1.02 and 1.01 of them)."""
+    found = [cell for cell in fit.cells.values() if cell.detection is not None]
+    return _squeeze(found) if len(found) >= 2 else 1.0
+
+
+def _squeeze(cells: list) -> float:
+    areas = [abs(cv2.contourArea(cell.quad.astype(np.float32))) for cell in cells]
     return max(areas) / max(min(areas), 1e-6)
 
 
@@ -132,7 +146,7 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
         if big_enough_to_judge(card_widths):
             sharp = _sharpness(image, fit)
     return Look(
-        squeeze=squeeze(fit),
+        squeeze=seen_squeeze(fit),
         card_px=float(np.median(card_widths)) * to_original if card_widths else 0.0,
         brightest=brightest,
         glare=glare,

@@ -543,7 +543,7 @@ class Reader:
                       f"no tableau found: {len(det)} card{'s' if len(det) != 1 else ''} detected, "
                       f"but no 5 × 4 grid of at least 5 aligned cards")
         if fits:
-            steep = max(photo_doubts.squeeze(fit) for fit in fits)
+            steep = max(photo_doubts.seen_squeeze(fit) for fit in fits)
         else:
             groups = clusters(det, reach=NEIGHBOUR_REACH, min_size=MIN_CARDS)
             biggest = max(groups, key=len) if groups else []
