@@ -36,7 +36,15 @@ def _latin(ch: str) -> str:
 
 
 def key(name: str) -> str:
-    """What two names must not share: the case-folded name with look-alike letters made Latin."""
+    """What two names must not share: the case-folded name with look-alike letters made Latin.
+    Folded first: a capital and its small letter may look like different Latin letters, or one
+    like none ("Б" like a b, "б" like a 6: "Борис" and "борис" sat in one room as two players)."""
+    return "".join(_latin(ch) for ch in name.casefold()).casefold()
+
+
+def _cased_key(name: str) -> str:
+    """``key`` with the look-alikes taken before case is folded: a capital may look like a Latin
+    letter its small letter does not ("Нana" beside "Hana")."""
     return "".join(_latin(ch) for ch in name).casefold()
 
 
@@ -61,5 +69,5 @@ def alike(a: str, b: str) -> bool:
     for glyphs that look alike in either case (compared cased and case-folded), full-width and
     other compatibility forms folded first (NFKC)."""
     a, b = unicodedata.normalize("NFKC", a), unicodedata.normalize("NFKC", b)
-    return (key(a) == key(b) or unmarked(a) == unmarked(b) or glyphs(a) == glyphs(b)
+    return (key(a) == key(b) or _cased_key(a) == _cased_key(b) or unmarked(a) == unmarked(b) or glyphs(a) == glyphs(b)
             or glyphs(a).casefold() == glyphs(b).casefold())

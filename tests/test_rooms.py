@@ -203,6 +203,19 @@ def test_names_alike_but_for_accents_clash(client):
         join(client, rid, name)
 
 
+def test_names_alike_but_for_case_clash_in_every_script(client):
+    # "Борис" and "борис" sat in one room as two players (a walk, in Russian): "Б" looks like a
+    # Latin b and "б" like none, so the names' Latin look-alikes differed where their cases did
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    for name in ("Борис", "Вика", "Юля", "Šárka", "Èlia"):
+        join(client, rid, name)
+    for name in ("борис", "БОРИС", "вика", "ЮЛЯ", "юля", "ŠÁRKA", "èlia"):
+        r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
+        assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
+    for name in ("Борислав", "Вита", "Sára"):  # other names (a room seats 8)
+        join(client, rid, name)
+
+
 def test_names_alike_but_for_a_look_alike_sign_clash(client):
     rid = client.post("/api/rooms", json={}).json()["id"]
     join(client, rid, "O'Neil")
