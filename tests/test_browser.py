@@ -3736,6 +3736,28 @@ def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(se
     page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")  # what it is, said as a read says it
     page.wait_for_selector("#picker[open]")
     expect(page.locator("#picker-cell")).to_have_text(words["ui.picker_unknown"].format(row=r + 1, col=c + 1))
+    page.click("#picker-cancel")
+    # Every card in view named: the total shows, and is not final while the cells cut are unknown
+    # ("Totale: 36", final-looking, for a tableau of 43: a Russian walk).
+    page.click("#solo-tableau .review")
+    for _ in range(20):
+        if not page.evaluate("document.querySelector('#picker').open"):
+            break
+        page.wait_for_timeout(400)  # (the picker takes no tap at once: PICK_GUARD_MS)
+        page.click("#choices button[data-type='meadow']")
+        page.wait_for_timeout(300)
+    expect(page.locator("#result p.total")).to_be_visible(timeout=10000)
+    expect(page.locator("#total-unsure")).to_be_visible()
+    expect(page.locator("#unsure")).to_have_text(words["ui.read_unsure"])
+    assert "?" in page.text_content("#pad")
+    # ... and final once the player names those too, as they lie on the table
+    for r, c in sorted(unknown):
+        page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")
+        page.wait_for_selector("#picker[open]")
+        page.wait_for_timeout(400)
+        page.click("#choices button[data-type='meadow']")
+        page.wait_for_function("!document.querySelector('#picker').open")
+    expect(page.locator("#total-unsure")).to_be_hidden(timeout=10000)
     assert not page.errors
 
 

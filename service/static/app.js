@@ -505,9 +505,14 @@ class TableauView {
   // card left out beside the grid, a photo of several tableaux), and a deck's count of a type
   // exceeded: no correction takes these back, so a total with any is not final however many cards
   // are checked (the service's "final" says so of such a read too). None of a photo laid out to
-  // name: its advice is how to retake it, and every card is the player's own to name.
+  // name: its advice is how to retake it, and every card is the player's own to name; but for
+  // its cells the frame cut, while any is not named: nothing is known there (with its other cards
+  // named, "Total: 36" stood final-looking for a tableau of 43, 4 cells cut: a Russian walk).
   readDoubts() {
-    if (this.laidOut()) return [];
+    if (this.laidOut()) {
+      const unread = this.grid.some((row, r) => row.some((_, c) => this.unknownAt(r, c)));
+      return unread ? this.read.doubts.filter((d) => (I18N.match(d) || {}).key === "api.cut_by_frame") : [];
+    }
     if (this.gridChecked) return [...this.unsettled(), ...(this.player.deck_issues || [])];  // (its player's check settles no deck's count)
     const done = new Set([...this.corrected, ...this.checked]);
     return [...this.read.doubts.filter((d) => !cellDoubt(d) && !emptyCellsChecked(d, done)), ...(this.player.deck_issues || [])];
