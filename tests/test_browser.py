@@ -540,6 +540,48 @@ def test_a_reload_while_a_photo_is_on_its_way_says_it_was_not_read(server, page,
     assert not page.errors
 
 
+def test_a_reload_while_a_rooms_photo_is_on_its_way_says_it_was_not_added(server, page, photo_set, tmp_path):
+    # A retake in a room, reloaded at 13 %: the page came back with the old tableau and not a word,
+    # as if the new photo had counted (a Russian walk).
+    from playwright.sync_api import expect
+
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", photo_set[2].jpeg))
+    expect(page.locator("#room-status")).to_contain_text("Added Ann's tableau", timeout=30000)
+    total = pad_values(page, "#room-pad")["total"]
+    held = []
+    page.route(f"**/api/rooms/{room_id}/photo*", lambda route: held.append(route))
+    page.fill("#player-name", "Ann")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+        page.click("#confirm-yes")  # replace Ann's tableau
+    chooser.value.set_files(write(tmp_path, "retake.jpg", photo_set[3].jpeg))
+    page.wait_for_function("roomSending > 0")
+    page.wait_for_timeout(300)
+    page.reload()
+    expect(page.locator("#room-status")).to_have_text("The page reloaded while Ann's photo was on its way: it was not added. "
+                                                      "Add it again. The room keeps Ann's earlier tableau.", timeout=30000)
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Ann')", timeout=10000)
+    assert pad_values(page, "#room-pad")["total"] == total
+    page.select_option("#lang", "ru")
+    expect(page.locator("#room-status")).to_contain_text("Ann: Страница перезагрузилась во время отправки фото")
+    page.unroute(f"**/api/rooms/{room_id}/photo*")
+    page.reload()  # said once: the next load is a plain one
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Ann')", timeout=10000)
+    assert page.text_content("#room-status") == ""
+    # a photo answered (refused here) leaves nothing to say after a reload
+    blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
+    page.fill("#player-name", "Bea")
+    with page.expect_file_chooser() as chooser:
+        page.click("#add-photo")
+    chooser.value.set_files(write(tmp_path, "blank.jpg", blank))
+    page.wait_for_function("document.querySelector('#room-status').classList.contains('error')", timeout=30000)
+    page.reload()
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Ann')", timeout=10000)
+    assert page.text_content("#room-status") == ""
+    assert not page.errors
+
+
 def test_a_retake_is_never_replaced_by_the_older_photo(tmp_path, reader, page, photo_set):
     slow = SlowFirstRead(reader)
     srv, thread, server = start_server(tmp_path, slow)

@@ -1505,6 +1505,15 @@ const INTERRUPTED = !/^\/r\//.test(location.pathname) && (() => {
   try { const mark = sessionStorage.getItem(SENDING_KEY); sessionStorage.removeItem(SENDING_KEY); return !!mark; } catch { return false; }
 })();
 
+// The same for a room's photo, as its page sends it: which room, whose seat, and whether it was
+// to replace their tableau. A reload at 13 % left the room's page saying nothing (the old tableau
+// shown, as if the new photo had counted: a Russian walk). Read once as a room's script starts.
+const ROOM_SENDING_KEY = "ecoscore:room-sending";
+const ROOM_INTERRUPTED = /^\/r\//.test(location.pathname) && (() => {
+  try { const mark = sessionStorage.getItem(ROOM_SENDING_KEY); sessionStorage.removeItem(ROOM_SENDING_KEY); return mark ? JSON.parse(mark) : null; } catch { return null; }
+})();
+let roomSending = 0;
+
 // The last photo's read, every card named or kept since, and the photo itself (to remember its
 // cards), kept for this tab: a phone that drops the page while the camera is open, or a reload,
 // lost the read and the 20 cards a player had just named to teach a deck.
@@ -2479,10 +2488,15 @@ async function joinRoom(file) {
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   // A retake of this phone's own seat says so (it said "Added" over the tableau it replaced).
   const replacing = Boolean(token) && Boolean(room.doc) && room.doc.players.includes(name);
+  roomSending += 1;
+  try { sessionStorage.setItem(ROOM_SENDING_KEY, JSON.stringify({ room: room.id, name, replacing })); } catch { /* storage off */ }
   try {
     // The phone's own deck: the service reads with the room's while it can, else with this one.
     const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
-      token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {});
+      token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {}).finally(() => {
+      roomSending -= 1;  // answered, refused or cancelled: nothing to say after a reload (unless the page is going)
+      if (!roomSending && !leaving) try { sessionStorage.removeItem(ROOM_SENDING_KEY); } catch { /* storage off */ }
+    });
     if (!res) return;
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
     // A phone passed round the table (it holds several seats now): the box is the next player's,
@@ -2671,6 +2685,10 @@ async function start() {
   ready = true;
   if (chosen && chosen !== I18N.lang) await switchTo(chosen); else $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
+  if (inRoom && ROOM_INTERRUPTED && ROOM_INTERRUPTED.room === inRoom[1]) {
+    const { name, replacing } = ROOM_INTERRUPTED;
+    setStatus($("room-status"), () => [t("ui.room_upload_interrupted", { name }), ...(replacing ? [t("ui.room_kept", { name })] : [])].join(" "), true);
+  }
   // Opened from a room to teach a deck: what to do here (the page was bare: a walk).
   if (!inRoom && new URLSearchParams(location.search).has("teach") && !$("status").textContent) {
     setStatus($("status"), () => t("ui.teach_from_room"));
