@@ -12,6 +12,7 @@ import shutil
 import socket
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -1276,6 +1277,39 @@ def test_six_players_pad_scrolls_sideways_with_names_fixed(server, page):
     assert lefts and lefts[0] >= edge - 1, (edge, lefts)
     page.goto(server)
     assert page.text_content("#mode option[value=game]") == "3–6 players"
+
+
+def test_a_long_name_keeps_its_column_in_view_and_the_sideways_hint_follows_a_turned_phone(server, new_page):
+    # A one-word name of 40 letters made its column 300 px wide, its numbers off a 360 px screen;
+    # and the hint that the pad scrolls sideways stayed as first drawn when the phone was turned
+    # (a walk, in Russian).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport={"width": 740, "height": 360}, locale="ru-RU")
+    room_id = new_room(page, server)
+    long = "Оченьдлинноеимяигрокакотороеневлезает123"  # 40 letters, no space to wrap at
+    for name, grid in ((long, "alice"), ("Борис", "bruno")):
+        put_grid(server, room_id, urllib.parse.quote(name), (EXAMPLES / f"{grid}.txt").read_text())
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Борис')", timeout=10000)
+    expect(page.locator("#room-pad-scrolls")).to_be_hidden()  # landscape: it fits
+    page.set_viewport_size({"width": 360, "height": 740})  # turned
+    wrap = page.locator("#room-view .pad-wrap")
+    width = page.evaluate("""() => [...document.querySelectorAll('#room-pad thead th')][1].getBoundingClientRect().width""")
+    assert width < 150, width  # the name wraps: its column is not the name's length
+    cut = page.evaluate("(w) => w.scrollWidth > w.clientWidth + 1", wrap.element_handle())
+    expect(page.locator("#room-pad-scrolls")).to_be_visible() if cut else expect(page.locator("#room-pad-scrolls")).to_be_hidden()
+    # every player's total is on the screen, beside the card names, at the pad's first scroll
+    totals = page.evaluate("""() => { const w = document.querySelector('#room-view .pad-wrap').getBoundingClientRect();
+        const row = document.querySelector('#room-pad tr.total');
+        return [...row.querySelectorAll('td')].map((td) => { const b = td.getBoundingClientRect(); return [b.left >= w.left - 1, b.right <= w.right + 1]; }); }""")
+    assert totals[0] == [True, True], totals
+    page.set_viewport_size({"width": 300, "height": 640})  # narrower still: now it scrolls
+    page.wait_for_timeout(300)
+    if page.evaluate("(w) => w.scrollWidth > w.clientWidth + 1", wrap.element_handle()):
+        expect(page.locator("#room-pad-scrolls")).to_be_visible()
+    page.set_viewport_size({"width": 740, "height": 360})  # turned back: it fits, and says so no longer
+    expect(page.locator("#room-pad-scrolls")).to_be_hidden()
+    assert not page.errors
 
 
 def test_the_empty_cells_doubt_goes_once_its_cells_are_checked(server, page, tmp_path):

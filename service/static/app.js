@@ -2101,6 +2101,36 @@ function deckIssuesSaid(issues) {
   });
 }
 
+// A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
+// found their column cut off at the edge (a walk at 320 px). Said, and this phone's own column
+// brought into view once. Again when the phone turns: the hint stayed as the pad was first drawn,
+// hidden over a pad that now scrolled, shown over one that fitted (a walk, in Russian).
+function fitRoomPad(players) {
+  const wrap = $("room-pad").parentElement;
+  wrap.style.paddingRight = "";  // (room left after a wider pad's last column: measured without it)
+  const cut = wrap.scrollWidth > wrap.clientWidth + 1;
+  $("room-pad-scrolls").hidden = !cut;
+  const mine = players.findIndex((p) => localStorage.getItem(tokenKey(p.name)));
+  const pad = $("room-pad"), heads = [...pad.querySelectorAll("thead th")].slice(1);
+  // Columns in the table's own coordinates (offsetLeft counts from the page, and a sticky cell's
+  // from where it sticks).
+  const left = (th) => th.getBoundingClientRect().left - pad.getBoundingClientRect().left;
+  const right = (th) => left(th) + th.getBoundingClientRect().width;
+  const labels = heads.length ? left(heads[0]) : 0, inView = wrap.clientWidth - labels;
+  // A column scrolled half under the card names showed a part of its number ("0" of a total of
+  // 40: a walk at 360 px, in Russian): the pad stops on whole columns (scroll-snap, past the
+  // labels), its end too (room after the last column, so that a column starts at the labels).
+  wrap.style.scrollPaddingLeft = `${labels}px`;
+  const firstWith = (th) => heads.find((h) => right(th) - left(h) <= inView);  // the first column from which th is whole
+  const last = cut && heads.length ? firstWith(heads[heads.length - 1]) : null;
+  if (last) wrap.style.paddingRight = `${Math.max(0, left(last) - labels - (wrap.scrollWidth - wrap.clientWidth))}px`;
+  if (cut && mine >= 0 && room.padShown !== players[mine].name) {
+    const first = heads[mine] && firstWith(heads[mine]);
+    if (first) wrap.scrollLeft = left(first) - labels;
+    room.padShown = players[mine].name;
+  }
+}
+
 // The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
 // So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
@@ -2115,32 +2145,7 @@ function roomPad(game) {
   const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? "ui.waiting_players" : "ui.neutral_needed_guest") : "";
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
     reasons: (p) => reasons.get(p.name), waiting });
-  // A pad wider than the phone scrolls sideways, and nothing said so: a player who joined last
-  // found their column cut off at the edge (a walk at 320 px). Said, and this phone's own
-  // column brought into view once.
-  const wrap = $("room-pad").parentElement;
-  wrap.style.paddingRight = "";  // (room left after a wider pad's last column: measured without it)
-  const cut = wrap.scrollWidth > wrap.clientWidth + 1;
-  $("room-pad-scrolls").hidden = !cut;
-  const mine = game.players.findIndex((p) => localStorage.getItem(tokenKey(p.name)));
-  const pad = $("room-pad"), heads = [...pad.querySelectorAll("thead th")].slice(1);
-  // Columns in the table's own coordinates (offsetLeft counts from the page, and a sticky cell's
-  // from where it sticks).
-  const left = (th) => th.getBoundingClientRect().left - pad.getBoundingClientRect().left;
-  const right = (th) => left(th) + th.getBoundingClientRect().width;
-  const labels = heads.length ? left(heads[0]) : 0, inView = wrap.clientWidth - labels;
-  // A column scrolled half under the card names showed a part of its number ("0" of a total of
-  // 40: a walk at 360 px, in Russian): the pad stops on whole columns (scroll-snap, past the
-  // labels), its end too (room after the last column, so that a column starts at the labels).
-  wrap.style.scrollPaddingLeft = `${labels}px`;
-  const firstWith = (th) => heads.find((h) => right(th) - left(h) <= inView);  // the first column from which th is whole
-  const last = cut && heads.length ? firstWith(heads[heads.length - 1]) : null;
-  if (last) wrap.style.paddingRight = `${Math.max(0, left(last) - labels - (wrap.scrollWidth - wrap.clientWidth))}px`;
-  if (cut && mine >= 0 && room.padShown !== game.players[mine].name) {
-    const first = heads[mine] && firstWith(heads[mine]);
-    if (first) wrap.scrollLeft = left(first) - labels;
-    room.padShown = game.players[mine].name;
-  }
+  fitRoomPad(game.players);
   // One player in doubt said in a sentence; several in one list (a sentence each repeated "…, so
   // the total is not final" per player: a walk).
   const unsure = game.players.filter((p) => doubts.get(p.name));
@@ -2634,6 +2639,7 @@ function bindRoomButtons(id) {
     else if ($("room-status").mark === "name_cut") setStatus($("room-status"), "");
   });
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
+  addEventListener("resize", () => { if (room.doc && room.doc.game) fitRoomPad(room.doc.game.players); });
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
   $("share").addEventListener("click", share);
   // Room-wide settings, the creator's: said saved, and the room shown as it now is.
