@@ -441,6 +441,22 @@ def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_
             assert out != text and "no tableau read" not in out and "wrong deck" not in out, (lang, out)
 
 
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_the_readers_own_words_of_the_wrong_deck_are_translated_for_the_command_line(lang):
+    # The command line says the reader's messages as the reader words them ("--deck on the command
+    # line"), not the page's: "ecoscore: errore: x.jpg: no tableau read: a grid of 20 cards was
+    # found, but they do not read as cards of this deck: ..." stood in English, with its Italian
+    # advice after it (an organiser's run, in Italian).
+    from ecoscore.vision.naming import wrong_deck_doubt
+
+    blurred = "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards on " \
+              "the screen to focus, and add light so the shutter is quicker"
+    for text in (f"x.jpg: {not_this_deck(20)}; {blurred}", not_this_deck(1), not_this_deck(19, "mine"), wrong_deck_doubt(6)):
+        out = i18n.translate(text, lang)
+        assert not re.search(r"no tableau read|read against the wrong deck|command line|if it is", out), (lang, out)
+        assert ("deck add mine --photo P.jpg" if "mine" in text else "--deck") in out, (lang, out)
+
+
 def test_a_decimal_is_written_as_the_players_language_writes_it():
     # Italian, Czech and Russian write "0,29": the page showed "errore 0.29".
     doubt = "the cards do not sit on a regular grid (fit error 0.29 card widths)"
