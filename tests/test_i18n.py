@@ -278,6 +278,8 @@ MESSAGES = [
     "card's edges)",
     "cards/fox/1.jpg: 3 cards in it: photograph one card alone",
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
+    "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo?): check "
+    "that the grid is this photo's, card by card",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
 ]

@@ -234,6 +234,23 @@ def test_a_deck_enrolled_from_one_photo_of_a_tableau_reads_another(reader, embed
         from_photo(reader, embedder, scene.jpeg, holed, "enrolment photo")
 
 
+def test_a_grid_of_another_photo_is_refused_where_no_deck_can_judge_it(reader, embedder, decks):
+    # A new deck has no cards of its own to check a grid against: another photo's grid (the same
+    # deck's, 20 cards) was taken, and the deck taught 20 pictures under wrong names (an Italian
+    # organiser's run). Its cards named as one type must look alike in the photo.
+    from ecoscore.vision.enrol import EnrolError, from_photo
+
+    deck = decks[1]
+    params = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scenes = [render_scene(deck, (71, k), params) for k in range(4)]
+    grids = [truth_tableau(scene.truth["tableaux"][0]) for scene in scenes]
+    for k, scene in enumerate(scenes):
+        assert sum(map(len, from_photo(reader, embedder, scene.jpeg, grids[k], "own").crops.values())) == 20
+        with pytest.raises(EnrolError, match=r"^other: the cards the grid names as one type do not look alike in the "
+                                             r"photo \(a grid of another photo\?\): check that the grid is this photo's"):
+            from_photo(reader, embedder, scene.jpeg, grids[(k + 1) % len(scenes)], "other")
+
+
 def test_a_blurred_enrolment_photo_is_taken_and_the_player_told_a_sharper_one_teaches_better(reader, embedder, decks):
     from dataclasses import replace
 

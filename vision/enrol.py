@@ -7,6 +7,7 @@ reference of the type the grid names there, so the references are real cards in 
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +49,16 @@ BED_CARD_ASPECT, BED_MOST_CARD, BED_FLATNESS = 0.08, 0.5, 16.0
 # the photo is refused (the lattice, not the finder, is then the likelier fault).
 MAX_LEFT_OUT = 3
 MAX_BOXED_GAPS = 2  # boxes over cells the grid calls empty (false cards on holes) a photo may have
+# A grid typed for a photo is this photo's only if the cards it names as one type look alike in it
+# (``_consistency``: their mean cosine less that of cards of different types). A new deck has no
+# cards of its own to judge a grid by, and took another photo's grid: 81 of 180 such grids were
+# enrolled (cards of one deck's other photo, 20 cards each), teaching the deck wrong pictures. Of
+# the benches' photos (7 unseen decks and the stand-in, normal and hard, one tableau each): the
+# right grids 0.23 and over where they enrol (the near-black deck's; generated decks 0.5 and over),
+# other photos' grids -0.10 to 0.20. Judged where the grid names enough pairs of one type among
+# the cards found to tell (a layout of the 11 types names none).
+MIN_CONSISTENCY = 0.2
+MIN_ALIKE_PAIRS = 3
 
 
 class EnrolError(ValueError):
@@ -478,6 +489,10 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
     cells, crops, found = best.cells, best.crops, best.found
+    # A grid named on this photo's own cells (the page's) was named card by card, looking at them.
+    if not as_read and _alike_pairs(best.grid, found) >= MIN_ALIKE_PAIRS and best.consistency < MIN_CONSISTENCY:
+        raise EnrolError(f"{where}: the cards the grid names as one type do not look alike in the photo (a grid of "
+                         "another photo?): check that the grid is this photo's, card by card")
     # More cards found where the grid has none, or named where none was found, than a finder
     # errs by means the lattice (or the grid) sits wrong somewhere: crops cut from it would
     # teach the deck wrong pictures, so refuse. A few cards named where none was found are the
@@ -523,8 +538,13 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
 def _same_type_pairs(grid: list[list[CardType | None]], found: set[tuple[int, int]]) -> bool:
     """Whether two cards found are named one type (their look then tells which way round a
     grid lies: ``_consistency``)."""
-    named = [grid[r][c] for r, c in found if grid[r][c] is not None]
-    return len(set(named)) < len(named)
+    return _alike_pairs(grid, found) > 0
+
+
+def _alike_pairs(grid: list[list[CardType | None]], found: set[tuple[int, int]]) -> int:
+    """How many pairs of the cards found the grid names one type."""
+    counts = Counter(grid[r][c] for r, c in found if grid[r][c] is not None)
+    return sum(n * (n - 1) // 2 for n in counts.values())
 
 
 def _moved_by(move: tuple[int, int]) -> str:
