@@ -21,6 +21,7 @@ blocking: the app calls them from a worker thread, never on the event loop.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import secrets
@@ -281,11 +282,27 @@ class _Postgres:
             kwargs={"autocommit": True, "connect_timeout": max(1, round(lock_timeout)),
                     "options": f"-c lock_timeout={ms} -c statement_timeout={ms * 6}",
                     "application_name": "ecoscore"})
+        # The pool logs each failed try ("error connecting in 'ecoscore': ...", three times over a
+        # refusal) and then says only that it timed out: the refusal says why, once, instead.
+        pool_log = logging.getLogger("psycopg.pool")
+        level = pool_log.level
+        pool_log.setLevel(logging.CRITICAL)
         try:
             self.pool.open(wait=True, timeout=max(lock_timeout, 5.0))
         except Exception as err:  # PoolTimeout: the server is not there
             self.pool.close()
-            raise StoreError(f"cannot reach the database {redact(url)!r}: {err}") from None
+            raise StoreError(f"cannot reach the database {redact(url)!r}: {self._why_not(url, err)}") from None
+        finally:
+            pool_log.setLevel(level)
+
+    def _why_not(self, url: str, err: Exception) -> str:
+        """Why the pool found no server: one connection tried on its own says it ("Connection
+        refused", a password refused); else the pool's own words."""
+        try:
+            self._psycopg.connect(url, connect_timeout=2).close()
+        except Exception as direct:
+            return redact(str(direct).strip().splitlines()[0])
+        return str(err)
 
     def _busy(self, err: Exception) -> bool:
         from psycopg_pool import PoolTimeout

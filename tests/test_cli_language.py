@@ -290,10 +290,25 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
 
     from ecoscore.cli import main
 
+    from ecoscore.service.store import Store
+
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
-    assert main(["rooms", "prune", "--db", f"sqlite:///{tmp_path / 'rooms.sqlite3'}", "--days", "1.5", "--lang", "ru"]) == 0
+    db = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    Store(db).close()  # the service's database, as its first start makes it
+    assert main(["rooms", "prune", "--db", db, "--days", "1.5", "--lang", "ru"]) == 0
     assert capsys.readouterr().err.strip() == (
         "ecoscore: удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, наложений: 0)")
+    # A database the line names wrongly is said, not made (a mistyped path made a folder and an
+    # empty database, and "deleted 0 rooms"), nor a traceback (an organiser's run, in Italian)
+    (tmp_path / "notes.txt").write_text("not a database")
+    for url, said in ((f"sqlite:///{tmp_path / 'romos' / 'rooms.sqlite3'}", f"nessun database in {tmp_path / 'romos' / 'rooms.sqlite3'}: "
+                       "controlla l'URL di --db (sqlite:///PERCORSO, postgresql://…)"),
+                      ("foo://bar", "non è un URL SQLite: 'foo://bar' (sqlite:///PERCORSO)"),
+                      (f"sqlite:///{tmp_path / 'notes.txt'}", f"sqlite:///{tmp_path / 'notes.txt'}: non è il database del servizio "
+                       "(file is not a database)")):
+        assert main(["rooms", "prune", "--db", url, "--lang", "it"]) == 2
+        assert capsys.readouterr().err.strip() == f"ecoscore: errore: {said}"
+    assert not (tmp_path / "romos").exists()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -280,6 +280,11 @@ MESSAGES = [
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
     "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo?): check "
     "that the grid is this photo's, card by card",
+    "not an SQLite URL: 'foo://bar' (sqlite:///PATH)",
+    "cannot reach the database 'postgresql://u:***@127.0.0.1:1/x': connection failed: connection to server at "
+    "\"127.0.0.1\", port 1 failed: Connection refused",
+    "no database at /srv/ecoscore/romos.sqlite3: check the --db URL (sqlite:///PATH, postgresql://…)",
+    "sqlite:////tmp/notes.txt: not the service's database (file is not a database)",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
 ]

@@ -454,3 +454,29 @@ def test_one_clients_uploads_push_out_only_its_own_pictures(db_url, monkeypatch)
     finally:
         store.close()
 
+
+
+def test_a_postgresql_server_out_of_reach_is_said_once_with_why():
+    # The pool logged "error connecting in 'ecoscore': ..." at each try and then refused with
+    # "pool initialization incomplete after 5.0 sec": why, and the password, said as the cause.
+    import logging
+    import socket
+
+    from ecoscore.service.store import StoreError
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # closed again: nothing listens there
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("psycopg.pool").addHandler(handler)
+    try:
+        with pytest.raises(StoreError) as err:
+            Store(f"postgresql://keeper:s3cret@127.0.0.1:{port}/rooms", lock_timeout=1.0)
+    finally:
+        logging.getLogger("psycopg.pool").removeHandler(handler)
+    said = str(err.value)
+    assert said.startswith(f"cannot reach the database 'postgresql://keeper:***@127.0.0.1:{port}/rooms': ")
+    assert "refused" in said.lower() and "s3cret" not in said
+    assert not [r for r in records if r.levelno >= logging.WARNING]

@@ -4,19 +4,31 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import days, settings_or_fail
+from .common import BadInput, days, settings_or_fail
 from .language import add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.service.store import Store
+    import sqlite3
+
+    from ecoscore.service.store import Store, StoreError, is_postgres, path_from_url, redact
 
     settings = settings_or_fail(db_url=args.db, room_idle_days=args.days)
-    store = Store(settings.database_url())
+    url = settings.database_url()
     try:
-        gone = store.prune(settings.room_idle_days)
-    finally:
-        store.close()
+        # A database named on the line that is not there is a typo, not an empty one to make
+        # (a mistyped path made a folder and an empty database, and "deleted 0 rooms").
+        if args.db is not None and not is_postgres(url) and not path_from_url(url).is_file():
+            raise BadInput(f"no database at {path_from_url(url)}: check the --db URL (sqlite:///PATH, postgresql://…)")
+        store = Store(url)
+        try:
+            gone = store.prune(settings.room_idle_days)
+        finally:
+            store.close()
+    except StoreError as err:  # not a URL we know, a server out of reach
+        raise BadInput(str(err)) from None
+    except sqlite3.DatabaseError as err:  # a file that is not SQLite, or not ours
+        raise BadInput(f"{redact(url)}: not the service's database ({err})") from None
     words = words_for(args)
     print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(f"{settings.room_idle_days:g}"),
                      players=gone["players"], overlays=gone["overlays"]), file=sys.stderr)
