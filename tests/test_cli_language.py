@@ -289,7 +289,6 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
     import socket
 
     from ecoscore.cli import main
-
     from ecoscore.service.store import Store
 
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
