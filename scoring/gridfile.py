@@ -64,12 +64,15 @@ _TABLEAU_HEADER = re.compile(r"^#\s*tableau \d+ of (\d+)", re.MULTILINE)  # tabl
 
 
 def parse_text(text: str, source: str = "grid") -> Tableau:
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    rows: list[list[CardType | None]] = []
+    for line in text.splitlines():
         tokens = line.split("#", 1)[0].split()
         if tokens:
+            # Said by the grid's row, as a read's doubts say a cell ("row 1, col 5"), not by the
+            # file's line: `ecoscore read` writes comments above its grid, and one cell was "line 4"
+            # in the error and "row 1" in the doubt beside it (an organiser's run).
             rows.append(
-                [_parse_token(tok, f"{source}, line {lineno}, cell {k + 1}") for k, tok in enumerate(tokens)]
+                [_parse_token(tok, f"{source}, row {len(rows) + 1}, cell {k + 1}") for k, tok in enumerate(tokens)]
             )
     # `ecoscore read` writes a photo of several tableaux one grid after another, each under a
     # ``tableau_header`` line: fed to `grid` whole, "got 12 rows" said nothing of why.

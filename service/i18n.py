@@ -215,9 +215,9 @@ def translate(text: str, lang: str) -> str:
         elif name in _CELLS:
             out[name] = re.sub(r"row (\d+) col (\d+)",
                                lambda m: fill(lang, "api.cell_short", row=m.group(1), col=m.group(2)), value)
-            # a grid's text: "bot, line 2, cell 3" (gridfile.py); the solo bot's grid is labelled "bot"
+            # a grid's text: "bot, row 2, cell 3" (gridfile.py; "line" before); the solo bot's grid is labelled "bot"
             # by the routes, said so in the asker's words ("bot, строка 2": a walk, in Russian)
-            out[name] = re.sub(r"line (\d+), cell (\d+)",
+            out[name] = re.sub(r"(?:line|row) (\d+), cell (\d+)",
                                lambda m: fill(lang, "api.line_cell", line=m.group(1), cell=m.group(2)), out[name])
             out[name] = re.sub(r"^bot, ", lambda m: fill(lang, "api.bots_grid") + ", ", out[name])
         elif name in _CELL_NAMES:

@@ -1030,7 +1030,7 @@ def catalogue_messages() -> list[str]:
             names = set(re.findall(r"\{(\w+)\}", form))
             texts.append(form.format(**{name: sample.get(name, "kitchen") for name in names}))
     advice = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
-    grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
+    grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, row 2, cell 3", token="x")
     return texts + [f"{text}; {advice}" for text in texts if text.startswith("no tableau")] + [grid_text] + cell_doubts()
 
 

@@ -75,7 +75,7 @@ def test_bad_input_exits_2_with_a_message(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("RB RB RB RB RB\nRB XX RB RB RB\n. . . . .\n. . . . .\n")
     r = run("grid", str(bad))
-    assert r.returncode == 2 and "line 2, cell 2: unknown card 'XX'" in r.stderr and not r.stdout
+    assert r.returncode == 2 and "row 2, cell 2: unknown card 'XX'" in r.stderr and not r.stdout
     r = run("grid", str(tmp_path / "missing.txt"))
     assert r.returncode == 2 and r.stderr == f"ecoscore: error: no such file: {tmp_path / 'missing.txt'}\n"
     r = run("grid", str(EXAMPLES / "alice.txt"), "--neutral", "three")

@@ -363,3 +363,18 @@ def test_the_language_may_come_before_the_command_and_a_bad_setting_or_file_is_s
 
 def _full_disk(*args):
     raise OSError(28, "No space left on device")
+
+
+def test_a_photo_that_is_a_folder_or_a_looping_link_is_said_in_the_players_words(tmp_path, monkeypatch, capsys):
+    # "cannot read messy: Is a directory", "...: Too many levels of symbolic links": the system's
+    # English words after Italian ones (an organiser's run, in Italian)
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path / "data"))
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "one.jpg").symlink_to(tmp_path / "two.jpg")
+    (tmp_path / "two.jpg").symlink_to(tmp_path / "one.jpg")
+    for path, said in ((tmp_path / "photos", "è una cartella"), (tmp_path / "one.jpg", "i suoi collegamenti rimandano in cerchio")):
+        assert main(["score", str(path), "--lang", "it"]) == 2
+        assert capsys.readouterr().err.strip() == f"ecoscore: errore: impossibile leggere {path}: {said}" + (
+            "" if "cartella" in said else " a se stessi")

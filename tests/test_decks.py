@@ -84,7 +84,7 @@ def test_store_adds_lists_shows_and_removes(tmp_path):
 def test_store_refuses_what_it_cannot_use(tmp_path):
     store = DeckStore(tmp_path)
     for bad in ("", "Caps", "../up", "a" * 41, "sp ace"):
-        with pytest.raises(DeckStoreError, match="deck name"):
+        with pytest.raises(DeckStoreError, match="deck name|a deck needs a name"):
             store.add(bad, _crops(), "test")
     partial = _crops()
     del partial[CardType.WOLF]

@@ -27,8 +27,10 @@ def test_a_cell_the_photo_did_not_show_is_written_as_a_question_and_never_scored
     t = Tableau([CardType.BEAR] * 20)
     text = format_text(t, unknown=frozenset({(3, 4)}))
     assert text.splitlines()[3].split() == ["bear"] * 4 + ["?"]
-    with pytest.raises(GridError, match=r"line 4, cell 5: '\?' marks a cell the photo did not show"):
+    with pytest.raises(GridError, match=r"row 4, cell 5: '\?' marks a cell the photo did not show"):
         parse_text(text)
+    with pytest.raises(GridError, match=r"row 4, cell 5: '\?' marks"):  # as `ecoscore read` writes it: comments above
+        parse_text("# read from p.jpg\n# doubt: row 4, col 5: ...\n" + text)
     assert parse_text(text.replace("?", ".")) == Tableau([CardType.BEAR] * 19 + [None])  # once filled in
 
 
@@ -53,7 +55,7 @@ def test_sideways_reading_of_5_rows_of_4_is_transposed():
 
 
 def test_unknown_token_error_says_which_and_where():
-    with pytest.raises(GridError, match=r"line 2, cell 3: unknown card 'unicorn'"):
+    with pytest.raises(GridError, match=r"row 2, cell 3: unknown card 'unicorn'"):
         parse_text("RB RB RB RB RB\nRB RB unicorn RB RB\n. . . . .\n. . . . .", "p.txt")
 
 

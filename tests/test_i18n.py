@@ -285,6 +285,13 @@ MESSAGES = [
     "\"127.0.0.1\", port 1 failed: Connection refused",
     "no database at /srv/ecoscore/romos.sqlite3: check the --db URL (sqlite:///PATH, postgresql://…)",
     "sqlite:////tmp/notes.txt: not the service's database (file is not a database)",
+    "cannot read photos: it is a folder",
+    "cannot read loop.jpg: its links loop back on themselves",
+    "r2.txt, row 4, cell 5: '?' marks a cell the photo did not show; write the card that lies there, or '.' if the cell is empty",
+    "g.json: invalid JSON (Expecting ',' delimiter: line 1 column 12 (char 11))",
+    "give one --name for each grid file (names: 1, grid files: 2)",
+    "row 1 col 4, row 1 col 5: the grid names a card there, but the cell lies outside the photo: left out of the deck",
+    "a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
 ]
@@ -297,7 +304,7 @@ def test_every_message_is_translated(lang):
         out = i18n.translate(text, lang)
         assert out != text, (lang, text)
         assert not re.search(r"\{\w+\}", out), out
-    grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, line 2, cell 3", token="x")
+    grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, row 2, cell 3", token="x")
     # "line 2, cell 3" of a grid's text in the page's words for a row and a column ("riga 1,
     # casella 1" beside the page's "riga 1, colonna 1": a walk, in Italian)
     assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")

@@ -118,7 +118,9 @@ class DeckInfo:
 
 
 def check_name(name: str) -> str:
-    if not NAME.fullmatch(name or ""):  # fullmatch: "$" alone lets a trailing newline through
+    if not name:  # ("deck name '': ..." matched no message to translate: said in English in every language)
+        raise DeckStoreError("a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'")
+    if not NAME.fullmatch(name):  # fullmatch: "$" alone lets a trailing newline through
         raise DeckStoreError(f"deck name {name!r}: use 1-40 lower-case letters, digits, '-' or '_'")
     return name
 

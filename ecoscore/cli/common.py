@@ -3,6 +3,7 @@ commands that score a game (grid, score), and opening photos and the reader."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from collections.abc import Sequence
@@ -88,6 +89,10 @@ def cannot_read(path: object, err: OSError) -> str:
         return f"no such file: {path}"
     if isinstance(err, PermissionError):
         return f"cannot read {path}: permission denied"
+    if isinstance(err, IsADirectoryError):
+        return f"cannot read {path}: it is a folder"
+    if err.errno == errno.ELOOP:  # a symbolic link that leads back to itself
+        return f"cannot read {path}: its links loop back on themselves"
     return f"cannot read {path}: {err.strerror or err}"
 
 

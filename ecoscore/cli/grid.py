@@ -12,7 +12,7 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.scoring import GridError, parse_grid, score_game
 
     if args.name and len(args.name) != len(args.grids):
-        raise BadInput(f"--name given {len(args.name)} times for {len(args.grids)} grid files")
+        raise BadInput(f"give one --name for each grid file (names: {len(args.name)}, grid files: {len(args.grids)})")
     players = []
     for k, path in enumerate(args.grids):
         try:

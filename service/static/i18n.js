@@ -115,7 +115,7 @@ const I18N = (() => {
         : kind === "lay" ? placement(v)
         : kind === "names" ? v.replace(/row (\d+), col (\d+)/g, (_, r, c) => t("api.cell_name", { row: r, col: c }))
         : kind === "cells" ? v.replace(/row (\d+) col (\d+)/g, (_, r, c) => t("api.cell_short", { row: r, col: c }))
-          .replace(/line (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
+          .replace(/(?:line|row) (\d+), cell (\d+)/g, (_, line, cell) => t("api.line_cell", { line, cell }))
           .replace(/^bot, /, () => `${t("api.bots_grid")}, `) : v;  // as service/i18n.py says it
     }
     return t(found.key, out);
