@@ -378,3 +378,20 @@ def test_a_photo_that_is_a_folder_or_a_looping_link_is_said_in_the_players_words
         assert main(["score", str(path), "--lang", "it"]) == 2
         assert capsys.readouterr().err.strip() == f"ecoscore: errore: impossibile leggere {path}: {said}" + (
             "" if "cartella" in said else " a se stessi")
+
+
+def test_two_phones_photos_of_one_file_name_are_told_to_be_renamed(tmp_path, monkeypatch, capsys):
+    # "player names must differ; repeated: IMG_0001": two phones' photos, and nothing said of
+    # their files (an organiser's run, in Italian); a folder given to `deck import`: "no such file"
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path / "data"))
+    for phone in ("a", "b"):
+        (tmp_path / phone).mkdir()
+        (tmp_path / phone / "IMG_0001.jpg").write_bytes(b"\xff\xd8 not read")
+    assert main(["score", str(tmp_path / "a" / "IMG_0001.jpg"), str(tmp_path / "b" / "IMG_0001.jpg"), "--lang", "it"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "ecoscore: errore: le foto con lo stesso nome sono un solo giocatore: IMG_0001; i giocatori prendono il nome dai "
+        "file delle loro foto: rinominane una, ad esempio IMG_0001-2.jpg")
+    assert main(["deck", "import", str(tmp_path / "a"), "--lang", "it"]) == 2
+    assert capsys.readouterr().err.strip() == f"ecoscore: errore: impossibile leggere {tmp_path / 'a'}: è una cartella"

@@ -292,6 +292,8 @@ MESSAGES = [
     "give one --name for each grid file (names: 1, grid files: 2)",
     "row 1 col 4, row 1 col 5: the grid names a card there, but the cell lies outside the photo: left out of the deck",
     "a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'",
+    "photos of one name are one player: IMG_0001; players are named by their photos' files: rename one, such as "
+    "IMG_0001-2.jpg",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
 ]

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "export":
             print(words.fill("cli.wrote", path=_export(store, args.name, args.file, args.force)), file=sys.stderr)
         elif args.action == "import":
-            if not args.file.is_file():
-                raise BadInput(cannot_read(args.file, FileNotFoundError()))
+            if not args.file.is_file():  # (a folder was "no such file": a run, in Italian)
+                raise BadInput(cannot_read(args.file, IsADirectoryError() if args.file.is_dir() else FileNotFoundError()))
             info = import_deck(store, args.file, args.name)
             print(words.fill("cli.deck_imported", name=info.name, title=_called(info), refs=_references(words, info))
                   + (" " + _reads_nothing(words, info) if info.missing else ""), file=sys.stderr)

@@ -24,6 +24,13 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.report import score_reads
 
     words = words_for(args)
+    # Each photo is a player, named by its file: two phones' IMG_0001.jpg were refused as "player
+    # names must differ", which said nothing of the files (an organiser's run).
+    stems = [path.stem for path in args.photos]
+    twice = sorted({stem for stem in stems if stems.count(stem) > 1})
+    if twice:
+        raise BadInput(f"photos of one name are one player: {', '.join(twice)}; players are named by their photos' files: "
+                       f"rename one, such as {twice[0]}-2.jpg")
     photos = read_photos(args.photos)
     reader = open_reader_or_fail(args.deck)
     # Named by the file in messages ("bad.jpg: not an image"), by its stem as a player.
