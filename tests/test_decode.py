@@ -202,3 +202,19 @@ def test_a_heic_larger_than_a_phones_largest_is_refused_before_decoding(monkeypa
     relabelled = avif.getvalue()[:8] + b"mif1" + avif.getvalue()[12:]
     with pytest.raises(ImageError, match=r"^the HEIC image is 1200 × 1000"):
         decoding.probe(relabelled)
+
+
+def test_an_image_past_pillows_warning_size_is_judged_by_ours_without_its_warning(tmp_path):
+    # "DecompressionBombWarning: Image size (108000000 pixels) exceeds limit ... could be
+    # decompression bomb DOS attack" was printed before the refusal in the player's words (a run,
+    # in Italian). In a fresh interpreter, as the command runs, Pillow's limit made small: the
+    # same path as a 90 MP photo's.
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.jpg"
+    path.write_bytes(cv2.imencode(".jpg", np.full((200, 200, 3), 128, np.uint8))[1].tobytes())  # 40,000 pixels
+    code = ("import sys; from PIL import Image; from ecoscore.vision.decode import probe; "
+            "Image.MAX_IMAGE_PIXELS = 30_000; print(probe(open(sys.argv[1], 'rb').read())[1])")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "(200, 200)" and run.stderr == "", run.stderr
