@@ -583,6 +583,24 @@ def test_a_reload_while_a_rooms_photo_is_on_its_way_says_it_was_not_added(server
     assert not page.errors
 
 
+def test_a_photo_lost_to_the_network_is_said_until_the_network_is_back(server, page, photo_set, tmp_path):
+    # "The server cannot be reached: the photo was not sent ... The score below is from the
+    # previous photo." stayed after the network came back and the banner went (a walk, in Russian).
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "first.jpg", photo_set[2].jpeg))
+    page.route("**/api/photo*", lambda route: route.abort("internetdisconnected"))
+    page.set_input_files("#file", write(tmp_path, "second.jpg", photo_set[3].jpeg))
+    expect(page.locator("#status")).to_contain_text("the photo was not sent", timeout=30000)
+    expect(page.locator("#status")).to_contain_text("The score below is from the previous photo.")
+    expect(page.locator("#offline")).to_be_visible()
+    page.unroute("**/api/photo*")
+    page.evaluate("dispatchEvent(new Event('online'))")  # the phone's network back: the page asks /health
+    expect(page.locator("#offline")).to_be_hidden(timeout=10000)
+    expect(page.locator("#status")).to_have_text("")
+    assert page.is_visible("#result")  # the score before stays
+
+
 def test_a_retake_is_never_replaced_by_the_older_photo(tmp_path, reader, page, photo_set):
     slow = SlowFirstRead(reader)
     srv, thread, server = start_server(tmp_path, slow)

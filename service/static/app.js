@@ -1642,7 +1642,10 @@ async function scorePhoto(file) {
     const chosen = deckChosen(), elsewhere = err.code === "not_this_deck" && chosen && chosen !== builtinDeck && !teachingDeck();
     const refused = () => (elsewhere ? t("ui.not_this_deck_elsewhere", { name: deckTitle(chosen) }) : unnamedRefusal(err));
     // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
-    setStatus($("status"), () => [refused(), ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
+    // Marked offline as the error is: the network back, it goes (it stayed, under the banner's
+    // "can be scored again", as if the photo had been refused: a walk, in Russian).
+    setStatus($("status"), Object.assign(() => [refused(), ...(kept ? [t("ui.upload_interrupted_older")] : [])].join("; "),
+      { offline: !!err.offline }), true);
     if (!kept) { solo.doc = null; solo.file = null; solo.photoData = null; forgetSolo(); }
   } finally { settled(); }
 }
@@ -2540,7 +2543,7 @@ async function joinRoom(file) {
     // the room's "Teach it once on the start page" were two instructions for one step (a newcomer).
     const reading = deckTitle(deckChosen() || builtinDeck) || t("ui.deck_sample");
     setStatus($("room-status"), teach ? () => `${t("ui.room_unknown_cards", { name: reading })} ${t("ui.room_teach")}`
-      : () => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), true);
+      : Object.assign(() => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), { offline: !!err.offline }), true);
     $("room-teach").hidden = !teach;
   }
 }
