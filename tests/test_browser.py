@@ -1321,6 +1321,8 @@ def test_a_long_name_keeps_its_column_in_view_and_the_sideways_hint_follows_a_tu
         const row = document.querySelector('#room-pad tr.total');
         return [...row.querySelectorAll('td')].map((td) => { const b = td.getBoundingClientRect(); return [b.left >= w.left - 1, b.right <= w.right + 1]; }); }""")
     assert totals[0] == [True, True], totals
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")  # no sideways scroll of the page itself
+    shot(page, "room-long-name-ru")
     page.set_viewport_size({"width": 300, "height": 640})  # narrower still: now it scrolls
     page.wait_for_timeout(300)
     if page.evaluate("(w) => w.scrollWidth > w.clientWidth + 1", wrap.element_handle()):
@@ -2553,7 +2555,7 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     assert "command line" not in page.text_content("body") and "deck add" not in page.text_content("body")
     assert page.evaluate("localStorage.getItem('ecoscore-deck')") is None
     page.select_option("#lang", "cs")
-    expect(page.locator("#status")).to_have_text("Balíček kuchyne už na tomto serveru není. Vyberte balíček (Balíček), "
+    expect(page.locator("#status")).to_have_text("Balíček „kuchyne“ už na tomto serveru není. Vyberte balíček (Balíček), "
                                                  "nebo ten svůj naučte znovu, a pošlete fotku znovu.")
     page.set_input_files("#file", write(tmp_path, "p2.jpg", photo_set[0].jpeg))  # sent again: read
     expect(page.locator("#result")).to_be_visible(timeout=30000)
@@ -2563,7 +2565,7 @@ def test_a_deck_gone_from_the_server_is_forgotten_and_said(server, page, photo_s
     # A deck being built on this phone, gone from the server: said too (it was forgotten without a word).
     page.evaluate("localStorage.setItem('ecoscore-deck-building', 'puda')")
     page.reload()
-    expect(page.locator("#deck-note")).to_have_text("Balíček puda už na tomto serveru není: vyberte balíček (Balíček), "
+    expect(page.locator("#deck-note")).to_have_text("Balíček „puda“ už na tomto serveru není: vyberte balíček (Balíček), "
                                                     "nebo ten svůj naučte znovu.", timeout=15000)  # (Czech, as chosen)
     assert page.evaluate("localStorage.getItem('ecoscore-deck-building')") is None
 
@@ -2623,7 +2625,7 @@ def test_coming_back_to_a_deck_half_built_says_what_it_still_needs(deck_server, 
     expect(page.locator("#deck-note")).to_have_text(f"Deck attic is being built: it still needs {missing}. "
                                                     "Name the cards of a photo that holds them, then remember it.")
     page.select_option("#lang", "cs")
-    expect(page.locator("#deck-note")).to_contain_text("Balíček attic se teprve skládá")
+    expect(page.locator("#deck-note")).to_contain_text("Balíček „attic“ se teprve skládá")
 
 
 def test_a_tableau_of_several_that_cannot_be_read_says_so_not_the_whole_photo(server, page, reader, tmp_path):

@@ -259,6 +259,7 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
     const th = document.createElement("th");
     th.scope = "col";
     const name = padName(p);
+    th.title = name;  // whole, where the column cuts a long one short (style.css)
     if (onName && !p.bot) {
       const b = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: name });
       b.setAttribute("aria-label", t("ui.view_read", { name: p.name }));
