@@ -296,7 +296,7 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
     Store(db).close()  # the service's database, as its first start makes it
     assert main(["rooms", "prune", "--db", db, "--days", "1.5", "--lang", "ru"]) == 0
     assert capsys.readouterr().err.strip() == (
-        "ecoscore: удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, наложений: 0)")
+        "ecoscore: удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, изображений распознавания: 0)")
     # A database the line names wrongly is said, not made (a mistyped path made a folder and an
     # empty database, and "deleted 0 rooms"), nor a traceback (an organiser's run, in Italian)
     (tmp_path / "notes.txt").write_text("not a database")
@@ -395,3 +395,16 @@ def test_two_phones_photos_of_one_file_name_are_told_to_be_renamed(tmp_path, mon
         "file delle loro foto: rinominane una, ad esempio IMG_0001-2.jpg")
     assert main(["deck", "import", str(tmp_path / "a"), "--lang", "it"]) == 2
     assert capsys.readouterr().err.strip() == f"ecoscore: errore: impossibile leggere {tmp_path / 'a'}: è una cartella"
+
+
+def test_days_are_written_as_a_person_writes_them(tmp_path, monkeypatch, capsys):
+    # "da 1e+11 giorni" (an organiser's run, in Italian)
+    from ecoscore.cli import main
+    from ecoscore.service.store import Store
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    db = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    Store(db).close()
+    for days, said in (("99999999999", "99999999999"), ("1.5", "1,5"), ("0", "0")):
+        assert main(["rooms", "prune", "--db", db, "--days", days, "--lang", "it"]) == 0
+        assert f" da {said} giorni o più " in capsys.readouterr().err

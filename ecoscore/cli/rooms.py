@@ -30,9 +30,14 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.DatabaseError as err:  # a file that is not SQLite, or not ours
         raise BadInput(f"{redact(url)}: not the service's database ({err})") from None
     words = words_for(args)
-    print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(f"{settings.room_idle_days:g}"),
+    print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(_days(settings.room_idle_days)),
                      players=gone["players"], overlays=gone["overlays"]), file=sys.stderr)
     return 0
+
+
+def _days(days: float) -> str:
+    """Days as a person writes them: "1.5", "30", "99999999999" (":g" wrote "1e+11")."""
+    return f"{days:.3f}".rstrip("0").rstrip(".")
 
 
 def register(sub) -> None:
