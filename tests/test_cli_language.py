@@ -209,7 +209,7 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
         "колода druhy: последнее добавление отменено; оно было первым, поэтому колода удалена"]
     assert said("deck", "remove", "kuchyn", "--lang", "it") == ["mazzo kuchyn rimosso"]
     assert said("deck", "remove", "standin", "--lang", "cs", code=2) == [
-        "ecoscore: chyba: žádný naučený balíček „standin“ neexistuje (vestavěný balíček odstranit nelze)"]
+        "ecoscore: chyba: „standin“ je vestavěný balíček: odstranit ho nelze"]
     assert said("deck", "add", "Kuchyn", str(tmp_path), "--lang", "ru", code=2) == [
         "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_»"]
     assert said("deck", "add", "ok", "--lang", "it", code=2) == [

@@ -259,7 +259,7 @@ MESSAGES = [
     "are not told apart where players choose a deck)",
     "no card to add to deck 'mine'",
     "no enrolled deck 'mine'",
-    "no enrolled deck 'standin' (the built-in deck cannot be removed)",
+    "'standin' is the built-in deck: it cannot be removed",
     "a deck 'mine' exists already: remove it first or import under another name",
     "friend.zip: larger than 64 MB, not a deck export",
     "friend.zip: not a deck export (not a zip file)",

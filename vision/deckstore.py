@@ -467,7 +467,9 @@ class DeckStore:
     def remove(self, name: str) -> None:
         folder = self._dir(name)
         if not self.is_stored(name):
-            raise DeckStoreError(f"no enrolled deck {name!r}" + (" (the built-in deck cannot be removed)" if name == DEFAULT_DECK else ""))
+            if name == DEFAULT_DECK:  # ("no enrolled deck 'standin' (...)" first denied the deck was there)
+                raise DeckStoreError(f"{name!r} is the built-in deck: it cannot be removed")
+            raise DeckStoreError(f"no enrolled deck {name!r}")
         with self._locked():
             _drop(folder)
 
