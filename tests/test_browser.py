@@ -2492,7 +2492,7 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     mine.select_option("#deck", "kuchyne")
     room_id = new_room(mine, deck_server, mode="solo")
     expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou jako balíček "
-                                                    "Naše kuchyně.")
+                                                    "„Naše kuchyně“.")
     bot = photo_where(deck, params, 45, lambda types: True)
     with mine.expect_file_chooser() as chooser:
         mine.click("#bot-photo")
