@@ -280,6 +280,7 @@ MESSAGES = [
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
+    "--overlay notes.txt is a file: give a folder to write the pictures into",
 ]
 
 
