@@ -275,9 +275,12 @@ def test_every_usage_error_argparse_words_is_matched():
     parser.add_argument("--many", nargs="+")
     parser.add_argument("--n", type=positive_int)
     parser.add_argument("need")
+    either = parser.add_mutually_exclusive_group()
+    either.add_argument("--resume", action="store_true")
+    either.add_argument("--force", action="store_true")
     czech = Words("cs")
     for argv in (["--colour", "blue", "x"], ["--count", "x", "y"], ["--al", "1", "x"], ["--many"], ["--alpha"],
-                 [], ["x", "y"], ["--n", "two", "x"], ["--n", "-3", "x"]):
+                 [], ["x", "y"], ["--n", "two", "x"], ["--n", "-3", "x"], ["--resume", "--force", "x"]):
         with pytest.raises(Caught) as caught:
             parser.parse_args(argv)
         message = str(caught.value)

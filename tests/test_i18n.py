@@ -281,6 +281,11 @@ MESSAGES = [
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
     "--overlay notes.txt is a file: give a folder to write the pictures into",
+    "r.csv exists already: --resume to score only the photos it lacks, --force to replace it, or give another file name",
+    "night is a folder: give the results a file name, such as night/results.csv",
+    "cannot resume r.csv: it is a CSV file (leave out --jsonl)",
+    "cannot resume r.jsonl: it holds JSON lines (add --jsonl)",
+    "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
 ]
 
 

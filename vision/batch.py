@@ -4,10 +4,7 @@ error), written and flushed as each finishes, so an interrupted run loses nothin
 (vision/distributed.py) instead of this machine's process pool."""
 from __future__ import annotations
 
-import csv
 import glob
-import io
-import json
 import multiprocessing
 import os
 import time
@@ -22,12 +19,10 @@ from tqdm import tqdm
 from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
+from .batch_results import Results, same_file
+
 if TYPE_CHECKING:
     from .pipeline import Reader
-
-# "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
-# text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
-CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms"]
 
 _reader: Reader | None = None
 
@@ -112,19 +107,6 @@ def csv_row(result: FileResult) -> dict[str, object]:
     return row
 
 
-def _done(out: Path, jsonl: bool) -> set[str]:
-    """Files already in ``out``; a last line cut short by an interruption is dropped first."""
-    if not out.is_file():
-        return set()
-    text = out.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-        out.write_text(text, encoding="utf-8")
-    if jsonl:
-        return {json.loads(line)["file"] for line in text.splitlines() if line.strip()}
-    return {row["file"] for row in csv.DictReader(io.StringIO(text))}
-
-
 def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[FileResult]:
     # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
@@ -132,42 +114,35 @@ def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[Fi
         yield from pool.map(score_file, todo)
 
 
-def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True, deck: str | None = None, cluster: str | None = None,
+def run_batch(target: str, results: Results, *, workers: int | None = None, progress: bool = True,
+              deck: str | None = None, cluster: str | None = None,
               said: Callable[[FileResult], FileResult] | None = None) -> dict[str, float]:
-    """Score every photo of ``target`` into ``out``; ``said``: each result as the rows say it (the
-    command line's: its messages in the player's language), in this process as it is written."""
-    files = [str(p) for p in collect(target)]
-    done = _done(out, jsonl) if resume else set()
-    todo = [f for f in files if f not in done]
-    mode = "a" if resume and out.is_file() else "w"
+    """Score every photo of ``target`` not ``results.done`` into ``results``; ``said``: each result
+    as the rows say it (the command line's: its messages in the player's language), in this
+    process as it is written."""
+    results.open()
+    # Each file by its absolute path: the same row however the folder was given, or from where
+    # (a resumed run's; and a cluster's workers, which have no working folder of ours).
+    files = [os.path.abspath(p) for p in collect(target)]
+    todo = [f for f in files if same_file(f) not in results.done]
     counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open(mode, encoding="utf-8", newline="") as handle:
-        writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
-        if writer and mode == "w":
-            writer.writeheader()
-        results: Iterator[FileResult]
-        if cluster:
-            from .distributed import scores
+    scored: Iterator[FileResult]
+    if cluster:
+        from .distributed import scores
 
-            results = (scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
-                       if todo else iter(()))
-        else:
-            results = _pool_scores(todo, workers, deck) if todo else iter(())
-        with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
-            for result in results:
-                counts[result["status"]] += 1
-                if said is not None:
-                    result = said(result)
-                if writer is None:
-                    handle.write(json.dumps(result, ensure_ascii=False) + "\n")
-                else:
-                    writer.writerow(csv_row(result))
-                handle.flush()  # each row is on disk before the next starts
-                bar.update()
+        scored = (scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
+                  if todo else iter(()))
+    else:
+        scored = _pool_scores(todo, workers, deck) if todo else iter(())
+    with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
+        for result in scored:
+            counts[result["status"]] += 1
+            if said is not None:
+                result = said(result)
+            results.write(result if results.jsonl else csv_row(result))
+            bar.update()
     elapsed = time.perf_counter() - start
     counts["seconds"] = round(elapsed, 2)
     counts["images_per_second"] = round(len(todo) / elapsed, 2) if todo else 0.0
