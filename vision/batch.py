@@ -7,9 +7,12 @@ from __future__ import annotations
 import glob
 import multiprocessing
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
@@ -55,6 +58,14 @@ def _init(deck: str | None = None) -> None:
     from ecoscore.vision.deckstore import open_reader
 
     _reader = open_reader(deck, threads=1)  # one process per core
+
+
+def _pool_init(deck: str | None = None) -> None:
+    # The main process stops the workers (``_stop``). A terminal's Ctrl-C reaches the whole
+    # process group, and a KeyboardInterrupt raised inside a worker's queue handling left the
+    # pool unable to shut down: the command hung after "interrupted" until they were killed.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(deck)
 
 
 def score_file(path: str) -> FileResult:
@@ -107,11 +118,60 @@ def csv_row(result: FileResult) -> dict[str, object]:
     return row
 
 
-def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[FileResult]:
+def _scores(todo: list[str], workers: int, deck: str | None, cluster: str | None) -> Generator[FileResult, None, None]:
+    if not todo:
+        return
+    if cluster:
+        from .distributed import scores
+
+        yield from scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
+    else:
+        yield from _pool_scores(todo, workers, deck)
+
+
+def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Generator[FileResult, None, None]:
     # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                             initargs=(deck,)) as pool:
-        yield from pool.map(score_file, todo)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
+                               initargs=(deck,))
+    finished = False
+    try:
+        # The workers start here, and inherit SIGINT blocked: no Ctrl-C reaches one before ``_pool_init``.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            results = pool.map(score_file, todo)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        yield from results
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown()
+        else:  # interrupted (Ctrl-C, a full disk): not one more photo
+            with _sigint_ignored():  # (a second Ctrl-C cut the stopping short, and it hung)
+                _stop(pool)
+                pool.shutdown(cancel_futures=True)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (only the main thread gets SIGINT's KeyboardInterrupt)
+        return
+    held = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, held)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """The workers ended now: ``shutdown`` alone waits for every photo queued to be read (minutes),
+    and what they are reading has no row yet (``resume`` reads it again)."""
+    if hasattr(pool, "terminate_workers"):  # Python 3.14
+        pool.terminate_workers()
+        return
+    for process in list((pool._processes or {}).values()):  # (the executor's own: 3.11-3.13)
+        process.terminate()
 
 
 def run_batch(target: str, results: Results, *, workers: int | None = None, progress: bool = True,
@@ -128,15 +188,8 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
     counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
-    scored: Iterator[FileResult]
-    if cluster:
-        from .distributed import scores
-
-        scored = (scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
-                  if todo else iter(()))
-    else:
-        scored = _pool_scores(todo, workers, deck) if todo else iter(())
-    with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
+    scored = _scores(todo, workers, deck, cluster)
+    with closing(scored), tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
         for result in scored:
             counts[result["status"]] += 1
             if said is not None:

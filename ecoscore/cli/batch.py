@@ -29,8 +29,12 @@ def run(args: argparse.Namespace) -> int:
         # written to an existing file until it is known to be ours.
         with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force) as results:
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
-            counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
-                               said=None if words.lang == "en" else said)
+            try:
+                counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
+                                   said=None if words.lang == "en" else said)
+            except KeyboardInterrupt:
+                print(words.fill("cli.batch_interrupted", path=args.out), file=sys.stderr)
+                return 130
     except Refused as err:
         raise BadInput(str(err)) from None
     except CannotUse as err:
