@@ -197,3 +197,29 @@ def test_a_results_file_that_cannot_be_used_is_said_and_left_as_it_was(tmp_path,
             f"ecoscore: error: cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
     assert all(path.read_bytes() == data for path, data in kept.items())
 
+
+def test_subfolders_are_scored_and_a_link_that_leads_nowhere_is_a_row_saying_so(tmp_path, photo_set):
+    # A night's photos in DIR/sub/deeper/x.jpg got no row, and broken or looping links were left
+    # out, the summary saying nothing of them.
+    folder = make_folder(tmp_path, photo_set)
+    (folder / "sub" / "deeper").mkdir(parents=True)
+    (folder / "sub" / "deeper" / "x.jpg").write_bytes(photo_set[3].jpeg)
+    (folder / ".thumbnails").mkdir()
+    (folder / ".thumbnails" / "t.jpg").write_bytes(photo_set[4].jpeg)  # hidden: not a photo of the night
+    (folder / "gone.jpg").symlink_to("nothere.jpg")
+    (folder / "loop1").symlink_to("loop2")
+    (folder / "loop2").symlink_to("loop1")
+    (folder / "alias.jpg").symlink_to("table0.jpg")
+    (folder / "elsewhere").symlink_to(tmp_path)  # a folder: not followed (it holds this folder too)
+    out = tmp_path / "r.csv"
+    r = batch(str(folder), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = {os.path.relpath(row["file"], folder): row for row in csv.DictReader(out.open())}
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.txt", "sub/deeper/x.jpg",
+                         "gone.jpg", "loop1", "loop2", "alias.jpg", "elsewhere"}
+    assert rows["sub/deeper/x.jpg"]["status"] == rows["alias.jpg"]["status"] == "ok"
+    assert rows["gone.jpg"]["error"] == "a link to nowhere: nothere.jpg does not exist"
+    assert rows["loop1"]["error"] == rows["loop2"]["error"] == "a link that leads round in a loop, to no file"
+    assert rows["elsewhere"]["error"] == "a link to a folder, not followed: give batch that folder itself"
+    ok = sum(row["status"] == "ok" for row in rows.values())
+    assert r.stderr.strip().splitlines()[-1].startswith(f"ecoscore: {ok} scored, {len(rows) - ok} errors; ")

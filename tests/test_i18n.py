@@ -286,6 +286,11 @@ MESSAGES = [
     "cannot resume r.csv: it is a CSV file (leave out --jsonl)",
     "cannot resume r.jsonl: it holds JSON lines (add --jsonl)",
     "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
+    "a link to a folder, not followed: give batch that folder itself",
+    "a link that leads round in a loop, to no file",
+    "a link to nowhere: IMG_0001.jpg does not exist",
+    "cannot be read: permission denied",
+    "cannot be read: input/output error",
 ]
 
 

@@ -4,6 +4,7 @@ error), written and flushed as each finishes, so an interrupted run loses nothin
 (vision/distributed.py) instead of this machine's process pool."""
 from __future__ import annotations
 
+import errno
 import glob
 import multiprocessing
 import os
@@ -41,13 +42,29 @@ class FileResult(TypedDict):
 
 
 def collect(target: str) -> list[Path]:
-    """Every file in a folder (sorted), or every file matching a glob."""
-    path = Path(target)
-    if path.is_dir():
-        files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")]
+    """Every file in a folder and its subfolders, or matching a glob (a folder it matches, as a
+    folder), sorted; hidden files and folders left out. A link is listed as it is: to a file, it
+    is read; to nothing, round in a loop or to a folder (not followed: a loop of folders has no
+    end), its row says so."""
+    if Path(target).is_dir():
+        found = _walk(target)
     else:
-        files = [Path(p) for p in glob.glob(target, recursive=True) if Path(p).is_file()]
-    return sorted(files)
+        found = [p for match in glob.glob(target, recursive=True)
+                 for p in (_walk(match) if os.path.isdir(match) and not os.path.islink(match) else [match])]
+    return sorted({Path(p) for p in found})
+
+
+def _walk(folder: str) -> list[str]:
+    found: list[str] = []
+
+    def unlisted(err: OSError) -> None:  # a subfolder that cannot be listed: a row says why
+        found.append(str(err.filename))
+
+    for root, folders, files in os.walk(folder, onerror=unlisted):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [os.path.join(root, name) for name in folders if os.path.islink(os.path.join(root, name))]
+        found += [os.path.join(root, name) for name in files if not name.startswith(".")]
+    return found
 
 
 def _init(deck: str | None = None) -> None:
@@ -81,12 +98,31 @@ def score_file(path: str) -> FileResult:
         return round((time.perf_counter() - start) * 1e3, 1)
 
     try:
+        if os.path.isdir(path):  # listed as a link to a folder, or as a folder that could not be listed
+            if os.path.islink(path):
+                return error_result(path, "a link to a folder, not followed: give batch that folder itself", ms())
+            os.listdir(path)  # (raises why)
         data = Path(path).read_bytes()
+    except OSError as err:
+        return error_result(path, unreadable(path, err), ms())
+    try:
         read = _reader.read(data)
         game, read_docs = score_reads([(Path(path).stem, read)])
         return {"file": path, "status": "ok", "game": game_to_dict(game, read_docs), "ms": ms()}
-    except (ImageError, NoTableauError, OSError) as err:
+    except (ImageError, NoTableauError) as err:
         return error_result(path, str(err), ms())
+
+
+def unreadable(path: str, err: OSError) -> str:
+    """Why a listed file could not be read, as its row says it (it was "[Errno 2] No such file or
+    directory: '...'", or a broken link was left out without a word)."""
+    if os.path.islink(path) and err.errno == errno.ELOOP:
+        return "a link that leads round in a loop, to no file"
+    if os.path.islink(path) and isinstance(err, FileNotFoundError):
+        return f"a link to nowhere: {os.readlink(path)} does not exist"
+    if isinstance(err, PermissionError):
+        return "cannot be read: permission denied"
+    return f"cannot be read: {(err.strerror or str(err)).lower()}"
 
 
 def error_result(path: str, why: str, ms: float = 0.0) -> FileResult:

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("batch", help="score every photo in a folder (or a glob) into a CSV or JSONL file")
-    p.add_argument("target", metavar="DIR|GLOB")
+    p.add_argument("target", metavar="DIR|GLOB", help="a folder (its subfolders too) or a glob of photos")
     p.add_argument("--out", type=Path, required=True, help="results file (CSV, or JSON lines with --jsonl)")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
     existing = p.add_mutually_exclusive_group()
