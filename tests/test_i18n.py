@@ -280,6 +280,8 @@ MESSAGES = [
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
+    "no such folder: 'night'",
+    "no photos in 'night/*.png' (JPEG, PNG, WebP or HEIC files, or a glob that finds some)",
     "--overlay notes.txt is a file: give a folder to write the pictures into",
     "r.csv exists already: --resume to score only the photos it lacks, --force to replace it, or give another file name",
     "night is a folder: give the results a file name, such as night/results.csv",

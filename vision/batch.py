@@ -211,11 +211,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def run_batch(target: str, results: Results, *, workers: int | None = None, progress: bool = True,
-              deck: str | None = None, cluster: str | None = None,
+              label: str = "scoring", deck: str | None = None, cluster: str | None = None,
               said: Callable[[FileResult], FileResult] | None = None) -> dict[str, float]:
     """Score every photo of ``target`` not ``results.done`` into ``results``; ``said``: each result
     as the rows say it (the command line's: its messages in the player's language), in this
-    process as it is written."""
+    process as it is written; ``label``: the progress bar's."""
     results.open()
     # Each file by its absolute path: the same row however the folder was given, or from where
     # (a resumed run's; and a cluster's workers, which have no working folder of ours).
@@ -225,7 +225,10 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
     scored = _scores(todo, workers, deck, cluster)
-    with closing(scored), tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
+    # (No rate in the bar: tqdm writes its unit and decimals in English; the summary says it.)
+    with closing(scored), tqdm(total=len(todo), desc=label, disable=not (progress and todo),
+                               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
+                               ) as bar:
         for result in scored:
             counts[result["status"]] += 1
             if said is not None:

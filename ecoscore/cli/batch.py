@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .common import BadInput, add_deck_option, cannot_read, cannot_write, open_reader_or_fail, positive_int
-from .language import add_lang_option, words_for
+from .language import Words, add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
             try:
                 counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
-                                   said=None if words.lang == "en" else said)
+                                   label=words.fill("cli.batch_progress"), said=None if words.lang == "en" else said)
             except KeyboardInterrupt:
                 print(words.fill("cli.batch_interrupted", path=args.out), file=sys.stderr)
                 return 130
@@ -39,11 +39,19 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(str(err)) from None
     except CannotUse as err:
         raise BadInput(cannot_write(err.path, err.error) if err.writing else cannot_read(err.path, err.error)) from None
-    # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
-    skipped = f", {counts['skipped']} skipped (already in {args.out})" if counts["skipped"] else ""
-    print(f"ecoscore: {counts['ok']} scored, {counts['error']} errors{skipped}; {counts['images_per_second']} photos/s",
-          file=sys.stderr)
+    print(summary(words, counts, args.out), file=sys.stderr)
     return 0
+
+
+def summary(words: Words, counts: dict[str, float], out: Path) -> str:
+    """"ecoscore: 300 scored, 1 error; 6.95 photos/s", in the player's words."""
+    n = {key: int(counts[key]) for key in ("ok", "error", "skipped")}
+    # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
+    skipped = words.fill("cli.batch_skipped", n=n["skipped"], path=out) if n["skipped"] else ""
+    rate = counts["images_per_second"]
+    speed = words.fill("cli.batch_speed", rate=words.decimal(f"{rate:.2f}")) if n["ok"] + n["error"] else ""
+    return words.fill("cli.batch_done", scored=words.fill("cli.batch_scored", n=n["ok"]),
+                      errors=words.fill("cli.batch_errors", n=n["error"]), skipped=skipped, speed=speed)
 
 
 def register(sub) -> None:
@@ -62,4 +70,3 @@ def register(sub) -> None:
     add_deck_option(p)
     add_lang_option(p)  # the rows' doubts and errors; the columns, grids and numbers stay as they are
     p.set_defaults(run=run)
-
