@@ -26,7 +26,7 @@ def rows(out: Path) -> list[dict]:
 def run(folder: Path, out: Path, *extra: str) -> float:
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "2",
-                    *extra], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    "--force", *extra], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # (each round anew)
     return time.perf_counter() - t0
 
 

@@ -1,8 +1,10 @@
 """`ecoscore batch` over a folder: one row per file, errors included; resume after an interruption."""
 import csv
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import cut_through_right_column, needs_models
@@ -20,8 +22,8 @@ def make_folder(tmp_path, photo_set):
     return folder
 
 
-def batch(*args):
-    return subprocess.run([sys.executable, "-m", "ecoscore", "batch", *args], capture_output=True, text=True)
+def batch(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ecoscore", "batch", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_one_row_per_file_with_errors(tmp_path, photo_set):
@@ -121,3 +123,103 @@ def test_a_photo_of_several_tableaux_names_each_doubts_tableau_in_the_csv():
     assert csv_row(two)["doubts"] == "a-2: row 1, col 2: low confidence"
     one = {**two, "game": {"final": False, "players": [player("a", ["row 1, col 2: low confidence"])]}}
     assert csv_row(one)["doubts"] == "row 1, col 2: low confidence"  # one tableau: its file names it
+
+
+def test_an_existing_results_file_is_kept_unless_resumed_or_replaced(tmp_path, photo_set):
+    # A user's run: `batch dirA --out res.csv`, then `batch 'dirA/table*.jpg' --out res.csv` left
+    # only the second run's rows.
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "res.csv"
+    assert batch(str(folder), "--out", str(out)).returncode == 0
+    first = out.read_bytes()
+    r = batch(str(folder / "table*.jpg"), "--out", str(out))
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"ecoscore: error: {out} exists already: --resume to score only the photos it lacks, --force to replace "
+        "it, or give another file name")
+    assert out.read_bytes() == first
+    r = batch(str(folder), "--out", str(out), "--resume", "--force")  # one or the other
+    assert r.returncode == 2 and "--force: not allowed with argument --resume" in r.stderr
+    assert batch(str(folder / "table*.jpg"), "--out", str(out), "--force").returncode == 0
+    assert sorted(Path(row["file"]).name for row in csv.DictReader(out.open())) == [
+        "table0.jpg", "table1.jpg", "table2.jpg"]
+
+
+def test_resume_knows_the_folder_however_it_is_spelled_or_wherever_it_runs(tmp_path, photo_set):
+    # `batch messy --out r.csv`, then `batch /abs/path/messy --out r.csv --resume` scored every
+    # photo again and wrote each twice.
+    make_folder(tmp_path, photo_set)
+    out = tmp_path / "r.csv"
+    assert batch("photos", "--out", "r.csv", cwd=tmp_path).returncode == 0
+    rows = list(csv.DictReader(out.open()))
+    # each file named by its absolute path: the same row whatever the spelling
+    assert [row["file"] for row in rows] == [str(p) for p in sorted((tmp_path / "photos").iterdir())]
+    for spelling, cwd in ((f"{tmp_path}/photos/", tmp_path), (".", tmp_path / "photos"),
+                          ("../photos/*", tmp_path / "photos")):
+        r = batch(spelling, "--out", str(out), "--resume", cwd=cwd)
+        assert r.returncode == 0 and "5 skipped" in r.stderr and "0 scored" in r.stderr, (spelling, r.stderr)
+    assert list(csv.DictReader(out.open())) == rows
+
+
+def test_a_results_file_that_cannot_be_used_is_said_and_left_as_it_was(tmp_path, photo_set):
+    # Each was a traceback: a folder that cannot be written, a full disk, a folder for --out, a
+    # CSV resumed as JSON lines and JSON lines as a CSV.
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(photo_set[0].jpeg)
+
+    def refused(out, *extra) -> str:
+        r = batch(str(folder), "--out", str(out), *extra)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+        return r.stderr.strip()
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.geteuid() != 0:  # (root writes anyway)
+        assert refused(locked / "r.csv") == f"ecoscore: error: cannot write {locked / 'r.csv'}: permission denied"
+    if Path("/dev/full").exists():
+        assert refused("/dev/full") == "ecoscore: error: cannot write /dev/full: No space left on device"
+    assert refused(tmp_path, "--force") == (
+        f"ecoscore: error: {tmp_path} is a folder: give the results a file name, such as {tmp_path / 'results.csv'}")
+    done_csv, done_jsonl = tmp_path / "done.csv", tmp_path / "done.jsonl"
+    assert batch(str(folder), "--out", str(done_csv)).returncode == 0
+    assert batch(str(folder), "--out", str(done_jsonl), "--jsonl").returncode == 0
+    kept = {path: path.read_bytes() for path in (done_csv, done_jsonl)}
+    assert refused(done_csv, "--resume", "--jsonl") == (
+        f"ecoscore: error: cannot resume {done_csv}: it is a CSV file (leave out --jsonl)")
+    assert refused(done_jsonl, "--resume") == (
+        f"ecoscore: error: cannot resume {done_jsonl}: it holds JSON lines (add --jsonl)")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not ours")
+    kept[notes] = notes.read_bytes()
+    for out, extra in ((notes, ()), (notes, ("--jsonl",))):
+        assert refused(out, "--resume", *extra) == (
+            f"ecoscore: error: cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
+    assert all(path.read_bytes() == data for path, data in kept.items())
+
+
+def test_subfolders_are_scored_and_a_link_that_leads_nowhere_is_a_row_saying_so(tmp_path, photo_set):
+    # A night's photos in DIR/sub/deeper/x.jpg got no row, and broken or looping links were left
+    # out, the summary saying nothing of them.
+    folder = make_folder(tmp_path, photo_set)
+    (folder / "sub" / "deeper").mkdir(parents=True)
+    (folder / "sub" / "deeper" / "x.jpg").write_bytes(photo_set[3].jpeg)
+    (folder / ".thumbnails").mkdir()
+    (folder / ".thumbnails" / "t.jpg").write_bytes(photo_set[4].jpeg)  # hidden: not a photo of the night
+    (folder / "gone.jpg").symlink_to("nothere.jpg")
+    (folder / "loop1").symlink_to("loop2")
+    (folder / "loop2").symlink_to("loop1")
+    (folder / "alias.jpg").symlink_to("table0.jpg")
+    (folder / "elsewhere").symlink_to(tmp_path)  # a folder: not followed (it holds this folder too)
+    out = tmp_path / "r.csv"
+    r = batch(str(folder), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = {os.path.relpath(row["file"], folder): row for row in csv.DictReader(out.open())}
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.txt", "sub/deeper/x.jpg",
+                         "gone.jpg", "loop1", "loop2", "alias.jpg", "elsewhere"}
+    assert rows["sub/deeper/x.jpg"]["status"] == rows["alias.jpg"]["status"] == "ok"
+    assert rows["gone.jpg"]["error"] == "a link to nowhere: nothere.jpg does not exist"
+    assert rows["loop1"]["error"] == rows["loop2"]["error"] == "a link that leads round in a loop, to no file"
+    assert rows["elsewhere"]["error"] == "a link to a folder, not followed: give batch that folder itself"
+    ok = sum(row["status"] == "ok" for row in rows.values())
+    assert r.stderr.strip().splitlines()[-1].startswith(f"ecoscore: {ok} scored, {len(rows) - ok} errors; ")

@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 
+from conftest import needs_models
 from helpers import EXAMPLES
 
 from ecoscore.scoring import CardType
@@ -136,3 +137,28 @@ def test_a_solo_game_says_its_outcome_not_a_winner_over_the_higher_total():
     out = run("grid", str(EXAMPLES / "alice.txt"), "--bot", str(EXAMPLES / "bruno.txt")).stdout
     assert "winner" not in out
     assert "solo: 14 points ahead of the bot: lost (a win needs 30 or more ahead)" in out
+
+
+def test_score_with_an_overlay_onto_a_file_says_so_and_leaves_the_file(tmp_path, photo_set):
+    # `ecoscore score a.jpg --overlay some_file` was a FileExistsError traceback.
+    photo, mine = tmp_path / "a.jpg", tmp_path / "notes.txt"
+    photo.write_bytes(photo_set[0].jpeg)
+    mine.write_text("mine")
+    r = run("score", str(photo), "--overlay", str(mine))
+    assert r.returncode == 2 and r.stderr == (
+        f"ecoscore: error: --overlay {mine} is a file: give a folder to write the pictures into\n")
+    r = run("score", str(photo), "--overlay", str(mine), "--lang", "it")
+    assert r.returncode == 2 and r.stderr == (
+        f"ecoscore: errore: --overlay {mine} è un file: indica una cartella in cui scrivere le immagini\n")
+    assert mine.read_text() == "mine"
+
+
+@needs_models
+def test_score_with_an_overlay_under_a_file_says_it_cannot_write_there(tmp_path, photo_set):
+    # (a NotADirectoryError traceback, after the photo was read)
+    photo, mine = tmp_path / "a.jpg", tmp_path / "notes.txt"
+    photo.write_bytes(photo_set[0].jpeg)
+    mine.write_text("mine")
+    r = run("score", str(photo), "--overlay", str(mine / "pictures"))
+    assert r.returncode == 2 and r.stderr.splitlines()[-1] == (
+        f"ecoscore: error: cannot write {mine / 'pictures' / 'a.overlay.jpg'}: Not a directory")

@@ -171,6 +171,45 @@ def test_a_batch_writes_its_doubts_and_errors_in_the_players_language(tmp_path, 
         row for row in en if row["file"].endswith("broken.jpg"))["error"]
 
 
+# What `batch` said in English in a run in Italian (a user's run): its progress bar, its summary,
+# its refusals. Options (--resume) and paths are left out before looking ("file" is Italian too).
+_ENGLISH_BATCH = re.compile(r"\b(scor\w*|errors?|photos?|skipped|already|such|folder|glob|finds|exists|"
+                            r"give|replace|lacks|another|name)\b")
+_BATCH_SAID = {
+    "en": (r"1 scored, 1 error; \d+\.\d\d photos/s", "0 scored, 0 errors, 2 skipped (already in OUT)"),
+    "cs": (r"1 fotka vyhodnocena, 1 chyba; \d+,\d\d fotky/s", "0 fotek vyhodnoceno, 0 chyb, 2 přeskočeny (už jsou v OUT)"),
+    "ru": (r"посчитано 1 фото, 1 ошибка; \d+,\d\d фото/с", "посчитано 0 фото, 0 ошибок, пропущено 2 (уже есть в OUT)"),
+    "it": (r"1 foto valutata, 1 errore; \d+,\d\d foto/s", "0 foto valutate, 0 errori, 2 saltate (già in OUT)"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "cs", "ru", "it"])
+def test_a_batchs_own_lines_are_said_in_the_players_language(tmp_path, photo_set, lang):
+    folder, out = tmp_path / "night", tmp_path / "r.csv"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(photo_set[1].jpeg)
+    (folder / "broken.jpg").write_bytes(b"not a photo at all")
+
+    def said(*args: str, code: int = 0) -> list[str]:
+        r = _run("batch", *args, "--workers", "1", "--lang", lang)
+        assert r.returncode == code, r.stderr[-2000:]
+        text = r.stderr.replace(str(folder), "DIR").replace(str(out), "OUT").replace(str(tmp_path), "TMP")
+        lines = [line for line in re.split(r"[\r\n]+", text) if line]
+        if lang != "en":
+            assert not [line for line in lines if _ENGLISH_BATCH.search(re.sub(r"--\w+", "", line))], lines
+        return lines
+
+    scoring, done = said(str(folder), "--out", str(out)), _BATCH_SAID[lang]
+    label = {"en": "scoring", "cs": "vyhodnocuji", "ru": "подсчёт", "it": "valutazione"}[lang]
+    assert all(line.startswith(f"{label}: ") for line in scoring[:-1])  # the progress bar
+    assert re.fullmatch(f"ecoscore: {done[0]}", scoring[-1]), scoring[-1]  # "1 errors" was wrong in English too
+    assert said(str(folder), "--out", str(out), "--resume")[-1] == f"ecoscore: {done[1]}"
+    for refused in (said(str(tmp_path / "nic"), "--out", str(out), code=2),
+                    said(str(tmp_path / "nic*"), "--out", str(out), code=2),
+                    said(str(folder), "--out", str(out), code=2)):
+        assert len(refused) == 1 and refused[0].startswith(i18n.fill(lang, "cli.error", error=""))
+
+
 def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp_path, monkeypatch, capsys):
     from ecoscore.cli import main
     from ecoscore.vision.deckstore import DeckStore
@@ -275,9 +314,12 @@ def test_every_usage_error_argparse_words_is_matched():
     parser.add_argument("--many", nargs="+")
     parser.add_argument("--n", type=positive_int)
     parser.add_argument("need")
+    either = parser.add_mutually_exclusive_group()
+    either.add_argument("--resume", action="store_true")
+    either.add_argument("--force", action="store_true")
     czech = Words("cs")
     for argv in (["--colour", "blue", "x"], ["--count", "x", "y"], ["--al", "1", "x"], ["--many"], ["--alpha"],
-                 [], ["x", "y"], ["--n", "two", "x"], ["--n", "-3", "x"]):
+                 [], ["x", "y"], ["--n", "two", "x"], ["--n", "-3", "x"], ["--resume", "--force", "x"]):
         with pytest.raises(Caught) as caught:
             parser.parse_args(argv)
         message = str(caught.value)

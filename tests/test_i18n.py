@@ -296,6 +296,19 @@ MESSAGES = [
     "IMG_0001-2.jpg",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
+    "no such folder: 'night'",
+    "no photos in 'night/*.png' (JPEG, PNG, WebP or HEIC files, or a glob that finds some)",
+    "--overlay notes.txt is a file: give a folder to write the pictures into",
+    "r.csv exists already: --resume to score only the photos it lacks, --force to replace it, or give another file name",
+    "night is a folder: give the results a file name, such as night/results.csv",
+    "cannot resume r.csv: it is a CSV file (leave out --jsonl)",
+    "cannot resume r.jsonl: it holds JSON lines (add --jsonl)",
+    "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
+    "a link to a folder, not followed: give batch that folder itself",
+    "a link that leads round in a loop, to no file",
+    "a link to nowhere: IMG_0001.jpg does not exist",
+    "cannot be read: permission denied",
+    "cannot be read: input/output error",
 ]
 
 

@@ -4,15 +4,16 @@ error), written and flushed as each finishes, so an interrupted run loses nothin
 (vision/distributed.py) instead of this machine's process pool."""
 from __future__ import annotations
 
-import csv
+import errno
 import glob
-import io
-import json
 import multiprocessing
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
@@ -22,12 +23,10 @@ from tqdm import tqdm
 from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
+from .batch_results import Results, same_file
+
 if TYPE_CHECKING:
     from .pipeline import Reader
-
-# "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
-# text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
-CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms"]
 
 _reader: Reader | None = None
 
@@ -43,13 +42,29 @@ class FileResult(TypedDict):
 
 
 def collect(target: str) -> list[Path]:
-    """Every file in a folder (sorted), or every file matching a glob."""
-    path = Path(target)
-    if path.is_dir():
-        files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")]
+    """Every file in a folder and its subfolders, or matching a glob (a folder it matches, as a
+    folder), sorted; hidden files and folders left out. A link is listed as it is: to a file, it
+    is read; to nothing, round in a loop or to a folder (not followed: a loop of folders has no
+    end), its row says so."""
+    if Path(target).is_dir():
+        found = _walk(target)
     else:
-        files = [Path(p) for p in glob.glob(target, recursive=True) if Path(p).is_file()]
-    return sorted(files)
+        found = [p for match in glob.glob(target, recursive=True)
+                 for p in (_walk(match) if os.path.isdir(match) and not os.path.islink(match) else [match])]
+    return sorted({Path(p) for p in found})
+
+
+def _walk(folder: str) -> list[str]:
+    found: list[str] = []
+
+    def unlisted(err: OSError) -> None:  # a subfolder that cannot be listed: a row says why
+        found.append(str(err.filename))
+
+    for root, folders, files in os.walk(folder, onerror=unlisted):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [os.path.join(root, name) for name in folders if os.path.islink(os.path.join(root, name))]
+        found += [os.path.join(root, name) for name in files if not name.startswith(".")]
+    return found
 
 
 def _init(deck: str | None = None) -> None:
@@ -60,6 +75,14 @@ def _init(deck: str | None = None) -> None:
     from ecoscore.vision.deckstore import open_reader
 
     _reader = open_reader(deck, threads=1)  # one process per core
+
+
+def _pool_init(deck: str | None = None) -> None:
+    # The main process stops the workers (``_stop``). A terminal's Ctrl-C reaches the whole
+    # process group, and a KeyboardInterrupt raised inside a worker's queue handling left the
+    # pool unable to shut down: the command hung after "interrupted" until they were killed.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(deck)
 
 
 def score_file(path: str) -> FileResult:
@@ -75,12 +98,31 @@ def score_file(path: str) -> FileResult:
         return round((time.perf_counter() - start) * 1e3, 1)
 
     try:
+        if os.path.isdir(path):  # listed as a link to a folder, or as a folder that could not be listed
+            if os.path.islink(path):
+                return error_result(path, "a link to a folder, not followed: give batch that folder itself", ms())
+            os.listdir(path)  # (raises why)
         data = Path(path).read_bytes()
+    except OSError as err:
+        return error_result(path, unreadable(path, err), ms())
+    try:
         read = _reader.read(data)
         game, read_docs = score_reads([(Path(path).stem, read)])
         return {"file": path, "status": "ok", "game": game_to_dict(game, read_docs), "ms": ms()}
-    except (ImageError, NoTableauError, OSError) as err:
+    except (ImageError, NoTableauError) as err:
         return error_result(path, str(err), ms())
+
+
+def unreadable(path: str, err: OSError) -> str:
+    """Why a listed file could not be read, as its row says it (it was "[Errno 2] No such file or
+    directory: '...'", or a broken link was left out without a word)."""
+    if os.path.islink(path) and err.errno == errno.ELOOP:
+        return "a link that leads round in a loop, to no file"
+    if os.path.islink(path) and isinstance(err, FileNotFoundError):
+        return f"a link to nowhere: {os.readlink(path)} does not exist"
+    if isinstance(err, PermissionError):
+        return "cannot be read: permission denied"
+    return f"cannot be read: {(err.strerror or str(err)).lower()}"
 
 
 def error_result(path: str, why: str, ms: float = 0.0) -> FileResult:
@@ -112,62 +154,87 @@ def csv_row(result: FileResult) -> dict[str, object]:
     return row
 
 
-def _done(out: Path, jsonl: bool) -> set[str]:
-    """Files already in ``out``; a last line cut short by an interruption is dropped first."""
-    if not out.is_file():
-        return set()
-    text = out.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-        out.write_text(text, encoding="utf-8")
-    if jsonl:
-        return {json.loads(line)["file"] for line in text.splitlines() if line.strip()}
-    return {row["file"] for row in csv.DictReader(io.StringIO(text))}
+def _scores(todo: list[str], workers: int, deck: str | None, cluster: str | None) -> Generator[FileResult, None, None]:
+    if not todo:
+        return
+    if cluster:
+        from .distributed import scores
+
+        yield from scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
+    else:
+        yield from _pool_scores(todo, workers, deck)
 
 
-def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Iterator[FileResult]:
+def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Generator[FileResult, None, None]:
     # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                             initargs=(deck,)) as pool:
-        yield from pool.map(score_file, todo)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
+                               initargs=(deck,))
+    finished = False
+    try:
+        # The workers start here, and inherit SIGINT blocked: no Ctrl-C reaches one before ``_pool_init``.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            results = pool.map(score_file, todo)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        yield from results
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown()
+        else:  # interrupted (Ctrl-C, a full disk): not one more photo
+            with _sigint_ignored():  # (a second Ctrl-C cut the stopping short, and it hung)
+                _stop(pool)
+                pool.shutdown(cancel_futures=True)
 
 
-def run_batch(target: str, out: Path, *, jsonl: bool = False, resume: bool = False, workers: int | None = None,
-              progress: bool = True, deck: str | None = None, cluster: str | None = None,
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (only the main thread gets SIGINT's KeyboardInterrupt)
+        return
+    held = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, held)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """The workers ended now: ``shutdown`` alone waits for every photo queued to be read (minutes),
+    and what they are reading has no row yet (``resume`` reads it again)."""
+    if hasattr(pool, "terminate_workers"):  # Python 3.14
+        pool.terminate_workers()
+        return
+    for process in list((pool._processes or {}).values()):  # (the executor's own: 3.11-3.13)
+        process.terminate()
+
+
+def run_batch(target: str, results: Results, *, workers: int | None = None, progress: bool = True,
+              label: str = "scoring", deck: str | None = None, cluster: str | None = None,
               said: Callable[[FileResult], FileResult] | None = None) -> dict[str, float]:
-    """Score every photo of ``target`` into ``out``; ``said``: each result as the rows say it (the
-    command line's: its messages in the player's language), in this process as it is written."""
-    files = [str(p) for p in collect(target)]
-    done = _done(out, jsonl) if resume else set()
-    todo = [f for f in files if f not in done]
-    mode = "a" if resume and out.is_file() else "w"
+    """Score every photo of ``target`` not ``results.done`` into ``results``; ``said``: each result
+    as the rows say it (the command line's: its messages in the player's language), in this
+    process as it is written; ``label``: the progress bar's."""
+    results.open()
+    # Each file by its absolute path: the same row however the folder was given, or from where
+    # (a resumed run's; and a cluster's workers, which have no working folder of ours).
+    files = [os.path.abspath(p) for p in collect(target)]
+    todo = [f for f in files if same_file(f) not in results.done]
     counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open(mode, encoding="utf-8", newline="") as handle:
-        writer = None if jsonl else csv.DictWriter(handle, CSV_FIELDS)
-        if writer and mode == "w":
-            writer.writeheader()
-        results: Iterator[FileResult]
-        if cluster:
-            from .distributed import scores
-
-            results = (scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
-                       if todo else iter(()))
-        else:
-            results = _pool_scores(todo, workers, deck) if todo else iter(())
-        with tqdm(total=len(todo), desc="scoring", unit="photo", disable=not progress) as bar:
-            for result in results:
-                counts[result["status"]] += 1
-                if said is not None:
-                    result = said(result)
-                if writer is None:
-                    handle.write(json.dumps(result, ensure_ascii=False) + "\n")
-                else:
-                    writer.writerow(csv_row(result))
-                handle.flush()  # each row is on disk before the next starts
-                bar.update()
+    scored = _scores(todo, workers, deck, cluster)
+    # (No rate in the bar: tqdm writes its unit and decimals in English; the summary says it.)
+    with closing(scored), tqdm(total=len(todo), desc=label, disable=not (progress and todo),
+                               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
+                               ) as bar:
+        for result in scored:
+            counts[result["status"]] += 1
+            if said is not None:
+                result = said(result)
+            results.write(result if results.jsonl else csv_row(result))
+            bar.update()
     elapsed = time.perf_counter() - start
     counts["seconds"] = round(elapsed, 2)
     counts["images_per_second"] = round(len(todo) / elapsed, 2) if todo else 0.0

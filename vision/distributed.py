@@ -23,7 +23,7 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TypeVar
 
 R = TypeVar("R")
@@ -81,7 +81,7 @@ def open_client(cluster: str, workers: int):
 
 
 def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str], R], init: Callable[[], None], *,
-           cluster: str, workers: int) -> Iterator[R]:
+           cluster: str, workers: int) -> Generator[R, None, None]:
     """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
     in the order of ``todo``; ``failed(path, why)`` for a path the cluster could not do.
     vision/batch.py hands over its ``score_file``, its error row and its reader set-up."""

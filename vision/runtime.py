@@ -10,6 +10,7 @@ at import.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -73,13 +74,21 @@ def import_openvino():
 
 
 def _core():
-    ov = import_openvino()  # imported here: `ecoscore grid` never needs it
-
     from ecoscore.paths import data_dir
 
-    core = ov.Core()
     # Compiled models cached on disk: a one-shot `ecoscore score` starts 0.4 s sooner.
-    cache = data_dir() / "openvino-cache"
+    return _core_caching_in(data_dir() / "openvino-cache")
+
+
+@functools.cache
+def _core_caching_in(cache: Path):
+    """One OpenVINO core for the process (for each cache folder), kept to its end. Each core's CPU
+    plugin sets the thread an alternate signal stack of its own (for AMX) and, dropped, puts back
+    the one it found, which a core dropped before it has unmapped already: the next Ctrl-C,
+    whose Python handler runs on that stack, was a SIGSEGV (a reader opened and dropped, as
+    `ecoscore batch` checks the models before it starts its workers)."""
+    ov = import_openvino()  # imported here: `ecoscore grid` never needs it
+    core = ov.Core()
     try:
         cache.mkdir(parents=True, exist_ok=True)
         core.set_property({"CACHE_DIR": str(cache)})

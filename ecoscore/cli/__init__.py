@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         print(words.fill("cli.error", error=words.say(str(err))), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("ecoscore: interrupted", file=sys.stderr)
+        print(words_for(args).fill("cli.interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader of the output went away (`ecoscore grid ... | head`): stop quietly, as a

@@ -25,6 +25,7 @@ _ARGPARSE = [
     (re.compile(r"argument (?P<arg>\S+): expected at least one argument"), "cli.arg_at_least_one"),
     (re.compile(r"argument (?P<arg>\S+): invalid (?P<type>\w+) value: (?P<value>.+)", re.S), "cli.arg_type"),
     (re.compile(r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)", re.S), "cli.arg_ambiguous"),
+    (re.compile(r"argument (?P<arg>\S+): not allowed with argument (?P<other>\S+)"), "cli.arg_not_with"),
 ]
 # What our own argument types raise (common.positive_int), said after "argument X: ".
 _OURS = [

@@ -9,6 +9,7 @@ from .common import (
     BadInput,
     add_deck_option,
     add_game_options,
+    cannot_write,
     game_options,
     open_reader_or_fail,
     print_game,
@@ -31,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if twice:
         raise BadInput(f"photos of one name are one player: {', '.join(twice)}; players are named by their photos' files: "
                        f"rename one, such as {twice[0]}-2.jpg")
+    if args.overlay is not None and args.overlay.exists() and not args.overlay.is_dir():  # (a FileExistsError traceback)
+        raise BadInput(f"--overlay {args.overlay} is a file: give a folder to write the pictures into")
     photos = read_photos(args.photos)
     reader = open_reader_or_fail(args.deck)
     # Named by the file in messages ("bad.jpg: not an image"), by its stem as a player.
@@ -40,12 +43,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise BadInput(str(err)) from None
     if args.overlay:
-        args.overlay.mkdir(parents=True, exist_ok=True)
         players = iter(game.players)
         for name, read in reads:
             scored = [next(players) for _ in read.tableaux]
             path = args.overlay / f"{name}.overlay.jpg"
-            path.write_bytes(overlay_jpeg(read, scored))
+            try:
+                args.overlay.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(overlay_jpeg(read, scored))
+            except OSError as err:
+                raise BadInput(cannot_write(path, err)) from None
             print(words.fill("cli.overlay", path=path), file=sys.stderr)
     read_docs = [doc for doc in twins_said(game, read_docs) if doc is not None]  # said below with the others
     print_game(game, args, read_docs)

@@ -1,0 +1,114 @@
+"""Ctrl-C during `ecoscore batch`: it stops at once, its workers with it, exits 130 saying so in
+the player's language, and leaves a results file that --resume finishes. It hung after
+"interrupted" until its workers were killed, or ended in a SIGSEGV (a user's run)."""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import needs_models
+
+pytestmark = [needs_models, pytest.mark.slow]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (its workers, the resource tracker)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("to", ["group", "main", "twice"])
+def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, photo_set, to):
+    # "group": a terminal's Ctrl-C, sent to every process of the command (a SIGSEGV now and then);
+    # "main": `kill -INT`; "twice": to the command, then to its group, as `timeout -s INT` sends
+    # it, or a Ctrl-C pressed again (the command hung after "interrupted", its workers idle).
+    folder = tmp_path / "night"
+    folder.mkdir()
+    for k in range(60):
+        (folder / f"{k:02d}.jpg").write_bytes(photo_set[k % len(photo_set)].jpeg)
+    out, log = tmp_path / "part.csv", tmp_path / "stderr.txt"
+    command = [sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "2"]
+    lang = ["--lang", "it"] if to == "main" else []
+    with log.open("w") as stderr:  # (a file: a worker left behind would hold a pipe open)
+        run = subprocess.Popen([*command, *lang], stderr=stderr, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out.is_file() and len(out.read_bytes().splitlines()) >= 3):  # the header and two rows
+            assert run.poll() is None and time.monotonic() < deadline, "the batch ended or stalled before its rows"
+            time.sleep(0.1)
+        workers = _children(run.pid)
+        assert workers
+        sent = time.monotonic()
+        if to != "group":
+            run.send_signal(signal.SIGINT)
+        if to != "main":
+            os.killpg(run.pid, signal.SIGINT)
+        code = run.wait(timeout=120)
+        took = time.monotonic() - sent
+        err = log.read_text()
+        assert code == 130, err[-2000:]
+        assert took < 5, took
+        time.sleep(0.5)  # (the resource tracker ends by itself once its pipe closes)
+        assert not [pid for pid in workers if _running(pid)]
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)  # whatever is left of it, if the test failed
+        except ProcessLookupError:
+            pass
+        run.wait()
+    said = err.strip().splitlines()[-1]
+    assert "Traceback" not in err
+    assert said == (
+        f"ecoscore: interrotto; {out} contiene tutte le righe scritte finora: lo stesso comando con --resume "
+        "valuta le restanti" if lang else
+        f"ecoscore: interrupted; {out} holds every row written so far: the same command with --resume scores the rest")
+    written = len(list(csv.DictReader(out.open())))
+    assert 2 <= written < 60
+    again = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"{written} skipped" in again.stderr
+    rows = [row["file"] for row in csv.DictReader(out.open())]
+    assert sorted(rows) == sorted(str(p) for p in folder.iterdir())  # each photo once
+
+
+JOB = textwrap.dedent(
+    """
+    import gc, os, signal, sys
+    from ecoscore.vision.deckstore import open_reader
+    open_reader()  # opened and dropped, as `ecoscore batch` checks the models before its workers start
+    gc.collect()
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        signal.pause()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    """
+)
+
+
+def test_ctrl_c_after_a_reader_is_dropped_is_a_keyboard_interrupt_not_a_crash(tmp_path):
+    # Each OpenVINO core's CPU plugin set the thread an alternate signal stack, and a core dropped
+    # put back one another had unmapped: Python's SIGINT handler runs on it (SA_ONSTACK), so the
+    # next Ctrl-C was a SIGSEGV, every time.
+    r = subprocess.run([sys.executable, "-c", JOB], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, ECOSCORE_DATA=str(tmp_path)))
+    assert r.returncode == 130, (r.returncode, r.stderr[-2000:])

@@ -1,0 +1,136 @@
+"""A batch's results file (vision/batch.py): a CSV or JSON lines, a row a photo, each on disk as
+it is written. An existing file is replaced only when asked (``force``), or continued
+(``resume``) if it is one of ours in the format asked; it is left as it was until that is known."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+# "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
+# text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
+CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms"]
+CSV_HEADER = ",".join(CSV_FIELDS)
+JSONL_START = '{"file": '  # how every line of ours begins (json.dumps of a FileResult)
+
+
+class Refused(Exception):
+    """The results file cannot be used as asked: the message says why and what to do."""
+
+
+class CannotUse(Exception):
+    """The results file could not be written (or, ``writing`` False, read): the system's ``error``."""
+
+    def __init__(self, path: Path, error: OSError, writing: bool = True):
+        super().__init__(f"{path}: {error}")
+        self.path, self.error, self.writing = path, error, writing
+
+
+def same_file(path: str) -> str:
+    """A file's path however it was spelled ("photos/a.jpg", "./photos/a.jpg", "/abs/photos/a.jpg"),
+    so that a resumed run knows what is done: its folder resolved, its own name kept (a link in
+    the folder is a file of its own: it has a row of its own)."""
+    folder, name = os.path.split(path)
+    return os.path.join(os.path.realpath(folder or "."), name)
+
+
+def _not_ours(out: Path) -> Refused:
+    return Refused(f"cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
+
+
+def _done(text: str, cut: str, jsonl: bool, out: Path) -> set[str]:
+    """The files the whole lines ``text`` of ``out`` have a row for (``cut``: a last line cut
+    short); refused where the file is not ours, or not in the format asked."""
+    if not text and not cut:
+        return set()  # (empty: as new)
+    first = (text.splitlines() or [cut])[0]
+    if CSV_HEADER.startswith(first[:len(CSV_HEADER)]) and first[:5] == CSV_HEADER[:5]:
+        if jsonl:
+            raise Refused(f"cannot resume {out}: it is a CSV file (leave out --jsonl)")
+        if text and first != CSV_HEADER:
+            raise _not_ours(out)  # (another version's columns, say)
+        return {same_file(row["file"]) for row in csv.DictReader(io.StringIO(text))}
+    if not (JSONL_START.startswith(first[:len(JSONL_START)]) and first):
+        raise _not_ours(out)
+    try:
+        files = {same_file(json.loads(line)["file"]) for line in text.splitlines() if line.strip()}
+    except (ValueError, TypeError, KeyError):
+        raise _not_ours(out) from None
+    if not jsonl:
+        raise Refused(f"cannot resume {out}: it holds JSON lines (add --jsonl)")
+    return files
+
+
+class Results:
+    """The results file: ``done`` the files it has a row for (as ``same_file`` says them), known
+    and checked when made; ``open`` (as the batch starts) before ``write``."""
+
+    def __init__(self, out: Path, *, jsonl: bool = False, resume: bool = False, force: bool = False):
+        self.out, self.jsonl = out, jsonl
+        if out.is_dir():  # (an IsADirectoryError traceback)
+            example = out / ("results.jsonl" if jsonl else "results.csv")
+            raise Refused(f"{out} is a folder: give the results a file name, such as {example}")
+        self.resume = resume and out.is_file()
+        if out.is_file() and not (resume or force):  # (it replaced a finished run's rows without a word)
+            raise Refused(f"{out} exists already: --resume to score only the photos it lacks, --force to replace "
+                          "it, or give another file name")
+        self.done: set[str] = set()
+        self._whole = 0  # bytes of the whole lines kept
+        self._handle: TextIO | None = None
+        if self.resume:
+            try:
+                data = out.read_bytes()
+            except OSError as err:
+                raise CannotUse(out, err, writing=False) from None
+            self._whole = data.rfind(b"\n") + 1  # a last line cut short by an interruption is dropped
+            try:
+                self.done = _done(data[:self._whole].decode("utf-8"), data[self._whole:].decode("utf-8", "replace"),
+                                  jsonl, out)
+            except UnicodeDecodeError:
+                raise _not_ours(out) from None
+
+    def open(self) -> None:
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            if self.resume and self._whole < self.out.stat().st_size:
+                os.truncate(self.out, self._whole)  # (not rewritten whole: a disk full midway would lose its rows)
+            self._handle = self.out.open("a" if self.resume else "w", encoding="utf-8", newline="")
+        except OSError as err:
+            raise CannotUse(self.out, err) from None
+        if not self.jsonl and not self._whole:
+            self._put(CSV_HEADER + "\r\n")  # (a full disk is said here, before any worker starts)
+
+    def write(self, row: Mapping[str, object]) -> None:
+        """One photo's row (a FileResult, or for a CSV its ``csv_row``), on disk before the next."""
+        if self.jsonl:
+            self._put(json.dumps(row, ensure_ascii=False) + "\n")
+        else:
+            line = io.StringIO()
+            csv.DictWriter(line, CSV_FIELDS).writerow(row)
+            self._put(line.getvalue())
+
+    def _put(self, text: str) -> None:
+        assert self._handle is not None, "open() first"
+        try:
+            self._handle.write(text)
+            self._handle.flush()
+        except OSError as err:
+            raise CannotUse(self.out, err) from None
+
+    def close(self) -> None:
+        if self._handle is None:
+            return
+        try:
+            self._handle.close()
+        except OSError:
+            pass  # (what could not be flushed, the write that failed has said)
+
+    def __enter__(self) -> Results:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
