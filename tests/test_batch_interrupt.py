@@ -36,11 +36,12 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("to", ["group", "main", "twice"])
+@pytest.mark.parametrize("to", ["group", "main", "twice", "term"])
 def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, photo_set, to):
     # "group": a terminal's Ctrl-C, sent to every process of the command (a SIGSEGV now and then);
     # "main": `kill -INT`; "twice": to the command, then to its group, as `timeout -s INT` sends
-    # it, or a Ctrl-C pressed again (the command hung after "interrupted", its workers idle).
+    # it, or a Ctrl-C pressed again (the command hung after "interrupted", its workers idle);
+    # "term": `kill PID` (SIGTERM), to the command alone (its workers read on for ever, it gone).
     folder = tmp_path / "night"
     folder.mkdir()
     for k in range(60):
@@ -58,14 +59,16 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
         workers = _children(run.pid)
         assert workers
         sent = time.monotonic()
-        if to != "group":
+        if to == "term":
+            run.send_signal(signal.SIGTERM)
+        if to in ("main", "twice"):
             run.send_signal(signal.SIGINT)
-        if to != "main":
+        if to in ("group", "twice"):
             os.killpg(run.pid, signal.SIGINT)
         code = run.wait(timeout=120)
         took = time.monotonic() - sent
         err = log.read_text()
-        assert code == 130, err[-2000:]
+        assert code == (143 if to == "term" else 130), err[-2000:]
         assert took < 5, took
         time.sleep(0.5)  # (the resource tracker ends by itself once its pipe closes)
         assert not [pid for pid in workers if _running(pid)]

@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .common import BadInput, add_deck_option, cannot_read, cannot_write, open_reader_or_fail, positive_int
@@ -30,17 +34,40 @@ def run(args: argparse.Namespace) -> int:
         with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force) as results:
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
             try:
-                counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
-                                   label=words.fill("cli.batch_progress"), said=None if words.lang == "en" else said)
-            except KeyboardInterrupt:
+                with _terminate_as_interrupt():
+                    counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
+                                       label=words.fill("cli.batch_progress"), said=None if words.lang == "en" else said)
+            except KeyboardInterrupt as stop:
                 print(words.fill("cli.batch_interrupted", path=args.out), file=sys.stderr)
-                return 130
+                return 143 if isinstance(stop, Terminated) else 130
     except Refused as err:
         raise BadInput(str(err)) from None
     except CannotUse as err:
         raise BadInput(cannot_write(err.path, err.error) if err.writing else cannot_read(err.path, err.error)) from None
     print(summary(words, counts, args.out), file=sys.stderr)
     return 0
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill PID`, a service manager stopping it), stopped as Ctrl-C stops it."""
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM to the command alone left its workers reading on for ever, the command gone: it
+    stops now as a Ctrl-C does, its workers ended, the file whole for --resume."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    held = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, held)
 
 
 def summary(words: Words, counts: dict[str, float], out: Path) -> str:
