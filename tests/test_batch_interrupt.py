@@ -17,6 +17,13 @@ pytestmark = [needs_models, pytest.mark.slow]
 PHOTOS = 300
 
 
+def _ctrl_c_as_a_terminal_has_it() -> None:
+    """SIGINT as a terminal leaves it to a command: a job started in the background by a shell
+    without job control (a CI's runner) starts its children with SIGINT ignored, and Python then
+    never raises KeyboardInterrupt: the batch read on, signalled, and exited 0."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (its workers, the resource tracker)."""
     found = []
@@ -53,7 +60,8 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
     command = [sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "2"]
     lang = ["--lang", "it"] if to == "main" else []
     with log.open("w") as stderr:  # (a file: a worker left behind would hold a pipe open)
-        run = subprocess.Popen([*command, *lang], stderr=stderr, start_new_session=True)
+        run = subprocess.Popen([*command, *lang], stderr=stderr, start_new_session=True,
+                               preexec_fn=_ctrl_c_as_a_terminal_has_it)
     try:
         deadline = time.monotonic() + 240
         while not (out.is_file() and len(out.read_bytes().splitlines()) >= 3):  # the header and two rows
@@ -119,5 +127,6 @@ def test_ctrl_c_after_a_reader_is_dropped_is_a_keyboard_interrupt_not_a_crash(tm
     # put back one another had unmapped: Python's SIGINT handler runs on it (SA_ONSTACK), so the
     # next Ctrl-C was a SIGSEGV, every time.
     r = subprocess.run([sys.executable, "-c", JOB], capture_output=True, text=True, timeout=300,
+                       preexec_fn=_ctrl_c_as_a_terminal_has_it,
                        env=dict(os.environ, ECOSCORE_DATA=str(tmp_path)))
     assert r.returncode == 130, (r.returncode, r.stderr[-2000:])
