@@ -77,7 +77,28 @@ def test_another_decks_cards_are_never_read_with_confidence(reader, embedder, de
             continue
         assert any(cell.type is not None for cell in tab.cells)
         assert sum("not a card of this deck" in d or "low confidence" in d for d in tab.doubts) >= 10
-        assert any("wrong deck" in d for d in tab.doubts)
+        assert any("is the photo read against the wrong deck?" in d for d in tab.doubts)
+
+
+def test_a_deck_read_surely_elsewhere_in_the_photo_is_not_called_the_wrong_one(reader, embedder, decks):
+    """Cards of another deck among a tableau whose other cards read surely as the chosen deck's:
+    the deck is right (a whole game's far tableau, dark and blurred, had been sent to choose
+    another deck while the one beside it read 18 of 20 of the chosen one's). The foreign cards
+    stay doubted, said as cards not seen well or of another game."""
+    from ecoscore.vision.naming import DECK_SHOWN_CARDS, deck_shown_doubt
+
+    swapped = {CardType.DEER, CardType.STREAM, CardType.WOLF}  # 10 of 20 cells in the first scene
+    mixed = replace(decks[0], faces={c: (decks[1] if c in swapped else decks[0]).faces[c] for c in decks[0].faces})
+    said = 0
+    for i in range(2):
+        (tab,) = reader.read(render_scene(mixed, (4713, i), replace(PARAMS, p_hole=0.0)).jpeg, _matcher(embedder, decks[0])).tableaux
+        foreign = sum(cell.not_ours for cell in tab.cells)
+        sure = sum(cell.type is not None and not cell.doubts for cell in tab.cells)
+        assert foreign >= 5 and sure >= DECK_SHOWN_CARDS, (foreign, sure)
+        assert not any("wrong deck?" in d for d in tab.doubts), tab.doubts
+        said += deck_shown_doubt(foreign, sure) in tab.doubts
+        assert all(cell.doubts for cell in tab.cells if cell.not_ours)
+    assert said == 2
 
 
 def test_a_screenshot_of_text_is_no_tableau_of_an_enrolled_deck(reader, embedder, decks):

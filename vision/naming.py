@@ -271,6 +271,32 @@ def wrong_deck_doubt(foreign: int) -> str:
             "Choose your deck (Deck on the page, --deck on the command line)")
 
 
+# A photo whose cells read surely as the deck's cards this many times is a photo of the deck: read
+# against another deck, a photo showed at most 3 (the seven unseen decks' normal photos, each read
+# against another: 29 of 280 read at all, 0-3 sure cells in each; the others refused).
+DECK_SHOWN_CARDS = 10
+
+
+def deck_shown_doubt(foreign: int, sure: int) -> str:
+    """A tableau's ``foreign`` cards of none of the deck's types in a photo where ``sure`` cells
+    read surely as the deck's: the deck is right, these cards are not seen well."""
+    return (f"{foreign} cards read as none of this deck's types, though this photo's other cards read as its own "
+            f"({sure} surely): too small, dark or blurred to tell, or another game's cards. Photograph them closer, in better light")
+
+
+def without_wrong_deck_where_the_deck_reads(reads: list[TableauRead]) -> None:
+    """A tableau's wrong-deck doubt said instead as cards not seen well where the photo's tableaux
+    together read DECK_SHOWN_CARDS cells or more surely as the deck's: a whole game's far tableau,
+    dark and blurred, was sent to choose another deck while the tableau beside it read 18 of 20
+    of the chosen one's (the unseen decks' hard photos: 4 of 9 tableaux told "the wrong deck?")."""
+    sure = sum(cell.type is not None and not cell.doubts for read in reads for cell in read.cells)
+    if sure < DECK_SHOWN_CARDS:
+        return
+    for read in reads:
+        foreign = sum(cell.not_ours for cell in read.cells)
+        read.doubts = [deck_shown_doubt(foreign, sure) if d == wrong_deck_doubt(foreign) else d for d in read.doubts]
+
+
 def without_glared_foreigners(doubts: list[str], cells: list[CellRead], glared: set[tuple[int, int]]) -> list[str]:
     """``doubts`` with glare, not another deck, blamed for the cards it washes out: a glared
     cell's "not a card of this deck ... or the wrong deck chosen" says the glare instead (on the

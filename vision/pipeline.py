@@ -20,7 +20,15 @@ from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, clusters, covers, fit_tableaux
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
-from .naming import AMONG_DOUBTS, MIN_CONFIDENCE, left_out_doubt, name_cells, name_tableaux, without_glared_foreigners
+from .naming import (
+    AMONG_DOUBTS,
+    MIN_CONFIDENCE,
+    left_out_doubt,
+    name_cells,
+    name_tableaux,
+    without_glared_foreigners,
+    without_wrong_deck_where_the_deck_reads,
+)
 from .outline_grid import fit_on_outline
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
@@ -595,6 +603,7 @@ class Reader:
             if photo_doubts.misread_beside(boxes[k], doubted, best):
                 unread_grids.append(UnreadGrid(boxes[k], sum(photo_doubts.card_evidence(kept[k].cells)), doubted))
                 del kept[k], kept_fits[k], boxes[k]
+        without_wrong_deck_where_the_deck_reads(kept)
         read_cells = np.array([cell.quad for f in kept_fits for cell in f.cells.values()]).reshape(-1, 4, 2)
         for fit, read in zip(kept_fits, kept):
             beside = _left_beside(det, fit, unsaid, read_cells)

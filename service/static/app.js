@@ -1706,7 +1706,7 @@ async function teachPhoto() {
 // them: "your deck may know these cards from too few pictures" sent a player to teach their
 // deck the built-in deck's cards (a walk-through). A grid found only on a small copy of the
 // photo says to photograph from higher up: behind "show anyway" a player never saw it.
-const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.no_colour", "api.glare", "api.blurred", "api.wrong_deck",
+const ADVICE = new Set(["api.too_steep", "api.too_far", "api.cut_by_frame", "api.too_dark", "api.no_colour", "api.glare", "api.blurred", "api.wrong_deck", "api.deck_shown",
   "api.small_canvas"]);
 const isAdvice = (doubt) => ADVICE.has((I18N.match(doubt) || {}).key);
 const adviceOf = (doubts) => (doubts || []).filter(isAdvice);
