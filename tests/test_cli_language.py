@@ -289,7 +289,11 @@ def test_a_mistyped_command_is_told_in_the_players_language_with_its_usage(monke
         "ecoscore deck: ошибка: укажите команду: add, list, show, remove, forget-last, export, import")
     monkeypatch.setenv("ECOSCORE_LANG", "en")
     said = refused("score", "--lang", "cs", "--bogus", "x.jpg")  # --lang is read before the line is parsed
-    assert said[-1] == "ecoscore: chyba: neznámé argumenty: --bogus"
+    # ... by the command's own parser, with its usage (not ecoscore's list of commands)
+    assert said[0].startswith("použití: ecoscore score [-h]") and said[-1] == "ecoscore score: chyba: neznámé argumenty: --bogus"
+    said = refused("deck", "add", "mine", "--potho", "p.jpg")
+    assert said[0].startswith("usage: ecoscore deck add [-h]") and said[-1] == (
+        "ecoscore deck add: error: unrecognized arguments: --potho p.jpg")
     said = refused("score")  # English as argparse says it
     assert said[0].startswith("usage: ecoscore score") and said[-1] == (
         "ecoscore score: error: the following arguments are required: PHOTO")

@@ -26,9 +26,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` were parsed for: ``deck add``'s, not ``ecoscore``'s."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, subs[0].dest, None) if subs else None
+        if name not in (subs[0].choices if subs else {}):
+            return parser
+        parser = subs[0].choices[name]
+
+
 def main(argv: list[str] | None = None) -> int:
     Parser.argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # Said by the command's own parser, with its usage: argparse's top-level one printed
+        # "usage: ecoscore [-h] ... {grid,synth,...}" for `ecoscore score --expalin x.jpg`.
+        chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.run(args)
     except BadInput as err:
