@@ -454,3 +454,23 @@ def test_days_are_written_as_a_person_writes_them(tmp_path, monkeypatch, capsys)
     for days, said in (("99999999999", "99999999999"), ("1.5", "1,5"), ("0", "0")):
         assert main(["rooms", "prune", "--db", db, "--days", days, "--lang", "it"]) == 0
         assert f" da {said} giorni o più " in capsys.readouterr().err
+
+
+def test_an_ecoscore_lang_we_do_not_speak_is_said_not_passed_over(monkeypatch, capsys):
+    """ECOSCORE_LANG=de: the command speaks the shell's language, and says why, once."""
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_LANG", "de")
+    monkeypatch.setenv("LANG", "it_IT.UTF-8")
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["deck", "list"]) == 0
+    out = capsys.readouterr()
+    assert "riferimenti" in out.out  # the shell's Italian
+    assert out.err.splitlines() == [
+        "ecoscore: ECOSCORE_LANG=de non è una lingua che ecoscore parla (en, cs, ru, it): parla quella della shell, altrimenti inglese"]
+    assert main(["deck", "list", "--lang", "en"]) == 0  # a language chosen on the line: nothing to say
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("ECOSCORE_LANG", "cs_CZ.UTF-8")
+    assert main(["deck", "list"]) == 0
+    assert capsys.readouterr().err == ""

@@ -11,7 +11,7 @@ import sys
 
 from . import batch, deck, eval, grid, read, rooms, score, serve, synth, train
 from .common import EXIT_BAD_INPUT, BadInput
-from .language import add_first_lang_option, words_for
+from .language import LANG_CHOICES, add_first_lang_option, unspoken_env_lang, words_for
 from .parser import Parser
 
 COMMANDS = [grid, synth, train, score, read, eval, serve, rooms, batch, deck]
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         # Said by the command's own parser, with its usage: argparse's top-level one printed
         # "usage: ecoscore [-h] ... {grid,synth,...}" for `ecoscore score --expalin x.jpg`.
         chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
+    if (unspoken := unspoken_env_lang()) and not (getattr(args, "lang", None) or getattr(args, "lang_first", None)):
+        print(words_for(args).fill("cli.lang_unspoken", value=unspoken, choices=", ".join(LANG_CHOICES)), file=sys.stderr)
     try:
         return args.run(args)
     except BadInput as err:

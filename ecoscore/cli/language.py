@@ -46,6 +46,13 @@ def chosen_lang(option: str | None, environ: Mapping[str, str] = os.environ) -> 
     return next(listed, None) or _lang_of(locale) or "en"
 
 
+def unspoken_env_lang(environ: Mapping[str, str] = os.environ) -> str | None:
+    """``ECOSCORE_LANG`` when it names a language we do not speak ("de"): said once, not passed
+    over in silence (a player who set it read English with no word why)."""
+    value = environ.get("ECOSCORE_LANG", "").strip()
+    return value if value and not _lang_of(value) else None
+
+
 def _lang_of(tag: str) -> str:
     """"cs_CZ.UTF-8", "ru-RU", "it" -> its language if we speak it, else ""."""
     lang = tag.strip().replace("-", "_").split("_")[0].split(".")[0].split("@")[0].lower()
