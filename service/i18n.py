@@ -36,6 +36,12 @@ _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CLASHES = {"clashes"}  # nested messages joined by "; " (`deck add`'s cells a grid and a deck disagree on)
 _CELLS = {"where"}  # "row 1 col 2, row 3 col 4"
+_OS_REASON = {"why"}  # the system's words for a failed read or write (strerror): said with os.* where we know them
+# strerror's English (lower-cased: batch writes it so), as C libraries word them, and its os.* entry.
+_OS_REASONS = {"no space left on device": "os.no_space", "read-only file system": "os.read_only",
+               "input/output error": "os.io_error", "disk quota exceeded": "os.quota",
+               "file name too long": "os.name_too_long", "not a directory": "os.not_a_folder",
+               "too many open files": "os.too_many_open"}
 _CELL_NAMES = {"cells"}  # "row 1, col 2; row 3, col 4" (an explanation's cells: scoring.tableau.cell_name)
 _DECIMAL = {"residual"}
 _ORDINAL = {"place"}  # a place in a majority, "2nd" (scoring.majority.ordinal): its number, as each language writes it round it
@@ -208,6 +214,9 @@ def translate(text: str, lang: str) -> str:
             out[name] = translate(value, lang)
         elif name in _CLASHES:
             out[name] = "; ".join(translate(part, lang) for part in value.split("; "))
+        elif name in _OS_REASON:
+            key_of = _OS_REASONS.get(value.lower())
+            out[name] = fill(lang, key_of) if key_of else value
         elif name in _CARD:
             out[name] = card_name(lang, value)
         elif name in _CARDS:

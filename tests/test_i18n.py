@@ -1,5 +1,6 @@
 """The message catalogues: complete in every language, and every message the reader, the scorer
 and the service send matched by a template (so it reaches the player translated)."""
+import errno
 import re
 from pathlib import Path
 
@@ -311,6 +312,8 @@ MESSAGES = [
     "cannot be read: input/output error",
     "14 cards read as none of this deck's types, though this photo's other cards read as its own (27 surely): too small, "
     "dark or blurred to tell, or another game's cards. Photograph them closer, in better light",
+    "cannot write /media/card/night.csv: No space left on device",
+    "cannot read /media/card/IMG_0001.jpg: Input/output error",
 ]
 
 
@@ -584,3 +587,16 @@ def test_where_an_enrolments_grid_may_lie_is_said_in_the_players_words():
             said = i18n.translate(which_way.replace("as written and", f"{label} and"), "cs")
             assert "written" not in said and "off where" not in said and "turned" not in said, (label, said)
 
+
+
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_the_systems_reason_for_a_failed_read_or_write_is_said_in_the_players_words(lang):
+    """strerror is English whatever the locale: "No space left on device" stood in an Italian line."""
+    from ecoscore.cli.common import cannot_read, cannot_write
+
+    for text in (cannot_write(Path("/media/card/night.csv"), OSError(errno.ENOSPC, "No space left on device")),
+                 cannot_read("/media/card/IMG_0001.jpg", OSError(errno.EIO, "Input/output error")),
+                 "cannot be read: read-only file system"):
+        said = i18n.translate(text, lang)
+        assert said != text and not re.search(r"[Ss]pace left|[Ii]nput/output error|read-only file", said), said
+    assert i18n.translate("cannot write x: Something odd", lang).endswith(": Something odd")  # unknown: as the system said
