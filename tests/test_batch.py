@@ -160,6 +160,21 @@ def test_resume_knows_the_folder_however_it_is_spelled_or_wherever_it_runs(tmp_p
     assert list(csv.DictReader(out.open())) == rows
 
 
+def test_an_earlier_versions_relative_rows_resume_from_the_results_files_folder(tmp_path, photo_set):
+    # Results files of earlier versions name each file as given ("photos/table0.jpg"): resumed
+    # from another folder (`--out /abs/r.csv`), every photo was scored again.
+    make_folder(tmp_path, photo_set)
+    out = tmp_path / "r.csv"
+    assert batch("photos", "--out", "r.csv", cwd=tmp_path).returncode == 0
+    text = out.read_text().replace(f"{tmp_path}/", "")  # as an earlier version wrote it
+    out.write_text(text)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = batch(str(tmp_path / "photos"), "--out", str(out), "--resume", cwd=elsewhere)
+    assert r.returncode == 0 and "5 skipped" in r.stderr and "0 scored" in r.stderr, r.stderr
+    assert out.read_text() == text
+
+
 def test_a_results_file_that_cannot_be_used_is_said_and_left_as_it_was(tmp_path, photo_set):
     # Each was a traceback: a folder that cannot be written, a full disk, a folder for --out, a
     # CSV resumed as JSON lines and JSON lines as a CSV.

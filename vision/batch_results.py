@@ -38,6 +38,16 @@ def same_file(path: str) -> str:
     return os.path.join(os.path.realpath(folder or "."), name)
 
 
+def _both_ways(files: set[str], out: Path) -> set[str]:
+    """The rows' files as ``same_file`` says them. A relative path (a results file of an earlier
+    version, which wrote them as given) is taken from the working folder and from the results
+    file's own: it was written from one of them, most often the second (``--out res.csv`` beside
+    the photos' folder), and resumed from the other it had every photo scored again."""
+    said = {same_file(f) for f in files}
+    said |= {same_file(os.path.join(out.parent, f)) for f in files if not os.path.isabs(f)}
+    return said
+
+
 def _not_ours(out: Path) -> Refused:
     return Refused(f"cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
 
@@ -53,11 +63,11 @@ def _done(text: str, cut: str, jsonl: bool, out: Path) -> set[str]:
             raise Refused(f"cannot resume {out}: it is a CSV file (leave out --jsonl)")
         if text and first != CSV_HEADER:
             raise _not_ours(out)  # (another version's columns, say)
-        return {same_file(row["file"]) for row in csv.DictReader(io.StringIO(text))}
+        return _both_ways({row["file"] for row in csv.DictReader(io.StringIO(text))}, out)
     if not (JSONL_START.startswith(first[:len(JSONL_START)]) and first):
         raise _not_ours(out)
     try:
-        files = {same_file(json.loads(line)["file"]) for line in text.splitlines() if line.strip()}
+        files = _both_ways({json.loads(line)["file"] for line in text.splitlines() if line.strip()}, out)
     except (ValueError, TypeError, KeyError):
         raise _not_ours(out) from None
     if not jsonl:
