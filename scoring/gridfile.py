@@ -56,11 +56,13 @@ def _tableau_from(rows: Sequence[Sequence[CardType | None]], source: str) -> Tab
 
 
 def tableau_header(k: int, n: int) -> str:
-    """The comment line ``ecoscore read`` writes above the ``k``-th of ``n`` grids of one photo."""
+    """The comment line ``ecoscore read`` writes above the ``k``-th of ``n`` grids of one photo
+    (in English; the command says it in the player's language: "# ecosistema 1 di 3")."""
     return f"# tableau {k} of {n}"
 
 
-_TABLEAU_HEADER = re.compile(r"^#\s*tableau \d+ of (\d+)", re.MULTILINE)  # tableau_header's lines
+# tableau_header's lines in any language: "# <word> K <word> N" ("# tablo 1 z 3", "# таблица 1 из 3").
+_TABLEAU_HEADER = re.compile(r"^#\s*\w+ \d+ \w+ (\d+)\s*$", re.MULTILINE)
 
 
 def parse_text(text: str, source: str = "grid") -> Tableau:

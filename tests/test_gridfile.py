@@ -84,3 +84,7 @@ def test_a_read_of_several_tableaux_fed_whole_says_to_split_it():
     with pytest.raises(GridError, match=r"holds 3 tableaux \(12 rows\).*a file of its own"):
         parse_text(text, "me.txt")
     assert parse_text(f"{tableau_header(2, 3)}\n{grid}") == Tableau([CardType.BEAR] * 20)  # one of them, split off
+    for said in ("# ekosystém {k} z 3", "# экосистема {k} из 3", "# ecosistema {k} di 3"):  # `read --lang cs|ru|it`
+        text = "".join(f"{said.format(k=k)}\n{grid}" for k in (1, 2, 3))
+        with pytest.raises(GridError, match=r"holds 3 tableaux \(12 rows\)"):
+            parse_text(text, "me.txt")

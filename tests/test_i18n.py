@@ -314,6 +314,7 @@ MESSAGES = [
     "dark or blurred to tell, or another game's cards. Photograph them closer, in better light",
     "cannot write /media/card/night.csv: No space left on device",
     "cannot read /media/card/IMG_0001.jpg: Input/output error",
+    "me.txt: holds 3 tableaux (12 rows), as `ecoscore read` writes a photo of several: put each grid in a file of its own (one file a player)",
 ]
 
 

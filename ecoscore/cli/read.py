@@ -11,7 +11,7 @@ from .language import add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.scoring.gridfile import format_text, tableau_header
+    from ecoscore.scoring.gridfile import format_text
     from ecoscore.scoring.tableau import cell_at
 
     words = words_for(args)
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
         print(words.fill("cli.doubt", doubt=words.say(doubt)))
     for k, tab in enumerate(read.tableaux):
         if len(read.tableaux) > 1:
-            print(tableau_header(k + 1, len(read.tableaux)))
+            print(words.fill("cli.tableau_header", k=k + 1, n=len(read.tableaux)))
         # The weakest cell named, and why: "confidence 0%" alone read as a read of nothing, for a
         # tableau read right but for two cells outside the photo (a newcomer's run).
         weakest = min(tab.cells, key=lambda cell: cell.confidence)
