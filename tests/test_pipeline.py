@@ -303,6 +303,14 @@ def test_cards_side_by_side_are_told_from_scattered_ones(photo_set):
     spread = tableau.subset([0, 4, 15, 19])  # the four corners of the grid
     assert side_by_side(spread) == 0
     assert side_by_side(tableau.subset([])) == 0
+    # A far, dark tableau with only some of its cards boxed: every other card of its grid (the
+    # ones between unboxed) lies two card lengths from the next. Said as a group for the photo's
+    # doubt (``LOOSE_GROUP_REACH``); a grid's fit still wants them side by side.
+    from ecoscore.vision.pipeline import LOOSE_GROUP_REACH
+
+    checker = tableau.subset([0, 2, 4, 10, 12, 14])  # rows 1 and 3, columns 1, 3 and 5
+    assert side_by_side(checker) == 0 and side_by_side(checker, LOOSE_GROUP_REACH) == 6
+    assert side_by_side(spread, LOOSE_GROUP_REACH) == 0  # four corners stay scattered
 
 
 def test_rotated_photo_reads_the_same(reader, photo_set):
