@@ -634,7 +634,8 @@ class Reader:
                 read.doubts.append(left_out_doubt(len(beside)))
         left = [i for i in dict.fromkeys(unsaid) if i not in said_beside]
         if left and len(read_cells):
-            left = [i for i, on in zip(left, points_in_quads(det.centers[left], read_cells).any(1)) if not on]
+            on_cells = np.asarray(points_in_quads(det.centers[left], read_cells).any(1))
+            left = [i for i, on in zip(left, on_cells.tolist()) if not on]
         return JudgedGrids(kept, pattern_grids, unread_grids, left)
 
     def _read_on_outlines(self, photo: Photo, det: Detections, fits: list[TableauFit], reads: list[TableauRead],
