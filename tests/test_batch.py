@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -173,6 +174,32 @@ def test_an_earlier_versions_relative_rows_resume_from_the_results_files_folder(
     r = batch(str(tmp_path / "photos"), "--out", str(out), "--resume", cwd=elsewhere)
     assert r.returncode == 0 and "5 skipped" in r.stderr and "0 scored" in r.stderr, r.stderr
     assert out.read_text() == text
+
+
+def test_a_results_file_another_run_is_writing_is_refused_and_each_photo_written_once(tmp_path, photo_set):
+    # An organiser's two terminals: two `--resume` runs on one file each scored the photos it
+    # lacked and wrote them twice (54 rows for 30 photos), and one cut a row of the other's off.
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for k in range(60):
+        (folder / f"t{k:02d}.jpg").write_bytes(photo_set[k % 3].jpeg)
+    out = tmp_path / "r.csv"
+    first = subprocess.Popen([sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
+            time.sleep(0.1)
+        for extra in (["--resume"], ["--force"]):
+            r = batch(str(folder), "--out", str(out), *extra)
+            assert r.returncode == 2 and "is being written by another ecoscore batch" in r.stderr, r.stderr
+    finally:
+        _, err = first.communicate(timeout=600)
+    assert first.returncode == 0, err
+    rows = [row["file"] for row in csv.DictReader(out.open())]
+    assert sorted(rows) == sorted(str(p) for p in folder.iterdir())  # each once, none lost
+    r = batch(str(folder), "--out", str(out), "--resume")  # the lock goes with the run
+    assert r.returncode == 0 and "60 skipped" in r.stderr, r.stderr
 
 
 def test_a_results_file_that_cannot_be_used_is_said_and_left_as_it_was(tmp_path, photo_set):

@@ -315,6 +315,7 @@ MESSAGES = [
     "cannot write /media/card/night.csv: No space left on device",
     "cannot read /media/card/IMG_0001.jpg: Input/output error",
     "me.txt: holds 3 tableaux (12 rows), as `ecoscore read` writes a photo of several: put each grid in a file of its own (one file a player)",
+    "/tmp/night.csv is being written by another ecoscore batch: let it finish (then --resume adds what it lacks), or give another --out",
 ]
 
 

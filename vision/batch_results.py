@@ -4,6 +4,7 @@ it is written. An existing file is replaced only when asked (``force``), or cont
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
 import os
@@ -91,24 +92,61 @@ class Results:
         self.done: set[str] = set()
         self._whole = 0  # bytes of the whole lines kept
         self._handle: TextIO | None = None
+        self._held: int | None = None  # the file's descriptor whose lock this run holds
+        if out.is_file():
+            self._hold(os.O_RDONLY)  # before its rows are read: another run may be adding to them
         if self.resume:
             try:
-                data = out.read_bytes()
-            except OSError as err:
-                raise CannotUse(out, err, writing=False) from None
-            self._whole = data.rfind(b"\n") + 1  # a last line cut short by an interruption is dropped
-            try:
-                self.done = _done(data[:self._whole].decode("utf-8"), data[self._whole:].decode("utf-8", "replace"),
-                                  jsonl, out)
-            except UnicodeDecodeError:
-                raise _not_ours(out) from None
+                self.done = self._read_done()
+            except BaseException:
+                self.close()  # (its lock)
+                raise
+
+    def _read_done(self) -> set[str]:
+        try:
+            data = self.out.read_bytes()
+        except OSError as err:
+            raise CannotUse(self.out, err, writing=False) from None
+        self._whole = data.rfind(b"\n") + 1  # a last line cut short by an interruption is dropped
+        try:
+            return _done(data[:self._whole].decode("utf-8"), data[self._whole:].decode("utf-8", "replace"),
+                         self.jsonl, self.out)
+        except UnicodeDecodeError:
+            raise _not_ours(self.out) from None
+
+    def _hold(self, flags: int) -> None:
+        """Lock the file for this run (``flock``, released when the run ends, however it ends):
+        two runs resuming one file each scored the photos it lacked and wrote them twice, and
+        one cut the other's rows off (an organiser's two terminals)."""
+        try:
+            fd = os.open(self.out, flags)
+        except OSError as err:
+            raise CannotUse(self.out, err, writing=bool(flags & os.O_WRONLY)) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise Refused(f"{self.out} is being written by another ecoscore batch: let it finish (then --resume adds "
+                          "what it lacks), or give another --out") from None
+        if self._held is not None:
+            os.close(self._held)
+        self._held = fd
 
     def open(self) -> None:
         try:
             self.out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise CannotUse(self.out, err) from None
+        if self._held is None:
+            # A new file is made without truncating it, then locked: a second run starting at the
+            # same moment must find it locked, not empty it first.
+            self._hold(os.O_WRONLY | os.O_CREAT)
+        try:
             if self.resume and self._whole < self.out.stat().st_size:
                 os.truncate(self.out, self._whole)  # (not rewritten whole: a disk full midway would lose its rows)
-            self._handle = self.out.open("a" if self.resume else "w", encoding="utf-8", newline="")
+            elif not self.resume and self.out.is_file():  # (not a device: /dev/full has no length to cut)
+                os.truncate(self.out, 0)
+            self._handle = self.out.open("a", encoding="utf-8", newline="")
         except OSError as err:
             raise CannotUse(self.out, err) from None
         if not self.jsonl and not self._whole:
@@ -132,12 +170,15 @@ class Results:
             raise CannotUse(self.out, err) from None
 
     def close(self) -> None:
-        if self._handle is None:
-            return
-        try:
-            self._handle.close()
-        except OSError:
-            pass  # (what could not be flushed, the write that failed has said)
+        if self._handle is not None:
+            try:
+                self._handle.close()
+            except OSError:
+                pass  # (what could not be flushed, the write that failed has said)
+            self._handle = None
+        if self._held is not None:
+            os.close(self._held)  # (and its lock)
+            self._held = None
 
     def __enter__(self) -> Results:
         return self
