@@ -2,6 +2,7 @@
 import csv
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -200,6 +201,28 @@ def test_a_results_file_another_run_is_writing_is_refused_and_each_photo_written
     assert sorted(rows) == sorted(str(p) for p in folder.iterdir())  # each once, none lost
     r = batch(str(folder), "--out", str(out), "--resume")  # the lock goes with the run
     assert r.returncode == 0 and "60 skipped" in r.stderr, r.stderr
+
+
+def test_a_cluster_that_cannot_be_used_is_said_and_leaves_no_file(tmp_path, photo_set):
+    # A typo or an unreachable scheduler was a Dask traceback, exit 1, and left a results file
+    # of only its header that refused the next run as "exists already" (an organiser's run).
+    pytest.importorskip("distributed")
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(photo_set[0].jpeg)
+    out = tmp_path / "r.csv"
+    r = batch(str(folder), "--out", str(out), "--cluster", "lokal", "--lang", "it")
+    assert r.returncode == 2 and r.stderr.startswith("ecoscore: errore: --cluster accetta 'local' o ") and not out.exists()
+    with socket.socket() as s:  # a port no scheduler listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--cluster",
+                        f"tcp://127.0.0.1:{port}"], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert f"ecoscore: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: " in r.stderr
+    assert not out.exists()
+    assert batch(str(folder), "--out", str(out)).returncode == 0  # and the next run is not refused
 
 
 def test_a_results_file_that_cannot_be_used_is_said_and_left_as_it_was(tmp_path, photo_set):

@@ -316,6 +316,9 @@ MESSAGES = [
     "cannot read /media/card/IMG_0001.jpg: Input/output error",
     "me.txt: holds 3 tableaux (12 rows), as `ecoscore read` writes a photo of several: put each grid in a file of its own (one file a player)",
     "/tmp/night.csv is being written by another ecoscore batch: let it finish (then --resume adds what it lacks), or give another --out",
+    "--cluster takes 'local' or a Dask scheduler's address with its port, such as tcp://scheduler:8786, not 'lokal'",
+    "--cluster needs the distributed extra: pip install -e '.[distributed]' in a checkout (pip install 'ecoscore[distributed]' else)",
+    "cannot reach the Dask scheduler at tcp://127.0.0.1:8619: Timed out trying to connect to tcp://127.0.0.1:8619 after 30 s",
 ]
 
 

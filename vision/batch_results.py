@@ -93,6 +93,8 @@ class Results:
         self._whole = 0  # bytes of the whole lines kept
         self._handle: TextIO | None = None
         self._held: int | None = None  # the file's descriptor whose lock this run holds
+        self._made = not out.exists()  # this run makes the file (``take_back``)
+        self._rows = 0
         if out.is_file():
             self._hold(os.O_RDONLY)  # before its rows are read: another run may be adding to them
         if self.resume:
@@ -160,6 +162,13 @@ class Results:
             line = io.StringIO()
             csv.DictWriter(line, CSV_FIELDS).writerow(row)
             self._put(line.getvalue())
+        self._rows += 1
+
+    def take_back(self) -> None:
+        """Remove the file if this run made it and wrote no row to it (a run that could not start)."""
+        if self._made and not self._rows:
+            self.close()
+            self.out.unlink(missing_ok=True)
 
     def _put(self, text: str) -> None:
         assert self._handle is not None, "open() first"

@@ -22,7 +22,9 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 from collections.abc import Callable, Generator
 from typing import TypeVar
 
@@ -61,12 +63,32 @@ def _malloc_as_usual() -> None:
         pass  # not glibc: nothing to undo
 
 
+class ClusterError(Exception):
+    """The cluster cannot be used: the message says why and what to do."""
+
+
+# What --cluster takes: "local", or a scheduler's address with its port ("tcp://host:8786",
+# "host:8786"). A typo ("lokal") was a traceback from deep in Dask (an organiser's run).
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:]+\]|[^\s:/\[\]]+):\d{1,5}")
+NEEDS_EXTRA = ("--cluster needs the distributed extra: pip install -e '.[distributed]' in a checkout "
+               "(pip install 'ecoscore[distributed]' else)")
+
+
+def check_cluster(cluster: str) -> None:
+    """Refuse, before anything is written, a --cluster that is no address, or the extra missing."""
+    if cluster != "local" and not _ADDRESS.fullmatch(cluster):
+        raise ClusterError(f"--cluster takes 'local' or a Dask scheduler's address with its port, such as "
+                           f"tcp://scheduler:8786, not {cluster!r}")
+    if importlib.util.find_spec("distributed") is None:
+        raise ClusterError(NEEDS_EXTRA)
+
+
 def open_client(cluster: str, workers: int):
     """A Dask client on a new local cluster (``local``) or on the scheduler at ``cluster``."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise SystemExit("ecoscore: --cluster needs the distributed extra: pip install 'ecoscore[distributed]'") from None
+        raise ClusterError(NEEDS_EXTRA) from None
     if cluster == "local":
         import dask
 
@@ -77,7 +99,10 @@ def open_client(cluster: str, workers: int):
         local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                              silence_logs=40)
         return Client(local), local
-    return Client(cluster), None
+    try:
+        return Client(cluster), None
+    except (OSError, ValueError) as err:  # (a timeout is an OSError)
+        raise ClusterError(f"cannot reach the Dask scheduler at {cluster}: {err}") from None
 
 
 def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str], R], init: Callable[[], None], *,
@@ -85,8 +110,11 @@ def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str
     """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
     in the order of ``todo``; ``failed(path, why)`` for a path the cluster could not do.
     vision/batch.py hands over its ``score_file``, its error row and its reader set-up."""
-    from distributed import WorkerPlugin, as_completed
-    from distributed.client import FutureCancelledError
+    try:
+        from distributed import WorkerPlugin, as_completed
+        from distributed.client import FutureCancelledError
+    except ImportError:
+        raise ClusterError(NEEDS_EXTRA) from None
 
     class Plugin(_Setup, WorkerPlugin):
         pass

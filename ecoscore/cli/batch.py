@@ -16,12 +16,18 @@ from .language import Words, add_lang_option, words_for
 def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.batch import collect, run_batch
     from ecoscore.vision.batch_results import CannotUse, Refused, Results
+    from ecoscore.vision.distributed import ClusterError, check_cluster
 
     if not collect(args.target):
         looks_like_folder = not any(ch in args.target for ch in "*?[")
         if looks_like_folder and not Path(args.target).exists():
             raise BadInput(f"no such folder: {args.target!r}")
         raise BadInput(f"no photos in {args.target!r} (JPEG, PNG, WebP or HEIC files, or a glob that finds some)")
+    if args.cluster is not None:
+        try:
+            check_cluster(args.cluster)
+        except ClusterError as err:
+            raise BadInput(str(err)) from None
     words = words_for(args)
 
     def said(result):  # its doubts, the reasons for its points and its error in the player's language
@@ -37,10 +43,17 @@ def run(args: argparse.Namespace) -> int:
                 with _terminate_as_interrupt():
                     counts = run_batch(args.target, results, workers=args.workers, deck=args.deck, cluster=args.cluster,
                                        label=words.fill("cli.batch_progress"), said=None if words.lang == "en" else said)
+            except ClusterError:
+                # The scheduler could not be reached: a file this run made and wrote no row to is
+                # taken back (it refused the next run as "exists already": an organiser's run).
+                results.take_back()
+                raise
             except KeyboardInterrupt as stop:
                 print(words.fill("cli.batch_interrupted", path=args.out), file=sys.stderr)
                 return 143 if isinstance(stop, Terminated) else 130
     except Refused as err:
+        raise BadInput(str(err)) from None
+    except ClusterError as err:
         raise BadInput(str(err)) from None
     except CannotUse as err:
         raise BadInput(cannot_write(err.path, err.error) if err.writing else cannot_read(err.path, err.error)) from None
