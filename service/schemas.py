@@ -239,8 +239,9 @@ class Removed(BaseModel):
 
 
 class Health(BaseModel):
-    status: str
+    status: str  # "ok", or "unavailable" (answered 503) while the database cannot be reached
     version: str
+    database: str  # "ok" or "unreachable"
     models: dict[str, str]
     reads_waiting: int
 

@@ -243,6 +243,10 @@ class _SQLite:
             finally:
                 db.execute("COMMIT")
 
+    def ping(self, timeout: float) -> None:
+        with self.connect() as db:
+            db.execute("SELECT 1")
+
     def close(self) -> None:
         pass
 
@@ -277,8 +281,12 @@ class _Postgres:
         self._psycopg = psycopg
         url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         ms = int(lock_timeout * 1000)
+        # ``check``: each connection is tried as it is handed out, a broken one replaced. After a
+        # server restart the pool's old connections were handed out dead, and 1 request in 3
+        # got a 503 with the server back (an organiser's run).
         self.pool = ConnectionPool(
             url, min_size=1, max_size=pool_size, timeout=lock_timeout, open=False, name="ecoscore",
+            check=ConnectionPool.check_connection,
             kwargs={"autocommit": True, "connect_timeout": max(1, round(lock_timeout)),
                     "options": f"-c lock_timeout={ms} -c statement_timeout={ms * 6}",
                     "application_name": "ecoscore"})
@@ -326,6 +334,15 @@ class _Postgres:
         with self.connect() as db, db.conn.transaction():
             yield db
 
+    def ping(self, timeout: float) -> None:
+        try:
+            with self.pool.connection(timeout=timeout) as conn:
+                conn.execute("SELECT 1")
+        except Exception as err:
+            if self._busy(err):
+                raise Busy("the database is busy or unreachable; try again in a moment") from None
+            raise
+
     @contextmanager
     def snapshot(self):
         """Reads that see one state of the database."""
@@ -353,6 +370,10 @@ class Store:
     @property
     def dialect(self) -> str:
         return self.db.dialect
+
+    def ping(self, timeout: float = 1.0) -> None:
+        """A query of nothing, answered within ``timeout`` s, or ``Busy`` (/health's question)."""
+        self.db.ping(timeout)
 
     def close(self) -> None:
         self.db.close()

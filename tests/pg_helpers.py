@@ -45,8 +45,16 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, port: int, folder: Path, run):
-        self.port, self.folder, self._run = port, folder, run
+    def __init__(self, port: int, folder: Path, run, options: str = ""):
+        self.port, self.folder, self._run, self._options = port, folder, run, options
+
+    def stop(self) -> None:
+        """Stop the server (``fast``: its clients' connections are closed), as an operator would."""
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+
+    def start(self) -> None:
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-l", str(self.folder / "log"), "-o", self._options,
+                  "-w", "-t", "60", "start")
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -83,7 +91,7 @@ def postgres_server(max_connections: int = 200):
         options = (f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections={max_connections} "
                    "-c fsync=on -c shared_buffers=32MB")
         run("pg_ctl", "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "-t", "60", "start")
-        yield Server(port, folder, run)
+        yield Server(port, folder, run, options)
     finally:
         if (data / "postmaster.pid").exists():
             run("pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop", check=False)

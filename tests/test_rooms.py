@@ -2,6 +2,7 @@
 import io
 import logging
 import threading
+import time
 
 import pytest
 import segno
@@ -550,3 +551,35 @@ def test_an_error_the_app_did_not_answer_is_logged_as_the_500_it_becomes(setting
             assert client.get("/api/rooms/abcdefghij").status_code == 500
     lines = [r.getMessage() for r in caplog.records if r.name == "ecoscore.access"]
     assert any(" GET " in line and " 500 " in line for line in lines), lines
+
+
+def test_a_database_stopped_and_started_again_is_said_by_health_and_served_again_at_once(tmp_path):
+    """PostgreSQL stopped under a running service: /health said "ok" (a load balancer kept sending
+    players to it) and, the server back, the pool handed out its dead connections: 1 request in 3
+    got a 503 (an organiser's run). Now /health says the database is unreachable, 503, and every
+    request is served once the server is back."""
+    from pg_helpers import postgres_server, why_not
+
+    if why_not():
+        pytest.skip(why_not())
+    with postgres_server(max_connections=30) as server:
+        settings = Settings(db_url=server.new_database(), public_url="https://eco.example/")
+        with TestClient(create_app(settings, reader=SlowReader())) as c:
+            rid = c.post("/api/rooms", json={}).json()["id"]
+            for _ in range(4):  # the pool holds several connections
+                assert c.get(f"/api/rooms/{rid}").status_code == 200
+            health = c.get("/health")
+            assert health.status_code == 200 and health.json()["database"] == "ok"
+            server.stop()  # restarted, with no request meanwhile: the pool's connections are dead
+            server.start()
+            assert [c.get(f"/api/rooms/{rid}").status_code for _ in range(12)] == [200] * 12
+            server.stop()
+            time.sleep(1.1)  # /health asks the database at most once a second
+            health = c.get("/health")
+            assert health.status_code == 503 and health.json()["database"] == "unreachable", health.text
+            assert health.json()["status"] == "unavailable" and health.headers["Retry-After"]
+            assert c.get(f"/api/rooms/{rid}").status_code == 503
+            server.start()
+            time.sleep(1.1)
+            assert [c.get(f"/api/rooms/{rid}").status_code for _ in range(12)] == [200] * 12
+            assert c.get("/health").json()["database"] == "ok"

@@ -63,3 +63,15 @@ def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_p
     # Ctrl-C stops the supervisor cleanly, and its workers with it (none left orphaned)
     assert code == 0, log.read_text()[-2000:]
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+
+
+def test_a_database_that_cannot_be_reached_stops_serve_at_once_with_exit_2(tmp_path):
+    # With --workers 2 each worker failed to start with a traceback, and the command exited 0:
+    # a service manager would not have restarted it (an organiser's run).
+    port = free_port()
+    closed = free_port()  # no server listens there
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "serve", "--port", str(port), "--workers", "2",
+                        "--db", f"postgresql://postgres@127.0.0.1:{closed}/rooms"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.strip().splitlines()[-1].startswith("ecoscore: error: cannot reach the database ")

@@ -31,12 +31,25 @@ def _check_port(host: str, port: int) -> None:
                        "choose another with --port)") from None
 
 
+def _check_store(url: str) -> None:
+    """A database that cannot be reached (or opened) is said at once, one line, exit 2: with
+    --workers 2 each worker failed to start with a traceback and the command exited 0, so a
+    service manager would not restart it (an organiser's run)."""
+    from ecoscore.service.store import Store, StoreError
+
+    try:
+        Store(url).close()
+    except StoreError as err:
+        raise BadInput(str(err)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from ecoscore.service.server import serve
 
     settings = settings_or_fail(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
                                 public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
     _check_port(settings.host, settings.port)
+    _check_store(settings.db_url)
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
     print(words_for(args).fill("cli.serve_starting", url=f"http://{settings.host}:{settings.port}/"), file=sys.stderr)

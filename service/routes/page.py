@@ -1,8 +1,12 @@
 """The phone page (static files, served as they are) and the health check."""
 from __future__ import annotations
 
+import time
+
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 
 from ecoscore import __version__
 from ecoscore.paths import static_dir
@@ -38,7 +42,7 @@ async def alive() -> Response:
     return Response(status_code=200)
 
 
-@router.get("/health", tags=["service"], response_model=Health)
+@router.get("/health", tags=["service"], response_model=Health, responses={503: {"model": Health}})
 async def health(svc: Svc):
     r = svc.reader
     models = {"finder": r.finder.path.name, "classifier": r.classifier.path.name,
@@ -49,4 +53,33 @@ async def health(svc: Svc):
     partner = getattr(r.classifier, "partner", None)
     if partner is not None:  # asked about the crops the classifier is unsure of (vision/models.py)
         models["classifier_partner"] = partner.path.name
-    return {"status": "ok", "version": __version__, "reads_waiting": svc.reads.tickets, "models": models}
+    database = await _database(svc)
+    body = {"status": "ok" if database == "ok" else "unavailable", "version": __version__, "database": database,
+            "reads_waiting": svc.reads.tickets, "models": models}
+    return body if database == "ok" else JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+
+
+# The database asked too: with PostgreSQL down, /health said "ok" while every room call got a 503,
+# and a load balancer would have kept sending players to it (an organiser's run). Asked on a thread
+# of its own (behind the reads' busy threads /health waited seconds: bench_abuse), within 1 s, and
+# at most once a second however often /health is asked.
+HEALTH_DB_TIMEOUT = 1.0
+_DB_ASKED_EVERY = 1.0
+_db_limiter = anyio.CapacityLimiter(1)
+_db_said: dict[int, tuple[float, str]] = {}  # id(store) -> (when asked, answer)
+
+
+async def _database(svc) -> str:
+    key, now = id(svc.store), time.monotonic()
+    if key in _db_said and now - _db_said[key][0] < _DB_ASKED_EVERY:
+        return _db_said[key][1]
+    async with _db_limiter:  # one ask at a time; the others take its answer
+        if key in _db_said and time.monotonic() - _db_said[key][0] < _DB_ASKED_EVERY:
+            return _db_said[key][1]
+        try:
+            await anyio.to_thread.run_sync(svc.store.ping, HEALTH_DB_TIMEOUT, limiter=anyio.CapacityLimiter(1))
+            said = "ok"
+        except Exception:
+            said = "unreachable"
+        _db_said[key] = (time.monotonic(), said)
+        return said
