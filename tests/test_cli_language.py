@@ -341,8 +341,13 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
     db = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
     Store(db).close()  # the service's database, as its first start makes it
     assert main(["rooms", "prune", "--db", db, "--days", "1.5", "--lang", "ru"]) == 0
-    assert capsys.readouterr().err.strip() == (
-        "ecoscore: удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, изображений распознавания: 0)")
+    assert capsys.readouterr().err.strip() == (  # which database is said: the default may not be the one meant
+        f"ecoscore: из {db} удалено 0 комнат, неактивных 1,5 дн. и дольше (игроков: 0, изображений распознавания: 0)")
+    # Without --db, where the service never ran (it serves on PostgreSQL): refused, no file made
+    monkeypatch.delenv("ECOSCORE_DB_URL", raising=False)
+    assert main(["rooms", "prune", "--lang", "it"]) == 2
+    assert capsys.readouterr().err.startswith("ecoscore: errore: nessun database in ")
+    assert not list((tmp_path / "service").glob("*.sqlite3")) if (tmp_path / "service").exists() else True
     # A database the line names wrongly is said, not made (a mistyped path made a folder and an
     # empty database, and "deleted 0 rooms"), nor a traceback (an organiser's run, in Italian)
     (tmp_path / "notes.txt").write_text("not a database")

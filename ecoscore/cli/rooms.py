@@ -16,9 +16,11 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_or_fail(db_url=args.db, room_idle_days=args.days)
     url = settings.database_url()
     try:
-        # A database named on the line that is not there is a typo, not an empty one to make
-        # (a mistyped path made a folder and an empty database, and "deleted 0 rooms").
-        if args.db is not None and not is_postgres(url) and not path_from_url(url).is_file():
+        # A database that is not there is a typo (or the service's default where it never ran),
+        # not an empty one to make: a mistyped path made a folder and an empty database, and
+        # "deleted 0 rooms"; without --db, after serving on PostgreSQL, the default SQLite file
+        # was made and pruned in silence (an organiser's run).
+        if not is_postgres(url) and not path_from_url(url).is_file():
             raise BadInput(f"no database at {path_from_url(url)}: check the --db URL (sqlite:///PATH, postgresql://…)")
         store = Store(url)
         try:
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"{redact(url)}: not the service's database ({err})") from None
     words = words_for(args)
     print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(_days(settings.room_idle_days)),
-                     players=gone["players"], overlays=gone["overlays"]), file=sys.stderr)
+                     players=gone["players"], overlays=gone["overlays"], db=redact(url)), file=sys.stderr)
     return 0
 
 
