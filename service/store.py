@@ -168,7 +168,7 @@ class Room:
 
 def path_from_url(url: str) -> Path:
     if not url.startswith("sqlite:///"):
-        raise StoreError(f"not an SQLite URL: {redact(url)!r} (sqlite:///PATH)")
+        raise StoreError(f"not a database URL ecoscore knows: {redact(url)!r} (sqlite:///PATH or postgresql://USER@HOST/NAME)")
     return Path(url[len("sqlite:///"):])
 
 
@@ -276,8 +276,8 @@ class _Postgres:
             import psycopg
             from psycopg_pool import ConnectionPool
         except ImportError:
-            raise StoreError("a postgresql:// database needs the postgres extra: "
-                             "pip install 'ecoscore[postgres]'") from None
+            raise StoreError("a postgresql:// database needs the postgres extra: pip install -e '.[service,postgres]' in a "
+                             "checkout (pip install 'ecoscore[service,postgres]' else)") from None
         self._psycopg = psycopg
         url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         ms = int(lock_timeout * 1000)

@@ -353,7 +353,7 @@ def test_the_keepers_commands_say_what_they_did_and_why_not_in_the_players_langu
     (tmp_path / "notes.txt").write_text("not a database")
     for url, said in ((f"sqlite:///{tmp_path / 'romos' / 'rooms.sqlite3'}", f"nessun database in {tmp_path / 'romos' / 'rooms.sqlite3'}: "
                        "controlla l'URL di --db (sqlite:///PERCORSO, postgresql://…)"),
-                      ("foo://bar", "non è un URL SQLite: 'foo://bar' (sqlite:///PERCORSO)"),
+                      ("foo://bar", "non è l'URL di un database che ecoscore conosce: 'foo://bar' (sqlite:///PERCORSO o postgresql://UTENTE@HOST/NOME)"),
                       (f"sqlite:///{tmp_path / 'notes.txt'}", f"sqlite:///{tmp_path / 'notes.txt'}: non è il database del servizio "
                        "(file is not a database)")):
         assert main(["rooms", "prune", "--db", url, "--lang", "it"]) == 2

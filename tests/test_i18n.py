@@ -281,7 +281,7 @@ MESSAGES = [
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
     "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo?): check "
     "that the grid is this photo's, card by card",
-    "not an SQLite URL: 'foo://bar' (sqlite:///PATH)",
+    "not a database URL ecoscore knows: 'foo://bar' (sqlite:///PATH or postgresql://USER@HOST/NAME)",
     "cannot reach the database 'postgresql://u:***@127.0.0.1:1/x': connection failed: connection to server at "
     "\"127.0.0.1\", port 1 failed: Connection refused",
     "no database at /srv/ecoscore/romos.sqlite3: check the --db URL (sqlite:///PATH, postgresql://…)",
@@ -319,6 +319,7 @@ MESSAGES = [
     "--cluster takes 'local' or a Dask scheduler's address with its port, such as tcp://scheduler:8786, not 'lokal'",
     "--cluster needs the distributed extra: pip install -e '.[distributed]' in a checkout (pip install 'ecoscore[distributed]' else)",
     "cannot reach the Dask scheduler at tcp://127.0.0.1:8619: Timed out trying to connect to tcp://127.0.0.1:8619 after 30 s",
+    "a postgresql:// database needs the postgres extra: pip install -e '.[service,postgres]' in a checkout (pip install 'ecoscore[service,postgres]' else)",
 ]
 
 
