@@ -2643,7 +2643,7 @@ def test_a_tableau_of_several_that_cannot_be_read_says_so_not_the_whole_photo(se
         page.click("#other-tableau")
     expect(page.locator("#retake")).to_be_visible()
     expect(page.locator("#retake h2")).to_have_text("Couldn't read this tableau")
-    expect(page.locator("#retake-text")).to_contain_text("The photo holds 2 tableaux: this one may be a neighbour's")
+    expect(page.locator("#retake-text")).to_contain_text("The photo holds 2 tableaux: this one is too far, dark or cut by the frame to read well")
     # (on tableau 2 of 2 "the button above shows the next" named none: an Italian walk)
     expect(page.locator("#retake-text")).to_contain_text("the button above shows the others.")
     page.select_option("#lang", "ru")
