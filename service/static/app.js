@@ -1598,12 +1598,21 @@ function soloView() {
   return solo.view;
 }
 
+// The last read kept under a refusal is marked as the previous photo's, on the result itself and
+// dimmed: a clause at the end of the refusal's paragraph was all that said so, and "Total: 47"
+// with the old photo below read as the new photo's score (a walk, in Czech).
+function markOlder(older) {
+  $("older").hidden = !older;
+  $("result").classList.toggle("older", older);
+}
+
 async function scorePhoto(file) {
   if (!file) return;
   solo.sent = true;
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
   setStatus($("remember-status"), ""); $("forget").hidden = true;
+  markOlder(false);
   try {
     const doc = await sending(sendSolo("/api/photo", file, { deck: deckChosen() }));
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
@@ -1636,7 +1645,7 @@ async function scorePhoto(file) {
     // on it, comes back under the refusal (a walk: a photo of the wall wiped a corrected score
     // out), its teach offer, if any, beside it.
     const kept = solo.doc && solo.view;
-    if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; }
+    if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; markOlder(true); }
     // A deck enrolled elsewhere (no token for it on this phone) learns nothing from it: the
     // refusal's "teach the deck this photo's cards too" led to naming 20 cards for a new deck
     // the player had not asked for (a newcomer's run).
@@ -1691,6 +1700,7 @@ async function teachPhoto() {
     solo.doc = doc; solo.file = file; solo.photoData = null; solo.showAnyway = true; solo.teaching = true;  // every cell doubtful: no "retake" here
     solo.remembered = null; solo.work = {};
     soloView().load({ ...p, read_grid: guessed });
+    markOlder(false);
     showSolo(p);
     keepPhoto(file);
     const n = guessed.flat().filter(Boolean).length;
