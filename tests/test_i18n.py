@@ -336,7 +336,7 @@ def test_every_message_is_translated(lang):
     assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
     assert i18n.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
     assert i18n.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
-    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 61\u00a0% (při otočení jen 40\u00a0%) nebo liška 30\u00a0%"
+    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 61\u00a0% (v nejhorším natočení 40\u00a0%) nebo liška 30\u00a0%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
     assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)
