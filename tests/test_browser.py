@@ -2657,6 +2657,48 @@ def test_a_tableau_of_several_that_cannot_be_read_says_so_not_the_whole_photo(se
     expect(page.locator("#retake")).to_be_hidden()
 
 
+def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page, tmp_path):
+    # A walk, in Czech: each tableau of a whole game's photo is scored as if its player sat alone
+    # ("Total: 31" for a tableau worth 28 in the game), with no way to score the photo as the game
+    # it shows. Asked, its tableaux are one game's players, corrections included.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.scoring import score_game
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(3, 3), p_cut_off=0.0, p_hole=0.0, elevation_deg=(75, 90),
+                         loose_cards=(0, 0), clutter=(0, 0))
+    scene = render_scene(load_deck("standin"), (53, 1), params)
+    upload_solo(page, server, write(tmp_path, "game.jpg", scene.jpeg))
+    expect(page.locator("#as-game")).to_have_text("Score the 3 tableaux as one game")
+    assert page.is_hidden("#game")
+    grids = page.evaluate("solo.doc.players.map((p) => p.grid)")
+    as_game = score_game([(f"t{k}", Tableau([CardType(c) if c else None for row in g for c in row]))
+                          for k, g in enumerate(grids)])
+    page.click("#as-game")
+    expect(page.locator("#game")).to_be_visible()
+    heads = page.locator("#game-pad thead th").all_text_contents()
+    assert heads == ["", "Tableau 1", "Tableau 2", "Tableau 3"]
+    totals = page.locator("#game-pad tr.total td").all_text_contents()
+    assert [t.rstrip("?") for t in totals] == [str(p.total) for p in as_game.players]
+    # a correction on the tableau shown counts in the game scored next
+    new = "fox" if grids[0][0][0] == "wolf" else "wolf"
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new}']")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('updated')", timeout=20000)
+    assert page.is_hidden("#game")  # of the grids as they were: asked again
+    grids[0][0][0] = new
+    as_game = score_game([(f"t{k}", Tableau([CardType(c) if c else None for row in g for c in row]))
+                          for k, g in enumerate(grids)])
+    page.click("#as-game")
+    expect(page.locator("#game")).to_be_visible()
+    expect(page.locator("#game-pad tr.total td").first).to_have_text(re.compile(rf"^{as_game.players[0].total}\??$"))
+    page.select_option("#lang", "cs")
+    expect(page.locator("#as-game")).to_have_text("Spočítat 3 ekosystémy jako jednu partii")
+    assert not page.errors
+
+
 def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     # A photo with the neighbour's tableau in it: the page showed the first and said so, with no
     # way to see the other (a player's walk-through). Now one tap shows the next. Each is scored

@@ -1598,6 +1598,36 @@ function soloView() {
   return solo.view;
 }
 
+// A photo of the whole game: its tableaux scored as one game's players, the majorities compared
+// across them (each tableau is shown alone, as if its player sat alone: the neighbour's at the edge
+// of a player's photo is no rival; a walk, in Czech: "Total: 31" for a tableau worth 28 in the game
+// the photo showed, and no way to score it so). Each tableau as it stands, its corrections too; a
+// total is marked "?" while its tableau has cards in doubt or not shown.
+async function scoreAsOneGame() {
+  const shown = solo.doc, button = $("as-game");
+  if (!shown || shown.players.length < 3) return;
+  // Each tableau's grid as it stands, and its cells still in doubt: a card corrected or kept as
+  // read is no longer in doubt; a cell not shown (unknown) stays so until it is named.
+  const tableaux = shown.players.map((p, i) => {
+    const work = i === solo.index ? workOf(solo.view) : solo.work[i];
+    const settled = new Set([...(work ? work.corrected : []), ...(work ? work.checked : [])]);
+    const open = (p.cells || []).flatMap((row, r) => row.map((cell, c) => [cell, r, c]))
+      .filter(([cell, r, c]) => cell && ((cell.doubts && cell.doubts.length) || cell.unknown) && !settled.has(key(r, c)));
+    return { name: t("ui.tableau_k", { k: i + 1 }), grid: work ? work.grid : p.grid, open: open.length };
+  });
+  button.disabled = true;
+  try {
+    const doc = await api("POST", "/api/grid", { players: tableaux.map(({ name, grid }) => ({ name, grid })) });
+    if (solo.doc !== shown) return;  // a newer photo came meanwhile
+    const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open }));
+    renderPad($("game-pad"), scored, { unsure: (p) => p.open });
+    $("game").hidden = false;
+    $("game").scrollIntoView({ block: "nearest" });
+  } catch (err) {
+    setStatus($("status"), err, true);
+  } finally { button.disabled = false; }
+}
+
 // The last read kept under a refusal is marked as the previous photo's, on the result itself and
 // dimmed: a clause at the end of the refusal's paragraph was all that said so, and "Total: 47"
 // with the old photo below read as the new photo's score (a walk, in Czech).
@@ -1611,7 +1641,7 @@ async function scorePhoto(file) {
   solo.sent = true;
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
-  setStatus($("remember-status"), ""); $("forget").hidden = true;
+  setStatus($("remember-status"), ""); $("forget").hidden = true; $("game").hidden = true;
   markOlder(false);
   try {
     const doc = await sending(sendSolo("/api/photo", file, { deck: deckChosen() }));
@@ -1772,7 +1802,12 @@ function showSolo(player) {
     // Which one is shown, said (only the next was named: a walk).
     $("which-shown").textContent = t("ui.showing_tableau", { k: solo.index + 1, n: solo.doc.players.length });
     $("other-tableau").textContent = t("ui.other_tableau", { k: (solo.index + 1) % solo.doc.players.length + 1, n: solo.doc.players.length });
+    $("as-game").textContent = t("ui.as_one_game", { n: solo.doc.players.length });
   }
+  // Three tableaux or more: a game of two has a neutral pile (or is a solo game and its bot), which
+  // a photo does not show: a room asks for it.
+  $("as-game").hidden = !several || solo.doc.players.length < 3;
+  $("game").hidden = true;  // of the grids as they were: scored again when asked
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
@@ -2736,6 +2771,7 @@ async function start() {
   $("forget").addEventListener("click", forgetCards);
   $("teach-start").addEventListener("click", teachPhoto);
   $("other-tableau").addEventListener("click", otherTableau);
+  $("as-game").addEventListener("click", scoreAsOneGame);
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   restoreSolo();
   fetch("/health", { cache: "no-store" }).then((r) => showOffline(!r.ok), () => showOffline(true));
