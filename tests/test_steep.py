@@ -329,12 +329,12 @@ def test_a_refused_photo_of_blurred_cards_is_told_it_is_blurred_not_only_to_reta
     assert said[0] == [advice.NO_GRID()] and said[1] == [advice.BLURRED()]
 
 
-def test_blur_is_not_judged_on_cards_magnified_into_the_cut_nor_on_empty_cells(deck):
-    """Cards narrower than the reader's cut in the decoded photo look soft however sharp the photo
-    ("come closer" says it); a plain cloth's empty cells have no detail: neither is judged."""
+def test_blur_is_not_judged_on_cards_too_small_to_tell_nor_on_empty_cells(deck):
+    """Cards under MIN_BLUR_PX in the decoded photo hold too little to judge ("come closer" says
+    it); a plain cloth's empty cells have no detail: neither is judged."""
     from ecoscore.geometry import CROP_SIZE
     from ecoscore.vision.lattice import CellFit, TableauFit
-    from ecoscore.vision.photo_doubts import look, photo_advice
+    from ecoscore.vision.photo_doubts import MIN_BLUR_PX, look, photo_advice
 
     blurred = _sharp_and_blurred(deck, (4243, 0), 2.5)[1]
     cells = {(c["row"], c["col"]): CellFit(np.float64(c["cell_corners"]), k, True)
@@ -342,13 +342,33 @@ def test_blur_is_not_judged_on_cards_magnified_into_the_cut_nor_on_empty_cells(d
     fit = TableauFit(cells, 0.0, False)
     every = set(cells)
     assert look(blurred.image, fit, [CROP_SIZE + 1.0], 1.0, every).sharpness.blurred
-    assert look(blurred.image, fit, [CROP_SIZE - 1.0], 1.0, every).sharpness is None
+    assert look(blurred.image, fit, [MIN_BLUR_PX - 1.0], 1.0, every).sharpness is None
     quads = np.stack([cell.quad for cell in cells.values()])
     assert advice.BLURRED() in photo_advice(blurred.image, [CROP_SIZE + 1.0] * 20, 1.0, card_quads=quads)
-    assert advice.BLURRED() not in photo_advice(blurred.image, [CROP_SIZE - 1.0] * 20, 1.0, card_quads=quads)
+    assert advice.BLURRED() not in photo_advice(blurred.image, [MIN_BLUR_PX - 1.0] * 20, 1.0, card_quads=quads)
     # no card found in its cells (a grid on a cloth): nothing to judge
     empty = TableauFit({rc: CellFit(cell.quad, None, True) for rc, cell in cells.items()}, 0.0, False)
     assert look(blurred.image, empty, [CROP_SIZE + 1.0], 1.0, every).sharpness is None
+
+
+def test_a_whole_games_far_small_cards_are_judged_at_their_own_size(deck):
+    """Cards under the reader's cut (a photo of 3-4 tableaux) were never judged for blur: magnified
+    into the cut, a sharp card looks soft. At their own size a sharp game reads sharp and the same
+    game defocused reads blurred (a player's walk: a dark, blurred whole game got no blur advice)."""
+    from dataclasses import replace
+
+    from ecoscore.geometry import CROP_SIZE
+    from ecoscore.vision.photo_doubts import MIN_BLUR_PX, median_sharpness
+
+    base = SceneParams(long_side=1600, p_multi=1.0, tableaux=(3, 4), p_cut_off=0.0, fill=(0.3, 0.45))
+    for seed in range(2):
+        scenes = [render_scene(deck, (5151, 9, seed), replace(base, light=replace(
+            base.light, p_defocus=float(s > 0), defocus_sigma=(s, s) if s else (0.3, 0.3), p_motion=0.0))) for s in (0.0, 2.5)]
+        quads = [np.float64(c["corners"]) for t in scenes[0].truth["tableaux"] for c in t["cells"] if c["corners"] is not None]
+        small = [q for q in quads if MIN_BLUR_PX <= min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])) < CROP_SIZE]
+        assert len(small) >= 20
+        sharp, blurred = (median_sharpness(scene.image, small[:40]) for scene in scenes)
+        assert not sharp.blurred and blurred.blurred, (sharp, blurred)
 
 
 @needs_models
