@@ -75,3 +75,34 @@ def test_a_database_that_cannot_be_reached_stops_serve_at_once_with_exit_2(tmp_p
                        timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert r.stderr.strip().splitlines()[-1].startswith("ecoscore: error: cannot reach the database ")
+
+
+def test_serve_with_its_defaults_starts_and_answers_health(tmp_path):
+    # The README's run command: no --db, the default store in the data directory. (A check of
+    # the database before starting took the empty setting for a URL and refused to start.)
+    import os
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "ECOSCORE_DATA": str(tmp_path / "data")}
+    env.pop("ECOSCORE_DB_URL", None)
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "ecoscore", "serve", "--port", str(port)], stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 240
+        while True:  # until it answers (uvicorn listens once the app has started)
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            try:
+                status, _, health = call(port, "GET", "/health")
+                break
+            except OSError:
+                time.sleep(0.3)
+        assert status == 200 and health["status"] == "ok" and health["database"] == "ok", health
+        assert (tmp_path / "data" / "service" / "ecoscore.sqlite3").is_file()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_or_fail(host=args.host, port=args.port, db_url=args.db, workers=args.workers, reads=args.reads,
                                 public_url=args.public_url, room_idle_days=args.room_idle_days, deck=args.deck)
     _check_port(settings.host, settings.port)
-    _check_store(settings.db_url)
+    _check_store(settings.database_url())
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
     print(words_for(args).fill("cli.serve_starting", url=f"http://{settings.host}:{settings.port}/"), file=sys.stderr)
