@@ -1613,7 +1613,9 @@ async function scoreAsOneGame() {
     const settled = new Set([...(work ? work.corrected : []), ...(work ? work.checked : [])]);
     const open = (p.cells || []).flatMap((row, r) => row.map((cell, c) => [cell, r, c]))
       .filter(([cell, r, c]) => cell && ((cell.doubts && cell.doubts.length) || cell.unknown) && !settled.has(key(r, c)));
-    return { name: t("ui.tableau_k", { k: i + 1 }), grid: work ? work.grid : p.grid, open: open.length };
+    // Named by number, as "Tableau 2 of 3 shown" numbers them: "Tableau 1" cut three columns
+    // short to "Ekosysté…" on a 360 px phone, the third off the screen.
+    return { name: String(i + 1), grid: work ? work.grid : p.grid, open: open.length };
   });
   button.disabled = true;
   try {
