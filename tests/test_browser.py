@@ -2942,6 +2942,8 @@ def test_only_the_rooms_creator_is_offered_the_neutral_pile_and_the_bot(server, 
     expect(guest.locator("#save-neutral")).to_be_hidden()
     assert guest.evaluate("document.getElementById('neutral-streams').readOnly")
     expect(owner.locator("#save-neutral")).to_be_visible()
+    # what the two numbers are (a walk, in Czech: "streams / wolves", with no word of what to count)
+    expect(owner.locator("#neutral-box")).to_contain_text("How many stream cards and wolf cards the pile holds")
     # Two players in, no pile yet: who leads, and that the pile is still to come (a winner was
     # named before it: an attack)
     for name, grid in (("ann", "alice"), ("bob", "bruno")):
