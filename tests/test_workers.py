@@ -26,6 +26,16 @@ def call(port, method, path, body=None, headers=None):
         conn.close()
 
 
+def stopped(proc: subprocess.Popen) -> int:
+    """Ctrl-C to a server, as its operator stops it; its exit code (a kill, and an error, if it hangs)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+
+
 def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_path):
     from bench_workers import workers_of  # the bench's helper, in one place
 
@@ -54,12 +64,7 @@ def test_two_workers_one_database_every_worker_sees_every_write(pg_server, tmp_p
             seen = {call(port, "GET", f"/api/rooms/{rid}")[1] for _ in range(4)}
             assert seen == {f'"{k + 1}"'}, seen  # the room's version after k + 1 writes, from every worker
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
+        code = stopped(proc)
     # Ctrl-C stops the supervisor cleanly, and its workers with it (none left orphaned)
     assert code == 0, log.read_text()[-2000:]
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
@@ -101,8 +106,4 @@ def test_serve_with_its_defaults_starts_and_answers_health(tmp_path):
         assert status == 200 and health["status"] == "ok" and health["database"] == "ok", health
         assert (tmp_path / "data" / "service" / "ecoscore.sqlite3").is_file()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stopped(proc)

@@ -199,7 +199,7 @@ class JudgedGrids(NamedTuple):
     pattern_grids: list[PatternGrid]
     unread_grids: list[UnreadGrid]
     # Boxes of lattices set aside without a word and said beside no tableau kept: loose cards.
-    unsaid: list[int] = []
+    unsaid: tuple[int, ...] = ()
 
 
 class Reader:
@@ -285,10 +285,6 @@ class Reader:
         timings["classify"] = (t4 - t3) * 1e3
         judged = self._doubt_the_photo(photo, det, fits, reads)
         reads, pattern_grids, unread_grids = judged.kept, judged.pattern_grids, judged.unread_grids
-        # A far, dark tableau's few boxes, fitted as a grid and set aside as no cards of the deck,
-        # are loose cards: their group is said (a whole game's fourth tableau went unsaid, its
-        # player missing from the majorities: a player's walk). Not those on a cell a tableau reads.
-        loose = [*loose, *judged.unsaid]
         timings["doubts"] = (time.perf_counter() - t4) * 1e3
         if not reads:  # grids of boxes were found, and none held a tableau of this deck's cards
             cards = max(len(fit.detections) for fit in fits)
@@ -308,8 +304,12 @@ class Reader:
             self._refuse(photo, det, why, fits, error=NotThisDeckError, grid_cards=cards if unread_grids else None)
         # Several tableaux in one photo are no doubt in themselves: each is read (and doubted)
         # on its own, as one player. Where only one is wanted (a room), the caller says so.
+        # A far, dark tableau's few boxes, fitted as a grid and set aside as no cards of the deck,
+        # count with the loose cards: their group is said (a whole game's fourth tableau went
+        # unsaid, its player missing from the majorities: a player's walk).
+        loose_group = side_by_side(det.subset([*loose, *judged.unsaid]), LOOSE_GROUP_REACH)
         return PhotoRead(reads, loose_quads, photo.original_size, timings, photo, classifier.deck,
-                         side_by_side(det.subset(loose), LOOSE_GROUP_REACH), pattern_grids, unread_grids)
+                         loose_group, pattern_grids, unread_grids)
 
     def locate(self, photo: Photo, timings: dict[str, float] | None = None
                ) -> tuple[Detections, list[TableauFit], list[int]]:
@@ -636,7 +636,7 @@ class Reader:
         if left and len(read_cells):
             on_cells = np.asarray(points_in_quads(det.centers[left], read_cells).any(1))
             left = [i for i, on in zip(left, on_cells.tolist()) if not on]
-        return JudgedGrids(kept, pattern_grids, unread_grids, left)
+        return JudgedGrids(kept, pattern_grids, unread_grids, tuple(left))
 
     def _read_on_outlines(self, photo: Photo, det: Detections, fits: list[TableauFit], reads: list[TableauRead],
                           classifier) -> tuple[Detections, list[TableauFit], list[TableauRead]]:
