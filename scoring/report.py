@@ -88,6 +88,8 @@ class ReadDoc(TypedDict, total=False):
     kept: list[Position]  # a room: doubtful cells the player kept as read (their doubts dropped too)
     checked: bool  # a room: the player compared the whole grid with the table (every doubt settled)
     settled: list[str]  # a room, checked: the photo's and the grid's doubts the check settled
+    tableau: int  # a room: which of the photo's tableaux is the player's (1: the most cards), of
+    tableaux: int  # the tableaux the photo holds
 
 
 class ScoreDoc(TypedDict):

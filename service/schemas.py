@@ -166,6 +166,9 @@ class PlayerOut(BaseModel):
                                                    "(PUT .../grid with checked): no doubt is left")
     settled: list[str] | None = Field(None, description="a room, checked: the doubts of the photo and the grid that "
                                                         "the player's check settled, as they were read")
+    tableau: int | None = Field(None, description="a room: which of the photo's tableaux was taken as the player's, "
+                                                 "numbered as found (1: the most cards); see the photo's tableau field")
+    tableaux: int | None = Field(None, description="a room: how many tableaux the photo holds")
 
 
 class NeutralOut(BaseModel):

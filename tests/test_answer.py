@@ -32,7 +32,8 @@ def _answer(read_after=None) -> answer.GameDoc:
     """A game of one photo read and one grid given as text, with everything a read can carry."""
     game, reads = score_reads([("ann", _photo_read())], others=[(3, 2)])
     reads[0].update(overlay_url="/api/overlays/a.jpg", photo_url="/api/overlays/b.jpg", photo_size=[1700, 1400],
-                    corrected=[[0, 0]], kept=[[1, 2]], checked=True, settled=["a card left out beside the grid"])
+                    corrected=[[0, 0]], kept=[[1, 2]], checked=True, settled=["a card left out beside the grid"],
+                    tableau=2, tableaux=2)
     bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
     both = score_game([("ann", game.players[0].tableau), ("bruno", bruno)], others=[(3, 2)])
     return answer.game_to_dict(both, [reads[0], read_after])

@@ -2699,6 +2699,37 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     assert not page.errors
 
 
+def test_a_room_player_takes_the_other_tableau_of_their_photo_as_theirs(server, page, tmp_path):
+    # A photo of the player's tableau and the neighbour's, sent to a room: the one with the most
+    # cards was taken, "the first found was taken as yours", and nothing but another photo could
+    # change it (a walk). "Not mine" sends the same photo again for the next tableau.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
+    path = write(tmp_path, "two.jpg", render_scene(load_deck("standin"), (51, 0), params).jpeg)
+    room_id = new_room(page, server)
+    add_to_room(page, "Dana", path)
+    button = page.locator("#room-not-mine")
+    expect(button).to_have_text("Not mine: take tableau 2 of 2", timeout=60000)
+    first = room_player_when(server, room_id, "Dana", lambda p: p.get("tableau") == 1)
+    assert any("holds 2 tableaux" in d for d in first["doubts"])
+    button.click()
+    expect(page.locator("#room-status")).to_have_text(
+        "Tableau 2 of the photo's 2 is taken as Dana's: its cards are outlined on the photo.", timeout=60000)
+    second = room_player_when(server, room_id, "Dana", lambda p: p.get("tableau") == 2)
+    assert second["grid"] != first["grid"] and not any("tableaux" in d for d in second["doubts"])
+    expect(button).to_have_text("Not mine: take tableau 1 of 2")
+    page.select_option("#lang", "cs")
+    expect(button).to_have_text("Není můj: vzít ekosystém 1 z 2")
+    page.reload()  # the photo is the phone's: gone with the page, and not offered
+    expect(page.locator("#room-code")).to_have_text(room_id)
+    expect(button).to_be_hidden()
+    assert not page.errors
+
+
 def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     # A photo with the neighbour's tableau in it: the page showed the first and said so, with no
     # way to see the other (a player's walk-through). Now one tap shows the next. Each is scored

@@ -320,6 +320,8 @@ MESSAGES = [
     "--cluster needs the distributed extra: pip install -e '.[distributed]' in a checkout (pip install 'ecoscore[distributed]' else)",
     "cannot reach the Dask scheduler at tcp://127.0.0.1:8619: Timed out trying to connect to tcp://127.0.0.1:8619 after 30 s",
     "a postgresql:// database needs the postgres extra: pip install -e '.[service,postgres]' in a checkout (pip install 'ecoscore[service,postgres]' else)",
+    "this photo holds 2 tableaux: it has no tableau 3",
+    "this photo holds 1 tableau: it has no tableau 2",
 ]
 
 

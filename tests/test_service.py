@@ -232,6 +232,35 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so
 
 
+def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_tableaux):
+    """A neighbour's tableau beside the player's: the room took the one with most cards, said
+    "the first found was taken as yours", and no more could be done but another photo (a walk).
+    The same photo sent again with ``tableau`` takes that one, undoubted; the answer says which
+    of how many was taken, and a tableau the photo does not hold is refused, the seat unchanged."""
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    solo = client.post("/api/photo", files={"photo": photo(two_tableaux)}).json()["players"]
+    first = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"}).json()
+    dana = first["room"]["game"]["players"][0]
+    assert (dana["tableau"], dana["tableaux"]) == (1, 2) and dana["grid"] == solo[0]["grid"]
+    headers = {"X-Player-Token": first["token"], "If-Match": f'"{first["version"]}"'}
+    r = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)},
+                    data={"name": "dana", "tableau": "2"}, headers=headers)
+    assert r.status_code == 200, r.text
+    dana = r.json()["room"]["game"]["players"][0]
+    assert (dana["tableau"], dana["tableaux"]) == (2, 2) and dana["grid"] == solo[1]["grid"] != solo[0]["grid"]
+    assert not any("tableaux" in d for d in dana["doubts"])  # the player's own word: no doubt of it
+    version = r.json()["version"]
+    headers["If-Match"] = f'"{version}"'
+    for bad, status in (("3", 422), ("9", 422), ("-1", 422), ("two", 422)):
+        r = client.post(f"/api/rooms/{rid}/photo?lang=it", files={"photo": photo(two_tableaux)},
+                        data={"name": "dana", "tableau": bad}, headers=headers)
+        assert r.status_code == status, (bad, r.text)
+    assert r.json()["detail"] != "" and client.get(f"/api/rooms/{rid}").json()["version"] == version  # nothing written
+    r = client.post(f"/api/rooms/{rid}/photo?lang=it", files={"photo": photo(two_tableaux)},
+                    data={"name": "dana", "tableau": "3"}, headers=headers)
+    assert r.json()["detail"] == "questa foto contiene 2 ecosistemi: non c'è un ecosistema 3", r.json()
+
+
 def test_a_room_player_who_checked_the_grid_settles_the_photos_doubts_until_the_photo_is_sent_again(client, two_tableaux):
     """The doubts of the photo and the grid ("this photo holds 2 tableaux", a card beside the grid,
     cells cut by the frame) belong to no cell: no correction settled them, and the room's game

@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.scoring import COLS, ROWS, ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
 from ecoscore.vision.deckstore import DeckInfo
+from ecoscore.vision.pipeline import MAX_TABLEAUX
 
 from .. import names
 from ..bodies import BoundedRoute
@@ -231,6 +232,9 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
                      photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=MAX_RAW_NAME),
                      deck: str = Form("", max_length=40, pattern=DECK_KEY_OR_EMPTY, description=(
                          "the enrolled deck of the cards (GET /api/decks), where the room has none")),
+                     which: int = Form(0, alias="tableau", ge=0, le=MAX_TABLEAUX, description=(
+                         "which of the photo's tableaux is yours, numbered as found (1: the most cards; the answer's "
+                         "tableaux says how many); 0: the one with the most cards, with a doubt where there are several")),
                      x_player_token: PlayerToken = None):
     name = svc.name(name)
     # An unknown room, a full one, another's name, a stale version: refused before the read.
@@ -247,15 +251,21 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict
 
-        tab = read.tableaux[0]
+        found = len(read.tableaux)
+        # A neighbour's tableau beside the player's: the player says which is theirs (the page sends
+        # the same photo again with the next number), else the one with the most cards, in doubt.
+        if which > found:
+            raise HTTPException(422, f"this photo holds {found} tableau{'x' if found > 1 else ''}: it has no tableau {which}")
+        tab = read.tableaux[max(which, 1) - 1]
         jpeg = photo_jpeg(read.photo.image)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
-        if len(read.tableaux) > 1:
-            doubts.append(f"this photo holds {len(read.tableaux)} tableaux: the first found was taken as yours "
+        if found > 1 and not which:
+            doubts.append(f"this photo holds {found} tableaux: the first found was taken as yours "
                           "(photograph yours alone to be sure)")
         # which deck read it: a room's, or the phone's after it was removed
         read_doc = read_to_dict(tab, doubts, read.deck)
         read_doc["photo_size"] = list(read.size)
+        read_doc["tableau"], read_doc["tableaux"] = max(which, 1), found
         return to_json(tab.tableau), read_doc, jpeg
 
     grid, read_doc, jpeg = await run_in_threadpool(draw)

@@ -2009,6 +2009,7 @@ function ownName(typed) {
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
+  showNotMine();  // (its seat gone since: no longer offered)
   // The room's players' names, kept as written where a message starts with one (``clause``),
   // those gone since too (a message of one renamed or removed on another phone).
   if (room.seen.size > 200) room.seen.clear();
@@ -2535,11 +2536,23 @@ async function addPhotoClicked() {
   $("room-photo").click();
 }
 
-async function joinRoom(file) {
+// A photo of the player's tableau and a neighbour's: the room takes the one with most cards, and
+// the player says "not mine" to take the next (the same photo sent again, with its number), as
+// often as it holds tableaux. Only "another photo" could change it (a walk). Kept while the page
+// holds the photo (a reload forgets it: the photo is the phone's, not the service's to keep).
+let notMine = null;  // { file, name, k, n }: the photo sent, whose seat, its tableau taken, of how many
+function showNotMine() {
+  const button = $("room-not-mine"), shown = notMine && room.doc && room.doc.players.includes(notMine.name);
+  button.hidden = !shown;
+  if (shown) setText(button, t("ui.room_not_mine", { k: notMine.k % notMine.n + 1, n: notMine.n }));
+}
+
+async function joinRoom(file, chosen = null) {
   $("room-photo").value = "";  // the same file chosen again is a new choice
-  const name = ownName($("player-name").value.trim());
+  const name = chosen ? chosen.name : ownName($("player-name").value.trim());
   if (!file || !name) return;
   $("room-teach").hidden = true;
+  notMine = null; showNotMine();
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   // A retake of this phone's own seat says so (it said "Added" over the tableau it replaced).
@@ -2548,7 +2561,8 @@ async function joinRoom(file) {
   try { sessionStorage.setItem(ROOM_SENDING_KEY, JSON.stringify({ room: room.id, name, replacing })); } catch { /* storage off */ }
   try {
     // The phone's own deck: the service reads with the room's while it can, else with this one.
-    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, { name, deck: deckChosen() },
+    const fields = { name, deck: deckChosen(), ...(chosen ? { tableau: chosen.k } : {}) };
+    const res = await sendRoom(`/api/rooms/${room.id}/photo`, file, fields,
       token ? { "X-Player-Token": token, ...(version ? { "If-Match": `"${version}"` } : {}) } : {}).finally(() => {
       roomSending -= 1;  // answered, refused or cancelled: nothing to say after a reload (unless the page is going)
       if (!roomSending && !leaving) try { sessionStorage.removeItem(ROOM_SENDING_KEY); } catch { /* storage off */ }
@@ -2569,6 +2583,9 @@ async function joinRoom(file) {
     // Any doubt at all (a few cards, a card beside the grid, a tableau photographed twice) said in a
     // word: "Ecosistema di Chiara aggiunto." stood alone over a read to check (an Italian walk).
     const toCheck = doubtful > 0 || !!(player && ((player.doubts || []).length || (player.deck_issues || []).length));
+    if (player && player.tableaux > 1) { notMine = { file, name: res.name, k: player.tableau, n: player.tableaux }; showNotMine(); }
+    // The player's choice said, with where to see it: the page shows the room's photo with the cells taken.
+    if (chosen && player) { setStatus($("room-status"), () => t("ui.room_which", { k: player.tableau, n: player.tableaux, name: res.name })); return; }
     setStatus($("room-status"), () => doubtful >= UNREADABLE
       ? [t(replacing ? "ui.replaced_doubtful" : "ui.added_doubtful", { name: res.name, n: doubtful }),
         ...advice.map((d) => sentence(translated(d)))].join(" ")
@@ -2690,6 +2707,7 @@ function bindRoomButtons(id) {
     else if ($("room-status").mark === "name_cut") setStatus($("room-status"), "");
   });
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
+  $("room-not-mine").addEventListener("click", () => notMine && joinRoom(notMine.file, { name: notMine.name, k: notMine.k % notMine.n + 1 }));
   addEventListener("resize", () => { if (room.doc && room.doc.game) fitRoomPad(room.doc.game.players); });
   $("join").addEventListener("submit", (e) => { e.preventDefault(); addPhotoClicked(); });
   $("share").addEventListener("click", share);
