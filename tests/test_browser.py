@@ -312,6 +312,39 @@ def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp
     assert not any("card." in text or "not ours" in text for _, text in offered)
 
 
+def test_the_phones_back_closes_the_card_picker_and_stays_on_the_page(server, page, photo_set, reader, tmp_path):
+    # A player opened a card's picker and pressed the phone's Back to close it: the page was left,
+    # the read with it (a walk; forward brought it back). Back now closes the picker, the card as
+    # it was; one more Back leaves, as it would have with no picker opened; Review keeps going
+    # through its cards with no Back needed between them.
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    page.evaluate("history.pushState({ mark: 1 }, '', location.href)")  # the page's last entry, another before it
+    depth = page.evaluate("history.length")
+    before = labels(page)[(0, 0)]
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.wait_for_selector("#picker[open]")
+    page.go_back()
+    expect(page.locator("#picker")).not_to_be_visible()
+    assert page.url.startswith(server) and labels(page)[(0, 0)] == before and page.is_visible("#total")
+    n = page.locator("#solo-tableau .grid button.doubt").count()
+    page.click("#solo-tableau .review")
+    for _ in range(n):
+        page.wait_for_selector("#picker[open]")
+        page.click("#keep")
+    page.wait_for_function("document.querySelector('#status').textContent === 'All doubtful cards checked.'")
+    page.wait_for_function("!history.state || !history.state.ecoscoreDialog")  # its entry taken back
+    assert page.evaluate("history.length") <= depth + 1
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.wait_for_selector("#picker[open]")
+    page.click("#picker-cancel")
+    page.wait_for_function("history.state && history.state.mark === 1")
+    page.go_back()  # no dialog open: Back goes where it always went (the entry before)
+    page.wait_for_function("history.state === null")
+    assert not page.errors
+
+
 def test_a_reload_while_a_correction_is_scored_keeps_the_correction(server, new_page, photo_set, reader, tmp_path):
     """A reload before a correction's score came back lost the correction without a word (the
     grid and the score shown agreed, as before it): it is kept, and scored again. Kept too where

@@ -1145,7 +1145,7 @@ function pick(view, r, c, review) {
     $("keep").hidden = unnamed || changed || view.unknownAt(r, c);  // (a changed card is kept as it is by closing)
     $("picker-cancel").textContent = review ? t("ui.stop") : t("ui.cancel");
     dialog.onclose = () => { if (!dialog.open) finish(undefined); };  // not a close of the card before
-    dialog.showModal();
+    openDialog(dialog);
     // A tap that lands as the picker opens was meant for the one before: in Review the next card's
     // picker opened under a double tap's second tap, which named that card, unseen, and marked it
     // checked (a walk). Its choices take no tap for a moment (style.css: .settling); keys at once.
@@ -1175,6 +1175,23 @@ function drawCrop(view, cell) {
   ctx.drawImage(img, x0, y0, x1 - x0, y1 - y0, 0, 0, canvas.width, canvas.height);
 }
 
+// A phone's Back with a dialog open closes the dialog (as Cancel: the picker's card unchanged, a
+// question's safe answer), as the phone's own dialogs do: it left the page, the card half
+// corrected (a walk). An entry of this page's own is pushed as a dialog opens and taken back
+// when the last one closes; Review opens the next card's picker as the last one closes, so that
+// waits a turn and keeps the entry for it.
+const DIALOG_ENTRY = "ecoscoreDialog";
+const onDialogEntry = () => !!(history.state && history.state[DIALOG_ENTRY]);
+function openDialog(dialog) {
+  if (!onDialogEntry()) history.pushState({ [DIALOG_ENTRY]: true }, "");
+  dialog.showModal();
+}
+function dialogClosed() {
+  setTimeout(() => { if (!document.querySelector("dialog[open]") && onDialogEntry()) history.back(); }, 0);
+}
+addEventListener("popstate", () => document.querySelectorAll("dialog[open]").forEach((d) => d.close()));
+for (const id of ["picker", "confirm"]) $(id).addEventListener("close", dialogClosed);
+
 function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
   return new Promise((resolve) => {
     const dialog = $("confirm");
@@ -1183,7 +1200,7 @@ function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
     $("confirm-no").textContent = no;
     dialog.onclose = () => resolve(dialog.returnValue === "yes");
     dialog.returnValue = "";
-    dialog.showModal();
+    openDialog(dialog);
     // Every question here asks to do something that cannot be seen undone at once (replace,
     // remove, teach a deck a picture): the safe answer is the one an Enter or a hasty tap gives
     // (a walk: "Remember anyway" had the focus, and the colour).
