@@ -2223,6 +2223,11 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#status")).not_to_contain_text("command line")
     expect(page.locator("#teach")).to_be_visible()
     shot(page, "deck-teach-offer")
+    # A reload (the phone dropping the page as its camera opens) keeps the refusal, the offer and
+    # the photo to name: they were gone, the photo with them (a walk).
+    page.reload()
+    expect(page.locator("#teach")).to_be_visible(timeout=30000)
+    expect(page.locator("#status")).to_contain_text("do not read as cards of this deck")
     page.click("#teach-start")
     expect(page.locator("#result")).to_be_visible(timeout=60000)
     expect(page.locator("#retake")).to_be_hidden()

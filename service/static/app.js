@@ -1178,18 +1178,31 @@ function drawCrop(view, cell) {
 // A phone's Back with a dialog open closes the dialog (as Cancel: the picker's card unchanged, a
 // question's safe answer), as the phone's own dialogs do: it left the page, the card half
 // corrected (a walk). An entry of this page's own is pushed as a dialog opens and taken back
-// when the last one closes; Review opens the next card's picker as the last one closes, so that
-// waits a turn and keeps the entry for it.
+// when the last one closes. Review opens the next card's picker as the last one closes, or once
+// the card named is scored: a picker opened while the entry is being taken back gets it again,
+// never closed by that step back (it closed Review's next card, a test found).
 const DIALOG_ENTRY = "ecoscoreDialog";
 const onDialogEntry = () => !!(history.state && history.state[DIALOG_ENTRY]);
+let dialogEntryLeaving = false;  // the page's own step back from its entry, on its way
 function openDialog(dialog) {
-  if (!onDialogEntry()) history.pushState({ [DIALOG_ENTRY]: true }, "");
+  if (!onDialogEntry() && !dialogEntryLeaving) history.pushState({ [DIALOG_ENTRY]: true }, "");
   dialog.showModal();
 }
 function dialogClosed() {
-  setTimeout(() => { if (!document.querySelector("dialog[open]") && onDialogEntry()) history.back(); }, 0);
+  setTimeout(() => {
+    if (document.querySelector("dialog[open]") || !onDialogEntry() || dialogEntryLeaving) return;
+    dialogEntryLeaving = true;
+    history.back();
+  }, 0);
 }
-addEventListener("popstate", () => document.querySelectorAll("dialog[open]").forEach((d) => d.close()));
+addEventListener("popstate", () => {
+  if (dialogEntryLeaving) {
+    dialogEntryLeaving = false;
+    if (document.querySelector("dialog[open]")) history.pushState({ [DIALOG_ENTRY]: true }, "");  // opened meanwhile
+    return;
+  }
+  document.querySelectorAll("dialog[open]").forEach((d) => d.close());  // the player's Back
+});
 for (const id of ["picker", "confirm"]) $(id).addEventListener("close", dialogClosed);
 
 function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
@@ -1555,14 +1568,18 @@ function forgetSolo() {
 }
 
 // The photo as sent (shrunk), as text for the tab's storage.
-async function keepPhoto(file) {
+async function photoData(file) {
   const small = await shrink(file);
-  const data = await new Promise((resolve) => {
+  return new Promise((resolve) => {
     const reader = new FileReader();
     reader.onload = () => resolve(reader.result);
     reader.onerror = () => resolve(null);
     reader.readAsDataURL(small);
   });
+}
+
+async function keepPhoto(file) {
+  const data = await photoData(file);
   // A newer photo came meanwhile: this one must never be kept beside its read (remembered
   // after a reload, the newer grid would teach the deck this photo's cells).
   if (solo.file !== file || !solo.doc) return;
@@ -1579,9 +1596,39 @@ function photoFile(dataUrl) {
   return new File([buffer], `photo.${(type.split("/")[1] || "jpg").replace("jpeg", "jpg")}`, { type });
 }
 
+// A photo refused because no deck here reads its cards, and the offer to name them: kept for the
+// tab, as the last read is (a reload, or the phone dropping the page, lost the offer and the
+// photo with it: a walk). Gone once another photo is sent or this one laid out to name.
+const TEACH_KEY = "ecoscore:teach";
+async function keepTeach(file, err) {
+  const data = await photoData(file);
+  if (solo.teachFile !== file || !data) return;  // another photo since
+  try { sessionStorage.setItem(TEACH_KEY, JSON.stringify({ photo: data, status: err.status, detail: err.detail, code: err.code })); } catch { /* storage full or off */ }
+}
+function forgetTeach() { try { sessionStorage.removeItem(TEACH_KEY); } catch { /* storage off */ } }
+function restoreTeach() {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(TEACH_KEY) || "null"); } catch { /* damaged: nothing to offer */ }
+  if (!kept || typeof kept.photo !== "string" || kept.code !== "not_this_deck") { forgetTeach(); return; }
+  solo.teachFile = photoFile(kept.photo);
+  $("teach").hidden = false;
+  const err = saying(() => errorText({ detail: kept.detail }, { status: kept.status, statusText: "" }), refusalOf(kept.status, kept));
+  if (solo.doc && solo.view) markOlder(true);
+  setStatus($("status"), () => [notThisDeck(err), ...(solo.doc ? [t("ui.upload_interrupted_older")] : [])].join("; "), true);
+}
+
+// A refusal of a photo as not of the deck chosen, in the player's words: a deck enrolled elsewhere
+// (no token for it on this phone) learns nothing from it: the refusal's "teach the deck this
+// photo's cards too" led to naming 20 cards for a new deck the player had not asked for (a newcomer's run).
+function notThisDeck(err) {
+  const chosen = deckChosen(), elsewhere = err.code === "not_this_deck" && chosen && chosen !== builtinDeck && !teachingDeck();
+  return elsewhere ? t("ui.not_this_deck_elsewhere", { name: deckTitle(chosen) }) : unnamedRefusal(err);
+}
+
 function restoreSolo() {
   if (solo.sent) return;  // a photo chosen before the page was ready is on its way: it is the one to show
   try { showRestored(); } catch { solo.doc = null; solo.work = {}; forgetSolo(); }  // a damaged state: the page as new, never a broken one
+  if (!INTERRUPTED) restoreTeach();
   if (INTERRUPTED) {
     const older = !!solo.doc;
     setStatus($("status"), () => [t("ui.upload_interrupted"), ...(older ? [t("ui.upload_interrupted_older")] : [])].join(" "), true);
@@ -1662,6 +1709,7 @@ async function scorePhoto(file) {
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
   setStatus($("remember-status"), ""); $("forget").hidden = true; $("game").hidden = true;
   markOlder(false);
+  solo.teachFile = null; forgetTeach();
   try {
     const doc = await sending(sendSolo("/api/photo", file, { deck: deckChosen() }));
     // cancelled: the last photo's result comes back (a player's walk-through: it was gone)
@@ -1689,17 +1737,14 @@ async function scorePhoto(file) {
       // more (its refusal and offer were shown over the newer read: a review).
       if (localStorage.getItem(BUILDING_KEY) && teachingDeck() && await teachPhoto() !== false) return;
       $("teach").hidden = false;
+      keepTeach(file, err);
     }
     // A photo that cannot be read loses nothing: the last read, and every card corrected or named
     // on it, comes back under the refusal (a walk: a photo of the wall wiped a corrected score
     // out), its teach offer, if any, beside it.
     const kept = solo.doc && solo.view;
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; markOlder(true); }
-    // A deck enrolled elsewhere (no token for it on this phone) learns nothing from it: the
-    // refusal's "teach the deck this photo's cards too" led to naming 20 cards for a new deck
-    // the player had not asked for (a newcomer's run).
-    const chosen = deckChosen(), elsewhere = err.code === "not_this_deck" && chosen && chosen !== builtinDeck && !teachingDeck();
-    const refused = () => (elsewhere ? t("ui.not_this_deck_elsewhere", { name: deckTitle(chosen) }) : unnamedRefusal(err));
+    const refused = () => notThisDeck(err);
     // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
     // Marked offline as the error is: the network back, it goes (it stayed, under the banner's
     // "can be scored again", as if the photo had been refused: a walk, in Russian).
@@ -1739,7 +1784,8 @@ async function teachPhoto() {
   try {
     const layout = await sending(sendSolo("/api/layout", file, deck ? { deck } : {}));
     if (layout === undefined) return undefined;
-    if (!layout) return false;
+    if (!layout) { $("teach").hidden = solo.teachFile !== file; return false; }  // cancelled: still offered
+    forgetTeach();  // laid out: kept as a read is (saveSolo)
     for (const cell of layout.cells.flat()) if (cell.guess) cell.deck = deck;  // whose guess (the picker says)
     // The grid as guessed (blank where nothing guessed) scored as it is: each card named since is
     // scored as a correction is.
@@ -1758,7 +1804,10 @@ async function teachPhoto() {
     // keyboard only). On to naming the cards one by one.
     if (!document.activeElement || document.activeElement === document.body) soloView().q(".review").focus();
     return true;
-  } catch (err) { if (!leaving) setStatus($("status"), err, true); return false; } finally { settled(); }
+  } catch (err) {
+    if (!leaving) { setStatus($("status"), err, true); $("teach").hidden = solo.teachFile !== file; }  // offered again
+    return false;
+  } finally { settled(); }
 }
 
 // What a read advises for the photo (shown in the retake box). The wrong deck chosen is among
