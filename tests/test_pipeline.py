@@ -42,6 +42,41 @@ def test_photo_with_no_tableau_is_a_clear_error(reader):
     assert str(err.value).endswith("; photograph the whole tableau from above, all its cards in view, in even light")
 
 
+@pytest.mark.parametrize("shown", ["scan", "on a table", "held up close"])
+def test_a_photo_of_one_card_is_told_so_not_to_come_closer(reader, shown):
+    """A single card's scan uploaded to be scored was told "3 cards detected ... the cards are
+    small in the photo (about 37 px wide): come closer" (the finder boxed pieces of its picture):
+    a player was sent closer to one card. Told now that the photo shows one card, in every
+    language; three cards on a table are not one card (the refusal as before)."""
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.service import i18n
+    from ecoscore.vision.pipeline import ONE_CARD
+
+    face = load_deck("standin").faces["bear"][0]
+    h, w = face.shape[:2]
+    if shown == "scan":  # a flatbed's page cut round the card
+        image = cv2.copyMakeBorder(face, h // 7, h // 7, w // 7, w // 7, cv2.BORDER_CONSTANT, value=(245, 245, 245))
+    else:
+        image = np.full((1500, 2000, 3), (60, 90, 120), np.uint8)
+        tall = 900 if shown == "on a table" else 1400
+        card = cv2.resize(face, (round(w * tall / h), tall), interpolation=cv2.INTER_AREA)
+        y0, x0 = (1500 - tall) // 2, (2000 - card.shape[1]) // 2
+        image[y0:y0 + tall, x0:x0 + card.shape[1]] = card
+    with pytest.raises(NoTableauError) as err:
+        reader.read(cv2.imencode(".jpg", image)[1].tobytes())
+    said = str(err.value)
+    assert said.startswith(ONE_CARD) and "come closer" not in said, said
+    assert i18n.translate(said, "cs").startswith("žádný ekosystém nenalezen: na fotce je jen jedna karta")
+
+    table = np.full((1500, 2000, 3), (60, 90, 120), np.uint8)
+    small = cv2.resize(face, (w * 300 // h, 300), interpolation=cv2.INTER_AREA)
+    for x0 in (300, 850, 1400):
+        table[600:900, x0:x0 + small.shape[1]] = small
+    with pytest.raises(NoTableauError) as err:
+        reader.read(cv2.imencode(".jpg", table)[1].tobytes())
+    assert not str(err.value).startswith(ONE_CARD), str(err.value)
+
+
 class _CountingFinder:
     """The reader's finder, counting its looks."""
 

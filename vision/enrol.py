@@ -16,7 +16,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from ecoscore.geometry import CARD_ASPECT, Detections, points_in_quads, warp_quad
+from ecoscore.geometry import CARD_ASPECT, Detections, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cell_at, cells_short
 
@@ -25,21 +25,15 @@ from .deckstore import REFERENCE_PX
 from .decode import ImageError, NotAnImageError, Photo, decode, probe
 from .lattice import CellFit, TableauFit
 from .matcher import CardEmbedder, CardMatcher
+from .one_card import SeveralCards, card_shaped, find_one_card
 from .pipeline import NoTableauError, Reader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
-# A photo of one card is looked at shrunk into a canvas this many times its size, in turn: a
-# card filling the frame is bigger than any card of a tableau the finder learned from (cards
-# 400 px wide in a 1600 px photo were not found at all, 300 px ones in pieces).
-ZOOM_OUTS = (2, 3, 1)
 MIN_CARD_PX = 96  # a card's short side in the photo, in its own pixels: less is too far to serve as a reference
-PHOTO_SIZED = 0.8  # a box over this share of the photo, zoomed out, is the photo's own edge
-SECOND_CARD, AS_SURE = 0.3, 0.1  # a box this big beside the card (of its area), as sure less this, is a second card
-# An image with a card's proportions (88.9 / 63.5 = 1.40, within 4 %) is taken as a scan cut to
-# the card; any other is a photo in which the finder must box one card: a 4:3 (1.33) or 16:9
-# phone photo with no card found is refused. The matcher's empty prototype cannot tell a bare table from a face when the table
-# fills the frame (measured: faces reach 0.69 cosine with it, tables go down to 0.04).
-SCAN_ASPECT_TOLERANCE = 0.04
+# An image with a card's proportions is taken as a scan cut to the card (``one_card.card_shaped``);
+# any other is a photo in which the finder must box one card: a 4:3 (1.33) or 16:9 phone photo
+# with no card found is refused. The matcher's empty prototype cannot tell a bare table from a
+# face when the table fills the frame (measured: faces reach 0.69 cosine with it, tables go down to 0.04).
 # A card on a scanner's page (``_card_on_a_bed``): its box within 8 % of a card's proportions,
 # at most half the page, and the page round it flat (95 % of its pixels within this many grey
 # levels of its median, in every channel: a scanner's lid, paper; not a card's own frame with
@@ -85,7 +79,7 @@ def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
         raise EnrolError(f"{where}: {err}") from None
     image = photo.image
     h, w = image.shape[:2]
-    if abs(max(h, w) / min(h, w) / CARD_ASPECT - 1) <= SCAN_ASPECT_TOLERANCE:
+    if card_shaped(image):
         # A card's proportions: a scan cut to the card (zoomed out, the finder boxes the whole
         # scan as the photo's edge, and may box its picture as a small card) -- or a flatbed
         # scan of a whole A4 page (1.414, within 1 % of a card's 1.400) with the card on it.
@@ -108,43 +102,12 @@ def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
 
 
 def _one_card(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | None:
-    """The corners of the one card in ``image`` (its pixels), from the first zoom-out
-    (``ZOOM_OUTS``) at which the finder boxes one card; None: no card at any. A photo in which
-    every zoom-out that boxes a card boxes two alike is refused: which one is the type's
-    reference would be a guess."""
-    h, w = image.shape[:2]
-    several = 0
-    for zoom in ZOOM_OUTS:
-        k = reader.finder.imgsz / zoom / max(h, w)
-        small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
-        k = small.shape[1] / w
-        pad_y, pad_x = (zoom - 1) * small.shape[0] // 2, (zoom - 1) * small.shape[1] // 2
-        canvas = cv2.copyMakeBorder(small, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=(114, 114, 114))
-        det = reader.finder(canvas).shifted((-pad_x, -pad_y))
-        # A card photographed alone lies whole in the frame: a box the photo's edge cuts is the
-        # table (a plank of a wooden table); and zoomed out, the photo's own edges are a
-        # rectangle on grey: a box that big is the photo.
-        sh, sw = small.shape[:2]
-        slack = 0.01 * max(sh, sw)
-        in_frame = np.all((det.quads >= -slack) & (det.quads <= np.array([sw, sh]) + slack), axis=(1, 2))
-        det = det.subset(in_frame & (det.sizes[:, 0] * det.sizes[:, 1] < PHOTO_SIZED * sh * sw))
-        if not len(det):
-            continue
-        area = det.sizes[:, 0] * det.sizes[:, 1]
-        best = int(np.argmax(det.scores))
-        quad = det.quads[best] / k
-        # A second card is a box as sure and nearly as big, not inside the card (its picture
-        # boxed in pieces), nor a less sure box on the table (a wooden table's planks: 0.63-0.75
-        # where the card was 0.83-0.93).
-        inside = points_in_quads(det.centers, det.quads[best][None])[:, 0]
-        others = [i for i in range(len(det)) if i != best and area[i] >= SECOND_CARD * area[best] and not inside[i]
-                  and det.scores[i] >= det.scores[best] - AS_SURE]
-        if not others:
-            return quad
-        several = len(others) + 1  # maybe a patterned table boxed at this zoom: try the next one
-    if several:
-        raise EnrolError(f"{where}: {several} cards in it: photograph one card alone")
-    return None
+    """The corners of the one card in ``image`` (``one_card.find_one_card``); a photo of two
+    cards alike is refused: which one is the type's reference would be a guess."""
+    try:
+        return find_one_card(reader.finder, reader.finder.imgsz, image)
+    except SeveralCards as several:
+        raise EnrolError(f"{where}: {several.n} cards in it: photograph one card alone") from None
 
 
 def _card_on_a_bed(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | None:

@@ -29,6 +29,7 @@ from .naming import (
     without_glared_foreigners,
     without_wrong_deck_where_the_deck_reads,
 )
+from .one_card import SeveralCards, card_shaped, find_one_card, quad_area
 from .outline_grid import fit_on_outline
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
@@ -47,6 +48,13 @@ from .second_look import (
 from .window import cut_on_the_lattice, place_window
 
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
+# A photo of one card (a scan, a card held up to the phone): its finder boxes at most a few pieces
+# of the card's picture, small, and the refusal told a player who uploaded one card's scan that
+# "3 cards" were "small in the photo: come closer". Where no grid fits so few boxes, the photo is
+# looked at zoomed out (``one_card``): a card over this share of the photo is one card shown.
+ONE_CARD_BOXES = 3
+ONE_CARD_SHARE = 0.08
+ONE_CARD = "no tableau found: the photo shows one card, and a tableau is its 20 cards (5 × 4)"
 BESIDE_SCORE = 0.6  # a card beside a tableau that a lattice set aside is said where the finder boxed it this surely
 # ... and where that lattice held at most this many boxes: a row or two left out of a tableau, not
 # a grid of its own (a play mat's printed slots beside a tableau, 20 boxes read as no card).
@@ -273,6 +281,8 @@ class Reader:
         det, fits, loose = self.locate(photo, timings)
         t3 = time.perf_counter()
         if not fits:
+            if len(det) <= ONE_CARD_BOXES and self._one_card_shown(photo.image):
+                raise NoTableauError(f"{ONE_CARD}; {advice.NO_GRID()}")
             self._refuse(photo, det, error=NoGridError)
         classifier = classifier or self.classifier
         det, fits, loose = self.settle(photo, det, fits, loose, classifier)
@@ -548,6 +558,18 @@ class Reader:
             if any(k < len(own) for k in component):  # the group lists the tableau's own cards first
                 members |= {group[k] for k in component}
         return sorted(members)
+
+    def _one_card_shown(self, image: np.ndarray) -> bool:
+        """Whether ``image`` shows one card: a scan cut to it, or one card over ``ONE_CARD_SHARE``
+        of the photo, boxed alone zoomed out."""
+        if card_shaped(image):
+            return True
+        try:
+            quad = find_one_card(self.finder, self.finder.imgsz, image)
+        except SeveralCards:
+            return False
+        h, w = image.shape[:2]
+        return quad is not None and quad_area(quad) >= ONE_CARD_SHARE * h * w
 
     @staticmethod
     def _refuse(photo: Photo, det: Detections, why: str | None = None,
