@@ -44,9 +44,11 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("to", ["group", "main", "twice", "term"])
+@pytest.mark.parametrize("to", ["group", "main", "twice", "term", "cluster"])
 def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, photo_set, to):
     # "group": a terminal's Ctrl-C, sent to every process of the command (a SIGSEGV now and then);
+    # "cluster": the same to a batch on a local Dask cluster (each worker printed its
+    # KeyboardInterrupt's traceback, and its nanny an error, over the batch's word: an organiser's run);
     # "main": `kill -INT`; "twice": to the command, then to its group, as `timeout -s INT` sends
     # it, or a Ctrl-C pressed again (the command hung after "interrupted", its workers idle);
     # "term": `kill PID` (SIGTERM), to the command alone (its workers read on for ever, it gone).
@@ -58,6 +60,9 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
         (folder / f"{k:03d}.jpg").write_bytes(photo_set[k % len(photo_set)].jpeg)
     out, log = tmp_path / "part.csv", tmp_path / "stderr.txt"
     command = [sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "2"]
+    if to == "cluster":
+        pytest.importorskip("distributed", reason="the distributed extra is not installed")
+        command += ["--cluster", "local"]
     lang = ["--lang", "it"] if to == "main" else []
     with log.open("w") as stderr:  # (a file: a worker left behind would hold a pipe open)
         run = subprocess.Popen([*command, *lang], stderr=stderr, start_new_session=True,
@@ -74,7 +79,7 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
             run.send_signal(signal.SIGTERM)
         if to in ("main", "twice"):
             run.send_signal(signal.SIGINT)
-        if to in ("group", "twice"):
+        if to in ("group", "twice", "cluster"):
             os.killpg(run.pid, signal.SIGINT)
         code = run.wait(timeout=120)
         took = time.monotonic() - sent

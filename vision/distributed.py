@@ -22,10 +22,13 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
-from collections.abc import Callable, Generator
+import signal
+import threading
+from collections.abc import Callable, Generator, Iterator
 from typing import TypeVar
 
 R = TypeVar("R")
@@ -83,6 +86,19 @@ def check_cluster(cluster: str) -> None:
         raise ClusterError(NEEDS_EXTRA)
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while processes are started (they keep it so); as it was after."""
+    if threading.current_thread() is not threading.main_thread():  # (only the main thread may set it)
+        yield
+        return
+    held = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, held)
+
+
 def open_client(cluster: str, workers: int):
     """A Dask client on a new local cluster (``local``) or on the scheduler at ``cluster``."""
     try:
@@ -96,8 +112,13 @@ def open_client(cluster: str, workers: int):
         environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
                    if k != "MALLOC_TRIM_THRESHOLD_"}
         dask.config.set({"distributed.nanny.pre-spawn-environ": environ})
-        local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                             silence_logs=40)
+        # A terminal's Ctrl-C goes to every process of the command: each worker printed its
+        # KeyboardInterrupt's traceback, and its nanny an error, over the batch's own word (an
+        # organiser's run). Started with SIGINT ignored (Python then leaves it so), the workers
+        # are stopped by the batch closing its cluster, as on any other end.
+        with _sigint_ignored():
+            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                 silence_logs=40)
         return Client(local), local
     try:
         return Client(cluster), None
