@@ -9,11 +9,10 @@ import glob
 import multiprocessing
 import os
 import signal
-import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import closing, contextmanager
+from contextlib import closing
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
@@ -24,6 +23,7 @@ from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
 from .batch_results import Results, same_file
+from .signals import sigint_ignored
 
 if TYPE_CHECKING:
     from .pipeline import Reader
@@ -183,21 +183,9 @@ def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Generator[F
         if finished:
             pool.shutdown()
         else:  # interrupted (Ctrl-C, a full disk): not one more photo
-            with _sigint_ignored():  # (a second Ctrl-C cut the stopping short, and it hung)
+            with sigint_ignored():  # (a second Ctrl-C cut the stopping short, and it hung)
                 _stop(pool)
                 pool.shutdown(cancel_futures=True)
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # (only the main thread gets SIGINT's KeyboardInterrupt)
-        return
-    held = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, held)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -22,14 +22,13 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 """
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import re
-import signal
-import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import TypeVar
+
+from .signals import sigint_ignored
 
 R = TypeVar("R")
 IN_FLIGHT_PER_WORKER = 4  # photos queued on the cluster per worker: enough to keep it busy, little held in memory
@@ -86,19 +85,6 @@ def check_cluster(cluster: str) -> None:
         raise ClusterError(NEEDS_EXTRA)
 
 
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while processes are started (they keep it so); as it was after."""
-    if threading.current_thread() is not threading.main_thread():  # (only the main thread may set it)
-        yield
-        return
-    held = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, held)
-
-
 def open_client(cluster: str, workers: int):
     """A Dask client on a new local cluster (``local``) or on the scheduler at ``cluster``."""
     try:
@@ -116,7 +102,7 @@ def open_client(cluster: str, workers: int):
         # KeyboardInterrupt's traceback, and its nanny an error, over the batch's own word (an
         # organiser's run). Started with SIGINT ignored (Python then leaves it so), the workers
         # are stopped by the batch closing its cluster, as on any other end.
-        with _sigint_ignored():
+        with sigint_ignored():
             local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                  silence_logs=40)
         return Client(local), local

@@ -2618,6 +2618,7 @@ async function joinRoom(file, chosen = null) {
   const name = chosen ? chosen.name : ownName($("player-name").value.trim());
   if (!file || !name) return;
   $("room-teach").hidden = true;
+  const offered = notMine;  // offered again if this photo is not taken (the seat keeps the tableau it had)
   notMine = null; showNotMine();
   const token = localStorage.getItem(tokenKey(name));
   const version = room.doc && room.doc.versions && room.doc.versions[name];
@@ -2633,7 +2634,7 @@ async function joinRoom(file, chosen = null) {
       roomSending -= 1;  // answered, refused or cancelled: nothing to say after a reload (unless the page is going)
       if (!roomSending && !leaving) try { sessionStorage.removeItem(ROOM_SENDING_KEY); } catch { /* storage off */ }
     });
-    if (!res) return;
+    if (!res) { if (res === null && chosen && offered) { notMine = offered; showNotMine(); } return; }  // cancelled
     localStorage.setItem(tokenKey(res.name), res.token);  // the name as stored (trimmed, normalised)
     // A phone passed round the table (it holds several seats now): the box is the next player's,
     // empty (it kept the last one's name, to be cleared each time: a walk).
@@ -2676,6 +2677,7 @@ async function joinRoom(file, chosen = null) {
     setStatus($("room-status"), teach ? () => `${t("ui.room_unknown_cards", { name: reading })} ${t("ui.room_teach")}`
       : Object.assign(() => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), { offline: !!err.offline }), true);
     $("room-teach").hidden = !teach;
+    if (chosen && offered) { notMine = offered; showNotMine(); }
   }
 }
 
