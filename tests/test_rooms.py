@@ -310,6 +310,18 @@ def test_idle_rooms_go_with_their_overlays(settings, client, capsys):
     assert "deleted 1 room idle for 0 days" in capsys.readouterr().err
 
 
+def test_a_rooms_read_stored_in_older_words_is_shown_in_the_pages_words(settings, client):
+    """A room's read keeps its doubts as they were read: "the first found was taken as yours",
+    stored before 2026-12-05, is said as the one-photo page says the same choice (and so in the
+    player's language: the catalogue has only the new words)."""
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    old = "this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)"
+    Store(settings.database_url()).put_player(rid, "ann", [[None] * 5] * 4, {"doubts": [old]}, b"\xff\xd8jpeg\xff\xd9", None)
+    ann = client.get(f"/api/rooms/{rid}?lang=it").json()["game"]["players"][0]
+    assert ann["doubts"] == ["questa foto contiene 2 ecosistemi: è stato preso come tuo quello con più carte "
+                             "(fotografa solo il tuo per andare sul sicuro)"]
+
+
 def test_links_and_qr_come_from_the_settings_not_the_host_header(client):
     room = client.post("/api/rooms", json={}, headers={"Host": "evil.example"}).json()
     assert room["link"] == f"https://eco.example/r/{room['id']}"

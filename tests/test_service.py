@@ -234,7 +234,7 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
 
 def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_tableaux):
     """A neighbour's tableau beside the player's: the room took the one with most cards, said
-    "the first found was taken as yours", and no more could be done but another photo (a walk).
+    "the one with the most cards was taken as yours", and no more could be done but another photo (a walk).
     The same photo sent again with ``tableau`` takes that one, undoubted; the answer says which
     of how many was taken, and a tableau the photo does not hold is refused, the seat unchanged."""
     rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]

@@ -36,6 +36,8 @@ _PAGE_WORDS = [
      "teach the deck this photo's cards too (Name the cards of my deck), or choose the right deck (Deck)"),
     (re.compile(re.escape("Choose your deck (Deck on the page, --deck on the command line)")),
      "Choose your deck (Deck, on the start page)"),
+    # a room's read stored before 2026-12-05 (the words the one-photo page uses for the same choice)
+    (re.compile(re.escape("tableaux: the first found was taken as yours")), "tableaux: the one with the most cards was taken as yours"),
 ]
 
 

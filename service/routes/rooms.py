@@ -260,7 +260,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         jpeg = photo_jpeg(read.photo.image)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
         if found > 1 and not which:
-            doubts.append(f"this photo holds {found} tableaux: the first found was taken as yours "
+            doubts.append(f"this photo holds {found} tableaux: the one with the most cards was taken as yours "
                           "(photograph yours alone to be sure)")
         # which deck read it: a room's, or the phone's after it was removed
         read_doc = read_to_dict(tab, doubts, read.deck)

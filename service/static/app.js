@@ -1184,8 +1184,14 @@ function drawCrop(view, cell) {
 const DIALOG_ENTRY = "ecoscoreDialog";
 const onDialogEntry = () => !!(history.state && history.state[DIALOG_ENTRY]);
 let dialogEntryLeaving = false;  // the page's own step back from its entry, on its way
+// Going back to the page's entry must not scroll it back where it was as the dialog opened: a
+// correction's failure said beside the tableau, scrolled into view meanwhile, was scrolled away
+// (a test found). So that entry restores no scroll while the dialog's is above it.
 function openDialog(dialog) {
-  if (!onDialogEntry() && !dialogEntryLeaving) history.pushState({ [DIALOG_ENTRY]: true }, "");
+  if (!onDialogEntry() && !dialogEntryLeaving) {
+    history.scrollRestoration = "manual";  // (the entry below: the one pushed takes it too)
+    history.pushState({ [DIALOG_ENTRY]: true }, "");
+  }
   dialog.showModal();
 }
 function dialogClosed() {
@@ -1196,6 +1202,7 @@ function dialogClosed() {
   }, 0);
 }
 addEventListener("popstate", () => {
+  if (!onDialogEntry()) history.scrollRestoration = "auto";  // a reload restores it as before
   if (dialogEntryLeaving) {
     dialogEntryLeaving = false;
     if (document.querySelector("dialog[open]")) history.pushState({ [DIALOG_ENTRY]: true }, "");  // opened meanwhile
@@ -2182,7 +2189,7 @@ function showRoom(doc) {
 
 // What keeps a room player's total from being final besides their cards in doubt, as the service
 // has it (game.final false): their read's doubts of the photo or the grid ("this photo holds 3
-// tableaux: the first found was taken as yours"), which stay until the tableau is sent again (or
+// tableaux: the one with the most cards was taken as yours"), which stay until the tableau is sent again (or
 // its player says the grid is right: the service then settles them), and a deck's count of a type exceeded.
 // The game's own count past the deck's ("the game has 9 eagle cards ...") is every total's, whoever
 // else is in doubt: said only while no player had doubts of their own, totals turned plain and "?"
@@ -2606,11 +2613,31 @@ async function addPhotoClicked() {
 // the player says "not mine" to take the next (the same photo sent again, with its number), as
 // often as it holds tableaux. Only "another photo" could change it (a walk). Kept while the page
 // holds the photo (a reload forgets it: the photo is the phone's, not the service's to keep).
+// Kept for the tab with the photo as sent (a reload lost it, and the seat's "photo holds 2
+// tableaux" doubt stayed with no way to choose: a Russian walk); offered while the seat still
+// holds that photo's tableau (this phone's seat, the same tableau of as many).
 let notMine = null;  // { file, name, k, n }: the photo sent, whose seat, its tableau taken, of how many
+const notMineKey = () => `ecoscore:not-mine:${room.id}`;
 function showNotMine() {
-  const button = $("room-not-mine"), shown = notMine && room.doc && room.doc.players.includes(notMine.name);
-  button.hidden = !shown;
-  if (shown) setText(button, t("ui.room_not_mine", { k: notMine.k % notMine.n + 1, n: notMine.n }));
+  const p = notMine && playerOf(room.doc, notMine.name);
+  const shown = !!p && p.tableau === notMine.k && p.tableaux === notMine.n && !!localStorage.getItem(tokenKey(notMine.name));
+  $("room-not-mine").hidden = !shown;
+  if (shown) setText($("room-not-mine"), t("ui.room_not_mine", { k: notMine.k % notMine.n + 1, n: notMine.n }));
+}
+function keepNotMine(value) {
+  notMine = value; showNotMine();
+  if (!value) { try { sessionStorage.removeItem(notMineKey()); } catch { /* storage off */ } return; }
+  photoData(value.file).then((photo) => {
+    if (notMine !== value || !photo) return;  // another photo since
+    try { sessionStorage.setItem(notMineKey(), JSON.stringify({ name: value.name, k: value.k, n: value.n, photo })); } catch { /* storage full: this page only */ }
+  });
+}
+function restoreNotMine() {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(notMineKey()) || "null"); } catch { /* damaged: nothing offered */ }
+  if (!kept || typeof kept.photo !== "string" || typeof kept.name !== "string") return;
+  notMine = { file: photoFile(kept.photo), name: kept.name, k: kept.k, n: kept.n };
+  showNotMine();
 }
 
 async function joinRoom(file, chosen = null) {
@@ -2650,7 +2677,7 @@ async function joinRoom(file, chosen = null) {
     // Any doubt at all (a few cards, a card beside the grid, a tableau photographed twice) said in a
     // word: "Ecosistema di Chiara aggiunto." stood alone over a read to check (an Italian walk).
     const toCheck = doubtful > 0 || !!(player && ((player.doubts || []).length || (player.deck_issues || []).length));
-    if (player && player.tableaux > 1) { notMine = { file, name: res.name, k: player.tableau, n: player.tableaux }; showNotMine(); }
+    keepNotMine(player && player.tableaux > 1 ? { file, name: res.name, k: player.tableau, n: player.tableaux } : null);
     // The player's choice said, with where to see it: the page shows the room's photo with the cells taken.
     if (chosen && player) { setStatus($("room-status"), () => t("ui.room_which", { k: player.tableau, n: player.tableaux, name: res.name })); return; }
     setStatus($("room-status"), () => doubtful >= UNREADABLE
@@ -2842,6 +2869,7 @@ async function start() {
   if (inRoom) {
     await loadRoom(true);
     if (!$("room-home").hidden) return;  // no such room
+    restoreNotMine();
     roomLoaded();
     if (room.doc) resumeRoomWrites();  // (not loaded, offline: kept for the next load of the page)
     // Live: new tableaux show up within two seconds; not while the page is out of sight (a phone
