@@ -2053,6 +2053,31 @@ def post_deck_photo(server, name: str, scene, title: str = "") -> dict:
 
 
 @needs_matcher
+def test_a_room_says_what_the_deck_this_phone_is_teaching_still_lacks(deck_server, page, tmp_path):
+    # A deck taught from one photo lacked three types, so the start page's menu did not offer it,
+    # and the room's refusal said "teach it once ..., choose it there": it could not be chosen (a
+    # Russian walk). The room now says which types the deck still needs.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.scene import render_scene
+
+    deck, params = unseen_deck(57)
+    first = photo_where(deck, params, 61, lambda types: 6 <= len(types) < len(CardType))
+    started = post_deck_photo(deck_server, "nas-stul", first, title="Náš stůl")
+    assert not started["complete"] and started["missing"]
+    page.goto(deck_server)
+    page.evaluate("([token]) => { localStorage.setItem('ecoscore-deck-token:nas-stul', token);"
+                  " localStorage.setItem('ecoscore-deck-building', 'nas-stul'); }", [started["token"]])
+    new_room(page, deck_server)
+    add_to_room(page, "Ann", write(tmp_path, "table.jpg", render_scene(deck, (62, 0), params).jpeg))
+    missing = ", ".join(started["missing"])
+    expect(page.locator("#room-status")).to_contain_text(
+        f"Your deck Náš stůl is still being taught: it has no {missing} cards yet", timeout=60000)
+    expect(page.locator("#room-status")).not_to_contain_text("choose it there")
+    assert not page.errors
+
+
+@needs_matcher
 def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(deck_server, page, tmp_path):
     from playwright.sync_api import expect
 
@@ -2209,7 +2234,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     with page.expect_file_chooser() as chooser:
         page.click("#add-photo")
     chooser.value.set_files(write(tmp_path, "table.jpg", first.jpeg))
-    expect(page.locator("#room-status")).to_contain_text("Your own deck? Teach it once on the start page", timeout=60000)
+    expect(page.locator("#room-status")).to_contain_text("Your own deck? Teach it on the start page", timeout=60000)
     expect(page.locator("#room-status")).not_to_contain_text("command line")
     expect(page.locator("#room-teach")).to_be_visible()
     assert page.get_attribute("#room-teach", "target") == "_blank"

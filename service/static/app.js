@@ -2609,6 +2609,16 @@ async function addPhotoClicked() {
   $("room-photo").click();
 }
 
+// The deck this phone is teaching, as the service lists it, while it lacks a type; else null.
+async function deckBeingBuilt() {
+  const name = localStorage.getItem(BUILDING_KEY);
+  if (!name) return null;
+  try {
+    const doc = await api("GET", `/api/decks?named=${encodeURIComponent(name)}`);
+    return doc.decks.find((d) => d.name === name && !d.complete && (d.missing || []).length) || null;
+  } catch { return null; }  // offline: the general advice
+}
+
 // A photo of the player's tableau and a neighbour's: the room takes the one with most cards, and
 // the player says "not mine" to take the next (the same photo sent again, with its number), as
 // often as it holds tableaux. Only "another photo" could change it (a walk). Kept while the page
@@ -2701,7 +2711,12 @@ async function joinRoom(file, chosen = null) {
     // Said once: the refusal's own "teach the page its cards (Name the cards of my deck)" and
     // the room's "Teach it once on the start page" were two instructions for one step (a newcomer).
     const reading = deckTitle(deckChosen() || builtinDeck) || t("ui.deck_sample");
-    setStatus($("room-status"), teach ? () => `${t("ui.room_unknown_cards", { name: reading })} ${t("ui.room_teach")}`
+    // A deck this phone is teaching, still lacking a type: not in the start page's menu, so "choose
+    // it there" could not be done (a Russian walk); what it lacks is said instead.
+    const building = teach ? await deckBeingBuilt() : null;
+    const teachText = () => (building ? t("ui.room_deck_building", { name: building.title || building.name,
+      missing: building.missing.map((c) => I18N.card(c)).join(", ") }) : t("ui.room_teach"));
+    setStatus($("room-status"), teach ? () => `${t("ui.room_unknown_cards", { name: reading })} ${teachText()}`
       : Object.assign(() => [said(), ...(kept ? [t("ui.room_kept", { name })] : [])].join("; "), { offline: !!err.offline }), true);
     $("room-teach").hidden = !teach;
     if (chosen && offered) { notMine = offered; showNotMine(); }
