@@ -2312,6 +2312,16 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score
     expect(page.locator("#provisional")).to_be_visible()
     assert "to name" not in labels(page).values()
+    # Still the cards the player names, all named ("The cards as read": nothing was read, a Russian
+    # walk), and going back clears the names, said so; Undo brings them back.
+    expect(page.locator("#solo-tableau .grid-title")).to_have_text("The cards you name")
+    named_all = labels(page)
+    page.click("#solo-tableau .revert")
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text("Every name cleared: the cards are to name again.")
+    assert set(labels(page).values()) == {"to name"}
+    page.click("#solo-tableau .undo")
+    expect(page.locator("#solo-tableau .tool-status")).to_have_text("“Clear the names” undone: your names are back.")
+    assert labels(page) == named_all
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")  # the card kept empty, named after all (on the photo)
     page.click(f"#choices button[data-type='{lying[(0, 0)]}']")
     expect(page.locator("#total")).to_have_text(str(score_tableau(truth_tableau(first.truth["tableaux"][0])).total))

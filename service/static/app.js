@@ -623,9 +623,13 @@ class TableauView {
     review.hidden = !this.editable || !walk;
     // A photo being named: its cells are named (or checked), not reviewed; the grid's hint says so.
     review.textContent = t(naming ? "ui.review_naming" : "ui.review", { n: walk });
-    this.q(".grid-title").textContent = t(naming ? "ui.grid_title_naming" : "ui.grid_title");
+    // A photo laid out to name stays the cards the player names once every one has a name (it
+    // became "The cards as read": nothing had been read, a Russian walk).
+    const laid = this.laidOut();
+    this.q(".grid-title").textContent = t(laid ? "ui.grid_title_naming" : "ui.grid_title");
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
+    this.q(".revert").textContent = t(laid ? "ui.revert_naming" : "ui.revert");
     if (this.unsure) {  // the headline total is never shown as final while a card is in doubt (or a guess)
       const unsure = pending + this.guessedCells().length, read = this.readDoubts().length > 0;
       this.unsure.hidden = !unsure && !read;
@@ -901,11 +905,14 @@ class TableauView {
   }
   restore(state) { this.grid = state.grid; this.corrected = state.corrected; this.checked = state.checked; this.gridChecked = !!state.gridChecked; }
 
+  // A photo laid out to name was read as nothing: going back clears the names given (it said "back
+  // to the grid as it was read", a Russian walk: nothing had been read).
   async revert() {
-    this.saveUndo({ undoes: "revert" });
+    const naming = this.laidOut();
+    this.saveUndo({ undoes: naming ? "revert_naming" : "revert" });
     this.grid = this.read.grid.map((row) => row.slice());
     this.corrected = new Set(); this.checked = new Set(); this.gridChecked = false;
-    await this.commit(() => t("ui.reverted"), undefined, this.q(".tool-status"));
+    await this.commit(() => t(naming ? "ui.reverted_naming" : "ui.reverted"), undefined, this.q(".tool-status"));
   }
 
   // "The grid is right": the player compared every card with the table. Sent as a correction is
@@ -1032,6 +1039,7 @@ function undoneText(step) {
   if (step.correctedCell) return t("ui.undone_correction", at(step.correctedCell));
   if (step.undoes === "checked") return t("ui.undone_checked");
   if (step.undoes === "revert") return t("ui.undone_revert");
+  if (step.undoes === "revert_naming") return t("ui.undone_revert_naming");
   return t("ui.undone");
 }
 
