@@ -25,6 +25,7 @@ _BY_TYPE = {
     "less_than_equal": "api.v_at_most", "less_than": "api.v_less_than",
     "greater_than_equal": "api.v_at_least", "greater_than": "api.v_more_than",
     "int_type": "api.v_whole_number", "int_parsing": "api.v_whole_number", "int_from_float": "api.v_whole_number",
+    "int_parsing_size": "api.v_whole_number",  # ("1" × 5000: "exceeded maximum size", left in English: an attack)
     "float_type": "api.v_number", "float_parsing": "api.v_number",
     "string_type": "api.v_text", "string_unicode": "api.v_text",
     "bool_type": "api.v_true_false", "bool_parsing": "api.v_true_false",

@@ -39,6 +39,10 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot hold control or invisible characters")
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):  # marks and spaces alone
         raise BadName("a name cannot hold control or invisible characters")
+    # U+FFFD: bytes that were not UTF-8, replaced as a URL's path was decoded (a name of a form
+    # field is refused as not UTF-8 already; "A%ff" in a path was seated as "A\ufffd": an attack)
+    if "\ufffd" in name:
+        raise BadName("a name cannot hold bytes that are not UTF-8 text")
     if name.strip(".") == "":  # "." and ".." vanish from a URL path (a browser resolves them)
         raise BadName("a name cannot be only dots")
     if not any(unicodedata.category(ch)[0] in "LN" for ch in name):  # "·" beside "⸱", "-" beside "‐"

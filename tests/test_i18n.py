@@ -322,6 +322,7 @@ MESSAGES = [
     "a postgresql:// database needs the postgres extra: pip install -e '.[service,postgres]' in a checkout (pip install 'ecoscore[service,postgres]' else)",
     "this photo holds 2 tableaux: it has no tableau 3",
     "this photo holds 1 tableau: it has no tableau 2",
+    "a name cannot hold bytes that are not UTF-8 text",
 ]
 
 

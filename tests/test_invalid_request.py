@@ -27,7 +27,8 @@ def _app() -> FastAPI:
         return {"mode": body.mode}
 
     @app.post("/api/photo")
-    async def photo(photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=40)) -> dict:
+    async def photo(photo: UploadFile = File(...), name: str = Form(..., min_length=1, max_length=40),
+                    tableau: int = Form(0, ge=0, le=8)) -> dict:
         return {"name": name}
 
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
@@ -59,6 +60,9 @@ def test_a_number_past_its_bound_is_said_in_the_players_language(client):
 def test_each_kind_of_mistake_is_worded_and_translated(client):
     cases = [
         (client.put, "/api/neutral", {"json": {"streams": "3", "wolves": 1}}, "streams: a whole number was expected"),
+        # a room photo's tableau of 5000 digits: pydantic's "exceeded maximum size" stayed in English (an attack)
+        (client.post, "/api/photo", {"files": {"photo": ("p.jpg", b"x")}, "data": {"name": "a", "tableau": "1" * 5000}},
+         "tableau: a whole number was expected"),
         (client.put, "/api/neutral", {"json": {"wolves": 1}}, "streams: missing, and it is required"),
         (client.put, "/api/neutral", {"content": b"{not json", "headers": {"Content-Type": "application/json"}},
          "the body is not valid JSON"),

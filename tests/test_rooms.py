@@ -173,6 +173,8 @@ def test_names_are_normalised(client, name, stored):
     ("Alice\u034f", 422, "invisible"), ("%2E%2E", 422, "only dots"), ("·", 422, "a letter or a digit"),
     # plain ASCII look-alikes in a phone's font (a second attack): capital I and 1 for l
     ("AIice", 422, "too like"), ("A1ice", 422, "too like"),
+    # bytes that are not UTF-8 in the path, decoded as U+FFFD: "A%ff" was seated as "A\ufffd" (a third)
+    ("A%ff", 422, "not UTF-8"), ("B%C0%AF", 422, "not UTF-8"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     rid = client.post("/api/rooms", json={}).json()["id"]

@@ -29,7 +29,7 @@ from .naming import (
     without_glared_foreigners,
     without_wrong_deck_where_the_deck_reads,
 )
-from .one_card import SeveralCards, card_shaped, find_one_card, quad_area
+from .one_card import SeveralCards, boxed_whole, card_shaped, find_one_card, quad_area
 from .outline_grid import fit_on_outline
 from .photo_doubts import PatternGrid, UnreadGrid
 from .reads import PhotoRead, TableauRead
@@ -48,12 +48,14 @@ from .second_look import (
 from .window import cut_on_the_lattice, place_window
 
 NEIGHBOUR_REACH = 1.5  # card lengths between the centres of cards lying side by side in a grid
-# A photo of one card (a scan, a card held up to the phone): its finder boxes at most a few pieces
-# of the card's picture, small, and the refusal told a player who uploaded one card's scan that
-# "3 cards" were "small in the photo: come closer". Where no grid fits so few boxes, the photo is
-# looked at zoomed out (``one_card``): a card over this share of the photo is one card shown.
-ONE_CARD_BOXES = 3
-ONE_CARD_SHARE = 0.08
+# A photo of one card (a scan, a card held up to the phone): the finder boxes pieces of the
+# card's picture, small, and the refusal told a player who uploaded one card's scan that "3
+# cards" were "small in the photo: come closer". Where no grid fits, the photo is looked at
+# zoomed out (``one_card``): one card over this share of the photo, every box found lying on it
+# (pieces of its picture, not cards beside it), is one card shown. A grey page, noise or a dark
+# table of a card's proportions is no card (an attack found them told so).
+ONE_CARD_PIECES = 40  # more boxes than this are no one card's pieces (not looked at)
+ONE_CARD_SHARE = 0.02
 ONE_CARD = "no tableau found: the photo shows one card, and a tableau is its 20 cards (5 × 4)"
 BESIDE_SCORE = 0.6  # a card beside a tableau that a lattice set aside is said where the finder boxed it this surely
 # ... and where that lattice held at most this many boxes: a row or two left out of a tableau, not
@@ -281,7 +283,7 @@ class Reader:
         det, fits, loose = self.locate(photo, timings)
         t3 = time.perf_counter()
         if not fits:
-            if len(det) <= ONE_CARD_BOXES and self._one_card_shown(photo.image):
+            if len(det) <= ONE_CARD_PIECES and self._one_card_shown(photo.image, det):
                 raise NoTableauError(f"{ONE_CARD}; {advice.NO_GRID()}")
             self._refuse(photo, det, error=NoGridError)
         classifier = classifier or self.classifier
@@ -559,17 +561,22 @@ class Reader:
                 members |= {group[k] for k in component}
         return sorted(members)
 
-    def _one_card_shown(self, image: np.ndarray) -> bool:
-        """Whether ``image`` shows one card: a scan cut to it, or one card over ``ONE_CARD_SHARE``
-        of the photo, boxed alone zoomed out."""
-        if card_shaped(image):
-            return True
-        try:
-            quad = find_one_card(self.finder, self.finder.imgsz, image)
-        except SeveralCards:
-            return False
+    def _one_card_shown(self, image: np.ndarray, det: Detections) -> bool:
+        """Whether ``image`` shows one card, ``det`` (its boxes) pieces of it: a scan cut to the
+        card (boxed whole, zoomed out), or one card over ``ONE_CARD_SHARE`` of the photo, boxed
+        alone zoomed out, every box of ``det`` on it."""
         h, w = image.shape[:2]
-        return quad is not None and quad_area(quad) >= ONE_CARD_SHARE * h * w
+        quad: np.ndarray | None
+        if card_shaped(image) and boxed_whole(self.finder, self.finder.imgsz, image):
+            quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        else:
+            try:
+                quad = find_one_card(self.finder, self.finder.imgsz, image)
+            except SeveralCards:
+                return False
+        if quad is None or quad_area(quad) < ONE_CARD_SHARE * h * w:
+            return False
+        return bool(np.all(points_in_quads(det.centers, quad[None])[:, 0])) if len(det) else True
 
     @staticmethod
     def _refuse(photo: Photo, det: Detections, why: str | None = None,
