@@ -561,6 +561,9 @@ class Store:
             if existing:
                 db.execute("UPDATE players SET grid = ?, read = ?, overlay_id = ?, updated = ?, version = version + 1 "
                            "WHERE room_id = ? AND name = ?", (*encoded, room_id, name))
+                # The photo replaced goes with it: it stayed public at its address for days (an attack).
+                if existing[1] and existing[1] != overlay_id:
+                    db.execute("DELETE FROM overlays WHERE id = ?", (existing[1],))
                 assert token is not None  # the player's own: checked above
                 return token, existing[2] + 1
             token = secrets.token_urlsafe(18)
@@ -644,6 +647,9 @@ class Store:
                 raise Forbidden(f"only {name!r} or the room's creator can remove {name!r}")
             if if_match is not None:
                 self._check_version(name, version, if_match)
+            # The player's photo leaves with them (it stayed public at its address: an attack).
+            db.execute("DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players WHERE room_id = ? AND name = ?)",
+                       (room_id, name))
             db.execute("DELETE FROM players WHERE room_id = ? AND name = ?", (room_id, name))
 
     # overlays

@@ -249,6 +249,9 @@ def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_t
     dana = r.json()["room"]["game"]["players"][0]
     assert (dana["tableau"], dana["tableaux"]) == (2, 2) and dana["grid"] == solo[1]["grid"] != solo[0]["grid"]
     assert not any("tableaux" in d for d in dana["doubts"])  # the player's own word: no doubt of it
+    # the photo replaced is gone from its address (it stayed public there: an attack)
+    assert client.get(first["room"]["game"]["players"][0]["photo_url"]).status_code == 404
+    assert client.get(dana["photo_url"]).status_code == 200
     version = r.json()["version"]
     headers["If-Match"] = f'"{version}"'
     for bad, status in (("3", 422), ("9", 422), ("-1", 422), ("two", 422)):
@@ -259,6 +262,9 @@ def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_t
     r = client.post(f"/api/rooms/{rid}/photo?lang=it", files={"photo": photo(two_tableaux)},
                     data={"name": "dana", "tableau": "3"}, headers=headers)
     assert r.json()["detail"] == "questa foto contiene 2 ecosistemi: non c'è un ecosistema 3", r.json()
+    # leaving, the player's photo goes with them
+    assert client.delete(f"/api/rooms/{rid}/players/dana", headers=headers).status_code in (200, 204)
+    assert client.get(dana["photo_url"]).status_code == 404
 
 
 def test_a_room_player_who_checked_the_grid_settles_the_photos_doubts_until_the_photo_is_sent_again(client, two_tableaux):
