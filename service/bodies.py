@@ -257,9 +257,10 @@ def _said_plainly(err: StarletteHTTPException) -> StarletteHTTPException:
     if detail.startswith("The Content-Disposition header field"):  # (api.form_part_unnamed)
         return HTTPException(400, 'a part of the form has no name in its Content-Disposition: name each part '
                                   '(name="photo")')
-    if detail.startswith("Invalid multipart data"):
-        return HTTPException(400, "the form (multipart/form-data) cannot be read: a part's headers are broken or "
-                                  "too long (a file name of a few hundred characters at most)")
+    if detail.startswith("Invalid multipart data"):  # (a body whose boundary is not its Content-Type's too: an attack)
+        return HTTPException(400, "the form (multipart/form-data) cannot be read: its parts do not start with the "
+                                  "boundary its Content-Type names, or a part's headers are broken or too long (a "
+                                  "file name of a few hundred characters at most)")
     return err
 
 

@@ -209,7 +209,7 @@ MESSAGES = [
     "tableau: if they are a player's cards, photograph them alone, or closer",
     "row 2, col 4: reads as empty, but looks like none of the table around the tableau (empty 68%): taken for trout",
     "row 3, col 2: reads as empty (97%), but looks like none of the table around the tableau: check that no card lies here",
-    "the form (multipart/form-data) cannot be read: a part's headers are broken or too long (a file name of a few hundred characters at most)",
+    "the form (multipart/form-data) cannot be read: its parts do not start with the boundary its Content-Type names, or a part's headers are broken or too long (a file name of a few hundred characters at most)",
     "the PNG image is 7000 × 8400 = 59 MP; a PNG is read at most 25 MP (send the camera's JPEG or HEIC)",
     "the HEIC image is 8000 × 7400 = 59 MP; a HEIC is read at most 52 MP (a phone's largest): send a smaller photo, or its JPEG",
     "the JPEG file holds 64 scans of 58 MP (a camera's photo has about 10): too costly to read, not a camera's photo",

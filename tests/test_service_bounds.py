@@ -582,7 +582,11 @@ def test_a_photo_sent_as_a_text_field_is_said_so(client):
     body = (b'--b\r\nContent-Disposition: form-data; name="photo"; filename="' + long_name
             + b'"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8xx\r\n--b--\r\n')
     r = client.post("/api/photo", content=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
-    assert r.status_code == 400 and "cannot be read: a part's headers are broken or too long" in r.json()["detail"], r.text
+    assert r.status_code == 400 and "or a part's headers are broken or too long" in r.json()["detail"], r.text
+    # a body whose boundary is not the one its Content-Type names (told of broken headers alone: an attack)
+    body = b'--XyZ\r\nContent-Disposition: form-data; name="name"\r\n\r\nann\r\n--XyZ--\r\n'
+    r = client.post("/api/photo", content=body, headers={"Content-Type": "multipart/form-data; boundary=QQQ"})
+    assert r.status_code == 400 and "do not start with the boundary its Content-Type names" in r.json()["detail"], r.text
 
 
 FORM = {"Content-Type": "multipart/form-data; boundary=b"}
