@@ -192,9 +192,9 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                     belief = f"{top} {mean[chosen]:.0%}"
                     # A mean that reads as sure ("trout 93 %") says why it is doubted too.
                     if mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence:
-                        # (the card is read at each quarter turn: "at its least sure turn" read as the
-                        # code's words, a walk-through)
-                        belief += f" ({conf:.0%} at its worst turn)"
+                        # (the card is read at each quarter turn: "at its least sure turn", then "at its
+                        # worst turn", read as the code's words: two walks, the second in Russian)
+                        belief += f" (only {conf:.0%} read another way up)"
                     # "or not ours 29%" read as the code's word, not the player's.
                     other = FOREIGN_CARD if runner == NOT_OURS else runner
                     doubts.append(f"low confidence: {belief}, or {other} {runner_conf:.0%}")
