@@ -504,6 +504,9 @@ def test_a_poll_naming_the_rooms_version_is_told_nothing_moved_on_and_a_write_mo
     for header in (etag, f"W/{etag}", f'"99", {etag}', "*"):
         same = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": header})
         assert same.status_code == 304 and same.content == b"" and same.headers["ETag"] == etag, header
+    # ... and a list on two lines of the header is one list (the second line was not looked at: an attack)
+    two_lines = client.get(f"/api/rooms/{rid}", headers=[("If-None-Match", '"x"'), ("If-None-Match", etag)])
+    assert two_lines.status_code == 304, two_lines.status_code
     assert built == []  # nothing loaded, nothing scored
     join(client, rid, "bruno", GRIDS["bruno"])  # a write moves the room on
     moved = client.get(f"/api/rooms/{rid}", headers={"If-None-Match": etag})
