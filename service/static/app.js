@@ -2566,7 +2566,10 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
     }
     finish();
     writeDone(name);
-    sayNear(near, $("room-status"), message || (() => t("ui.saved")));
+    // Said beside the tableau, as a failure is: on the room's status line, at the page's top, a
+    // player at the grid never saw "Correction saved." (a Russian walk). A write resumed after a
+    // reload (no tableau named) is said on the line.
+    sayNear(near || failNear, $("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     return null;  // showRoom has updated the view with the room's score
@@ -2642,19 +2645,23 @@ function showNotMine() {
   $("room-not-mine").hidden = !shown;
   if (shown) setText($("room-not-mine"), t("ui.room_not_mine", { k: notMine.k % notMine.n + 1, n: notMine.n }));
 }
+// The photo's data kept with it once made (``data``): the same photo sent again for another of its
+// tableaux is stored at once, so a reload right after the choice keeps it (it kept the last one).
 function keepNotMine(value) {
   notMine = value; showNotMine();
   if (!value) { try { sessionStorage.removeItem(notMineKey()); } catch { /* storage off */ } return; }
-  photoData(value.file).then((photo) => {
+  const store = (photo) => {
     if (notMine !== value || !photo) return;  // another photo since
+    value.data = photo;
     try { sessionStorage.setItem(notMineKey(), JSON.stringify({ name: value.name, k: value.k, n: value.n, photo })); } catch { /* storage full: this page only */ }
-  });
+  };
+  if (value.data) store(value.data); else photoData(value.file).then(store);
 }
 function restoreNotMine() {
   let kept = null;
   try { kept = JSON.parse(sessionStorage.getItem(notMineKey()) || "null"); } catch { /* damaged: nothing offered */ }
   if (!kept || typeof kept.photo !== "string" || typeof kept.name !== "string") return;
-  notMine = { file: photoFile(kept.photo), name: kept.name, k: kept.k, n: kept.n };
+  notMine = { file: photoFile(kept.photo), name: kept.name, k: kept.k, n: kept.n, data: kept.photo };
   showNotMine();
 }
 
@@ -2695,7 +2702,8 @@ async function joinRoom(file, chosen = null) {
     // Any doubt at all (a few cards, a card beside the grid, a tableau photographed twice) said in a
     // word: "Ecosistema di Chiara aggiunto." stood alone over a read to check (an Italian walk).
     const toCheck = doubtful > 0 || !!(player && ((player.doubts || []).length || (player.deck_issues || []).length));
-    keepNotMine(player && player.tableaux > 1 ? { file, name: res.name, k: player.tableau, n: player.tableaux } : null);
+    keepNotMine(player && player.tableaux > 1 ? { file, name: res.name, k: player.tableau, n: player.tableaux,
+      data: chosen && offered && offered.file === file ? offered.data : undefined } : null);
     // The player's choice said, with where to see it: the page shows the room's photo with the cells taken.
     if (chosen && player) { setStatus($("room-status"), () => t("ui.room_which", { k: player.tableau, n: player.tableaux, name: res.name })); return; }
     setStatus($("room-status"), () => doubtful >= UNREADABLE
