@@ -1218,7 +1218,7 @@ addEventListener("popstate", () => {
   }
   document.querySelectorAll("dialog[open]").forEach((d) => d.close());  // the player's Back
 });
-for (const id of ["picker", "confirm"]) $(id).addEventListener("close", dialogClosed);
+for (const id of ["picker", "confirm", "ask"]) $(id).addEventListener("close", dialogClosed);
 
 function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
   return new Promise((resolve) => {
@@ -1233,6 +1233,20 @@ function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
     // remove, teach a deck a picture): the safe answer is the one an Enter or a hasty tap gives
     // (a walk: "Remember anyway" had the focus, and the colour).
     $("confirm-no").focus();
+  });
+}
+
+// A name asked for (null when the player cancels). Enter saves: the save button is the form's first.
+function askDialog(text, value = "") {
+  return new Promise((resolve) => {
+    const dialog = $("ask"), input = $("ask-value");
+    $("ask-text").textContent = text;
+    input.value = value;
+    dialog.onclose = () => resolve(dialog.returnValue === "ok" ? input.value : null);
+    dialog.returnValue = "";
+    openDialog(dialog);
+    input.focus();
+    input.select();
   });
 }
 
@@ -1372,7 +1386,7 @@ async function rememberCards() {
   // cannot learn from it: the cards go to a deck of its own, named here.
   let name = teachingDeck(), title = "";
   if (!name) {
-    const answer = window.prompt(t("ui.remember_prompt"));
+    const answer = await askDialog(t("ui.remember_prompt"));
     if (answer === null) return;
     name = deckSlug(answer);
     title = answer.trim();
@@ -2329,7 +2343,7 @@ function showPlayers(players) {
 }
 
 async function renamePlayer(name) {
-  const wanted = (window.prompt(t("ui.rename_prompt", { name }), name) || "").trim();
+  const wanted = ((await askDialog(t("ui.rename_prompt", { name }), name)) || "").trim();
   if (!wanted || wanted === name) return;
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
