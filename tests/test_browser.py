@@ -3268,11 +3268,16 @@ def test_two_players_in_doubt_are_said_in_one_list_under_the_room_pad(server, pa
     # total is not final.": a sentence repeated per player (a walk).
     from playwright.sync_api import expect
 
-    new_room(page, server)
+    room_id = new_room(page, server)
     for name, k in (("Ann", 5), ("Bob", 4)):
         add_to_room(page, name, write(tmp_path, f"{name}.jpg", spoil(photo_set[k].jpeg, reader, 12)))
         expect(page.locator("#room-status")).to_contain_text(f"Added {name}'s tableau", timeout=30000)
     expect(page.locator("#player-name")).to_have_value("")  # a phone passed round: the box is the next player's
+    # two in a game of 3-6 wait for a third: said first
+    expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Waiting for a third player's tableau: this room is for "
+                                                                     r"3–6 players .*Cards in doubt: Ann \d+, Bob \d+"))
+    put_grid(server, room_id, "Cleo", (EXAMPLES / "chiara.txt").read_text())  # the third, read from a grid
+    expect(page.locator("#room-pad")).to_contain_text("Cleo", timeout=10000)
     winners = page.text_content("#room-winners")
     assert re.search(r"\(not final\)\. Cards in doubt: Ann \d+, Bob \d+, so these totals are not final\.$", winners), winners
     assert winners.count("not final") == 2
@@ -3593,7 +3598,8 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(page.locator("#room-status")).to_have_text("Ecosistema di Kačka aggiunto. Qualcosa va controllato (vedi Da controllare).")
     page.select_option("#lang", "en")
     put_grid(server, room_id, "bruno", (EXAMPLES / "bruno.txt").read_text())
-    expect(page.locator("#room-pad")).to_contain_text("bruno", timeout=10000)
+    put_grid(server, room_id, "chiara", (EXAMPLES / "chiara.txt").read_text())  # (a game of 3-6 waits for its third)
+    expect(page.locator("#room-pad")).to_contain_text("chiara", timeout=10000)
     kacka = room_player_when(server, room_id, "Kačka", lambda p: True)
     assert kacka["doubts"] == [LEFT_OUT] and not get_room(server, room_id)["game"]["final"], kacka["doubts"]
     left_out = left_out_said()
@@ -3620,7 +3626,7 @@ def test_a_room_player_says_the_grid_is_right_and_the_photos_doubt_is_settled_un
     expect(hint).to_be_hidden()
     expect(page.locator("#mine .undo")).to_be_focused()  # (the button pressed is gone: the focus beside it)
     # the game is final on the page too: a winner, plain totals, and what the check settled said calmly
-    expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^Winners?: "))
+    expect(page.locator("#room-winners")).to_contain_text(re.compile(r"^(Winners?|Tied for the win): "))
     winners = page.text_content("#room-winners")
     assert winners.endswith(shown(settled)) and "not final" not in winners and "in doubt" not in winners, winners
     assert page.text_content("#room-pad tr.total td") == str(kacka["total"])

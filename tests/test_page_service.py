@@ -73,9 +73,10 @@ def test_a_room_card_kept_as_read_loses_its_doubts_until_the_player_takes_the_ke
     token, version, ann = r.json()["token"], r.json()["version"], r.json()["room"]["game"]["players"][0]
     doubtful = [[i, j] for i, row in enumerate(ann["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
     assert len(doubtful) >= 2 and r.json()["room"]["game"]["final"] is False
-    # a second player, read from a grid (a game of one player waits for the others: never final)
-    bob = client.put(f"/api/rooms/{rid}/players/bob/grid", json={"grid": (EXAMPLES / "bruno.txt").read_text()})
-    assert bob.status_code == 200, bob.text
+    # two more players, read from grids (a game of 3-6 waits for its third: never final before)
+    for other, grid in (("bob", "bruno.txt"), ("cleo", "chiara.txt")):
+        added = client.put(f"/api/rooms/{rid}/players/{other}/grid", json={"grid": (EXAMPLES / grid).read_text()})
+        assert added.status_code == 200, added.text
 
     def put(body: dict, version: int) -> dict:
         r = client.put(f"/api/rooms/{rid}/players/ann/grid", json=body,

@@ -77,7 +77,7 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
     assert r.json()["waiting_for"] is None and r.json()["game"]["final"] is True and r.json()["game"]["solo"]
 
 
-def test_a_game_or_a_duel_of_one_player_so_far_waits_for_the_others(client):
+def test_a_game_waits_for_its_third_player_and_a_duel_for_its_second(client):
     # "Winner: Anna" in a two-player room, its pile given, before Bob's photo (a newcomer's walk):
     # a game of one is won by no one.
     duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
@@ -97,6 +97,15 @@ def test_a_game_or_a_duel_of_one_player_so_far_waits_for_the_others(client):
     assert doc["waiting_for"] == "players" and doc["game"]["final"] is False
     r = client.get(f"/api/rooms/{game['id']}?lang=cs")
     assert r.json()["waiting_for"] == "players"
+    # Two in a game of 3-6 (two players play with the neutral pile, a room of their own): it
+    # named a winner while the third was still taking their photo (an Italian walk).
+    join(client, game["id"], "bob", GRIDS["bruno"])
+    doc = client.get(f"/api/rooms/{game['id']}").json()
+    assert doc["waiting_for"] == "players" and doc["game"]["final"] is False
+    join(client, game["id"], "cleo", GRIDS["chiara"])
+    doc = client.get(f"/api/rooms/{game['id']}").json()
+    assert doc["waiting_for"] is None and doc["game"]["final"] is True
+    assert [p["total"] for p in doc["game"]["players"]] == [50, 36, 43]  # the rulebook's game
 
 
 def test_players_rename_and_leave_with_their_token_the_creator_removes(client):

@@ -279,8 +279,9 @@ def test_a_room_player_who_checked_the_grid_settles_the_photos_doubts_until_the_
     of_photo = [d for d in dana["doubts"] if not d.startswith("row ")]
     assert any("holds 2 tableaux" in d for d in of_photo) and r.json()["room"]["game"]["final"] is False
     doubtful = [[i, j] for i, row in enumerate(dana["cells"]) for j, cell in enumerate(row) if cell["doubts"]]
-    # a second player (a game of one is never final: it waits for the others)
-    assert client.put(f"/api/rooms/{rid}/players/eve/grid", json={"grid": (EXAMPLES / "bruno.txt").read_text()}).status_code == 200
+    # two more players (a game of 3-6 is not final before its third: it waits for the others)
+    for other, grid in (("eve", "bruno.txt"), ("fay", "chiara.txt")):
+        assert client.put(f"/api/rooms/{rid}/players/{other}/grid", json={"grid": (EXAMPLES / grid).read_text()}).status_code == 200
 
     def put(body: dict, version: int, lang: str = "en") -> dict:
         r = client.put(f"/api/rooms/{rid}/players/dana/grid?lang={lang}", json=body,

@@ -99,6 +99,9 @@ def kept_cells(read: ReadDoc, grid: list[list[str | None]], kept: list[list[int]
             and r < len(grid) and c < len(grid[r]) and cells[r][c].get("type") == grid[r][c]]
 
 
+# The players a room's game needs before it names a winner (the solo bot aside): a game of 3-6
+# (two play with the neutral pile, a room of its own), a duel's two.
+MIN_PLAYERS = {"game": 3, "two-player": 2}
 MAX_NONE_MATCH_TAGS = 16  # entity tags of an If-None-Match looked at: a page sends one
 
 
@@ -167,7 +170,10 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
     # a guest's page could not tell a pile not given from one given as none.
     # And a duel's or a game's second player: one tableau alone won a game of one ("Winner: Anna"
     # in a two-player room before Bob's photo: a newcomer's walk).
-    waiting = ("players" if room.mode != "solo" and len(room.players) == 1
+    # And a game's third: two players play with a neutral pile (the rules; a room of its own),
+    # so a "3-6 players" room of two named a winner while the third was still taking their photo
+    # (an Italian walk).
+    waiting = ("players" if room.mode != "solo" and 0 < len(room.players) < MIN_PLAYERS.get(room.mode, 2)
                else "neutral" if room.mode == "two-player" and not room.neutral_given
                else "bot" if room.mode == "solo" and not room.bot_grid else None)
     if waiting and doc["game"]:

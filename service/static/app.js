@@ -2056,8 +2056,8 @@ function winnersText(game, unsure = false) {
   // Asked of the room's creator; told to the others (their boxes are read-only: a review).
   const creator = room.doc && !!localStorage.getItem(ownerKey(room.doc.id));
   // One player so far in a duel or a game: no one has won a game of one (a newcomer's walk: "Winner:
-  // Anna" in a two-player room before Bob's photo).
-  if (waiting === "players") return t("ui.waiting_players");
+  // Anna" in a two-player room before Bob's photo); two in a game of 3-6: its third is awaited.
+  if (waiting === "players") return t(game.players.length > 1 ? "ui.waiting_third" : "ui.waiting_players");
   if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) {
     return t(creator ? "ui.solo_needs_bot" : "ui.solo_needs_bot_guest");
   }
@@ -2289,7 +2289,9 @@ function roomPad(game) {
   }));
   const reasons = new Map(game.players.map((p) => [p.name, readReasons(p, game)]));
   const waits = room.doc && room.doc.waiting_for;
-  const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? "ui.waiting_players" : "ui.neutral_needed_guest") : "";
+  // (two in a game of 3-6: a third awaited, not "a game of one")
+  const others = game.players.length > 1 ? "ui.waiting_third" : "ui.waiting_players";
+  const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? others : "ui.neutral_needed_guest") : "";
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
     reasons: (p) => reasons.get(p.name), waiting });
   fitRoomPad(game.players);
