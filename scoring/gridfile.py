@@ -38,9 +38,14 @@ def _parse_token(token: str | None, where: str) -> CardType | None:
         return parse_card(token)
     except KeyError:
         raise GridError(
-            f"{where}: unknown card {token!r} (use a type name such as 'meadow', an alias "
+            f"{where}: unknown card {_cut(token)!r} (use a type name such as 'meadow', an alias "
             f"such as 'louka', a code such as 'MD', or '.' for an empty cell)"
         ) from None
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    """A client's text as a message says it: a 1.4 KB token was said whole (an attack)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _clip(value: object, limit: int = 40) -> str:
@@ -91,8 +96,9 @@ def parse_json(data: object, source: str = "grid") -> Tableau:
     if not isinstance(data, list) or not all(isinstance(row, list) for row in data):
         raise GridError(f"{source}: expected a list of rows (or {{\"grid\": [...]}})")
     if len(data) > 5 or any(len(row) > 5 for row in data):  # refuse before parsing every token of a huge list
-        raise GridError(f"{source}: a grid is 4 rows of 5 cards (or 5 of 4); got {len(data)} rows, "
-                        f"the longest of {max(map(len, data))}")
+        longest = max(map(len, data))  # (in the catalogue: it was said in English to every player)
+        got = f"1 row of {longest} cards" if len(data) == 1 else f"{len(data)} rows, the longest of {longest} cards"
+        raise GridError(f"{source}: a tableau is 4 rows of 5 cards (or 5 rows of 4); got {got}")
     rows = [
         [_parse_token(tok, f"{source}, row {r + 1}, cell {c + 1}") for c, tok in enumerate(row)]
         for r, row in enumerate(data)

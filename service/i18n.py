@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -172,29 +173,43 @@ def card_name(lang: str, card: str) -> str:
 # (2 KB held the event loop 5 s, a little more was a RecursionError: an attack). No message of
 # ours is longer, nests deeper, or joins more parts.
 MAX_TEXT, MAX_DEPTH, MAX_PARTS = 1500, 3, 6
+# And in time: a message of ours is matched in under 1 ms (the test catalogue's worst 0.8), yet a
+# 1.4 KB file name of ": " and "; " within those bounds still took 0.5-1.1 s of the event loop per
+# request, in every language but English (an attack: the service slowed for everyone). Past this,
+# a message stays in English. The thread's own CPU time: a busy machine's waits are not counted,
+# so a message of ours is never left in English because photos were being read meanwhile.
+MAX_MATCH_SECONDS = 0.03
 
 
-def match(text: str, _depth: int = 0) -> tuple[str, dict] | None:
-    """The api.* key and parameters an English message was made from (None: no template fits).
+def match(text: str, _depth: int = 0, _deadline: float | None = None) -> tuple[str, dict] | None:
+    """The api.* key and parameters an English message was made from (None: no template fits, or
+    none found within ``MAX_MATCH_SECONDS``).
 
     A template with a nested message matches only if that message matches in turn."""
     if len(text) > MAX_TEXT or _depth > MAX_DEPTH:
         return None
-    for key, pattern in _matchers():
+    matchers = _matchers()  # (compiled at the first call: not the message's time)
+    deadline = time.thread_time() + MAX_MATCH_SECONDS if _deadline is None else _deadline
+    for k, (key, pattern) in enumerate(matchers):
+        if k % 32 == 0 and time.thread_time() > deadline:  # (asked every time, it cost 10 times the matching)
+            return None
         m = pattern.match(text)
         if not m:
             continue
         params = m.groupdict()
-        if all(match(params[name], _depth + 1) for name in params if name in _MESSAGE):
+        if all(match(params[name], _depth + 1, deadline) for name in params if name in _MESSAGE):
             return key, params
     return None
 
 
-def translate(text: str, lang: str) -> str:
-    """``text`` (an English message of the reader, scorer or service) in ``lang``."""
+def translate(text: str, lang: str, _deadline: float | None = None) -> str:
+    """``text`` (an English message of the reader, scorer or service) in ``lang`` (as it is where
+    it cannot be matched within ``MAX_MATCH_SECONDS``)."""
     if lang == DEFAULT or lang not in LANGS:
         return text
-    found = match(text)
+    _matchers()
+    deadline = time.thread_time() + MAX_MATCH_SECONDS if _deadline is None else _deadline
+    found = match(text, _deadline=deadline)
     if found is None:
         # A refusal with retake advice after it: messages joined by "; ", each translated. The
         # refusal itself may hold a "; " (why, then what to do), so it is the longest head that
@@ -204,16 +219,16 @@ def translate(text: str, lang: str) -> str:
             return text
         for cut in range(len(parts) - 1, 0, -1):
             head = "; ".join(parts[:cut])
-            if match(head) and all(match(part) for part in parts[cut:]):
-                return "; ".join(translate(part, lang) for part in [head, *parts[cut:]])
+            if match(head, _deadline=deadline) and all(match(part, _deadline=deadline) for part in parts[cut:]):
+                return "; ".join(translate(part, lang, deadline) for part in [head, *parts[cut:]])
         return text
     key, params = found
     out = {}
     for name, value in params.items():
         if name in _MESSAGE:
-            out[name] = translate(value, lang)
+            out[name] = translate(value, lang, deadline)
         elif name in _CLASHES:
-            out[name] = "; ".join(translate(part, lang) for part in value.split("; "))
+            out[name] = "; ".join(translate(part, lang, deadline) for part in value.split("; "))
         elif name in _OS_REASON:
             key_of = _OS_REASONS.get(value.lower())
             out[name] = fill(lang, key_of) if key_of else value

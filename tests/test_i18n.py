@@ -323,6 +323,9 @@ MESSAGES = [
     "this photo holds 2 tableaux: it has no tableau 3",
     "this photo holds 1 tableau: it has no tableau 2",
     "a name cannot hold bytes that are not UTF-8 text",
+    "a: a tableau is 4 rows of 5 cards (or 5 rows of 4); got 4 rows, the longest of 6 cards",
+    "bot: a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 row of 9 cards",
+    "grid, row 1, cell 1: unknown card 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
 ]
 
 

@@ -18,6 +18,7 @@ from service_helpers import SlowReader, answer, live_server, raw
 
 from ecoscore.scoring import GridError, parse_grid, parse_json
 from ecoscore.scoring.majority import places
+from ecoscore.service import i18n
 from ecoscore.service.app import Settings, create_app
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
@@ -68,9 +69,30 @@ def test_a_json_grid_of_the_wrong_shape_is_told_its_shape(client):
     # A row of 6 was refused as "Input should be a valid string" (the grid's text form, beside its
     # rows' limit): an attack on a running server. Its shape is said, as a text grid's is.
     row = ["bear"] * 5
-    for grid, got in (([row] * 3 + [row + ["bear"]], "got 4 rows, the longest of 6"), ([row] * 3, "got 3 rows")):
+    for grid, got in (([row] * 3 + [row + ["bear"]], "got 4 rows, the longest of 6 cards"), ([row] * 3, "got 3 rows")):
         r = client.post("/api/grid", json={"players": [{"name": "a", "grid": grid}]})
         assert r.status_code == 422 and "4 rows of 5 cards" in r.json()["detail"] and got in r.json()["detail"], r.text
+    # in the asker's language, each shape (a row of 6 was said in English to every player: an attack)
+    for grid, said in (([row] * 3 + [row + ["bear"]], "введено строк: 4, карт в самой длинной: 6"),
+                       ([row + ["bear"]], "введено строк: 1, карт в самой длинной: 6"), ([row] * 8, "введено строк: 8")):
+        r = client.post("/api/grid?lang=ru", json={"players": [{"name": "a", "grid": grid}]})
+        assert r.status_code == 422 and said in r.json()["detail"], r.text
+
+
+def test_a_clients_long_text_is_said_cut_and_translated_at_once(client):
+    # A 1.4 KB file name or card of ": " and "; " was said whole, and matching it against every
+    # message to translate it held the event loop 0.5-1.1 s a request (an attack: /health took
+    # 1.9 s under 4 connections).
+    crafted = "; ".join([("x: " * 70) + " (the decks here: y)"] * 6)
+    r = client.post("/api/layout?lang=cs", files={"photo": (crafted, b"not an image", "image/jpeg")})
+    detail = r.json()["detail"]
+    assert r.status_code == 415 and detail.startswith("x: x: ") and "…" in detail and len(detail) < 300, r.text
+    assert detail.index("…") == 59, detail  # the name's first 59 characters
+    r = client.post("/api/layout?lang=cs", files={"photo": ("IMG_0001.jpg", b"not an image", "image/jpeg")})
+    assert r.status_code == 415 and r.json()["detail"].startswith("IMG_0001.jpg: ") and "obrázek" in r.json()["detail"], r.text
+    started = time.thread_time()
+    said = i18n.translate(crafted + ": not a photo ecoscore can read", "cs")  # as long as any text may be
+    assert time.thread_time() - started < 0.2 and said.startswith("x: x:")  # (left in English, not matched for a second)
 
 
 def test_deeply_nested_brackets_get_a_4xx(client):

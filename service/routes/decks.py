@@ -45,6 +45,15 @@ from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, Fo
 from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
 
+MAX_SHOWN_NAME = 60  # a file name's characters said in a message
+
+
+def _shown(upload: UploadFile) -> str:
+    """An upload's file name as messages say it: the client's text, cut (a 1.4 KB one was said
+    whole, and matched against every message for translating: an attack)."""
+    name = (upload.filename or "").replace("\\", "/").rsplit("/", 1)[-1] or "photo"
+    return name if len(name) <= MAX_SHOWN_NAME else name[:MAX_SHOWN_NAME - 1] + "…"
+
 
 def _title_taken(title: str | None, name: str) -> HTTPException:
     # Said as the deck would be shown (its title, else its key); the other deck's key is not named:
@@ -134,10 +143,10 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         except NotDeckOwner as err:
             raise _not_owner(err, x_deck_token, title, name) from None
         data = upload_bytes(svc, photo)
-        check_image(data, photo.filename or "photo")  # before the deck that read it is loaded (seconds)
+        check_image(data, _shown(photo))  # before the deck that read it is loaded (seconds)
         x, _, y = at.partition(",")
         read_by = (svc.classifier_for(read_with) or svc.reader.classifier) if as_read and read_with else None
-        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, photo.filename or "photo", as_read=as_read,
+        taken = from_photo(svc.reader, svc.decks.embedder, data, tableau, _shown(photo), as_read=as_read,
                            at=(float(x), float(y)) if at else None, read_by=read_by,
                            advise=False)  # the page's layout of this photo said how to retake it
         # A deck that reads already judges the grid against its own cards, as `deck add` does: a
@@ -154,7 +163,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         started = None if svc.decks.store.exists(name) else svc.count_deck_start(request)
         # A deck is built a photo at a time here: one tableau seldom shows all 11 types.
         try:
-            info = svc.decks.store.add(name, taken.crops, f"photo {photo.filename or ''} from the page".replace("  ", " "),
+            source = f"photo {_shown(photo) if photo.filename else ''} from the page".replace("  ", " ")
+            info = svc.decks.store.add(name, taken.crops, source,
                                        token, max_decks=svc.settings.max_decks, partial=True, title=title,
                                        client=client_of(request), per_client=svc.settings.decks_per_client)
         except DeckStoreError as err:
@@ -219,7 +229,7 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
 
     def locate() -> tuple[Layout, bytes, dict[tuple[int, int], str]]:
         data = upload_bytes(svc, photo)
-        found = layout(svc.reader, data, photo.filename or "photo")
+        found = layout(svc.reader, data, _shown(photo))
         guesses = _guesses(svc, data, found, deck) if deck and deck != DEFAULT_DECK else {}
         return found, photo_jpeg(found.photo.image), guesses
 
