@@ -7,6 +7,7 @@ import random
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -397,6 +398,16 @@ def test_the_language_may_come_before_the_command_and_a_bad_setting_or_file_is_s
         f"ecoscore: chyba: {tmp_path / 'nothere' / 'k.zip'} nelze zapsat: jeho složka {tmp_path / 'nothere'} neexistuje")
     assert refused("deck", "export", "kuchyn", str(tmp_path), "--force") == (
         f"ecoscore: error: {tmp_path} is a folder: give the export a file name, such as {tmp_path / 'kuchyn.zip'}")
+    # A device, a pipe: refused even with --force (as root, /dev/full was replaced by a zip: an attack)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert refused("deck", "export", "kuchyn", str(pipe), "--force", "--lang", "ru") == (
+        f"ecoscore: ошибка: {pipe} — не обычный файл (устройство, канал или сокет): укажите для экспорта имя файла, "
+        f"например {Path.cwd() / 'kuchyn.zip'}")
+    assert pipe.exists() and not pipe.is_file()
+    assert refused("deck", "import", str(pipe), "--lang", "it") == (  # (it was "no such file")
+        f"ecoscore: errore: {pipe} non è un file normale (un dispositivo, una pipe o un socket): indica un'esportazione "
+        "di un mazzo, un file .zip")
     assert refused("deck", "show", "nic", "--lang", "it") == (
         "ecoscore: errore: nessun mazzo «nic»; aggiungilo con `ecoscore deck add` (i mazzi qui: standin, kuchyn)")
     friend = tmp_path / "friend.zip"

@@ -101,9 +101,12 @@ def _read_export(path: Path) -> _Export:
             raise DeckStoreError(f"{path}: too many or too large members for a deck export")
         # An export is deflated (``export_deck``); bzip2 and LZMA inflate a read whole, however
         # little is asked of it (a 498-byte member took 557 MB before its CRC was checked).
-        if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for m in members):
+        # (Nor as "patched data", flag bit 5, which zipfile cannot read: NotImplementedError, a traceback.)
+        if any(m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or m.flag_bits & 0x20 for m in members):
             raise DeckStoreError(f"{path}: a member compressed other than a deck export is (deflate), not a deck export")
-        if any(m.flag_bits & 0x1 for m in members):  # opening one raised RuntimeError: a traceback (an attack)
+        # Encrypted, by a password (bit 0: RuntimeError) or strongly (bit 6: NotImplementedError):
+        # tracebacks (attacks).
+        if any(m.flag_bits & 0x41 for m in members):
             raise DeckStoreError(f"{path}: a member is encrypted (a password), not a deck export")
         # A name twice: the size was checked on the first deck.toml and the last one read (100 MB
         # behind a 14-byte one took 105 s and 573 MB: an attack). An export names each member once.

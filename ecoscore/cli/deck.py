@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "export":
             print(words.fill("cli.wrote", path=_export(store, args.name, args.file, args.force)), file=sys.stderr)
         elif args.action == "import":
+            if args.file.exists() and not args.file.is_file() and not args.file.is_dir():  # (/dev/zero was "no such file")
+                raise BadInput(f"{args.file} is not a plain file (a device, a pipe or a socket): give a deck export, a .zip file")
             if not args.file.is_file():  # (a folder was "no such file": a run, in Italian)
                 raise BadInput(cannot_read(args.file, IsADirectoryError() if args.file.is_dir() else FileNotFoundError()))
             info = import_deck(store, args.file, args.name)
@@ -71,6 +73,10 @@ def _export(store, name: str, file: Path, force: bool) -> Path:
 
     if file.is_dir():  # (a traceback: IsADirectoryError, a newcomer's run)
         raise BadInput(f"{file} is a folder: give the export a file name, such as {file / (name + '.zip')}")
+    # Not even with --force: run as root, /dev/full was replaced by a zip file (an attack).
+    if file.exists() and not file.is_file():
+        raise BadInput(f"{file} is not a plain file (a device, a pipe or a socket): give the export a file name, "
+                       f"such as {Path.cwd() / (name + '.zip')}")
     if file.exists() and not force:  # (it overwrote a friend's export without a word)
         raise BadInput(f"{file} exists already: give another file name, or --force to replace it")
     try:
