@@ -1237,10 +1237,13 @@ function confirmDialog(text, yes = t("ui.yes_replace"), no = t("ui.no")) {
 }
 
 // A name asked for (null when the player cancels). Enter saves: the save button is the form's first.
-function askDialog(text, value = "") {
+// ``error``: why the name given last was refused, said in the dialog, the name to mend in its box
+// (said at the page's top, a refused rename was out of view: the name seemed to stay, unexplained).
+function askDialog(text, value = "", error = null) {
   return new Promise((resolve) => {
     const dialog = $("ask"), input = $("ask-value");
     $("ask-text").textContent = text;
+    setStatus($("ask-status"), error || "", !!error);
     input.value = value;
     dialog.onclose = () => resolve(dialog.returnValue === "ok" ? input.value : null);
     dialog.returnValue = "";
@@ -1385,12 +1388,12 @@ async function rememberCards() {
   // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
   // cannot learn from it: the cards go to a deck of its own, named here.
   let name = teachingDeck(), title = "";
-  if (!name) {
-    const answer = await askDialog(t("ui.remember_prompt"));
+  for (let answer = "", error = null; !name;) {
+    answer = await askDialog(t("ui.remember_prompt"), answer, error);
     if (answer === null) return;
     name = deckSlug(answer);
     title = answer.trim();
-    if (!name) { setStatus(said, () => t("ui.deck_name_empty"), true); return; }
+    error = () => t("ui.deck_name_empty");  // (asked again, why said there: it closed, said below the button)
   }
   // The tableau shown now, taken before the photo is shrunk (a switch meanwhile would send one
   // tableau's grid at the other's place: the deck taught the wrong pictures).
@@ -2344,8 +2347,8 @@ function showPlayers(players) {
   $("room-players").hidden = !people.length;
 }
 
-async function renamePlayer(name) {
-  const wanted = ((await askDialog(t("ui.rename_prompt", { name }), name)) || "").trim();
+async function renamePlayer(name, asked = name, refused = null) {
+  const wanted = ((await askDialog(t("ui.rename_prompt", { name }), asked, refused)) || "").trim();
   if (!wanted || wanted === name) return;
   const version = room.doc && room.doc.versions && room.doc.versions[name];
   try {
@@ -2358,7 +2361,12 @@ async function renamePlayer(name) {
     if ($("player-name").value.trim() === name) $("player-name").value = res.name;
     setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }));
     await loadRoom(true);
-  } catch (err) { setStatus($("room-status"), err, true); }
+  } catch (err) {
+    // A name the room refuses (too like another's, not allowed): asked again, why said in the
+    // dialog (said at the page's top, it was out of view: an Italian walk).
+    if (err.status === 422) return renamePlayer(name, wanted, err);
+    setStatus($("room-status"), err, true);
+  }
 }
 
 async function removePlayer(name) {
