@@ -519,14 +519,20 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     assert status.endswith("in even light. The score below is from the previous photo.")
     assert page.is_visible("#result") and page.text_content("#total") == corrected
     # ... marked on the result itself, dimmed (a clause at the paragraph's end was all: a walk, in Czech)
-    assert page.is_visible("#older") and page.text_content("#older") == "The score below is from the previous photo."
+    assert page.is_visible("#older") and page.text_content("#older") == "From the previous photo:"  # (a label: the
+    # refusal's sentence said again under it read as a slip, an Italian walk)
+    assert page.text_content("#pad thead th:nth-child(2)") == "Previous photo"  # (it said "This photo")
     assert page.evaluate("getComputedStyle(document.querySelector('#result .summary')).opacity") == "0.55"
     # ... in the language switched to, and after a reload (the page keeps the last read through one).
     page.select_option("#lang", "cs")
     page.wait_for_function("document.documentElement.lang === 'cs'")
     assert "Skóre níže je z předchozí fotky." in page.text_content("#status")
     assert page.is_visible("#result") and page.text_content("#total") == corrected
-    assert page.text_content("#older") == "Skóre níže je z předchozí fotky."
+    assert page.text_content("#older") == "Z předchozí fotky:"
+    assert page.text_content("#pad thead th:nth-child(2)") == "Předchozí fotka"
+    page.select_option("#lang", "it")  # whole at 390 px ("Questa f…": an Italian walk)
+    assert page.evaluate("(th => th.scrollWidth <= th.clientWidth)(document.querySelector('#pad thead th:nth-child(2)'))")
+    page.select_option("#lang", "cs")
     page.reload()
     page.wait_for_function("document.querySelector('#total').textContent.length > 0")
     assert page.is_visible("#result") and page.text_content("#total") == corrected

@@ -1498,7 +1498,7 @@ async function forgetCards() {
 }
 
 // ---------- one photo ----------
-const solo = { doc: null, view: null, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
+const solo = { doc: null, view: null, older: false, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
   // remembered: {name, title, grid, only} of the deck this read's cards were last added to (Forget takes them back)
   index: 0, remembered: null, pending: 0, work: {} };
 
@@ -1729,9 +1729,14 @@ async function scoreAsOneGame() {
 // The last read kept under a refusal is marked as the previous photo's, on the result itself and
 // dimmed: a clause at the end of the refusal's paragraph was all that said so, and "Total: 47"
 // with the old photo below read as the new photo's score (a walk, in Czech).
+// Its pad's column says so too ("This photo" headed the old photo's score), and the note is a
+// label, not the refusal's sentence again (said twice, one under the other: an Italian walk).
 function markOlder(older) {
+  solo.older = older;
   $("older").hidden = !older;
   $("result").classList.toggle("older", older);
+  const head = $("pad").querySelector("thead th:nth-child(2)");
+  if (head) head.textContent = head.title = t(older ? "ui.previous_photo" : "ui.this_photo");
 }
 
 async function scorePhoto(file) {
@@ -1948,7 +1953,7 @@ function soloPad(player) {
   // Headed "This photo", not with the photo's file name ("IMG_20261128_..." on a phone).
   // A read with a doubt of the photo or the grid is no final score either, its cards checked or not.
   const reasons = solo.view.readDoubts();
-  renderPad($("pad"), [{ ...player, name: t("ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending, reasons: () => reasons });
+  renderPad($("pad"), [{ ...player, name: t(solo.older ? "ui.previous_photo" : "ui.this_photo") }], { bioTarget: $("bio-explain"), unsure: () => pending, reasons: () => reasons });
   // The biggest number on the page is marked as the pad's is while a card is in doubt (a walk:
   // "Total: 35" above a pad saying "35?").
   $("total-unsure").hidden = !pending && !reasons.length;
