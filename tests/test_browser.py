@@ -3164,6 +3164,30 @@ def test_a_link_to_no_room_says_so_offers_the_start_page_and_stops_asking(server
     assert len(asked) == 1  # not asked again every two seconds
 
 
+def test_the_start_page_links_back_to_the_rooms_this_phone_was_in(server, new_page):
+    # The header's "ecoscore" left a room, and the start page had no way back to it but the
+    # phone's Back button (an Italian walk). A room gone is no longer offered.
+    from playwright.sync_api import expect
+
+    page = new_page(locale="it-IT")
+    page.goto(server)
+    expect(page.locator("#new-room")).to_be_visible()
+    expect(page.locator("#recent-rooms")).to_be_hidden()  # none yet
+    first = new_room(page, server)
+    second = new_room(page, server)
+    page.goto(server)
+    expect(page.locator("#recent-rooms")).to_have_text(f"Torna a una stanza di gioco: {second}, {first}")
+    page.get_by_role("link", name=first).click()
+    page.wait_for_url(f"**/r/{first}")
+    expect(page.locator("#room-code")).to_have_text(first)
+    page.evaluate("keepRecentRoom('nosuchroom2')")  # a room this phone was in, pruned since: no longer offered
+    page.goto(f"{server}/r/nosuchroom2")
+    expect(page.locator("#room-status")).to_contain_text("nosuchroom2")
+    page.goto(server)
+    expect(page.locator("#recent-links a")).to_have_text([first, second])  # the one opened last first
+    assert not page.errors
+
+
 def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_set, tmp_path):
     # The retake box gave the general tips only; what this photo's read says (cut by the frame:
     # step back) showed only after "Show anyway" (a player's walk-through).

@@ -2034,13 +2034,33 @@ async function loadRoom(force = false) {
     // The same version with another ETag is the room's deck changed (removed, made again): taken.
     const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
+    if (force) keepRecentRoom(room.id);
   } catch (err) {
-    if (err.status === 404) { roomGone(err); return; }
+    if (err.status === 404) { keepRecentRoom(room.id, false); roomGone(err); return; }
     // A poll lost to the network: the banner says so, and the next poll tries again. Said here,
     // it stood over what the room had said (a photo's "added, but 8 cards in doubt") for good (a walk).
     if (err.offline) return;
     setStatus($("room-status"), err, true);
   }
+}
+
+// The rooms this phone was in lately, newest first (the start page links back to them).
+const RECENT_ROOMS = "ecoscore:recent-rooms", RECENT_MAX = 3;
+function recentRooms() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(RECENT_ROOMS) || "[]");
+    return Array.isArray(kept) ? kept.filter((id) => typeof id === "string" && /^[a-z0-9]+$/.test(id)) : [];
+  } catch { return []; }  // damaged: none
+}
+function keepRecentRoom(id, keep = true) {
+  const ids = [...(keep ? [id] : []), ...recentRooms().filter((x) => x !== id)].slice(0, RECENT_MAX);
+  try { localStorage.setItem(RECENT_ROOMS, JSON.stringify(ids)); } catch { /* storage full or off */ }
+}
+function showRecentRooms() {
+  const ids = recentRooms();
+  $("recent-links").replaceChildren(...ids.flatMap((id, i) => [...(i ? [", "] : []),
+    Object.assign(document.createElement("a"), { href: `/r/${id}`, textContent: id })]));
+  $("recent-rooms").hidden = !ids.length;
 }
 
 // A room link to no room (mistyped, or deleted when it idled): say so, offer the start page,
@@ -2838,6 +2858,7 @@ function bindPhotoButtons() {
       const deck = deckChosen() && deckChosen() !== builtinDeck ? deckChosen() : "";
       const doc = await api("POST", "/api/rooms", { mode: $("mode").value, deck });
       localStorage.setItem(ownerKey(doc.id), doc.owner_token);  // only this phone may change the room's settings
+      keepRecentRoom(doc.id);
       location.href = doc.url;
     } catch (err) { setStatus($("status"), err, true); $("new-room").disabled = false; }
   });
@@ -2902,7 +2923,7 @@ function bindRoomButtons(id) {
 
 async function start() {
   const inRoom = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
-  if (inRoom) bindRoomButtons(inRoom[1]); else bindPhotoButtons();
+  if (inRoom) bindRoomButtons(inRoom[1]); else { bindPhotoButtons(); showRecentRooms(); }
   // The language menu listens from the start: a language chosen while the first catalogue was
   // on its way was lost, and the menu set back (a browser test's quick choice, now and then).
   let ready = false, chosen = null;
