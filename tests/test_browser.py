@@ -3047,7 +3047,8 @@ def test_negative_points_are_written_with_one_minus_sign(server, page):
     room_id = json.loads(urllib.request.urlopen(urllib.request.Request(
         f"{server}/api/rooms", b'{"mode": "game"}', method="POST", headers={"Content-Type": "application/json"})).read())["id"]
     ann = put_grid(server, room_id, "ann", "BR . . . .\n. . . . .\n. . . . .\n. . . . .")  # a bear, no bees: 0 - 5
-    put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())  # (a game of one waits for the others)
+    put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())  # (a game of 3-6 waits for its third)
+    put_grid(server, room_id, "cleo", (EXAMPLES / "chiara.txt").read_text())
     player = get_room(server, room_id)["game"]["players"][0]
     assert (player["biodiversity"], player["total"]) == (-5, -5)
     page.goto(server)
@@ -3057,6 +3058,10 @@ def test_negative_points_are_written_with_one_minus_sign(server, page):
     assert pad_values(page, "#room-pad")["biodiversity"] == "\u22125"
     page.click("#room-pad tbody button.link")  # biodiversity, explained
     expect(page.locator("#room-bio")).to_contain_text("\u22125")
+    # a line a player, the scale a line of its own (they ran together in one block: an Italian walk)
+    lines = page.locator("#room-bio").inner_text().splitlines()
+    assert len(lines) == 4 and {line.split(":")[0] for line in lines[:3]} == {"ann", "bob", "cleo"}, lines
+    assert lines[3].startswith("Types that scored nothing are gaps"), lines
     expect(page.locator("#mine .tableau-title")).to_contain_text("ann: \u22125 points \u2014 your tableau")
     for lang in ("en", "ru"):
         page.select_option("#lang", lang)

@@ -281,7 +281,8 @@ function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, re
   for (const type of PAD) row(I18N.card(type), players.map((p) => minus(p.cards[type])));
   const bio = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: t("ui.biodiversity") });
   // Each named as its column is: the bot's was "bot: Бот не получает…", English (a Russian walk).
-  const bioSaid = () => players.map((p) => (players.length > 1 ? `${padName(p)}: ` : "") + bioText(p)).join(" ") + " " + t("ui.bio_scale");
+  // A line each (style.css): several players' ran together in one block (an Italian walk).
+  const bioSaid = () => players.map((p) => (players.length > 1 ? `${padName(p)}: ` : "") + bioText(p)).join("\n") + "\n" + t("ui.bio_scale");
   bio.addEventListener("click", () => { bioTarget.hidden = false; bioTarget.textContent = bioSaid(); });
   // Shown already: said again with the pad (it kept the score before a correction, a player
   // joining, or the language switched: a walk).
