@@ -709,3 +709,10 @@ def test_starlettes_own_refusals_and_a_headers_name_are_said_in_the_players_word
     r = client.delete("/api/decks/abc/last")
     assert r.status_code == 422, r.text
     assert any(e["msg"].startswith("x-deck-token: ") for e in r.json()["detail"]), r.text
+
+
+def test_a_deck_title_too_long_is_refused_not_cut(client):
+    # 200 characters were taken and kept cut to 40 without a word, where a player's name over 40 is
+    # refused (an attack): refused the same way, in the asker's language.
+    r = client.post("/api/decks/longtitle/photo?lang=it", files=upload(b"not read"), data={"grid": "", "title": "x" * 41})
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "title: al massimo 40 caratteri", r.text

@@ -15,6 +15,7 @@ from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.scoring.tableau import cells_short
 from ecoscore.vision.deckstore import (
     DEFAULT_DECK,
+    MAX_TITLE_CHARS,
     DeckInfo,
     DeckStoreError,
     HoldsTooManyDecks,
@@ -106,7 +107,8 @@ CLASH_WORDS = ("the cards here are named otherwise than this deck's own cards sh
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
                          grid: Annotated[str, Form(max_length=2000, description="the photo's grid as text, corrected")] = "",
-                         title: Annotated[str, Form(max_length=200, description=(
+                         # (a longer one was cut to 40 without a word, where a player's name is refused: an attack)
+                         title: Annotated[str, Form(max_length=MAX_TITLE_CHARS, description=(
                              "the deck's name as the player typed it (\"Náš stůl\"; ``name`` is its key, "
                              "\"nas-stul\"): kept when the deck has none yet, shown wherever the deck is named"))] = "",
                          at: Annotated[str, Form(max_length=40, pattern=r"^\d{1,6}(\.\d{1,3})?,\d{1,6}(\.\d{1,3})?$",
