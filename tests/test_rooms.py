@@ -53,6 +53,15 @@ def test_room_settings_need_the_creators_token(client):
     assert r.status_code == 409
 
 
+def test_a_room_started_with_no_body_is_a_game_room_as_with_an_empty_one(client):
+    # Every field has a default, so {} started a room and no body was "body: missing" (an attack).
+    for kw in ({}, {"json": {}}):
+        r = client.post("/api/rooms", **kw)
+        assert r.status_code == 200 and r.json()["mode"] == "game" and r.json()["owner_token"], r.text
+    r = client.post("/api/rooms", content=b"{", headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "the body is not valid JSON", r.text
+
+
 def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it_is_final(client):
     # A two-player room's pile was 0 and 0 before its creator said it, and the game final with
     # a winner the pile's majorities may change (49-42 for ann; 40-42 with the pile's 2 streams);

@@ -11,7 +11,7 @@ import io
 from typing import Annotated
 
 import segno
-from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Request, Response, UploadFile
+from fastapi import APIRouter, Body, File, Form, Header, HTTPException, Path, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, ReadDoc, game_to_dict, parse_json, score_game, to_json
@@ -190,7 +190,8 @@ async def room_doc(svc, room_id: str, response: Response | None = None) -> dict:
 
 
 @router.post("/api/rooms", summary="Start a game room", response_model=NewRoomOut, response_model_exclude_unset=True)
-async def new_room(svc: Svc, body: NewRoom, response: Response, request: Request):
+async def new_room(svc: Svc, response: Response, request: Request, body: Annotated[NewRoom | None, Body()] = None):
+    body = body or NewRoom()  # no body: every field's default, as {} (it was "body: missing": an attack)
     room_id, owner = await svc.start_room(body.mode, request, body.deck)
     return await room_doc(svc, room_id, response) | {"owner_token": owner}
 
