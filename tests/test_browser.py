@@ -3028,6 +3028,15 @@ def test_players_rename_themselves_and_the_rooms_creator_removes_a_player(server
     with urllib.request.urlopen(f"{server}/api/rooms/{room_id}") as response:
         players = [p["name"] for p in json.loads(response.read())["game"]["players"]]
     assert players == ["anna"]
+    # This phone's news goes once the room changes on another phone, read by then ("bob was removed"
+    # stood above a pad showing bob's new tableau: an Italian walk); fresh, it stays.
+    put_grid(server, room_id, "cleo", grid)
+    expect(rows).to_have_count(2, timeout=10000)
+    expect(page.locator("#room-status")).to_have_text("bob was removed from the room.")
+    page.evaluate("document.querySelector('#room-status').at -= 60000")  # (read a minute ago)
+    put_grid(server, room_id, "bob", grid)
+    expect(rows).to_have_count(3, timeout=10000)
+    expect(page.locator("#room-status")).to_have_text("")
     # anna removed on another phone (the room's creator's, here its token sent from the test): this
     # phone, which holds her token, is told so, not left to see her tableau vanish without a word
     owner = page.evaluate(f"localStorage.getItem('ecoscore-owner:{room_id}')")

@@ -215,6 +215,7 @@ function setStatus(el, text, isError = false) {
   // What a status is, where the page takes it back by itself (rememberCards' "unsure"): a
   // message's own mark, if it carries one, else none.
   el.mark = (typeof text === "function" && text.mark) || undefined;
+  el.at = Date.now();  // (a room's news of this phone's own change goes stale: loadRoom)
   el.offline = Boolean(isError && text && text.offline);
   const say = typeof text === "function" ? text : text instanceof Error ? text.say || (() => text.message) : null;
   el.say = say && isError ? () => clauses(say()) : say;
@@ -2036,6 +2037,11 @@ async function loadRoom(force = false) {
     const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
     if (force) keepRecentRoom(room.id);
+    // The room changed on another phone: this phone's own news, read by now, no longer stands
+    // ("Luca's tableau was removed" stayed above a pad showing Luca's new photo: an Italian walk).
+    // A failure stays until the player acts.
+    const said = $("room-status");
+    if (!force && moved && !said.classList.contains("error") && Date.now() - (said.at || 0) > STALE_NEWS_MS) setStatus(said, "");
   } catch (err) {
     if (err.status === 404) { keepRecentRoom(room.id, false); roomGone(err); return; }
     // A poll lost to the network: the banner says so, and the next poll tries again. Said here,
@@ -2044,6 +2050,8 @@ async function loadRoom(force = false) {
     setStatus($("room-status"), err, true);
   }
 }
+
+const STALE_NEWS_MS = 15000;  // a room's news of this phone's change, kept this long at least
 
 // The rooms this phone was in lately, newest first (the start page links back to them).
 const RECENT_ROOMS = "ecoscore:recent-rooms", RECENT_MAX = 3;
