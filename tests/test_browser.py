@@ -509,6 +509,10 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     page.wait_for_function("document.querySelector('#status').textContent.includes('updated')", timeout=20000)
     corrected = page.text_content("#total")
     assert page.text_content("#pad thead th:nth-child(2)") == "This photo"  # not the file's name
+    # the card changed marked on the grid as on the photo, the grid said corrected (an Italian walk)
+    assert page.text_content("#solo-tableau .grid-title") == "The cards as read, with your corrections (blue)"
+    assert page.locator("#solo-tableau .grid button.corrected").count() == 1
+    assert page.get_attribute("#solo-tableau .grid button[data-row='0'][data-col='0']", "class").split().count("corrected") == 1
     blank = cv2.imencode(".jpg", np.full((900, 1200, 3), 90, np.uint8))[1].tobytes()
     page.set_input_files("#file", write(tmp_path, "blank.jpg", blank))
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)

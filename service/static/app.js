@@ -628,7 +628,8 @@ class TableauView {
     // A photo laid out to name stays the cards the player names once every one has a name (it
     // became "The cards as read": nothing had been read, a Russian walk).
     const laid = this.laidOut();
-    this.q(".grid-title").textContent = t(laid ? "ui.grid_title_naming" : "ui.grid_title");
+    // Corrected, the grid is no longer the cards "as read" alone (a walk, in Italian).
+    this.q(".grid-title").textContent = t(laid ? "ui.grid_title_naming" : this.corrected.size ? "ui.grid_title_corrected" : "ui.grid_title");
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
     this.q(".revert").textContent = t(laid ? "ui.revert_naming" : "ui.revert");
@@ -654,8 +655,10 @@ class TableauView {
       b.type = "button";
       b.dataset.row = r; b.dataset.col = c; b.dataset.type = type || "";
       const k = key(r, c), d = this.doubtsOf(r, c), guess = this.guessAt(r, c);
+      // A card the player changed is marked as on the photo (it looked like every other: an Italian walk).
       b.className = [type ? "" : "empty", d.length ? "doubt" : "", guess ? "guess" : "", this.unnamed(r, c) ? "unnamed" : "",
-        k === sel ? "selected" : "", causes.has(k) ? "cause" : ""].join(" ").replace(/\s+/g, " ").trim();
+        this.corrected.has(k) && !this.laidOut() ? "corrected" : "", k === sel ? "selected" : "", causes.has(k) ? "cause" : ""]
+        .join(" ").replace(/\s+/g, " ").trim();
       // A group's points are shown on its first card: the others are said to be in it (a screen
       // reader said "wolf, 0 points" of a card in a 12-point group: a walk).
       // (Every card of a group alike: its first said the group's points as its own.) While the
