@@ -27,6 +27,19 @@ def test_example_game_json_matches_schema_and_rulebook():
         assert len(p["grid"]) == 4 and all(len(row) == 5 for row in p["grid"])
 
 
+def test_two_players_without_a_neutral_pile_are_told_the_rules_give_them_one():
+    # Scored alone against each other, two grids named a winner the neutral pile may change (the
+    # rules' two-player game has one): said, in the player's language; not with a pile, or three.
+    alice, bruno = str(EXAMPLES / "alice.txt"), str(EXAMPLES / "bruno.txt")
+    r = run("grid", alice, bruno, "--lang", "cs")
+    assert r.returncode == 0 and r.stderr.strip() == (
+        "poznámka: dva hráči hrají s neutrálním hráčem, který se účastní většin potoků a vlků: zadejte --neutral "
+        "POTOKY,VLCI (jeho karty potoků a vlků) pro hru dvou hráčů podle pravidel"), r.stderr
+    for extra in (["--neutral", "4,2"], [str(EXAMPLES / "chiara.txt")]):
+        r = run("grid", alice, bruno, *extra)
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
 def test_score_pad_text_and_explanations():
     r = run("grid", str(EXAMPLES / "alice.txt"), "--explain")
     assert r.returncode == 0

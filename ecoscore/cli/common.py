@@ -154,6 +154,11 @@ def print_game(game: GameScore, args: argparse.Namespace, reads: Sequence[ReadDo
         sys.stdout.write("\n")
         return
     sys.stdout.write(score_pad(game, reads, say=words.say, label=words.label))
+    # Two players play with a neutral pile (the rules), which takes part in the majorities: scored
+    # without one, the pad named a winner the pile may change (a game room waits for a third
+    # player or takes the pile for the same reason).
+    if len(game.players) == 2 and not (args.neutral or args.bot or args.others):
+        print(words.fill("cli.two_without_neutral"), file=sys.stderr)
     if args.explain:
         for player in game.players:
             sys.stdout.write("\n" + explain(player, say=words.say, label=words.label))
