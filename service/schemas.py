@@ -219,9 +219,9 @@ class RoomOut(BaseModel):
     game: GameOut | None
     problem: str | None = Field(None, description="why the room's game cannot be scored, if it cannot")
     waiting_for: Literal["players", "neutral", "bot"] | None = Field(
-        None, description="what the game's score waits for (game.final is false until then): a second player's "
-                          "tableau (a game or a duel of one player so far), or its creator to give a two-player "
-                          "game's neutral pile, a solo game's bot grid")
+        None, description="what the game's score waits for (game.final is false until then): more players' "
+                          "tableaux (a duel of one player so far, a game of 3-6 of fewer than three), or its "
+                          "creator to give a two-player game's neutral pile, a solo game's bot grid")
 
 
 class NewRoomOut(RoomOut):
