@@ -259,6 +259,15 @@ def test_an_export_that_lies_about_its_sizes_or_nests_without_end_is_refused_in_
     with pytest.raises(DeckStoreError, match="deck.toml claims 2048 KB"):
         import_deck(store, long_toml)
     assert time.monotonic() - started < 1.0
+    # a member claiming a zip version past what zipfile reads: NotImplementedError on opening the zip
+    future = tmp_path / "future.zip"
+    with zipfile.ZipFile(future, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deck.toml", 'name = "future"\n')
+    data = bytearray(future.read_bytes())
+    data[data.index(b"PK\x01\x02") + 6] = 99  # "version needed to extract": 9.9
+    future.write_bytes(bytes(data))
+    with pytest.raises(DeckStoreError, match="not a deck export"):
+        import_deck(store, future)
     # encrypted by a password or strongly (bit 6), or "patched data" (bit 5): zipfile cannot read
     # the last two (NotImplementedError, a traceback: an attack)
     for flag, said in ((0x1, "encrypted"), (0x40, "encrypted"), (0x20, "compressed other than a deck export")):

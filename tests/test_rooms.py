@@ -117,6 +117,16 @@ def test_a_game_waits_for_its_third_player_and_a_duel_for_its_second(client):
     assert [p["total"] for p in doc["game"]["players"]] == [50, 36, 43]  # the rulebook's game
 
 
+def test_a_game_room_of_a_service_seating_two_waits_for_no_third(settings):
+    # A service set to seat 2 a room would have its game rooms wait for ever (a review).
+    with TestClient(create_app(settings.model_copy(update={"max_players": 2}), reader=SlowReader())) as client:
+        game = client.post("/api/rooms", json={"mode": "game"}).json()
+        for name, grid in (("ann", "alice"), ("bob", "bruno")):
+            join(client, game["id"], name, GRIDS[grid])
+        doc = client.get(f"/api/rooms/{game['id']}").json()
+        assert doc["seats"] == 2 and doc["waiting_for"] is None and doc["game"]["final"] is True
+
+
 def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     room = client.post("/api/rooms", json={"mode": "game"}).json()
     rid, owner = room["id"], room["owner_token"]

@@ -92,7 +92,7 @@ def _read_export(path: Path) -> _Export:
         raise DeckStoreError(f"{path}: larger than {MAX_IMPORT_BYTES // 2**20} MB, not a deck export")
     try:
         z = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, NotImplementedError):  # (a member claiming zip version 9.9: a traceback, a review)
         raise DeckStoreError(f"{path}: not a deck export (not a zip file)") from None
     crops: dict[CardType, list[np.ndarray]] = {c: [] for c in CardType}
     with z:

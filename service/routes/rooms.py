@@ -173,7 +173,9 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
     # And a game's third: two players play with a neutral pile (the rules; a room of its own),
     # so a "3-6 players" room of two named a winner while the third was still taking their photo
     # (an Italian walk).
-    waiting = ("players" if room.mode != "solo" and 0 < len(room.players) < MIN_PLAYERS.get(room.mode, 2)
+    # (never more than the room seats: a service set to seat 2 would wait for ever)
+    needed = min(MIN_PLAYERS.get(room.mode, 2), svc.store.seats(room.mode))
+    waiting = ("players" if room.mode != "solo" and 0 < len(room.players) < needed
                else "neutral" if room.mode == "two-player" and not room.neutral_given
                else "bot" if room.mode == "solo" and not room.bot_grid else None)
     if waiting and doc["game"]:

@@ -629,7 +629,9 @@ class TableauView {
     // became "The cards as read": nothing had been read, a Russian walk).
     const laid = this.laidOut();
     // Corrected, the grid is no longer the cards "as read" alone (a walk, in Italian).
-    this.q(".grid-title").textContent = t(laid ? "ui.grid_title_naming" : this.corrected.size ? "ui.grid_title_corrected" : "ui.grid_title");
+    // (The player's own: another player's tableau, shown read-only, is not "your corrections".)
+    const mine = this.editable && this.corrected.size;
+    this.q(".grid-title").textContent = t(laid ? "ui.grid_title_naming" : mine ? "ui.grid_title_corrected" : "ui.grid_title");
     this.q(".grid-hint").textContent = t(naming ? "ui.grid_hint_naming" : "ui.grid_hint");
     this.q(".photo-hint").textContent = t(naming ? "ui.photo_hint_naming" : "ui.photo_hint");
     this.q(".revert").textContent = t(laid ? "ui.revert_naming" : "ui.revert");
@@ -1379,6 +1381,9 @@ async function rememberCards() {
   // 4 doubtful cards remembered without a word). Checked first, as the Review button counts them.
   const unsure = solo.teaching ? 0 : solo.view.doubtfulCells().length;
   if (unsure) { setStatus(said, () => t("ui.remember_unsure", { n: unsure }), true); said.mark = "unsure"; return; }
+  // The read checked here is the one remembered: a photo read while a question below is open (the
+  // page goes on under it) would be remembered unchecked (a review). Asked again on that one.
+  const view = solo.view, changedMeanwhile = () => solo.view !== view;
   // Cards the deck being taught named itself: never remembered before the player says they are right.
   const guesses = solo.teaching ? solo.view.guessedCells() : [];
   if (guesses.length) {
@@ -1387,6 +1392,7 @@ async function rememberCards() {
       setStatus(said, () => t("ui.check_guesses", { n: guesses.length }));
       return;
     }
+    if (changedMeanwhile()) return;
     solo.view.confirmGuesses(guesses);
     saveSolo();
   }
@@ -1395,7 +1401,7 @@ async function rememberCards() {
   let name = teachingDeck(), title = "";
   for (let answer = "", error = null; !name;) {
     answer = await askDialog(t("ui.remember_prompt"), answer, error);
-    if (answer === null) return;
+    if (answer === null || changedMeanwhile()) return;
     name = deckSlug(answer);
     title = answer.trim();
     error = () => t("ui.deck_name_empty");  // (asked again, why said there: it closed, said below the button)
@@ -2040,11 +2046,16 @@ async function loadRoom(force = false) {
     const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
     if (force) keepRecentRoom(room.id);
-    // The room changed on another phone: this phone's own news, read by now, no longer stands
-    // ("Luca's tableau was removed" stayed above a pad showing Luca's new photo: an Italian walk).
-    // A failure stays until the player acts.
+    // The room changed on another phone: this phone's own news no longer stands once read ("Luca's
+    // tableau was removed" stayed above a pad showing Luca's new photo: an Italian walk), then or
+    // when it is 15 s old (the next polls may bring nothing new). A failure stays until the player
+    // acts; a photo on its way keeps its "Sending…".
     const said = $("room-status");
-    if (!force && moved && !said.classList.contains("error") && Date.now() - (said.at || 0) > STALE_NEWS_MS) setStatus(said, "");
+    if (!force && moved && !said.classList.contains("error")) {
+      const at = said.at;
+      setTimeout(() => { if (said.at === at && !roomSending && !said.classList.contains("error")) setStatus(said, ""); },
+        Math.max(0, (at || 0) + STALE_NEWS_MS - Date.now()));
+    }
   } catch (err) {
     if (err.status === 404) { keepRecentRoom(room.id, false); roomGone(err); return; }
     // A poll lost to the network: the banner says so, and the next poll tries again. Said here,
