@@ -1,4 +1,5 @@
-"""Text people type and others see (player names, deck titles): what shows nothing."""
+"""Text people type and others see (player names, deck titles): what shows nothing, and how much
+of it a message says."""
 from __future__ import annotations
 
 import unicodedata
@@ -26,3 +27,9 @@ def marks_capped(text: str) -> str:
         if run <= MAX_MARKS:
             out.append(ch)
     return "".join(out)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` as a message says it: at most ``limit`` characters, "…" the last where it is cut (a
+    client's 1.4 KB name, said whole, was matched against every message for translating: an attack)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"

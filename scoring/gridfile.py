@@ -13,6 +13,8 @@ import json
 import re
 from collections.abc import Sequence
 
+from ecoscore.text import cut
+
 from .cards import CardType, parse_card
 from .tableau import Tableau
 
@@ -38,14 +40,9 @@ def _parse_token(token: str | None, where: str) -> CardType | None:
         return parse_card(token)
     except KeyError:
         raise GridError(
-            f"{where}: unknown card {_cut(token)!r} (use a type name such as 'meadow', an alias "
+            f"{where}: unknown card {cut(token, 40)!r} (use a type name such as 'meadow', an alias "
             f"such as 'louka', a code such as 'MD', or '.' for an empty cell)"
         ) from None
-
-
-def _cut(text: str, limit: int = 40) -> str:
-    """A client's text as a message says it: a 1.4 KB token was said whole (an attack)."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _clip(value: object, limit: int = 40) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ecoscore.text import cut
+
 from .i18n import fill
 
 # Where a value came from: not part of the field's name ("neutral.wolves", not "body.neutral.wolves").
@@ -52,7 +54,7 @@ def field_name(loc: object) -> str:
     named = 1 if source == "header" else 0
     kept = [str(p) for p in parts[:named]] + [str(p) for p in parts[named:] if not (isinstance(p, str) and _BRANCH.match(p))]
     name = ".".join(kept) or str(source)
-    return name if len(name) <= MAX_FIELD else name[:MAX_FIELD - 1] + "…"
+    return cut(name, MAX_FIELD)
 
 
 def worded(error: dict) -> str:

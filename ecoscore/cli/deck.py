@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "export":
             print(words.fill("cli.wrote", path=_export(store, args.name, args.file, args.force)), file=sys.stderr)
         elif args.action == "import":
-            if args.file.exists() and not args.file.is_file() and not args.file.is_dir():  # (/dev/zero was "no such file")
+            if _special(args.file):  # (/dev/zero was "no such file")
                 raise BadInput(f"{args.file} is not a plain file (a device, a pipe or a socket): give a deck export, a .zip file")
             if not args.file.is_file():  # (a folder was "no such file": a run, in Italian)
                 raise BadInput(cannot_read(args.file, IsADirectoryError() if args.file.is_dir() else FileNotFoundError()))
@@ -67,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _special(path: Path) -> bool:
+    """A device, a pipe or a socket: neither a file to read or replace nor a folder."""
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
 def _export(store, name: str, file: Path, force: bool) -> Path:
     """``deck export``: the deck written to ``file`` (whole or not at all: ``export_deck``)."""
     from ecoscore.vision.deck_archive import export_deck
@@ -74,7 +79,7 @@ def _export(store, name: str, file: Path, force: bool) -> Path:
     if file.is_dir():  # (a traceback: IsADirectoryError, a newcomer's run)
         raise BadInput(f"{file} is a folder: give the export a file name, such as {file / (name + '.zip')}")
     # Not even with --force: run as root, /dev/full was replaced by a zip file (an attack).
-    if file.exists() and not file.is_file():
+    if _special(file):
         raise BadInput(f"{file} is not a plain file (a device, a pipe or a socket): give the export a file name, "
                        f"such as {Path.cwd() / (name + '.zip')}")
     if file.exists() and not force:  # (it overwrote a friend's export without a word)

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ecoscore.scoring import COLS, ROWS, GridError, parse_grid
 from ecoscore.scoring.tableau import cells_short
+from ecoscore.text import cut
 from ecoscore.vision.deckstore import (
     DEFAULT_DECK,
     MAX_TITLE_CHARS,
@@ -52,8 +53,7 @@ MAX_SHOWN_NAME = 60  # a file name's characters said in a message
 def _shown(upload: UploadFile) -> str:
     """An upload's file name as messages say it: the client's text, cut (a 1.4 KB one was said
     whole, and matched against every message for translating: an attack)."""
-    name = (upload.filename or "").replace("\\", "/").rsplit("/", 1)[-1] or "photo"
-    return name if len(name) <= MAX_SHOWN_NAME else name[:MAX_SHOWN_NAME - 1] + "…"
+    return cut((upload.filename or "").replace("\\", "/").rsplit("/", 1)[-1] or "photo", MAX_SHOWN_NAME)
 
 
 def _title_taken(title: str | None, name: str) -> HTTPException:
