@@ -26,8 +26,8 @@ LANGS = ("en", "cs", "ru", "it")
 DEFAULT = "en"
 
 # What each parameter of an api.* template may hold, by its name.
-_NUMBER = {"n", "k", "row", "col", "deck", "mb", "limit", "w", "h"}
-_PERCENT = {"pct", "least", "runner_pct"}
+_NUMBER = {"n", "k", "row", "col", "deck", "mb", "limit", "w", "h", "low"}
+_PERCENT = {"pct", "runner_pct"}
 _CARD = {"card", "top", "runner"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue

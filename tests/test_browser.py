@@ -843,7 +843,7 @@ def test_italian_says_the_deck_count_the_turn_the_neutral_pile_and_the_replace_q
         "(fotografa solo il tuo per andare sul sicuro)")
     assert said("the game has 11 rabbit cards but a deck holds only 8: a misread card or a second deck") == (
         "in partita ci sono 11 carte «coniglio», ma un mazzo ne ha solo 8: una carta letta male, o un secondo mazzo?")
-    assert "(girata in un altro verso solo 35%)" in said("row 2, col 3: low confidence: empty 69% (only 35% read another way up), or wolf 9%")
+    assert said("row 2, col 3: low confidence: empty 35–69%, or wolf 9%") == "riga 2, colonna 3: lettura incerta: vuota 35–69%, oppure lupo 9%"
     assert page.evaluate("I18N.t('ui.neutral_needed')") == (
         "Inserisci qui sopra ruscelli e lupi del giocatore neutrale: contano per le maggioranze.")
     assert page.evaluate("I18N.t('ui.confirm_replace', { name: 'Chiara' })") == "Sostituire l'ecosistema di Chiara con una nuova foto?"

@@ -88,7 +88,7 @@ MESSAGES = [
     "a form field of more than 16 KB: a photo is sent as a file (its form part with a filename), and text fields are short",
     "Too many fields. Maximum number of fields is 64.",
     "Too many files. Maximum number of files is 64.",
-    "row 2, col 3: low confidence: deer 61% (only 40% read another way up), or fox 30%",
+    "row 2, col 3: low confidence: deer 40–61%, or fox 30%",
     "row 1, col 5: low confidence: empty 80%, or stream 12%",
     "row 4, col 1: a card was detected here (92%) but the cell reads as empty",
     "row 3, col 3: no card was detected here, yet the cell reads as bee",
@@ -342,7 +342,7 @@ def test_every_message_is_translated(lang):
     assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
     assert i18n.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
     assert i18n.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
-    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 61\u00a0% (otočená jinak jen 40\u00a0%) nebo liška 30\u00a0%"
+    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 40–61\u00a0% nebo liška 30\u00a0%"
     assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
     assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)

@@ -346,12 +346,14 @@ def test_a_rooms_read_stored_in_older_words_is_shown_in_the_pages_words(settings
     player's language: the catalogue has only the new words)."""
     rid = client.post("/api/rooms", json={}).json()["id"]
     old = ["this photo holds 2 tableaux: the first found was taken as yours (photograph yours alone to be sure)",
-           "row 2, col 3: low confidence: empty 69% (35% at its worst turn), or wolf 9%"]
+           "row 2, col 3: low confidence: empty 69% (35% at its worst turn), or wolf 9%",
+           "row 4, col 1: low confidence: trout 93% (only 89% read another way up), or fox 6%"]
     Store(settings.database_url()).put_player(rid, "ann", [[None] * 5] * 4, {"doubts": old}, b"\xff\xd8jpeg\xff\xd9", None)
     ann = client.get(f"/api/rooms/{rid}?lang=it").json()["game"]["players"][0]
     assert ann["doubts"][0] == ("questa foto contiene 2 ecosistemi: è stato preso come tuo quello con più carte "
                                 "(fotografa solo il tuo per andare sul sicuro)")
-    assert "(girata in un altro verso solo 35%)" in ann["doubts"][1], ann["doubts"][1]
+    assert "vuota 35–69%, oppure lupo 9%" in ann["doubts"][1], ann["doubts"][1]
+    assert "trota 89–93%, oppure volpe 6%" in ann["doubts"][2], ann["doubts"][2]
 
 
 def test_links_and_qr_come_from_the_settings_not_the_host_header(client):

@@ -190,11 +190,13 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                     # The mean over the turns read beside the runner-up's mean, and the least
                     # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                     belief = f"{top} {mean[chosen]:.0%}"
-                    # A mean that reads as sure ("trout 93 %") says why it is doubted too.
-                    if mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence:
-                        # (the card is read at each quarter turn: "at its least sure turn", then "at its
-                        # worst turn", read as the code's words: two walks, the second in Russian)
-                        belief += f" (only {conf:.0%} read another way up)"
+                    # A mean that reads as sure ("trout 93 %") says why it is doubted too: as a range,
+                    # from the least sure quarter turn to the mean. (Said as the turns before: "at its
+                    # worst turn", then "only 74% read another way up", both read as the code's
+                    # words by players on their walks.)
+                    low = f"{conf * 100:.0f}"
+                    if (mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence) and f"{low}%" != f"{mean[chosen]:.0%}":
+                        belief = f"{top} {low}–{mean[chosen]:.0%}"
                     # "or not ours 29%" read as the code's word, not the player's.
                     other = FOREIGN_CARD if runner == NOT_OURS else runner
                     doubts.append(f"low confidence: {belief}, or {other} {runner_conf:.0%}")

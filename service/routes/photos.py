@@ -38,7 +38,8 @@ _PAGE_WORDS = [
      "Choose your deck (Deck, on the start page)"),
     # a room's read stored before 2026-12-05 (the words the one-photo page uses for the same choice)
     (re.compile(re.escape("tableaux: the first found was taken as yours")), "tableaux: the one with the most cards was taken as yours"),
-    (re.compile(r"\((\d+%) at its worst turn\)"), r"(only \1 read another way up)"),
+    # a doubt's least sure turn, as said before 2026-12-06 (and before 2026-12-05): a range now
+    (re.compile(r"(\d+)% \((?:only )?(\d+)% (?:read another way up|at its worst turn)\)"), r"\2–\1%"),
 ]
 
 
