@@ -4755,3 +4755,54 @@ def test_5_by_4_is_never_broken_at_a_lines_end(server, new_page, tmp_path):
         for text in (doubt.text_content(), page.get_attribute("#total-unsure", "title")):
             assert "5\u00a0×\u00a04" in text and "5 × 4" not in text, (lang, text)
     assert not page.errors
+
+
+def _shown_part(page) -> dict:
+    """The photo's part in view (the marks' viewBox), the photo's size, and each cell's width on
+    the screen, in CSS pixels."""
+    return page.evaluate("""() => {
+        const view = document.querySelector('#solo-tableau'), svg = view.querySelector('.marks');
+        const [x, y, w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+        const cells = [...svg.querySelectorAll('g.cell polygon')].map((p) => p.getBoundingClientRect().width);
+        const img = view.querySelector('.photo-img').getBoundingClientRect(), box = view.querySelector('.photo-box').getBoundingClientRect();
+        return { part: [x, y, w, h], size: solo.view.read.size, narrowest: Math.min(...cells),
+                 imageScale: img.width / solo.view.read.size[0], marksScale: box.width / w,
+                 imageLeft: img.left - box.left, marksLeft: -x * box.width / w };
+    }""")
+
+
+def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_enough_to_tap(server, new_page, tmp_path):
+    # A whole game's photo at 360 px showed the shown tableau's cells 12 px wide: their labels
+    # unreadable, too small to tap (a walk). The tableau is shown cut to it, a margin round it;
+    # the image and the marks drawn to the same scale and place, so a tap lands on its card.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(4, 4), p_cut_off=0.0, p_hole=0.0, fill=(0.85, 0.95),
+                         elevation_deg=(70, 90), loose_cards=(0, 0), light=LightParams(p_motion=0.0, p_defocus=0.0))
+    scene = render_scene(load_deck("standin"), (52, 0), params)
+    page = new_page(viewport=WALK)
+    upload_solo(page, server, write(tmp_path, "game.jpg", scene.jpeg))
+    expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 4 shown.")
+    for _ in range(2):
+        shown = _shown_part(page)
+        (x, y, w, h), (pw, ph) = shown["part"], shown["size"]
+        assert w * h < 0.4 * pw * ph and 0 <= x and 0 <= y and x + w <= pw + 1 and y + h <= ph + 1, shown
+        assert shown["narrowest"] >= 28, shown  # at 360 px: a finger's width, not 12 px
+        assert abs(shown["imageScale"] - shown["marksScale"]) < 0.01 * shown["marksScale"], shown
+        assert abs(shown["imageLeft"] - shown["marksLeft"]) < 2, shown
+        page.click("#other-tableau")
+        expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 4 shown.")
+    page.click("#solo-tableau .marks g[data-row='1'][data-col='2']")
+    expect(page.locator("#picker")).to_be_visible()
+    expect(page.locator("#picker")).to_contain_text("Row 2, column 3")
+
+
+def test_a_tableau_filling_its_photo_is_shown_whole(server, page, tmp_path, photo_set):
+    upload_solo(page, server, write(tmp_path, "one.jpg", photo_set[0].jpeg))
+    shown = _shown_part(page)
+    assert shown["part"] == [0, 0, *shown["size"]], shown
+    assert not page.locator("#solo-tableau .photo-box.zoomed").count()

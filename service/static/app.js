@@ -240,6 +240,9 @@ function resay() { document.querySelectorAll(".status").forEach((el) => { if (el
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 const key = (r, c) => `${r},${c}`;
+// A tableau that fills less than FRAME_FILL of its photo is shown cut to it, with FRAME_MARGIN of
+// its width and height round it (``TableauView.framed``).
+const FRAME_FILL = 0.4, FRAME_MARGIN = 0.12;
 // A negative number as the page writes it: with the minus sign (U+2212), as the biodiversity's
 // explanation had it ("−5") beside the pad's "-5" (a walk, in Russian). The API's are numbers.
 const minus = (n) => (typeof n === "number" && n < 0 ? `\u2212${-n}` : n);
@@ -716,13 +719,44 @@ class TableauView {
     return !!(cell && (cell.unknown || outOfView) && !this.grid[r][c]);
   }
 
+  // The part of the photo shown: the tableau and a margin round it, where it fills little of the
+  // photo. A whole game's photo showed each tableau's 20 cells 12 px wide at 360 px, their labels
+  // unreadable and too small to tap (a walk); a neighbour's cards at the margin say which it is.
+  framed() {
+    const [w, h] = this.read.size;
+    const points = [...this.read.cells.flat().filter((cell) => cell.quad).map((cell) => cell.quad), ...this.leftOut()].flat();
+    if (!points.length) return [0, 0, w, h];
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+    const mx = (x1 - x0) * FRAME_MARGIN, my = (y1 - y0) * FRAME_MARGIN;
+    x0 = Math.max(0, x0 - mx); y0 = Math.max(0, y0 - my); x1 = Math.min(w, x1 + mx); y1 = Math.min(h, y1 + my);
+    if ((x1 - x0) * (y1 - y0) > FRAME_FILL * w * h) return [0, 0, w, h];
+    return [x0, y0, x1 - x0, y1 - y0];
+  }
+
+  // The photo cut to the part shown (``framed``; null: the whole photo), as the marks' viewBox is:
+  // the box takes that part's shape, the image is drawn larger and moved under it.
+  frameImage(part) {
+    const box = this.q(".photo-box"), img = this.q(".photo-img");
+    const [w, h] = this.read.size || [0, 0], [x0, y0, cw, ch] = part || [0, 0, w, h];
+    const zoomed = cw < w || ch < h;
+    box.classList.toggle("zoomed", zoomed);
+    box.style.aspectRatio = zoomed ? `${cw} / ${ch}` : "";
+    box.style.setProperty("--frame-ratio", zoomed ? String(cw / ch) : "");
+    Object.assign(img.style, zoomed
+      ? { width: `${(100 * w) / cw}%`, height: `${(100 * h) / ch}%`, left: `${(-100 * x0) / cw}%`, top: `${(-100 * y0) / ch}%` }
+      : { width: "", height: "", left: "", top: "" });
+  }
+
   renderMarks(labels, causes, sel) {
     const svg = this.q(".marks");
     svg.innerHTML = "";
-    if (!this.read.cells || !this.read.size) { svg.hidden = true; return; }
+    if (!this.read.cells || !this.read.size) { svg.hidden = true; this.frameImage(null); return; }
     svg.hidden = false;
     const [w, h] = this.read.size;
-    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    const [x0, y0, cw, ch] = this.framed();
+    svg.setAttribute("viewBox", `${x0} ${y0} ${cw} ${ch}`);
+    this.frameImage([x0, y0, cw, ch]);
     svg.setAttribute("aria-label", t("ui.photo_alt"));
     this.q(".photo-img").alt = t("ui.photo_alt");
     // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
