@@ -4787,7 +4787,7 @@ def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_
     page = new_page(viewport=WALK)
     upload_solo(page, server, write(tmp_path, "game.jpg", scene.jpeg))
     expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 4 shown.")
-    for _ in range(2):
+    for k in (1, 2):
         shown = _shown_part(page)
         (x, y, w, h), (pw, ph) = shown["part"], shown["size"]
         assert w * h < 0.4 * pw * ph and 0 <= x and 0 <= y and x + w <= pw + 1 and y + h <= ph + 1, shown
@@ -4795,7 +4795,22 @@ def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_
         assert abs(shown["imageScale"] - shown["marksScale"]) < 0.01 * shown["marksScale"], shown
         assert abs(shown["imageLeft"] - shown["marksLeft"]) < 2, shown
         page.click("#other-tableau")
-        expect(page.locator("#which-shown")).to_have_text("Tableau 2 of 4 shown.")
+        expect(page.locator("#which-shown")).to_have_text(f"Tableau {k + 1} of 4 shown.")
+    # Which of the photo's tableaux it is: the whole photo, small, the tableau outlined on it at
+    # its corner cells' outer corners.
+    where = page.locator("#solo-tableau .where")
+    expect(where).to_be_visible()
+    outline = page.evaluate("""() => {
+        const view = solo.view, cells = view.read.cells, last = cells.length - 1, end = cells[0].length - 1;
+        const drawn = view.q('.overview polygon').getAttribute('points');
+        return [drawn, [cells[0][0].quad[0], cells[0][end].quad[1], cells[last][end].quad[2], cells[last][0].quad[3]].map((p) => p.join(',')).join(' ')];
+    }""")
+    assert outline[0] == outline[1], outline
+    # Scored as one game, the column of the tableau shown below is marked.
+    page.click("#as-game")
+    expect(page.locator("#game-pad thead th.shown")).to_have_text("3")
+    assert page.locator("#game-pad td.shown").count() == 11 + 2  # its 11 types, biodiversity and total
+
     page.click("#solo-tableau .marks g[data-row='1'][data-col='2']")
     expect(page.locator("#picker")).to_be_visible()
     expect(page.locator("#picker")).to_contain_text("Row 2, column 3")
@@ -4806,3 +4821,4 @@ def test_a_tableau_filling_its_photo_is_shown_whole(server, page, tmp_path, phot
     shown = _shown_part(page)
     assert shown["part"] == [0, 0, *shown["size"]], shown
     assert not page.locator("#solo-tableau .photo-box.zoomed").count()
+    assert page.locator("#solo-tableau .where").is_hidden()

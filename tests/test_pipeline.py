@@ -541,6 +541,27 @@ def test_a_cell_doubted_by_one_turn_says_so_even_when_its_mean_reads_as_sure(rea
     assert " 89–93%, or " in doubt, doubt
 
 
+def test_a_cell_read_at_under_an_even_chance_gives_its_belief_without_a_range(reader, photo_set):
+    # "meadow 1–24 %, or stream 22 %" looked absurd to a player (a walk): under an even chance
+    # the number says the doubt itself.
+    from ecoscore.vision.pipeline import Reader
+
+    class _Unsure(_OneTurnLessSure):
+        def __call__(self, crops):
+            self.calls += 1
+            probs = self.real(crops).copy()
+            chosen = int(probs[0].argmax())
+            for row, level in zip([0] if self.calls == 1 else [0, 1, 2], [0.45] if self.calls == 1 else [0.45, 0.45, 0.05]):
+                probs[row] = (1 - level) / (len(self.names) - 1)
+                probs[row, chosen] = level
+            return probs
+
+    scene = photo_set[2]
+    read = Reader(finder=reader.finder, classifier=_Unsure(reader.classifier)).read(scene.jpeg).tableaux[0]
+    doubt = next(d for d in read.doubts if d.startswith("row 1, col 1: low confidence"))
+    assert re.match(r"row 1, col 1: low confidence: \w+ 35%, or ", doubt), doubt
+
+
 class _MostlyUnsure:
     """The shipped classifier, with the first ``unsure`` crops of each call believed at 0.7 only."""
 

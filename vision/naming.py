@@ -26,6 +26,7 @@ from .reads import CellRead, TableauRead
 # with its own seeds (146 tableaux): one confident wrong tableau up to 0.7, none from 0.8;
 # 0.9 keeps a margin for 2 % more tableaux flagged.
 MIN_CONFIDENCE = 0.9
+RANGE_FROM = 0.5  # a doubted cell's belief from which its doubt gives the range it was read in (``tableau_read``)
 # A cell read at its first turn with at least this belief needs no other turn. Chosen on the
 # tuning sets (seeds 4001, 4002): 0.99 already gave the same reads and no confident wrong;
 # 0.999 keeps a margin.
@@ -190,12 +191,14 @@ def tableau_read(fit: TableauFit, named: dict[tuple[int, int], CellNaming], name
                     # The mean over the turns read beside the runner-up's mean, and the least
                     # sure turn when it is what made the doubt ("deer 10 %, or fox 37 %" misled).
                     belief = f"{top} {mean[chosen]:.0%}"
-                    # A mean that reads as sure ("trout 93 %") says why it is doubted too: as a range,
-                    # from the least sure quarter turn to the mean. (Said as the turns before: "at its
-                    # worst turn", then "only 74% read another way up", both read as the code's
-                    # words by players on their walks.)
+                    # A mean that reads as a likely answer ("trout 93 %") says why it is doubted too: as
+                    # a range, from its least sure look (a quarter turn, or a second cut) to the mean.
+                    # (Said before as "at its worst turn", then "only 74% read another way up": both
+                    # read as the code's words by players on their walks.) Under an even chance the
+                    # number says the doubt itself: "meadow 1–24 %" looked absurd (a walk).
                     low = f"{conf * 100:.0f}"
-                    if (mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence) and f"{low}%" != f"{mean[chosen]:.0%}":
+                    if (mean[chosen] >= RANGE_FROM and (mean[chosen] - conf >= 0.05 or mean[chosen] >= min_confidence)
+                            and f"{low}%" != f"{mean[chosen]:.0%}"):
                         belief = f"{top} {low}–{mean[chosen]:.0%}"
                     # "or not ours 29%" read as the code's word, not the player's.
                     other = FOREIGN_CARD if runner == NOT_OURS else runner

@@ -243,6 +243,15 @@ const key = (r, c) => `${r},${c}`;
 // A tableau that fills less than FRAME_FILL of its photo is shown cut to it, with FRAME_MARGIN of
 // its width and height round it (``TableauView.framed``).
 const FRAME_FILL = 0.4, FRAME_MARGIN = 0.12;
+// How wide a quad is along the level line at height ``y`` (through its middle): the room a label has.
+function across(quad, y) {
+  const xs = [];
+  quad.forEach((p, i) => {
+    const q = quad[(i + 1) % quad.length];
+    if ((p[1] - y) * (q[1] - y) <= 0 && p[1] !== q[1]) xs.push(p[0] + ((y - p[1]) / (q[1] - p[1])) * (q[0] - p[0]));
+  });
+  return xs.length ? Math.max(...xs) - Math.min(...xs) : Math.hypot(quad[1][0] - quad[0][0], quad[1][1] - quad[0][1]);
+}
 // A negative number as the page writes it: with the minus sign (U+2212), as the biodiversity's
 // explanation had it ("−5") beside the pad's "-5" (a walk, in Russian). The API's are numbers.
 const minus = (n) => (typeof n === "number" && n < 0 ? `\u2212${-n}` : n);
@@ -746,6 +755,25 @@ class TableauView {
     Object.assign(img.style, zoomed
       ? { width: `${(100 * w) / cw}%`, height: `${(100 * h) / ch}%`, left: `${(-100 * x0) / cw}%`, top: `${(-100 * y0) / ch}%` }
       : { width: "", height: "", left: "", top: "" });
+    this.showWhere(zoomed);
+  }
+
+  // Cut to its tableau, the photo no longer says which of its tableaux this is (margins of bare
+  // table, "Tableau 2 of 4" in no order the photo shows: a walk): the whole photo, small, the
+  // tableau outlined on it by its corner cells' outer corners.
+  showWhere(shown) {
+    const where = this.q(".where");
+    where.hidden = !shown || !this.read.photo;
+    if (where.hidden) return;
+    const [w, h] = this.read.size, cells = this.read.cells, svg = this.q(".overview");
+    const corner = (r, c, k) => cells[r][c].quad[k];
+    const last = cells.length - 1, end = cells[0].length - 1;
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    const image = svg.querySelector("image");
+    if (image.getAttribute("href") !== this.read.photo) image.setAttribute("href", this.read.photo);
+    image.setAttribute("width", w); image.setAttribute("height", h);
+    svg.querySelector("polygon").setAttribute("points",
+      [corner(0, 0, 0), corner(0, end, 1), corner(last, end, 2), corner(last, 0, 3)].map((p) => p.join(",")).join(" "));
   }
 
   renderMarks(labels, causes, sel) {
@@ -773,7 +801,10 @@ class TableauView {
       poly.setAttribute("points", cell.quad.map((p) => p.join(",")).join(" "));
       g.appendChild(poly);
       const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
-      const width = Math.hypot(cell.quad[1][0] - cell.quad[0][0], cell.quad[1][1] - cell.quad[0][1]);
+      // The room a level label has: the card's width along the line across its middle (a card seen
+      // turned is wider there than its own width: labels on a whole game's turned tableaux were
+      // 5 px at 360 px, a walk).
+      const width = across(cell.quad, cy);
       const text = document.createElementNS(SVG, "text");
       const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + minus(labels[k]) : ""}`;
       // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
@@ -1764,11 +1795,23 @@ async function scoreAsOneGame() {
     if (solo.doc !== shown) return;  // a newer photo came meanwhile
     const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open }));
     renderPad($("game-pad"), scored, { unsure: (p) => p.open });
+    markShownColumn($("game-pad"), solo.index);
     $("game").hidden = false;
     $("game").scrollIntoView({ block: "nearest" });
   } catch (err) {
     setStatus($("status"), err, true);
   } finally { button.disabled = false; }
+}
+
+// The game's column of the tableau shown below it, marked: its total there (the majorities compared)
+// and "Total" below (scored as if alone) read as two totals of one tableau, with nothing to say
+// which column it was (a walk).
+function markShownColumn(table, index) {
+  for (const tr of table.rows) {
+    [...tr.cells].forEach((cell, i) => cell.classList.toggle("shown", i === index + 1));
+  }
+  const th = table.tHead && table.tHead.rows[0].cells[index + 1];
+  if (th) { th.setAttribute("aria-current", "true"); th.title = t("ui.showing_tableau", { k: index + 1, n: table.tHead.rows[0].cells.length - 1 }); }
 }
 
 // The last read kept under a refusal is marked as the previous photo's, on the result itself and
