@@ -2866,7 +2866,9 @@ def test_a_photo_of_two_tableaux_shows_each_a_tap_apart(server, page, tmp_path):
     params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=0.0, elevation_deg=(70, 90))
     scene = render_scene(load_deck("standin"), (51, 0), params)
     upload_solo(page, server, write(tmp_path, "two.jpg", scene.jpeg))
-    expect(page.locator("#status")).to_have_text("2 tableaux found; showing the one with the most cards.")
+    # Both hold 20 cards (no holes): no "showing the one with the most cards", a choice that was none.
+    assert [sum(c["type"] is not None for c in t["cells"]) for t in scene.truth["tableaux"]] == [20, 20]
+    expect(page.locator("#status")).to_have_text("2 tableaux found.")
     button = page.locator("#other-tableau")
     expect(button).to_have_text("Show tableau 2 of 2")
     expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 2 shown.")  # which one, said (a walk)
@@ -4786,6 +4788,8 @@ def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_
     scene = render_scene(load_deck("standin"), (52, 0), params)
     page = new_page(viewport=WALK)
     upload_solo(page, server, write(tmp_path, "game.jpg", scene.jpeg))
+    # four tableaux of 20 cards: no "showing the one with the most cards" (a choice that was none)
+    expect(page.locator("#status")).to_have_text("4 tableaux found.")
     expect(page.locator("#which-shown")).to_have_text("Tableau 1 of 4 shown.")
     for k in (1, 2):
         shown = _shown_part(page)
@@ -4822,3 +4826,19 @@ def test_a_tableau_filling_its_photo_is_shown_whole(server, page, tmp_path, phot
     assert shown["part"] == [0, 0, *shown["size"]], shown
     assert not page.locator("#solo-tableau .photo-box.zoomed").count()
     assert page.locator("#solo-tableau .where").is_hidden()
+
+
+def test_of_two_tableaux_holding_unlike_numbers_of_cards_the_one_with_more_is_shown_and_said_so(server, page, tmp_path):
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2000, p_multi=1.0, tableaux=(2, 2), p_cut_off=0.0, p_hole=1.0, elevation_deg=(70, 90),
+                         loose_cards=(0, 0))
+    scene = render_scene(load_deck("standin"), (67, 0), params)
+    counts = [sum(c["type"] is not None for c in t["cells"]) for t in scene.truth["tableaux"]]
+    assert sorted(counts) == [15, 19]
+    upload_solo(page, server, write(tmp_path, "two.jpg", scene.jpeg))
+    expect(page.locator("#status")).to_have_text("2 tableaux found; showing the one with the most cards.")
+    assert page.evaluate("solo.view.grid.flat().filter(Boolean).length") == 19

@@ -1847,7 +1847,10 @@ async function scorePhoto(file) {
     soloView().load({ ...p, read_grid: p.grid });
     showSolo(p);
     keepPhoto(file);
-    setStatus($("status"), () => doc.players.length > 1 ? t("ui.several_found", { n: doc.players.length }) : "");
+    // "Showing the one with the most cards" of four tableaux of 20 each said a choice that was none (a walk).
+    const cards = (q) => q.grid.flat().filter(Boolean).length;
+    const found = doc.players.length > 1 && cards(doc.players[0]) === cards(doc.players[1]) ? "ui.several_found_alike" : "ui.several_found";
+    setStatus($("status"), () => doc.players.length > 1 ? t(found, { n: doc.players.length }) : "");
   } catch (err) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
     if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
