@@ -232,6 +232,29 @@ def test_a_photo_of_two_tableaux_is_two_players_but_one_room_seat(client, two_ta
     assert any("holds 2 tableaux" in d for d in dana["doubts"])  # only one can be hers: say so
 
 
+def test_the_plain_photo_of_a_whole_game_has_the_detail_the_page_shows_it_cut_to_a_tableau_with(client, photo_set):
+    # The page shows a tableau filling little of its photo cut to it (app.js: framed): drawn from
+    # 1,000 px it was 2-2.5 times its pixels, its cards soft (a walk). A one-tableau photo's is as before.
+    import cv2
+    import numpy as np
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    def long_side(doc) -> int:
+        data = client.get(doc["players"][0]["photo_url"]).content
+        return max(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape[:2])
+
+    params = SceneParams(long_side=3000, p_multi=1.0, tableaux=(4, 4), p_cut_off=0.0, p_hole=0.0, fill=(0.85, 0.95),
+                         elevation_deg=(70, 90), loose_cards=(0, 0), light=LightParams(p_motion=0.0, p_defocus=0.0))
+    game = client.post("/api/photo", files={"photo": photo(render_scene(load_deck("standin"), (52, 0), params))}).json()
+    assert len(game["players"]) == 4
+    assert long_side(game) == 2048 and game["players"][0]["photo_size"] == [3000, 3000]
+    one = client.post("/api/photo", files={"photo": photo(photo_set[0])}).json()
+    assert len(one["players"]) == 1 and long_side(one) <= 1280
+
+
 def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_tableaux):
     """A neighbour's tableau beside the player's: the room took the one with most cards, said
     "the one with the most cards was taken as yours", and no more could be done but another photo (a walk).

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
 from fastapi import HTTPException, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
@@ -149,6 +150,24 @@ def photo_name(svc: Services, given: str, upload: UploadFile, k: int) -> str:
         return names.normalise(Path(upload.filename or "").stem, svc.settings.max_name)
     except names.BadName:  # a file name is no one's choice: fall back rather than refuse
         return f"photo{k + 1}"
+
+
+# A tableau whose cards' box is under this share of its photo is shown by the page cut to it
+# (app.js: FRAME_FILL, with a margin round it): its plain photo is sent with more detail, at
+# DETAIL_SIDE. At 1,000 px a whole game's photo was drawn 2-2.5 times its pixels, its cards soft
+# (a walk).
+SMALL_TABLEAU = 0.3
+DETAIL_SIDE = 2048
+
+
+def plain_photo(read: PhotoRead) -> bytes:
+    """The photo a read was made on (``PhotoRead``) as the page draws on it (``photo_jpeg``): with
+    more detail where one of its tableaux fills little of it."""
+    w, h = read.size
+    boxes = [np.ptp(np.concatenate([cell.quad for cell in tab.cells]), axis=0) for tab in read.tableaux]
+    if not any(bw * bh < SMALL_TABLEAU * w * h for bw, bh in boxes):
+        return photo_jpeg(read.photo.image)
+    return photo_jpeg(read.photo.at_least(DETAIL_SIDE).image, DETAIL_SIDE)
 
 
 def photo_jpeg(img, max_side: int = 1280, quality: int = 82) -> bytes:

@@ -37,7 +37,7 @@ from ..schemas import (
     Rename,
     RoomOut,
 )
-from .photos import for_the_page, photo_jpeg, read_photo
+from .photos import for_the_page, plain_photo, read_photo
 from .score import tableau
 
 router = APIRouter(tags=["rooms"], responses=ERRORS, route_class=BoundedRoute)
@@ -267,7 +267,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         if which > found:
             raise HTTPException(422, f"this photo holds {found} tableau{'x' if found > 1 else ''}: it has no tableau {which}")
         tab = read.tableaux[max(which, 1) - 1]
-        jpeg = photo_jpeg(read.photo.image)  # plain: the page draws the room's points on it
+        jpeg = plain_photo(read)  # plain: the page draws the room's points on it
         doubts = list(read.doubts)
         if found > 1 and not which:
             doubts.append(f"this photo holds {found} tableaux: the one with the most cards was taken as yours "

@@ -33,7 +33,7 @@ from ..schemas import (
     Problem,
 )
 from ..starts import client_of
-from .photos import photo_jpeg, photo_name, read_photo
+from .photos import photo_name, plain_photo, read_photo
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 
@@ -137,7 +137,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         overlay_ids.extend([oid] * len(read.tableaux))
     photos: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
     for _, read in reads:
-        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(photo_jpeg, read.photo.image), client)
+        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(plain_photo, read), client)
         photos.extend([(pid, list(read.size))] * len(read.tableaux))
     for read_doc, oid, (pid, size) in zip(read_docs, overlay_ids, photos):  # the service's part of each read
         read_doc["overlay_url"] = f"/api/overlays/{oid}.jpg"
