@@ -157,7 +157,8 @@ class PlayerOut(BaseModel):
     photo: str | None = None
     deck: str | None = Field(None, description="the deck whose cards the cells were named as (standin: built in)")
     overlay_url: str | None = None
-    photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px): the page draws on it")
+    photo_url: str | None = Field(None, description="the plain photo (upright, at most 1280 px; 2048 where a tableau "
+                                                    "fills little of it): the page draws on it")
     photo_size: list[int] | None = Field(None, description="width, height of the photo as sent: the cells' quads are in it")
     corrected: list[Position] | None = Field(None, description="a room's cells the player corrected (their doubts dropped)")
     kept: list[Position] | None = Field(None, description="a room's doubtful cells the player kept as read (their doubts "
