@@ -243,6 +243,14 @@ const key = (r, c) => `${r},${c}`;
 // A tableau that fills less than FRAME_FILL of its photo is shown cut to it, with FRAME_MARGIN of
 // its width and height round it (``TableauView.framed``).
 const FRAME_FILL = 0.4, FRAME_MARGIN = 0.12;
+// The box round ``points`` ([x, y] each), ``margin`` of its width and height wider each side, kept
+// within 0..w, 0..h: [x0, y0, x1, y1]. (A card's crop in the picker, a tableau's part of its photo.)
+function boxAround(points, margin, w, h) {
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const mx = (x1 - x0) * margin, my = (y1 - y0) * margin;
+  return [Math.max(0, x0 - mx), Math.max(0, y0 - my), Math.min(w, x1 + mx), Math.min(h, y1 + my)];
+}
 // How wide a quad is along the level line at height ``y`` (through its middle): the room a label has.
 function across(quad, y) {
   const xs = [];
@@ -733,12 +741,8 @@ class TableauView {
   // unreadable and too small to tap (a walk); a neighbour's cards at the margin say which it is.
   framed() {
     const [w, h] = this.read.size;
-    const points = [...this.read.cells.flat().filter((cell) => cell.quad).map((cell) => cell.quad), ...this.leftOut()].flat();
-    if (!points.length) return [0, 0, w, h];
-    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
-    let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
-    const mx = (x1 - x0) * FRAME_MARGIN, my = (y1 - y0) * FRAME_MARGIN;
-    x0 = Math.max(0, x0 - mx); y0 = Math.max(0, y0 - my); x1 = Math.min(w, x1 + mx); y1 = Math.min(h, y1 + my);
+    const points = [...this.read.cells.flat().map((cell) => cell.quad), ...this.leftOut()].flat();
+    const [x0, y0, x1, y1] = boxAround(points, FRAME_MARGIN, w, h);
     if ((x1 - x0) * (y1 - y0) > FRAME_FILL * w * h) return [0, 0, w, h];
     return [x0, y0, x1 - x0, y1 - y0];
   }
@@ -1245,11 +1249,7 @@ function drawCrop(view, cell) {
   canvas.hidden = !(cell && cell.quad && img.complete && img.naturalWidth && view.read.size);
   if (canvas.hidden) return;
   const k = img.naturalWidth / view.read.size[0];
-  const xs = cell.quad.map((p) => p[0] * k), ys = cell.quad.map((p) => p[1] * k);
-  let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
-  const padX = (x1 - x0) * 0.08, padY = (y1 - y0) * 0.08;
-  x0 = Math.max(0, x0 - padX); y0 = Math.max(0, y0 - padY);
-  x1 = Math.min(img.naturalWidth, x1 + padX); y1 = Math.min(img.naturalHeight, y1 + padY);
+  const [x0, y0, x1, y1] = boxAround(cell.quad.map(([x, y]) => [x * k, y * k]), 0.08, img.naturalWidth, img.naturalHeight);
   const f = Math.min(200 / (x1 - x0), 200 / (y1 - y0));
   canvas.width = Math.round((x1 - x0) * f); canvas.height = Math.round((y1 - y0) * f);
   ctx.drawImage(img, x0, y0, x1 - x0, y1 - y0, 0, 0, canvas.width, canvas.height);
