@@ -54,13 +54,19 @@ MORE_STYLES_SEEDS = range(10, 16)
 MORE_STYLES_PHOTOS = {"normal": 16, "hard": 10}
 
 
+def reader_of(reader: Reader, namer) -> Reader:
+    """``reader`` naming cells with ``namer``: its finder, and its lattice refiner or none."""
+    return Reader(reader.finder, namer, lattice_refiner=reader.lattice_refiner,
+                  refine_lattice=reader.lattice_refiner is not None)
+
+
 def unseen_decks() -> list[Deck]:
     seeds = list(HELD_OUT_SEEDS)
     generated = [generate_deck(seeds[i], style) for i, style in enumerate(STYLES)]
     return [*generated, mosaic_deck(1), silhouette_deck(1)]
 
 
-def more_styles(finder, embedder: CardEmbedder, root: Path, n_decks: int, outcomes: dict, metric: bool = True) -> dict:
+def more_styles(reader: Reader, embedder: CardEmbedder, root: Path, n_decks: int, outcomes: dict, metric: bool = True) -> dict:
     """Each off-generator style's ``n_decks`` more decks read from one face per type: exact
     tableaux pooled by style and split (``MORE_STYLES_SEEDS``)."""
     pooled: dict = {}
@@ -68,10 +74,10 @@ def more_styles(finder, embedder: CardEmbedder, root: Path, n_decks: int, outcom
         for seed in MORE_STYLES_SEEDS[:n_decks]:
             deck = make(seed)
             refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()}, metric=metric)
-            reader = Reader(finder, CardMatcher(embedder, refs))
+            deck_reader = reader_of(reader, CardMatcher(embedder, refs))
             for split, n in MORE_STYLES_PHOTOS.items():
                 photo_seed = 12000 + 100 * seed + (50 if style == "silhouette" else 0)
-                ev = evaluate(reader, rendered(deck, root, split, n, photo_seed), progress=False)
+                ev = evaluate(deck_reader, rendered(deck, root, split, n, photo_seed), progress=False)
                 outcomes[f"{deck.name}/{split}"] = ev.outcomes
                 row = pooled.setdefault(f"{style}_{split}", {"exact": 0, "tableaux": 0, "confident_wrong": 0,
                                                              "refused_photos": 0, "per_deck": {}})
@@ -124,13 +130,15 @@ def main() -> None:
     parser.add_argument("--no-deck-metric", action="store_true", help="name by nearest reference, without each deck's "
                                                                        "own metric (vision/deck_metric.py)")
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
+    parser.add_argument("--no-lattice-refiner", action="store_true", help="cut cells on the lattice fitted on the "
+                        "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
     parser.add_argument("--more-styles", type=int, default=0, choices=range(len(MORE_STYLES_SEEDS) + 1), metavar="N",
                         help="also N more decks of each style the generator does not draw (0 to "
                              f"{len(MORE_STYLES_SEEDS)}), pooled by style without a floor")
     args = parser.parse_args()
     outcomes: dict[str, dict[str, bool]] = {}
     root = data_dir() / "bench-decks"
-    reader = Reader()
+    reader = Reader(refine_lattice=not args.no_lattice_refiner)
     embedder = CardEmbedder()
     report: dict = {"decks": {}}
     decks = unseen_decks()
@@ -146,7 +154,7 @@ def main() -> None:
         for split, n in (("normal", args.normal), ("hard", args.hard), ("steep", args.steep)):
             if not n:
                 continue
-            ev = evaluate(Reader(reader.finder, matcher), rendered(deck, root, split, n, SPLIT_SEED[split] + 10 * i),
+            ev = evaluate(reader_of(reader, matcher), rendered(deck, root, split, n, SPLIT_SEED[split] + 10 * i),
                           progress=False)
             row[split] = summary(ev)
             outcomes[f"{deck.name}/{split}"] = ev.outcomes
@@ -159,7 +167,7 @@ def main() -> None:
         else:
             photo_refs = References.embed(deck.name, embedder, crops, metric=not args.no_deck_metric)
             row["enrol_photo_s"] = round(time.perf_counter() - t0, 2)
-            photo_enrolled = Reader(reader.finder, CardMatcher(embedder, photo_refs))
+            photo_enrolled = reader_of(reader, CardMatcher(embedder, photo_refs))
             for split, n in (("normal", args.normal), ("hard", args.hard), ("steep", args.steep)):
                 if not n:
                     continue
@@ -172,26 +180,26 @@ def main() -> None:
     # Wrong deck: each deck's normal photos read with the next deck's references.
     wrong = []
     for deck, other in zip(decks, decks[1:] + decks[:1]):
-        ev = evaluate(Reader(reader.finder, CardMatcher(embedder, refs_by_deck[other.name])),
+        ev = evaluate(reader_of(reader, CardMatcher(embedder, refs_by_deck[other.name])),
                       root / deck.name / "normal", limit=20, progress=False)
         wrong.append(ev.confident_wrong)
     report["wrong_deck_confident_wrong"] = sum(wrong)
     # Foreign cards: tableaux of another game's cards, read with the deck of the scene.
     foreign = []
     for i, deck in enumerate(decks[:3]):
-        ev = evaluate(Reader(reader.finder, CardMatcher(embedder, refs_by_deck[deck.name])),
+        ev = evaluate(reader_of(reader, CardMatcher(embedder, refs_by_deck[deck.name])),
                       rendered(deck, root, "foreign", args.foreign, 6000 + i), progress=False)
         foreign.append(ev.confident_wrong)
     report["foreign_cards_confident_wrong"] = sum(foreign)
     store = DeckStore(root / "store")
     standin = CardMatcher(embedder, store.references("standin", embedder))
     for folder in args.standin:
-        ev = evaluate(Reader(reader.finder, standin), folder, progress=False)
+        ev = evaluate(reader_of(reader, standin), folder, progress=False)
         report[f"standin_{folder.name}"] = summary(ev)
     if args.timing:
         totals = []
         paths = sorted((args.timing / "images").glob("*.jpg"))
-        timed = Reader(reader.finder, standin)
+        timed = reader_of(reader, standin)
         for k in range(4):
             for path in paths:
                 t0 = time.perf_counter()
@@ -214,7 +222,7 @@ def main() -> None:
     report["without_floor"] = {split: pooled(split) | {"refused_photos": sum(r[split]["refused_photos"] for r in rows if split in r)}
                                for split in UNFLOORED if any(split in r for r in rows)}
     if args.more_styles:
-        report["without_floor"]["more_styles"] = more_styles(reader.finder, embedder, root, args.more_styles, outcomes,
+        report["without_floor"]["more_styles"] = more_styles(reader, embedder, root, args.more_styles, outcomes,
                                                               metric=not args.no_deck_metric)
     print(json.dumps(report, indent=2))
     if args.outcomes:

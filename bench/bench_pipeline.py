@@ -81,6 +81,8 @@ def main() -> None:
                         "straightened on its grid's plane: what it buys")
     parser.add_argument("--no-outline-look", action="store_true", help="read without a doubtful tableau read again "
                         "on its outline cut in 5 x 4 (vision/outline_grid.py): what it buys")
+    parser.add_argument("--no-lattice-refiner", action="store_true", help="cut cells on the lattice fitted on the "
+                        "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read with instead of the shipped one")
     parser.add_argument("--per-shape", action="store_true", help="compile the finder once per canvas shape, as "
@@ -89,7 +91,7 @@ def main() -> None:
     Network.per_shape = args.per_shape
     reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None,
                     far_look=not args.no_far_look, table_look=not args.no_table_look,
-                    outline_look=not args.no_outline_look)
+                    outline_look=not args.no_outline_look, refine_lattice=not args.no_lattice_refiner)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)

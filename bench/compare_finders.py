@@ -7,6 +7,7 @@ exactly, and confidently wrong, with each finder in the pipeline as shipped —
     python bench/compare_finders.py models/finder.onnx --no-second-look   # what the second look buys
     python bench/compare_finders.py models/finder.onnx --refiner data/runs/corners/corners.onnx  # cards' own corners
     python bench/compare_finders.py models/finder.onnx --no-quick-look    # ... and the quick look costs
+    python bench/compare_finders.py models/finder.onnx --no-lattice-refiner  # ... and the lattice refiner buys
     python bench/compare_finders.py models/finder.onnx --matcher data/runs/matcher-off-cuts/matcher.onnx --decks-only
     python bench/compare_finders.py models/finder.onnx --classifier data/runs/classifier-96-standin/weights/best.onnx --standin-only
     python bench/compare_finders.py models/finder.onnx --outcomes a.json   # then bench/paired.py a.json b.json
@@ -41,13 +42,14 @@ MORE_MOSAICS = range(4, 10)
 def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = True, quick_look: bool = True,
              standin: bool = True, decks: bool = True, classifier: CardClassifier | None = None,
              outcomes: dict | None = None, more_decks: bool = False, deck_metric: bool = True,
-             mosaics: bool = False) -> dict:
+             mosaics: bool = False, refine_lattice: bool = True) -> dict:
     """Each set's summary; ``outcomes``, if given, gets each set's tableau by tableau (bench/paired.py)."""
     rows = {}
     outcomes = {} if outcomes is None else outcomes
     for i, deck in enumerate(tuning_decks(more_decks) if decks else ()):
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()}, metric=deck_metric)
-        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
+        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look,
+                        refine_lattice=refine_lattice)
         for split, n in (("normal", 20), ("hard", 12)):
             folder = rendered(deck, data_dir() / "tune-decks", split, n, 8000 + 10 * i)
             ev = evaluate(reader, folder, progress=False)
@@ -55,10 +57,12 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
     for seed in MORE_MOSAICS if mosaics else ():
         deck = mosaic_deck(seed)
         refs = References.embed(deck.name, embedder, {card: [f[0]] for card, f in deck.faces.items()}, metric=deck_metric)
-        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look)
+        reader = Reader(finder, CardMatcher(embedder, refs), second_look=second_look, quick_look=quick_look,
+                        refine_lattice=refine_lattice)
         ev = evaluate(reader, rendered(deck, data_dir() / "tune-mosaics", "normal", 24, 9100 + 10 * seed), progress=False)
         rows[f"mosaics/{deck.name}"], outcomes[f"mosaics/{deck.name}"] = summary(ev), ev.outcomes
-    reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look)
+    reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look,
+                        refine_lattice=refine_lattice)
     for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
         if folder.is_dir():
@@ -94,6 +98,8 @@ def main() -> None:
     parser.add_argument("--matcher", type=Path, help="the matcher to read the other decks with, if not the shipped one")
     parser.add_argument("--refiner", type=Path, help="a corner refiner to give each box its card's corners "
                                                      "(vision/corners.py), if not the finder's own")
+    parser.add_argument("--no-lattice-refiner", action="store_true", help="cut cells on the lattice fitted on the "
+                                                                           "boxes alone (vision/lattice_refiner.py off)")
     parser.add_argument("--conf", type=float, help="the finder's box threshold, if not its own (CardFinder's conf)")
     parser.add_argument("--decks-only", action="store_true", help="skip the stand-in's sets (read by the classifier)")
     parser.add_argument("--standin-only", action="store_true", help="skip the other decks (read by the matcher)")
@@ -115,7 +121,7 @@ def main() -> None:
         outcomes: dict = {}
         rows = read_all(finder, embedder, not args.no_second_look, not args.no_quick_look, not args.decks_only,
                         not args.standin_only, classifier, outcomes, args.more_decks, not args.no_deck_metric,
-                        args.mosaics)
+                        args.mosaics, not args.no_lattice_refiner)
         if args.outcomes:  # several finders: a file each, numbered in their order (a-0.json, a-1.json)
             out = args.outcomes if len(args.finders) == 1 else args.outcomes.with_stem(f"{args.outcomes.stem}-{i}")
             out.write_text(json.dumps(outcomes), encoding="utf-8")

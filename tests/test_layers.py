@@ -18,7 +18,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("decks", ["ecoscore.datasets.deck"]),  # a deck is data: face images and deck.toml
     ("vision", ["ecoscore.vision"]),
     ("renderer", ["ecoscore.datasets"]),
-    ("training", ["ecoscore.vision.train", "ecoscore.vision.train_matcher", "ecoscore.vision.train_corners", "ecoscore.vision.evaluate",
+    ("training", ["ecoscore.vision.train", "ecoscore.vision.train_matcher", "ecoscore.vision.train_corners",
+                  "ecoscore.vision.train_lattice", "ecoscore.vision.evaluate",
                   "ecoscore.vision.offline"]),
     ("service", ["ecoscore.service"]),
     ("cli", ["ecoscore.cli", "ecoscore.__main__"]),

@@ -220,3 +220,22 @@ def test_a_recipe_whose_photo_sets_are_missing_says_so_before_rendering(tmp_path
     with pytest.raises(FileNotFoundError, match="pbr/train/nowhere"):
         prepare_data(recipe, "standin", tmp_path / "own", 1)
     assert not (tmp_path / "own").exists()  # nothing rendered first
+
+
+def test_the_lattice_refiner_learns_from_tableaux_of_any_art_laid_edge_to_edge_never_from_held_out_decks(
+        tmp_path, monkeypatch):
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS
+    from ecoscore.vision.train_lattice import RECIPES as LATTICE
+    from ecoscore.vision.train_lattice import photos
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    recipe = replace(photos(LATTICE["lattice"]), train_scenes=16, val_scenes=1, render_long_side=160)
+    prepare_data(recipe, "standin", tmp_path / "own", 1)
+    truths = [json.loads(t.read_text()) for part in ("train", "train-hard", "train-steep")
+              for t in sorted((tmp_path / "own" / part / "truth").glob("*.json"))]
+    decks = [truth["deck"] for truth in truths]
+    assert any(name.startswith("generated-") for name in decks) and "standin" in decks
+    seeds = [int(name.rsplit("-", 1)[1]) for name in decks if name.startswith("generated-")]
+    assert not set(seeds) & set(HELD_OUT_SEEDS)
+    assert all(truth["params"]["p_touching"] == 0.5 for truth in truths)
+    assert any(truth["params"]["elevation_deg"][0] < 40 for truth in truths)  # the steep part

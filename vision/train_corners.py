@@ -118,12 +118,18 @@ def examples(folders: list[Path], recipe: CornerRecipe, seed: int) -> tuple[np.n
     return np.concatenate(crops), np.concatenate(targets).astype(np.float32)
 
 
+def conv_block(cin: int, cout: int, stride: int):
+    """A 3 × 3 convolution, batch norm and SiLU: the refiners' one building block."""
+    from torch import nn
+
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU())
+
+
 def build_network(width: int):
     import torch
     from torch import nn
 
-    def block(cin: int, cout: int, stride: int) -> nn.Sequential:
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU())
+    block = conv_block
 
     class Refiner(nn.Module):
         def __init__(self) -> None:
@@ -140,10 +146,11 @@ def build_network(width: int):
     return Refiner()
 
 
-def _tensor(crops: np.ndarray):
+def as_tensor(images: np.ndarray):
+    """BGR images (N × H × W × 3, uint8) as the networks take them: RGB, NCHW, float in [0, 1]."""
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+    return torch.from_numpy(np.ascontiguousarray(images[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 
 
 def train(threads: int = 2, ship: bool = True, recipe: CornerRecipe | None = None, run_dir: Path | None = None) -> Path:
@@ -175,7 +182,7 @@ def train(threads: int = 2, ship: bool = True, recipe: CornerRecipe | None = Non
         order = rng.permutation(len(train_x))
         for k in range(len(train_x) // recipe.batch):
             idx = order[k * recipe.batch:(k + 1) * recipe.batch]
-            x = _tensor(train_x[idx])
+            x = as_tensor(train_x[idx])
             x = x * torch.empty(len(x), 1, 1, 1).uniform_(0.6, 1.4) + torch.empty(len(x), 3, 1, 1).uniform_(-0.1, 0.1)
             y = torch.from_numpy(train_y[idx]).reshape(len(idx), 8) / REFINE_SIZE
             loss = torch.nn.functional.smooth_l1_loss(net(x.clamp(0, 1)), y, beta=0.02)
@@ -199,7 +206,7 @@ def validation_error(net, x: np.ndarray, y: np.ndarray) -> float:
 
     net.eval()
     with torch.no_grad():
-        pred = np.concatenate([net(_tensor(x[k:k + 512])).numpy() for k in range(0, len(x), 512)])
+        pred = np.concatenate([net(as_tensor(x[k:k + 512])).numpy() for k in range(0, len(x), 512)])
     return float(np.median(np.linalg.norm(pred.reshape(-1, 4, 2) * REFINE_SIZE - y, axis=2)))
 
 

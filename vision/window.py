@@ -12,6 +12,8 @@ a card of the deck is kept. The window stays a guess, and its doubt stays said.
 
 The same lattice also says where a found card should be cut (``cut_on_the_lattice``): a box
 round half a card, or round parts of two (full-bleed art laid edge to edge), lies off its cell.
+Where the lattice refiner (``lattice_refiner.py``) refined it as one object, the refined one says
+where every cell is cut (``cut_on_a_refined_lattice``).
 """
 from __future__ import annotations
 
@@ -103,6 +105,29 @@ def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size
             continue
         there = cell_quad(H, r, c, half)
         if overlap(cell.quad, there) < min_overlap and _sound(H, r, c) and mostly_inside(there, *size):
+            cell.quad = there
+            recut += 1
+    return recut
+
+
+def cut_on_a_refined_lattice(fit: TableauFit, H: np.ndarray, half: np.ndarray, min_overlap: float,
+                             size: tuple[int, int]) -> int:
+    """``cut_on_the_lattice`` on the lattice refined as one object (``H``: the lattice refiner's,
+    ``half`` the cells' half size): each cell no card was boxed in cut at its cell, and each found
+    card whose cut covers its cell less than ``min_overlap``. Trusted however few cards were
+    found: the refiner fitted it on the photo's whole grid, not on them. A cell no flat grid
+    seen from the front shows, or that lies mostly out of the photo (``size``), keeps its cut.
+    Changes the fit's cells in place; returns how many found cards were cut again."""
+    recut = 0
+    for (r, c), cell in fit.cells.items():
+        if not cell.inside or not _sound(H, r, c):
+            continue
+        there = cell_quad(H, r, c, half)
+        if not mostly_inside(there, *size):
+            continue
+        if cell.detection is None:
+            cell.quad = there
+        elif overlap(cell.quad, there) < min_overlap:
             cell.quad = there
             recut += 1
     return recut

@@ -1,4 +1,5 @@
-"""`ecoscore train`: train the card finder, its corner refiner, the classifier or the matcher (the train extra)."""
+"""`ecoscore train`: train the card finder, its corner refiner, the lattice refiner, the classifier or the matcher
+(the train extra)."""
 from __future__ import annotations
 
 import argparse
@@ -41,6 +42,17 @@ def run(args: argparse.Namespace) -> int:
         path = train_corners.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=recipe)
         print(f"exported {path}")
         return 0
+    if args.model == "lattice":  # the lattice refiner: trained on generated decks of every style, no --deck
+        from dataclasses import replace
+
+        from ecoscore.vision import train_lattice
+
+        lattice_recipe = train_lattice.RECIPES[args.model]
+        if args.epochs:
+            lattice_recipe = replace(lattice_recipe, epochs=args.epochs)
+        path = train_lattice.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=lattice_recipe)
+        print(f"exported {path}")
+        return 0
     from ecoscore.vision.train import RECIPES, train
 
     if args.model not in RECIPES:
@@ -60,6 +72,7 @@ def register(sub) -> None:
     # its dependencies) for every command.
     p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered, matcher-longer, "
                                  "matcher-hard, matcher-steep and matcher-photo), corners (the corner refiner; the candidate corners-any), "
+                                 "lattice (the lattice refiner), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")

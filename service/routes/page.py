@@ -50,6 +50,9 @@ async def health(svc: Svc):
     refiner = getattr(r.finder, "refiner", None)
     if refiner is not None:  # gives each box its card's own corners (vision/corners.py)
         models["finder_refiner"] = refiner.path.name
+    lattice = getattr(r, "lattice_refiner", None)
+    if lattice is not None:  # refines each tableau's lattice as one object (vision/lattice_refiner.py)
+        models["lattice_refiner"] = lattice.path.name
     partner = getattr(r.classifier, "partner", None)
     if partner is not None:  # asked about the crops the classifier is unsure of (vision/models.py)
         models["classifier_partner"] = partner.path.name
