@@ -61,8 +61,7 @@ def read_all(finder: CardFinder, embedder: CardEmbedder, second_look: bool = Tru
                         refine_lattice=refine_lattice)
         ev = evaluate(reader, rendered(deck, data_dir() / "tune-mosaics", "normal", 24, 9100 + 10 * seed), progress=False)
         rows[f"mosaics/{deck.name}"], outcomes[f"mosaics/{deck.name}"] = summary(ev), ev.outcomes
-    reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look,
-                        refine_lattice=refine_lattice)
+    reader = Reader(finder, classifier, second_look=second_look, quick_look=quick_look, refine_lattice=refine_lattice)
     for name in STANDIN_SETS if standin else ():
         folder = data_dir() / "tune" / name
         if folder.is_dir():

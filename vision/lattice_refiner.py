@@ -6,12 +6,12 @@ patches), it drifts off the far cells by up to half a card. Edges searched card 
 template of the 20 outlines aligned on the photo's gradients, follow the art's edges as much as
 the cards' (the model card's sections on them). The refiner looks at the whole grid at once: the
 photo straightened through the lattice (``lattice_canvas``: the 5 × 4 cells and half a cell round
-them), it says where the true lattice's four outer corners lie on that canvas. Run twice, each
-run on the canvas the last one straightened; the second run's move is what is left to doubt.
+them), it says where the true lattice's four outer corners lie on that canvas. Run at most
+twice, the second run on the canvas the first straightened; the last run's move is what is left
+to doubt.
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,7 +77,6 @@ class LatticeRefiner:
 
     def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "lattice.onnx"
-        self.meta = json.loads(self.path.with_suffix(".json").read_text(encoding="utf-8"))
         self.network = Network(self.path, concurrent, threads)
 
     def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0
@@ -96,10 +95,10 @@ class LatticeRefiner:
             if not todo:
                 break
             canvases = [lattice_canvas(image, lattices[k]) for k in todo]
+            shown = [canvas for canvas in canvases if canvas is not None]
             # One batch of the photo's few tableaux, unpadded: ``run_batch`` pads a batch to 8,
             # which made one tableau's run cost eight.
-            corners = self.network(image_blob([c for c in canvases if c is not None])) if any(
-                c is not None for c in canvases) else np.zeros((0, 8))
+            corners = self.network(image_blob(shown)) if shown else np.zeros((0, 8))
             said = iter(np.clip(corners.reshape(-1, 4, 2).astype(np.float64), -MOST_MOVED, MOST_MOVED))
             for k, canvas in zip(todo, canvases):
                 if canvas is None:

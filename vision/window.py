@@ -98,29 +98,27 @@ def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size
     lattice = lattice_of(fit)
     if lattice is None:
         return 0
-    H, half = lattice
-    recut = 0
-    for (r, c), cell in fit.cells.items():
-        if cell.detection is None or not cell.inside:
-            continue
-        there = cell_quad(H, r, c, half)
-        if overlap(cell.quad, there) < min_overlap and _sound(H, r, c) and mostly_inside(there, *size):
-            cell.quad = there
-            recut += 1
-    return recut
+    return _cut_at_cells(fit, *lattice, min_overlap, size, unboxed=False)
 
 
 def cut_on_a_refined_lattice(fit: TableauFit, H: np.ndarray, half: np.ndarray, min_overlap: float,
                              size: tuple[int, int]) -> int:
     """``cut_on_the_lattice`` on the lattice refined as one object (``H``: the lattice refiner's,
-    ``half`` the cells' half size): each cell no card was boxed in cut at its cell, and each found
-    card whose cut covers its cell less than ``min_overlap``. Trusted however few cards were
-    found: the refiner fitted it on the photo's whole grid, not on them. A cell no flat grid
-    seen from the front shows, or that lies mostly out of the photo (``size``), keeps its cut.
+    ``half`` the cells' half size): each cell no card was boxed in cut at its cell too. Trusted
+    however few cards were found: the refiner fitted it on the photo's whole grid, not on them.
     Changes the fit's cells in place; returns how many found cards were cut again."""
+    return _cut_at_cells(fit, H, half, min_overlap, size, unboxed=True)
+
+
+def _cut_at_cells(fit: TableauFit, H: np.ndarray, half: np.ndarray, min_overlap: float, size: tuple[int, int],
+                  unboxed: bool) -> int:
+    """Each found card whose cut covers lattice ``H``'s card-sized cell (``half``) less than
+    ``min_overlap`` cut at that cell, and each cell no card was boxed in too where ``unboxed``;
+    a cell out of view, that no flat grid seen from the front shows, or that lies mostly out of
+    the photo (``size``) keeps its cut. Returns how many found cards were cut again."""
     recut = 0
     for (r, c), cell in fit.cells.items():
-        if not cell.inside or not _sound(H, r, c):
+        if not cell.inside or (cell.detection is None and not unboxed) or not _sound(H, r, c):
             continue
         there = cell_quad(H, r, c, half)
         if not mostly_inside(there, *size):
