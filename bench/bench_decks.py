@@ -34,6 +34,7 @@ from ecoscore.scoring import CardType
 from ecoscore.vision.deckstore import DeckStore
 from ecoscore.vision.enrol import EnrolError, from_photo
 from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.lattice_refiner import shipped_refiner
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
 from ecoscore.vision.pipeline import Reader
 
@@ -132,13 +133,16 @@ def main() -> None:
     parser.add_argument("--outcomes", type=Path, help="write each tableau's outcome here, for bench/paired.py")
     parser.add_argument("--no-lattice-refiner", action="store_true", help="cut cells on the lattice fitted on the "
                         "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
+    parser.add_argument("--no-wide-lattice", action="store_true", help="refine each lattice with the fine refiner "
+                        "alone, unchecked by the wide one (models/lattice-wide.onnx): what the wide one buys")
     parser.add_argument("--more-styles", type=int, default=0, choices=range(len(MORE_STYLES_SEEDS) + 1), metavar="N",
                         help="also N more decks of each style the generator does not draw (0 to "
                              f"{len(MORE_STYLES_SEEDS)}), pooled by style without a floor")
     args = parser.parse_args()
     outcomes: dict[str, dict[str, bool]] = {}
     root = data_dir() / "bench-decks"
-    reader = Reader(refine_lattice=not args.no_lattice_refiner)
+    reader = Reader(refine_lattice=not args.no_lattice_refiner,
+                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None)
     embedder = CardEmbedder()
     report: dict = {"decks": {}}
     decks = unseen_decks()

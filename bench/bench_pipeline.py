@@ -20,6 +20,7 @@ from stats import wilson
 from ecoscore.scoring import score_game, score_pad
 from ecoscore.truthfile import read_truth
 from ecoscore.vision.evaluate import evaluate
+from ecoscore.vision.lattice_refiner import shipped_refiner
 from ecoscore.vision.models import CardClassifier
 from ecoscore.vision.pipeline import Reader
 from ecoscore.vision.runtime import Network
@@ -83,6 +84,8 @@ def main() -> None:
                         "on its outline cut in 5 x 4 (vision/outline_grid.py): what it buys")
     parser.add_argument("--no-lattice-refiner", action="store_true", help="cut cells on the lattice fitted on the "
                         "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
+    parser.add_argument("--no-wide-lattice", action="store_true", help="refine each lattice with the fine refiner "
+                        "alone, unchecked by the wide one (models/lattice-wide.onnx): what the wide one buys")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read with instead of the shipped one")
     parser.add_argument("--per-shape", action="store_true", help="compile the finder once per canvas shape, as "
@@ -91,7 +94,8 @@ def main() -> None:
     Network.per_shape = args.per_shape
     reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None,
                     far_look=not args.no_far_look, table_look=not args.no_table_look,
-                    outline_look=not args.no_outline_look, refine_lattice=not args.no_lattice_refiner)
+                    outline_look=not args.no_outline_look, refine_lattice=not args.no_lattice_refiner,
+                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)

@@ -9,7 +9,7 @@ from conftest import needs_models
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.vision.lattice import CellFit, TableauFit
-from ecoscore.vision.lattice_refiner import CANVAS, CELL_PX, MARGIN, OUTER, lattice_canvas, moved_by
+from ecoscore.vision.lattice_refiner import CANVAS, CELL_PX, FINE, MARGIN, OUTER, lattice_canvas, moved_by
 from ecoscore.vision.window import cell_quad, cut_on_a_refined_lattice
 
 CARD = np.array([0.45, 0.42])  # a cell's half size in lattice units
@@ -119,6 +119,7 @@ def _refiner_saying(moves):
 
     refiner = LatticeRefiner.__new__(LatticeRefiner)
     refiner.network = _SaysAlways(moves)
+    refiner.view = FINE
     return refiner
 
 
@@ -169,3 +170,125 @@ def test_the_reader_cuts_on_a_settled_lattice_and_on_the_boxes_own_where_it_is_n
     fit = a_fit()
     reader.cut_on_the_lattice(photo, [fit])
     np.testing.assert_allclose(fit.cells[(2, 2)].quad, cell_quad(H, 2, 2, CARD) + 25.0)
+
+
+class _SaysInTurn:
+    """A stand-in network answering each call with the next of ``moves`` (the same for every canvas of the call)."""
+
+    def __init__(self, *moves):
+        self.moves = [np.asarray(m, np.float32).reshape(1, 8) for m in moves]
+
+    def __call__(self, blob):
+        return np.repeat(self.moves.pop(0), len(blob), 0)
+
+
+def _two_stage(fine_says: list, wide_says: list):
+    from ecoscore.vision.lattice_refiner import WIDE, LatticeRefiner, WideThenFine
+
+    fine, wide = LatticeRefiner.__new__(LatticeRefiner), LatticeRefiner.__new__(LatticeRefiner)
+    fine.network, fine.view, fine.path = _SaysInTurn(*fine_says), FINE, None
+    wide.network, wide.view = _SaysInTurn(*wide_says), WIDE
+    return WideThenFine(fine, wide)
+
+
+def test_the_wide_refiner_moves_a_lattice_a_column_off_only_where_it_then_agrees():
+    """The fine refiner's lattice is kept where the wide one would move it less than half a cell;
+    where the wide one says a column off, the fine refiner starts again there, and that lattice is
+    taken only if it settles and the wide refiner then agrees with it."""
+    H = a_slanted_lattice()
+    image = photo_of(H)
+    still, column = np.zeros((4, 2)), np.tile([1.0, 0.0], (4, 1))
+    # The wide refiner agrees: the fine refiner's lattice, as the fine refiner alone gives it.
+    (kept,), last = _two_stage([still], [np.full((4, 2), 0.2)])(image, [H], still=0.05)
+    np.testing.assert_allclose(kept, H)
+    assert last[0] == 0.0
+    # A column off, then settled and agreed with: the lattice a column along.
+    (moved,), last = _two_stage([still, still], [column, still])(image, [H], still=0.05)
+    np.testing.assert_allclose(project(moved, OUTER), project(H, OUTER + [1.0, 0.0]), atol=1e-6)
+    assert last[0] == 0.0
+    # A column off, but the wide refiner still disagrees after: the fine refiner's own lattice.
+    (kept,), last = _two_stage([still, still], [column, column])(image, [H], still=0.05)
+    np.testing.assert_allclose(kept, H)
+    # A column off, but the fine refiner does not settle there (it had settled where it was).
+    (kept,), last = _two_stage([still, np.full((4, 2), 0.3), np.full((4, 2), 0.3)], [column, still])(image, [H], still=0.05)
+    np.testing.assert_allclose(kept, H)
+    assert last[0] == 0.0
+
+
+@needs_models
+def test_the_shipped_refiners_bring_a_lattice_a_row_or_column_off_back_onto_a_rendered_tableau():
+    """A rendered photo of a held-out deck laid edge to edge, its true lattice a whole column or
+    row off (or one side a column out), as a lattice fitted on the art's own patches is: the fine
+    refiner alone settles off the grid or gives up, the shipped pair brings it back onto it."""
+    from ecoscore.datasets.deckgen import HELD_OUT_SEEDS, generate_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+    from ecoscore.vision.lattice_refiner import WideThenFine, shipped_refiner
+    from ecoscore.vision.train_lattice import true_lattice
+
+    deck = generate_deck(HELD_OUT_SEEDS[72], "texture")
+    scene = render_scene(deck, 11, SceneParams(long_side=1200, p_touching=1.0, p_hole=0.0, p_multi=0.0, p_cut_off=0.0))
+    true = true_lattice(scene.truth["tableaux"][0])
+    assert true is not None
+    refiner = shipped_refiner()
+    assert isinstance(refiner, WideThenFine)
+    pitch = np.linalg.norm(project(true, [(1, 0)]) - project(true, [(0, 0)]))  # one cell, px
+    for off in ([[1.0, 0.0]] * 4, [[0.0, -1.0]] * 4, [[0, 0], [1.0, 0.0], [1.0, 0.0], [0, 0]]):
+        shown = true @ np.linalg.inv(moved_by(np.array(off) + 0.1))
+        (refined,), last = refiner(scene.image, [shown], still=0.05)
+        after = np.linalg.norm(project(refined, OUTER) - project(true, OUTER), axis=1).max() / pitch
+        assert after < 0.2 and last[0] <= 0.15, (off, after, last)
+
+
+def test_a_lattice_the_fine_refiner_leaves_unsettled_is_tried_from_where_the_wide_one_says():
+    """Half-way back from a column too many the fine refiner stalls (still moving 0.28 of a cell);
+    the wide refiner's lattice is taken though it would move it less than half a cell, where the
+    fine refiner settles there."""
+    H = a_slanted_lattice()
+    image = photo_of(H)
+    still, stalls, nudge = np.zeros((4, 2)), np.full((4, 2), 0.2), np.full((4, 2), 0.2)
+    (moved,), last = _two_stage([stalls, stalls, still], [nudge, still])(image, [H], still=0.05)
+    expected = H @ moved_by(stalls) @ moved_by(stalls) @ moved_by(nudge)
+    np.testing.assert_allclose(project(moved, OUTER), project(expected, OUTER), atol=1e-6)
+    assert last[0] == 0.0
+
+
+@pytest.mark.parametrize("name", ["lattice", "lattice-wide"])
+def test_the_shipped_lattice_refiners_are_what_their_recipes_train(name):
+    """Each shipped refiner's sidecar names the recipe that trains it (fields added since hold
+    their defaults: what it was trained with), and the view the runtime shows it is that recipe's."""
+    import json
+    from dataclasses import asdict, fields
+
+    from ecoscore.paths import models_dir
+    from ecoscore.vision.lattice_refiner import view_of
+    from ecoscore.vision.train_lattice import RECIPES, LatticeRecipe
+
+    shipped = json.loads((models_dir() / f"{name}.json").read_text())
+    recipe = RECIPES[shipped["recipe"]["name"]]
+    assert recipe.name == name
+    wanted = json.loads(json.dumps(asdict(recipe)))  # tuples as JSON has them
+    defaults = {f.name: f.default for f in fields(LatticeRecipe)}
+    assert {k: v for k, v in wanted.items() if k in shipped["recipe"]} == shipped["recipe"]
+    assert all(wanted[k] == defaults[k] for k in wanted.keys() - shipped["recipe"].keys())
+    assert view_of(models_dir() / f"{name}.onnx") == recipe.view
+    assert shipped["canvas"] == list(recipe.view.canvas)
+
+
+def test_a_whole_cell_move_shifts_the_lattice_or_one_side_of_it_by_one_cell_along_one_axis():
+    from ecoscore.vision.train_lattice import whole_cell_move
+
+    rng = np.random.default_rng(0)
+    kinds = set()
+    for _ in range(200):
+        move = whole_cell_move(rng)
+        moved = np.abs(move) == 1.0
+        assert np.all(moved | (move == 0))
+        axis = int(np.flatnonzero(moved.any(0))[0])
+        assert not moved[:, 1 - axis].any()  # one axis only
+        corners = tuple(np.flatnonzero(moved[:, axis]))
+        # All four (the lattice a row or column off), or one side's two: a grid a cell wider or narrower.
+        assert corners in {(0, 1, 2, 3), (0, 3), (1, 2), (0, 1), (2, 3)}
+        # A side moves only along the axis across it: left and right sides in x, top and bottom in y.
+        assert len(corners) == 4 or (axis == 0) == (corners in {(0, 3), (1, 2)})
+        kinds.add((axis, corners))
+    assert len(kinds) == 6

@@ -31,10 +31,11 @@ def photo(scene, name="photo.jpg"):
 def test_health_and_openapi(client):
     health = client.get("/health").json()
     assert health["status"] == "ok"
-    # Every model that finds or names a card is listed: the finder's and the lattice's refiners, the classifier's
-    # partner too.
+    # Every model that finds or names a card is listed: the finder's and the lattice's refiners (the wide one
+    # checking the fine one), the classifier's partner too.
     assert health["models"]["finder_refiner"] == "corners.onnx"
     assert health["models"]["lattice_refiner"] == "lattice.onnx"
+    assert health["models"]["lattice_wide"] == "lattice-wide.onnx"
     assert health["models"]["classifier"] == "classifier.onnx"
     assert health["models"]["classifier_partner"] == "classifier-norm.onnx"
     paths = client.get("/openapi.json").json()["paths"]

@@ -12,6 +12,8 @@ to doubt.
 """
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,25 +26,45 @@ from ecoscore.scoring import COLS, ROWS
 
 from .runtime import Network, image_blob
 
-CELL_PX = 32  # the canvas's pixels per lattice cell
-MARGIN = 0.5  # the canvas's margin round the grid, in cells
-CANVAS = (int((COLS + 2 * MARGIN) * CELL_PX), int((ROWS + 2 * MARGIN) * CELL_PX))  # (width, height)
 # The grid's outer corners in lattice units (col, row), clockwise from the cell (0, 0)'s.
 OUTER = np.array([[0, 0], [COLS, 0], [COLS, ROWS], [0, ROWS]], np.float64)
-# The refiner was trained on lattices moved up to this far (cells, each outer corner): it says no
-# more, and a lattice it moves further in all is not one it can vouch for.
-MOST_MOVED = 0.8
-_TO_LATTICE = np.array([[1 / CELL_PX, 0, -MARGIN], [0, 1 / CELL_PX, -MARGIN], [0, 0, 1]])  # canvas px -> lattice
 
 
-def lattice_canvas(image: np.ndarray, H: np.ndarray) -> np.ndarray | None:
+@dataclass(frozen=True)
+class View:
+    """How a refiner sees a lattice: ``cell_px`` canvas pixels a cell, ``margin`` cells round
+    the grid, and ``most_moved``: it was trained on lattices moved up to this far (cells, each
+    outer corner), says no more, and does not vouch for a lattice it moves further in all."""
+    cell_px: int = 32
+    margin: float = 0.5
+    most_moved: float = 0.8
+
+    @property
+    def canvas(self) -> tuple[int, int]:
+        """The canvas's (width, height)."""
+        return (int(round((COLS + 2 * self.margin) * self.cell_px)), int(round((ROWS + 2 * self.margin) * self.cell_px)))
+
+    def to_lattice(self) -> np.ndarray:
+        """Canvas px -> lattice units."""
+        return np.array([[1 / self.cell_px, 0, -self.margin], [0, 1 / self.cell_px, -self.margin], [0, 0, 1]])
+
+
+# The fine refiner's view: the 5 × 4 cells and half a cell round them.
+FINE = View()
+# The wide refiner's view: a cell and a half round the grid at 24 px a cell, for a lattice a
+# whole row or column off (the fine one sees too little round the grid to tell which way).
+WIDE = View(cell_px=24, margin=1.5, most_moved=1.8)
+CELL_PX, MARGIN, CANVAS, MOST_MOVED = FINE.cell_px, FINE.margin, FINE.canvas, FINE.most_moved
+
+
+def lattice_canvas(image: np.ndarray, H: np.ndarray, view: View = FINE) -> np.ndarray | None:
     """The photo seen through lattice ``H`` (lattice units -> photo px) on the refiner's canvas;
     None where the canvas reaches past the lattice's horizon (a grid seen so low that its margin
     would map back mirrored). Only the part of the photo under the canvas is taken, and where its
     cells are far bigger than the canvas's it is shrunk first (area-averaged), so that the cards'
     thin edges are not lost between the canvas's samples."""
-    to_photo = H @ _TO_LATTICE  # canvas px -> photo px
-    w, h = CANVAS
+    to_photo = H @ view.to_lattice()  # canvas px -> photo px
+    w, h = view.canvas
     ends = np.array([(0, 0, 1), (w, 0, 1), (w, h, 1), (0, h, 1)], np.float64) @ to_photo.T
     if not np.all(ends[:, 2] > 0):
         return None
@@ -56,11 +78,11 @@ def lattice_canvas(image: np.ndarray, H: np.ndarray) -> np.ndarray | None:
     centre = project(H, np.array([[COLS / 2, ROWS / 2], [COLS / 2 + 1, ROWS / 2], [COLS / 2, ROWS / 2 + 1]]))
     across, down = centre[1] - centre[0], centre[2] - centre[0]
     cell_px = float(np.sqrt(abs(across[0] * down[1] - across[1] * down[0])))
-    shrink = min(1.0, 1.5 * CELL_PX / max(cell_px, 1e-3))
+    shrink = min(1.0, 1.5 * view.cell_px / max(cell_px, 1e-3))
     if shrink < 0.95:
         image = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
         to_photo = np.diag([shrink, shrink, 1.0]) @ to_photo
-    return cv2.warpPerspective(image, to_photo, CANVAS, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    return cv2.warpPerspective(image, to_photo, view.canvas, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
 
@@ -78,6 +100,7 @@ class LatticeRefiner:
     def __init__(self, path: Path | None = None, concurrent: int = 1, threads: int | None = None):
         self.path = path or models_dir() / "lattice.onnx"
         self.network = Network(self.path, concurrent, threads)
+        self.view = view_of(self.path)
 
     def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0
                  ) -> tuple[list[np.ndarray], np.ndarray]:
@@ -94,19 +117,20 @@ class LatticeRefiner:
             todo = [k for k in range(len(lattices)) if last[k] >= still and not broken[k]]
             if not todo:
                 break
-            canvases = [lattice_canvas(image, lattices[k]) for k in todo]
+            canvases = [lattice_canvas(image, lattices[k], self.view) for k in todo]
             shown = [canvas for canvas in canvases if canvas is not None]
             # One batch of the photo's few tableaux, unpadded: ``run_batch`` pads a batch to 8,
             # which made one tableau's run cost eight.
             corners = self.network(image_blob(shown)) if shown else np.zeros((0, 8))
-            said = iter(np.clip(corners.reshape(-1, 4, 2).astype(np.float64), -MOST_MOVED, MOST_MOVED))
+            most = self.view.most_moved
+            said = iter(np.clip(corners.reshape(-1, 4, 2).astype(np.float64), -most, most))
             for k, canvas in zip(todo, canvases):
                 if canvas is None:
                     broken[k] = True
                     continue
                 moved = next(said)
                 H = lattices[k] @ moved_by(moved)
-                if not _flat_grid(H, start[k]):
+                if not _flat_grid(H, start[k], most):
                     broken[k] = True
                     continue
                 lattices[k], last[k] = H, float(np.linalg.norm(moved, axis=1).max())
@@ -114,10 +138,10 @@ class LatticeRefiner:
         return lattices, np.where(broken, np.inf, last)
 
 
-def _flat_grid(H: np.ndarray, start: np.ndarray) -> bool:
+def _flat_grid(H: np.ndarray, start: np.ndarray, most_moved: float = MOST_MOVED) -> bool:
     """Whether ``H`` is a lattice a flat grid could have, near ``start``: finite, its outer
     corners a convex quadrilateral on the near side of the horizon, none further than
-    ``MOST_MOVED`` from where ``start`` has it (in ``start``'s cells)."""
+    ``most_moved`` from where ``start`` has it (in ``start``'s cells)."""
     if not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
         return False
     if np.any(np.c_[OUTER, np.ones(4)] @ H[2] <= 0) != np.any(np.c_[OUTER, np.ones(4)] @ start[2] <= 0):
@@ -126,11 +150,59 @@ def _flat_grid(H: np.ndarray, start: np.ndarray) -> bool:
     if not cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2)):
         return False
     back = project(np.linalg.inv(start), corners)
-    return bool(np.isfinite(back).all() and np.linalg.norm(back - OUTER, axis=1).max() <= MOST_MOVED)
+    return bool(np.isfinite(back).all() and np.linalg.norm(back - OUTER, axis=1).max() <= most_moved)
+
+
+def view_of(path: Path) -> View:
+    """The view a refiner's network was trained on, from its sidecar (``<name>.json``)."""
+    sidecar = json.loads(path.with_suffix(".json").read_text())
+    return View(sidecar["cell_px"], sidecar["margin"], sidecar["recipe"]["most_moved"])
+
+
+# The wide refiner agrees with a lattice it would move less than this (cells, its furthest outer
+# corner): a lattice a whole row or column off is moved about one.
+WIDE_AGREES = 0.5
+# A lattice the fine refiner moved no more than this on its last run has settled (the reader's
+# own gate, ``pipeline.REFINED_SETTLED``, is this).
+SETTLED = 0.15
+
+
+class WideThenFine:
+    """The fine refiner, checked by the wide one. The fine refiner sees half a cell round the
+    grid: a lattice a whole row or column off (the finder's boxes on the art's own patches, an
+    edge column boxed on the table) looks to it like a lattice in place, and it settles there.
+    The wide refiner sees a cell and a half round the grid. Where it would move the fine one's
+    lattice a cell or so, or where the fine refiner does not settle, the fine refiner starts again
+    from where the wide one says, and that lattice is taken if it settles there and the wide
+    refiner then agrees with it. Called as a ``LatticeRefiner`` is."""
+
+    def __init__(self, fine: LatticeRefiner, wide: LatticeRefiner):
+        self.fine, self.wide = fine, wide
+        self.path = fine.path
+
+    def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0
+                 ) -> tuple[list[np.ndarray], np.ndarray]:
+        refined, last = self.fine(image, lattices, rounds, still)
+        said, wide_move = self.wide(image, refined, rounds=1)
+        # A lattice the wide refiner would move a cell or so, or one the fine refiner left unsettled
+        # (half-way back from a column too many, it stalls), is tried again from where the wide one says.
+        off = [k for k, move in enumerate(wide_move) if move < np.inf and (move >= WIDE_AGREES or last[k] > SETTLED)]
+        if not off:
+            return refined, last
+        again, again_last = self.fine(image, [said[k] for k in off], rounds, still)
+        _, check = self.wide(image, again, rounds=1)
+        for k, H, move, wide_says in zip(off, again, again_last, check):
+            # The wide refiner's lattice, where it is no less settled than the fine one's own.
+            if wide_says < WIDE_AGREES and move <= max(last[k], SETTLED):
+                refined[k], last[k] = H, move
+        return refined, last
 
 
 @lru_cache(maxsize=4)
-def shipped_refiner(concurrent: int = 1, threads: int | None = None) -> LatticeRefiner:
-    """The shipped refiner (``models/lattice.onnx``), loaded once per process for each share of
-    the cores: every reader of a deck (one per deck read) uses the one network."""
-    return LatticeRefiner(concurrent=concurrent, threads=threads)
+def shipped_refiner(concurrent: int = 1, threads: int | None = None, wide: bool = True) -> LatticeRefiner | WideThenFine:
+    """The shipped refiner (``models/lattice.onnx``), checked by the wide one (``wide``) where it
+    is shipped (``models/lattice-wide.onnx``), loaded once per process for each share of the
+    cores: every reader of a deck (one per deck read) uses the one network."""
+    fine = LatticeRefiner(concurrent=concurrent, threads=threads)
+    path = models_dir() / "lattice-wide.onnx"
+    return WideThenFine(fine, LatticeRefiner(path, concurrent, threads)) if wide and path.exists() else fine

@@ -18,7 +18,7 @@ from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads
 from . import advice, photo_doubts
 from .decode import Photo, decode
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, card_half, clusters, covers, fit_tableaux
-from .lattice_refiner import LatticeRefiner, shipped_refiner
+from .lattice_refiner import SETTLED, LatticeRefiner, WideThenFine, shipped_refiner
 from .matcher import CardMatcher
 from .models import CardClassifier, CardFinder, fast_nms
 from .naming import (
@@ -170,7 +170,7 @@ LATTICE_CARDS = 8
 # A lattice the refiner still moved this far on its last run (its outer corners, in cells) is no
 # settled fit: the cards' own lattice cuts instead (``Reader.cut_on_the_lattice``). On the unseen
 # decks' normal and hard photos 584 of 596 lattices settle within it.
-REFINED_SETTLED = 0.15
+REFINED_SETTLED = SETTLED
 # A lattice the refiner's first run moves less than this (cells) is where it says: not run again.
 # On the unseen decks' normal and hard photos the same tableaux were read as with two runs always,
 # and a 12 MP photo's read cost 1.08 times the read without the refiner, against 1.16.
@@ -227,7 +227,8 @@ class Reader:
     def __init__(self, finder: CardFinder | None = None, classifier: CardClassifier | None = None,
                  min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None,
                  second_look: bool = True, quick_look: bool = True, far_look: bool = True, table_look: bool = True,
-                 outline_look: bool = True, lattice_refiner: LatticeRefiner | None = None, refine_lattice: bool = True):
+                 outline_look: bool = True, lattice_refiner: LatticeRefiner | WideThenFine | None = None,
+                 refine_lattice: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
         ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
         ``second_look``: look again, straightened, at tableaux seen obliquely or with cells where
@@ -238,7 +239,8 @@ class Reader:
         ``outline_look``: read a tableau mostly in doubt again on its outline (``_read_on_outlines``),
         and cut a loose group no look fits on its outline (``_fit_outlines``); ``lattice_refiner``:
         what refines each tableau's lattice as one object before its cells are cut (the shipped
-        one, ``models/lattice.onnx``, if not given and ``refine_lattice``)."""
+        one, ``models/lattice.onnx`` checked by ``models/lattice-wide.onnx``, if not given and
+        ``refine_lattice``)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         if lattice_refiner is None and refine_lattice:
             lattice_refiner = shipped_refiner(concurrent, threads)

@@ -26,14 +26,15 @@ from ecoscore.paths import data_dir, models_dir
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.truthfile import Truth, TruthTableau
 
-from .lattice_refiner import CANVAS, CELL_PX, MARGIN, lattice_canvas, moved_by
+from .lattice_refiner import View, lattice_canvas, moved_by
 from .train_corners import as_tensor, conv_block
 from .window import centre
 
 
 @dataclass
 class LatticeRecipe:
-    name: str = "lattice"  # its run folder (data/runs/<name>) and its photos' (data/datasets/<name>)
+    name: str = "lattice"  # its run folder (data/runs/<name>) and its shipped file (models/<name>.onnx)
+    photo_set: str = "lattice"  # its photos' folder (data/datasets/<photo_set>): refiners share one
     train_scenes: int = 1200  # and hard and steep ones beside them (``photos``)
     val_scenes: int = 150
     views: int = 4  # moved lattices per tableau
@@ -45,9 +46,22 @@ class LatticeRecipe:
     spread: tuple[float, float] = (0.03, 0.3)  # each corner's move (sd, in cells), drawn per example
     shift: float = 0.15  # a move shared by the four corners (sd, cells)
     most_moved: float = 0.8  # no corner moved further (cells)
+    whole_cell: float = 0.0  # share of lattices also moved a whole row or column, or one side a whole cell out or in
+    cell_px: int = 32  # the view it sees (``lattice_refiner.View``)
+    margin: float = 0.5
+
+    @property
+    def view(self) -> View:
+        return View(self.cell_px, self.margin, self.most_moved)
 
 
-RECIPES = {"lattice": LatticeRecipe()}
+RECIPES = {
+    "lattice": LatticeRecipe(),
+    # The wide refiner: a lattice fitted a whole row or column off (boxes on the art's own
+    # patches, an edge column boxed on the table) brought back within the fine one's reach.
+    "lattice-wide": LatticeRecipe(name="lattice-wide", epochs=14, spread=(0.03, 0.4), shift=0.3, most_moved=1.8,
+                                  whole_cell=0.4, cell_px=24, margin=1.5),
+}
 
 
 def photos(recipe: LatticeRecipe):
@@ -91,14 +105,30 @@ def photo_examples(image: np.ndarray, truth: Truth, rng: np.random.Generator, re
         for _ in range(recipe.views):
             labelled = true_H @ _TURNED if rng.random() < 0.5 else true_H
             move = rng.normal(0, rng.uniform(*recipe.spread), (4, 2)) + rng.normal(0, recipe.shift, (1, 2))
+            if rng.random() < recipe.whole_cell:
+                move += whole_cell_move(rng)
             move = np.clip(move, -recipe.most_moved, recipe.most_moved)
             # The lattice shown is the true one moved back: on its canvas the true corners lie at
             # OUTER + move, which the refiner is to say.
-            canvas = lattice_canvas(image, labelled @ np.linalg.inv(moved_by(move)))
+            canvas = lattice_canvas(image, labelled @ np.linalg.inv(moved_by(move)), recipe.view)
             if canvas is not None:
                 canvases.append(canvas)
                 targets.append(move.reshape(8))
     return canvases, targets
+
+
+def whole_cell_move(rng: np.random.Generator) -> np.ndarray:
+    """A whole cell's move of the outer corners (4 × 2, clockwise from (0, 0)'s): the lattice a
+    row or column off, or one side of it a cell out or in (a grid of six columns' span, or four)."""
+    move = np.zeros((4, 2))
+    axis, sign = rng.integers(2), rng.choice([-1.0, 1.0])
+    if rng.random() < 0.5:
+        move[:, axis] = sign
+    else:
+        # The corners of one side: left (0, 3), right (1, 2), top (0, 1) or bottom (2, 3).
+        sides = ((0, 3), (1, 2)) if axis == 0 else ((0, 1), (2, 3))
+        move[list(sides[rng.integers(2)]), axis] = sign
+    return move
 
 
 def examples(folders: list[Path], recipe: LatticeRecipe, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -118,12 +148,13 @@ def examples(folders: list[Path], recipe: LatticeRecipe, seed: int) -> tuple[np.
     return np.stack(canvases), np.array(targets, np.float32)
 
 
-def build_network(width: int):
+def build_network(width: int, view: View):
     import torch
     from torch import nn
 
     block = conv_block
-    rows, cols = CANVAS[1] // 32, CANVAS[0] // 32  # after five halvings: one place per cell and margin
+    # After five halvings: about one place per cell and margin.
+    rows, cols = (-(-side // 32) for side in (view.canvas[1], view.canvas[0]))
 
     class Refiner(nn.Module):
         def __init__(self) -> None:
@@ -149,11 +180,11 @@ def train(threads: int = 2, ship: bool = True, recipe: LatticeRecipe | None = No
     recipe = recipe or LatticeRecipe()
     torch.set_num_threads(threads)
     torch.manual_seed(recipe.seed)
-    root = data_dir() / "datasets" / recipe.name
+    root = data_dir() / "datasets" / recipe.photo_set
     prepare_data(photos(recipe), "standin", root)
     train_x, train_y = examples(sorted(root.glob("train*")), recipe, recipe.seed)
     val_x, val_y = examples(sorted(root.glob("val*")), recipe, recipe.seed + 1)
-    net = build_network(recipe.width)
+    net = build_network(recipe.width, recipe.view)
     steps = recipe.epochs * (len(train_x) // recipe.batch)
     optimiser = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, recipe.lr, total_steps=steps, pct_start=0.1)
@@ -182,7 +213,7 @@ def train(threads: int = 2, ship: bool = True, recipe: LatticeRecipe | None = No
     onnx_path = export(net, recipe, run_dir, log)
     if ship:
         for suffix in (".onnx", ".json"):
-            (models_dir() / f"lattice{suffix}").write_bytes(onnx_path.with_suffix(suffix).read_bytes())
+            (models_dir() / f"{recipe.name}{suffix}").write_bytes(onnx_path.with_suffix(suffix).read_bytes())
     return onnx_path
 
 
@@ -200,12 +231,13 @@ def export(net, recipe: LatticeRecipe, run_dir: Path, log: list[dict]) -> Path:
     import torch
 
     net.eval()
-    path = run_dir / "lattice.onnx"
-    torch.onnx.export(net, (torch.zeros(1, 3, CANVAS[1], CANVAS[0]),), str(path), input_names=["canvas"],
+    path = run_dir / f"{recipe.name}.onnx"
+    view = recipe.view
+    torch.onnx.export(net, (torch.zeros(1, 3, view.canvas[1], view.canvas[0]),), str(path), input_names=["canvas"],
                       output_names=["corners"], dynamic_axes={"canvas": {0: "batch"}, "corners": {0: "batch"}},
                       opset_version=17, dynamo=False)
-    path.with_suffix(".json").write_text(json.dumps({"kind": "lattice", "cell_px": CELL_PX, "margin": MARGIN,
-                                                     "canvas": list(CANVAS), "recipe": asdict(recipe), "log": log},
+    path.with_suffix(".json").write_text(json.dumps({"kind": "lattice", "cell_px": view.cell_px, "margin": view.margin,
+                                                     "canvas": list(view.canvas), "recipe": asdict(recipe), "log": log},
                                                     indent=2) + "\n")
     return path
 

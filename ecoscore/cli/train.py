@@ -31,28 +31,20 @@ def run(args: argparse.Namespace) -> int:
                                    off_cuts=args.model == "matcher-off-cuts")
         print(f"exported {path}")
         return 0
-    if args.model in ("corners", "corners-any"):  # the corner refiner (and a candidate shown cards of any art)
-        from dataclasses import replace
+    from ecoscore.vision import train_corners, train_lattice  # no torch at import either
 
-        from ecoscore.vision import train_corners
+    # The refiners (the corner refiner, the lattice refiners; candidates beside them): trained on
+    # generated decks of every style, not on one: no --deck.
+    for refiners in (train_corners, train_lattice):
+        if args.model in refiners.RECIPES:
+            from dataclasses import replace
 
-        recipe = train_corners.RECIPES[args.model]
-        if args.epochs:
-            recipe = replace(recipe, epochs=args.epochs)
-        path = train_corners.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=recipe)
-        print(f"exported {path}")
-        return 0
-    if args.model == "lattice":  # the lattice refiner: trained on generated decks of every style, no --deck
-        from dataclasses import replace
-
-        from ecoscore.vision import train_lattice
-
-        lattice_recipe = train_lattice.RECIPES[args.model]
-        if args.epochs:
-            lattice_recipe = replace(lattice_recipe, epochs=args.epochs)
-        path = train_lattice.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=lattice_recipe)
-        print(f"exported {path}")
-        return 0
+            recipe = refiners.RECIPES[args.model]
+            if args.epochs:
+                recipe = replace(recipe, epochs=args.epochs)
+            path = refiners.train(threads=max(args.threads, 2), ship=not args.no_ship, recipe=recipe)
+            print(f"exported {path}")
+            return 0
     from ecoscore.vision.train import RECIPES, train
 
     if args.model not in RECIPES:
@@ -72,7 +64,7 @@ def register(sub) -> None:
     # its dependencies) for every command.
     p.add_argument("model", help="matcher (or the candidates matcher-off-cuts, matcher-covered, matcher-longer, "
                                  "matcher-hard, matcher-steep and matcher-photo), corners (the corner refiner; the candidate corners-any), "
-                                 "lattice (the lattice refiner), "
+                                 "lattice and lattice-wide (the lattice refiners), "
                                  "or a recipe of vision/train.py "
                                  "RECIPES: finder, classifier, or a stage of their chains (a stage's starting "
                                  "run is trained first if needed)")

@@ -53,6 +53,9 @@ async def health(svc: Svc):
     lattice = getattr(r, "lattice_refiner", None)
     if lattice is not None:  # refines each tableau's lattice as one object (vision/lattice_refiner.py)
         models["lattice_refiner"] = lattice.path.name
+        wide = getattr(lattice, "wide", None)
+        if wide is not None:  # checks it for a lattice a whole row or column off
+            models["lattice_wide"] = wide.path.name
     partner = getattr(r.classifier, "partner", None)
     if partner is not None:  # asked about the crops the classifier is unsure of (vision/models.py)
         models["classifier_partner"] = partner.path.name
