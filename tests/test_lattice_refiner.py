@@ -292,3 +292,22 @@ def test_a_whole_cell_move_shifts_the_lattice_or_one_side_of_it_by_one_cell_alon
         assert len(corners) == 4 or (axis == 0) == (corners in {(0, 3), (1, 2)})
         kinds.add((axis, corners))
     assert len(kinds) == 6
+
+
+def test_the_wide_refiners_lattice_is_not_taken_where_the_boxed_cards_fall_between_its_cells():
+    """A lattice the wide refiner moves half a column puts the boxed cards on the lines between
+    its cells: not taken, though both refiners settle there; a whole column along keeps them on
+    their cells' middles, and is."""
+    from ecoscore.vision.lattice_refiner import off_centre
+
+    H = a_slanted_lattice()
+    image = photo_of(H)
+    cards = [project(H, np.array([(c + 0.5, r + 0.5) for r in range(ROWS) for c in range(COLS)]))]
+    assert off_centre(H, cards[0]) == pytest.approx(0.0, abs=1e-9)
+    still = np.zeros((4, 2))
+    half, whole = np.tile([0.6, 0.0], (4, 1)), np.tile([1.0, 0.0], (4, 1))
+    (kept,), _ = _two_stage([still, still], [half, still])(image, [H], still=0.05, cards=cards)
+    np.testing.assert_allclose(kept, H)
+    assert off_centre(H @ moved_by(half), cards[0]) == pytest.approx(0.4, abs=1e-6)
+    (moved,), _ = _two_stage([still, still], [whole, still])(image, [H], still=0.05, cards=cards)
+    np.testing.assert_allclose(project(moved, OUTER), project(H, OUTER + [1.0, 0.0]), atol=1e-6)

@@ -75,15 +75,19 @@ def lattice_canvas(image: np.ndarray, H: np.ndarray, view: View = FINE) -> np.nd
         return None  # the canvas lies wholly off the photo
     image = image[y0:y1, x0:x1]
     to_photo = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ to_photo
-    centre = project(H, np.array([[COLS / 2, ROWS / 2], [COLS / 2 + 1, ROWS / 2], [COLS / 2, ROWS / 2 + 1]]))
-    across, down = centre[1] - centre[0], centre[2] - centre[0]
-    cell_px = float(np.sqrt(abs(across[0] * down[1] - across[1] * down[0])))
-    shrink = min(1.0, 1.5 * view.cell_px / max(cell_px, 1e-3))
+    shrink = min(1.0, 1.5 * view.cell_px / max(cell_side(H), 1e-3))
     if shrink < 0.95:
         image = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
         to_photo = np.diag([shrink, shrink, 1.0]) @ to_photo
     return cv2.warpPerspective(image, to_photo, view.canvas, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+
+def cell_side(H: np.ndarray) -> float:
+    """The side (px, the square root of its area) of lattice ``H``'s cell at the grid's middle."""
+    centre = project(H, np.array([[COLS / 2, ROWS / 2], [COLS / 2 + 1, ROWS / 2], [COLS / 2, ROWS / 2 + 1]]))
+    across, down = centre[1] - centre[0], centre[2] - centre[0]
+    return float(np.sqrt(abs(across[0] * down[1] - across[1] * down[0])))
 
 
 def moved_by(corners: np.ndarray) -> np.ndarray:
@@ -102,13 +106,14 @@ class LatticeRefiner:
         self.network = Network(self.path, concurrent, threads)
         self.view = view_of(self.path)
 
-    def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0
-                 ) -> tuple[list[np.ndarray], np.ndarray]:
+    def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0,
+                 cards: list[np.ndarray] | None = None) -> tuple[list[np.ndarray], np.ndarray]:
         """Each lattice refined (up to ``rounds`` runs), and how far its last run moved its outer
         corners (the largest, in cells): a lattice that still moves is no sure fit. A lattice a
         run moves less than ``still`` is not run again. A lattice the refiner cannot say (its
         canvas across the horizon, its corners not a flat grid's) is returned as given, its
-        move infinite."""
+        move infinite. ``cards``: each lattice's boxed cards' centres, which it does not need
+        (``WideThenFine`` does)."""
         start = [np.asarray(H, np.float64) for H in lattices]
         lattices = list(start)
         last = np.full(len(lattices), np.inf)
@@ -162,6 +167,11 @@ def view_of(path: Path) -> View:
 # The wide refiner agrees with a lattice it would move less than this (cells, its furthest outer
 # corner): a lattice a whole row or column off is moved about one.
 WIDE_AGREES = 0.5
+# The boxed cards' centres may lie this much further from their cells' middles (cells, median)
+# on the wide refiner's lattice than on the fine one's: a tableau cut by the frame, with holes,
+# was moved half a column (its cards from 0.05 to 0.34; the mosaic deck's lattices a cell off,
+# mended, changed by 0.04 at most).
+OFF_CENTRE_SLACK = 0.1
 # A lattice the fine refiner moved no more than this on its last run has settled (the reader's
 # own gate, ``pipeline.REFINED_SETTLED``, is this).
 SETTLED = 0.15
@@ -173,15 +183,17 @@ class WideThenFine:
     edge column boxed on the table) looks to it like a lattice in place, and it settles there.
     The wide refiner sees a cell and a half round the grid. Where it would move the fine one's
     lattice a cell or so, or where the fine refiner does not settle, the fine refiner starts again
-    from where the wide one says, and that lattice is taken if it settles there and the wide
-    refiner then agrees with it. Called as a ``LatticeRefiner`` is."""
+    from where the wide one says, and that lattice is taken if it settles there, the wide
+    refiner then agrees with it, and the boxed cards (``cards``: each lattice's, their centres in
+    photo px) sit on its cells' middles as well as on the first one's. Called as a
+    ``LatticeRefiner`` is."""
 
     def __init__(self, fine: LatticeRefiner, wide: LatticeRefiner):
         self.fine, self.wide = fine, wide
         self.path = fine.path
 
-    def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0
-                 ) -> tuple[list[np.ndarray], np.ndarray]:
+    def __call__(self, image: np.ndarray, lattices: list[np.ndarray], rounds: int = 2, still: float = 0.0,
+                 cards: list[np.ndarray] | None = None) -> tuple[list[np.ndarray], np.ndarray]:
         refined, last = self.fine(image, lattices, rounds, still)
         said, wide_move = self.wide(image, refined, rounds=1)
         # A lattice the wide refiner would move a cell or so, or one the fine refiner left unsettled
@@ -192,8 +204,11 @@ class WideThenFine:
         again, again_last = self.fine(image, [said[k] for k in off], rounds, still)
         _, check = self.wide(image, again, rounds=1)
         for k, H, move, wide_says in zip(off, again, again_last, check):
-            # The wide refiner's lattice, where it is no less settled than the fine one's own.
-            if wide_says < WIDE_AGREES and move <= max(last[k], SETTLED):
+            # The wide refiner's lattice, where it is no less settled than the fine one's own and
+            # the boxed cards sit on its cells as well (a lattice a whole cell along keeps them on
+            # their cells' middles; one half a cell along puts them on the lines between).
+            sits = cards is None or off_centre(H, cards[k]) <= off_centre(refined[k], cards[k]) + OFF_CENTRE_SLACK
+            if wide_says < WIDE_AGREES and move <= max(last[k], SETTLED) and sits:
                 refined[k], last[k] = H, move
         return refined, last
 
@@ -206,3 +221,13 @@ def shipped_refiner(concurrent: int = 1, threads: int | None = None, wide: bool 
     fine = LatticeRefiner(concurrent=concurrent, threads=threads)
     path = models_dir() / "lattice-wide.onnx"
     return WideThenFine(fine, LatticeRefiner(path, concurrent, threads)) if wide and path.exists() else fine
+
+
+def off_centre(H: np.ndarray, cards: np.ndarray) -> float:
+    """How far the boxed cards' centres (photo px) lie from the middles of lattice ``H``'s cells:
+    the median over the cards of the larger of the two, in cells (0 on their cells' middles, 0.5
+    on the lines between cells). A lattice a whole cell along keeps it; one half a cell along does not."""
+    if len(cards) == 0:
+        return 0.0
+    at = project(np.linalg.inv(H), np.asarray(cards, np.float64)) - 0.5
+    return float(np.median(np.abs(at - np.round(at)).max(axis=1)))

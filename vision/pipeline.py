@@ -406,7 +406,9 @@ class Reader:
         lattices = {k: lattice for k, fit in enumerate(fits) if (lattice := lattice_of(fit)) is not None}
         settled: dict[int, np.ndarray] = {}
         if self.lattice_refiner is not None and lattices:
-            moved, last = self.lattice_refiner(photo.image, [H for H, _ in lattices.values()], still=REFINED_STILL)
+            cards = [np.array([cell.quad.mean(0) for cell in fits[k].cells.values() if cell.detection is not None]).reshape(-1, 2)
+                     for k in lattices]
+            moved, last = self.lattice_refiner(photo.image, [H for H, _ in lattices.values()], still=REFINED_STILL, cards=cards)
             settled = {k: H for k, H, move in zip(lattices, moved, last) if move <= REFINED_SETTLED}
         for k, fit in enumerate(fits):
             if k in settled:
