@@ -9,6 +9,9 @@ photo straightened through the lattice (``lattice_canvas``: the 5 × 4 cells and
 them), it says where the true lattice's four outer corners lie on that canvas. Run at most
 twice, the second run on the canvas the first straightened; the last run's move is what is left
 to doubt.
+
+A lattice a whole row or column off looks to it like one in place: the wide refiner, the same
+network on a wider ``View`` (a cell and a half round the grid), checks it (``WideThenFine``).
 """
 from __future__ import annotations
 

@@ -398,8 +398,9 @@ class Reader:
         Where the lattice refiner settles a tableau's lattice (``REFINED_SETTLED``), the refined
         lattice cuts its cells, boxed or not (``window.cut_on_a_refined_lattice``): a lattice
         fitted on boxes drifts off the far cells where the boxes are few or wrong (busy art laid
-        edge to edge, whose own patches the finder boxes). Part of the second look. Changes the
-        fits' cells in place."""
+        edge to edge, whose own patches the finder boxes). The boxed cards' centres go with each
+        lattice: the wide refiner's check (``WideThenFine``) takes a lattice it moves only where
+        they sit on its cells. Part of the second look. Changes the fits' cells in place."""
         if not self.second_look:
             return
         size = (photo.image.shape[1], photo.image.shape[0])
@@ -416,7 +417,7 @@ class Reader:
                 half = card_half(np.linalg.inv(settled[k]), np.array([cell.quad for cell in fit.cells.values()]))
                 cut_on_a_refined_lattice(fit, settled[k], half, LATTICE_CUT, size)
             else:
-                cut_on_the_lattice(fit, LATTICE_CUT, LATTICE_CARDS, size)
+                cut_on_the_lattice(fit, LATTICE_CUT, LATTICE_CARDS, size, lattices.get(k))
 
     def place_windows(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int],
                        classifier) -> tuple[Detections, list[TableauFit], list[int]]:

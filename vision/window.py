@@ -84,7 +84,8 @@ def cell_quad(H: np.ndarray, row: int, col: int, half: np.ndarray = np.array([0.
     return project(H, [(c - hc, r - hr), (c + hc, r - hr), (c + hc, r + hr), (c - hc, r + hr)])
 
 
-def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size: tuple[int, int]) -> int:
+def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size: tuple[int, int],
+                       lattice: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Each found card's cut (``quad``: the mean of its box and its cell, or the second look's
     corners) that covers the lattice's card-sized cell there less than ``min_overlap``
     (intersection over union) cut at that cell instead; a lattice fitted on fewer than
@@ -92,10 +93,10 @@ def cut_on_the_lattice(fit: TableauFit, min_overlap: float, min_cards: int, size
     from the front shows or that lies mostly out of the photo (``size``). Where the second look
     cut the card, its corners are replaced and the first look's cut (``first_quad``) is still read
     beside the lattice's: the two must agree. Changes the fit's cells in place; returns how many
-    were cut again."""
+    were cut again. ``lattice``: the fit's ``lattice_of``, where the caller has it already."""
     if len(fit.detections) < min_cards:
         return 0
-    lattice = lattice_of(fit)
+    lattice = lattice or lattice_of(fit)
     if lattice is None:
         return 0
     return _cut_at_cells(fit, *lattice, min_overlap, size, unboxed=False)
