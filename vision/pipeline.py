@@ -416,8 +416,8 @@ class Reader:
                 # The card's size in the refined lattice's own cells: the first lattice's may be off in scale.
                 half = card_half(np.linalg.inv(settled[k]), np.array([cell.quad for cell in fit.cells.values()]))
                 cut_on_a_refined_lattice(fit, settled[k], half, LATTICE_CUT, size)
-            else:
-                cut_on_the_lattice(fit, LATTICE_CUT, LATTICE_CARDS, size, lattices.get(k))
+            elif k in lattices:  # a fit with no lattice has none to cut on
+                cut_on_the_lattice(fit, LATTICE_CUT, LATTICE_CARDS, size, lattices[k])
 
     def place_windows(self, photo: Photo, det: Detections, fits: list[TableauFit], loose: list[int],
                        classifier) -> tuple[Detections, list[TableauFit], list[int]]:

@@ -153,6 +153,32 @@ def as_tensor(images: np.ndarray):
     return torch.from_numpy(np.ascontiguousarray(images[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 
 
+def regressor_epochs(net, images: np.ndarray, targets: np.ndarray, recipe, beta: float):
+    """The refiners' training loop: ``recipe.epochs`` epochs (AdamW, one-cycle at ``recipe.lr``)
+    of shuffled batches of ``recipe.batch`` images, their brightness and colour jittered, fitting
+    ``targets`` (N × 8, float32) by smooth L1 (``beta``). Yields each epoch's number (from 0) and
+    its last batch's loss, the network as trained so far."""
+    import torch
+
+    steps = recipe.epochs * (len(images) // recipe.batch)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, recipe.lr, total_steps=steps, pct_start=0.1)
+    rng = np.random.default_rng(recipe.seed)
+    for epoch in range(recipe.epochs):
+        net.train()
+        order = rng.permutation(len(images))
+        for k in range(len(images) // recipe.batch):
+            idx = order[k * recipe.batch:(k + 1) * recipe.batch]
+            x = as_tensor(images[idx])
+            x = x * torch.empty(len(x), 1, 1, 1).uniform_(0.6, 1.4) + torch.empty(len(x), 3, 1, 1).uniform_(-0.1, 0.1)
+            loss = torch.nn.functional.smooth_l1_loss(net(x.clamp(0, 1)), torch.from_numpy(targets[idx]), beta=beta)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+        yield epoch, float(loss.detach())
+
+
 def train(threads: int = 2, ship: bool = True, recipe: CornerRecipe | None = None, run_dir: Path | None = None) -> Path:
     import torch
 
@@ -170,28 +196,13 @@ def train(threads: int = 2, ship: bool = True, recipe: CornerRecipe | None = Non
     train_x, train_y = examples([f for root in roots for f in sorted(root.glob("train*"))], recipe, recipe.seed)
     val_x, val_y = examples([f for root in roots for f in sorted(root.glob("val*"))], recipe, recipe.seed + 1)
     net = build_network(recipe.width)
-    steps = recipe.epochs * (len(train_x) // recipe.batch)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, recipe.lr, total_steps=steps, pct_start=0.1)
-    rng = np.random.default_rng(recipe.seed)
     run_dir = run_dir or data_dir() / "runs" / recipe.name
     run_dir.mkdir(parents=True, exist_ok=True)
     started, log = time.time(), []
-    for epoch in range(recipe.epochs):
-        net.train()
-        order = rng.permutation(len(train_x))
-        for k in range(len(train_x) // recipe.batch):
-            idx = order[k * recipe.batch:(k + 1) * recipe.batch]
-            x = as_tensor(train_x[idx])
-            x = x * torch.empty(len(x), 1, 1, 1).uniform_(0.6, 1.4) + torch.empty(len(x), 3, 1, 1).uniform_(-0.1, 0.1)
-            y = torch.from_numpy(train_y[idx]).reshape(len(idx), 8) / REFINE_SIZE
-            loss = torch.nn.functional.smooth_l1_loss(net(x.clamp(0, 1)), y, beta=0.02)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
+    targets = train_y.reshape(len(train_y), 8) / REFINE_SIZE  # corners as shares of the crop
+    for epoch, loss in regressor_epochs(net, train_x, targets, recipe, beta=0.02):
         error = validation_error(net, val_x, val_y)
-        log.append({"epoch": epoch + 1, "loss": float(loss.detach()), "val_corner_px": error, "seconds": round(time.time() - started)})
+        log.append({"epoch": epoch + 1, "loss": loss, "val_corner_px": error, "seconds": round(time.time() - started)})
         print(json.dumps(log[-1]), flush=True)
     onnx_path = export(net, recipe, run_dir, log)
     if ship:

@@ -27,7 +27,7 @@ from ecoscore.scoring import COLS, ROWS
 from ecoscore.truthfile import Truth, TruthTableau
 
 from .lattice_refiner import View, lattice_canvas, moved_by
-from .train_corners import as_tensor, conv_block
+from .train_corners import as_tensor, conv_block, regressor_epochs
 from .window import centre
 
 
@@ -185,27 +185,12 @@ def train(threads: int = 2, ship: bool = True, recipe: LatticeRecipe | None = No
     train_x, train_y = examples(sorted(root.glob("train*")), recipe, recipe.seed)
     val_x, val_y = examples(sorted(root.glob("val*")), recipe, recipe.seed + 1)
     net = build_network(recipe.width, recipe.view)
-    steps = recipe.epochs * (len(train_x) // recipe.batch)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, recipe.lr, total_steps=steps, pct_start=0.1)
-    rng = np.random.default_rng(recipe.seed)
     run_dir = run_dir or data_dir() / "runs" / recipe.name
     run_dir.mkdir(parents=True, exist_ok=True)
     started, log = time.time(), []
-    for epoch in range(recipe.epochs):
-        net.train()
-        order = rng.permutation(len(train_x))
-        for k in range(len(train_x) // recipe.batch):
-            idx = order[k * recipe.batch:(k + 1) * recipe.batch]
-            x = as_tensor(train_x[idx])
-            x = x * torch.empty(len(x), 1, 1, 1).uniform_(0.6, 1.4) + torch.empty(len(x), 3, 1, 1).uniform_(-0.1, 0.1)
-            loss = torch.nn.functional.smooth_l1_loss(net(x.clamp(0, 1)), torch.from_numpy(train_y[idx]), beta=0.05)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
+    for epoch, loss in regressor_epochs(net, train_x, train_y, recipe, beta=0.05):
         error = validation_error(net, val_x, val_y)
-        log.append({"epoch": epoch + 1, "loss": float(loss.detach()), "val_corner_cells": error,
+        log.append({"epoch": epoch + 1, "loss": loss, "val_corner_cells": error,
                     "val_unmoved_cells": float(np.median(np.linalg.norm(val_y.reshape(-1, 4, 2), axis=2))),
                     "seconds": round(time.time() - started)})
         print(json.dumps(log[-1]), flush=True)
