@@ -17,6 +17,7 @@ from ecoscore.geometry import CROP_SIZE, Detections, points_in_quads
 
 from . import advice, photo_doubts
 from .decode import Photo, decode
+from .dim_light import is_dim, stretched
 from .lattice import MAX_RESIDUAL, MIN_CARDS, SAME_CARD, TableauFit, card_half, clusters, covers, fit_tableaux
 from .lattice_refiner import SETTLED, LatticeRefiner, WideThenFine, shipped_refiner
 from .matcher import CardMatcher
@@ -228,7 +229,7 @@ class Reader:
                  min_confidence: float = MIN_CONFIDENCE, concurrent: int = 1, threads: int | None = None,
                  second_look: bool = True, quick_look: bool = True, far_look: bool = True, table_look: bool = True,
                  outline_look: bool = True, lattice_refiner: LatticeRefiner | WideThenFine | None = None,
-                 refine_lattice: bool = True):
+                 refine_lattice: bool = True, dim_look: bool = True):
         """``concurrent``: how many reads this process runs at once (the cores are shared out);
         ``threads``: threads per inference, if not those (``vision/runtime.py``, ``threads``);
         ``second_look``: look again, straightened, at tableaux seen obliquely or with cells where
@@ -240,7 +241,8 @@ class Reader:
         and cut a loose group no look fits on its outline (``_fit_outlines``); ``lattice_refiner``:
         what refines each tableau's lattice as one object before its cells are cut (the shipped
         one, ``models/lattice.onnx`` checked by ``models/lattice-wide.onnx``, if not given and
-        ``refine_lattice``)."""
+        ``refine_lattice``); ``dim_look``: look at a dim photo stretched to the full range of
+        light too (``dim_light``)."""
         self.finder = finder or CardFinder(concurrent=concurrent, threads=threads)
         if lattice_refiner is None and refine_lattice:
             lattice_refiner = shipped_refiner(concurrent, threads)
@@ -251,6 +253,7 @@ class Reader:
         self.far_look = far_look
         self.table_look = table_look
         self.outline_look = outline_look
+        self.dim_look = dim_look
         # A square-only export has one canvas, and a finder trained at QUICK_SIZE or less has no
         # smaller one to try.
         self.quick_look = quick_look and self.finder.rect and self.finder.imgsz > QUICK_SIZE
@@ -886,8 +889,18 @@ class Reader:
 
     def find(self, image: np.ndarray) -> Detections:
         """The cards in a photo: the finder's look, then a closer look at small ones (each
-        refused with more cards than a game's tableaux hold: ``_not_too_many``)."""
-        return _not_too_many(self._zoom_small_groups(image, _not_too_many(self.finder(image))))
+        refused with more cards than a game's tableaux hold: ``_not_too_many``); a dim photo's
+        looked at as it is and stretched (``dim_light``), the boxes of both kept. The closer
+        looks at a dim photo's far tableaux are where its stretched look finds most."""
+        looks = [image, stretched(image)] if self.dim_look and is_dim(image) else [image]
+        found = [_not_too_many(self._zoom_small_groups(seen, _not_too_many(self.finder(seen)))) for seen in looks]
+        return found[0] if len(found) == 1 else _not_too_many(self._merged(found))
+
+    def _merged(self, looks: list[Detections]) -> Detections:
+        """Several looks' boxes as one, a card boxed by more than one kept once (the finder's NMS)."""
+        merged = Detections.concat(looks)
+        boxes = np.concatenate([merged.centers, merged.sizes, merged.angles[:, None]], 1)
+        return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
 
     def _zoom_small_groups(self, image: np.ndarray, det: Detections) -> Detections:
         """Look again, closer, where cards are small (a far tableau, several in one photo).
@@ -918,9 +931,7 @@ class Reader:
         if not found:
             return det
         # Closer looks overlap where groups lie close: one card may be found by two of them.
-        merged = Detections.concat([det.subset(~replaced), *found])
-        boxes = np.concatenate([merged.centers, merged.sizes, merged.angles[:, None]], 1)
-        return merged.subset(np.sort(fast_nms(boxes, merged.scores, self.finder.iou)))
+        return self._merged([det.subset(~replaced), *found])
 
 
 def _doubted(read: TableauRead) -> int:
