@@ -56,9 +56,9 @@ MORE_STYLES_PHOTOS = {"normal": 16, "hard": 10}
 
 
 def reader_of(reader: Reader, namer) -> Reader:
-    """``reader`` naming cells with ``namer``: its finder, and its lattice refiner or none."""
+    """``reader`` naming cells with ``namer``: its finder, its lattice refiner or none, and its dim look or none."""
     return Reader(reader.finder, namer, lattice_refiner=reader.lattice_refiner,
-                  refine_lattice=reader.lattice_refiner is not None)
+                  refine_lattice=reader.lattice_refiner is not None, dim_look=reader.dim_look)
 
 
 def unseen_decks() -> list[Deck]:
@@ -135,6 +135,8 @@ def main() -> None:
                         "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
     parser.add_argument("--no-wide-lattice", action="store_true", help="refine each lattice with the fine refiner "
                         "alone, unchecked by the wide one (models/lattice-wide.onnx): what the wide one buys")
+    parser.add_argument("--no-dim-look", action="store_true", help="look at a dim photo only as it is, not "
+                        "stretched too (vision/dim_light.py): what the dim look buys")
     parser.add_argument("--more-styles", type=int, default=0, choices=range(len(MORE_STYLES_SEEDS) + 1), metavar="N",
                         help="also N more decks of each style the generator does not draw (0 to "
                              f"{len(MORE_STYLES_SEEDS)}), pooled by style without a floor")
@@ -142,7 +144,8 @@ def main() -> None:
     outcomes: dict[str, dict[str, bool]] = {}
     root = data_dir() / "bench-decks"
     reader = Reader(refine_lattice=not args.no_lattice_refiner,
-                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None)
+                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None,
+                    dim_look=not args.no_dim_look)
     embedder = CardEmbedder()
     report: dict = {"decks": {}}
     decks = unseen_decks()

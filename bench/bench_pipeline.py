@@ -86,6 +86,8 @@ def main() -> None:
                         "boxes alone (vision/lattice_refiner.py off): what the refiner buys")
     parser.add_argument("--no-wide-lattice", action="store_true", help="refine each lattice with the fine refiner "
                         "alone, unchecked by the wide one (models/lattice-wide.onnx): what the wide one buys")
+    parser.add_argument("--no-dim-look", action="store_true", help="look at a dim photo only as it is, not "
+                        "stretched too (vision/dim_light.py): what the dim look buys")
     parser.add_argument("--classifier", type=Path, help="a candidate classifier (.onnx, its sidecar and its partner "
                         "beside it) to read with instead of the shipped one")
     parser.add_argument("--per-shape", action="store_true", help="compile the finder once per canvas shape, as "
@@ -95,7 +97,8 @@ def main() -> None:
     reader = Reader(classifier=CardClassifier(args.classifier) if args.classifier else None,
                     far_look=not args.no_far_look, table_look=not args.no_table_look,
                     outline_look=not args.no_outline_look, refine_lattice=not args.no_lattice_refiner,
-                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None)
+                    lattice_refiner=shipped_refiner(wide=False) if args.no_wide_lattice else None,
+                    dim_look=not args.no_dim_look)
     report, outcomes = {}, {}
     for folder in args.set:
         ev = evaluate(reader, folder, args.limit, progress=False)
