@@ -55,7 +55,8 @@ def test_closer_look_replaces_small_cards_and_keeps_a_card_its_window_cuts():
     # card inside the window as a card of its own, at the window's edge.
     cut_part = (759 - x0) / 2
     closer = boxes(*[(x - x0 + 3, y - y0, w, h, s) for x, y, w, h, s in small], (cut_part, 1000 - y0, 2 * cut_part, 110, 0.8))
-    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
+    # (The black canvas is a dim photo: the dim look, which has its own tests, would look twice.)
+    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object(), dim_look=False)
     out = reader.find(np.zeros((2000, 2000, 3), np.uint8))  # the scripted first look, then the closer one
     assert len(reader.finder.windows) == 1
     # The window's long side (1,074 px) at 32 px a card of 78 px wants 440 px: the first canvas.
@@ -71,7 +72,7 @@ def test_closer_look_magnifies_tiny_cards_on_a_bigger_canvas():
     # canvas of ~680 px, so the 768 px one.
     tiny = [(600 + 35 * i, 1000, 30, 42, 0.9) for i in range(12)]
     first = boxes(*tiny)
-    reader = Reader(finder=ScriptedFinder(first, boxes((0, 0, 1, 1, 0.1))), classifier=object())
+    reader = Reader(finder=ScriptedFinder(first, boxes((0, 0, 1, 1, 0.1))), classifier=object(), dim_look=False)
     reader.find(np.zeros((2000, 2000, 3), np.uint8))
     assert reader.finder.sizes == [768]
 
@@ -84,7 +85,7 @@ def test_a_card_the_closer_look_does_not_box_again_is_kept_from_the_first_look()
     x0, y0 = np.floor(first.quads.reshape(-1, 2).min(0) - 2.2 * 110).astype(int)
     again = small[:5]
     closer = boxes(*[(x - x0 + 3, y - y0, w, h, s) for x, y, w, h, s in again])
-    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
+    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object(), dim_look=False)
     out = reader.find(np.zeros((2000, 2000, 3), np.uint8))
     got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
     assert got == sorted([(x + 3, y) for x, y, *_ in again] + [(x, y) for x, y, *_ in small[5:]])
@@ -99,7 +100,7 @@ def test_a_box_the_first_look_drew_round_two_small_cards_gives_way_to_the_closer
     x0, y0 = np.floor(first.quads[:9].reshape(-1, 2).min(0) - 2.2 * 110).astype(int)
     pair = [(1405, 1000, 78, 110, 0.7), (1495, 1000, 78, 110, 0.7)]
     closer = boxes(*[(x - x0, y - y0, w, h, s) for x, y, w, h, s in small + pair])
-    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object())
+    reader = Reader(finder=ScriptedFinder(first, closer), classifier=object(), dim_look=False)
     out = reader.find(np.zeros((2000, 2000, 3), np.uint8))
     got = sorted(map(tuple, np.round(out.centers).astype(int).tolist()))
     assert got == sorted([(x, y) for x, y, *_ in small + pair])

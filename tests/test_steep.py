@@ -188,9 +188,10 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     assert len(scene.truth["tableaux"]) == 4
     read = reader.read(scene.jpeg)
     said = [d for d in read.doubts if d.startswith("a grid of ")]
-    # On the edge the CPU and the classifier decide: the far tableau boxed as 8-12 cards of which 2-4
+    # On the edge the CPU and the classifier decide: the far tableau boxed as 8-13 cards of which 2-4
     # named surely (set aside for too few sure cards; 12 and 3 in float32 since the classifier
-    # shown the second renderer's photos), or as 10-12 with most cells in doubt beside
+    # shown the second renderer's photos, 13 and 4 since the dim photo's stretched look finds
+    # more of its cards), or as 10-12 with most cells in doubt beside
     # three read well (set aside for that, bfloat16), or as 12 and read (a fourth tableau full of
     # doubts); the classifier shown the second renderer's photos sets a second dim tableau aside
     # too (10 cards, 4 sure; with its partner shown them too, 11 cards, 2 sure). Never dropped in
@@ -200,7 +201,7 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
     else:
         assert len(read.tableaux) + len(said) == 4 and len(said) in (1, 2), read.doubts
         for doubt in said:
-            assert re.fullmatch(r"a grid of (?:(?:[89]|1[012]) cards was found, but only [2-4] of them read surely as "
+            assert re.fullmatch(r"a grid of (?:(?:[89]|1[0-3]) cards was found, but only [2-4] of them read surely as "
                                 r"cards|1[0-1] cards was found, but 1[2-9] of its 20 cells are in doubt), so "
                                 r"it was not scored as a player: if it is a player's tableau, photograph "
                                 r"it alone, or closer", doubt), read.doubts
@@ -208,7 +209,7 @@ def test_a_far_dark_tableau_set_aside_is_said_and_no_score_of_the_photo_is_final
         answer = client.post("/api/photo?lang=cs", files={"photo": ("table.jpg", scene.jpeg, "image/jpeg")}).json()
     assert not answer["final"]
     if said:
-        assert all(re.search(r"byla nalezena mřížka (?:(?:[89]|1[012]) karet, ale jistě se jako karty přečetla jen část z nich \([2-4]\)|"
+        assert all(re.search(r"byla nalezena mřížka (?:(?:[89]|1[0-3]) karet, ale jistě se jako karty přečetla jen část z nich \([2-4]\)|"
                              r"1[0-1] karet, ale nejistých je 1[2-9] z jejích 20 políček)", " ".join(p["doubts"]))
                    for p in answer["players"])
     # The command line says it once, of the photo (it said it under each of its three players).
