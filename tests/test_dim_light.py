@@ -9,6 +9,8 @@ from ecoscore.datasets.scene import SceneParams, hard_params, render_scene
 from ecoscore.geometry import points_in_quads
 from ecoscore.vision.decode import decode
 from ecoscore.vision.dim_light import DIM_BELOW, is_dim, stretched
+from ecoscore.vision.models import Detections
+from ecoscore.vision.pipeline import MAX_PHOTO_CARDS, Reader
 
 
 def _photo(grey_low: int, grey_high: int, seed: int = 0) -> np.ndarray:
@@ -49,16 +51,14 @@ def _boxed(reader, scene) -> int:
 
 
 @needs_models
-def test_the_dark_cards_of_a_dim_photo_are_found_on_its_stretched_look_too(reader, deck):
+def test_the_dark_cards_of_a_dim_photo_are_found_on_its_stretched_look_too(reader, deck, monkeypatch):
     # A tuning photo of the hard split (seed 4002, photo 7): three tableaux in a dim room, 56
     # cards. Boxed as it is, 41 of them; with its stretched look too, 52.
     scene = render_scene(deck, (4002, 7), hard_params(long_side=1600))
     assert is_dim(decode(scene.jpeg).image)
-    reader.dim_look = False
-    try:
-        plain = _boxed(reader, scene)
-    finally:
-        reader.dim_look = True
+    monkeypatch.setattr(reader, "dim_look", False)
+    plain = _boxed(reader, scene)
+    monkeypatch.setattr(reader, "dim_look", True)
     assert _boxed(reader, scene) >= plain + 8
 
 
@@ -89,3 +89,23 @@ def test_a_photo_in_good_light_is_looked_at_as_before(reader, deck, monkeypatch)
         boxes = reader.find(image)
         looks[dim_look] = (counting.looks, boxes.quads.round(3).tolist())
     assert looks[True] == looks[False]
+
+
+class _PatternLifted:
+    """A finder that boxes 20 cards in a dim photo and, once its light is stretched, a cloth's
+    pattern too: more boxes than a game's tableaux and loose cards hold."""
+
+    imgsz, iou, rect = 512, 0.45, False
+
+    def __call__(self, image, size=None):
+        n = MAX_PHOTO_CARDS + 10 if image.max() > 200 else 20
+        centres = [(60 + (i % 15) * 130, 80 + (i // 15) * 180) for i in range(n)]
+        return Detections(np.array(centres, float), np.tile([170.0, 120.0], (n, 1)), np.full(n, np.pi / 2),
+                          np.full(n, 0.8))
+
+
+def test_a_stretched_look_boxing_too_many_leaves_the_photo_as_it_is_not_refused():
+    dim = _photo(0, 60)
+    assert is_dim(dim)
+    found = Reader(finder=_PatternLifted(), classifier=object()).find(np.tile(dim, (7, 5, 1)))
+    assert len(found) == 20

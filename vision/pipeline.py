@@ -891,10 +891,20 @@ class Reader:
         """The cards in a photo: the finder's look, then a closer look at small ones (each
         refused with more cards than a game's tableaux hold: ``_not_too_many``); a dim photo's
         looked at as it is and stretched (``dim_light``), the boxes of both kept. The closer
-        looks at a dim photo's far tableaux are where its stretched look finds most."""
-        looks = [image, stretched(image)] if self.dim_look and is_dim(image) else [image]
-        found = [_not_too_many(self._zoom_small_groups(seen, _not_too_many(self.finder(seen)))) for seen in looks]
-        return found[0] if len(found) == 1 else _not_too_many(self._merged(found))
+        looks at a dim photo's far tableaux are where its stretched look finds most. The stretched
+        look only adds: where it (or both together) boxes more cards than a game holds (a cloth's
+        pattern lifted with the cards), the photo as it is stands, never refused for it."""
+        det = self._look(image)
+        if not (self.dim_look and is_dim(image)):
+            return det
+        try:
+            return _not_too_many(self._merged([det, self._look(stretched(image))]))
+        except NoTableauError:
+            return det
+
+    def _look(self, image: np.ndarray) -> Detections:
+        """The finder's look and its closer looks at small groups, each held to a game's cards."""
+        return _not_too_many(self._zoom_small_groups(image, _not_too_many(self.finder(image))))
 
     def _merged(self, looks: list[Detections]) -> Detections:
         """Several looks' boxes as one, a card boxed by more than one kept once (the finder's NMS)."""
