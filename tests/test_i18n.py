@@ -297,6 +297,7 @@ MESSAGES = [
     "IMG_0001-2.jpg",
     "cards: no image for fox, wolf",
     "cards: no image for fox, wolf (folders not named after a type: lisky)",
+    "cards: images in folders not named after a type: fxo (rename each after its card's type, or move it out of the deck's folder)",
     "no such folder: 'night'",
     "no photos in 'night/*.png' (JPEG, PNG, WebP or HEIC files, or a glob that finds some)",
     "--overlay notes.txt is a file: give a folder to write the pictures into",

@@ -579,6 +579,41 @@ def test_phone_photos_of_single_cards_near_or_far_enrol_a_deck_that_names_its_fa
         card_from_image(reader, cv2.imencode(".jpg", two)[1].tobytes(), "bear/two.jpg")
 
 
+def test_a_plain_image_of_a_cards_shape_is_no_card_and_every_styles_face_is_one(reader):
+    """Taken whole as a scan, a grey test image in a type's folder was enrolled as a bee, and the
+    deck's empty cells read "bee?" (a newcomer's run). An image with no detail is refused; a face
+    of every style, even dark and soft as a phone's photo cut to the card, is taken."""
+    from ecoscore.datasets.deckgen import STYLES
+    from ecoscore.vision.enrol import REFERENCE_PX, EnrolError, card_from_image
+
+    h, w = 889, 635
+    grey = np.full((h, w, 3), 128, np.uint8)
+    sheet = np.broadcast_to(np.linspace(60, 200, h)[:, None, None], (h, w, 3)).astype(np.uint8)
+    for plain in (grey, sheet):
+        with pytest.raises(EnrolError, match="bee/blank.jpg: no card found in it"):
+            card_from_image(reader, cv2.imencode(".jpg", plain)[1].tobytes(), "bee/blank.jpg")
+    for k, (style, dark) in enumerate([(style, False) for style in STYLES] + [("minimal", True)]):
+        face = generate_deck(DECK_SEEDS[0] + k, style, dark).faces[CardType.BEE][0]
+        dim_soft = cv2.GaussianBlur((face * 0.3).astype(np.uint8), (0, 0), 2)
+        for image in (face, dim_soft):
+            assert card_from_image(reader, cv2.imencode(".jpg", image)[1].tobytes(), "bee/1.jpg").shape[:2] == (REFERENCE_PX,) * 2
+
+
+def test_a_types_images_in_a_folder_named_amiss_are_said_not_left_out(reader, tmp_path):
+    # "fxo/" beside "fox/" was enrolled without a word of the images in it (a newcomer's run).
+    import shutil
+
+    from ecoscore.vision.enrol import EnrolError, from_folder
+
+    folder = write_deck(generate_deck(DECK_SEEDS[0]), tmp_path / "cards")
+    (folder / "notes").mkdir()
+    (folder / "notes" / "where-bought.txt").write_text("a shop")  # no images: nothing to say of it
+    assert all(len(crops) == 1 for crops in from_folder(reader, folder).values())
+    shutil.copytree(folder / "fox", folder / "fxo")
+    with pytest.raises(EnrolError, match=r"cards: images in folders not named after a type: fxo \(rename each"):
+        from_folder(reader, folder)
+
+
 def test_of_a_photo_of_two_tableaux_the_one_at_a_point_is_enrolled(reader, decks):
     # The page remembers the tableau it showed: the one lying at the point it sends.
     from ecoscore.vision.enrol import EnrolError, _one_tableau

@@ -39,6 +39,13 @@ MIN_CARD_PX = 96  # a card's short side in the photo, in its own pixels: less is
 # levels of its median, in every channel: a scanner's lid, paper; not a card's own frame with
 # its lettering and pictures).
 BED_CARD_ASPECT, BED_MOST_CARD, BED_FLATNESS = 0.08, 0.5, 16.0
+# An image of a card's proportions with no detail in it (one colour, or a smooth gradient: a
+# blank sheet) is no card, though taken whole as a scan it would be a type's reference (a
+# newcomer's grey test image was enrolled as a bee, and the deck's empty cells read "bee?").
+# Detail: the 99th percentile of each channel's difference from itself blurred, at 128 px wide.
+# The benches' 253 faces (stand-in, 21 generated and drawn decks) measure 56 and more; a blank
+# JPEG, or a sheet shaded from dark to light, 1-3.
+MIN_SCAN_DETAIL = 10.0
 # Cards the grid names where the finder found none, left out of a photo's references; more and
 # the photo is refused (the lattice, not the finder, is then the likelier fault).
 MAX_LEFT_OUT = 3
@@ -85,6 +92,8 @@ def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
         # scan of a whole A4 page (1.414, within 1 % of a card's 1.400) with the card on it.
         quad = _card_on_a_bed(reader, image, where)
         if quad is None:
+            if _detail(image) < MIN_SCAN_DETAIL:
+                raise EnrolError(_no_card(where))
             upright = image if h >= w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
             return cv2.resize(upright, (REFERENCE_PX, REFERENCE_PX), interpolation=cv2.INTER_AREA)
     else:
@@ -97,8 +106,19 @@ def card_from_image(reader: Reader, data: bytes, where: str) -> np.ndarray:
         quad = _portrait(quad)
         full = photo.at_least(int(max(h, w) * min(4.0, max(1.0, 2 * REFERENCE_PX / short))))
         return warp_quad(full.image, quad * (full.scale / photo.scale), REFERENCE_PX)
-    raise EnrolError(f"{where}: no card found in it (photograph one card alone, all of it in the frame, "
-                     "or give a scan cut to the card's edges)")
+    raise EnrolError(_no_card(where))
+
+
+def _no_card(where: str) -> str:
+    return (f"{where}: no card found in it (photograph one card alone, all of it in the frame, "
+            "or give a scan cut to the card's edges)")
+
+
+def _detail(image: np.ndarray) -> float:
+    """How much detail an image shows (``MIN_SCAN_DETAIL``), whatever its size."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (128, max(1, round(128 * h / w))), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return float(np.percentile(np.abs(small - cv2.GaussianBlur(small, (0, 0), 6)), 99, axis=(0, 1)).max())
 
 
 def _one_card(reader: Reader, image: np.ndarray, where: str) -> np.ndarray | None:
@@ -149,19 +169,25 @@ def from_folder(reader: Reader, folder: Path, every_type: bool = True) -> dict[C
     if not folder.is_dir():
         raise EnrolError(f"{folder}: not a folder (expected {folder}/<type>/*.png for each of the 11 types)")
     crops: dict[CardType, list[np.ndarray]] = {card: [] for card in CardType}
-    unknown = []
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        card = _type_of_folder(sub.name)
-        if card is None:
-            unknown.append(sub.name)
-            continue
-        for f in sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
-            crops[card].append(card_from_image(reader, f.read_bytes(), str(f)))
+    subs = sorted(p for p in folder.iterdir() if p.is_dir())
+    unknown = [sub.name for sub in subs if _type_of_folder(sub.name) is None]
+    # A type's images in a folder named amiss ("fxo/" beside "fox/") would be left out unsaid.
+    if astray := [name for name in unknown if _images(folder / name)]:
+        raise EnrolError(f"{folder}: images in folders not named after a type: {', '.join(astray)} (rename each "
+                         "after its card's type, or move it out of the deck's folder)")
+    for sub in subs:
+        if (card := _type_of_folder(sub.name)) is not None:
+            for f in _images(sub):
+                crops[card].append(card_from_image(reader, f.read_bytes(), str(f)))
     missing = [card.value for card in CardType if not crops[card]]
     if missing and (every_type or len(missing) == len(CardType)):
         hint = f" (folders not named after a type: {', '.join(unknown)})" if unknown else ""
         raise EnrolError(f"{folder}: no image for {', '.join(missing)}{hint}")
     return crops
+
+
+def _images(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
 # The read grid's rows run down the photo (a grid seen sideways is turned a quarter, never
