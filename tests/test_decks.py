@@ -748,3 +748,21 @@ def test_the_store_refuses_a_taken_title_under_its_lock_and_an_import_compares_t
     with pytest.raises(TitleTaken, match=r"deck bar is called 'Foo' already: give deck foo another name \(--name NAME\)"):
         import_deck(store, export_deck(friend, "foo", tmp_path / "f.zip"))
     assert import_deck(store, tmp_path / "f.zip", "foo-copy").title_kept_by == "bar"
+
+
+def test_a_deck_is_named_on_the_command_line_by_its_key_or_by_the_title_players_see(tmp_path, monkeypatch):
+    # `deck list` and the page show a deck's title; `--deck "Naše kuchyň"` was refused as no
+    # deck's name (a newcomer's run). A title names its one deck; a key is never read as a title.
+    from ecoscore.cli import build_parser
+
+    store = DeckStore(tmp_path / "decks")
+    store.add("kitchen", _crops(), "test", title="Naše kuchyň")
+    store.add("nase-kuchyn", _crops(), "test")  # a key that reads as the title, unaccented
+    assert store.called("Naše kuchyň") == store.called("naše KUCHYŇ") == store.called("Nase kuchyn") == "kitchen"
+    assert store.called("nase-kuchyn") == "nase-kuchyn" and store.called("kitchen") == "kitchen"
+    assert store.called("Cizí stůl") == "Cizí stůl"  # no such title: refused later as it was typed
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    parser = build_parser()
+    assert parser.parse_args(["score", "p.jpg", "--deck", "Naše kuchyň"]).deck == "kitchen"
+    assert parser.parse_args(["deck", "show", "Naše kuchyň"]).name == "kitchen"
+    assert parser.parse_args(["deck", "add", "Naše kuchyň", "--photo", "p.jpg", "--grid", "g.txt"]).name == "kitchen"

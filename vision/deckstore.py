@@ -302,6 +302,22 @@ class DeckStore:
                 finally:
                     fcntl.lockf(handle, fcntl.LOCK_UN)
 
+    def called(self, text: str) -> str:
+        """The key of the deck players see as ``text`` (its title, as `deck list` and the page show
+        it), else ``text`` as it is. The commands take a deck's key, but a player types what they
+        see: `--deck "Naše kuchyň"` was refused as no deck's name (a newcomer's run). A title is
+        one deck's (``title_taken``), so it names one deck; a key is never taken for a title."""
+        if not text or NAME.fullmatch(text):
+            return text
+        for name in self.names():
+            try:
+                info = self.info(name)
+            except DeckStoreError:  # removed since it was listed
+                continue
+            if info.title and alike(info.title, text):
+                return name
+        return text
+
     def title_taken(self, name: str, title: str | None) -> DeckInfo | None:
         """The other deck already called what deck ``name`` would be called with ``title``: the
         title as it would be kept (``clean_title``), compared case-insensitively with what each

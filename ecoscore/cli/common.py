@@ -195,9 +195,20 @@ def with_decks(err: Exception) -> str:
     return f"{err} (the decks here: {', '.join(default_store().names())})"
 
 
+def deck_called(text: str) -> str:
+    """A deck as the player names it: its key, or its title as `deck list` shows it (``DeckStore.called``)."""
+    from ecoscore.vision.deckstore import DeckStoreError, default_store
+
+    try:
+        return default_store().called(text)
+    except (DeckStoreError, OSError):  # no store to look in: the name is refused, or found, as given
+        return text
+
+
 def add_deck_option(p) -> None:
-    p.add_argument("--deck", default=None, metavar="NAME",
-                   help="the enrolled deck the cards belong to (`ecoscore deck list`; default: standin)")
+    p.add_argument("--deck", default=None, metavar="NAME", type=deck_called,
+                   help="the enrolled deck the cards belong to, by its name or title (`ecoscore deck list`; "
+                        "default: standin)")
 
 
 def read_or_fail(reader, name: str, data: bytes):

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .common import BadInput, cannot_read, cannot_write, open_reader_or_fail, read_grid, read_photos, with_decks
+from .common import BadInput, cannot_read, cannot_write, deck_called, open_reader_or_fail, read_grid, read_photos, with_decks
 from .language import Words, add_first_lang_option, add_lang_option, words_for
 
 MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
@@ -205,7 +205,8 @@ def register(sub) -> None:
     add_first_lang_option(p)  # `ecoscore deck --lang cs list`
     actions = p.add_subparsers(dest="action", required=True)
     add = actions.add_parser("add", help="enrol cards: a folder <type>/*.png|jpg, or photos of tableaux with their grids")
-    add.add_argument("name", help="the deck's name (lower-case letters, digits, - or _)")
+    add.add_argument("name", type=deck_called, help="the deck's name (lower-case letters, digits, - or _), or an "
+                                                     "enrolled deck's title")
     add.add_argument("folder", nargs="?", type=Path, help="a folder in the deck layout: <type>/*.png|jpg")
     add.add_argument("--photo", type=Path, action="append", default=[], help="a photo of one tableau (repeatable)")
     add.add_argument("--grid", type=Path, action="append", default=[], help="the grid that photo shows (one per --photo)")
@@ -218,10 +219,10 @@ def register(sub) -> None:
     for action, what in (("show", "what a deck holds"), ("remove", "forget an enrolled deck"),
                          ("forget-last", "take back a deck's last add (a photo with a mistake in its grid)")):
         one = actions.add_parser(action, help=what)
-        one.add_argument("name")
+        one.add_argument("name", type=deck_called)
         add_lang_option(one)
     export = actions.add_parser("export", help="write a deck to one .zip file, to pass to a friend")
-    export.add_argument("name")
+    export.add_argument("name", type=deck_called)
     export.add_argument("file", type=Path)
     export.add_argument("--force", action="store_true", help="replace the file if it exists")
     add_lang_option(export)
