@@ -30,7 +30,7 @@ from . import i18n
 from .decks import Decks
 from .deps import Services
 from .invalid import worded
-from .middleware import AccessLog, Admission, Bounds, SecurityHeaders
+from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, SecurityHeaders
 from .reads import ReadQueue
 from .refusal import Refusal, refused
 from .routes import decks as deck_routes
@@ -177,13 +177,15 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         return settings.max_json
 
     # Added innermost first: a request meets the access log, then the headers, the translator,
-    # the bounds, admission. The translator outside the bounds and admission, so their refusals
+    # the cross-site check, the bounds, admission, HEAD taken as GET. The translator outside the bounds and admission, so their refusals
     # (413, 408, 504, a full queue's 503) come in the language asked for too.
+    app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)
     app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0,
                        per_client=settings.photos_per_client)
     app.add_middleware(Bounds, limit=body_limit, body_timeout=settings.body_timeout,
                        request_timeout=settings.request_timeout, min_body_rate=settings.min_body_rate,
                        rate_grace=settings.body_rate_grace)
+    app.add_middleware(CrossSite)  # before the body is counted or a photo queued: nothing of it is read
     i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
     app.add_middleware(SecurityHeaders)
     if settings.access_log:

@@ -3,7 +3,7 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
 
 - JSON: the body (at most ``max_json`` bytes, counted as it streamed: middleware.Bounds) may hold
   at most ``MAX_JSON_CONTAINERS`` arrays and objects outside its strings; more is refused with a
-  400 before ``json.loads`` builds any of them. A request of this API holds fewer than 100; a
+  400 before ``json.loads`` builds any of them. A key named twice in one object is a 422. A request of this API holds fewer than 100; a
   body of 60,000 nested ``[`` made the parser build a thousand lists before giving up, every
   request.
 - Forms: a text field of at most ``MAX_FIELD_BYTES`` (the longest, a bot's grid, is 2,000
@@ -66,6 +66,18 @@ def _finite(text: str) -> float:
 
 MAX_INT_DIGITS = 100  # no number the API takes is longer; Python's own limit (4,300) was a bare 400
 NOT_UTF8 = "the JSON body is not UTF-8 text (JSON sent over a network is UTF-8)"
+
+
+def _keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, each key once: Python keeps a repeated key's last value without a
+    word (``{"mode": "solo", "mode": "game"}`` started a game room: an attack), as a form's
+    repeated field once was (``BoundedRequest._one_each``)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise HTTPException(422, f"the JSON body names '{key}' more than once in one object: send it once")
+        seen.add(key)
+    return dict(pairs)
 
 
 def _int(text: str) -> int:
@@ -194,7 +206,8 @@ class BoundedRequest(Request):
             # NaN, Infinity and 1e999 are no JSON, though Python reads them: a float that is not
             # finite passed the parser, failed validation, and the 422 that echoes the input could
             # not be written as JSON (a 500).
-            self._json = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_int)
+            self._json = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_int,
+                                    object_pairs_hook=_keys_once)
         return self._json
 
     async def _get_form(self, *, max_files: int | float = 1000, max_fields: int | float = 1000,

@@ -5,6 +5,8 @@
   each bounded: 413, 408, 504. An answer given before the body is all in closes the connection.
 - ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
   with Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
+- ``CrossSite``: a change asked by another site's page (a form it posts) refused: 403.
+- ``HeadAsGet``: HEAD answered wherever GET is, with GET's headers and no body.
 - ``SecurityHeaders``: CSP, nosniff, frame-ancestors, no referrer (a room's link is its password).
 - ``AccessLog``: one line a request, with room codes blanked out.
 """
@@ -15,9 +17,10 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .reads import ReadQueue
@@ -200,6 +203,59 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
             "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
             "worker-src blob:; frame-ancestors 'none'")
+
+
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+CROSS_SITE = ("a request from another site's page: ecoscore takes changes only from its own page, or from "
+              "programs that call it directly")
+
+
+class CrossSite:
+    """A request that would change something (a room started, a deck begun, a photo read),
+    sent by another site's page in the visitor's browser, is refused: a page anywhere could post
+    an empty form to /api/rooms and spend its visitors' quota of rooms (an attack on a running
+    server). Browsers say where a request comes from (``Sec-Fetch-Site``, Fetch Metadata:
+    "cross-site" for another site's page); the service's own page is "same-origin", a link
+    followed or a program such as curl sends none or "none". A browser too old to say is let
+    through as before."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and scope["method"] not in SAFE_METHODS
+                and dict(scope["headers"]).get(b"sec-fetch-site") == b"cross-site"):
+            return await _answer(send, 403, CROSS_SITE)  # its body unread: the connection closes
+        await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """HEAD answered wherever GET is (RFC 9110), with GET's status and headers and no body.
+    FastAPI's routes take only the methods they name: ``/api/decks``, a room's state and its QR
+    code answered HEAD with 405 where GET gave 200 (an attack on a running server). A route that
+    names HEAD itself (``/health``'s, which does no work) answers it as it is."""
+
+    def __init__(self, app: ASGIApp, routes: Callable[[], Sequence[BaseRoute]]):
+        self.app, self.routes = app, routes
+
+    def _takes(self, scope: Scope) -> bool:
+        return any(route.matches(scope)[0] == Match.FULL for route in self.routes())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD" or self._takes(scope):
+            return await self.app(scope, receive, send)
+        as_get = dict(scope, method="GET")
+        if not self._takes(as_get):
+            return await self.app(scope, receive, send)  # its own 404 or 405
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app(as_get, receive, headers_only)
 
 
 class SecurityHeaders:

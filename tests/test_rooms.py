@@ -1,5 +1,6 @@
 """Issue 17, part 2: rooms with owners, versions, names, retention, links, logs and headers."""
 import io
+import json
 import logging
 import threading
 import time
@@ -632,3 +633,44 @@ def test_a_database_stopped_and_started_again_is_said_by_health_and_served_again
             time.sleep(1.1)
             assert [c.get(f"/api/rooms/{rid}").status_code for _ in range(12)] == [200] * 12
             assert c.get("/health").json()["database"] == "ok"
+
+
+def test_another_sites_page_cannot_start_a_room_in_its_visitors_browser(client):
+    # An empty form posted by any page (a "simple" request: no preflight) started a room, and
+    # spent its visitors' quota of rooms (an attack on a running server). Browsers say such a
+    # request is cross-site; the page's own are same-origin, and programs send no such header.
+    for lang, said in (("en", "another site's page"), ("cs", "stránky jiného webu")):
+        r = client.post(f"/api/rooms?lang={lang}", content=b"", headers={"Sec-Fetch-Site": "cross-site",
+                                                                         "Content-Type": "text/plain"})
+        assert r.status_code == 403 and said in r.json()["detail"], r.text
+    r = client.post("/api/photo", files={"photo": ("a.jpg", b"x" * 100, "image/jpeg")}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 403, r.text
+    for fetched in ({"Sec-Fetch-Site": "same-origin"}, {"Sec-Fetch-Site": "none"}, {}):
+        r = client.post("/api/rooms", json={"mode": "solo"}, headers=fetched)
+        assert r.status_code == 200 and r.json()["mode"] == "solo", r.text
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    assert client.get(f"/api/rooms/{room['id']}", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200  # a link followed
+
+
+def test_a_key_sent_twice_in_a_json_body_is_refused_not_its_last_value_taken(client):
+    r = client.post("/api/rooms", content=b'{"mode": "solo", "mode": "game"}', headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and "names 'mode' more than once" in r.json()["detail"], r.text
+    r = client.post("/api/rooms?lang=it", content=b'{"mode": "solo", "mode": "game"}', headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and "più volte" in r.json()["detail"], r.text
+    # the same key in two objects is two keys
+    r = client.post("/api/grid", content=json.dumps({"players": [{"name": "a", "grid": [["RB"] * 5] * 4},
+                                                                 {"name": "b", "grid": [["RB"] * 5] * 4}]}).encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+
+
+def test_what_answers_get_answers_head_with_no_body(client):
+    room = client.post("/api/rooms", json={"mode": "game"}).json()
+    assert client.head("/health").status_code == 200  # its own HEAD route: no work done
+    for path in ("/api/decks", f"/api/rooms/{room['id']}", f"/api/rooms/{room['id']}/qr.svg", "/manifest.webmanifest",
+                 "/sw.js", "/"):
+        got, head = client.get(path), client.head(path)
+        assert got.status_code == head.status_code == 200, (path, head.status_code)
+        assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+    assert client.head("/api/photo").status_code == 405  # a POST's path: HEAD is no GET there
+    assert client.head("/api/nothing").status_code == 404
