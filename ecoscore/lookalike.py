@@ -8,6 +8,8 @@ from functools import lru_cache
 
 from confusable_homoglyphs import categories, confusables
 
+from ecoscore.text import without_emoji_joiners
+
 # ASCII characters that look like a letter (the key compares them as that letter).
 ASCII_LOOKALIKE = {"0": "o", "|": "l"}
 # As names look before case is folded: a capital I and a 1 are an l in most phone fonts ("AIice",
@@ -68,6 +70,6 @@ def alike(a: str, b: str) -> bool:
     """Whether two names could be taken for one another: the same but for case, for accents, or
     for glyphs that look alike in either case (compared cased and case-folded), full-width and
     other compatibility forms folded first (NFKC)."""
-    a, b = unicodedata.normalize("NFKC", a), unicodedata.normalize("NFKC", b)
+    a, b = (without_emoji_joiners(unicodedata.normalize("NFKC", name)) for name in (a, b))
     return (key(a) == key(b) or _cased_key(a) == _cased_key(b) or unmarked(a) == unmarked(b) or glyphs(a) == glyphs(b)
             or glyphs(a).casefold() == glyphs(b).casefold())

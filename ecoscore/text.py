@@ -14,9 +14,37 @@ BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "
 MAX_MARKS = 3
 
 
+ZWJ, EMOJI_STYLE = "\u200d", "\ufe0f"  # the zero-width joiner, the emoji presentation selector
+EMOJI_JOINERS = (ZWJ, EMOJI_STYLE)
+
+
 def invisible(ch: str) -> bool:
     """A control, format or unassigned character, or one of ``BLANK``."""
     return unicodedata.category(ch)[0] == "C" or ch in BLANK
+
+
+def _emoji(ch: str) -> bool:
+    return unicodedata.category(ch) in ("So", "Sk")  # a pictograph, a skin tone
+
+
+def joins_emoji(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is part of an emoji, though it shows nothing alone: the emoji style
+    after a symbol ("❤️"), or a zero-width joiner between two emoji ("👩‍💻", "🏳️‍🌈"). A phone's
+    keyboard types them; a player named "Ana ❤️" was refused as holding invisible characters.
+    Anywhere else (after a letter, at an end) they are what they are: invisible."""
+    ch = text[i]
+    if ch == EMOJI_STYLE:
+        return i > 0 and _emoji(text[i - 1])
+    if ch == ZWJ:
+        return 0 < i < len(text) - 1 and (_emoji(text[i - 1]) or joins_emoji(text, i - 1)) and _emoji(text[i + 1])
+    return False
+
+
+def without_emoji_joiners(text: str) -> str:
+    """``text`` with the joiners of its emoji taken out: "Ana ❤️" looks as "Ana ❤" does, "👩‍💻" much
+    as "👩💻" (two names told apart by them alone are alike; a script check reads the joiners as a
+    script of their own)."""
+    return text.replace(ZWJ, "").replace(EMOJI_STYLE, "")
 
 
 def marks_capped(text: str) -> str:

@@ -14,7 +14,7 @@ from confusable_homoglyphs import confusables
 
 from ecoscore.lookalike import alike
 from ecoscore.scoring.game import BOT_NAME
-from ecoscore.text import invisible
+from ecoscore.text import invisible, joins_emoji, without_emoji_joiners
 
 RESERVED = {BOT_NAME}  # the solo bot's seat in a scored game
 
@@ -35,7 +35,7 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name cannot be empty")
     if len(name) > max_length:
         raise BadName(f"a name has at most {max_length} characters; this one has {len(name)}")
-    if any(invisible(ch) for ch in name):  # control, format, unassigned, blank
+    if any(invisible(ch) and not joins_emoji(name, i) for i, ch in enumerate(name)):  # control, format, unassigned, blank
         raise BadName("a name cannot hold control or invisible characters")
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):  # marks and spaces alone
         raise BadName("a name cannot hold control or invisible characters")
@@ -49,7 +49,7 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name needs a letter or a digit")
     if "/" in name:  # a name is part of a URL path
         raise BadName("a name cannot hold '/'")
-    if confusables.is_dangerous(name):
+    if confusables.is_dangerous(without_emoji_joiners(name)):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
     if any(alike(name, r) for r in RESERVED):
         raise BadName(f"{name!r} is reserved (the solo bot's seat); choose another name")
