@@ -272,6 +272,24 @@ def test_a_grid_of_another_photo_is_refused_where_no_deck_can_judge_it(reader, e
             from_photo(reader, embedder, scene.jpeg, grids[(k + 1) % len(scenes)], "other")
 
 
+def test_another_photos_grid_is_refused_as_such_however_its_cards_fall(reader, embedder):
+    # The stand-in's photos (a newcomer's run): of twenty other photos' grids, one was enrolled
+    # (its same-type cells fell on cards of one colour: a mean of 0.24) and most were sent to
+    # photograph the tableau again "from the side the grid was written from". Each is refused
+    # as another photo's grid; each photo's own grid is taken.
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.vision.enrol import EnrolError, from_photo
+
+    params = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scenes = [render_scene(load_deck("standin"), (71, k), params) for k in range(5)]
+    grids = [truth_tableau(scene.truth["tableaux"][0]) for scene in scenes]
+    for k, scene in enumerate(scenes):
+        assert sum(map(len, from_photo(reader, embedder, scene.jpeg, grids[k], "own").crops.values())) == 20
+        for j in set(range(len(scenes))) - {k}:
+            with pytest.raises(EnrolError, match=r"^other: the cards the grid names as one type do not look alike"):
+                from_photo(reader, embedder, scene.jpeg, grids[j], "other")
+
+
 def test_a_blurred_enrolment_photo_is_taken_and_the_player_told_a_sharper_one_teaches_better(reader, embedder, decks):
     from dataclasses import replace
 

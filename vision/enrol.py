@@ -60,6 +60,14 @@ MAX_BOXED_GAPS = 2  # boxes over cells the grid calls empty (false cards on hole
 # the cards found to tell (a layout of the 11 types names none).
 MIN_CONSISTENCY = 0.2
 MIN_ALIKE_PAIRS = 3
+# A mean can be carried by a few pairs: another photo's grid whose same-type cells fell on cards of
+# one colour by chance reached 0.22-0.40, and 10 of 1,062 such grids were enrolled (the benches'
+# photos as above, 25 a set, each with three other photos' grids; a newcomer's stand-in photo too).
+# So each card is asked as well: of the cards whose type the grid names twice or more, the share
+# whose most alike other card (cosine) the grid names that type too (``_nearest_alike``). The
+# right grids that enrol: 0.82 and over (190 of 204 at 1.0); other photos' grids: at most 0.70,
+# and at most 0.58 of those the mean let through (15 photos a set, 861 grids).
+MIN_NEAREST_ALIKE = 0.7
 
 
 class EnrolError(ValueError):
@@ -203,6 +211,7 @@ class _Placement(NamedTuple):
 
     agree: int  # cards where the grid has cards, less the cells where only one of them has one
     consistency: float  # how much more alike same-type cells are (``_consistency``)
+    nearest: float  # how many cards' most alike other card is of their type (``_nearest_alike``)
     label: str
     grid: list[list[CardType | None]]
     turn: Callable[[list], list]
@@ -451,11 +460,19 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
             unseen = len(named - occupied) if guessed else 0
             placements.append(_Placement(len(occupied & found) - len(occupied ^ found) - unseen,
                                          _consistency(vectors, [g[r][c] for r, c in keys]),
+                                         _nearest_alike(vectors, [g[r][c] for r, c in keys]),
                                          label if not guessed else f"{label}, {_moved_by(move)}", g, turn,
                                          occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
     best = placements[0]
     tied = [p for p in placements if p.agree == best.agree and best.consistency - p.consistency < 0.05]  # best first
+    if not as_read and all(_unlike(p) for p in tied):
+        # Checked before the grid's way round: another photo's grid, read alike either way round,
+        # was sent to photograph the tableau again from the side the grid was written from (a
+        # newcomer's run). (A grid named on this photo's own cells, the page's, was named card by
+        # card, looking at them.)
+        raise EnrolError(f"{where}: the cards the grid names as one type do not look alike in the photo (a grid of "
+                         "another photo?): check that the grid is this photo's, card by card")
     upright = [p for p in tied if p.turn is _SYMMETRIES["as written"]]
     as_written_taken = len(tied) == 2 and len(upright) == 1 and not _same_type_pairs(upright[0].grid, upright[0].found)
     if as_written_taken:
@@ -478,10 +495,6 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
                          f"{best.label} and {second.label}); photograph it from the side the grid was written from")
     cells, crops, found = best.cells, best.crops, best.found
-    # A grid named on this photo's own cells (the page's) was named card by card, looking at them.
-    if not as_read and _alike_pairs(best.grid, found) >= MIN_ALIKE_PAIRS and best.consistency < MIN_CONSISTENCY:
-        raise EnrolError(f"{where}: the cards the grid names as one type do not look alike in the photo (a grid of "
-                         "another photo?): check that the grid is this photo's, card by card")
     # More cards found where the grid has none, or named where none was found, than a finder
     # errs by means the lattice (or the grid) sits wrong somewhere: crops cut from it would
     # teach the deck wrong pictures, so refuse. A few cards named where none was found are the
@@ -540,6 +553,27 @@ def _moved_by(move: tuple[int, int]) -> str:
     """A window's move, as a player reads it in a refusal."""
     said = [f"{abs(n)} {word}{'s' if abs(n) > 1 else ''}" for n, word in zip(move, ("row", "column")) if n]
     return " and ".join(said) + " off where the cards found put it" if said else "where the cards found put it"
+
+
+def _unlike(placement: _Placement) -> bool:
+    """Whether the cards a placed grid names as one type do not look alike in the photo (judged
+    where it names enough pairs of one type among the cards found: ``MIN_ALIKE_PAIRS``)."""
+    return (_alike_pairs(placement.grid, placement.found) >= MIN_ALIKE_PAIRS
+            and (placement.consistency < MIN_CONSISTENCY or placement.nearest < MIN_NEAREST_ALIKE))
+
+
+def _nearest_alike(vectors: np.ndarray, labels: list) -> float:
+    """Of the cells whose type the labels name twice or more, the share whose most alike other
+    labelled cell (cosine) is labelled that type too; 1 where none is named twice."""
+    named = [i for i, label in enumerate(labels) if label is not None]
+    counts = Counter(labels[i] for i in named)
+    asked = [i for i in named if counts[labels[i]] >= 2]
+    if not asked:
+        return 1.0
+    sims = vectors[named] @ vectors[named].T
+    np.fill_diagonal(sims, -np.inf)
+    nearest = [named[j] for j in sims.argmax(1)]
+    return sum(labels[nearest[named.index(i)]] == labels[i] for i in asked) / len(asked)
 
 
 def _consistency(vectors: np.ndarray, labels: list) -> float:
