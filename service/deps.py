@@ -78,8 +78,8 @@ class Services:
         except DeckStoreError as err:
             raise deck_refusal(err) from None
         if not info.complete:
-            raise HTTPException(422, f"deck {deck!r} has no reference yet for: {', '.join(info.missing)}: a room "
-                                     "reads with a deck that has every type")
+            raise Refusal(422, f"deck {deck!r} has no reference yet for: {', '.join(info.missing)}: a room "
+                               "reads with a deck that has every type", DECK_INCOMPLETE)  # coded as a photo's is
         return info.owner or ""
 
     def room_deck(self, deck: str, owner: str) -> DeckInfo | None:

@@ -778,6 +778,7 @@ def test_a_room_reads_every_phones_photo_with_its_deck(client, tmp_path):
     assert part.status_code == 200 and not part.json()["complete"], part.text
     r = client.post("/api/rooms", json={"deck": "pul"})
     assert r.status_code == 422 and "a room reads with a deck that has every type" in r.json()["detail"]
+    assert r.json()["code"] == "deck_incomplete"  # coded as a photo's refusal is (an attack found it uncoded)
 
     # Removed on the server, then its name taken by a stranger's deck that names the cards wrong:
     # the room reads with the phone's own choice, and says no deck of its own. A poll that names
