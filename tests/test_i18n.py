@@ -261,7 +261,7 @@ MESSAGES = [
     "no card to add to deck 'mine'",
     "no enrolled deck 'mine'",
     "'standin' is the built-in deck: it cannot be removed",
-    "a deck 'mine' exists already: remove it first or import under another name",
+    "a deck 'mine' exists already: remove it first, or import it under another name (--name NAME)",
     "friend.zip: larger than 64 MB, not a deck export",
     "friend.zip: not a deck export (not a zip file)",
     "friend.zip: too many or too large members for a deck export",

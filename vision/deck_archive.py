@@ -65,7 +65,7 @@ def import_deck(store: DeckStore, path: Path, name: str | None = None) -> DeckIn
     export = _read_export(path)
     name = check_name(name or export.name)
     if store.is_stored(name):
-        raise DeckStoreError(f"a deck {name!r} exists already: remove it first or import under another name")
+        raise DeckStoreError(f"a deck {name!r} exists already: remove it first, or import it under another name (--name NAME)")
     # A title a deck here has already is left to it: the copy is called by its own name (two
     # decks both called "Naše kuchyň" stood side by side in the menus: a newcomer's find).
     wanted = export.title
