@@ -483,17 +483,19 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         best = upright[0]
     elif len(tied) > 1:
         second = tied[1]
+        # Said the same way whichever scored a hair higher: as written first.
+        one, other = sorted((best.label, second.label), key=lambda label: not label.startswith("as written"))
         if best.move != second.move:
             if len(best.found) < sum(card is not None for card in tableau.cells):
                 raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (only "
-                                 f"{len(best.found)} cards were found; it reads alike {best.label} and {second.label}): "
+                                 f"{len(best.found)} cards were found; it reads alike {one} and {other}): "
                                  "photograph the tableau again, whole in the frame, in even light and from nearer above")
             # Every card the grid names was found ("only 11 cards were found" was said wrongly).
             raise EnrolError(f"{where}: cannot tell where the grid lies on the cards found (all its {len(best.found)} "
-                             f"cards were found, and it fits them alike {best.label} and {second.label}): check that "
+                             f"cards were found, and it fits them alike {one} and {other}): check that "
                              "the grid is this photo's, its empty cells where no card lies")
         raise EnrolError(f"{where}: cannot tell which way the grid lies in the photo (it reads alike "
-                         f"{best.label} and {second.label}); photograph it from the side the grid was written from")
+                         f"{one} and {other}); photograph it from the side the grid was written from")
     cells, crops, found = best.cells, best.crops, best.found
     # More cards found where the grid has none, or named where none was found, than a finder
     # errs by means the lattice (or the grid) sits wrong somewhere: crops cut from it would
