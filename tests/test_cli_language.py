@@ -241,7 +241,7 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
     assert said("deck", "export", "kuchyn", str(zipped), "--lang", "it", code=2) == [
         f"ecoscore: errore: {zipped} esiste già: indica un altro nome di file, oppure --force per sostituirlo"]
     assert said("deck", "import", str(zipped), "--lang", "cs", code=2) == [
-        "ecoscore: chyba: balíček „kuchyn“ už existuje: nejdřív ho odstraňte, nebo importujte pod jiným názvem"]
+        "ecoscore: chyba: balíček „kuchyn“ už existuje: nejdřív ho odstraňte, nebo ho importujte pod jiným názvem (--name NÁZEV)"]
     assert said("deck", "import", str(zipped), "--name", "druhy", "--lang", "cs") == [
         'importován balíček druhy: 12 předloh',
         "jeho jméno 'Naše kuchyň' už tu má balíček kuchyn: tato kopie se jmenuje druhy"]
