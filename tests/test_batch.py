@@ -288,3 +288,25 @@ def test_subfolders_are_scored_and_a_link_that_leads_nowhere_is_a_row_saying_so(
     assert rows["elsewhere"]["error"] == "a link to a folder, not followed: give batch that folder itself"
     ok = sum(row["status"] == "ok" for row in rows.values())
     assert r.stderr.strip().splitlines()[-1].startswith(f"ecoscore: {ok} scored, {len(rows) - ok} errors; ")
+
+
+def test_a_run_resumed_with_another_deck_is_refused_and_an_earlier_versions_file_keeps_its_columns(tmp_path, photo_set):
+    # Resumed with another deck, the rows read with the first were taken as done, and the file
+    # mixed the two decks without a word (a newcomer's run). Each row now says its deck.
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "r.csv"
+    assert batch(str(folder), "--out", str(out)).returncode == 0
+    rows = list(csv.DictReader(out.open()))
+    assert {row["deck"] for row in rows} == {"standin"}
+    before = out.read_text()
+    r = batch(str(folder), "--out", str(out), "--resume", "--deck", "kitchen")
+    assert r.returncode == 2 and "read with the deck 'standin', not 'kitchen'" in r.stderr, r.stderr
+    assert "--deck standin" in r.stderr and out.read_text() == before
+    # A file of an earlier version has no deck column: resumed in its own columns.
+    lines = before.splitlines()
+    earlier = [line.rsplit(",", 1)[0] for line in lines[:3]]  # its header and two rows, no deck
+    out.write_text("\r\n".join(earlier) + "\r\n")
+    r = batch(str(folder), "--out", str(out), "--resume", "--deck", "standin")
+    assert r.returncode == 0 and "2 skipped" in r.stderr, r.stderr
+    resumed = list(csv.reader(out.open()))
+    assert len(resumed) == 6 and all(len(row) == 10 for row in resumed) and "deck" not in resumed[0]

@@ -306,6 +306,8 @@ MESSAGES = [
     "cannot resume r.csv: it is a CSV file (leave out --jsonl)",
     "cannot resume r.jsonl: it holds JSON lines (add --jsonl)",
     "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
+    "cannot resume r.csv: its photos were read with the deck 'standin', not 'kitchen': resume with --deck standin, or "
+    "--force to read them all again with 'kitchen'",
     "a link to a folder, not followed: give batch that folder itself",
     "a link that leads round in a loop, to no file",
     "a link to nowhere: IMG_0001.jpg does not exist",

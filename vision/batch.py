@@ -23,6 +23,7 @@ from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
 from .batch_results import Results, same_file
+from .deckstore import DEFAULT_DECK
 from .signals import sigint_ignored
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class FileResult(TypedDict):
     game: NotRequired[GameDoc]  # the JSON answer, when read
     error: NotRequired[str]  # why not, when not
     ms: float
+    deck: NotRequired[str]  # the deck it was read with (``run_batch`` says it)
 
 
 def collect(target: str) -> list[Path]:
@@ -138,7 +140,7 @@ def grid_text(player: PlayerDoc) -> str:
 
 def csv_row(result: FileResult) -> dict[str, object]:
     row: dict[str, object] = {"file": result["file"], "status": result["status"], "error": result.get("error", ""),
-                              "ms": result["ms"]}
+                              "ms": result["ms"], "deck": result.get("deck", "")}
     if "game" in result:
         players = result["game"]["players"]
         row.update(
@@ -221,6 +223,7 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
             counts[result["status"]] += 1
             if said is not None:
                 result = said(result)
+            result = {**result, "deck": deck or DEFAULT_DECK}
             results.write(result if results.jsonl else csv_row(result))
             bar.update()
     elapsed = time.perf_counter() - start

@@ -10,12 +10,16 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 # "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
 # text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
-CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms"]
+# "deck": the deck the photo was read with (a run resumed with another deck took the rows read
+# with the first as done, and the file mixed the two without a word: a newcomer's run). A file
+# of an earlier version, without it, is resumed in its own columns.
+CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms", "deck"]
 CSV_HEADER = ",".join(CSV_FIELDS)
+EARLIER_CSV_FIELDS = CSV_FIELDS[:-1]
 JSONL_START = '{"file": '  # how every line of ours begins (json.dumps of a FileResult)
 
 
@@ -53,34 +57,46 @@ def _not_ours(out: Path) -> Refused:
     return Refused(f"cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
 
 
-def _done(text: str, cut: str, jsonl: bool, out: Path) -> set[str]:
-    """The files the whole lines ``text`` of ``out`` have a row for (``cut``: a last line cut
-    short); refused where the file is not ours, or not in the format asked."""
+class _Rows(NamedTuple):
+    files: set[str]  # the files the rows are of, as ``same_file`` says them
+    decks: set[str]  # the decks they were read with (none said: an earlier version's)
+    fields: list[str]  # a CSV's columns
+
+
+def _done(text: str, cut: str, jsonl: bool, out: Path) -> _Rows:
+    """What the whole lines ``text`` of ``out`` have a row for (``cut``: a last line cut short);
+    refused where the file is not ours, or not in the format asked."""
     if not text and not cut:
-        return set()  # (empty: as new)
+        return _Rows(set(), set(), CSV_FIELDS)  # (empty: as new)
     first = (text.splitlines() or [cut])[0]
     if CSV_HEADER.startswith(first[:len(CSV_HEADER)]) and first[:5] == CSV_HEADER[:5]:
         if jsonl:
             raise Refused(f"cannot resume {out}: it is a CSV file (leave out --jsonl)")
-        if text and first != CSV_HEADER:
+        fields = first.split(",")
+        if text and fields not in (CSV_FIELDS, EARLIER_CSV_FIELDS):
             raise _not_ours(out)  # (another version's columns, say)
-        return _both_ways({row["file"] for row in csv.DictReader(io.StringIO(text))}, out)
+        rows = list(csv.DictReader(io.StringIO(text)))
+        return _Rows(_both_ways({row["file"] for row in rows}, out), {row["deck"] for row in rows if row.get("deck")},
+                     fields if text else CSV_FIELDS)
     if not (JSONL_START.startswith(first[:len(JSONL_START)]) and first):
         raise _not_ours(out)
     try:
-        files = _both_ways({json.loads(line)["file"] for line in text.splitlines() if line.strip()}, out)
-    except (ValueError, TypeError, KeyError):
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        files = _both_ways({row["file"] for row in rows}, out)
+        decks = {row["deck"] for row in rows if isinstance(row.get("deck"), str)}
+    except (ValueError, TypeError, KeyError, AttributeError):
         raise _not_ours(out) from None
     if not jsonl:
         raise Refused(f"cannot resume {out}: it holds JSON lines (add --jsonl)")
-    return files
+    return _Rows(files, decks, CSV_FIELDS)
 
 
 class Results:
     """The results file: ``done`` the files it has a row for (as ``same_file`` says them), known
     and checked when made; ``open`` (as the batch starts) before ``write``."""
 
-    def __init__(self, out: Path, *, jsonl: bool = False, resume: bool = False, force: bool = False):
+    def __init__(self, out: Path, *, jsonl: bool = False, resume: bool = False, force: bool = False,
+                 deck: str | None = None):
         self.out, self.jsonl = out, jsonl
         if out.is_dir():  # (an IsADirectoryError traceback)
             example = out / ("results.jsonl" if jsonl else "results.csv")
@@ -90,6 +106,7 @@ class Results:
             raise Refused(f"{out} exists already: --resume to score only the photos it lacks, --force to replace "
                           "it, or give another file name")
         self.done: set[str] = set()
+        self.fields = CSV_FIELDS  # a resumed CSV's own columns
         self._whole = 0  # bytes of the whole lines kept
         self._handle: TextIO | None = None
         self._held: int | None = None  # the file's descriptor whose lock this run holds
@@ -99,12 +116,17 @@ class Results:
             self._hold(os.O_RDONLY)  # before its rows are read: another run may be adding to them
         if self.resume:
             try:
-                self.done = self._read_done()
+                rows = self._read_done()
+                if deck is not None and (others := sorted(rows.decks - {deck})):
+                    raise Refused(f"cannot resume {out}: its photos were read with the deck '{others[0]}', not "
+                                  f"'{deck}': resume with --deck {others[0]}, or --force to read them all again "
+                                  f"with '{deck}'")
+                self.done, self.fields = rows.files, rows.fields
             except BaseException:
                 self.close()  # (its lock)
                 raise
 
-    def _read_done(self) -> set[str]:
+    def _read_done(self) -> _Rows:
         try:
             data = self.out.read_bytes()
         except OSError as err:
@@ -160,7 +182,7 @@ class Results:
             self._put(json.dumps(row, ensure_ascii=False) + "\n")
         else:
             line = io.StringIO()
-            csv.DictWriter(line, CSV_FIELDS).writerow(row)
+            csv.DictWriter(line, self.fields, extrasaction="ignore").writerow(row)  # (an earlier file: no deck)
             self._put(line.getvalue())
         self._rows += 1
 

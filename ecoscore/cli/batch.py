@@ -16,6 +16,7 @@ from .language import Words, add_lang_option, words_for
 def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.batch import collect, run_batch
     from ecoscore.vision.batch_results import CannotUse, Refused, Results
+    from ecoscore.vision.deckstore import DEFAULT_DECK
     from ecoscore.vision.distributed import ClusterError, check_cluster
 
     if not collect(args.target):
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The results file first: a refusal comes before the models are loaded, and nothing is
         # written to an existing file until it is known to be ours.
-        with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force) as results:
+        with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force,
+                     deck=args.deck or DEFAULT_DECK) as results:
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
             try:
                 with _terminate_as_interrupt():
