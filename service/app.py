@@ -176,10 +176,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
             return settings.upload_limit(1)
         return settings.max_json
 
-    # Added innermost first: a request meets the access log, then the headers, the translator,
-    # the cross-site check, the bounds, admission, HEAD taken as GET. The translator outside the bounds and admission, so their refusals
-    # (413, 408, 504, a full queue's 503) come in the language asked for too.
-    app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)
+    # Added innermost first: a request meets the access log, then the headers, HEAD taken as GET,
+    # the translator, the cross-site check, the bounds, admission. The translator outside the
+    # bounds and admission, so their refusals (413, 408, 504, a full queue's 503) come in the
+    # language asked for too.
     app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0,
                        per_client=settings.photos_per_client)
     app.add_middleware(Bounds, limit=body_limit, body_timeout=settings.body_timeout,
@@ -187,6 +187,8 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                        rate_grace=settings.body_rate_grace)
     app.add_middleware(CrossSite)  # before the body is counted or a photo queued: nothing of it is read
     i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
+    # Outside the translator: a HEAD's headers are its GET's as translated (its length too).
+    app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)
     app.add_middleware(SecurityHeaders)
     if settings.access_log:
         app.add_middleware(AccessLog)

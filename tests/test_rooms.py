@@ -677,9 +677,11 @@ def test_what_answers_get_answers_head_with_no_body(client):
     assert client.head("/health").status_code == 200  # its own HEAD route: no work done
     for path in ("/api/decks", f"/api/rooms/{room['id']}", f"/api/rooms/{room['id']}/qr.svg", "/manifest.webmanifest",
                  "/sw.js", "/"):
-        got, head = client.get(path), client.head(path)
-        assert got.status_code == head.status_code == 200, (path, head.status_code)
-        assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+        for lang in ("en", "cs"):
+            got, head = client.get(path, params={"lang": lang}), client.head(path, params={"lang": lang})
+            assert got.status_code == head.status_code == 200, (path, head.status_code)
+            assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+            assert head.headers["content-length"] == got.headers["content-length"], (path, lang)  # as translated
     assert client.head("/api/photo").status_code == 405  # a POST's path: HEAD is no GET there
     assert client.head("/api/nothing").status_code == 404
 
