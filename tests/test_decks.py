@@ -761,6 +761,8 @@ def test_a_deck_is_named_on_the_command_line_by_its_key_or_by_the_title_players_
     assert store.called("Naše kuchyň") == store.called("naše KUCHYŇ") == store.called("Nase kuchyn") == "kitchen"
     assert store.called("nase-kuchyn") == "nase-kuchyn" and store.called("kitchen") == "kitchen"
     assert store.called("Cizí stůl") == "Cizí stůl"  # no such title: refused later as it was typed
+    store.add("k1", _crops(), "test", title="garden")  # a title written as a key is a title (a review's find)
+    assert store.called("garden") == "k1" and store.called("k1") == "k1"
     monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
     parser = build_parser()
     assert parser.parse_args(["score", "p.jpg", "--deck", "Naše kuchyň"]).deck == "kitchen"

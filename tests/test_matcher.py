@@ -272,6 +272,28 @@ def test_a_grid_of_another_photo_is_refused_where_no_deck_can_judge_it(reader, e
             from_photo(reader, embedder, scene.jpeg, grids[(k + 1) % len(scenes)], "other")
 
 
+def test_a_grids_cards_are_asked_one_by_one_and_one_stray_of_few_is_forgiven():
+    # Of the cards a grid names a type it names twice or more, most must look most like one of
+    # their own type; where only 3 are asked, one card unlike its type (2 of 3: 0.67) is forgiven.
+    from ecoscore.vision.enrol import _nearest_alike, _Placement, _unlike
+
+    def placed(vectors, labels):
+        found = {(0, k) for k in range(len(labels))}
+        grid = [labels + [None] * (5 - len(labels))] + [[None] * 5 for _ in range(3)]
+        v = np.asarray(vectors, np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        return _Placement(agree=0, consistency=1.0, nearest=_nearest_alike(v, labels), label="as written", grid=grid,
+                          turn=lambda g: g, mismatch=set(), move=(0, 0), cells={}, crops={}, found=found)
+
+    a, b = CardType.BEAR, CardType.WOLF
+    # three bears, the third drawn otherwise (most like the wolf), and a wolf
+    p = placed([[1, 0, 0], [0.9, 0.1, 0], [0, 0.2, 1], [0, 0, 1]], [a, a, a, b])
+    assert p.nearest == (2, 3) and not _unlike(p)
+    # five asked, two strays: refused
+    p = placed([[1, 0, 0], [0.9, 0.1, 0], [0, 0.2, 1], [0, 0.1, 1], [0, 0, 1]], [a, a, a, b, b])
+    assert p.nearest == (3, 5) and _unlike(p)
+
+
 def test_another_photos_grid_is_refused_as_such_however_its_cards_fall(reader, embedder):
     # The stand-in's photos (a newcomer's run): of twenty other photos' grids, one was enrolled
     # (its same-type cells fell on cards of one colour: a mean of 0.24) and most were sent to

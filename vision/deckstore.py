@@ -306,10 +306,13 @@ class DeckStore:
         """The key of the deck players see as ``text`` (its title, as `deck list` and the page show
         it), else ``text`` as it is. The commands take a deck's key, but a player types what they
         see: `--deck "Naše kuchyň"` was refused as no deck's name (a newcomer's run). A title is
-        one deck's (``title_taken``), so it names one deck; a key is never taken for a title."""
-        if not text or NAME.fullmatch(text):
+        one deck's (``title_taken``), so it names one deck; a deck's key is never taken for a
+        title, but a title written as a key may be ("garden" for the deck ``k1``)."""
+        if not text or (NAME.fullmatch(text) and self.exists(text)):
             return text
         for name in self.names():
+            if name == DEFAULT_DECK and not self.is_stored(name):
+                continue  # (the built-in deck has no title: its faces are not loaded for it)
             try:
                 info = self.info(name)
             except DeckStoreError:  # removed since it was listed
