@@ -206,6 +206,9 @@ DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.j
 
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+# Another site's page, or a page of another host of the same site (a neighbour on a shared domain:
+# the service's own page is never served from another host: a review's find).
+OTHER_SITES = {b"cross-site", b"same-site"}
 CROSS_SITE = ("a request from another site's page: ecoscore takes changes only from its own page, or from "
               "programs that call it directly")
 
@@ -215,8 +218,9 @@ class CrossSite:
     sent by another site's page in the visitor's browser, is refused: a page anywhere could post
     an empty form to /api/rooms and spend its visitors' quota of rooms (an attack on a running
     server). Browsers say where a request comes from (``Sec-Fetch-Site``, Fetch Metadata:
-    "cross-site" for another site's page); the service's own page is "same-origin", a link
-    followed or a program such as curl sends none or "none". A browser too old to say is let
+    "cross-site" for another site's page, "same-site" for another host of its domain); the
+    service's own page is "same-origin", a link followed or a program such as curl sends none or
+    "none". A browser too old to say is let
     through as before."""
 
     def __init__(self, app: ASGIApp):
@@ -224,7 +228,7 @@ class CrossSite:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] == "http" and scope["method"] not in SAFE_METHODS
-                and dict(scope["headers"]).get(b"sec-fetch-site") == b"cross-site"):
+                and dict(scope["headers"]).get(b"sec-fetch-site") in OTHER_SITES):
             return await _answer(send, 403, CROSS_SITE)  # its body unread: the connection closes
         await self.app(scope, receive, send)
 
