@@ -1,11 +1,11 @@
 """Request bodies checked before FastAPI parses them, as a route class (FastAPI's "custom Request
 and APIRoute class"): every router with a body uses ``BoundedRoute``.
 
-- JSON: the body (at most ``max_json`` bytes, counted as it streamed: middleware.Bounds) may hold
-  at most ``MAX_JSON_CONTAINERS`` arrays and objects outside its strings; more is refused with a
-  400 before ``json.loads`` builds any of them. A key named twice in one object is a 422. A request of this API holds fewer than 100; a
-  body of 60,000 nested ``[`` made the parser build a thousand lists before giving up, every
-  request.
+- JSON: the body (at most ``max_json`` bytes, counted as it streamed: middleware.Bounds) may hold at
+  most ``MAX_JSON_CONTAINERS`` arrays and objects outside its strings; more is refused with a 400
+  before ``json.loads`` builds any of them. A key named twice in one object is a 422. A request of
+  this API holds fewer than 100; a body of 60,000 nested ``[`` made the parser build a thousand
+  lists before giving up, every request.
 - Forms: a text field of at most ``MAX_FIELD_BYTES`` (the longest, a bot's grid, is 2,000
   characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
   multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files); a field

@@ -220,8 +220,7 @@ class CrossSite:
     server). Browsers say where a request comes from (``Sec-Fetch-Site``, Fetch Metadata:
     "cross-site" for another site's page, "same-site" for another host of its domain); the
     service's own page is "same-origin", a link followed or a program such as curl sends none or
-    "none". A browser too old to say is let
-    through as before."""
+    "none". A browser too old to say is let through as before."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
