@@ -28,5 +28,6 @@ def awards(values: Sequence[int], prizes: Sequence[int]) -> list[tuple[int | Non
 
 
 def ordinal(place: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
+    # 11th-13th in every hundred ("111st" was said against 110 others' figures: a rules check)
+    suffix = "th" if place % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"

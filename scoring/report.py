@@ -302,6 +302,14 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = (), say: Say = 
                  if lead == 0 else f"{-lead} point{'s' if lead != -1 else ''} behind the bot")
         verdict = game.solo.outcome if game.solo.outcome != "lost" else "lost (a win needs 30 or more ahead)"
         lines.append(say(f"solo: {ahead}: {verdict}"))
+    # What else ranked in the majorities: without it a 2-player pad said "3rd place" for the
+    # largest stream with no one shown in 1st (the neutral pile's streams; a rules check).
+    if game.neutral:
+        streams, wolves = game.neutral
+        lines.append(say(f"neutral pile: streams {streams}, wolves {wolves} (its streams one group): "
+                         "in the stream and wolf majorities, scoring nothing"))
+    for streams, wolves in game.others:
+        lines.append(say(f"another player: largest stream {streams}, wolves {wolves}: in the majorities"))
     if game.provisional:
         lines.append(say("* provisional: majorities scored without the other players of the game "
                          "(give --others S:W,... to compare)"))

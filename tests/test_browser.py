@@ -3309,6 +3309,26 @@ def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server,
     assert "score together" not in page.text_content("#solo-tableau .card-explain-text")
 
 
+def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, photo_set, tmp_path):
+    # Any stream card said "the largest stream, 3 cards: place 1" (a rules check): a stream of
+    # its own says that only the largest counts.
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    grid = [["stream", "stream", "stream", "bear", "trout"], ["meadow", "deer", "eagle", "rabbit", "fox"],
+            ["dragonfly", "bee", "deer", "rabbit", "eagle"], ["trout", "bear", "bee", "deer", "stream"]]
+    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
+    page.wait_for_function("document.querySelector('#total').textContent !== ''")
+    page.click("#solo-tableau .grid button[data-row='3'][data-col='4']")
+    text = page.text_content("#solo-tableau .card-explain-text")
+    assert "a stream of 1 card, smaller than the player's largest: only the largest stream counts." in text, text
+    page.click("#solo-tableau .grid button[data-row='0'][data-col='1']")
+    assert "the largest stream, 3 cards: place" in page.text_content("#solo-tableau .card-explain-text")
+    grid[0][2], grid[3][3] = "fox", "stream"  # two streams of 2 cards: either is the largest
+    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
+    for row, col in ((3, 3), (0, 0)):
+        page.click(f"#solo-tableau .grid button[data-row='{row}'][data-col='{col}']")
+        assert "the largest stream, 2 cards: place" in page.text_content("#solo-tableau .card-explain-text")
+
+
 def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, page, photo_set, reader, tmp_path):
     # The one-photo page asks to retake a read with 7 or more doubtful cards; a room took it
     # silently ("Added Вася's tableau"; a player's walk-through).

@@ -80,6 +80,20 @@ def test_names_neutral_others_and_bot(tmp_path):
     assert doc["solo"] == {"margin": 52, "outcome": "remarkable"}
 
 
+def test_the_pad_names_what_else_ranked_in_the_majorities():
+    # Two players and the neutral pile: Bruno's 3 streams were "2nd place" and Alice's "3rd" with
+    # no one shown in 1st (a rules check): the pile's figures are said under the pad.
+    a, b = str(EXAMPLES / "alice.txt"), str(EXAMPLES / "bruno.txt")
+    r = run("grid", a, b, "--neutral", "5,2")
+    assert ("neutral pile: streams 5, wolves 2 (its streams one group): in the stream and wolf majorities, "
+            "scoring nothing") in r.stdout
+    r = run("grid", a, b, "--neutral", "5,2", "--lang", "cs")
+    assert "neutrální hráč: potoky 5, vlci 2 (jeho potoky jako jedna oblast)" in r.stdout
+    r = run("grid", a, "--others", "5:2,3:0", "--lang", "it")
+    assert r.stdout.count("un altro giocatore: ruscello più lungo") == 2 and "ruscello più lungo 3, lupi 0" in r.stdout
+    assert "neutral" not in run("grid", a, "--others", "5:2").stdout
+
+
 def test_stdin_grid():
     r = run("grid", "-", "--json", stdin="RB RB . . .\n. . . . .\n. . . . .\n. . . . .\n")
     assert r.returncode == 0 and json.loads(r.stdout)["players"][0]["cards"]["rabbit"] == 2

@@ -3,7 +3,7 @@ import pytest
 from helpers import game, grid
 
 from ecoscore.scoring import score_game, score_tableau
-from ecoscore.scoring.majority import awards
+from ecoscore.scoring.majority import awards, ordinal
 
 WOLVES = {n: " ".join(["WF"] * n + ["."] * (5 - n)) + "\n. . . . .\n. . . . .\n. . . . ." for n in range(6)}
 STREAM = {n: " ".join(["ST"] * n + ["."] * (5 - n)) + "\n. . . . .\n. . . . .\n. . . . ." for n in range(6)}
@@ -93,3 +93,11 @@ def test_others_numbers_compete_like_players():
 )
 def test_awards_competition_ranking(values, prizes, expected):
     assert [pts for _, pts in awards(values, prizes)] == expected
+
+
+def test_places_are_written_eleventh_to_thirteenth_in_every_hundred():
+    # "111st place" against 110 others' figures (a rules check)
+    said = {n: ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112, 113, 121, 211)}
+    assert said == {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st",
+                    22: "22nd", 23: "23rd", 101: "101st", 111: "111th", 112: "112th", 113: "113th", 121: "121st",
+                    211: "211th"}

@@ -597,6 +597,19 @@ class TableauView {
     return { labels, group, cause };
   }
 
+  // The cells of (r, c)'s type joined to it side by side (a stream's group, as the rules count it).
+  connected(r, c) {
+    const type = this.grid[r][c], seen = new Set([key(r, c)]), todo = [[r, c]];
+    while (todo.length) {
+      const [y, x] = todo.pop();
+      for (const [dy, dx] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const ny = y + dy, nx = x + dx;
+        if (this.grid[ny] && this.grid[ny][nx] === type && !seen.has(key(ny, nx))) { seen.add(key(ny, nx)); todo.push([ny, nx]); }
+      }
+    }
+    return [...seen];
+  }
+
   // the cells to highlight for the selected one: those that earned its points
   causes() {
     if (!this.selected) return new Set();
@@ -900,7 +913,12 @@ class TableauView {
     let text;
     if (type === "meadow") text = t("group.meadow", { n: g ? g.cells.length : 1, points: pts(g ? g.points : 0) });
     else if (type === "deer") text = t("group.deer", { points: pts(g ? g.points : 0) });
-    else {
+    else if (type === "stream" && !g && this.connected(r, c).length < ((m.stream || {}).value ?? 0)) {
+      // A stream smaller than the largest (the scorer's one stream group; one as large is
+      // placed alike): not the one placed (a rules check: the largest stream's place was said
+      // on any stream card).
+      text = t("group.stream_smaller", { n: this.connected(r, c).length });
+    } else {
       const maj = m[type] || {};
       text = t(`group.${type}`, { n: maj.value ?? (g ? g.cells.length : 0), place: maj.place ?? t("group.no_place"), points: pts(maj.points ?? (g ? g.points : 0)) });
     }
