@@ -116,6 +116,13 @@ class _Style:
         self.names = {card: _word(rng) for card in CardType}
         self.paper = (235.0, 235.0, 235.0)  # the minimal style's card stock
         self.outline: Color | None = None  # a thin line round the card's edge (dark decks, often)
+        self.edition: np.random.Generator | None = None  # another edition's words (``in_edition``)
+
+    def in_edition(self, rng: np.random.Generator) -> None:
+        """Another edition of the deck (a language's): the same art, its own names and rules text,
+        drawn from a stream of their own (``rng``) so the art stays the seed's."""
+        self.names = {card: _word(rng) for card in CardType}
+        self.edition = rng
 
     def darken(self, rng: np.random.Generator) -> None:
         """Near-black card stock, light lettering: drawn from a stream of its own (``rng``) so
@@ -170,10 +177,13 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
     if st.text_box:
         ty = int(H * 0.74)
         cv2.rectangle(face, (m + 6, ty), (W - m - 7, H - m - 6), _near(rng, (225, 225, 215), 15), -1)
-        for k in range(int(rng.integers(1, 4))):
-            yy = ty + 12 + 11 * k
-            if yy < H - m - 10:
-                cv2.line(face, (m + 12, yy), (int(rng.uniform(W * 0.45, W - m - 14)), yy), st.text_color, 2)
+
+        def text_lines(r: np.random.Generator) -> list[float]:
+            return [r.uniform(W * 0.45, W - m - 14) for k in range(int(r.integers(1, 4))) if ty + 12 + 11 * k < H - m - 10]
+
+        ends = text_lines(rng)  # drawn in every edition: the art after it stays the seed's
+        for k, end in enumerate(text_lines(st.edition) if st.edition is not None else ends):
+            cv2.line(face, (m + 12, ty + 12 + 11 * k), (int(end), ty + 12 + 11 * k), st.text_color, 2)
     if st.corner_icon:
         cv2.circle(face, (m + 14, m + 14), 10, palette[-1], -1, cv2.LINE_AA)
         cv2.putText(face, str(int(rng.integers(1, 13))), (m + 8, m + 19), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
@@ -183,16 +193,20 @@ def _face(rng: np.random.Generator, st: _Style, card: CardType) -> np.ndarray:
     return face
 
 
-def generate_deck(seed: int, style: str | None = None, dark: bool = False) -> Deck:
+def generate_deck(seed: int, style: str | None = None, dark: bool = False, edition: int = 0) -> Deck:
     """One deck: a face per type, all drawn from ``seed`` (and ``style``, else one chosen by the
-    seed); ``dark``: on near-black card stock."""
+    seed); ``dark``: on near-black card stock; ``edition``: another edition of it (1, 2, ...), as
+    a language's edition of a real deck is: the same art, other names and rules text."""
     rng = np.random.default_rng((0xDEC4, seed))  # a seed space of its own
     style = style or STYLES[int(rng.integers(len(STYLES)))]
     st = _Style(rng, style)
     if dark:
         st.darken(np.random.default_rng((0xDA4C, seed)))
+    if edition:
+        st.in_edition(np.random.default_rng((0xED17, seed, edition)))
     faces = {card: [_face(rng, st, card)] for card in CardType}
-    return Deck(name=f"generated-{style}{'-dark' if dark else ''}-{seed}", card_mm=CARD_MM, source=f"ecoscore.datasets.deckgen seed {seed}",
+    name = f"generated-{style}{'-dark' if dark else ''}-{seed}" + (f"-edition-{edition}" if edition else "")
+    return Deck(name=name, card_mm=CARD_MM, source=f"ecoscore.datasets.deckgen seed {seed}" + (f" edition {edition}" if edition else ""),
                 faces=faces, path=Path("."))
 
 

@@ -354,6 +354,25 @@ def test_a_dark_deck_is_its_seed_drawn_on_near_black_stock():
     assert 10 <= sum("-dark-" in n for n in some_dark) <= 35
 
 
+def test_another_edition_keeps_the_art_and_prints_other_words():
+    # A language's edition of a deck (bench/bench_editions.py): its names and rules text differ,
+    # its art and layout do not; the first edition is the seed's deck as it always was.
+    from ecoscore.datasets.deckgen import H
+
+    for style in STYLES:
+        first, second = generate_deck(9, style), generate_deck(9, style, edition=1)
+        assert second.name == f"generated-{style}-9-edition-1"
+        assert generate_deck(9, style, edition=0).name == first.name
+        changed = 0
+        for card in CardType:
+            a, b = first.faces[card][0], second.faces[card][0]
+            rows = np.flatnonzero((a != b).any(axis=(1, 2)))
+            changed += bool(rows.size)
+            # only the banner (a tenth of the card, top or bottom) and the text box (its lowest quarter)
+            assert all(r < 0.16 * H or r > 0.72 * H for r in rows), (style, card, rows)
+        assert changed >= 6, style  # the words differ on most cards (a minimal card may have neither)
+
+
 def test_off_cuts_move_the_whole_cut_and_leave_the_other_banks_as_they_were():
     from ecoscore.datasets.matchset import _perturbed
 
