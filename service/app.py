@@ -30,7 +30,7 @@ from . import i18n
 from .decks import Decks
 from .deps import Services
 from .invalid import worded
-from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, SecurityHeaders
+from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, PlainPath, SecurityHeaders
 from .reads import ReadQueue
 from .refusal import Refusal, refused
 from .routes import decks as deck_routes
@@ -177,7 +177,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         return settings.max_json
 
     # Added innermost first: a request meets the access log, then the headers, HEAD taken as GET,
-    # the translator, the cross-site check, the bounds, admission. The translator outside the
+    # the translator, the path check, the cross-site check, the bounds, admission. The translator outside the
     # bounds and admission, so their refusals (413, 408, 504, a full queue's 503) come in the
     # language asked for too.
     app.add_middleware(Admission, queue=queue, is_photo=lambda scope: photos_allowed(scope, settings) > 0,
@@ -186,6 +186,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                        request_timeout=settings.request_timeout, min_body_rate=settings.min_body_rate,
                        rate_grace=settings.body_rate_grace)
     app.add_middleware(CrossSite)  # before the body is counted or a photo queued: nothing of it is read
+    app.add_middleware(PlainPath)  # before any route, and the database, sees the path
     i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
     # Outside the translator: a HEAD's headers are its GET's as translated (its length too).
     app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)

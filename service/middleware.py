@@ -6,6 +6,7 @@
 - ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
   with Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
 - ``CrossSite``: a change asked by another site's page (a form it posts) refused: 403.
+- ``PlainPath``: a path holding a control character (a NUL) is no address of ours: 400.
 - ``HeadAsGet``: HEAD answered wherever GET is, with GET's headers and no body.
 - ``SecurityHeaders``: CSP, nosniff, frame-ancestors, no referrer (a room's link is its password).
 - ``AccessLog``: one line a request, with room codes blanked out.
@@ -229,6 +230,23 @@ class CrossSite:
         if (scope["type"] == "http" and scope["method"] not in SAFE_METHODS
                 and dict(scope["headers"]).get(b"sec-fetch-site") in OTHER_SITES):
             return await _answer(send, 403, CROSS_SITE)  # its body unread: the connection closes
+        await self.app(scope, receive, send)
+
+
+CONTROL_IN_PATH = "the address holds a control character: no address of ecoscore does"
+
+
+class PlainPath:
+    """A path with a control character in it (``%00`` in a room's code or a player's name) is
+    refused before any route sees it: PostgreSQL takes no NUL in text, and such a room code was
+    a 500 with a traceback in the log a hundred times its size (an attack on a running server)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and UNPRINTABLE.search(scope["path"]):
+            return await _answer(send, 400, CONTROL_IN_PATH)  # its body unread: the connection closes
         await self.app(scope, receive, send)
 
 

@@ -39,6 +39,7 @@ from . import migrations, names
 
 ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read out and type
 ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
+PRUNE_BATCH = 500  # rooms deleted by one statement (a query's parameters are bounded)
 MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
@@ -188,6 +189,7 @@ class _SQLite:
     all_rows = "LIMIT -1"  # OFFSET needs a LIMIT in SQLite
     join_order = "rowid"
     lock_rows = ""  # a write transaction holds the whole file
+    take_free_rows = ""
 
     def __init__(self, url: str, lock_timeout: float):
         self.path = path_from_url(url)
@@ -270,6 +272,9 @@ class _Postgres:
     all_rows = "LIMIT ALL"
     join_order = "seq"
     lock_rows = " FOR UPDATE"  # the rows a query selects, held to the transaction's end
+    # ... passing over rows another transaction holds (a writer's room: not idle) rather than
+    # waiting for them and then acting on what the query saw before
+    take_free_rows = " FOR UPDATE SKIP LOCKED"
 
     def __init__(self, url: str, lock_timeout: float, pool_size: int = 8):
         try:
@@ -434,15 +439,27 @@ class Store:
             if starter is not None:
                 self._count_start(db, starter, now)
                 self._make_way(db, starter.client, now)
-            if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms and not db.execute(
-                    "DELETE FROM rooms WHERE id IN (SELECT id FROM rooms WHERE updated < ? AND id NOT IN "
-                    "(SELECT room_id FROM players) ORDER BY updated LIMIT 1)", (now - EMPTY_ROOM_KEPT,)).rowcount:
+            if db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] >= self.max_rooms and not self._make_way_in_full(db, now):
                 raise Full(f"the service holds at most {self.max_rooms} rooms: no new one can be started now "
                            "(idle rooms are deleted after a while)")
             db.execute("INSERT INTO rooms (id, mode, created, updated, owner_hash, deck, deck_owner, starter) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (room_id, mode, now, now, token_hash(owner), deck, deck_owner, starter.client if starter else ""))
         return room_id, owner
+
+    def _make_way_in_full(self, db, now: float) -> bool:
+        """A full store's longest idle room that no one joined makes way; False if there is none.
+        On PostgreSQL the candidates are held first, passing over rooms a writer holds, and each
+        is checked for players once held: a delete by what its subquery saw removed a room a
+        player had just joined (a 500, its players' rows in the way), and starts at the same
+        moment all picked the one oldest room, the losers told the store was full (an attack)."""
+        candidates = db.execute("SELECT id FROM rooms WHERE updated < ? AND id NOT IN (SELECT room_id FROM players) "
+                                "ORDER BY updated LIMIT 4" + self.db.take_free_rows, (now - EMPTY_ROOM_KEPT,)).fetchall()
+        for (room_id,) in candidates:
+            if db.execute("SELECT 1 FROM players WHERE room_id = ? LIMIT 1", (room_id,)).fetchone() is None:
+                db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+                return True
+        return False
 
     def _make_way(self, db, client: str, now: float) -> None:
         """A client at its cap of rooms held: its room untouched longest goes, players and
@@ -685,15 +702,23 @@ class Store:
         single photos (no room) as old, and starts that left the hour. Returns what went."""
         now = now or time.time()
         cutoff = now - idle_days * 86400
-        idle = "SELECT id FROM rooms WHERE updated < ?"
         with self._transaction() as db:
             if self.dialect == "postgresql":  # workers prune on a timer: one at a time is enough
                 if not db.execute("SELECT pg_try_advisory_xact_lock(?)", (migrations.PG_LOCK + 1,)).fetchone()[0]:
                     return {"rooms": 0, "players": 0, "overlays": 0, "starts": 0}
-            overlays = db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
-                                  f"WHERE room_id IN ({idle}))", (cutoff,)).rowcount
-            players = db.execute(f"DELETE FROM players WHERE room_id IN ({idle})", (cutoff,)).rowcount
-            rooms = db.execute("DELETE FROM rooms WHERE updated < ?", (cutoff,)).rowcount
+            # The idle rooms held first (on PostgreSQL), passing over those a writer holds: deleted
+            # by what a subquery had seen, a room written meanwhile lost every player, the write
+            # acknowledged (an attack). A writer that comes after waits, then finds the room gone.
+            idle = [row[0] for row in db.execute("SELECT id FROM rooms WHERE updated < ?" + self.db.take_free_rows,
+                                                 (cutoff,)).fetchall()]
+            overlays = players = rooms = 0
+            for first in range(0, len(idle), PRUNE_BATCH):
+                batch = idle[first:first + PRUNE_BATCH]
+                marks = ", ".join("?" * len(batch))
+                overlays += db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
+                                       f"WHERE room_id IN ({marks}))", batch).rowcount
+                players += db.execute(f"DELETE FROM players WHERE room_id IN ({marks})", batch).rowcount
+                rooms += db.execute(f"DELETE FROM rooms WHERE id IN ({marks})", batch).rowcount
             overlays += db.execute("DELETE FROM overlays WHERE created < ? AND id NOT IN "
                                    "(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL)", (cutoff,)).rowcount
             # Starts that left the hour (a client's own go at its next start).

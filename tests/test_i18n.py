@@ -138,6 +138,7 @@ MESSAGES = [
     "neutral: at most 20 streams and 12 wolves",
     "neutral pile: streams 5, wolves 2 (its streams one group): in the stream and wolf majorities, scoring nothing",
     "another player: largest stream 3, wolves 0: in the majorities",
+    "the address holds a control character: no address of ecoscore does",
     "others: at most 100 streams or wolves a player",
     "at most 8 players in a game: the photos hold 12 tableaux",
     "'alice' already has a tableau in this room; only that player can replace it",

@@ -661,6 +661,24 @@ def test_another_sites_page_cannot_start_a_room_in_its_visitors_browser(client):
     assert client.get(f"/api/rooms/{room['id']}", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200  # a link followed
 
 
+def test_a_control_character_in_an_address_is_a_400_on_either_database(client):
+    # "%00" in a room's code or a player's name was a 500 on PostgreSQL (no NUL in its text),
+    # its traceback in the log a hundred times the request's size (an attack on a running server).
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    join(client, rid, "ann")
+    asked = [("GET", "/api/rooms/a%00b"), ("HEAD", "/api/rooms/a%00b"), ("GET", "/api/rooms/a%00b/qr.svg"),
+             ("GET", "/api/overlays/a%00b.jpg"), ("PUT", f"/api/rooms/{rid}/players/a%00b/grid"),
+             ("DELETE", f"/api/rooms/{rid}/players/a%00b"), ("PATCH", f"/api/rooms/{rid}/players/an%0An"),
+             ("PUT", "/api/rooms/a%00b/neutral")]
+    for method, path in asked:
+        r = client.request(method, path, json={"grid": EMPTY} if method == "PUT" else None)
+        assert r.status_code == 400, (method, path, r.status_code, r.text)
+        assert method == "HEAD" or "control character" in r.json()["detail"], r.text
+    r = client.get("/api/rooms/a%00b?lang=ru")
+    assert r.status_code == 400 and "управляющий символ" in r.json()["detail"]
+    assert client.get(f"/api/rooms/{rid}").json()["players"] == ["ann"]  # nothing lost
+
+
 def test_a_key_sent_twice_in_a_json_body_is_refused_not_its_last_value_taken(client):
     r = client.post("/api/rooms", content=b'{"mode": "solo", "mode": "game"}', headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and "names 'mode' more than once" in r.json()["detail"], r.text

@@ -388,6 +388,74 @@ def test_a_full_store_makes_room_from_its_longest_idle_room_no_one_joined(db_url
         store.close()
 
 
+def _held(url: str, room_id: str):
+    """A writer mid-transaction on ``room_id`` (its row held, as ``Store._bump`` holds it), in a
+    connection of its own: commit() lets it go."""
+    import psycopg
+
+    conn = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"))
+    conn.execute("UPDATE rooms SET version = version + 1 WHERE id = %s", (room_id,))
+    return conn
+
+
+def test_a_full_store_passes_over_a_room_a_writer_holds_and_takes_the_next_idle_one(pg_server):
+    # Rooms started while a player joined the oldest empty room: its delete, by what a subquery
+    # had seen, ran into the new player's row (a 500), and starts at the same moment all took
+    # the one oldest room, the losers told the store was full (an attack on a running server).
+    from ecoscore.service.store import EMPTY_ROOM_KEPT
+
+    url = pg_server.new_database()
+    store = Store(url, max_rooms=3, lock_timeout=2.0)
+    try:
+        oldest, _ = store.create_room("game", now=10.0)
+        older, _ = store.create_room("game", now=20.0)
+        fresh, _ = store.create_room("game", now=30.0 + EMPTY_ROOM_KEPT)
+        writer = _held(url, oldest)
+        try:
+            t0 = time.monotonic()
+            new, _ = store.create_room("game", now=40.0 + EMPTY_ROOM_KEPT)
+            assert time.monotonic() - t0 < 1.0  # not waiting for the writer
+        finally:
+            writer.execute("INSERT INTO players (room_id, name, token_hash, grid, updated, version) "
+                           "VALUES (%s, 'ann', 'x', '[]', 0, 1)", (oldest,))
+            writer.commit()
+            writer.close()
+        with store._connect() as db:
+            assert {row[0] for row in db.execute("SELECT id FROM rooms").fetchall()} == {oldest, fresh, new}
+        assert [p.name for p in store.room(oldest).players] == ["ann"]
+        assert older not in {oldest, fresh, new}
+    finally:
+        store.close()
+
+
+def test_pruning_passes_over_a_room_being_written_and_loses_none_of_its_players(pg_server):
+    # A write acknowledged while the idle rooms were pruned left its room with no players: the
+    # players' delete went by what its subquery had seen (an attack on a running server).
+    url = pg_server.new_database()
+    store = Store(url, lock_timeout=2.0)
+    try:
+        busy, _ = store.create_room("game", now=10.0)
+        idle, _ = store.create_room("game", now=10.0)
+        for rid in (busy, idle):
+            store.put_player(rid, "ann", EMPTY, None, None, None)
+            store.put_player(rid, "bob", EMPTY, None, None, None)
+        with store._transaction() as db:
+            db.execute("UPDATE rooms SET updated = ?", (10.0,))
+        writer = _held(url, busy)
+        try:
+            gone = store.prune(30, now=10.0 + 31 * 86400)
+        finally:
+            writer.execute("UPDATE rooms SET updated = %s WHERE id = %s", (time.time(), busy))
+            writer.commit()
+            writer.close()
+        assert gone["rooms"] == 1 and gone["players"] == 2
+        assert sorted(p.name for p in store.room(busy).players) == ["ann", "bob"]
+        with store._connect() as db:
+            assert [row[0] for row in db.execute("SELECT id FROM rooms").fetchall()] == [busy]
+    finally:
+        store.close()
+
+
 def test_a_client_at_its_cap_of_rooms_starts_one_in_place_of_its_own_longest_idle(db_url):
     # Rooms that each keep a player were never taken for new ones: a client at its hourly share
     # filled the store in days and kept it with a write a month (an attack on a running server).
