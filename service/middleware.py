@@ -3,8 +3,8 @@
 - ``Bounds``: the body's size counted as it streams (chunked or not: a declared Content-Length
   over the limit is refused before a byte is read), a pause in the body, and the whole request,
   each bounded: 413, 408, 504. An answer given before the body is all in closes the connection.
-- ``Admission``: photo requests take a ticket of the read queue before their body is read; 503
-  with Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
+- ``Admission``: photo requests take a ticket of the read queue as their body begins; 503 with
+  Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
 - ``CrossSite``: a change asked by another site's page (a form it posts) refused: 403.
 - ``PlainPath``: a path holding a control character (a NUL) is no address of ours: 400.
 - ``HeadAsGet``: HEAD answered wherever GET is, with GET's headers and no body.
@@ -145,17 +145,19 @@ PHOTO_CLAIM = "photo_claim"  # in a photo request's state: ``Admission``'s claim
 
 
 class Admission:
-    """A photo request takes a place in the read queue from its headers on (a busy service reads
+    """A photo request takes a place in the read queue once its body begins (a busy service reads
     no photo it turned away: its body is dropped as it comes, and the answer follows it, so a
-    browser can read it; ``_answer_after_body``), at most ``per_client`` of them a client at once: a few
-    sockets that sent headers and no body held every place for a body timeout each, and real
-    uploads got 503 (an attack on a running server). A game's request counts its photos, once its
-    form is read (``PHOTO_CLAIM``)."""
+    browser can read it), at most ``per_client`` requests a client at once, counted from its
+    headers: a few sockets that sent headers and no body held every place for a body timeout
+    each, and real uploads got 503 (an attack on a running server); from ten addresses, headers
+    alone, reconnected as each was dropped, still held all 33 places (a second attack): now they
+    hold only their own client's count. A game's request counts its photos, once its form is
+    read (``PHOTO_CLAIM``)."""
 
     def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool],
                  per_client: int = 8):
         self.app, self.queue, self.is_photo, self.per_client = app, queue, is_photo, per_client
-        self.held: dict[str, int] = {}  # places held by each client now (entries only while held)
+        self.held: dict[str, int] = {}  # requests of each client now (entries only while held)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         queue = self.queue() if scope["type"] == "http" and self.is_photo(scope) else None
@@ -165,10 +167,6 @@ class Admission:
         if self.held.get(client, 0) >= self.per_client:
             return await _answer_after_body(scope, receive, send, 429, f"this device has {self.per_client} photos "
                                             "waiting to be read already: wait for their scores", {"Retry-After": "3"})
-        if not queue.admit():
-            wait = queue.retry_after()
-            return await _answer_after_body(scope, receive, send, 503, "the service is busy reading photos; try again "
-                                            f"in {wait} s", {"Retry-After": str(wait)})
         mine = [1]  # this request's places in the client's count
 
         def claim(more: int) -> int:
@@ -186,9 +184,31 @@ class Admission:
         scope.setdefault("state", {})[PHOTO_CLAIM] = claim
         self.held[client] = self.held.get(client, 0) + 1
         try:
-            await self.app(scope, receive, send)
+            # The body's first bytes before a place in the queue (``Bounds`` bounds the wait for
+            # them: a body that does not come is a 408).
+            first = await receive()
+            if first["type"] != "http.request":
+                return  # gone before its body began
+            if not queue.admit():
+                message = first
+                while message["type"] == "http.request" and message.get("more_body", False):
+                    message = await receive()  # dropped as it comes (bounded as any body)
+                wait = queue.retry_after()
+                return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
+                                     {"Retry-After": str(wait)})
+            given = [False]
+
+            async def from_the_first() -> Message:
+                if not given[0]:
+                    given[0] = True
+                    return first
+                return await receive()
+
+            try:
+                await self.app(scope, from_the_first, send)
+            finally:
+                queue.leave()
         finally:
-            queue.leave()
             if self.held[client] <= mine[0]:
                 del self.held[client]
             else:

@@ -60,7 +60,7 @@ class ReadQueue:
         self._seconds = 1.0  # running mean of one read, for Retry-After
         self.reads_started = 0
 
-    # tickets: taken by the middleware before the body is read
+    # tickets: taken by the middleware as the body begins (before it is read)
     def admit(self) -> bool:
         if self.tickets >= self.capacity:
             return False

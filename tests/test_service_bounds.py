@@ -436,6 +436,27 @@ def test_one_client_holds_only_its_share_of_the_read_queue(settings):
         assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau)
 
 
+def test_sockets_that_send_a_photos_headers_and_no_body_hold_no_place_in_the_read_queue(settings):
+    # From ten addresses, headers alone, each socket reconnected as it was dropped, held all of the
+    # queue's places and every real upload got 503 for as long as they kept at it (an attack on a
+    # running server, 65 KB sent in 43 s). A place is taken once the body begins.
+    settings.reads, settings.read_queue, settings.photos_per_client = 1, 0, 8
+    with live_server(settings, SlowReader()) as port:
+        head = (b"POST /api/photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 300000\r\n\r\n")
+        idle = [raw(port, head) for _ in range(3)]
+        time.sleep(0.3)
+        results = [None]
+        _post_photo(port, results, 0)
+        assert results[0][0] == 422, results  # read (the stand-in reader finds no tableau), not 503
+        started = raw(port, head + b"--b\r\n")  # a body begun holds the one place ...
+        time.sleep(0.3)
+        _post_photo(port, results, 0)
+        assert results[0][0] == 503 and b"busy reading photos" in results[0][2], results
+        for sock in [*idle, started]:
+            sock.close()
+
+
 def test_one_client_holds_only_its_share_of_the_servers_connections(settings):
     # From one address, 500 sockets that sent nothing (each dropped at its header deadline and
     # opened again) held every connection: /health answered 503 to everyone (an attack on a
