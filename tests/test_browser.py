@@ -526,7 +526,7 @@ def test_a_refused_photo_loses_nothing_and_says_the_score_shown_is_the_previous_
     assert page.is_visible("#older") and page.text_content("#older") == "From the previous photo:"  # (a label: the
     # refusal's sentence said again under it read as a slip, an Italian walk)
     assert page.text_content("#pad thead th:nth-child(2)") == "Previous photo"  # (it said "This photo")
-    assert page.evaluate("getComputedStyle(document.querySelector('#result .summary')).opacity") == "0.55"
+    assert page.evaluate("getComputedStyle(document.querySelector('#result .summary')).opacity") == "0.8"  # legible (an audit)
     # ... in the language switched to, and after a reload (the page keeps the last read through one).
     page.select_option("#lang", "cs")
     page.wait_for_function("document.documentElement.lang === 'cs'")
@@ -2779,7 +2779,9 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     page.click("#as-game")
     expect(page.locator("#game")).to_be_visible()
     heads = page.locator("#game-pad thead th").all_text_contents()
-    assert heads == ["", "1", "2", "3"]  # numbered as "Tableau 1 of 3 shown" numbers them
+    assert heads == ["Card", "1", "2", "3"]  # numbered as "Tableau 1 of 3 shown" numbers them (the corner for a screen reader)
+    assert page.locator("#game-pad thead th >> nth=0").bounding_box()["width"] > 1  # the corner's own width ...
+    assert page.locator("#game-pad thead th .sr-only").bounding_box()["width"] <= 1  # ... its name unseen
     totals = page.locator("#game-pad tr.total td").all_text_contents()
     assert [t.rstrip("?") for t in totals] == [str(p.total) for p in as_game.players]
     # a correction on the tableau shown counts in the game scored next
@@ -3327,6 +3329,41 @@ def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, ph
     for row, col in ((3, 3), (0, 0)):
         page.click(f"#solo-tableau .grid button[data-row='{row}'][data-col='{col}']")
         assert "the largest stream, 2 cards: place" in page.text_content("#solo-tableau .card-explain-text")
+
+
+def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_correction_is_scored(server, page, photo_set, tmp_path):
+    # The status line was emptied once the read came back and the focus stayed on the file button:
+    # nothing said the score had come; a correction said "Score updated" without the score (an audit).
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    total = page.text_content("#total") + ("?" if page.is_visible("#total-unsure") else "")
+    expect(page.locator("#said")).to_have_text(re.compile(rf"^Total: {re.escape(total)}\.( |$)"))
+    assert page.get_attribute("#said", "role") == "status" and page.locator("#said").bounding_box()["width"] <= 1  # heard, not seen
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")  # a correction: the card named empty
+    page.click("#choices button[data-type='']")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.", timeout=10000)
+    expect(page.locator("#said")).to_contain_text(f"Total: {page.text_content('#total')}")
+
+
+def test_a_links_lang_chooses_the_pages_language(server, new_page):
+    page = new_page(locale="en-US")
+    page.goto(server + "/?lang=ru")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    assert page.text_content("#result [data-i18n='ui.total']") == "Итого"
+    page.goto(server + "/?lang=xx")  # one it does not speak: the browser's
+    page.wait_for_function("document.documentElement.lang === 'en'")
+
+
+def test_the_card_picker_opens_at_its_top_on_a_short_screen(server, new_page, photo_set, tmp_path):
+    # Focus on "Keep as read" at its foot scrolled the picker: the card's picture and the question
+    # went out of view on a phone held sideways (an audit: 13 % of the picture in view at 844 x 390).
+    page = new_page(viewport={"width": 844, "height": 390})
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.wait_for_selector("#picker[open]")
+    top = page.evaluate("document.querySelector('#crop').getBoundingClientRect().top")
+    assert page.evaluate("document.querySelector('#picker').scrollTop") == 0 and top < 390, top
 
 
 def test_a_room_takes_a_doubtful_photo_but_says_to_check_or_retake_it(server, page, photo_set, reader, tmp_path):

@@ -679,6 +679,32 @@ def test_a_control_character_in_an_address_is_a_400_on_either_database(client):
     assert client.get(f"/api/rooms/{rid}").json()["players"] == ["ann"]  # nothing lost
 
 
+def test_a_correction_sent_with_any_version_never_writes_an_older_photos_read_over_a_newer_one(client):
+    # With If-Match "*", a correction scored on a player's read while their new photo was put
+    # wrote the old read's cells beside the new photo (3 of 12 at once: an attack). The read it
+    # was taken from is the version it may write over; a photo put meanwhile is a 409.
+    store = client.app.state.services.store
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    old_read = {"doubts": [], "confidence": 0.9, "photo": "old"}
+    token, _ = store.put_player(rid, "ann", [[None] * 5] * 4, old_read, None, None)
+    put = store.put_player
+
+    def a_photo_put_meanwhile(room_id, name, grid, read, overlay, tok, if_match=None):
+        put(room_id, name, grid, {**old_read, "photo": "new"}, b"new photo", tok, -1)  # the new photo lands first
+        return put(room_id, name, grid, read, overlay, tok, if_match)
+
+    store.put_player = a_photo_put_meanwhile
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": EMPTY},
+                   headers={"X-Player-Token": token, "If-Match": "*"})
+    store.put_player = put
+    assert r.status_code == 409, r.text
+    assert store.room(rid).players[0].read["photo"] == "new"
+    # with nothing put meanwhile, "*" writes as before
+    r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": EMPTY},
+                   headers={"X-Player-Token": token, "If-Match": "*"})
+    assert r.status_code == 200 and store.room(rid).players[0].read["photo"] == "new", r.text
+
+
 def test_a_key_sent_twice_in_a_json_body_is_refused_not_its_last_value_taken(client):
     r = client.post("/api/rooms", content=b'{"mode": "solo", "mode": "game"}', headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and "names 'mode' more than once" in r.json()["detail"], r.text

@@ -21,7 +21,7 @@ from ecoscore.vision.pipeline import MAX_TABLEAUX
 
 from .. import names
 from ..bodies import BoundedRoute
-from ..deps import IfMatch, PlayerToken, RoomToken, Svc
+from ..deps import ANY_VERSION, IfMatch, PlayerToken, RoomToken, Svc
 from ..schemas import (
     DECK_KEY_OR_EMPTY,
     ERRORS,
@@ -301,6 +301,10 @@ async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerN
             read.pop("checked", None)
             if body.checked:
                 read["checked"] = True
+    # "*" (any version) is the version this read was taken from: the read is the one written back,
+    # and a photo put meanwhile, its overlay kept by the write, got the old photo's cells (an attack).
+    if if_match == ANY_VERSION and before is not None and read is not None:
+        if_match = before.version
     written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)
 

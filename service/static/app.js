@@ -275,7 +275,10 @@ const pts = (n) => t("ui.points", { n: minus(n) });
 function renderPad(table, players, { onName, bioTarget, unsure = unsureCells, reasons = () => [], waiting = "" } = {}) {
   table.innerHTML = "";
   const head = table.createTHead().insertRow();
-  head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
+  // The corner named for a screen reader, not shown (an empty header: an audit).
+  const corner = head.appendChild(Object.assign(document.createElement("th"), { scope: "col" }));
+  const cornerName = corner.appendChild(Object.assign(document.createElement("span"), { className: "sr-only", textContent: t("ui.pad_card_column") }));
+  cornerName.dataset.i18n = "ui.pad_card_column";  // said anew when the language changes (I18N.apply)
   for (const p of players) {
     const th = document.createElement("th");
     th.scope = "col";
@@ -1256,7 +1259,11 @@ function pick(view, r, c, review) {
     setTimeout(() => { if (pickerOpenings === opened) dialog.classList.remove("settling"); }, PICK_GUARD_MS);
     // "Keep as read" first where it is offered: an Enter at once keeps the card, never changes it
     // to the second guess (a walk, keyboard only).
-    ($("keep").hidden ? choices.firstElementChild : $("keep")).focus();
+    // Focused without scrolling to it, the dialog at its top: scrolled to "Keep as read" at its
+    // foot, a short screen hid the card's picture and the question (an audit: 13 % of the
+    // picture in view on a phone held sideways).
+    ($("keep").hidden ? choices.firstElementChild : $("keep")).focus({ preventScroll: true });
+    dialog.scrollTop = 0;
   });
 }
 
@@ -1869,6 +1876,7 @@ async function scorePhoto(file) {
     const cards = (q) => q.grid.flat().filter(Boolean).length;
     const found = doc.players.length > 1 && cards(doc.players[0]) === cards(doc.players[1]) ? "ui.several_found_alike" : "ui.several_found";
     setStatus($("status"), () => doc.players.length > 1 ? t(found, { n: doc.players.length }) : "");
+    announceTotal();
   } catch (err) {
     if (leaving) return;  // the upload dropped by a reload: the next page load says so
     if (err.code === "no_such_deck" || err.code === "deck_incomplete") await deckGone(err);
@@ -1888,7 +1896,10 @@ async function scorePhoto(file) {
     // A photo that cannot be read loses nothing: the last read, and every card corrected or named
     // on it, comes back under the refusal (a walk: a photo of the wall wiped a corrected score
     // out), its teach offer, if any, beside it.
-    const kept = solo.doc && solo.view;
+    // ... unless it gave no score itself ("Couldn't read this photo"): shown again under "the
+    // score below is from the previous photo", its box said so of no score, and was announced
+    // again as if of the new photo (an audit).
+    const kept = solo.doc && solo.view && (solo.view.readDoubtCount() < UNREADABLE || solo.showAnyway);
     if (kept) { showSolo(solo.view.player); $("forget").hidden = !solo.remembered; markOlder(true); }
     const refused = () => notThisDeck(err);
     // A clause of its own, so the refusal's last one ends with its stop ("... in even light The score below ...").
@@ -2049,6 +2060,18 @@ function showSolo(player) {
   saveSolo(player);
 }
 
+// The total as the page shows it ("Total: 28?" and why not final), told to a screen reader once a
+// photo is read or a correction scored: the status line was emptied and the focus stayed on the
+// file button, and nothing said the score had come (an audit).
+function announceTotal() {
+  const shown = !$("result").hidden && !document.querySelector("#result p.total").hidden;
+  const unsure = !$("total-unsure").hidden;
+  const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : ""}.`,
+    unsure ? $("total-unsure").title : ""].filter(Boolean).join(" ") : "";
+  $("said").textContent = "";
+  requestAnimationFrame(() => { $("said").textContent = text; });  // a change a screen reader hears
+}
+
 function soloPad(player) {
   // A grid still being named has no score yet: the count of cards to name is said instead (#unsure).
   const naming = solo.view.naming();
@@ -2104,6 +2127,7 @@ async function correctSolo(grid, message, near = null, failNear = near) {
     // (naming a deck's cards, no score is shown: "Score updated" said nothing true)
     const done = solo.teaching ? () => t("ui.card_named") : () => t("ui.updated");
     if (message !== null && !refusedSince) sayNear(near, $("status"), message || done);  // null: a re-score
+    if (message !== null && !solo.teaching) announceTotal();
     return player;
   } catch (err) {
     if (solo.doc !== shown || solo.index !== index || solo.pending) return null;
@@ -2544,12 +2568,21 @@ const yourTitle = (p, pending) => `${p.name}: ${pointsOf(p, pending)} — ${
 const readOf = (p) => ({ ...p, read_grid: p.cells ? p.cells.map((row) => row.map((c) => c.type)) : p.grid });
 const gridText = (grid) => grid.map((row) => row.map((c) => I18N.card(c === null ? null : c).replace(/\s+/g, "_")).map((s) => (s === I18N.card(null) ? "." : s)).join(" ")).join("\n");
 
+// A tableau opened from the pad, brought into view and given the focus (a screen reader was left
+// on the pad's name), smoothly only where the phone allows motion (an audit: 1,200 px animated
+// with "reduce motion" on).
+function bringTo(el) {
+  el.scrollIntoView({ behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  if (!el.hasAttribute("tabindex")) el.tabIndex = -1;
+  el.focus({ preventScroll: true });
+}
+
 // Another player's read: their photo and grid, to look at (not to correct).
 function showOther(name, refresh = false) {
   const game = room.doc && room.doc.game;
   const p = game && game.players.find((x) => x.name === name);
   if (!p || (!refresh && room.otherName === name && room.other)) { closeOther(); if (!refresh) return; if (!p) return; }
-  if (room.views.has(name)) { room.views.get(name).slot.scrollIntoView({ behavior: "smooth" }); return; }
+  if (room.views.has(name)) { bringTo(room.views.get(name).slot); return; }
   room.otherName = name;
   if (!room.other) {
     const box = $("others");
@@ -2561,7 +2594,7 @@ function showOther(name, refresh = false) {
     box.append(slot, close);
     room.other = new TableauView(slot, { editable: false, onChange: () => null, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
     room.other.load(readOf(p));
-    if (!refresh) box.scrollIntoView({ behavior: "smooth" });
+    if (!refresh) bringTo(box);
   } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
 }
 

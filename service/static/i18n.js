@@ -7,6 +7,10 @@ const I18N = (() => {
   let lang = "en", cat = {}, en = {}, matchers = null;
 
   function choose() {
+    // A link's ?lang= first, as the API takes it (the page took only the browser's or the
+    // player's choice: an audit); not saved, so the player's own choice stays theirs.
+    const asked = new URLSearchParams(location.search).get("lang");
+    if (LANGS.includes(asked)) return asked;
     const saved = localStorage.getItem(STORE);
     if (LANGS.includes(saved)) return saved;
     for (const tag of navigator.languages || [navigator.language || "en"]) {
