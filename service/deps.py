@@ -210,7 +210,9 @@ def _version(if_match: str | None) -> int | None:
 
 
 async def if_match(if_match: Annotated[str | None, Header(description='the version you saw, as "3" (the ETag); '
-                                                                      '"*": whatever version there is')] = None
+                                                                      '"*": whatever version there is (a grid '
+                                                                      'correction: the one it read the player '
+                                                                      'at; a change meanwhile is a 409)')] = None
              ) -> int | None:
     return _version(if_match)
 

@@ -3,7 +3,7 @@
 - ``Bounds``: the body's size counted as it streams (chunked or not: a declared Content-Length
   over the limit is refused before a byte is read), a pause in the body, and the whole request,
   each bounded: 413, 408, 504. An answer given before the body is all in closes the connection.
-- ``Admission``: photo requests take a ticket of the read queue as their body begins; 503 with
+- ``Admission``: photo requests take a ticket of the read queue once their body is all in; 503 with
   Retry-After when there is none (said once the body is in and dropped, so a browser reads it).
 - ``CrossSite``: a change asked by another site's page (a form it posts) refused: 403.
 - ``PlainPath``: a path holding a control character (a NUL) is no address of ours: 400.
@@ -144,15 +144,21 @@ def _size(n: int) -> str:
 PHOTO_CLAIM = "photo_claim"  # in a photo request's state: ``Admission``'s claim for its further photos
 
 
+class _Busy(Exception):
+    pass
+
+
 class Admission:
-    """A photo request takes a place in the read queue once its body begins (a busy service reads
-    no photo it turned away: its body is dropped as it comes, and the answer follows it, so a
-    browser can read it), at most ``per_client`` requests a client at once, counted from its
-    headers: a few sockets that sent headers and no body held every place for a body timeout
-    each, and real uploads got 503 (an attack on a running server); from ten addresses, headers
-    alone, reconnected as each was dropped, still held all 33 places (a second attack): now they
-    hold only their own client's count. A game's request counts its photos, once its form is
-    read (``PHOTO_CLAIM``)."""
+    """A photo request takes a place in the read queue once its body is all in: a busy service
+    reads no photo it turned away. A queue already full when the headers come is said at once
+    (after the body, dropped as it comes, so a browser reads the answer: ``_answer_after_body``);
+    a place gone by the time the body is in is a 503 too. A client has at most ``per_client``
+    requests at once, counted from their headers: a few sockets that sent headers and no body
+    held every place for a body timeout each, and real uploads got 503 (an attack on a running
+    server); from ten addresses, headers and a byte of body, reconnected as each was dropped,
+    still held every place (a second attack and a review): now a request holds a place only
+    with its whole photo sent. A game's request counts its photos, once its form is read
+    (``PHOTO_CLAIM``)."""
 
     def __init__(self, app: ASGIApp, queue: Callable[[], ReadQueue | None], is_photo: Callable[[Scope], bool],
                  per_client: int = 8):
@@ -167,6 +173,8 @@ class Admission:
         if self.held.get(client, 0) >= self.per_client:
             return await _answer_after_body(scope, receive, send, 429, f"this device has {self.per_client} photos "
                                             "waiting to be read already: wait for their scores", {"Retry-After": "3"})
+        if queue.full():
+            return await _answer_after_body(scope, receive, send, 503, _busy(queue), {"Retry-After": str(queue.retry_after())})
         mine = [1]  # this request's places in the client's count
 
         def claim(more: int) -> int:
@@ -181,39 +189,42 @@ class Admission:
             mine[0] += granted
             return granted
 
+        admitted, busy = [False], [False]
+
+        async def counted() -> Message:
+            message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False) and not admitted[0]:
+                if not queue.admit():  # the body is in, and the queue filled meanwhile
+                    busy[0] = True
+                    raise _Busy()
+                admitted[0] = True
+            return message
+
+        async def watched_send(message: Message) -> None:
+            if not busy[0]:  # the app's own answer to the body cut off (a 400) gives way to ours
+                await send(message)
+
         scope.setdefault("state", {})[PHOTO_CLAIM] = claim
         self.held[client] = self.held.get(client, 0) + 1
         try:
-            # The body's first bytes before a place in the queue (``Bounds`` bounds the wait for
-            # them: a body that does not come is a 408).
-            first = await receive()
-            if first["type"] != "http.request":
-                return  # gone before its body began
-            if not queue.admit():
-                message = first
-                while message["type"] == "http.request" and message.get("more_body", False):
-                    message = await receive()  # dropped as it comes (bounded as any body)
-                wait = queue.retry_after()
-                return await _answer(send, 503, f"the service is busy reading photos; try again in {wait} s",
-                                     {"Retry-After": str(wait)})
-            given = [False]
-
-            async def from_the_first() -> Message:
-                if not given[0]:
-                    given[0] = True
-                    return first
-                return await receive()
-
             try:
-                await self.app(scope, from_the_first, send)
-            finally:
-                queue.leave()
+                await self.app(scope, counted, watched_send)
+            except _Busy:
+                pass
+            if busy[0]:
+                await _answer(send, 503, _busy(queue), {"Retry-After": str(queue.retry_after())})
         finally:
+            if admitted[0]:
+                queue.leave()
             if self.held[client] <= mine[0]:
                 del self.held[client]
             else:
                 self.held[client] -= mine[0]
             mine[0] = 0
+
+
+def _busy(queue: ReadQueue) -> str:
+    return f"the service is busy reading photos; try again in {queue.retry_after()} s"
 
 
 # The page loads only its own files; its scripts are files too (no inline script). Inline style

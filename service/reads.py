@@ -1,7 +1,8 @@
 """The queue of photo reads: a few readers, a bounded line in front of them.
 
-A photo request takes a ticket before its body is read (``admit``); with every ticket taken the
-answer is 503 with ``Retry-After``, and nothing is read or spooled. A ticket holder waits for a
+A photo request takes a ticket once its body is all in (``admit``); with every ticket taken the
+answer is 503 with ``Retry-After``, and nothing of the photo is read (a queue full when its headers
+come is said as soon as its body is in, dropped as it came). A ticket holder waits for a
 reader, at most ``queue_wait`` seconds: a reader set free goes to the waiting client with the
 fewest reads running, the longest waiting among them (first come, first served, one client's
 eight photos of strewn cards, 10-19 s each, held every reader, and another player's photo waited
@@ -60,12 +61,15 @@ class ReadQueue:
         self._seconds = 1.0  # running mean of one read, for Retry-After
         self.reads_started = 0
 
-    # tickets: taken by the middleware as the body begins (before it is read)
+    # tickets: taken by the middleware once the body is all in (before the photo is read)
     def admit(self) -> bool:
         if self.tickets >= self.capacity:
             return False
         self.tickets += 1
         return True
+
+    def full(self) -> bool:
+        return self.tickets >= self.capacity
 
     def leave(self) -> None:
         self.tickets -= 1

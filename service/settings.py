@@ -37,12 +37,12 @@ class Settings(BaseSettings):
     threads: int = Field(1, ge=0, le=64, description="threads per inference: photos are read in parallel, one core "
                                                      "each (0: the cores shared out among every reader of every worker)")
     read_queue: int = Field(32, ge=0, description="photo requests waiting for a reader beyond those being read; "
-                                                  "more are answered 503 + Retry-After before their body is read")
+                                                  "more are answered 503 + Retry-After (their body dropped, not read)")
     queue_wait: float = Field(30.0, gt=0, description="seconds a photo may wait for a reader before a 503")
     # 8: a whole table's players behind one home router, each sending their photo at once (one
     # address to a service on the internet); at 4, the fifth player of a table got a 429.
-    photos_per_client: int = Field(8, ge=1, description="photo requests one client (address) may have in the read "
-                                                        "queue at once; more are answered 429")
+    photos_per_client: int = Field(8, ge=1, description="photo requests one client (address) may have under way at "
+                                                        "once (sending or in the read queue); more are answered 429")
     # input bounds
     max_upload: int = Field(MAX_BYTES, ge=1, description="bytes of one photo")
     max_photos: int = Field(8, ge=1, description="photos in one game upload")

@@ -3351,6 +3351,12 @@ def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page.goto(server + "/?lang=ru")
     page.wait_for_function("document.documentElement.lang === 'ru'")
     assert page.text_content("#result [data-i18n='ui.total']") == "Итого"
+    page.select_option("#lang", "cs")  # the player's choice outlives the link's, a reload too
+    page.wait_for_function("document.documentElement.lang === 'cs'")
+    assert "lang=" not in page.url
+    page.reload()
+    page.wait_for_function("document.documentElement.lang === 'cs'")
+    page.evaluate("localStorage.clear()")
     page.goto(server + "/?lang=xx")  # one it does not speak: the browser's
     page.wait_for_function("document.documentElement.lang === 'en'")
 

@@ -301,9 +301,10 @@ async def room_grid(svc: Svc, response: Response, room_id: RoomId, name: PlayerN
             read.pop("checked", None)
             if body.checked:
                 read["checked"] = True
-    # "*" (any version) is the version this read was taken from: the read is the one written back,
-    # and a photo put meanwhile, its overlay kept by the write, got the old photo's cells (an attack).
-    if if_match == ANY_VERSION and before is not None and read is not None:
+    # "*" (any version) is the version the player was read at: their read (or none) is written
+    # back, and a photo put meanwhile, its overlay kept by the write, got the old photo's cells (an
+    # attack); such a race is a 409, as with the version sent.
+    if if_match == ANY_VERSION and before is not None:
         if_match = before.version
     written = await svc.db(svc.store.put_player, room_id, name, grid, read, None, x_player_token, if_match)
     return await _written(svc, room_id, name, written, response)

@@ -3082,6 +3082,10 @@ async function start() {
   // on its way was lost, and the menu set back (a browser test's quick choice, now and then).
   let ready = false, chosen = null;
   const switchTo = async (lang) => {
+    // The link's ?lang= gives way to the player's choice, a reload too (a review: the link's
+    // language came back after the phone's camera reloaded the page).
+    const url = new URL(location.href);
+    if (url.searchParams.has("lang")) { url.searchParams.delete("lang"); history.replaceState(history.state, "", url); }
     await I18N.set(lang, true); rerender(); resay();
     loadDecks($("deck"));  // "(built in)" in the language chosen
   };

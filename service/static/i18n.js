@@ -1,5 +1,6 @@
 // The page's language: the catalogues in /static/i18n/ (the same files the service translates
-// its API messages with), chosen from the browser (navigator.languages) or by the player.
+// its API messages with), chosen by a link's ?lang=, by the player (kept), or from the browser
+// (navigator.languages).
 "use strict";
 const I18N = (() => {
   const LANGS = ["en", "cs", "ru", "it"];
