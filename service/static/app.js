@@ -2066,7 +2066,7 @@ function showSolo(player) {
 function announceTotal() {
   const shown = !$("result").hidden && !document.querySelector("#result p.total").hidden;
   const unsure = !$("total-unsure").hidden;
-  const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : ""}.`,
+  const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : "."}`,
     unsure ? $("total-unsure").title : ""].filter(Boolean).join(" ") : "";
   $("said").textContent = "";
   requestAnimationFrame(() => { $("said").textContent = text; });  // a change a screen reader hears
