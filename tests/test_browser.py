@@ -423,6 +423,7 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     page.wait_for_function("document.querySelector('#qr').complete && document.querySelector('#qr').naturalWidth > 0", timeout=10000)
     text = qr_shown(page)
     assert text == page.get_attribute("#room-link", "href") and text.endswith(f"/r/{room_id}")  # the public link
+    page.wait_for_function(f"document.title === 'Game room {room_id} — ecoscore'")  # the tab named by its room (an audit)
     page.fill("#player-name", "Ann")
     with page.expect_file_chooser() as chooser:
         page.click("#add-photo")
