@@ -3296,40 +3296,43 @@ def test_a_grid_found_only_on_a_small_copy_says_to_photograph_from_higher_up_at_
         thread.join(10)
 
 
+def read_as(page, server, photo_set, tmp_path, grid) -> None:
+    """A photo read on the page, its grid then set to ``grid`` (as corrections would) and scored."""
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
+    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
+    page.wait_for_function("document.querySelector('#total').textContent !== ''")
+
+
+def explained(page, row: int, col: int) -> str:
+    """What the page says of the card at (row, col) once it is tapped."""
+    page.click(f"#solo-tableau .grid button[data-row='{row}'][data-col='{col}']")
+    return page.text_content("#solo-tableau .card-explain-text")
+
+
 def test_a_card_kept_from_scoring_says_so_and_a_lone_meadow_scores_alone(server, page, photo_set, tmp_path):
     # A fox beside a wolf (0 points) said "The highlighted card earned them" with the wolf lit,
     # and a meadow of one card that "the highlighted cards score together" with none lit (a
     # player's walk-through).
-    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
-    grid = [["fox", "wolf", "bee", "bear", "trout"], ["meadow", "deer", "eagle", "rabbit", "stream"],
-            ["dragonfly", "bee", "deer", "rabbit", "eagle"], ["trout", "bear", "bee", "deer", "rabbit"]]
-    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
-    page.wait_for_function("document.querySelector('#total').textContent !== ''")
-    page.click("#solo-tableau .grid button[data-row='0'][data-col='0']")
-    text = page.text_content("#solo-tableau .card-explain-text")
+    read_as(page, server, photo_set, tmp_path, [["fox", "wolf", "bee", "bear", "trout"], ["meadow", "deer", "eagle", "rabbit", "stream"],
+                                                ["dragonfly", "bee", "deer", "rabbit", "eagle"], ["trout", "bear", "bee", "deer", "rabbit"]])
+    text = explained(page, 0, 0)
     assert "0 points" in text and "The highlighted card keeps it from scoring." in text and "earned" not in text
-    page.click("#solo-tableau .grid button[data-row='1'][data-col='0']")
-    assert "score together" not in page.text_content("#solo-tableau .card-explain-text")
+    assert "score together" not in explained(page, 1, 0)
 
 
 def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, photo_set, tmp_path):
     # Any stream card said "the largest stream, 3 cards: place 1" (a rules check): a stream of
     # its own says that only the largest counts.
-    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[1].jpeg))
     grid = [["stream", "stream", "stream", "bear", "trout"], ["meadow", "deer", "eagle", "rabbit", "fox"],
             ["dragonfly", "bee", "deer", "rabbit", "eagle"], ["trout", "bear", "bee", "deer", "stream"]]
-    page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
-    page.wait_for_function("document.querySelector('#total').textContent !== ''")
-    page.click("#solo-tableau .grid button[data-row='3'][data-col='4']")
-    text = page.text_content("#solo-tableau .card-explain-text")
+    read_as(page, server, photo_set, tmp_path, grid)
+    text = explained(page, 3, 4)
     assert "a stream of 1 card, smaller than the player's largest: only the largest stream counts." in text, text
-    page.click("#solo-tableau .grid button[data-row='0'][data-col='1']")
-    assert "the largest stream, 3 cards: place" in page.text_content("#solo-tableau .card-explain-text")
+    assert "the largest stream, 3 cards: place" in explained(page, 0, 1)
     grid[0][2], grid[3][3] = "fox", "stream"  # two streams of 2 cards: either is the largest
     page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
     for row, col in ((3, 3), (0, 0)):
-        page.click(f"#solo-tableau .grid button[data-row='{row}'][data-col='{col}']")
-        assert "the largest stream, 2 cards: place" in page.text_content("#solo-tableau .card-explain-text")
+        assert "the largest stream, 2 cards: place" in explained(page, row, col)
 
 
 def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_correction_is_scored(server, page, photo_set, tmp_path):
