@@ -174,7 +174,7 @@ class Admission:
             return await _answer_after_body(scope, receive, send, 429, f"this device has {self.per_client} photos "
                                             "waiting to be read already: wait for their scores", {"Retry-After": "3"})
         if queue.full():
-            return await _answer_after_body(scope, receive, send, 503, _busy(queue), {"Retry-After": str(queue.retry_after())})
+            return await _answer_after_body(scope, receive, send, 503, *_busy(queue))
         mine = [1]  # this request's places in the client's count
 
         def claim(more: int) -> int:
@@ -212,7 +212,7 @@ class Admission:
             except _Busy:
                 pass
             if busy[0]:
-                await _answer(send, 503, _busy(queue), {"Retry-After": str(queue.retry_after())})
+                await _answer(send, 503, *_busy(queue))
         finally:
             if admitted[0]:
                 queue.leave()
@@ -223,8 +223,10 @@ class Admission:
             mine[0] = 0
 
 
-def _busy(queue: ReadQueue) -> str:
-    return f"the service is busy reading photos; try again in {queue.retry_after()} s"
+def _busy(queue: ReadQueue) -> tuple[str, dict[str, str]]:
+    """A full queue's answer: its words and its Retry-After, the same wait in both."""
+    wait = queue.retry_after()
+    return f"the service is busy reading photos; try again in {wait} s", {"Retry-After": str(wait)}
 
 
 # The page loads only its own files; its scripts are files too (no inline script). Inline style

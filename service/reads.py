@@ -62,14 +62,14 @@ class ReadQueue:
         self.reads_started = 0
 
     # tickets: taken by the middleware once the body is all in (before the photo is read)
+    def full(self) -> bool:
+        return self.tickets >= self.capacity
+
     def admit(self) -> bool:
-        if self.tickets >= self.capacity:
+        if self.full():
             return False
         self.tickets += 1
         return True
-
-    def full(self) -> bool:
-        return self.tickets >= self.capacity
 
     def leave(self) -> None:
         self.tickets -= 1

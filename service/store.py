@@ -39,7 +39,7 @@ from . import migrations, names
 
 ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read out and type
 ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
-PRUNE_BATCH = 500  # rooms deleted by one statement (a query's parameters are bounded)
+DROP_BATCH = 500  # rooms deleted by one statement (a query's parameters are bounded)
 MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
 KEEP_OVERLAYS = 2000
@@ -457,7 +457,7 @@ class Store:
                                 "ORDER BY updated LIMIT 4" + self.db.take_free_rows, (now - EMPTY_ROOM_KEPT,)).fetchall()
         for (room_id,) in candidates:
             if db.execute("SELECT 1 FROM players WHERE room_id = ? LIMIT 1", (room_id,)).fetchone() is None:
-                db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+                self._drop_rooms(db, [room_id])
                 return True
         return False
 
@@ -473,13 +473,20 @@ class Store:
                          + self.db.lock_rows, (client, now - OWN_ROOM_KEPT)).fetchone()
         if row is None:
             raise HoldsTooMany(held, min(int(OWN_ROOM_KEPT), max(1, math.ceil(oldest + OWN_ROOM_KEPT - now))))
-        self._drop_room(db, row[0])
+        self._drop_rooms(db, [row[0]])
 
     @staticmethod
-    def _drop_room(db, room_id: str) -> None:
-        db.execute("DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players WHERE room_id = ?)", (room_id,))
-        db.execute("DELETE FROM players WHERE room_id = ?", (room_id,))
-        db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+    def _drop_rooms(db, room_ids: list[str]) -> tuple[int, int, int]:
+        """The rooms go, their players and pictures with them: (overlays, players, rooms) deleted."""
+        overlays = players = rooms = 0
+        for first in range(0, len(room_ids), DROP_BATCH):
+            batch = room_ids[first:first + DROP_BATCH]
+            marks = ", ".join("?" * len(batch))
+            overlays += db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
+                                   f"WHERE room_id IN ({marks}))", batch).rowcount
+            players += db.execute(f"DELETE FROM players WHERE room_id IN ({marks})", batch).rowcount
+            rooms += db.execute(f"DELETE FROM rooms WHERE id IN ({marks})", batch).rowcount
+        return overlays, players, rooms
 
     def room(self, room_id: str) -> Room:
         with self.db.snapshot() as db:  # the room's version and its players as of one moment
@@ -711,14 +718,7 @@ class Store:
             # acknowledged (an attack). A writer that comes after waits, then finds the room gone.
             idle = [row[0] for row in db.execute("SELECT id FROM rooms WHERE updated < ?" + self.db.take_free_rows,
                                                  (cutoff,)).fetchall()]
-            overlays = players = rooms = 0
-            for first in range(0, len(idle), PRUNE_BATCH):
-                batch = idle[first:first + PRUNE_BATCH]
-                marks = ", ".join("?" * len(batch))
-                overlays += db.execute(f"DELETE FROM overlays WHERE id IN (SELECT overlay_id FROM players "
-                                       f"WHERE room_id IN ({marks}))", batch).rowcount
-                players += db.execute(f"DELETE FROM players WHERE room_id IN ({marks})", batch).rowcount
-                rooms += db.execute(f"DELETE FROM rooms WHERE id IN ({marks})", batch).rowcount
+            overlays, players, rooms = self._drop_rooms(db, idle)
             overlays += db.execute("DELETE FROM overlays WHERE created < ? AND id NOT IN "
                                    "(SELECT overlay_id FROM players WHERE overlay_id IS NOT NULL)", (cutoff,)).rowcount
             # Starts that left the hour (a client's own go at its next start).

@@ -914,14 +914,14 @@ class TableauView {
     const g = group[k];
     const m = this.player.majorities || {};
     let text;
+    // A stream smaller than the largest (the scorer's one stream group; one as large is placed
+    // alike): not the one placed (a rules check: the largest stream's place was said on any
+    // stream card).
+    const apart = type === "stream" && !g ? this.connected(r, c).length : null;
     if (type === "meadow") text = t("group.meadow", { n: g ? g.cells.length : 1, points: pts(g ? g.points : 0) });
     else if (type === "deer") text = t("group.deer", { points: pts(g ? g.points : 0) });
-    else if (type === "stream" && !g && this.connected(r, c).length < ((m.stream || {}).value ?? 0)) {
-      // A stream smaller than the largest (the scorer's one stream group; one as large is
-      // placed alike): not the one placed (a rules check: the largest stream's place was said
-      // on any stream card).
-      text = t("group.stream_smaller", { n: this.connected(r, c).length });
-    } else {
+    else if (apart !== null && apart < ((m.stream || {}).value ?? 0)) text = t("group.stream_smaller", { n: apart });
+    else {
       const maj = m[type] || {};
       text = t(`group.${type}`, { n: maj.value ?? (g ? g.cells.length : 0), place: maj.place ?? t("group.no_place"), points: pts(maj.points ?? (g ? g.points : 0)) });
     }
@@ -2277,6 +2277,9 @@ function ownName(typed) {
 
 function showRoom(doc) {
   $("room-code").textContent = doc.id;
+  // The tab and history entry named by the room, as its heading is (an audit: every room's page
+  // had the start page's title); shown again in the language switched to.
+  document.title = `${t("ui.room")} ${doc.id} — ecoscore`;
   showNotMine();  // (its seat gone since: no longer offered)
   // The room's players' names, kept as written where a message starts with one (``clause``),
   // those gone since too (a message of one renamed or removed on another phone).

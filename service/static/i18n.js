@@ -157,13 +157,7 @@ const I18N = (() => {
       const [attr, key] = pair.split(":");
       el.setAttribute(attr, t(key));
     }));
-    if (root === document) {
-      document.documentElement.lang = lang;
-      // A room's tab and history entry named by the room, as its heading is (an audit: every
-      // room's page had the start page's title).
-      const room = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
-      document.title = room ? `${t("ui.room")} ${room[1]} — ecoscore` : t("ui.title");
-    }
+    if (root === document) { document.documentElement.lang = lang; document.title = t("ui.title"); }
   }
 
   async function set(l, remember = false) {
