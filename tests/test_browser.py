@@ -928,7 +928,7 @@ def test_keyboard_focus_stays_on_the_grid_through_a_choice_and_a_correction(serv
         const [r, c] = g.cells[0];
         return [g.points, document.querySelector(`#solo-tableau .grid button[data-row="${r}"][data-col="${c}"]`)
             .getAttribute('aria-label')]; })""")
-    assert alone and all(" in a group " not in label and label.endswith(f", {points} points") for points, label in alone), alone
+    assert alone and all(" in a group " not in label and f", {points} points; row " in label for points, label in alone), alone
     page.keyboard.press("Shift+ArrowRight")  # (a selection's key, not a move)
     assert page.evaluate(focus)[1:] == ["0", "0"]
     page.keyboard.press("Tab")
@@ -2287,7 +2287,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     # grid still being named (a blank grid scored "-5?" before any card was named).
     assert set(labels(page).values()) == {"to name"}
     assert "no points yet" in page.get_attribute("#solo-tableau .grid button >> nth=0", "aria-label")  # not "0 points"
-    expect(page.locator("#result p.total")).to_be_hidden()
+    expect(page.locator("#result h2.total")).to_be_hidden()
     expect(page.locator("#pad")).to_be_hidden()
     expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
     expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")
@@ -2323,7 +2323,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
             page.reload()
             expect(review).to_have_text("Name or check the 9 cards one by one", timeout=30000)
             assert labels(page) == named
-            expect(page.locator("#result p.total")).to_be_hidden()
+            expect(page.locator("#result h2.total")).to_be_hidden()
             review.click()
         expect(page.locator("#review-step")).to_have_text(f"Card {step % 10 + 1} of {19 if step < 10 else 9}")
         expect(page.locator("#crop")).to_be_visible()  # the cell's own picture, to name it by
@@ -2331,7 +2331,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
                                      page.locator("#picker-cell").inner_text()).groups())
         page.click(f"#choices button[data-type='{lying[(r - 1, c - 1)]}']")
     expect(page.locator("#status")).to_have_text("All cards named.")  # naming: nothing was doubtful (a walk)
-    expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score
+    expect(page.locator("#result h2.total")).to_be_visible()  # every card named: the score
     expect(page.locator("#provisional")).to_be_visible()
     assert "to name" not in labels(page).values()
     # Still the cards the player names, all named ("The cards as read": nothing was read, a Russian
@@ -2494,11 +2494,11 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     (r0, c0) = sorted(guessed)[0]
     # A screen reader hears the guess in words (a bare "?" is read out as nothing).
     expect(page.locator(f"#solo-tableau .grid button[data-row='{r0}'][data-col='{c0}']")).to_have_attribute(
-        "aria-label", re.compile(rf"^row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, a guess, "))
+        "aria-label", re.compile(rf"^{guessed[(r0, c0)]}, a guess, .*; row {r0 + 1}, column {c0 + 1}\b"))
     # ... and a card to name's row and column once (its doubt said them again: a walk)
     (rn, cn) = sorted(set(lying) - set(guessed) - bare)[0]
     spoken = page.get_attribute(f"#solo-tableau .grid button[data-row='{rn}'][data-col='{cn}']", "aria-label")
-    assert spoken.startswith(f"row {rn + 1}, column {cn + 1}: to name") and spoken.count("row ") == 1, spoken
+    assert spoken.startswith("to name") and f"; row {rn + 1}, column {cn + 1}" in spoken and spoken.count("row ") == 1, spoken
     page.click(f"#solo-tableau .marks g[data-row='{r0}'][data-col='{c0}']")
     expect(page.locator("#picker-cell")).to_have_text(f"Row {r0 + 1}, column {c0 + 1}: {guessed[(r0, c0)]}, "
                                                       "as deck Půda reads it (a guess)")
@@ -2516,7 +2516,7 @@ def test_a_half_built_decks_next_photo_comes_with_its_guesses_to_confirm(deck_se
     expect(page.locator("#keep")).to_be_visible()
     page.click("#keep")
     expect(review).to_have_text(f"Review the {len(bare) + len(guessed) - 1} doubtful cards")  # bare places, guesses
-    expect(page.locator("#result p.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
+    expect(page.locator("#result h2.total")).to_be_visible()  # every card named: the score, in doubt for the bare places
     expect(page.locator("#total-unsure")).to_be_visible()  # ... and the guesses not confirmed yet
     (rb, cb) = sorted(bare)[0]
     page.click(f"#solo-tableau .grid button[data-row='{rb}'][data-col='{cb}']")
@@ -3350,11 +3350,37 @@ def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_corre
     expect(page.locator("#said")).to_contain_text(f"Total: {page.text_content('#total')}")
 
 
+HEADING_LEVELS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].filter((h) => h.checkVisibility())
+    .map((h) => [+(h.getAttribute('aria-level') || h.tagName[1]), h.textContent.trim()])"""
+
+
+def test_a_read_is_headed_in_order_and_its_cells_are_named_by_what_they_show_first(server, page, photo_set, tmp_path):
+    # An audit: the one-photo page went from its h1 to the tableau's h4s (no h2, no h3), and each
+    # cell was named "row 1, column 1: eagle, 0 points" where it shows "eagle 0": a voice command
+    # saying what is seen ("click eagle") found nothing.
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    levels = page.evaluate(HEADING_LEVELS)
+    assert [level for level, _ in levels[:2]] == [1, 2] and levels[1][1].startswith("Total:"), levels
+    assert all(b[0] - a[0] <= 1 for a, b in zip(levels, levels[1:])), levels
+    cells = page.eval_on_selector_all("#solo-tableau .grid button", "bs => bs.map((b) => [b.querySelector('span').textContent, "
+                                      "b.querySelector('small').textContent, b.getAttribute('aria-label')])")
+    assert len(cells) == 20
+    for shown, points, spoken in cells:
+        assert spoken.startswith(shown.rstrip("?") + ","), (shown, spoken)
+        assert not points or f"{points} point" in spoken or "in a group worth" in spoken, (points, spoken)
+        assert re.search(r"; row \d, column \d(;|$)", spoken), spoken
+
+
 def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page = new_page(locale="en-US")
     page.goto(server + "/?lang=ru")
     page.wait_for_function("document.documentElement.lang === 'ru'")
     assert page.text_content("#result [data-i18n='ui.total']") == "Итого"
+    # ... for the tab: a room started from it goes on in Russian (its address has no ?lang=)
+    page.click("#new-room")
+    page.wait_for_url("**/r/*")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    assert page.text_content("#room-view [data-i18n='ui.room']") == "Игровая комната"
     page.select_option("#lang", "cs")  # the player's choice outlives the link's, a reload too
     page.wait_for_function("document.documentElement.lang === 'cs'")
     assert "lang=" not in page.url
@@ -4172,7 +4198,7 @@ def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(se
         page.wait_for_timeout(400)  # (the picker takes no tap at once: PICK_GUARD_MS)
         page.click("#choices button[data-type='meadow']")
         page.wait_for_timeout(300)
-    expect(page.locator("#result p.total")).to_be_visible(timeout=10000)
+    expect(page.locator("#result h2.total")).to_be_visible(timeout=10000)
     expect(page.locator("#total-unsure")).to_be_visible()
     expect(page.locator("#unsure")).to_have_text(words["ui.read_unsure"])
     assert "?" in page.text_content("#pad")
@@ -4580,7 +4606,7 @@ def test_the_review_is_stopped_with_interrompi_and_a_doubtful_cells_label_says_i
         page.select_option("#lang", lang)
         page.wait_for_function(f"document.documentElement.lang === '{lang}'")
         words = catalogue(lang)
-        marker = words["ui.cell_label_doubt"].split("; ")[1].split(":")[0]  # "incerta", "doubtful"
+        marker = words["ui.cell_label_doubt"].split("; ")[-1].split(":")[0]  # "incerta", "doubtful"
         head = words["api.low_confidence"].split(":")[0]  # "lettura incerta", "low confidence"
         for r, c in doubts:
             label = page.get_attribute(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']", "aria-label")

@@ -394,6 +394,9 @@ class TableauView {
     this.seq = 0;
     this.loads = 0;  // reads loaded: a picker or Review begun on one never writes into the next
     I18N.apply(this.root);
+    // A tableau without its own title (the one-photo page) sits under the page's h2, the total:
+    // its sections are h3 there, not h4 after no h3 (an audit: heading-order).
+    if (!title) this.root.querySelectorAll("h4").forEach((h) => h.setAttribute("aria-level", "3"));
     this.q(".photo-hint").hidden = !editable;
     this.q(".tools").hidden = !editable;
     this.q(".undo").addEventListener("click", () => this.undo());
@@ -2064,7 +2067,7 @@ function showSolo(player) {
 // photo is read or a correction scored: the status line was emptied and the focus stayed on the
 // file button, and nothing said the score had come (an audit).
 function announceTotal() {
-  const shown = !$("result").hidden && !document.querySelector("#result p.total").hidden;
+  const shown = !$("result").hidden && !document.querySelector("#result .total").hidden;
   const unsure = !$("total-unsure").hidden;
   const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : "."}`,
     unsure ? $("total-unsure").title : ""].filter(Boolean).join(" ") : "";
@@ -2075,7 +2078,7 @@ function announceTotal() {
 function soloPad(player) {
   // A grid still being named has no score yet: the count of cards to name is said instead (#unsure).
   const naming = solo.view.naming();
-  document.querySelector("#result p.total").hidden = naming;
+  document.querySelector("#result .total").hidden = naming;
   document.querySelector("#result .pad-wrap").hidden = naming;
   $("provisional").hidden = naming;  // "majorities are provisional": of a score not shown
   if (naming) $("bio-explain").hidden = true;

@@ -1,5 +1,5 @@
 // The page's language: the catalogues in /static/i18n/ (the same files the service translates
-// its API messages with), chosen by a link's ?lang=, by the player (kept), or from the browser
+// its API messages with), chosen by a link's ?lang= (for the tab), by the player (kept), or from the browser
 // (navigator.languages).
 "use strict";
 const I18N = (() => {
@@ -10,8 +10,12 @@ const I18N = (() => {
   function choose() {
     // A link's ?lang= first, as the API takes it (the page took only the browser's or the
     // player's choice: an audit); not saved, so the player's own choice stays theirs.
+    // Kept for the tab (sessionStorage): a room started from /?lang=ru went on in the browser's
+    // language, its own address having no ?lang=.
     const asked = new URLSearchParams(location.search).get("lang");
-    if (LANGS.includes(asked)) return asked;
+    if (LANGS.includes(asked)) { sessionStore("set", asked); return asked; }
+    const linked = sessionStore("get");
+    if (LANGS.includes(linked)) return linked;
     const saved = localStorage.getItem(STORE);
     if (LANGS.includes(saved)) return saved;
     for (const tag of navigator.languages || [navigator.language || "en"]) {
@@ -19,6 +23,16 @@ const I18N = (() => {
       if (LANGS.includes(base)) return base;
     }
     return "en";
+  }
+
+  // The tab's language from a link; a browser that refuses storage (a private window's quota) only
+  // loses the memory of it.
+  function sessionStore(op, value) {
+    try {
+      if (op === "get") return sessionStorage.getItem(STORE);
+      if (op === "set") sessionStorage.setItem(STORE, value); else sessionStorage.removeItem(STORE);
+    } catch { /* no storage: the link's language holds for its own page only */ }
+    return null;
   }
 
   async function load(l) {
@@ -164,7 +178,7 @@ const I18N = (() => {
     if (!Object.keys(en).length) en = await load("en");
     cat = l === "en" ? en : await load(l);
     lang = l;
-    if (remember) localStorage.setItem(STORE, l);
+    if (remember) { localStorage.setItem(STORE, l); sessionStore("remove"); }  // the player's own choice wins from now on
     apply();
   }
 
