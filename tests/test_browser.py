@@ -2288,6 +2288,8 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     assert set(labels(page).values()) == {"to name"}
     assert "no points yet" in page.get_attribute("#solo-tableau .grid button >> nth=0", "aria-label")  # not "0 points"
     expect(page.locator("#result h2.total")).to_be_hidden()
+    levels = page.evaluate(HEADING_LEVELS)  # the tableau's sections step up to h2, the total not shown
+    assert levels[0][0] == 1 and all(b[0] - a[0] <= 1 for a, b in zip(levels, levels[1:])), levels
     expect(page.locator("#pad")).to_be_hidden()
     expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
     expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")

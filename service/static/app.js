@@ -394,9 +394,6 @@ class TableauView {
     this.seq = 0;
     this.loads = 0;  // reads loaded: a picker or Review begun on one never writes into the next
     I18N.apply(this.root);
-    // A tableau without its own title (the one-photo page) sits under the page's h2, the total:
-    // its sections are h3 there, not h4 after no h3 (an audit: heading-order).
-    if (!title) this.root.querySelectorAll("h4").forEach((h) => h.setAttribute("aria-level", "3"));
     this.q(".photo-hint").hidden = !editable;
     this.q(".tools").hidden = !editable;
     this.q(".undo").addEventListener("click", () => this.undo());
@@ -635,6 +632,10 @@ class TableauView {
     if (!pending) this.onSettled();
     const title = this.q(".tableau-title");
     title.hidden = !this.title;
+    // A tableau without its own title (the one-photo page) sits under the page's h2, the total:
+    // its sections are h3 there, not h4 after no h3 (an audit: heading-order); h2 while its cards
+    // are named, the total not shown.
+    if (!this.title) this.root.querySelectorAll("h4").forEach((h) => h.setAttribute("aria-level", naming ? "2" : "3"));
     if (this.title) title.textContent = this.title(this.player, pending);
     // the doubtful cells and what the reader said about the tableau
     const done = new Set([...this.corrected, ...this.checked]);
