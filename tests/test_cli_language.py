@@ -244,14 +244,21 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
         "ecoscore: chyba: balíček „kuchyn“ už existuje: nejdřív ho odstraňte, nebo ho importujte pod jiným názvem (--name NÁZEV)"]
     assert said("deck", "import", str(zipped), "--name", "druhy", "--lang", "cs") == [
         'importován balíček druhy: 12 předloh',
-        "jeho jméno 'Naše kuchyň' už tu má balíček kuchyn: tato kopie se jmenuje druhy"]
+        "jeho jméno „Naše kuchyň“ už tu má balíček kuchyn: tato kopie se jmenuje druhy"]
     assert said("deck", "forget-last", "druhy", "--lang", "ru") == [
         "колода druhy: последнее добавление отменено; оно было первым, поэтому колода удалена"]
     assert said("deck", "remove", "kuchyn", "--lang", "it") == ["mazzo kuchyn rimosso"]
     assert said("deck", "remove", "standin", "--lang", "cs", code=2) == [
         "ecoscore: chyba: „standin“ je vestavěný balíček: odstranit ho nelze"]
+    # ... with the key to use instead, and the name as typed for its title (a Czech walk: "kuchyň" refused, no more said)
     assert said("deck", "add", "Kuchyn", str(tmp_path), "--lang", "ru", code=2) == [
-        "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_»"]
+        "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_» "
+        '(например kuchyn, с --title "Kuchyn" для названия, которое видят игроки)']
+    assert said("deck", "add", "Naše kuchyň", str(tmp_path), "--lang", "cs", code=2) == [
+        "ecoscore: chyba: název balíčku „Naše kuchyň“: použijte 1–40 malých písmen bez diakritiky (a–z), číslic, „-“ nebo "
+        '„_“ (třeba nase-kuchyn, s --title "Naše kuchyň" pro jméno, které uvidí hráči)']
+    assert said("deck", "add", "日本", str(tmp_path), "--lang", "it", code=2) == [  # nothing to make a key of: no key
+        "ecoscore: errore: nome del mazzo «日本»: usa da 1 a 40 lettere minuscole senza accenti (a–z), cifre, «-» o «_»"]
     assert said("deck", "add", "ok", "--lang", "it", code=2) == [
         "ecoscore: errore: indica una CARTELLA di immagini delle carte, oppure --photo P.jpg --grid G.txt"]
     assert said("deck", "list")[0].split()[1:3] == ["22", "references"]  # English, as before

@@ -124,8 +124,8 @@ MESSAGES = [
     "ann: the HEIF file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
     "ann: the image is 1 × 1 pixels: too small or too narrow to hold a tableau (at least 64 pixels across, at most 8:1)",
-    "photo.jpg: no tableau read: a grid of 12 cards was found, but this photo is too blurred or too dark to name its "
-    "cards: take it again",
+    "photo.jpg: no tableau read: a grid of 12 cards was found, but none of them reads as a card of the deck: this photo "
+    "may be too blurred or too dark to name them (take it again), or they are another deck's cards (choose their deck)",
     "upload too large: the limit is 40 MB a photo",
     "p.jpg: upload too large: the limit is 40 MB",
     "at most 8 photos per game",
@@ -295,7 +295,11 @@ MESSAGES = [
     "g.json: invalid JSON (Expecting ',' delimiter: line 1 column 12 (char 11))",
     "give one --name for each grid file (names: 1, grid files: 2)",
     "row 1 col 4, row 1 col 5: the grid names a card there, but the cell lies outside the photo: left out of the deck",
+    "row 2 col 3: a card was found where the grid has an empty place: nothing taken from it (check the grid there: a "
+    "card written as '.'?)",
     "a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'",
+    "deck name 'kuchyň': use 1-40 lower-case letters, digits, '-' or '_' (such as kuchyn, with --title \"kuchyň\" for "
+    "the name players see)",
     "photos of one name are one player: IMG_0001; players are named by their photos' files: rename one, such as "
     "IMG_0001-2.jpg",
     "cards: no image for fox, wolf",

@@ -117,6 +117,21 @@ class DeckInfo:
         return [card.value for card, n in self.counts.items() if not n]
 
 
+# Cyrillic spelt in Latin letters, as the page spells a deck's key from its title (app.js, deckSlug)
+_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
+                        "и": "i", "й": "j", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r",
+                        "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "ch", "ш": "sh",
+                        "щ": "sch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu", "я": "ya"})
+
+
+def name_for(title: str) -> str:
+    """A deck's key made from what a player calls it ("Naše kuchyň" -> "nase-kuchyn", "Мой лес" ->
+    "moj-les"), as the page makes it; "" where nothing of it is left."""
+    text = unicodedata.normalize("NFKD", title.lower().translate(_LATIN))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return re.sub(r"[^a-z0-9_-]+", "-", text).strip("-_")[:40].rstrip("-")
+
+
 def check_name(name: str) -> str:
     if not name:  # ("deck name '': ..." matched no message to translate: said in English in every language)
         raise DeckStoreError("a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'")

@@ -1061,7 +1061,10 @@ def _outside(fits: list[TableauFit], det: Detections, cards: list[int]) -> list[
 def cannot_name(cards: int) -> str:
     """Why a photo whose grids held no card of the deck is refused when the photo itself is too
     blurred or too dark to name cards in (its advice follows)."""
-    return f"no tableau read: a grid of {cards} cards was found, but this photo is too blurred or too dark to name its cards: take it again"
+    # Not said as the photo's fault alone: a sharp enough photo of another deck's cards is refused
+    # so too, now and then, and "take it again" was all it said (a walk: 1 of 36 such photos).
+    return (f"no tableau read: a grid of {cards} cards was found, but none of them reads as a card of the deck: this photo "
+            "may be too blurred or too dark to name them (take it again), or they are another deck's cards (choose their deck)")
 
 
 def not_this_deck(cards: int, enrolled: str | None = None) -> str:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
                   + (" " + _reads_nothing(words, info) if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)
                 kept = store.info(info.title_kept_by)
-                print(words.fill("cli.deck_title_kept", title=repr(kept.shown), other=kept.name, name=info.name),
+                print(words.fill("cli.deck_title_kept", title=kept.shown, other=kept.name, name=info.name),
                       file=sys.stderr)
         else:
             _deck_add(args, store, words)
@@ -128,12 +128,17 @@ def _called(info) -> str:
 def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
     import time
 
-    from ecoscore.vision.deckstore import MissingTypes, TitleTaken, check_name
+    from ecoscore.vision.deckstore import NAME, DeckStoreError, MissingTypes, TitleTaken, check_name, name_for
     from ecoscore.vision.enrol import AS_WRITTEN_NOTE, EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
-    check_name(args.name)
+    try:
+        check_name(args.name)
+    except DeckStoreError as err:  # "kuchyň" refused with no key to use instead (a Czech walk)
+        if NAME.fullmatch(key := name_for(args.name)) and not args.title:
+            raise BadInput(f"{err} (such as {key}, with --title \"{args.name}\" for the name players see)") from None
+        raise
     clash = store.title_taken(args.name, args.title)
     if clash is not None:  # before any card is read (the store's add refuses it too)
         raise BadInput(str(TitleTaken(args.name, clash, "another name or --title")))

@@ -706,10 +706,14 @@ class TableauView {
       // (Every card of a group alike: its first said the group's points as its own.) While the
       // photo's cards are still to name there are no points yet, not 0 of them.
       // A card alone is no group to be part of ("meadow, in a group worth 0 points": a walk, in Italian).
-      const points = naming ? t("ui.no_points_yet") : group[k] && group[k].cells.length > 1 ? t("ui.group_part", { points: pts(group[k].points) })
-        : labels[k] !== undefined ? pts(labels[k]) : "";
+      // The group's first card shows its points: said first, as shown ("deer 8" was named "deer, in
+      // a group worth 8 points": an audit, label-content-name-mismatch).
+      const shows = group[k] && key(...group[k].cells[0]) === k && labels[k] === group[k].points;
+      const points = naming ? t("ui.no_points_yet")
+        : group[k] && group[k].cells.length > 1 ? t(shows ? "ui.group_first" : "ui.group_part", { points: pts(group[k].points) })
+          : labels[k] !== undefined ? pts(labels[k]) : "";
       const name = this.cellName(r, c), spoken = this.cellName(r, c, true);
-      b.innerHTML = `<span>${escapeHtml(name)}</span><small>${minus(labels[k]) ?? ""}</small>`;
+      b.innerHTML = `<span>${escapeHtml(name)}</span> <small>${minus(labels[k]) ?? ""}</small>`;
       // A doubt whose own words say it is one ("low confidence: ...") is said without "doubtful:"
       // before it: "incerta: lettura incerta: ape 61%" said it twice (an Italian walk).
       b.setAttribute("aria-label", d.length
@@ -1492,9 +1496,13 @@ async function rememberCards() {
   }
   // A deck this phone did not start (the built-in one, a friend's, one enrolled on the server)
   // cannot learn from it: the cards go to a deck of its own, named here.
+  // Said so where a deck other than the built-in one is chosen: the player, who chose it, took
+  // the question for a new name of it, and the deck's own name was refused as taken (a walk).
   let name = teachingDeck(), title = "";
+  const chosen = deckChosen(), ask = chosen && chosen !== builtinDeck
+    ? t("ui.remember_prompt_elsewhere", { name: deckTitle(chosen) }) : t("ui.remember_prompt");
   for (let answer = "", error = null; !name;) {
-    answer = await askDialog(t("ui.remember_prompt"), answer, error);
+    answer = await askDialog(ask, answer, error);
     if (answer === null || changedMeanwhile()) return;
     name = deckSlug(answer);
     title = answer.trim();
