@@ -3410,16 +3410,31 @@ def test_a_read_is_headed_in_order_and_its_cells_are_named_by_what_they_show_fir
         assert re.search(r"; row \d, column \d(;|$)", spoken), spoken
 
 
+def test_at_twice_the_zoom_on_a_small_phone_the_grid_and_the_pads_total_stay_readable(server, new_page, photo_set, tmp_path):
+    # An audit at 200 % zoom on a 320 px phone (160 CSS px): the grid's names shrank to 3.4 px,
+    # smaller than unzoomed, and the pad's sticky labels covered its player's column: "0?" of "30?".
+    page = new_page(viewport={"width": 160, "height": 320}, locale="ru-RU")
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    cells = page.eval_on_selector_all("#solo-tableau .grid button", """bs => bs.map((b) => [b.textContent,
+        parseFloat(getComputedStyle(b.querySelector('span')).fontSize), b.scrollHeight - b.clientHeight])""")
+    assert len(cells) == 20
+    assert all(size >= 7 and cut <= 1 for _, size, cut in cells), cells  # never tiny, never cut off
+    shown = page.evaluate("""() => {
+        const wrap = document.querySelector('#result .pad-wrap'), label = document.querySelector('#pad tr.total th');
+        wrap.scrollLeft = wrap.scrollWidth;
+        const text = document.createRange(); text.selectNodeContents(document.querySelector('#pad tr.total td'));
+        const r = text.getBoundingClientRect(), w = wrap.getBoundingClientRect(), l = label.getBoundingClientRect();
+        return [r.left >= l.right - 0.5, r.right <= w.right + 0.5, document.documentElement.scrollWidth <= innerWidth];
+    }""")
+    assert shown == [True, True, True], shown  # the total whole, beside its label, and no page wider than the screen
+    assert not page.errors
+
+
 def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page = new_page(locale="en-US")
     page.goto(server + "/?lang=ru")
     page.wait_for_function("document.documentElement.lang === 'ru'")
     assert page.text_content("#result [data-i18n='ui.total']") == "Итого"
-    # ... for the tab: a room started from it goes on in Russian (its address has no ?lang=)
-    page.click("#new-room")
-    page.wait_for_url("**/r/*")
-    page.wait_for_function("document.documentElement.lang === 'ru'")
-    assert page.text_content("#room-view [data-i18n='ui.room']") == "Игровая комната"
     page.select_option("#lang", "cs")  # the player's choice outlives the link's, a reload too
     page.wait_for_function("document.documentElement.lang === 'cs'")
     assert "lang=" not in page.url
@@ -3428,6 +3443,23 @@ def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page.evaluate("localStorage.clear()")
     page.goto(server + "/?lang=xx")  # one it does not speak: the browser's
     page.wait_for_function("document.documentElement.lang === 'en'")
+    # A link's language holds for the tab: a room started from it goes on in Russian (its address
+    # has no ?lang=), until the player chooses one.
+    page.goto(server + "/?lang=ru")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    page.click("#new-room")
+    page.wait_for_url("**/r/*")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    assert page.text_content("#room-view [data-i18n='ui.room']") == "Игровая комната"
+    page.select_option("#lang", "it")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    page.reload()
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    # A tab opened from it has none of its link's language: the room's teach link gives its own.
+    page.eval_on_selector("#room-teach", "a => { a.hidden = false; a.target = ''; }")  # (shown where a photo is not the deck's)
+    page.click("#room-teach")
+    page.wait_for_url(re.compile(r"/\?teach&lang=it$"))
+    page.wait_for_function("document.documentElement.lang === 'it'")
 
 
 def test_the_card_picker_opens_at_its_top_on_a_short_screen(server, new_page, photo_set, tmp_path):

@@ -253,10 +253,10 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
     # ... with the key to use instead, and the name as typed for its title (a Czech walk: "kuchyň" refused, no more said)
     assert said("deck", "add", "Kuchyn", str(tmp_path), "--lang", "ru", code=2) == [
         "ecoscore: ошибка: имя колоды «Kuchyn»: используйте от 1 до 40 строчных латинских букв, цифр, «-» или «_» "
-        '(например kuchyn, с --title "Kuchyn" для названия, которое видят игроки)']
+        '(например kuchyn, с --title Kuchyn для названия, которое видят игроки)']
     assert said("deck", "add", "Naše kuchyň", str(tmp_path), "--lang", "cs", code=2) == [
         "ecoscore: chyba: název balíčku „Naše kuchyň“: použijte 1–40 malých písmen bez diakritiky (a–z), číslic, „-“ nebo "
-        '„_“ (třeba nase-kuchyn, s --title "Naše kuchyň" pro jméno, které uvidí hráči)']
+        "„_“ (třeba nase-kuchyn, s --title 'Naše kuchyň' pro jméno, které uvidí hráči)"]
     assert said("deck", "add", "日本", str(tmp_path), "--lang", "it", code=2) == [  # nothing to make a key of: no key
         "ecoscore: errore: nome del mazzo «日本»: usa da 1 a 40 lettere minuscole senza accenti (a–z), cifre, «-» o «_»"]
     assert said("deck", "add", "ok", "--lang", "it", code=2) == [

@@ -787,3 +787,28 @@ def test_a_deck_is_named_on_the_command_line_by_its_key_or_by_the_title_players_
     assert parser.parse_args(["score", "p.jpg", "--deck", "Naše kuchyň"]).deck == "kitchen"
     assert parser.parse_args(["deck", "show", "Naše kuchyň"]).name == "kitchen"
     assert parser.parse_args(["deck", "add", "Naše kuchyň", "--photo", "p.jpg", "--grid", "g.txt"]).name == "kitchen"
+
+
+# Each title's key as the page's deckSlug (service/static/app.js) makes it, read off it with node.
+PAGE_KEYS = {"Naše kuchyň": "nase-kuchyn", "Мой лес": "moj-les", "Ёжик": "ezhik", "Deck_": "deck_", "_x_": "x_",
+             "Łódź": "odz", "Straße": "stra-e", "İstanbul": "istanbul", "ǅemal": "dzemal", "Ⅻ ﬁ": "xii-fi",
+             "a" * 39 + " b": "a" * 39 + "-", "日本": ""}
+
+
+@pytest.mark.parametrize("title", sorted(PAGE_KEYS))
+def test_a_title_becomes_the_key_the_page_makes_of_it(title):
+    from ecoscore.vision.deckstore import NAME, name_for
+
+    assert name_for(title) == PAGE_KEYS[title]
+    assert not name_for(title) or NAME.fullmatch(name_for(title))  # a key the deck store takes
+
+
+def test_an_accented_name_given_to_deck_add_is_refused_with_a_key_to_use_and_its_title_quoted_for_a_shell(
+        tmp_path, monkeypatch, capsys):
+    from ecoscore.cli import main
+
+    monkeypatch.setenv("ECOSCORE_DATA", str(tmp_path))
+    assert main(["deck", "add", 'Naše "velká" kuchyň', str(tmp_path)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith("""(such as nase-velka-kuchyn, with --title 'Naše "velká" kuchyň' for the name players see)"""), said
+    assert not (tmp_path / "decks" / "nase-velka-kuchyn").exists()

@@ -298,7 +298,7 @@ MESSAGES = [
     "row 2 col 3: a card was found where the grid has an empty place: nothing taken from it (check the grid there: a "
     "card written as '.'?)",
     "a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'",
-    "deck name 'kuchyň': use 1-40 lower-case letters, digits, '-' or '_' (such as kuchyn, with --title \"kuchyň\" for "
+    "deck name 'kuchyň': use 1-40 lower-case letters, digits, '-' or '_' (such as kuchyn, with --title kuchyň for "
     "the name players see)",
     "photos of one name are one player: IMG_0001; players are named by their photos' files: rename one, such as "
     "IMG_0001-2.jpg",

@@ -127,16 +127,18 @@ _LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "
 def name_for(title: str) -> str:
     """A deck's key made from what a player calls it ("Naše kuchyň" -> "nase-kuchyn", "Мой лес" ->
     "moj-les"), as the page makes it; "" where nothing of it is left."""
-    text = unicodedata.normalize("NFKD", title.lower().translate(_LATIN))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return re.sub(r"[^a-z0-9_-]+", "-", text).strip("-_")[:40].rstrip("-")
+    # step by step as deckSlug: marks U+0300-036F dropped, runs of others "-", leading "-" and "_"
+    # and trailing "-" cut, then 40 characters (a key the page made is the key this suggests)
+    text = re.sub(r"[\u0300-\u036f]", "", unicodedata.normalize("NFKD", title.lower().translate(_LATIN)))
+    return re.sub(r"^[-_]+|-+$", "", re.sub(r"[^a-z0-9_-]+", "-", text))[:40]
 
 
 def check_name(name: str) -> str:
     if not name:  # ("deck name '': ..." matched no message to translate: said in English in every language)
         raise DeckStoreError("a deck needs a name: use 1-40 lower-case letters, digits, '-' or '_'")
     if not NAME.fullmatch(name):  # fullmatch: "$" alone lets a trailing newline through
-        raise DeckStoreError(f"deck name {name!r}: use 1-40 lower-case letters, digits, '-' or '_'")
+        shown = name if name.isprintable() else repr(name)[1:-1]  # (a line break said as \\n)
+        raise DeckStoreError(f"deck name '{shown}': use 1-40 lower-case letters, digits, '-' or '_'")
     return name
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -137,7 +138,7 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
         check_name(args.name)
     except DeckStoreError as err:  # "kuchyň" refused with no key to use instead (a Czech walk)
         if NAME.fullmatch(key := name_for(args.name)) and not args.title:
-            raise BadInput(f"{err} (such as {key}, with --title \"{args.name}\" for the name players see)") from None
+            raise BadInput(f"{err} (such as {key}, with --title {shlex.quote(args.name)} for the name players see)") from None
         raise
     clash = store.title_taken(args.name, args.title)
     if clash is not None:  # before any card is read (the store's add refuses it too)

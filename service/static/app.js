@@ -1499,7 +1499,7 @@ async function rememberCards() {
   // Said so where a deck other than the built-in one is chosen: the player, who chose it, took
   // the question for a new name of it, and the deck's own name was refused as taken (a walk).
   let name = teachingDeck(), title = "";
-  const chosen = deckChosen(), ask = chosen && chosen !== builtinDeck
+  const chosen = deckChosen(), ask = chosen && chosen !== (builtinDeck || "standin")  // (the deck list not loaded)
     ? t("ui.remember_prompt_elsewhere", { name: deckTitle(chosen) }) : t("ui.remember_prompt");
   for (let answer = "", error = null; !name;) {
     answer = await askDialog(ask, answer, error);
@@ -3117,6 +3117,9 @@ async function start() {
   if (!inRoom && new URLSearchParams(location.search).has("teach") && !$("status").textContent) {
     setStatus($("status"), () => t("ui.teach_from_room"));
   }
+  // The room's "Name the cards of my deck" opens a tab, which has none of this tab's language from
+  // a link (sessionStorage is a tab's): it is told the language in use when it is opened.
+  $("room-teach").addEventListener("click", (event) => { event.currentTarget.href = `/?teach&lang=${I18N.lang}`; });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.addEventListener("offline", () => showOffline(true));
   window.addEventListener("online", () => fetch("/health", { cache: "no-store" }).then(() => showOffline(false), () => {}));

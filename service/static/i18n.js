@@ -35,6 +35,9 @@ const I18N = (() => {
     return null;
   }
 
+  // A language chosen from the menu in another tab is the player's choice in this one too.
+  addEventListener("storage", (event) => { if (event.key === STORE) sessionStore("remove"); });
+
   async function load(l) {
     const res = await fetch(`/static/i18n/${l}.json`);
     if (!res.ok) throw new Error(`catalogue ${l}: ${res.status}`);
