@@ -195,6 +195,9 @@ def player_to_dict(p: PlayerScore, read: ReadDoc | None = None) -> PlayerDoc:
 # A tableau read as another player's, card for card, is one photographed twice (or a neighbour's
 # taken for one's own): two players' tableaux of this many cards are never alike by chance.
 TWIN_CARDS = 10
+# ... nor alike but for a card or two: the same photo's tableau, one copy corrected, had been taken
+# as two players' (a game night's walk: a player's two wolves counted twice, the game final).
+TWIN_DIFFERENCES = 2
 
 
 def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc | None]:
@@ -207,14 +210,22 @@ def twins_said(game: GameScore, reads: Sequence[ReadDoc | None]) -> list[ReadDoc
         read, n = out[k], sum(c is not None for c in p.tableau.cells)
         if read is None or p.bot or n < TWIN_CARDS:
             continue
-        same = [o.name for j, o in enumerate(game.players) if j != k and not o.bot
-                and list(o.tableau.cells) in _layouts(p.tableau)]
+        apart = [(_differences(p.tableau, o.tableau), o.name) for j, o in enumerate(game.players) if j != k and not o.bot]
+        same = sorted(a for a in apart if a[0] <= TWIN_DIFFERENCES)
         if same:
-            said = (f"the same {n} cards in the same places as {same[0]}'s tableau: one tableau photographed twice? "
-                    "Photograph each player's own tableau")
+            differ, name = same[0]
+            said = (f"the same {n} cards in the same places as {name}'s tableau: one tableau photographed twice? "
+                    "Photograph each player's own tableau" if not differ else
+                    f"all but {differ} of its {n} cards in the same places as {name}'s tableau: one tableau "
+                    "photographed twice? Photograph each player's own tableau")
             if said not in read.get("doubts", []):  # (said once, however often asked)
                 out[k] = cast(ReadDoc, {**read, "doubts": [*read.get("doubts", []), said]})
     return out
+
+
+def _differences(tableau: Tableau, other: Tableau) -> int:
+    """In how few places ``other`` differs from ``tableau``, laid any of the ways one photo shows it."""
+    return min(sum(a != b for a, b in zip(cells, other.cells)) for cells in _layouts(tableau))
 
 
 def _layouts(tableau: Tableau) -> list[list]:

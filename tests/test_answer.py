@@ -151,6 +151,34 @@ def test_one_tableau_read_for_two_players_is_doubted_and_not_final():
     assert answer.game_to_dict(score_game([("ann", alice), ("bob", alice)]))["final"]
 
 
+def test_one_tableau_for_two_players_is_doubted_though_one_copy_was_corrected():
+    # A game night's walk: three tableaux in one photo, two players took the same one, one of them
+    # corrected a card of it; nothing was said, the game final, one player's wolves counted twice.
+    alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
+    bruno = parse_text((EXAMPLES / "bruno.txt").read_text(), "bruno")
+
+    def changed(tableau, places):
+        cells = list(tableau.cells)
+        for i in places:
+            cells[i] = next(t for t in CardType if t is not cells[i])
+        return type(tableau)(tuple(cells))
+
+    corrected = changed(alice, [17])
+    game = score_game([("ann", alice), ("bob", corrected), ("cid", bruno)])
+    doc = answer.game_to_dict(game, [_read_of(alice), _read_of(corrected), _read_of(bruno)])
+    said = [p["doubts"] for p in doc["players"]]
+    assert said[0] == ["all but 1 of its 20 cards in the same places as bob's tableau: one tableau photographed twice? "
+                       "Photograph each player's own tableau"]
+    assert said[1][0].startswith("all but 1 of its 20 cards in the same places as ann's") and said[2] == []
+    assert doc["final"] is False
+    turned = type(alice)(changed(alice, [3, 9]).cells[::-1])  # two cards apart, shot from across the table
+    assert answer.game_to_dict(score_game([("ann", alice), ("bob", turned)]), [_read_of(alice), _read_of(turned)])["final"] is False
+    # Three apart is no copy: two tableaux may share much by chance, not all but three of 20 cards
+    # in place, but nor is it said where it may be a real player's.
+    apart = changed(alice, [0, 7, 15])
+    assert answer.game_to_dict(score_game([("ann", alice), ("bob", apart)]), [_read_of(alice), _read_of(apart)])["final"]
+
+
 def test_one_tableau_mirrored_or_flipped_for_another_player_is_doubted_too():
     # A mirrored copy of one photo (or the same JPEG with an EXIF orientation that mirrors it)
     # passed as another player's was final, its majorities shared (an attack).

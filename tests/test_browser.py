@@ -1981,6 +1981,33 @@ def test_the_bots_photo_and_the_players_own_sent_at_once_are_both_read(server, p
     assert "anna" in page.text_content("#room-pad thead") and "bot" in page.text_content("#room-pad thead")
 
 
+def test_a_bots_grid_read_in_doubt_is_not_saved_and_its_doubts_are_said(server, page, tmp_path):
+    # A game night's walk: the bot's grid from a photo of three tableaux (or a dark one) was saved
+    # with "check it" alone, its doubts dropped, and the solo game said won or lost as final.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2000, p_multi=1.0, tableaux=(3, 3), p_cut_off=0.0, p_hole=0.0, fill=(0.85, 0.95),
+                         elevation_deg=(70, 90), loose_cards=(0, 0), light=LightParams(p_motion=0.0, p_defocus=0.0))
+    three = render_scene(load_deck("standin"), (53, 0), params)
+    new_room(page, server, "solo")
+    puts = []
+    page.on("request", lambda r: r.method == "PUT" and r.url.split("?")[0].endswith("/bot") and puts.append(r.url))
+    page.set_input_files("#bot-file", write(tmp_path, "bot.jpg", three.jpeg))
+    status = page.locator("#bot-status")
+    expect(status).to_contain_text("Not saved: the bot's grid read from the photo is in doubt (", timeout=60000)
+    expect(status).to_contain_text("this photo holds 3 tableaux: the first was taken")  # which, and what to do
+    assert len(page.input_value("#bot-grid").splitlines()) == 4 and not puts  # to check, not saved
+    assert page.evaluate("document.activeElement.id") == "bot-grid"
+    page.click("#save-bot")  # the player's word, after checking it
+    expect(status).to_have_text("Saved.", timeout=10000)
+    assert len(puts) == 1 and get_room(server, page.url.rsplit("/", 1)[1])["bot"]
+    assert not page.errors
+
+
 def test_a_bots_grid_refused_is_said_in_the_bots_box_in_the_players_language(server, page):
     # "bot: Таблица — это 4 ряда..." in the room's status: the service's "bot" left in English (a walk).
     from playwright.sync_api import expect

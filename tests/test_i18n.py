@@ -217,6 +217,8 @@ MESSAGES = [
     "the HEIC image is 8000 × 7400 = 59 MP; a HEIC is read at most 52 MP (a phone's largest): send a smaller photo, or its JPEG",
     "the JPEG file holds 64 scans of 58 MP (a camera's photo has about 10): too costly to read, not a camera's photo",
     "the same 20 cards in the same places as ann's tableau: one tableau photographed twice? Photograph each player's own tableau",
+    "all but 1 of its 20 cards in the same places as ann's tableau: one tableau photographed twice? Photograph each "
+    "player's own tableau",
     "this device holds 100 rooms used in the last day (the most it may): try again in 5 h, or go on in one of them",
     "too many cards in one photo (271 found; the tableaux of a game hold at most 160): photograph the tableaux of one game",
     "a solo game is one player against the bot: no neutral pile and no other players' figures",

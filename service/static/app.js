@@ -2973,6 +2973,17 @@ async function botFromPhoto(file) {
     const doc = await sendBot("/api/photo", file, { deck: roomDeck() });  // the game's cards: the room's deck
     if (!doc) return;
     const grid = doc.players[0].grid;
+    const doubts = [...(doc.players.length > 1 ? [t("ui.bot_several", { n: doc.players.length })] : []),
+      ...(doc.players[0].doubts || []).map((d) => translated(d))];
+    // A read in doubt is not saved as the bot's: saved, its doubts went with the photo and the
+    // game was final on a guess (a game night's walk: a dark photo, a photo of three tableaux).
+    // Its grid is put in the box to check against the bot's cards, and saved by the player.
+    if (doubts.length) {
+      setBotText(gridText(grid));
+      setStatus($("bot-status"), () => t("ui.bot_unsure", { doubts: doubts.join("; ") }), true);
+      $("bot-grid").focus();
+      return;
+    }
     const saved = await api("PUT", `/api/rooms/${room.id}/bot`, { grid }, ownerHeaders());
     setBotText(gridText(grid));
     setStatus($("bot-status"), () => t("ui.bot_read"));
