@@ -621,6 +621,7 @@ def test_a_reload_while_a_rooms_photo_is_on_its_way_says_it_was_not_added(server
     page.reload()
     expect(page.locator("#room-status")).to_have_text("The page reloaded while Ann's photo was on its way: it was not added. "
                                                       "Add it again. The room keeps Ann's earlier tableau.", timeout=30000)
+    expect(page.locator("#player-name")).to_have_value("Ann")  # to add it again under (it was typed again: a walk)
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Ann')", timeout=10000)
     assert pad_values(page, "#room-pad")["total"] == total
     page.select_option("#lang", "ru")

@@ -2544,7 +2544,8 @@ async function renamePlayer(name, asked = name, refused = null) {
     // The name box names the player as the room does now (it kept the old name: a tableau added
     // under it made a new player).
     if ($("player-name").value.trim() === name) $("player-name").value = res.name;
-    setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }));
+    // (a name ending in a full stop ends the sentence: "Giulia R.." was said, an Italian walk)
+    setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }).replace(/\.\.$/, "."));
     await loadRoom(true);
   } catch (err) {
     // A name the room refuses (too like another's, not allowed): asked again, why said in the
@@ -3123,6 +3124,8 @@ async function start() {
   if (inRoom && ROOM_INTERRUPTED && ROOM_INTERRUPTED.room === inRoom[1]) {
     const { name, replacing } = ROOM_INTERRUPTED;
     setStatus($("room-status"), () => [t("ui.room_upload_interrupted", { name }), ...(replacing ? [t("ui.room_kept", { name })] : [])].join(" "), true);
+    // "Add it again" with the name still there to add it under (it had to be typed again: a walk)
+    if (!$("player-name").value) $("player-name").value = name;
   }
   // Opened from a room to teach a deck: what to do here (the page was bare: a walk).
   if (!inRoom && new URLSearchParams(location.search).has("teach") && !$("status").textContent) {
