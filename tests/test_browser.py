@@ -4464,7 +4464,8 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     if mode == "two-player":  # the duel's second player (with one so far, the room waits for them first)
         assert get_room(server, room_id)["waiting_for"] == "players"
-        expect(page.locator("#room-winners")).to_have_text(words["ui.waiting_players"], timeout=10000)  # no winner of one
+        # no winner of one; the duel's other player awaited, not "the other players'" (a walk, in Czech)
+        expect(page.locator("#room-winners")).to_have_text(words["ui.waiting_second"], timeout=10000)
         put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())
     doc = get_room(server, room_id)
     assert doc["waiting_for"] == {"two-player": "neutral", "solo": "bot"}[mode]  # what the test is about

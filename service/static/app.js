@@ -2084,6 +2084,13 @@ function announceTotal() {
   requestAnimationFrame(() => { $("said").textContent = text; });  // a change a screen reader hears
 }
 
+// Who a room waits for: two in a game of 3-6, a third (not "a game of one"); one in a duel, the
+// other player (it said "the other players'": a walk, in Czech); else the others.
+function waitingFor(game) {
+  if (game.players.length > 1) return "ui.waiting_third";
+  return room.doc && room.doc.mode === "two-player" ? "ui.waiting_second" : "ui.waiting_players";
+}
+
 function soloPad(player) {
   // A grid still being named has no score yet: the count of cards to name is said instead (#unsure).
   const naming = solo.view.naming();
@@ -2242,7 +2249,7 @@ function winnersText(game, unsure = false) {
   const creator = room.doc && !!localStorage.getItem(ownerKey(room.doc.id));
   // One player so far in a duel or a game: no one has won a game of one (a newcomer's walk: "Winner:
   // Anna" in a two-player room before Bob's photo); two in a game of 3-6: its third is awaited.
-  if (waiting === "players") return t(game.players.length > 1 ? "ui.waiting_third" : "ui.waiting_players");
+  if (waiting === "players") return t(waitingFor(game));
   if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) {
     return t(creator ? "ui.solo_needs_bot" : "ui.solo_needs_bot_guest");
   }
@@ -2477,8 +2484,7 @@ function roomPad(game) {
   }));
   const reasons = new Map(game.players.map((p) => [p.name, readReasons(p, game)]));
   const waits = room.doc && room.doc.waiting_for;
-  // (two in a game of 3-6: a third awaited, not "a game of one")
-  const others = game.players.length > 1 ? "ui.waiting_third" : "ui.waiting_players";
+  const others = waitingFor(game);
   const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? others : "ui.neutral_needed_guest") : "";
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
     reasons: (p) => reasons.get(p.name), waiting });
