@@ -3458,6 +3458,14 @@ def test_at_twice_the_zoom_on_a_small_phone_the_grid_and_the_pads_total_stay_rea
     assert not page.errors
 
 
+def test_a_name_ending_a_sentence_takes_the_messages_full_stop(server, page):
+    # "Giulia ora si chiama Giulia R.." (an Italian walk): one full stop, in any message.
+    page.goto(server)
+    page.wait_for_function("typeof I18N !== 'undefined' && I18N.t('ui.renamed', {}) !== 'ui.renamed'")
+    said = page.evaluate("[I18N.t('ui.renamed', { name: 'Giulia', new: 'Giulia R.' }), I18N.t('ui.renamed', { name: 'A', new: 'B' })]")
+    assert said == ["Giulia is now Giulia R.", "A is now B."]
+
+
 def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page = new_page(locale="en-US")
     page.goto(server + "/?lang=ru")

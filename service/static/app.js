@@ -2484,8 +2484,7 @@ function roomPad(game) {
   }));
   const reasons = new Map(game.players.map((p) => [p.name, readReasons(p, game)]));
   const waits = room.doc && room.doc.waiting_for;
-  const others = waitingFor(game);
-  const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? others : "ui.neutral_needed_guest") : "";
+  const waiting = waits ? t(waits === "bot" ? "ui.solo_needs_bot_guest" : waits === "players" ? waitingFor(game) : "ui.neutral_needed_guest") : "";
   renderPad($("room-pad"), game.players, { onName: showOther, bioTarget: $("room-bio"), unsure: (p) => doubts.get(p.name),
     reasons: (p) => reasons.get(p.name), waiting });
   fitRoomPad(game.players);
@@ -2550,8 +2549,7 @@ async function renamePlayer(name, asked = name, refused = null) {
     // The name box names the player as the room does now (it kept the old name: a tableau added
     // under it made a new player).
     if ($("player-name").value.trim() === name) $("player-name").value = res.name;
-    // (a name ending in a full stop ends the sentence: "Giulia R.." was said, an Italian walk)
-    setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }).replace(/\.\.$/, "."));
+    setStatus($("room-status"), () => t("ui.renamed", { name, new: res.name }));
     await loadRoom(true);
   } catch (err) {
     // A name the room refuses (too like another's, not allowed): asked again, why said in the

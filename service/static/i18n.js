@@ -50,7 +50,13 @@ const I18N = (() => {
       const form = new Intl.PluralRules(l).select(Number(String(params.n ?? 0).replace("\u2212", "-")));
       entry = entry[form] ?? entry.other ?? Object.values(entry)[0];
     }
-    return String(entry).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+    // A value that ends a sentence itself ("Giulia R.") takes the template's full stop after it:
+    // "Giulia ora si chiama Giulia R.." was said (an Italian walk).
+    return String(entry).replace(/\{(\w+)\}(\.?)/g, (m, k, stop) => {
+      if (!(k in params)) return m;
+      const value = String(params[k]);
+      return value + (stop && value.endsWith(".") ? "" : stop);
+    });
   }
 
   function t(key, params = {}) {
