@@ -209,6 +209,9 @@ class RoomOut(BaseModel):
     link: str = Field(description="the room's page at the service's public address (the QR code's)")
     qr_url: str
     neutral: list[int] | None
+    # (waiting_for says "players" first: a duel of one player could not tell its pile given from 0, 0)
+    neutral_given: bool = Field(False, description="a two-player game: its creator has given the neutral pile "
+                                                   "(until then ``neutral`` is 0, 0 and the game not final)")
     bot: list[list[str | None]] | None
     deck: str = Field("", description="the deck the room's photos are read with (empty: each phone's own choice; "
                                        "so too once the room's deck is removed, emptied, or its name another's)")

@@ -3265,6 +3265,8 @@ def test_the_start_page_links_back_to_the_rooms_this_phone_was_in(server, new_pa
     second = new_room(page, server)
     page.goto(server)
     expect(page.locator("#recent-rooms")).to_have_text(f"Torna a una stanza di gioco: {second}, {first}")
+    for name in ("anna", "bob"):  # its players, as the room shows them when it is opened again
+        put_grid(server, first, name, (EXAMPLES / "bruno.txt").read_text())
     page.get_by_role("link", name=first).click()
     page.wait_for_url(f"**/r/{first}")
     expect(page.locator("#room-code")).to_have_text(first)
@@ -3272,7 +3274,12 @@ def test_the_start_page_links_back_to_the_rooms_this_phone_was_in(server, new_pa
     page.goto(f"{server}/r/nosuchroom2")
     expect(page.locator("#room-status")).to_contain_text("nosuchroom2")
     page.goto(server)
-    expect(page.locator("#recent-links a")).to_have_text([first, second])  # the one opened last first
+    # the one opened last first, named by its players (bare codes told which game was which by
+    # nothing: a game night's walk); the one no one joined by its code
+    expect(page.locator("#recent-links a")).to_have_text([f"{first} (anna e bob)", second])
+    page.evaluate("keepRecentRoom('many', true, ['a', 'b', 'c', 'd', 'e', 'f'])")
+    page.reload()
+    expect(page.locator("#recent-links a").first).to_have_text("many (a, b, c e altri 3)")
     assert not page.errors
 
 
@@ -3393,11 +3400,12 @@ def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, ph
     read_as(page, server, photo_set, tmp_path, grid)
     text = explained(page, 3, 4)
     assert "a stream of 1 card, smaller than the player's largest: only the largest stream counts." in text, text
-    assert "the largest stream, 3 cards: place" in explained(page, 0, 1)
+    # A place said as the command line says it ("place 1" was the page's own English).
+    assert "the largest stream, 3 cards: 1st place, 8 points." in explained(page, 0, 1)
     grid[0][2], grid[3][3] = "fox", "stream"  # two streams of 2 cards: either is the largest
     page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
     for row, col in ((3, 3), (0, 0)):
-        assert "the largest stream, 2 cards: place" in explained(page, row, col)
+        assert "the largest stream, 2 cards: 1st place" in explained(page, row, col)
 
 
 def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_correction_is_scored(server, page, photo_set, tmp_path):
@@ -3958,10 +3966,13 @@ def test_the_settled_line_confirms_the_check_and_leaves_the_retake_advice_out(se
     multi = "this photo holds 4 tableaux: the one with the most cards was taken as yours (photograph yours alone to be sure)"
     far = "the cards are small in the photo (about 40 px wide): come closer so the tableau fills the frame"
     words = catalogue("it")
-    doubts = "; ".join(said_in(d, "it", first=False)[:-1] for d in (multi, LEFT_OUT))
+    # The photo's several tableaux said as settled, not as "taken as yours (photograph yours alone
+    # to be sure)": every phone read "yours" as its own, in parentheses inside the note's (a game night's walk).
+    doubts = "; ".join([words["ui.settled_several"].format(n=4), said_in(LEFT_OUT, "it", first=False)[:-1]])
     said = page.evaluate("ds => settledText('Chiara', ds)", [multi, far, LEFT_OUT])
     assert said == words["ui.settled_by"].format(name="Chiara", doubts=doubts), said
-    assert said.startswith("Chiara ha confermato la griglia al tavolo (dubbi superati: ") and "avvicinati" not in said
+    assert said.startswith("Chiara ha confermato la griglia al tavolo (dubbi superati: la foto conteneva 4 ecosistemi")
+    assert "avvicinati" not in said and "tuo" not in said and said.count("(") == 1
     assert page.evaluate("ds => settledText(null, ds)", [far]) == words["ui.checked_here"]
     assert not page.errors
 
@@ -4472,8 +4483,12 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
     page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
     if mode == "two-player":  # the duel's second player (with one so far, the room waits for them first)
         assert get_room(server, room_id)["waiting_for"] == "players"
-        # no winner of one; the duel's other player awaited, not "the other players'" (a walk, in Czech)
-        expect(page.locator("#room-winners")).to_have_text(words["ui.waiting_second"], timeout=10000)
+        # no winner of one; the duel's other player awaited, not "the other players'" (a walk, in
+        # Czech), and its neutral pile too (said only once the second player came: a game night's walk)
+        expect(page.locator("#room-winners")).to_have_text(f"{words['ui.waiting_second']} {words['ui.neutral_needed']}", timeout=10000)
+        for box in ("#neutral-streams", "#neutral-wolves"):  # not given: not 0 and 0 (they were, with one player)
+            expect(page.locator(box)).to_have_value("")
+            expect(page.locator(box)).to_have_attribute("placeholder", "—")
         put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())
     doc = get_room(server, room_id)
     assert doc["waiting_for"] == {"two-player": "neutral", "solo": "bot"}[mode]  # what the test is about
@@ -4497,6 +4512,16 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
         owners_write(server, page, room_id, "neutral", {"streams": 3, "wolves": 2})
         for box, value in (("#neutral-streams", "3"), ("#neutral-wolves", "2")):
             expect(guest.locator(box)).to_have_value(value, timeout=10000)
+        # The pile said under the pad and beside a stream's or a wolf's place ("2nd place" with no
+        # one shown 1st, the pile only in its boxes: a game night's walk).
+        pile = words["ui.pad_neutral"].format(what=words["ui.neutral"], streams=3, wolves=2)
+        expect(guest.locator("#room-winners")).to_contain_text(pile, timeout=10000)
+        guest.get_by_role("button", name=words["ui.view_read"].format(name="Алёна")).click()
+        grid = next(p for p in get_room(server, room_id)["game"]["players"] if p["name"] == "Алёна")["grid"]
+        r, c = next((r, c) for r, row in enumerate(grid) for c, card in enumerate(row) if card == "stream")
+        guest.click(f"#others .grid button[data-row='{r}'][data-col='{c}']")
+        expect(guest.locator("#others .card-explain-text")).to_contain_text(
+            words["ui.explain_pile"].format(what=words["ui.streams"], n=3))
         assert not guest.errors
     else:
         owners_write(server, page, room_id, "bot", {"grid": "\n".join(" ".join(["."] * 5) for _ in range(4))})

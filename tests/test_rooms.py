@@ -69,7 +69,7 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
     # a solo room was final before the bot's grid (an attack on a running server).
     duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
     # said before anyone joins too: a guest's page could not tell a pile not given from 0 and 0
-    assert duel["waiting_for"] == "neutral" and duel["game"] is None
+    assert duel["waiting_for"] == "neutral" and duel["game"] is None and duel["neutral_given"] is False
     for name in ("ann", "bob"):
         join(client, duel["id"], name, GRIDS["alice" if name == "ann" else "bruno"])
     doc = client.get(f"/api/rooms/{duel['id']}").json()
@@ -77,8 +77,9 @@ def test_a_duel_waits_for_its_neutral_pile_and_a_solo_game_for_its_bot_before_it
     r = client.put(f"/api/rooms/{duel['id']}/neutral", json={"streams": 0, "wolves": 0},
                    headers={"X-Room-Token": duel["owner_token"]})
     assert r.status_code == 200 and r.json()["waiting_for"] is None and r.json()["game"]["final"] is True
+    assert r.json()["neutral_given"] is True
     solo = client.post("/api/rooms", json={"mode": "solo"}).json()
-    assert solo["waiting_for"] == "bot"
+    assert solo["waiting_for"] == "bot" and solo["neutral_given"] is False
     join(client, solo["id"], "ann", GRIDS["alice"])
     doc = client.get(f"/api/rooms/{solo['id']}").json()
     assert doc["waiting_for"] == "bot" and doc["game"]["final"] is False and doc["game"]["solo"] is None
@@ -97,6 +98,9 @@ def test_a_game_waits_for_its_third_player_and_a_duel_for_its_second(client):
     join(client, duel["id"], "ann", GRIDS["alice"])
     doc = client.get(f"/api/rooms/{duel['id']}").json()
     assert doc["waiting_for"] == "players" and doc["game"]["final"] is False
+    # the pile given is said while the second player is awaited ("players" first: a page could not
+    # tell 0 and 0 given from none given, and showed 0 and 0)
+    assert doc["neutral_given"] is True and doc["neutral"] == [0, 0]
     join(client, duel["id"], "bob", GRIDS["bruno"])
     doc = client.get(f"/api/rooms/{duel['id']}").json()
     assert doc["waiting_for"] is None and doc["game"]["final"] is True and doc["game"]["winners"] == ["ann"]

@@ -139,7 +139,8 @@ def _room_doc(svc, room_id: str) -> tuple[dict, str]:
     etag = room_etag(room.version, reads_with)
     doc = {"id": room.id, "mode": room.mode, "version": room.version, "url": f"/r/{room.id}",
            "link": f"{svc.settings.link_base()}/r/{room.id}", "qr_url": f"/api/rooms/{room.id}/qr.svg",
-           "neutral": list(room.neutral) if room.mode == "two-player" else None, "bot": room.bot_grid,
+           "neutral": list(room.neutral) if room.mode == "two-player" else None,
+           "neutral_given": room.mode == "two-player" and bool(room.neutral_given), "bot": room.bot_grid,
            "deck": reads_with.name if reads_with else "", "deck_title": reads_with.shown if reads_with else "",
            "players": [p.name for p in room.players], "seats": svc.store.seats(room.mode),
            "versions": {p.name: p.version for p in room.players},

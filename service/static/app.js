@@ -264,6 +264,11 @@ function across(quad, y) {
 // explanation had it ("−5") beside the pad's "-5" (a walk, in Russian). The API's are numbers.
 const minus = (n) => (typeof n === "number" && n < 0 ? `\u2212${-n}` : n);
 const pts = (n) => t("ui.points", { n: minus(n) });
+// A majority's place as the language writes the number before its word: "1st place" in English
+// (as the command line says it; the page said "place 1"), the bare number where the catalogue
+// writes it round ("1. místo", "1-е место", "1° posto").
+const ENGLISH_ORDINAL = { one: "st", two: "nd", few: "rd", other: "th" };
+const placeText = (n) => (I18N.lang === "en" ? `${n}${ENGLISH_ORDINAL[new Intl.PluralRules("en", { type: "ordinal" }).select(n)]}` : String(n));
 
 // ---------- the score pad ----------
 // One column per player, the names fixed on top and the card names fixed on the left while it
@@ -368,7 +373,7 @@ const SVG = "http://www.w3.org/2000/svg";
 let tableauViews = 0;  // views made on this page (each one's own ids)
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable, onChecked }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable, onChecked, pile }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -387,6 +392,9 @@ class TableauView {
     // (its "35?" stayed not final for a card beside the grid until the photo was taken again).
     this.checkable = !!checkable || !!onChecked;
     this.onChecked = onChecked;  // told once the grid is said right there (nothing is sent)
+    // A duel's neutral pile ([streams, wolves] or null): a stream's or a wolf's place is said beside
+    // it ("2nd place" with no one shown 1st: a game night's walk).
+    this.pile = pile || (() => null);
     this.gridChecked = false;  // said so, for the room (the service's ``checked``), or on this page
     // Told on each render with no doubtful card left (the solo page takes back its "check the
     // doubtful cards first"): the view reached into the page for it.
@@ -931,7 +939,11 @@ class TableauView {
     else if (apart !== null && apart < ((m.stream || {}).value ?? 0)) text = t("group.stream_smaller", { n: apart });
     else {
       const maj = m[type] || {};
-      text = t(`group.${type}`, { n: maj.value ?? (g ? g.cells.length : 0), place: maj.place ?? t("group.no_place"), points: pts(maj.points ?? (g ? g.points : 0)) });
+      const said = { n: maj.value ?? (g ? g.cells.length : 0), points: pts(maj.points ?? (g ? g.points : 0)) };
+      // (No place: a read not scored as a game yet; "place no place" was said.)
+      text = maj.place ? t(`group.${type}`, { ...said, place: placeText(maj.place) }) : t(`group.${type}_unplaced`, said);
+      const pile = this.pile();
+      if (pile) text += " " + t("ui.explain_pile", { what: t(type === "stream" ? "ui.streams" : "ui.wolves"), n: pile[type === "stream" ? 0 : 1] });
     }
     // "score together" only where there is a group: a lone meadow has no other card lit
     return t(g && g.cells.length > 1 ? "ui.explain_group" : "ui.explain_alone", { card: I18N.card(type), row: r + 1, col: c + 1, text });
@@ -1156,9 +1168,16 @@ function undoneText(step) {
 // the photo is left out: once the grid is checked it is moot, and the room's line told every
 // phone to "move closer" (an Italian walk: "Griglia di Chiara verificata al tavolo: … avvicinati").
 const notAdvice = (doubts) => (doubts || []).filter((d) => !isAdvice(d));
+// A doubt as settled: "this photo holds 3 tableaux: the one with the most cards was taken as yours
+// (photograph yours alone to be sure)" said on every phone that Bob's grid was checked read as the
+// viewer's own, its advice moot and in parentheses inside the note's (a game night's walk).
+function settledDoubt(doubt) {
+  const found = I18N.match(doubt);
+  return found && found.key === "api.multi_in_room" ? t("ui.settled_several", { n: Number(found.params.n) }) : translated(doubt);
+}
 function settledText(name, settled) {
   const kept = notAdvice(settled);
-  const doubts = kept.map((d) => translated(d).replace(/[.]$/, "")).join("; ");
+  const doubts = kept.map((d) => settledDoubt(d).replace(/[.]$/, "")).join("; ");
   if (name == null) return kept.length ? t("ui.settled_here", { doubts }) : t("ui.checked_here");
   return kept.length ? t("ui.settled_by", { name, doubts }) : t("ui.checked_by", { name });
 }
@@ -2186,7 +2205,7 @@ async function loadRoom(force = false) {
     // The same version with another ETag is the room's deck changed (removed, made again): taken.
     const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
-    if (force) keepRecentRoom(room.id);
+    if (force) keepRecentRoom(room.id, true, doc.players); else if (moved) nameRecentRoom(room.id, doc.players);
     // The room changed on another phone: this phone's own news no longer stands once read ("Luca's
     // tableau was removed" stayed above a pad showing Luca's new photo: an Italian walk), then or
     // when it is 15 s old (the next polls may bring nothing new). A failure stays until the player
@@ -2208,23 +2227,40 @@ async function loadRoom(force = false) {
 
 const STALE_NEWS_MS = 15000;  // a room's news of this phone's change, kept this long at least
 
-// The rooms this phone was in lately, newest first (the start page links back to them).
-const RECENT_ROOMS = "ecoscore:recent-rooms", RECENT_MAX = 3;
+// The rooms this phone was in lately, newest first (the start page links back to them), each with
+// its players' names as last seen: bare codes ("k3x9q2, m7p4w8") told a player nothing of which
+// game was which (a game night's walk). An entry kept by an older page is its code alone.
+const RECENT_ROOMS = "ecoscore:recent-rooms", RECENT_MAX = 3, RECENT_NAMES = 4;
 function recentRooms() {
   try {
     const kept = JSON.parse(localStorage.getItem(RECENT_ROOMS) || "[]");
-    return Array.isArray(kept) ? kept.filter((id) => typeof id === "string" && /^[a-z0-9]+$/.test(id)) : [];
+    if (!Array.isArray(kept)) return [];
+    return kept.map((entry) => (typeof entry === "string" ? { id: entry, names: [] } : entry))
+      .filter((entry) => entry && typeof entry.id === "string" && /^[a-z0-9]+$/.test(entry.id))
+      .map(({ id, names }) => ({ id, names: Array.isArray(names) ? names.filter((n) => typeof n === "string") : [] }));
   } catch { return []; }  // damaged: none
 }
-function keepRecentRoom(id, keep = true) {
-  const ids = [...(keep ? [id] : []), ...recentRooms().filter((x) => x !== id)].slice(0, RECENT_MAX);
-  try { localStorage.setItem(RECENT_ROOMS, JSON.stringify(ids)); } catch { /* storage full or off */ }
+function storeRecentRooms(entries) {
+  try { localStorage.setItem(RECENT_ROOMS, JSON.stringify(entries.slice(0, RECENT_MAX))); } catch { /* storage full or off */ }
+}
+// ``names``: the room's players now (null: as kept).
+function keepRecentRoom(id, keep = true, names = null) {
+  const entries = recentRooms(), old = entries.find((entry) => entry.id === id);
+  const entry = { id, names: names ?? (old ? old.names : []) };
+  storeRecentRooms([...(keep ? [entry] : []), ...entries.filter((x) => x.id !== id)]);
+}
+// Its players named anew as a poll brings them, its place in the list kept.
+function nameRecentRoom(id, names) {
+  const entries = recentRooms(), entry = entries.find((x) => x.id === id);
+  if (entry && !sameGrid(entry.names, names)) { entry.names = names; storeRecentRooms(entries); }
 }
 function showRecentRooms() {
-  const ids = recentRooms();
-  $("recent-links").replaceChildren(...ids.flatMap((id, i) => [...(i ? [", "] : []),
-    Object.assign(document.createElement("a"), { href: `/r/${id}`, textContent: id })]));
-  $("recent-rooms").hidden = !ids.length;
+  const entries = recentRooms();
+  const said = ({ id, names }) => (names.length ? t("ui.recent_room", { id, names: nameList(names.length > RECENT_NAMES
+    ? [...names.slice(0, RECENT_NAMES - 1), t("ui.recent_more", { n: names.length - RECENT_NAMES + 1 })] : names) }) : id);
+  $("recent-links").replaceChildren(...entries.flatMap((entry, i) => [...(i ? [", "] : []),
+    Object.assign(document.createElement("a"), { href: `/r/${entry.id}`, textContent: said(entry) })]));
+  $("recent-rooms").hidden = !entries.length;
 }
 
 // A room link to no room (mistyped, or deleted when it idled): say so, offer the start page,
@@ -2249,7 +2285,10 @@ function winnersText(game, unsure = false) {
   const creator = room.doc && !!localStorage.getItem(ownerKey(room.doc.id));
   // One player so far in a duel or a game: no one has won a game of one (a newcomer's walk: "Winner:
   // Anna" in a two-player room before Bob's photo); two in a game of 3-6: its third is awaited.
-  if (waiting === "players") return t(waitingFor(game));
+  // A duel waiting for its second player whose pile is not given yet says so too (it said only the
+  // player: a game night's walk).
+  const pileToo = room.doc && room.doc.mode === "two-player" && !pileGiven(room.doc);
+  if (waiting === "players") return t(waitingFor(game)) + (pileToo ? " " + t(creator ? "ui.neutral_needed" : "ui.neutral_needed_guest") : "");
   if (waiting === "bot" || (!game.solo && room.doc && room.doc.mode === "solo")) {
     return t(creator ? "ui.solo_needs_bot" : "ui.solo_needs_bot_guest");
   }
@@ -2280,6 +2319,13 @@ function winnersText(game, unsure = false) {
   return t(unsure ? "ui.leading" : "ui.winner", { n: game.winners.length, names: nameList(game.winners) })
     + (game.provisional_majorities ? " " + t("ui.room_provisional") : "");
 }
+
+// A two-player room's neutral pile as given by its creator ([streams, wolves]), else null (not
+// given yet, or not a duel). A room from an older service has no ``neutral_given``: its
+// ``waiting_for`` says it, as it did.
+const pileGiven = (doc) => !!doc && doc.mode === "two-player" && !!doc.neutral
+  && (doc.neutral_given ?? doc.waiting_for !== "neutral");
+const roomPile = () => (pileGiven(room.doc) ? room.doc.neutral : null);
 
 // The deck a room's photos are read with: the room's own, else this phone's.
 const roomDeck = () => (room.doc && room.doc.deck) || deckChosen();
@@ -2346,9 +2392,10 @@ function showRoom(doc) {
   // The boxes before the creator gave the pile: empty ("—"), not 0 and 0 beside "the room's
   // creator still has to give them" (a Russian walk), the creator's too, who types them (an
   // Italian walk: 0 and 0 looked given). The room's answer says it waits for them (``waiting_for``),
-  // before anyone has joined too. Filled when the room's pile changes only: a poll set back what
-  // the creator had typed, once the focus left the box for Save.
-  const unknown = !!doc.neutral && doc.waiting_for === "neutral";
+  // before anyone has joined too, and while it waits for the second player (``neutral_given``: it
+  // says "players" first, and the boxes showed 0 and 0). Filled when the room's pile changes only:
+  // a poll set back what the creator had typed, once the focus left the box for Save.
+  const unknown = !!doc.neutral && !pileGiven(doc);
   for (const id of ["neutral-streams", "neutral-wolves"]) $(id).placeholder = unknown ? "—" : "";
   const pile = JSON.stringify([doc.neutral, unknown]);
   if (doc.neutral && document.activeElement.type !== "number" && room.neutralShown !== pile) {
@@ -2381,7 +2428,7 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, checkable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle,
+      entry = { slot, view: new TableauView(slot, { editable: true, checkable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle, pile: roomPile,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
         // A card read with no doubt has none to drop: no write (each write moves the tableau's
@@ -2512,8 +2559,12 @@ function roomPad(game) {
   // Those who checked their grid at the table: what it settled (a card left beside the grid, a
   // second tableau in the photo), said as settled, not as doubts, and no longer keeping the game open.
   const checkedNotes = game.players.filter((p) => p.checked && notAdvice(p.settled).length).map((p) => settledText(p.name, p.settled));
+  // A duel's neutral pile, said under the pad as the command line's pad says it (it was shown only in
+  // its boxes: "2nd place" with no one shown 1st, a game night's walk).
+  const pile = roomPile();
+  const pileNote = pile ? t("ui.pad_neutral", { what: t("ui.neutral"), streams: pile[0], wolves: pile[1] }) : "";
   $("room-winners").textContent = [winnersText(game, unsure.length + read.length > 0 || !!deckNote), notes, readNote, deckNote,
-    ...checkedNotes].filter(Boolean).join(" ");
+    ...checkedNotes, pileNote].filter(Boolean).join(" ");
 }
 
 // ---------- players: rename yourself, leave, or (the room's creator) remove anyone ----------
@@ -2612,7 +2663,7 @@ function showOther(name, refresh = false) {
     close.addEventListener("click", closeOther);
     const slot = document.createElement("div");
     box.append(slot, close);
-    room.other = new TableauView(slot, { editable: false, onChange: () => null, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
+    room.other = new TableauView(slot, { editable: false, onChange: () => null, pile: roomPile, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
     room.other.load(readOf(p));
     if (!refresh) bringTo(box);
   } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
@@ -3021,6 +3072,7 @@ async function share() {
 function rerender() {
   if (solo.view && solo.doc && !solo.pending) { solo.view.render(); showSolo(solo.view.player); }
   if (room.doc) { for (const { view } of room.views.values()) view.render(); if (room.other) room.other.render(); showRoom(room.doc); }
+  if (!$("recent-rooms").hidden) showRecentRooms();
 }
 
 function bindPhotoButtons() {
@@ -3108,7 +3160,7 @@ function bindRoomButtons(id) {
 
 async function start() {
   const inRoom = location.pathname.match(/^\/r\/([a-z0-9]+)$/);
-  if (inRoom) bindRoomButtons(inRoom[1]); else { bindPhotoButtons(); showRecentRooms(); }
+  if (inRoom) bindRoomButtons(inRoom[1]); else bindPhotoButtons();
   // The language menu listens from the start: a language chosen while the first catalogue was
   // on its way was lost, and the menu set back (a browser test's quick choice, now and then).
   let ready = false, chosen = null;
@@ -3123,6 +3175,7 @@ async function start() {
   $("lang").addEventListener("change", (e) => { chosen = e.target.value; if (ready) switchTo(chosen); });
   await I18N.set(I18N.choose());
   ready = true;
+  if (!inRoom) showRecentRooms();  // (their players named in the page's words: "a, b e altri 3")
   if (chosen && chosen !== I18N.lang) await switchTo(chosen); else $("lang").value = I18N.lang;
   resay();  // a status shown before the catalogue arrived (a photo chosen at once)
   if (inRoom && ROOM_INTERRUPTED && ROOM_INTERRUPTED.room === inRoom[1]) {
