@@ -221,9 +221,18 @@ def wait_until_held(page, held, seconds=5.0, count=1):
 
 
 def labels(page, root="#solo-tableau"):
-    """{(row, col): label text} of the marks drawn on the photo."""
+    """{(row, col): label text} of the marks drawn on the photo: each in full, as drawn where the
+    photo is shown large enough to draw it readably (else its points alone are drawn: app.js
+    ``LABEL_MIN_PX``; ``drawn_labels``)."""
     return {(int(r), int(c)): text for r, c, text in page.eval_on_selector_all(
-        f"{root} .marks g.cell", "gs => gs.map(g => [g.dataset.row, g.dataset.col, g.textContent])")}
+        f"{root} .marks g.cell", "gs => gs.map(g => [g.dataset.row, g.dataset.col, g.dataset.label])")}
+
+
+def drawn_labels(page, root="#solo-tableau"):
+    """[(label drawn, its font's height in CSS px)] of the marks drawn on the photo."""
+    return [(text, size) for text, size in page.eval_on_selector_all(f"{root} .marks g.cell text", """ts => ts.map(t => {
+        const svg = t.ownerSVGElement, scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return [t.textContent, +t.getAttribute('font-size') * scale]; })""")]
 
 
 def pad_values(page, table, column=1):
@@ -285,7 +294,7 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     page.click("#solo-tableau .marks g[data-row='0'][data-col='1']")
     page.click("#choices button[data-type='']")
     page.wait_for_function("document.querySelector('#status').textContent === 'Score updated with your correction.'"
-                           " && document.querySelector(\"#solo-tableau .marks g[data-row='0'][data-col='1']\").textContent === 'empty'")
+                           " && document.querySelector(\"#solo-tableau .marks g[data-row='0'][data-col='1']\").dataset.label === 'empty'")
     assert page.text_content("#solo-tableau .tool-status") == ""  # Undo's word is done with
     page.click("#solo-tableau .revert")
     page.wait_for_function("document.querySelector('#solo-tableau .tool-status').textContent === 'Back to the grid as it was read.'",
@@ -3463,6 +3472,31 @@ def test_at_twice_the_zoom_on_a_small_phone_the_grid_and_the_pads_total_stay_rea
         return [r.left >= l.right - 0.5, r.right <= w.right + 0.5, document.documentElement.scrollWidth <= innerWidth];
     }""")
     assert shown == [True, True, True], shown  # the total whole, beside its label, and no page wider than the screen
+    assert not page.errors
+
+
+def test_the_photos_labels_are_drawn_readable_on_a_small_phone_and_in_full_where_there_is_room(server, new_page, photo_set, tmp_path):
+    # On a 320 px phone the names drawn on the photo were 4.3-7.3 CSS px (median 6.4), sized to fit
+    # the card in the photo's own pixels, and did not grow with zoom (an audit). Where the name and
+    # points do not fit the card readably, the name alone, else its first letters, is drawn at a
+    # readable size; where there is room, both; drawn again when the photo's width changes.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport={"width": 320, "height": 640}, locale="cs-CZ")
+    upload_solo(page, server, write(tmp_path, "p.jpg", photo_set[0].jpeg))
+    full = labels(page)
+    small = dict(zip(sorted(full), drawn_labels(page)))  # (the marks are drawn row by row)
+    assert len(small) == 20 and all(size >= 9 for text, size in small.values() if text), small
+    assert all(full[rc].startswith(text.rstrip("?").rstrip(".")) for rc, (text, _) in small.items()), (full, small)
+    assert sum(len(text) >= 3 for text, _ in small.values()) >= 15, small  # names, whole or cut, not blanks
+    assert any(text != full[rc] for rc, (text, _) in small.items()), small  # (the test would prove nothing)
+    page.locator("#solo-tableau .photo-box").screenshot(path=str(SHOTS / "labels-320-cs.png"))
+    page.set_viewport_size({"width": 1400, "height": 900})  # a tablet, or the phone's photo zoomed: room for all
+    expect(page.locator("#solo-tableau .marks g.cell text").first).to_have_text(full[(0, 0)])
+    wide = drawn_labels(page)
+    assert [t for t, _ in wide] == [full[rc] for rc in sorted(full)] and all(size >= 9 for _, size in wide), wide
+    page.set_viewport_size({"width": 320, "height": 640})
+    expect(page.locator("#solo-tableau .marks g.cell text")).to_have_text([text for text, _ in small.values()])
     assert not page.errors
 
 

@@ -395,6 +395,15 @@ class TableauView {
     // A duel's neutral pile ([streams, wolves] or null): a stream's or a wolf's place is said beside
     // it ("2nd place" with no one shown 1st: a game night's walk).
     this.pile = pile || (() => null);
+    // The photo's labels are sized for the photo as shown (``renderMarks``): drawn again when its
+    // width changes (a phone turned, the page zoomed, the photo shown after it was drawn hidden).
+    this.marksDrawn = null;  // [labels, causes, sel, width in CSS px] of the last drawing
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        const drawn = this.marksDrawn, width = this.q(".marks").getBoundingClientRect().width;
+        if (drawn && width && Math.abs(width - drawn[3]) > 0.05 * width) this.renderMarks(drawn[0], drawn[1], drawn[2]);
+      }).observe(this.q(".marks"));
+    }
     this.gridChecked = false;  // said so, for the room (the service's ``checked``), or on this page
     // Told on each render with no doubtful card left (the solo page takes back its "check the
     // doubtful cards first"): the view reached into the page for it.
@@ -821,6 +830,9 @@ class TableauView {
     const [x0, y0, cw, ch] = this.framed();
     svg.setAttribute("viewBox", `${x0} ${y0} ${cw} ${ch}`);
     this.frameImage([x0, y0, cw, ch]);
+    // CSS px a photo px is drawn at (0: not laid out yet, drawn again once it is).
+    const shownWidth = svg.getBoundingClientRect().width, scale = shownWidth / cw;
+    this.marksDrawn = [labels, causes, sel, shownWidth];
     svg.setAttribute("aria-label", t("ui.photo_alt"));
     this.q(".photo-img").alt = t("ui.photo_alt");
     // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
@@ -842,10 +854,30 @@ class TableauView {
       // 5 px at 360 px, a walk).
       const width = across(cell.quad, cy);
       const text = document.createElementNS(SVG, "text");
-      const label = `${this.cellName(r, c)}${labels[k] !== undefined ? " " + minus(labels[k]) : ""}`;
+      const points = labels[k] !== undefined ? minus(labels[k]) : "";
+      const name = this.cellName(r, c), named = `${name}${points !== "" ? " " + points : ""}`;
       // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
       // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
-      const size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * label.length)));
+      let label = named, size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * named.length)));
+      // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
+      // (an audit). Where the name and its points do not fit the card at that size, the name alone
+      // (it is what a player checks against the card; the grid under the photo gives the points),
+      // else its first letters ("vážk."; "?" kept after a guess), else nothing (a card that small
+      // is read in the grid, or the photo zoomed).
+      if (scale && size * scale < LABEL_MIN_PX) {
+        const room = 0.85 * width * scale, least = LABEL_MIN_PX / scale;  // CSS px across; photo px high
+        const wide = (text) => (measurer.measureText(text).width / 100) * LABEL_MIN_PX;  // CSS px at the least size
+        const guess = name.endsWith("?") ? "?" : "", bare = guess ? name.slice(0, -1) : name;
+        label = [named, name].find((text) => wide(text) <= room) ?? "";
+        for (let n = bare.length - 1; !label && n >= 3; n--) {
+          const cut = `${bare.slice(0, n).trimEnd()}.${guess}`;
+          if (wide(cut) <= room) label = cut;
+        }
+        // (as large as the usual rule allows, and never past the card: 100 px of font measure the label
+        // measurer.measureText(label).width wide)
+        size = label ? Math.max(least, Math.min(width * 0.17, (85 * width) / measurer.measureText(label).width)) : least;
+      }
+      g.dataset.label = named;  // (what the label says in full)
       const stroke = Math.max(2, size * 0.3);
       text.setAttribute("font-size", size);
       text.setAttribute("stroke-width", stroke);
@@ -1209,6 +1241,8 @@ function emptyCellsChecked(doubt, done) {
 }
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
+// The smallest a card's label on the photo is drawn, in CSS px, before it says the points alone.
+const LABEL_MIN_PX = 9;
 const PICK_GUARD_MS = 400;  // a tap this soon after the picker opens is the last one's (a double tap)
 let pickerOpenings = 0;  // (a guard's end belongs to the opening that set it)
 function pick(view, r, c, review) {
