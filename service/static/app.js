@@ -1241,7 +1241,8 @@ function emptyCellsChecked(doubt, done) {
 }
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
-// The smallest a card's label on the photo is drawn, in CSS px, before it says the points alone.
+// The smallest a card's label on the photo is drawn, in CSS px: a label that does not fit its card at
+// that size is shortened (``renderMarks``), never drawn smaller.
 const LABEL_MIN_PX = 9;
 const PICK_GUARD_MS = 400;  // a tap this soon after the picker opens is the last one's (a double tap)
 let pickerOpenings = 0;  // (a guard's end belongs to the opening that set it)
