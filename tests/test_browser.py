@@ -3411,10 +3411,14 @@ def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, ph
     assert "a stream of 1 card, smaller than the player's largest: only the largest stream counts." in text, text
     # A place said as the command line says it ("place 1" was the page's own English).
     assert "the largest stream, 3 cards: 1st place, 8 points." in explained(page, 0, 1)
-    grid[0][2], grid[3][3] = "fox", "stream"  # two streams of 2 cards: either is the largest
+    grid[0][2], grid[3][3] = "fox", "stream"  # two streams of 2 cards: one is scored, its twin said so
     page.evaluate("async (g) => { solo.view.grid = g; await solo.view.commit(); }", grid)
-    for row, col in ((3, 3), (0, 0)):
-        assert "the largest stream, 2 cards: 1st place" in explained(page, row, col)
+    # Both said "the largest stream, 2 cards: 1st place, 8 points", one's partner not lit: read as
+    # 8 points twice (a walk).
+    said = [explained(page, row, col) for row, col in ((3, 3), (0, 0))]
+    tied = "a stream of 2 cards, as large as the player's other largest: one largest stream counts"
+    assert sorted("the largest stream, 2 cards: 1st place" in text for text in said) == [False, True], said
+    assert sorted(tied in text for text in said) == [False, True], said
 
 
 def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_correction_is_scored(server, page, photo_set, tmp_path):
@@ -3490,6 +3494,12 @@ def test_the_photos_labels_are_drawn_readable_on_a_small_phone_and_in_full_where
     assert all(full[rc].startswith(text.rstrip("?").rstrip(".")) for rc, (text, _) in small.items()), (full, small)
     assert sum(len(text) >= 3 for text, _ in small.values()) >= 15, small  # names, whole or cut, not blanks
     assert any(text != full[rc] for rc, (text, _) in small.items()), small  # (the test would prove nothing)
+    # one form a name on a photo ("rusce." beside "ruscel." read as two words: a walk)
+    forms: dict[str, set[str]] = {}
+    for rc, (text, _) in small.items():
+        if text != full[rc]:
+            forms.setdefault(full[rc].split(" ")[0], set()).add(text)
+    assert all(len(said) == 1 for said in forms.values()), forms
     page.locator("#solo-tableau .photo-box").screenshot(path=str(SHOTS / "labels-320-cs.png"))
     page.set_viewport_size({"width": 1400, "height": 900})  # a tablet, or the phone's photo zoomed: room for all
     expect(page.locator("#solo-tableau .marks g.cell text").first).to_have_text(full[(0, 0)])
@@ -4526,6 +4536,11 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
         put_grid(server, room_id, "bob", (EXAMPLES / "bruno.txt").read_text())
     doc = get_room(server, room_id)
     assert doc["waiting_for"] == {"two-player": "neutral", "solo": "bot"}[mode]  # what the test is about
+    if mode == "two-player":  # a stream's place said not final before the pile is given ("1st place, 8 points": a walk)
+        grid = next(p for p in doc["game"]["players"] if p["name"] == "Алёна")["grid"]
+        r, c = next((r, c) for r, row in enumerate(grid) for c, card in enumerate(row) if card == "stream")
+        page.click(f"#mine .grid button[data-row='{r}'][data-col='{c}']")
+        expect(page.locator("#mine .card-explain-text")).to_contain_text(words["ui.explain_pile_waiting"])
     total = doc["game"]["players"][0]["total"]
     title = page.locator("#mine .tableau-title")
     expect(page.locator("#room-pad tr.total td").first).to_have_text(f"{total}?")
@@ -4553,9 +4568,14 @@ def test_a_room_waiting_for_its_neutral_pile_or_bot_marks_the_players_own_total_
         guest.get_by_role("button", name=words["ui.view_read"].format(name="Алёна")).click()
         grid = next(p for p in get_room(server, room_id)["game"]["players"] if p["name"] == "Алёна")["grid"]
         r, c = next((r, c) for r, row in enumerate(grid) for c, card in enumerate(row) if card == "stream")
-        guest.click(f"#others .grid button[data-row='{r}'][data-col='{c}']")
-        expect(guest.locator("#others .card-explain-text")).to_contain_text(
-            words["ui.explain_pile"].format(what=words["ui.streams"], n=3))
+        guest.click(f"#others .marks g[data-row='{r}'][data-col='{c}']")  # on the photo: its explanation brought into view
+        explain = guest.locator("#others .card-explain-text")
+        expect(explain).to_contain_text(words["ui.explain_pile"].format(what=words["ui.streams"], n=3))
+        expect(explain).to_be_in_viewport()
+        assert words["ui.explain_pile_waiting"] not in explain.text_content()
+        # The guest's boxes are the creator's to fill, and said so
+        expect(guest.locator("#neutral-hint")).to_have_text(words["ui.neutral_hint_guest"])
+        expect(page.locator("#neutral-hint")).to_have_text(words["ui.neutral_hint"])
         assert not guest.errors
     else:
         owners_write(server, page, room_id, "bot", {"grid": "\n".join(" ".join(["."] * 5) for _ in range(4))})
@@ -5078,6 +5098,29 @@ def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_
     page.click("#solo-tableau .marks g[data-row='1'][data-col='2']")
     expect(page.locator("#picker")).to_be_visible()
     expect(page.locator("#picker")).to_contain_text("Row 2, column 3")
+
+
+def test_a_tableau_across_half_a_landscape_photo_is_shown_cut_to_it(server, new_page, tmp_path):
+    # A 16:9 photo whose tableau crossed half its width, the table above and below it, was shown
+    # whole (its box filled more than 0.4 of the photo): at 320 px its cards were 21 px wide, most
+    # of their labels too small to draw (a walk). Cut to the tableau, they are drawn larger.
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.effects import LightParams
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=1600, aspects=(16 / 9,), p_portrait=0.0, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
+                         fill=(0.42, 0.46), elevation_deg=(85, 90), loose_cards=(0, 0),
+                         light=LightParams(p_motion=0.0, p_defocus=0.0))
+    scene = render_scene(load_deck("standin"), (53, 0), params)
+    xs = [x for cell in scene.truth["tableaux"][0]["cells"] for x in np.array(cell["corners"])[:, 0]]
+    assert (max(xs) - min(xs)) / 1600 < 0.6  # what the test is about: across less than FRAME_ACROSS, margins and all
+    page = new_page(viewport={"width": 320, "height": 640})
+    upload_solo(page, server, write(tmp_path, "wide.jpg", scene.jpeg))
+    shown = _shown_part(page)
+    (x, y, w, h), (pw, ph) = shown["part"], shown["size"]
+    assert w < 0.65 * pw and shown["narrowest"] >= 30, shown
+    assert page.locator("#solo-tableau .where").is_visible()  # which part of the photo it is
+    assert not page.errors
 
 
 def test_a_tableau_filling_its_photo_is_shown_whole(server, page, tmp_path, photo_set):

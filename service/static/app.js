@@ -240,9 +240,11 @@ function resay() { document.querySelectorAll(".status").forEach((el) => { if (el
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 const key = (r, c) => `${r},${c}`;
-// A tableau that fills less than FRAME_FILL of its photo is shown cut to it, with FRAME_MARGIN of
-// its width and height round it (``TableauView.framed``).
-const FRAME_FILL = 0.4, FRAME_MARGIN = 0.12;
+// A tableau that fills less than FRAME_FILL of its photo, or less than FRAME_ACROSS of its width, is
+// shown cut to it, with FRAME_MARGIN of its width and height round it (``TableauView.framed``). (A
+// phone shows a photo as wide as its screen: a landscape photo's tableau across half its width, the
+// table above and below it, was shown whole at 320 px with cards 21 px wide: a walk.)
+const FRAME_FILL = 0.4, FRAME_ACROSS = 0.65, FRAME_MARGIN = 0.12;
 // The box round ``points`` ([x, y] each), ``margin`` of its width and height wider each side, kept
 // within 0..w, 0..h: [x0, y0, x1, y1]. (A card's crop in the picker, a tableau's part of its photo.)
 function boxAround(points, margin, w, h) {
@@ -373,7 +375,7 @@ const SVG = "http://www.w3.org/2000/svg";
 let tableauViews = 0;  // views made on this page (each one's own ids)
 
 class TableauView {
-  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable, onChecked, pile }) {
+  constructor(slot, { editable, onChange, title, unsure, onKept, onSettled, onTakenBack, checkable, onChecked, majorityNote }) {
     this.root = $("tableau-tpl").content.firstElementChild.cloneNode(true);
     slot.appendChild(this.root);
     this.q = (sel) => this.root.querySelector(sel);
@@ -392,9 +394,10 @@ class TableauView {
     // (its "35?" stayed not final for a card beside the grid until the photo was taken again).
     this.checkable = !!checkable || !!onChecked;
     this.onChecked = onChecked;  // told once the grid is said right there (nothing is sent)
-    // A duel's neutral pile ([streams, wolves] or null): a stream's or a wolf's place is said beside
-    // it ("2nd place" with no one shown 1st: a game night's walk).
-    this.pile = pile || (() => null);
+    // What else a stream's or a wolf's place depends on, said after it (``roomMajorityNote``: a duel's
+    // neutral pile, given or not yet; players still to come): "2nd place" was said with no one shown
+    // 1st, and "1st place, 8 points" before the pile that took it was given (a game night's walk).
+    this.majorityNote = majorityNote || (() => "");
     // The photo's labels are sized for the photo as shown (``renderMarks``): drawn again when its
     // width changes (a phone turned, the page zoomed, the photo shown after it was drawn hidden).
     this.marksDrawn = null;  // [labels, causes, sel, width in CSS px] of the last drawing
@@ -784,7 +787,7 @@ class TableauView {
     const [w, h] = this.read.size;
     const points = [...this.read.cells.flat().map((cell) => cell.quad), ...this.leftOut()].flat();
     const [x0, y0, x1, y1] = boxAround(points, FRAME_MARGIN, w, h);
-    if ((x1 - x0) * (y1 - y0) > FRAME_FILL * w * h) return [0, 0, w, h];
+    if ((x1 - x0) * (y1 - y0) > FRAME_FILL * w * h && x1 - x0 > FRAME_ACROSS * w) return [0, 0, w, h];
     return [x0, y0, x1 - x0, y1 - y0];
   }
 
@@ -821,6 +824,49 @@ class TableauView {
       [corner(0, 0, 0), corner(0, end, 1), corner(last, end, 2), corner(last, 0, 3)].map((p) => p.join(",")).join(" "));
   }
 
+  // Each card's label on the photo: {label, size (in the photo's px), named (its label in full)} by
+  // cell key. ``scale``: the CSS px a photo px is shown at (0: not known, the labels as they fit).
+  photoLabels(labels, scale) {
+    const drawn = new Map(), shortened = [];
+    const wide = (text) => (measurer.measureText(text).width / 100) * LABEL_MIN_PX;  // CSS px at the least size
+    const sized = (label, width) => Math.max(LABEL_MIN_PX / scale, Math.min(width * 0.17, (85 * width) / measurer.measureText(label).width));
+    this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
+      const k = key(r, c), cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
+      // The room a level label has: the card's width along the line across its middle (a card seen
+      // turned is wider there than its own width: labels on a whole game's turned tableaux were
+      // 5 px at 360 px, a walk).
+      const width = across(cell.quad, cy);
+      const points = labels[k] !== undefined ? minus(labels[k]) : "";
+      const name = this.cellName(r, c), named = `${name}${points !== "" ? " " + points : ""}`;
+      // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
+      // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
+      const size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * named.length)));
+      drawn.set(k, { label: named, size, named });
+      // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
+      // (an audit). Where the name and its points do not fit the card at that size, it is shortened.
+      if (!scale || size * scale >= LABEL_MIN_PX) return;
+      const room = 0.85 * width * scale;  // CSS px
+      if (wide(named) <= room) drawn.set(k, { label: named, size: sized(named, width), named });
+      else shortened.push({ k, name, room, width });
+    }));
+    // A name too long for its card: the name alone (what a player checks against the card; the grid
+    // under the photo gives the points), else its first letters ("medv.": two letters or more saved,
+    // "?" kept after a guess), else nothing (a card that small is read in the grid). One form a name on
+    // a photo, the one its narrowest card takes: "rusce." beside "ruscel." read as two words (a walk).
+    const narrowest = new Map();
+    for (const { name, room } of shortened) narrowest.set(name, Math.min(narrowest.get(name) ?? Infinity, room));
+    const forms = new Map([...narrowest].map(([name, room]) => {
+      const guess = name.endsWith("?") ? "?" : "", bare = guess ? name.slice(0, -1) : name;
+      const cuts = [...Array(Math.max(0, bare.length - 4)).keys()].map((i) => `${bare.slice(0, bare.length - 2 - i).trimEnd()}.${guess}`);
+      return [name, [name, ...cuts].find((text) => wide(text) <= room) ?? ""];
+    }));
+    for (const { k, name, width } of shortened) {
+      const label = forms.get(name);
+      drawn.set(k, { label, size: label ? sized(label, width) : LABEL_MIN_PX / scale, named: drawn.get(k).named });
+    }
+    return drawn;
+  }
+
   renderMarks(labels, causes, sel) {
     const svg = this.q(".marks");
     svg.innerHTML = "";
@@ -838,6 +884,7 @@ class TableauView {
     // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
     measurer.font = `700 100px ${getComputedStyle(svg).fontFamily}`;
     const within = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));  // a label kept on the photo
+    const drawn = this.photoLabels(labels, scale);
     this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
       const k = key(r, c), type = this.grid[r][c];
       const g = document.createElementNS(SVG, "g");
@@ -849,34 +896,8 @@ class TableauView {
       poly.setAttribute("points", cell.quad.map((p) => p.join(",")).join(" "));
       g.appendChild(poly);
       const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
-      // The room a level label has: the card's width along the line across its middle (a card seen
-      // turned is wider there than its own width: labels on a whole game's turned tableaux were
-      // 5 px at 360 px, a walk).
-      const width = across(cell.quad, cy);
       const text = document.createElementNS(SVG, "text");
-      const points = labels[k] !== undefined ? minus(labels[k]) : "";
-      const name = this.cellName(r, c), named = `${name}${points !== "" ? " " + points : ""}`;
-      // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
-      // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
-      let label = named, size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * named.length)));
-      // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
-      // (an audit). Where the name and its points do not fit the card at that size, the name alone
-      // (it is what a player checks against the card; the grid under the photo gives the points),
-      // else its first letters ("vážk."; "?" kept after a guess), else nothing (a card that small
-      // is read in the grid, or the photo zoomed).
-      if (scale && size * scale < LABEL_MIN_PX) {
-        const room = 0.85 * width * scale, least = LABEL_MIN_PX / scale;  // CSS px across; photo px high
-        const wide = (text) => (measurer.measureText(text).width / 100) * LABEL_MIN_PX;  // CSS px at the least size
-        const guess = name.endsWith("?") ? "?" : "", bare = guess ? name.slice(0, -1) : name;
-        label = [named, name].find((text) => wide(text) <= room) ?? "";
-        for (let n = bare.length - 1; !label && n >= 3; n--) {
-          const cut = `${bare.slice(0, n).trimEnd()}.${guess}`;
-          if (wide(cut) <= room) label = cut;
-        }
-        // (as large as the usual rule allows, and never past the card: 100 px of font measure the label
-        // measurer.measureText(label).width wide)
-        size = label ? Math.max(least, Math.min(width * 0.17, (85 * width) / measurer.measureText(label).width)) : least;
-      }
+      const { label, size, named } = drawn.get(k);
       g.dataset.label = named;  // (what the label says in full)
       const stroke = Math.max(2, size * 0.3);
       text.setAttribute("font-size", size);
@@ -889,7 +910,7 @@ class TableauView {
       text.setAttribute("y", within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2));
       text.textContent = label;
       g.appendChild(text);
-      g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c)));
+      g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c, true)));
       svg.appendChild(g);
     }));
     // The cards left out beside the grid, while that doubt stands: dashed, in the doubt's colour,
@@ -918,7 +939,9 @@ class TableauView {
     }
   }
 
-  select(r, c) {
+  // ``shown``: tapped on the photo, whose card's explanation (under the grid) is brought into view:
+  // on a 320 px phone it lay a screen below the photo, and the tap seemed to do nothing (a walk).
+  select(r, c, shown = false) {
     const same = this.selected && this.selected[0] === r && this.selected[1] === c;
     // A double tap opened a card's explanation and closed it at once: nothing seemed to happen
     // (a walk). A second tap on the same card closes it only once the first has been seen.
@@ -926,6 +949,8 @@ class TableauView {
     this.selected = same ? null : [r, c];
     this.selectedAt = performance.now();
     this.render();
+    const box = this.q(".card-explain");
+    if (shown && this.selected && !box.hidden) box.scrollIntoView({ block: "nearest" });
   }
 
   renderExplain() {
@@ -969,13 +994,16 @@ class TableauView {
     if (type === "meadow") text = t("group.meadow", { n: g ? g.cells.length : 1, points: pts(g ? g.points : 0) });
     else if (type === "deer") text = t("group.deer", { points: pts(g ? g.points : 0) });
     else if (apart !== null && apart < ((m.stream || {}).value ?? 0)) text = t("group.stream_smaller", { n: apart });
+    // As large as the largest, and not the one scored (the scorer's one stream group): it said "the
+    // largest stream, 2 cards: 1st place, 8 points", its partner not lit, as if both scored (a walk).
+    else if (apart !== null && apart === ((m.stream || {}).value ?? 0) && apart > 0) text = t("group.stream_tied", { n: apart });
     else {
       const maj = m[type] || {};
       const said = { n: maj.value ?? (g ? g.cells.length : 0), points: pts(maj.points ?? (g ? g.points : 0)) };
       // (No place: a read not scored as a game yet; "place no place" was said.)
       text = maj.place ? t(`group.${type}`, { ...said, place: placeText(maj.place) }) : t(`group.${type}_unplaced`, said);
-      const pile = this.pile();
-      if (pile) text += " " + t("ui.explain_pile", { what: t(type === "stream" ? "ui.streams" : "ui.wolves"), n: pile[type === "stream" ? 0 : 1] });
+      const note = this.majorityNote(type);
+      if (note) text += " " + note;
     }
     // "score together" only where there is a group: a lone meadow has no other card lit
     return t(g && g.cells.length > 1 ? "ui.explain_group" : "ui.explain_alone", { card: I18N.card(type), row: r + 1, col: c + 1, text });
@@ -2361,6 +2389,15 @@ function winnersText(game, unsure = false) {
 const pileGiven = (doc) => !!doc && doc.mode === "two-player" && !!doc.neutral
   && (doc.neutral_given ?? doc.waiting_for !== "neutral");
 const roomPile = () => (pileGiven(room.doc) ? room.doc.neutral : null);
+// What a stream's or a wolf's place in a room depends on besides its players' tableaux
+// (``TableauView.majorityNote``): the duel's pile, or that it is not given yet; players to come.
+function roomMajorityNote(type) {
+  const doc = room.doc, pile = roomPile();
+  if (!doc) return "";
+  return [pile ? t("ui.explain_pile", { what: t(type === "stream" ? "ui.streams" : "ui.wolves"), n: pile[type === "stream" ? 0 : 1] })
+    : doc.mode === "two-player" ? t("ui.explain_pile_waiting") : "",
+  doc.waiting_for === "players" ? t("ui.explain_players_waiting") : ""].filter(Boolean).join(" ");
+}
 
 // The deck a room's photos are read with: the room's own, else this phone's.
 const roomDeck = () => (room.doc && room.doc.deck) || deckChosen();
@@ -2424,6 +2461,10 @@ function showRoom(doc) {
   const owner = !!localStorage.getItem(ownerKey(room.id));
   for (const id of ["neutral-streams", "neutral-wolves", "bot-grid"]) $(id).readOnly = !owner;
   for (const id of ["save-neutral", "save-bot", "bot-photo"]) $(id).hidden = !owner;
+  // A guest is told who gives the pile: "How many stream cards … the pile holds" read as theirs to fill (a walk).
+  const hint = $("neutral-hint");
+  hint.dataset.i18n = owner ? "ui.neutral_hint" : "ui.neutral_hint_guest";
+  setText(hint, t(hint.dataset.i18n));
   // The boxes before the creator gave the pile: empty ("—"), not 0 and 0 beside "the room's
   // creator still has to give them" (a Russian walk), the creator's too, who types them (an
   // Italian walk: 0 and 0 looked given). The room's answer says it waits for them (``waiting_for``),
@@ -2463,7 +2504,7 @@ function showRoom(doc) {
     if (!entry) {
       const slot = document.createElement("div");
       $("mine").appendChild(slot);
-      entry = { slot, view: new TableauView(slot, { editable: true, checkable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle, pile: roomPile,
+      entry = { slot, view: new TableauView(slot, { editable: true, checkable: true, onChange: (grid, msg, near, failNear) => correctRoom(p.name, grid, msg, near, failNear), title: yourTitle, majorityNote: roomMajorityNote,
         // A card kept as read is sent as a correction is, so every phone's pad (and the room's
         // "final") stops counting its doubt; this phone's pad at once.
         // A card read with no doubt has none to drop: no write (each write moves the tableau's
@@ -2698,7 +2739,7 @@ function showOther(name, refresh = false) {
     close.addEventListener("click", closeOther);
     const slot = document.createElement("div");
     box.append(slot, close);
-    room.other = new TableauView(slot, { editable: false, onChange: () => null, pile: roomPile, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
+    room.other = new TableauView(slot, { editable: false, onChange: () => null, majorityNote: roomMajorityNote, title: (pl, pending) => t("ui.their_read", { name: pl.name, points: pointsOf(pl, pending) }) });
     room.other.load(readOf(p));
     if (!refresh) bringTo(box);
   } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
