@@ -5123,6 +5123,20 @@ def test_a_tableau_across_half_a_landscape_photo_is_shown_cut_to_it(server, new_
     assert not page.errors
 
 
+def test_on_a_phone_turned_the_photo_fits_the_screens_height_its_marks_on_its_cards(server, new_page, tmp_path, photo_set):
+    # At 640 x 320 a square photo was shown 608 px high: scrolled through to see the tableau (a walk).
+    page = new_page(viewport={"width": 640, "height": 320})
+    upload_solo(page, server, write(tmp_path, "one.jpg", photo_set[0].jpeg))
+    shown = _shown_part(page)
+    width, height = page.evaluate("(({ width, height }) => [width, height])(document.querySelector('#solo-tableau .photo-img').getBoundingClientRect())")
+    assert height <= 0.7 * 320 + 1, height
+    pw, ph = shown["size"]
+    assert abs(width / height - pw / ph) < 0.02 * pw / ph, (width, height, shown)  # the photo itself, not letterboxed in its box
+    assert abs(shown["imageScale"] - shown["marksScale"]) < 0.01 * shown["marksScale"], shown
+    assert abs(shown["imageLeft"] - shown["marksLeft"]) < 2, shown
+    assert not page.errors
+
+
 def test_a_tableau_filling_its_photo_is_shown_whole(server, page, tmp_path, photo_set):
     upload_solo(page, server, write(tmp_path, "one.jpg", photo_set[0].jpeg))
     shown = _shown_part(page)

@@ -845,9 +845,12 @@ class TableauView {
       // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
       // (an audit). Where the name and its points do not fit the card at that size, it is shortened.
       if (!scale || size * scale >= LABEL_MIN_PX) return;
-      const room = 0.85 * width * scale;  // CSS px
-      if (wide(named) <= room) drawn.set(k, { label: named, size: sized(named, width), named });
-      else shortened.push({ k, name, room, width });
+      // The room across the line's height, not its middle only: a turned card narrows above and
+      // below it, and "zajíc 1" ran into its neighbour there (a walk).
+      const band = 0.4 * LABEL_MIN_PX / scale, inner = Math.min(width, across(cell.quad, cy - band), across(cell.quad, cy + band));
+      const room = 0.85 * inner * scale;  // CSS px
+      if (wide(named) <= room) drawn.set(k, { label: named, size: sized(named, inner), named });
+      else shortened.push({ k, name, room, width: inner });
     }));
     // A name too long for its card: the name alone (what a player checks against the card; the grid
     // under the photo gives the points), else its first letters ("medv.": two letters or more saved,
