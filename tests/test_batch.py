@@ -113,6 +113,22 @@ def test_a_two_worker_local_cluster_writes_the_same_rows_and_resumes(tmp_path, p
     assert _rows(spread) == _rows(plain)
 
 
+def test_a_local_clusters_workers_keep_their_dask_logs_below_critical_to_themselves():
+    # A worker whose heartbeat met the scheduler closing (a batch stopped by Ctrl-C) logged the
+    # comm's traceback over the batch's word (a fresh clone's CI, now and then): LocalCluster's
+    # silence_logs reached its nannies' loggers, not its workers'.
+    import logging
+
+    import pytest
+
+    pytest.importorskip("distributed", reason="the distributed extra is not installed")
+    from ecoscore.vision.distributed import scores
+
+    levels = list(scores(["a", "b"], lambda path: __import__("logging").getLogger("distributed.worker").getEffectiveLevel(),
+                         lambda path, why: why, lambda: None, cluster="local", workers=1))
+    assert levels == [logging.CRITICAL, logging.CRITICAL], levels
+
+
 def test_a_photo_of_several_tableaux_names_each_doubts_tableau_in_the_csv():
     # "row 1, col 2: ..." of which tableau, the doubts column did not say (a newcomer's walk).
     from ecoscore.vision.batch import csv_row

@@ -23,6 +23,7 @@ a photo that kills every worker it meets is recorded as an error row, not a stop
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import re
 from collections.abc import Callable, Generator
@@ -40,11 +41,18 @@ class _Setup:
 
     name = "ecoscore-reader"
 
-    def __init__(self, init: Callable[[], None]):
+    def __init__(self, init: Callable[[], None], quiet: bool = False):
         self.init = init
+        self.quiet = quiet  # a local cluster's worker: its Dask logs below CRITICAL silenced
 
     def setup(self, worker) -> None:
         _malloc_as_usual()
+        if self.quiet:
+            # A worker whose heartbeat met the scheduler closing (the batch stopped by Ctrl-C) logged
+            # the comm's traceback as an ERROR over the batch's word (a fresh clone's CI, now and
+            # then). LocalCluster's silence_logs reaches its nannies' loggers, not its workers'.
+            # What goes wrong with a photo comes back in its row.
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
         self.init()
 
 
@@ -102,9 +110,10 @@ def open_client(cluster: str, workers: int):
         # KeyboardInterrupt's traceback, and its nanny an error, over the batch's own word (an
         # organiser's run). Started with SIGINT ignored (Python then leaves it so), the workers
         # are stopped by the batch closing its cluster, as on any other end.
+        # Their logs below CRITICAL are silenced, here and in the workers (``_Setup``).
         with sigint_ignored():
             local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                 silence_logs=40)
+                                 silence_logs=logging.CRITICAL)
         return Client(local), local
     try:
         return Client(cluster), None
@@ -128,7 +137,7 @@ def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str
 
     client, local = open_client(cluster, workers)
     try:
-        client.register_plugin(Plugin(init), name=_Setup.name)
+        client.register_plugin(Plugin(init, quiet=local is not None), name=_Setup.name)
         width = max(1, len(client.scheduler_info().get("workers", {})) or workers) * IN_FLIGHT_PER_WORKER
         pending = iter(enumerate(todo))
         futures = {}
