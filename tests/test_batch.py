@@ -116,7 +116,7 @@ def test_a_two_worker_local_cluster_writes_the_same_rows_and_resumes(tmp_path, p
 def test_a_local_clusters_workers_keep_their_dask_logs_below_critical_to_themselves():
     # A worker whose heartbeat met the scheduler closing (a batch stopped by Ctrl-C) logged the
     # comm's traceback over the batch's word (a fresh clone's CI, now and then): LocalCluster's
-    # silence_logs reached its nannies' loggers, not its workers'.
+    # silence_logs quiets a worker's handlers only until the worker starts closing.
     import logging
 
     import pytest

@@ -92,6 +92,10 @@ def test_a_game_waits_for_its_third_player_and_a_duel_for_its_second(client):
     # "Winner: Anna" in a two-player room, its pile given, before Bob's photo (a newcomer's walk):
     # a game of one is won by no one.
     duel = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    lone = client.post("/api/rooms", json={"mode": "two-player"}).json()
+    join(client, lone["id"], "ann", GRIDS["alice"])
+    doc = client.get(f"/api/rooms/{lone['id']}").json()  # one player, no pile: "players" first, the pile not given
+    assert doc["waiting_for"] == "players" and doc["neutral_given"] is False and doc["neutral"] == [0, 0]
     r = client.put(f"/api/rooms/{duel['id']}/neutral", json={"streams": 0, "wolves": 0},
                    headers={"X-Room-Token": duel["owner_token"]})
     assert r.status_code == 200, r.text

@@ -50,7 +50,8 @@ class _Setup:
         if self.quiet:
             # A worker whose heartbeat met the scheduler closing (the batch stopped by Ctrl-C) logged
             # the comm's traceback as an ERROR over the batch's word (a fresh clone's CI, now and
-            # then). LocalCluster's silence_logs reaches its nannies' loggers, not its workers'.
+            # then). LocalCluster's silence_logs quiets a worker's handlers only until the worker
+            # starts closing, when those errors come: its logger's own level holds to the end.
             # What goes wrong with a photo comes back in its row.
             logging.getLogger("distributed").setLevel(logging.CRITICAL)
         self.init()

@@ -404,7 +404,7 @@ class TableauView {
     if (window.ResizeObserver) {
       new ResizeObserver(() => {
         const drawn = this.marksDrawn, width = this.q(".marks").getBoundingClientRect().width;
-        if (drawn && width && Math.abs(width - drawn[3]) > 0.05 * width) this.renderMarks(drawn[0], drawn[1], drawn[2]);
+        if (drawn && width && Math.abs(width - drawn[3]) >= 1) this.renderMarks(drawn[0], drawn[1], drawn[2]);
       }).observe(this.q(".marks"));
     }
     this.gridChecked = false;  // said so, for the room (the service's ``checked``), or on this page
@@ -990,9 +990,8 @@ class TableauView {
     const g = group[k];
     const m = this.player.majorities || {};
     let text;
-    // A stream smaller than the largest (the scorer's one stream group; one as large is placed
-    // alike): not the one placed (a rules check: the largest stream's place was said on any
-    // stream card).
+    // A stream apart from the scorer's one stream group, the one placed: smaller than it, or as large
+    // and said to be its twin (a rules check: the largest stream's place was said on any stream card).
     const apart = type === "stream" && !g ? this.connected(r, c).length : null;
     if (type === "meadow") text = t("group.meadow", { n: g ? g.cells.length : 1, points: pts(g ? g.points : 0) });
     else if (type === "deer") text = t("group.deer", { points: pts(g ? g.points : 0) });
@@ -2302,7 +2301,7 @@ function recentRooms() {
     const kept = JSON.parse(localStorage.getItem(RECENT_ROOMS) || "[]");
     if (!Array.isArray(kept)) return [];
     return kept.map((entry) => (typeof entry === "string" ? { id: entry, names: [] } : entry))
-      .filter((entry) => entry && typeof entry.id === "string" && /^[a-z0-9]+$/.test(entry.id))
+      .filter((entry) => entry && typeof entry.id === "string" && /^[a-z0-9]+$/.test(entry.id)).slice(0, RECENT_MAX)
       .map(({ id, names }) => ({ id, names: Array.isArray(names) ? names.filter((n) => typeof n === "string") : [] }));
   } catch { return []; }  // damaged: none
 }
@@ -2395,11 +2394,14 @@ const roomPile = () => (pileGiven(room.doc) ? room.doc.neutral : null);
 // What a stream's or a wolf's place in a room depends on besides its players' tableaux
 // (``TableauView.majorityNote``): the duel's pile, or that it is not given yet; players to come.
 function roomMajorityNote(type) {
-  const doc = room.doc, pile = roomPile();
+  const doc = room.doc;
   if (!doc) return "";
-  return [pile ? t("ui.explain_pile", { what: t(type === "stream" ? "ui.streams" : "ui.wolves"), n: pile[type === "stream" ? 0 : 1] })
-    : doc.mode === "two-player" ? t("ui.explain_pile_waiting") : "",
-  doc.waiting_for === "players" ? t("ui.explain_players_waiting") : ""].filter(Boolean).join(" ");
+  const pile = roomPile(), players = doc.waiting_for === "players", duel = doc.mode === "two-player";
+  const n = pile ? pile[type === "stream" ? 0 : 1] : 0;  // (a pile of none of them takes no place: nothing to say)
+  const given = n ? t("ui.explain_pile", { what: t(type === "stream" ? "ui.streams" : "ui.wolves"), n }) : "";
+  // One "Not final" (a duel of one player and no pile said it twice: a review)
+  const waiting = duel && !pile ? (players ? "ui.explain_both_waiting" : "ui.explain_pile_waiting") : players ? "ui.explain_players_waiting" : "";
+  return [given, waiting ? t(waiting) : ""].filter(Boolean).join(" ");
 }
 
 // The deck a room's photos are read with: the room's own, else this phone's.
@@ -2416,6 +2418,7 @@ function ownName(typed) {
 }
 
 function showRoom(doc) {
+  nameRecentRoom(doc.id, doc.players);  // (this phone's own writes show the room without a poll)
   $("room-code").textContent = doc.id;
   // The tab and history entry named by the room, as its heading is (an audit: every room's page
   // had the start page's title); shown again in the language switched to.
