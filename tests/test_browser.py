@@ -3307,6 +3307,27 @@ def test_a_photo_to_retake_says_what_to_do_about_it_at_once(server, page, photo_
     assert any(item.startswith("The tableau is cut by the frame") and item.endswith(".") for item in items), items
 
 
+def test_a_label_is_drawn_on_its_own_card_or_not_at_all(server, new_page, photo_set, tmp_path):
+    # A cell off the photo had its label pushed inside it, onto its neighbour's card: "volpe 6vuota"
+    # read as a fox worth 6 (a walk, in Italian). Every label drawn lies on its own card.
+    scene = photo_set[1]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    xs = [x for t in scene.truth["tableaux"] for cell in t["cells"] for x in np.array(cell["corners"])[:, 0]]
+    cut = int(max(xs) - 0.3 * (max(xs) - min(xs)))  # the last column wholly out of the frame, the next in part
+    page = new_page(viewport={"width": 390, "height": 844})
+    upload_solo(page, server, write(tmp_path, "cut.jpg", cv2.imencode(".jpg", image[:, :cut])[1].tobytes()))
+    if page.is_visible("#retake"):
+        page.click("#show-anyway")
+    placed = page.eval_on_selector_all("#solo-tableau .marks g.cell", """gs => gs.map((g) => {
+        const t = g.querySelector('text'), at = new DOMPoint(+t.getAttribute('x'), +t.getAttribute('y'));
+        return [t.textContent, g.querySelector('polygon').isPointInFill(at)];
+    })""")
+    drawn = [on for text, on in placed if text]
+    assert drawn and all(drawn), placed
+    assert any(not text for text, _ in placed), placed  # (the test would prove nothing: a cell off the photo)
+    assert not page.errors
+
+
 def test_a_cell_outside_the_photo_is_unknown_everywhere_and_is_named_not_kept(server, page, photo_set, tmp_path):
     # Its label said "unknown", its explanation "Row 1, column 5 is empty." and the picker "read as
     # empty" (a walk, in Czech and Russian): one word for it everywhere, and what keeping it does.

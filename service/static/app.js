@@ -254,6 +254,15 @@ function boxAround(points, margin, w, h) {
   return [Math.max(0, x0 - mx), Math.max(0, y0 - my), Math.min(w, x1 + mx), Math.min(h, y1 + my)];
 }
 // How wide a quad is along the level line at height ``y`` (through its middle): the room a label has.
+// Whether (x, y) lies inside the convex quad (its corners in order, either way round).
+function insideQuad(quad, x, y) {
+  const sides = quad.map((p, i) => {
+    const q = quad[(i + 1) % quad.length];
+    return Math.sign((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0]));
+  });
+  return !sides.includes(1) || !sides.includes(-1);
+}
+
 function across(quad, y) {
   const xs = [];
   quad.forEach((p, i) => {
@@ -745,7 +754,7 @@ class TableauView {
       b.addEventListener("click", (event) => {
         // A card to name: its picker at once, as a tap on the photo opens it (it took two taps).
         if (this.editable && (this.unnamed(r, c) || this.guessAt(r, c))) { this.pickAndCorrect(r, c); return; }
-        this.select(r, c);
+        this.select(r, c, true);
         // By keyboard (a click of no pointer: detail 0), on to "Change this card", which came
         // after all 20 cells in the tab order.
         const change = this.q(".change");
@@ -827,45 +836,53 @@ class TableauView {
   // Each card's label on the photo: {label, size (in the photo's px), named (its label in full)} by
   // cell key. ``scale``: the CSS px a photo px is shown at (0: not known, the labels as they fit).
   photoLabels(labels, scale) {
-    const drawn = new Map(), shortened = [];
+    const cards = [];
     const wide = (text) => (measurer.measureText(text).width / 100) * LABEL_MIN_PX;  // CSS px at the least size
-    const sized = (label, width) => Math.max(LABEL_MIN_PX / scale, Math.min(width * 0.17, (85 * width) / measurer.measureText(label).width));
     this.read.cells.forEach((row, r) => row.forEach((cell, c) => {
       const k = key(r, c), cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
       // The room a level label has: the card's width along the line across its middle (a card seen
       // turned is wider there than its own width: labels on a whole game's turned tableaux were
-      // 5 px at 360 px, a walk).
+      // 5 px at 360 px, a walk), and across the line's height, where a turned card narrows ("zajíc 1"
+      // ran into its neighbour there: a walk).
       const width = across(cell.quad, cy);
       const points = labels[k] !== undefined ? minus(labels[k]) : "";
       const name = this.cellName(r, c), named = `${name}${points !== "" ? " " + points : ""}`;
       // A long label kept within its cell (a bold glyph is ~0.6 of the font size wide): "da nominare"
       // at a sixth of the cell ran into its neighbours' at 390 px (a walk, in Italian).
-      const size = Math.max(10, Math.min(width * 0.17, (width * 0.85) / (0.6 * named.length)));
-      drawn.set(k, { label: named, size, named });
+      const usual = (text, room) => Math.max(10, Math.min(width * 0.17, (room * 0.85) / (0.6 * text.length)));
+      const band = 0.4 * (scale ? Math.max(usual(named, width), LABEL_MIN_PX / scale) : usual(named, width));
+      const inner = Math.min(width, across(cell.quad, cy - band), across(cell.quad, cy + band));
       // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
-      // (an audit). Where the name and its points do not fit the card at that size, it is shortened.
-      if (!scale || size * scale >= LABEL_MIN_PX) return;
-      // The room across the line's height, not its middle only: a turned card narrows above and
-      // below it, and "zajíc 1" ran into its neighbour there (a walk).
-      const band = 0.4 * LABEL_MIN_PX / scale, inner = Math.min(width, across(cell.quad, cy - band), across(cell.quad, cy + band));
-      const room = 0.85 * inner * scale;  // CSS px
-      if (wide(named) <= room) drawn.set(k, { label: named, size: sized(named, inner), named });
-      else shortened.push({ k, name, room, width: inner });
+      // (an audit). ``small``: its name and points do not fit the card at that size.
+      const small = !!scale && usual(named, inner) * scale < LABEL_MIN_PX && wide(named) > 0.85 * inner * scale;
+      cards.push({ k, name, named, points, width, inner, usual, small, doubt: !!this.doubtsOf(r, c).length });
     }));
-    // A name too long for its card: the name alone (what a player checks against the card; the grid
-    // under the photo gives the points), else its first letters ("medv.": two letters or more saved,
-    // "?" kept after a guess), else nothing (a card that small is read in the grid). One form a name on
-    // a photo, the one its narrowest card takes: "rusce." beside "ruscel." read as two words (a walk).
-    const narrowest = new Map();
-    for (const { name, room } of shortened) narrowest.set(name, Math.min(narrowest.get(name) ?? Infinity, room));
-    const forms = new Map([...narrowest].map(([name, room]) => {
+    // A name too long for one of its cards is said in one form on the whole photo (its points after it
+    // where they fit): the name alone, else its first letters ("medv.": two letters saved at least, "?"
+    // kept after a guess), the form its narrowest card takes ("rusce." beside "ruscel.", and "pot."
+    // beside "potok", read as other words: walks). A card too narrow for three letters draws none
+    // ("?" on a card in doubt), and does not blank its type's other cards (it did: a walk).
+    const forms = new Map();
+    for (const { name, inner, small } of cards) {
+      if (!small) continue;
       const guess = name.endsWith("?") ? "?" : "", bare = guess ? name.slice(0, -1) : name;
       const cuts = [...Array(Math.max(0, bare.length - 4)).keys()].map((i) => `${bare.slice(0, bare.length - 2 - i).trimEnd()}.${guess}`);
-      return [name, [name, ...cuts].find((text) => wide(text) <= room) ?? ""];
-    }));
-    for (const { k, name, width } of shortened) {
-      const label = forms.get(name);
-      drawn.set(k, { label, size: label ? sized(label, width) : LABEL_MIN_PX / scale, named: drawn.get(k).named });
+      const form = [name, ...cuts].find((text) => wide(text) <= 0.85 * inner * scale) ?? "";
+      const kept = forms.get(name);
+      if (form && (kept === undefined || form.length < kept.length)) forms.set(name, form);
+    }
+    const drawn = new Map();
+    for (const { k, name, named, points, width, inner, usual, small, doubt } of cards) {
+      const form = forms.get(name) ?? name;
+      const room = 0.85 * inner * scale;
+      const fits = (text) => !scale || wide(text) <= room;
+      const full = form === name ? named : points !== "" && fits(`${form} ${points}`) ? `${form} ${points}` : form;
+      const label = fits(full) ? full : fits(form) ? form : doubt ? "?" : "";
+      // (as large as the usual rule allows, and never past the card: 100 px of font measure the label
+      // measurer.measureText(label).width wide)
+      const size = !scale ? usual(label || named, inner) : label ? Math.max(LABEL_MIN_PX / scale, Math.min(width * 0.17, (85 * inner) / measurer.measureText(label).width))
+        : LABEL_MIN_PX / scale;
+      drawn.set(k, { label, size, named });
     }
     return drawn;
   }
@@ -909,9 +926,12 @@ class TableauView {
       // half its label drawn off it, clipped (a walk). Its stroke counted too; above and below the
       // middle, a bold line's ascent and descent.
       const half = (measurer.measureText(label).width / 100) * size / 2 + stroke / 2;
-      text.setAttribute("x", within(cx, half, w - half));
-      text.setAttribute("y", within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2));
-      text.textContent = label;
+      const x = within(cx, half, w - half), y = within(cy, 0.75 * size + stroke / 2, h - 0.6 * size - stroke / 2);
+      text.setAttribute("x", x);
+      text.setAttribute("y", y);
+      // Kept on the photo only while it stays on its own card: a cell off the photo had its label
+      // pushed onto its neighbour's ("volpe 6vuota": a fox worth 6, a walk); it is read in the grid.
+      text.textContent = insideQuad(cell.quad, x, y) ? label : "";
       g.appendChild(text);
       g.addEventListener("click", () => (this.editable ? this.pickAndCorrect(r, c) : this.select(r, c, true)));
       svg.appendChild(g);
@@ -942,8 +962,9 @@ class TableauView {
     }
   }
 
-  // ``shown``: tapped on the photo, whose card's explanation (under the grid) is brought into view:
-  // on a 320 px phone it lay a screen below the photo, and the tap seemed to do nothing (a walk).
+  // ``shown``: tapped (on the photo or the grid), its explanation (under the grid) brought into view:
+  // on a 320 px phone it lay a screen below the photo, or just below the grid, and the tap seemed to
+  // do nothing (walks).
   select(r, c, shown = false) {
     const same = this.selected && this.selected[0] === r && this.selected[1] === c;
     // A double tap opened a card's explanation and closed it at once: nothing seemed to happen
