@@ -5115,6 +5115,16 @@ def test_a_tableau_filling_little_of_its_photo_is_shown_cut_to_it_its_cells_big_
     page.click("#as-game")
     expect(page.locator("#game-pad thead th.shown")).to_have_text("3")
     assert page.locator("#game-pad td.shown").count() == 11 + 2  # its 11 types, biodiversity and total
+    # A stream's or a wolf's explanation says its place in the game too, as the game's pad has it (it
+    # gave the tableau's places scored alone under the game's pad: "1st place, 12 points" beside 8, a walk).
+    grid = page.evaluate("solo.view.grid")
+    r, c, kind = next((r, c, card) for r, row in enumerate(grid) for c, card in enumerate(row) if card in ("wolf", "stream"))
+    game_points = page.evaluate(f"""() => [...document.querySelectorAll('#game-pad tbody tr')]
+        .find((tr) => tr.cells[0].textContent === '{kind}').querySelector('td.shown').textContent""")
+    page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")
+    said = page.locator("#solo-tableau .card-explain-text")
+    expect(said).to_contain_text(re.compile(rf"Scored as one game with the photo's other tableaux: \d+(st|nd|rd|th) place, {game_points} points?\."))
+    expect(said).to_be_in_viewport()
 
     page.click("#solo-tableau .marks g[data-row='1'][data-col='2']")
     expect(page.locator("#picker")).to_be_visible()

@@ -1718,7 +1718,7 @@ async function forgetCards() {
 // ---------- one photo ----------
 const solo = { doc: null, view: null, older: false, showAnyway: false, file: null, photoData: null, teachFile: null, teaching: false,
   // remembered: {name, title, grid, only} of the deck this read's cards were last added to (Forget takes them back)
-  index: 0, remembered: null, pending: 0, work: {} };
+  index: 0, remembered: null, pending: 0, work: {}, game: null };
 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
 // steps), as plain data: kept while another tableau of the photo is shown, and through a reload
@@ -1901,7 +1901,7 @@ function showRestored() {
 }
 
 function soloView() {
-  solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"),
+  solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"), majorityNote: gameMajorityNote,
     // A change taken back: the pad too, to the score of the view gone back to (a change's score
     // that came back after the next was made: ``TableauView.commit``).
     onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => showSolo(solo.view.player),
@@ -1917,6 +1917,16 @@ function soloView() {
 // of a player's photo is no rival; a walk, in Czech: "Total: 31" for a tableau worth 28 in the game
 // the photo showed, and no way to score it so). Each tableau as it stands, its corrections too; a
 // total is marked "?" while its tableau has cards in doubt or not shown.
+// A stream's or a wolf's place in the photo's game, once its tableaux are scored as one game and
+// while that pad stands (``TableauView.majorityNote``): the tableau's explanation gave its places
+// scored alone below a pad giving the game's ("1st place, 12 points" beside the game's 8: a walk).
+function gameMajorityNote(type) {
+  const game = solo.game;
+  if (!game || game.doc !== solo.doc || game.index !== solo.index || $("game").hidden) return "";
+  const maj = ((game.players[game.index] || {}).majorities || {})[type];
+  return maj && maj.place ? t("ui.explain_as_game", { place: placeText(maj.place), points: pts(maj.points) }) : "";
+}
+
 async function scoreAsOneGame() {
   const shown = solo.doc, button = $("as-game");
   if (!shown || shown.players.length < 3) return;
@@ -1939,6 +1949,8 @@ async function scoreAsOneGame() {
     renderPad($("game-pad"), scored, { unsure: (p) => p.open });
     markShownColumn($("game-pad"), solo.index);
     $("game").hidden = false;
+    solo.game = { doc: shown, index: solo.index, players: scored };
+    solo.view.renderExplain();  // a card's explanation open: its place in the game said
     $("game").scrollIntoView({ block: "nearest" });
   } catch (err) {
     setStatus($("status"), err, true);
