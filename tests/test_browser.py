@@ -3440,6 +3440,11 @@ def test_a_stream_apart_from_the_largest_is_not_given_its_place(server, page, ph
     tied = "a stream of 2 cards, as large as the player's other largest: one largest stream counts"
     assert sorted("the largest stream, 2 cards: 1st place" in text for text in said) == [False, True], said
     assert sorted(tied in text for text in said) == [False, True], said
+    twin = next(rc for rc, text in zip(((3, 3), (0, 0)), said) if tied in text)
+    explained(page, 1, 0)  # another card first: a second tap on the one selected closes it
+    explained(page, *twin)
+    lit = page.eval_on_selector_all("#solo-tableau .marks g.cell.cause", "gs => gs.map((g) => [+g.dataset.row, +g.dataset.col])")
+    assert len(lit) == 2 and list(twin) in lit, lit  # its own stream lit, the one its explanation speaks of
 
 
 def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_correction_is_scored(server, page, photo_set, tmp_path):

@@ -649,6 +649,12 @@ class TableauView {
     const k = key(r, c);
     if (cause[k]) return new Set(cause[k].because_of.map((x) => key(...x)));
     if (group[k]) return new Set(group[k].cells.map((x) => key(...x)));
+    // A stream apart from the one scored (smaller, or its twin): its own cards lit, the stream its
+    // explanation speaks of (none was: a walk).
+    if (this.grid[r][c] === "stream") {
+      const own = this.connected(r, c);
+      if (own.length > 1) return new Set(own);
+    }
     return new Set();
   }
 
