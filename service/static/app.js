@@ -411,10 +411,11 @@ class TableauView {
     // width changes (a phone turned, the page zoomed, the photo shown after it was drawn hidden).
     this.marksDrawn = null;  // [labels, causes, sel, width in CSS px] of the last drawing
     if (window.ResizeObserver) {
-      new ResizeObserver(() => {
+      this.resizing = new ResizeObserver(() => {
         const drawn = this.marksDrawn, width = this.q(".marks").getBoundingClientRect().width;
         if (drawn && width && Math.abs(width - drawn[3]) >= 1) this.renderMarks(drawn[0], drawn[1], drawn[2]);
-      }).observe(this.q(".marks"));
+      });
+      this.resizing.observe(this.q(".marks"));
     }
     this.gridChecked = false;  // said so, for the room (the service's ``checked``), or on this page
     // Told on each render with no doubtful card left (the solo page takes back its "check the
@@ -967,6 +968,9 @@ class TableauView {
       svg.appendChild(g);
     }
   }
+
+  // A view taken off the page: its photo no longer watched for a width to redraw at.
+  close() { if (this.resizing) this.resizing.disconnect(); }
 
   // ``shown``: tapped (on the photo or the grid), its explanation (under the grid) brought into view:
   // on a 320 px phone it lay a screen below the photo, or just below the grid, and the tap seemed to
@@ -2566,7 +2570,7 @@ function showRoom(doc) {
     }
     if (entry.photo !== p.photo_url || !entry.view.read) { entry.photo = p.photo_url; entry.view.load(readOf(p)); } else entry.view.update(p, writing(p.name));
   }
-  for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.slot.remove(); room.views.delete(name); }
+  for (const [name, entry] of room.views) if (!mineNow.has(name)) { entry.view.close(); entry.slot.remove(); room.views.delete(name); }
   roomPad(game);
   showPlayers(game.players);
   if (room.otherName) showOther(room.otherName, true);
@@ -2790,7 +2794,7 @@ function showOther(name, refresh = false) {
   } else if (room.other.read.photo !== p.photo_url) room.other.load(readOf(p)); else room.other.update(p);
 }
 
-function closeOther() { $("others").innerHTML = ""; room.other = null; room.otherName = null; }
+function closeOther() { if (room.other) room.other.close(); $("others").innerHTML = ""; room.other = null; room.otherName = null; }
 
 const keySet = (cells) => new Set((cells || []).map(([r, c]) => key(r, c)));
 const positions = (keys) => [...keys].map((k) => k.split(",").map(Number));  // keySet's keys as [row, col]
