@@ -409,11 +409,11 @@ class TableauView {
     this.majorityNote = majorityNote || (() => "");
     // The photo's labels are sized for the photo as shown (``renderMarks``): drawn again when its
     // width changes (a phone turned, the page zoomed, the photo shown after it was drawn hidden).
-    this.marksDrawn = null;  // [labels, causes, sel, width in CSS px] of the last drawing
+    this.marksDrawn = null;  // {labels, causes, sel, width (CSS px)} of the last drawing
     if (window.ResizeObserver) {
       this.resizing = new ResizeObserver(() => {
         const drawn = this.marksDrawn, width = this.q(".marks").getBoundingClientRect().width;
-        if (drawn && width && Math.abs(width - drawn[3]) >= 1) this.renderMarks(drawn[0], drawn[1], drawn[2]);
+        if (drawn && width && Math.abs(width - drawn.width) >= 1) this.renderMarks(drawn.labels, drawn.causes, drawn.sel);
       });
       this.resizing.observe(this.q(".marks"));
     }
@@ -861,8 +861,8 @@ class TableauView {
       const inner = Math.min(width, across(cell.quad, cy - band), across(cell.quad, cy + band));
       // Drawn at least LABEL_MIN_PX high on the screen: the labels were 4-7 CSS px on a 320 px phone
       // (an audit). ``small``: its name and points do not fit the card at that size.
-      const small = !!scale && usual(named, inner) * scale < LABEL_MIN_PX && wide(named) > 0.85 * inner * scale;
-      cards.push({ k, name, named, points, width, inner, usual, small, doubt: !!this.doubtsOf(r, c).length });
+      const plain = usual(named, inner), small = !!scale && plain * scale < LABEL_MIN_PX && wide(named) > 0.85 * inner * scale;
+      cards.push({ k, name, named, points, width, inner, plain, small, doubt: !!this.doubtsOf(r, c).length });
     }));
     // A name too long for one of its cards is said in one form on the whole photo (its points after it
     // where they fit): the name alone, else its first letters ("medv.": two letters saved at least, "?"
@@ -879,7 +879,7 @@ class TableauView {
       if (form && (kept === undefined || form.length < kept.length)) forms.set(name, form);
     }
     const drawn = new Map();
-    for (const { k, name, named, points, width, inner, usual, small, doubt } of cards) {
+    for (const { k, name, named, points, width, inner, plain, doubt } of cards) {
       const form = forms.get(name) ?? name;
       const room = 0.85 * inner * scale;
       const fits = (text) => !scale || wide(text) <= room;
@@ -887,7 +887,7 @@ class TableauView {
       const label = fits(full) ? full : fits(form) ? form : doubt ? "?" : "";
       // (as large as the usual rule allows, and never past the card: 100 px of font measure the label
       // measurer.measureText(label).width wide)
-      const size = !scale ? usual(label || named, inner) : label ? Math.max(LABEL_MIN_PX / scale, Math.min(width * 0.17, (85 * inner) / measurer.measureText(label).width))
+      const size = !scale ? plain : label ? Math.max(LABEL_MIN_PX / scale, Math.min(width * 0.17, (85 * inner) / measurer.measureText(label).width))
         : LABEL_MIN_PX / scale;
       drawn.set(k, { label, size, named });
     }
@@ -905,7 +905,7 @@ class TableauView {
     this.frameImage([x0, y0, cw, ch]);
     // CSS px a photo px is drawn at (0: not laid out yet, drawn again once it is).
     const shownWidth = svg.getBoundingClientRect().width, scale = shownWidth / cw;
-    this.marksDrawn = [labels, causes, sel, shownWidth];
+    this.marksDrawn = { labels, causes, sel, width: shownWidth };
     svg.setAttribute("aria-label", t("ui.photo_alt"));
     this.q(".photo-img").alt = t("ui.photo_alt");
     // Labels measured as drawn (style.css: bold, the page's font), whether the photo is in view yet or not.
