@@ -318,11 +318,34 @@ def test_a_run_resumed_with_another_deck_is_refused_and_an_earlier_versions_file
     r = batch(str(folder), "--out", str(out), "--resume", "--deck", "kitchen")
     assert r.returncode == 2 and "read with the deck 'standin', not 'kitchen'" in r.stderr, r.stderr
     assert "--deck standin" in r.stderr and out.read_text() == before
-    # A file of an earlier version has no deck column: resumed in its own columns.
+    # A file of an earlier version has no deck column: resumed in its own columns once the deck
+    # its rows were read with is named (that version had --deck too, and could mix them so).
     lines = before.splitlines()
     earlier = [line.rsplit(",", 1)[0] for line in lines[:3]]  # its header and two rows, no deck
     out.write_text("\r\n".join(earlier) + "\r\n")
+    kept = out.read_bytes()
+    r = batch(str(folder), "--out", str(out), "--resume")
+    assert r.returncode == 2 and "written by an earlier version" in r.stderr and "--deck standin" in r.stderr, r.stderr
+    assert out.read_bytes() == kept
     r = batch(str(folder), "--out", str(out), "--resume", "--deck", "standin")
     assert r.returncode == 0 and "2 skipped" in r.stderr, r.stderr
     resumed = list(csv.reader(out.open()))
     assert len(resumed) == 6 and all(len(row) == 10 for row in resumed) and "deck" not in resumed[0]
+
+
+def test_an_earlier_versions_json_lines_resume_only_with_their_deck_named(tmp_path):
+    # Rows of an earlier version say no deck: resumed with the default deck unnamed, a file read
+    # with another could take in rows of two decks without a word (as a CSV could).
+    from ecoscore.vision.batch_results import Refused, Results
+    out = tmp_path / "r.jsonl"
+    text = json.dumps({"file": str(tmp_path / "a.jpg"), "status": "ok"}) + "\n"
+    out.write_text(text)
+    with pytest.raises(Refused, match="written by an earlier version.*--deck standin if none was given"):
+        Results(out, jsonl=True, resume=True, deck="standin", deck_named=False)
+    with Results(out, jsonl=True, resume=True, deck="kitchen", deck_named=True) as results:
+        assert results.done == {str(tmp_path / "a.jpg")}
+    # rows that say their deck resume with it unnamed, as before
+    out.write_text(json.dumps({"file": str(tmp_path / "a.jpg"), "status": "ok", "deck": "standin"}) + "\n")
+    with Results(out, jsonl=True, resume=True, deck="standin", deck_named=False) as results:
+        assert results.done == {str(tmp_path / "a.jpg")}
+    assert out.read_text().count("\n") == 1

@@ -1459,7 +1459,8 @@ def test_tap_a_card_to_see_what_earned_its_points_and_biodiversity(server, page,
     assert sorted(highlighted) == sorted(card["because_of"])
     assert sorted(page.eval_on_selector_all("#solo-tableau .marks g.cause", "gs => gs.map(g => [+g.dataset.row, +g.dataset.col])")) == sorted(card["because_of"])
     text = page.text_content("#solo-tableau .card-explain-text")
-    assert f"{card['points']} point" in text and "highlighted" in text
+    # said whatever the points' number ("1 point. The highlighted card earned them.": a review)
+    assert f"{card['points']} point" in text and "Thanks to the" in text and "highlighted card" in text
     # a double tap on another card shows its explanation (it opened and closed at once: a walk)
     other = (0, 1) if (r, c) == (0, 0) else (0, 0)
     page.dblclick(f"#solo-tableau .grid button[data-row='{other[0]}'][data-col='{other[1]}']")

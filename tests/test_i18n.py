@@ -317,6 +317,8 @@ MESSAGES = [
     "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
     "cannot resume r.csv: its photos were read with the deck 'standin', not 'kitchen': resume with --deck standin, or "
     "--force to read them all again with 'kitchen'",
+    "cannot resume r.csv: it was written by an earlier version, whose rows do not say the deck their photos were read "
+    "with: resume with --deck and that deck's name (--deck standin if none was given), or --force to read them all again",
     "a link to a folder, not followed: give batch that folder itself",
     "a link that leads round in a loop, to no file",
     "a link to nowhere: IMG_0001.jpg does not exist",

@@ -16,7 +16,8 @@ from typing import NamedTuple, TextIO
 # text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
 # "deck": the deck the photo was read with (a run resumed with another deck took the rows read
 # with the first as done, and the file mixed the two without a word: a newcomer's run). A file
-# of an earlier version, without it, is resumed in its own columns.
+# of an earlier version, without it, is resumed in its own columns, once the player names the
+# deck its rows were read with (that version had --deck too: it could mix them the same way).
 CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms", "deck"]
 CSV_HEADER = ",".join(CSV_FIELDS)
 EARLIER_CSV_FIELDS = CSV_FIELDS[:-1]
@@ -59,7 +60,8 @@ def _not_ours(out: Path) -> Refused:
 
 class _Rows(NamedTuple):
     files: set[str]  # the files the rows are of, as ``same_file`` says them
-    decks: set[str]  # the decks they were read with (none said: an earlier version's)
+    decks: set[str]  # the decks they were read with
+    unsaid: bool  # some row says no deck (an earlier version's)
     fields: list[str]  # a CSV's columns
 
 
@@ -67,7 +69,7 @@ def _done(text: str, cut: str, jsonl: bool, out: Path) -> _Rows:
     """What the whole lines ``text`` of ``out`` have a row for (``cut``: a last line cut short);
     refused where the file is not ours, or not in the format asked."""
     if not text and not cut:
-        return _Rows(set(), set(), CSV_FIELDS)  # (empty: as new)
+        return _Rows(set(), set(), False, CSV_FIELDS)  # (empty: as new)
     first = (text.splitlines() or [cut])[0]
     if CSV_HEADER.startswith(first[:len(CSV_HEADER)]) and first[:5] == CSV_HEADER[:5]:
         if jsonl:
@@ -77,18 +79,19 @@ def _done(text: str, cut: str, jsonl: bool, out: Path) -> _Rows:
             raise _not_ours(out)  # (another version's columns, say)
         rows = list(csv.DictReader(io.StringIO(text)))
         return _Rows(_both_ways({row["file"] for row in rows}, out), {row["deck"] for row in rows if row.get("deck")},
-                     fields if text else CSV_FIELDS)
+                     any(not row.get("deck") for row in rows), fields if text else CSV_FIELDS)
     if not (JSONL_START.startswith(first[:len(JSONL_START)]) and first):
         raise _not_ours(out)
     try:
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
         files = _both_ways({row["file"] for row in rows}, out)
         decks = {row["deck"] for row in rows if isinstance(row.get("deck"), str)}
+        unsaid = any(not isinstance(row.get("deck"), str) for row in rows)
     except (ValueError, TypeError, KeyError, AttributeError):
         raise _not_ours(out) from None
     if not jsonl:
         raise Refused(f"cannot resume {out}: it holds JSON lines (add --jsonl)")
-    return _Rows(files, decks, CSV_FIELDS)
+    return _Rows(files, decks, unsaid, CSV_FIELDS)
 
 
 class Results:
@@ -96,7 +99,10 @@ class Results:
     and checked when made; ``open`` (as the batch starts) before ``write``."""
 
     def __init__(self, out: Path, *, jsonl: bool = False, resume: bool = False, force: bool = False,
-                 deck: str | None = None):
+                 deck: str | None = None, deck_named: bool = True):
+        """``deck``: the deck this run reads with; ``deck_named``: whether the player named it
+        (``--deck``) rather than left it to the default, which resuming an earlier version's
+        file needs: its rows do not say their deck."""
         self.out, self.jsonl = out, jsonl
         if out.is_dir():  # (an IsADirectoryError traceback)
             example = out / ("results.jsonl" if jsonl else "results.csv")
@@ -121,6 +127,10 @@ class Results:
                     raise Refused(f"cannot resume {out}: its photos were read with the deck '{others[0]}', not "
                                   f"'{deck}': resume with --deck {others[0]}, or --force to read them all again "
                                   f"with '{deck}'")
+                if deck is not None and rows.unsaid and not deck_named:
+                    raise Refused(f"cannot resume {out}: it was written by an earlier version, whose rows do not say "
+                                  f"the deck their photos were read with: resume with --deck and that deck's name "
+                                  f"(--deck {deck} if none was given), or --force to read them all again")
                 self.done, self.fields = rows.files, rows.fields
             except BaseException:
                 self.close()  # (its lock)

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         # The results file first: a refusal comes before the models are loaded, and nothing is
         # written to an existing file until it is known to be ours.
         with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force,
-                     deck=args.deck or DEFAULT_DECK) as results:
+                     deck=args.deck or DEFAULT_DECK, deck_named=args.deck is not None) as results:
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
             try:
                 with _terminate_as_interrupt():
