@@ -66,10 +66,18 @@ def unmarked(name: str) -> str:
     return key(unicodedata.normalize("NFC", bare))  # the letters left, then made Latin where they look it
 
 
+def unpunctuated(name: str) -> str:
+    """``unmarked`` of the name without its punctuation and spaces ("Ann." and "A-nn" are "ann").
+    Symbols stay: "Ann 🐻" is not "Ann 🦊". ``name`` whole where it is all punctuation."""
+    kept = "".join(ch for ch in name if not (unicodedata.category(ch)[0] in "PZ" or ch.isspace()))
+    return unmarked(kept or name)
+
+
 def alike(a: str, b: str) -> bool:
     """Whether two names could be taken for one another: the same but for case, for accents, or
     for glyphs that look alike in either case (compared cased and case-folded), full-width and
-    other compatibility forms folded first (NFKC)."""
+    other compatibility forms folded first (NFKC). Players' names are compared without their
+    punctuation too (``service/names.py``)."""
     a, b = (without_emoji_joiners(unicodedata.normalize("NFKC", name)) for name in (a, b))
     return (key(a) == key(b) or _cased_key(a) == _cased_key(b) or unmarked(a) == unmarked(b) or glyphs(a) == glyphs(b)
             or glyphs(a).casefold() == glyphs(b).casefold())

@@ -239,7 +239,7 @@ def _layouts(tableau: Tableau) -> list[list]:
 def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameDoc:
     """The JSON answer (cells are [row, col], 0-based). ``reads[k]``: what a photo's read adds to
     player k (none for a player given as a grid, or past the end of ``reads``). Final: no read in
-    doubt, and no more cards of a type than the deck holds where any was read (a misread card)."""
+    doubt, and no more cards of a type than the deck holds (a misread card, or a mistyped grid)."""
     reads = twins_said(game, reads)
     return {
         "players": [player_to_dict(p, reads[k] if k < len(reads) else None) for k, p in enumerate(game.players)],
@@ -249,7 +249,9 @@ def game_to_dict(game: GameScore, reads: Sequence[ReadDoc | None] = ()) -> GameD
         "others": [{"largest_stream": s, "wolves": w} for s, w in game.others],
         "solo": {"margin": game.solo.margin, "outcome": game.solo.outcome} if game.solo else None,
         "deck_issues": [str(issue) for issue in game.deck_issues],
-        "final": not any(_unsure(read) for read in reads) and not (game.deck_issues and any(reads)),
+        # A game of more cards of a type than a deck holds is no game as given, read or typed: a
+        # room of typed grids said not final, /api/grid of the same grids final (an attack).
+        "final": not any(_unsure(read) for read in reads) and not game.deck_issues,
     }
 
 
@@ -294,7 +296,7 @@ def score_pad(game: GameScore, reads: Sequence[ReadDoc | None] = (), say: Say = 
     in_doubt = [_in_doubt(read) for read in read_of]
     unsure = [say(f"{p.name} ({n} cell{'s' if n != 1 else ''} in doubt)" if n else f"{p.name} (doubts about the photo or the grid)")
               for p, read, (n, _) in zip(game.players, read_of, in_doubt) if _unsure(read)]
-    if game.deck_issues and any(read_of):
+    if game.deck_issues:
         unsure.append(say("more cards of a type than a deck holds (below)"))
     # One player alone wins nothing; a solo game's outcome is its own line ("winner: bot" above
     # alice's 50 to the bot's 36 read as a bug: a newcomer's walk).

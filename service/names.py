@@ -4,7 +4,7 @@ A name is NFKC-normalised (full-width and compatibility forms fold to plain ones
 trimmed and collapsed, capped in length, and refused when it mixes scripts with look-alike
 letters (Cyrillic ``А`` in a Latin ``Alice``). Two names clash when their *keys* match: case
 folded, with each letter that looks like a Latin one replaced by it, so ``alice`` and ``Аlice``
-cannot sit beside ``Alice``.
+cannot sit beside ``Alice``; nor can ``Alice.`` (``alike``).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
-from ecoscore.lookalike import alike
+from ecoscore import lookalike
 from ecoscore.scoring.game import BOT_NAME
 from ecoscore.text import invisible, joins_emoji, without_emoji_joiners
 
@@ -54,6 +54,15 @@ def normalise(raw: str, max_length: int) -> str:
     if any(alike(name, r) for r in RESERVED):
         raise BadName(f"{name!r} is reserved (the solo bot's seat); choose another name")
     return name
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether two players' names could be taken for one another (``lookalike.alike``), or are
+    the same but for punctuation and spaces: "Ann." (a phone's keyboard puts a full stop after a
+    double space), "(Ann)", "A-nn" and "An n" each sat beside "Ann", and the majorities counted
+    her twice (an attack). Decks' titles are not compared so: a deck's key ("nase-kuchyn") may
+    sit beside the title it was made of."""
+    return lookalike.alike(a, b) or lookalike.unpunctuated(a) == lookalike.unpunctuated(b)
 
 
 def alike_among(given: list[str]) -> list[str]:

@@ -193,14 +193,19 @@ def test_one_tableau_mirrored_or_flipped_for_another_player_is_doubted_too():
         assert all(p["doubts"][0].startswith("the same 20 cards in the same places as") for p in doc["players"])
 
 
-def test_more_cards_of_a_type_than_a_deck_holds_keeps_a_read_game_from_final():
+def test_more_cards_of_a_type_than_a_deck_holds_keeps_a_game_from_final_read_or_typed():
+    # Typed grids were final so (the players' own word), while a room of the same typed grids
+    # said not final: one game, two answers (an attack). A game no deck can hold is no game as given.
     alice = parse_text((EXAMPLES / "alice.txt").read_text(), "alice")
     crowd = [(f"p{k}", type(alice)(alice.cells[k:] + alice.cells[:k])) for k in range(1, 7)]  # 6 alike in kind
     game = score_game(crowd)
     assert game.deck_issues
-    assert answer.game_to_dict(game)["final"] is True  # typed grids: the players' own word
+    assert answer.game_to_dict(game)["final"] is False
+    assert "not final: more cards of a type than a deck holds (below)" in answer.score_pad(game)
     doc = answer.game_to_dict(game, [_read_of(t) for _, t in crowd])
     assert doc["final"] is False and all(p["doubts"] == [] for p in doc["players"])
+    fits = score_game(crowd[:2])
+    assert not fits.deck_issues and answer.game_to_dict(fits)["final"] is True
 
 
 @pytest.mark.parametrize(("me", "bot"), [("alice", "bruno"), ("bruno", "alice")])  # 14 ahead; 7 behind

@@ -165,6 +165,8 @@ MESSAGES = [
     "the room is full: at most 8 players",
     "a two-player room seats 2: it is full",
     "player names must differ; repeated: Ann",
+    "player names must differ: the photo ann holds 3 tableaux, its players numbered ann-1 to ann-3, and ann-1 is too "
+    "like another player's name: name the photos apart",
     "the solo bot plays against exactly one player",
     "others: expected two whole numbers like 5:2, got 'x'",
     "request too large: the limit is 40 MB",

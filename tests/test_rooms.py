@@ -4,6 +4,7 @@ import json
 import logging
 import threading
 import time
+from urllib.parse import quote
 
 import pytest
 import segno
@@ -271,6 +272,21 @@ def test_names_alike_but_for_a_look_alike_sign_clash(client):
     for name in ("O\u2019Neil", "Jean\u2010Luc", "Jean\u2212Luc"):
         r = client.put(f"/api/rooms/{rid}/players/{name}/grid", json={"grid": EMPTY})
         assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
+
+
+def test_names_alike_but_for_punctuation_and_spaces_clash(client):
+    # "Ann." (a phone's double space), "(Ann)", "A-nn" and "An n" each sat beside "Ann", and the
+    # majorities counted her twice; "Bot." sat beside the solo bot (an attack)
+    rid = client.post("/api/rooms", json={}).json()["id"]
+    join(client, rid, "Ann")
+    for name in ("Ann.", "Ann!", "Ann'", "(Ann)", "A-nn", "An n", "ANN?", "Ánn…"):
+        r = client.put(f"/api/rooms/{rid}/players/{quote(name)}/grid", json={"grid": EMPTY})
+        assert r.status_code == 422 and "too like" in r.json()["detail"], (name, r.text)
+    for name in ("Anna", "Ann 🐻", "Jan"):  # other letters, or a symbol beside the name: other names
+        join(client, rid, name)
+    solo = client.post("/api/rooms", json={"mode": "solo"}).json()["id"]
+    r = client.put(f"/api/rooms/{solo}/players/Bot./grid", json={"grid": EMPTY})
+    assert r.status_code == 422 and "reserved" in r.json()["detail"], r.text
 
 
 def test_if_match_star_writes_on_whatever_version_there_is_and_never_on_a_gone_player(client):

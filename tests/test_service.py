@@ -351,7 +351,12 @@ def test_a_photos_tableaux_numbered_are_told_apart_from_the_other_players(client
     # room would take for one (an attack on a running server).
     files = [("photos", photo(two_tableaux, "a.jpg")), ("photos", photo(photo_set[0], "b.jpg"))]
     r = client.post("/api/game", files=files, data={"names": ["ann", "Ann-2"]})
-    assert r.status_code == 422 and "repeated: ann-2, Ann-2" in r.json()["detail"], r.text
+    # said where the name came from ("repeated: ann-2, Ann-2", when no one had typed it twice)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "player names must differ: the photo ann holds 2 tableaux, its players numbered ann-1 to ann-2, and ann-2 "
+        "is too like another player's name: name the photos apart"), r.text
+    r = client.post("/api/game?lang=cs", files=files, data={"names": ["ann", "Ann-2"]})
+    assert r.json()["detail"].startswith("jména hráčů se musí lišit: na fotce ann jsou 2 ekosystémy"), r.text
     r = client.post("/api/game", files=files, data={"names": ["ann", "bob"]})
     assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["ann-1", "ann-2", "bob"], r.text
 

@@ -80,6 +80,21 @@ def _names_differ(players: list[str]) -> None:
         raise HTTPException(422, f"player names must differ; repeated: {', '.join(clash)}")
 
 
+def _numbered_apart(game: GameScore, read_docs: list[ReadDoc]) -> None:
+    """``_names_differ`` once a photo's tableaux are numbered as players: where that numbering made
+    the clash, said so ("repeated: ann-1", when no one had typed it twice: a photo "ann" of three
+    tableaux beside a photo named "ann-1", an attack)."""
+    names = [player.name for player in game.players]
+    clash = alike_among(names)
+    for name, doc in zip(names, read_docs):
+        own = [nm for nm, d in zip(names, read_docs) if d.get("photo") == doc.get("photo")]  # its photo's players
+        if name in clash and len(own) > 1:
+            raise HTTPException(422, f"player names must differ: the photo {doc.get('photo')} holds {len(own)} tableaux, "
+                                     f"its players numbered {own[0]} to {own[-1]}, and {name} is too like another "
+                                     "player's name: name the photos apart")
+    _names_differ(names)
+
+
 async def _score_photos(svc: Services, request: Request, files: list[UploadFile], names: list[str],
                         neutral: tuple[int, int] | None, others: list[tuple[int, int]] | None, bot: Tableau | None,
                         deck: str = "") -> GameDoc:
@@ -121,7 +136,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
                                           max_name=svc.settings.max_name)
         except ValueError as err:
             raise HTTPException(422, str(err)) from None
-        _names_differ([player.name for player in game.players])  # a photo's tableaux numbered: "ann-2" beside "Ann-2"
+        _numbered_apart(game, read_docs)  # a photo's tableaux numbered: "ann-2" beside "Ann-2"
         players, jpegs = iter(game.players), []
         for _, read in reads:
             jpegs.append(overlay_jpeg(read, [next(players) for _ in read.tableaux]))
