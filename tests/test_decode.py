@@ -218,3 +218,26 @@ def test_an_image_past_pillows_warning_size_is_judged_by_ours_without_its_warnin
             "Image.MAX_IMAGE_PIXELS = 30_000; print(probe(open(sys.argv[1], 'rb').read())[1])")
     run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and run.stdout.strip() == "(200, 200)" and run.stderr == "", run.stderr
+
+
+def test_a_heic_cut_short_is_said_truncated_and_an_av1_image_labelled_heif_not_an_image():
+    # A HEIC cut short (any cut, even its last byte) was refused with the decoder's own words,
+    # "(Invalid input: Unexpected end of file: Extent in iloc box ...\n)", English in every
+    # language; an AVIF whose head names a HEIF brand with "Error while loading plugin ... dav1d"
+    # (an attack). A plain AVIF is not an image to us: so neither is it.
+    import pillow_heif
+
+    from ecoscore.vision.decode import NotAnImageError
+
+    pillow_heif.register_heif_opener()
+    out = io.BytesIO()
+    Image.fromarray(np.random.default_rng(1).integers(0, 255, (300, 400, 3), np.uint8)).save(out, format="HEIF")
+    whole = out.getvalue()
+    assert decode(whole).original_size == (400, 300)
+    for cut in (len(whole) // 2, len(whole) - 10, len(whole) - 1):
+        with pytest.raises(ImageError, match=r"^the HEIC file is truncated: its upload or copy stopped early$"):
+            decode(whole[:cut])
+    avif = io.BytesIO()
+    Image.fromarray(np.full((300, 400, 3), 90, np.uint8)).save(avif, format="AVIF")
+    with pytest.raises(NotAnImageError, match=r"^not an image \(JPEG, PNG, WebP or HEIC expected\)$"):
+        decode(avif.getvalue()[:8] + b"mif1" + avif.getvalue()[12:])

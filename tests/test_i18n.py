@@ -165,6 +165,7 @@ MESSAGES = [
     "the room is full: at most 8 players",
     "a two-player room seats 2: it is full",
     "player names must differ; repeated: Ann",
+    "the HEIC file is truncated: its upload or copy stopped early",
     "player names must differ: the photo ann holds 3 tableaux, its players numbered ann-1 to ann-3, and ann-1 is too "
     "like another player's name: name the photos apart",
     "the solo bot plays against exactly one player",

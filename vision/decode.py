@@ -178,7 +178,31 @@ def _check_complete(data: bytes, fmt: str) -> int:
         raise ImageError("the PNG file is truncated (no IEND chunk): its upload or copy stopped early")
     if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
         raise ImageError("the WebP file is truncated: its upload or copy stopped early")
+    if fmt == "HEIF" and not _boxes_complete(data):
+        raise ImageError("the HEIC file is truncated: its upload or copy stopped early")
     return scans
+
+
+MAX_BOXES = 1000  # a phone's HEIC has a handful of top-level boxes (ftyp, meta, mdat, ...)
+
+
+def _boxes_complete(data: bytes) -> bool:
+    """Whether a HEIF's top-level boxes (ISO BMFF: a 32-bit size, or 1 and a 64-bit size after
+    the type, or 0 for "to the end") end within the file. A HEIC cut short was refused with the
+    decoder's own words, in English and with a newline, whatever the language asked (an attack)."""
+    at, boxes = 0, 0
+    while at + 8 <= len(data) and boxes < MAX_BOXES:
+        size, boxes = int.from_bytes(data[at:at + 4], "big"), boxes + 1
+        if size == 1:
+            if at + 16 > len(data):
+                return False
+            size = int.from_bytes(data[at + 8:at + 16], "big")
+        if size == 0:
+            return True
+        if size < 8:
+            return True  # not a box's size: damaged, which the decoder says
+        at += size
+    return at <= len(data)
 
 
 def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
@@ -246,7 +270,11 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
                 im.draft("RGB", (long_side, long_side))
                 image = cv2.cvtColor(np.asarray(ImageOps.exif_transpose(im).convert("RGB")), cv2.COLOR_RGB2BGR)
         except Exception as err:
-            raise ImageError(f"the {fmt} image could not be decoded ({err})") from None
+            # Not the decoder's words: English whatever the language asked, a newline in them
+            # (an attack). An AV1 image whose head names a HEIF brand is an AVIF, refused as a plain one is.
+            if "AV1" in str(err):
+                raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)") from None
+            raise ImageError(f"the {fmt} file is damaged and cannot be read") from None
     # Formats decoded at full size are shrunk here (decode cost is already paid; memory is not).
     k = long_side / max(image.shape[:2])
     if k < 0.5:
