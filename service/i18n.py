@@ -313,9 +313,10 @@ def translate_doc(doc: object, lang: str) -> object:
 
 
 def request_lang(query_lang: str | None, accept_language: str | None) -> str:
-    if query_lang and query_lang.lower() in LANGS:
-        return query_lang.lower()
-    return negotiate(accept_language)
+    """``?lang=`` where it names one of LANGS, read as a language tag ("it-IT" and "it_IT" as
+    "it", as Accept-Language's are: it was English, an attack), else Accept-Language's best."""
+    lang = re.split(r"[-_]", (query_lang or "").strip().lower())[0]
+    return lang if lang in LANGS else negotiate(accept_language)
 
 
 class Localize:

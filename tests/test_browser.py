@@ -3558,6 +3558,10 @@ def test_a_links_lang_chooses_the_pages_language(server, new_page):
     page.evaluate("localStorage.clear()")
     page.goto(server + "/?lang=xx")  # one it does not speak: the browser's
     page.wait_for_function("document.documentElement.lang === 'en'")
+    page.evaluate("sessionStorage.clear()")
+    page.goto(server + "/?lang=it-IT")  # a tag, as the API reads it (the API answered it in English)
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    page.evaluate("sessionStorage.clear()")
     # A link's language holds for the tab: a room started from it goes on in Russian (its address
     # has no ?lang=), until the player chooses one.
     page.goto(server + "/?lang=ru")

@@ -80,6 +80,10 @@ def test_accept_language():
     assert i18n.negotiate("cs;q=0.500, en;q=0.4") == "cs" and i18n.negotiate("ru; q=1.000") == "ru"
     # a POSIX locale's tag (it_IT) was English
     assert i18n.negotiate("it_IT") == "it" and i18n.negotiate("ru_RU, en;q=0.5") == "ru"
+    # ?lang= read as a tag too, first (?lang=it-IT answered in English: an attack)
+    assert i18n.request_lang("it-IT", "cs") == "it" and i18n.request_lang("RU_ru", None) == "ru"
+    assert i18n.request_lang("de-DE", "cs") == "cs" and i18n.request_lang("", "ru") == "ru"
+    assert i18n.request_lang("-it", "cs") == "cs" and i18n.request_lang(None, None) == "en"
 
 
 # Every English message the reader, the scorer and the service can send today (vision/pipeline.py,

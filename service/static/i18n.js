@@ -12,7 +12,8 @@ const I18N = (() => {
     // player's choice: an audit); not saved, so the player's own choice stays theirs.
     // Kept for the tab (sessionStorage): a room started from /?lang=ru went on in the browser's
     // language, its own address having no ?lang=.
-    const asked = new URLSearchParams(location.search).get("lang");
+    // Read as a tag, as the API reads it: "?lang=it-IT" is Italian.
+    const asked = String(new URLSearchParams(location.search).get("lang") || "").trim().toLowerCase().split(/[-_]/)[0];
     if (LANGS.includes(asked)) { sessionStore("set", asked); return asked; }
     const linked = sessionStore("get");
     if (LANGS.includes(linked)) return linked;
