@@ -76,6 +76,8 @@ class Tableau:
             return cls([rows[c][r] for r in range(ROWS) for c in range(COLS)])
         # each row's count in order: "of 4, 5 cells" read as nonsense (a walk, in Italian)
         widths = ", ".join(str(len(row)) for row in rows) or "0"
+        if widths == "1":  # "got 1 row, holding 1 cards" (an attack)
+            raise ValueError("a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 card")
         rows_got = f"{len(rows)} row" if len(rows) == 1 else f"{len(rows)} rows"  # "got 1 rows" (a walk, in Italian)
         raise ValueError(f"a tableau is 4 rows of 5 cards (or 5 rows of 4); got {rows_got}, holding {widths} cards")
 

@@ -64,6 +64,7 @@ def test_unknown_token_error_says_which_and_where():
     [
         ("RB RB RB RB RB\n. . . . .\n. . . . .", "got 3 rows, holding 5, 5, 5 cards"),
         ("RB RB RB RB RB", "got 1 row, holding 5 cards"),
+        ("RB", "got 1 card"),  # not "got 1 row, holding 1 cards"
         ("RB RB RB RB\n. . . . .\n. . . . .\n. . . . .", "got 4 rows, holding 4, 5, 5, 5 cards"),
         ("", "got 0 rows"),
         ("{not json", "invalid JSON"),

@@ -179,6 +179,7 @@ MESSAGES = [
     "the service is busy reading photos; try again in 3 s",
     "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 3 rows, holding 5, 5, 5 cards",
     "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 row, holding 3 cards",
+    "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 card",
     "a grid of 8 cards was found, but 13 of its 20 cells are in doubt, so it was not scored as a player: if it is a player's "
     "tableau, photograph it alone, or closer",
     "a solo room seats 1: it is full",
