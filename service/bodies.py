@@ -26,7 +26,7 @@ from contextlib import aclosing
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
-from fastapi import HTTPException, Request, Response, UploadFile
+from fastapi import HTTPException, Request, Response, UploadFile, params
 from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -286,6 +286,13 @@ def _takes_many(annotation: Any) -> bool:
     return isinstance(origin, type) and issubclass(origin, (list, tuple, set, frozenset, Sequence))
 
 
+def _says_json(content_type: str | None) -> bool:
+    """Whether a request's Content-Type lets FastAPI read its body as JSON (none said does not:
+    FastAPI's ``strict_content_type``)."""
+    kind = parse_options_header(content_type or "")[0].decode("latin-1").lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
 class BoundedRoute(APIRoute):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -296,12 +303,22 @@ class BoundedRoute(APIRoute):
                                    if not _takes_many(param.field_info.annotation))
         self.file_fields = tuple(param.alias for param in self.dependant.body_params
                                  if UploadFile in (param.field_info.annotation, *get_args(param.field_info.annotation)))
+        # A body read as JSON: FastAPI reads it so only when its Content-Type says JSON, and
+        # validated a JSON object sent as text/plain, or by `curl -d` as a form, as bytes: "body:
+        # an object was expected", of a body that was one (an attack).
+        self.takes_json = self.body_field is not None and not any(
+            isinstance(param.field_info, params.Form) for param in self.dependant.body_params)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def bounded(request: Request) -> Response:
             bounded_request = BoundedRequest(request.scope, request.receive)
+            # (read whole, as FastAPI reads a JSON route's body next, kept on the request: an empty
+            # body of any type, or of none, leaves the route's defaults, as before)
+            if self.takes_json and not _says_json(request.headers.get("Content-Type")) and await bounded_request.body():
+                raise HTTPException(415, "the body is sent as JSON, with Content-Type: application/json (a browser's "
+                                         "fetch or `curl -H 'Content-Type: application/json'` sends it so)")
             bounded_request.single_files = self.single_files
             bounded_request.single_fields = self.single_fields
             bounded_request.file_fields = self.file_fields

@@ -8,6 +8,7 @@ cannot sit beside ``Alice``; nor can ``Alice.`` (``alike``).
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from confusable_homoglyphs import confusables
@@ -49,6 +50,12 @@ def normalise(raw: str, max_length: int) -> str:
         raise BadName("a name needs a letter or a digit")
     if "/" in name:  # a name is part of a URL path
         raise BadName("a name cannot hold '/'")
+    # Marks without their letter, or stacked past any language's (NFC composes most; Vietnamese
+    # stacks two): they were refused as "mixes scripts with look-alike letters" (an attack).
+    if unicodedata.combining(name[0]):
+        raise BadName("a name cannot begin with an accent or a mark: type its letter first")
+    if re.search(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}", name):
+        raise BadName("a name cannot stack more than two accents or marks on a letter")
     if confusables.is_dangerous(without_emoji_joiners(name)):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
     if any(alike(name, r) for r in RESERVED):

@@ -3463,6 +3463,27 @@ def test_a_screen_reader_is_told_the_total_when_a_photo_is_read_and_when_a_corre
     expect(page.locator("#said")).to_contain_text(f"Total: {page.text_content('#total')}")
 
 
+def test_a_screen_reader_is_told_the_total_once_the_grid_is_said_right(server, page, photo_set, tmp_path):
+    # It kept "Total: 52? Not final: ..." once "The grid is right" had made the total shown final
+    # (a newcomer's walk).
+    from conftest import cut_through_right_column
+    from playwright.sync_api import expect
+
+    upload_solo(page, server, write(tmp_path, "cut.jpg", cut_through_right_column(photo_set[0])))
+    expect(page.locator("#said")).to_contain_text("?")
+    doubtful = page.eval_on_selector_all("#solo-tableau .grid button.doubt", "bs => bs.map(b => [b.dataset.row, b.dataset.col])")
+    for r, c in doubtful:  # each kept as read ("Keep as read" says the total again too), one off the photo named empty
+        page.click(f"#solo-tableau .grid button[data-row='{r}'][data-col='{c}']")
+        page.click("#solo-tableau .change")
+        page.wait_for_selector("#picker[open]")
+        page.click("#keep" if page.is_visible("#keep") else "#choices button[data-type='']")
+        page.wait_for_selector("#picker:not([open])", state="hidden")
+        expect(page.locator("#said")).to_contain_text(f"Total: {page.text_content('#total')}?")  # the photo's doubt stands
+    page.click("#solo-tableau .grid-right")
+    expect(page.locator("#total-unsure")).to_be_hidden()
+    expect(page.locator("#said")).to_have_text(f"Total: {page.text_content('#total')}.")
+
+
 HEADING_LEVELS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].filter((h) => h.checkVisibility())
     .map((h) => [+(h.getAttribute('aria-level') || h.tagName[1]), h.textContent.trim()])"""
 

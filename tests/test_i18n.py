@@ -170,6 +170,11 @@ MESSAGES = [
     "a two-player room seats 2: it is full",
     "player names must differ; repeated: Ann",
     "the HEIC file is truncated: its upload or copy stopped early",
+    "a name cannot stack more than two accents or marks on a letter",
+    "a name cannot begin with an accent or a mark: type its letter first",
+    "IMG_0001.jpg: the point 99999,99999 lies outside the photo (1600 × 1200 pixels): give a point on the tableau to take",
+    "the body is sent as JSON, with Content-Type: application/json (a browser's fetch or `curl -H 'Content-Type: "
+    "application/json'` sends it so)",
     "player names must differ: the photo ann holds 3 tableaux, its players numbered ann-1 to ann-3, and ann-1 is too "
     "like another player's name: name the photos apart",
     "the solo bot plays against exactly one player",

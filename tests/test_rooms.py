@@ -200,7 +200,7 @@ def test_a_stale_removal_of_a_player_who_left_does_not_remove_the_one_renamed_to
 # joined) were refused as holding invisible characters (an attack on a running server's find).
 @pytest.mark.parametrize("name, stored", [("  Alice  ", "Alice"), ("Ｊｏｓé", "José"), ("Zoë  Li", "Zoë Li"),
                                           ("Ana ❤️", "Ana ❤️"), ("Eva 👩‍💻", "Eva 👩‍💻"), ("🏳️‍🌈 Jo", "🏳️‍🌈 Jo"),
-                                          ("Ivo 👍🏽", "Ivo 👍🏽")])
+                                          ("Ivo 👍🏽", "Ivo 👍🏽"), ("Nguye\u0302\u0303n", "Nguyễn")])
 def test_names_are_normalised(client, name, stored):
     rid = client.post("/api/rooms", json={}).json()["id"]
     assert join(client, rid, name)["name"] == stored
@@ -220,6 +220,8 @@ def test_names_are_normalised(client, name, stored):
     # an emoji's joiners anywhere but in an emoji show nothing
     ("Ali\u200dce", 422, "invisible"), ("Bob\u200d", 422, "invisible"), ("Bob\ufe0f", 422, "invisible"),
     ("\u200d❤", 422, "invisible"),
+    # marks stacked, or before any letter: said so, not "mixes scripts" (an attack)
+    ("a" + "\u0301" * 39, 422, "more than two accents"), ("\u0301Bob", 422, "begin with an accent"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     # (each beside Alice alone; an emoji's joiners do not tell two names apart: test below)

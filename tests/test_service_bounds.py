@@ -146,6 +146,23 @@ def test_a_string_with_a_lone_surrogate_gets_a_422_on_every_json_route(client):
     assert client.get("/health").status_code == 200
 
 
+def test_a_json_body_sent_as_another_type_is_told_to_say_json(client):
+    # A JSON object sent as text/plain (or by `curl -d`, as a form) was validated as bytes: "body:
+    # an object was expected", of a body that was one (an attack).
+    body = b'{"mode": "game"}'
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "text/json"):
+        r = client.post("/api/rooms?lang=it", content=body, headers={"content-type": kind})
+        assert r.status_code == 415 and r.json()["detail"].startswith("il corpo va inviato come JSON"), (kind, r.text)
+    for kind in ("application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"):
+        r = client.post("/api/rooms", content=body, headers={"content-type": kind})
+        assert r.status_code == 200 and r.json()["mode"] == "game", (kind, r.text)
+    assert client.post("/api/rooms", content=body).status_code == 415  # no type said: FastAPI reads it as no JSON
+    # an empty body of any type: the route's defaults (FastAPI reads no body there)
+    assert client.post("/api/rooms", content=b"", headers={"content-type": "text/plain"}).status_code == 200
+    # a form route is not a JSON one
+    assert client.post("/api/photo", content=body, headers={"content-type": "text/plain"}).status_code != 415
+
+
 def test_a_player_named_bot_cannot_break_a_solo_room(client, settings):
     room = client.post("/api/rooms", json={"mode": "solo"}).json()
     rid, owner = room["id"], room["owner_token"]

@@ -98,6 +98,10 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
     # ... said as the player typed it, not as its key ("'il-nostro-tavolo' exists": a walk, in Italian)
     typed = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Kitchen!"})
     assert typed.status_code == 409 and "a deck named 'Kitchen!' exists already" in typed.json()["detail"], typed.text
+    # ... and as its key where the title sent is not what the key was made of (a title unlike
+    # the deck there was said to exist: an attack)
+    unlike = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "title": "Race 0"})
+    assert unlike.status_code == 409 and "a deck named 'kitchen' exists already" in unlike.json()["detail"], unlike.text
     # ... each refused before its photo is read (it was read whole first: an attack on a running
     # server): bytes that are no photo at all are refused for the token, not for the image
     junk = {"photo": ("x.jpg", b"not a photo", "image/jpeg")}
@@ -362,6 +366,13 @@ def test_the_tableau_shown_of_a_photo_of_two_is_the_one_remembered(client):
     assert sum(r.json()["references"].values()) == sum(t is not None for row in players[1]["grid"] for t in row)
     bad = client.post("/api/decks/pair/photo", files={"photo": _jpeg(scene)}, data={"grid": grid, "at": "1e9,x"})
     assert bad.status_code == 422
+    # a point off the photo: refused, not the tableau nearest it taken (an attack)
+    off = client.post("/api/decks/pair2/photo?lang=cs", files={"photo": _jpeg(scene)},
+                      data={"grid": grid, "at": "99999,99999", "as_read": "true"})
+    h, w = scene.image.shape[:2]
+    assert off.status_code == 422 and off.json()["detail"].endswith(
+        f"bod 99999,99999 leží mimo fotku ({w} × {h} pixelů): zadejte bod na ekosystému, který se má vzít"), off.text
+    assert client.get("/api/decks/pair2").status_code == 404  # no deck started
 
 
 def test_a_crafted_file_name_in_a_refusal_is_answered_at_once_in_any_language(client):
@@ -405,6 +416,15 @@ def test_the_cells_of_a_photo_cut_by_the_frame_say_so(client):
     r = client.post("/api/layout", files={"photo": ("cut.jpg", io.BytesIO(cut), "image/jpeg")})
     assert r.status_code == 200, r.text
     assert any(d.startswith("the tableau is cut by the frame") for d in r.json()["doubts"]), r.json()["doubts"]
+    # Remembered with its whole grid, the cards named outside the photo are said left out, as the
+    # command line says them (the page said "17 cards", "still needs eagle" after one was named
+    # there, without a word: a newcomer's walk)
+    grid = format_text(truth_tableau(scene.truth["tableaux"][0]))
+    kept = client.post("/api/decks/cut/photo", files={"photo": ("cut.jpg", io.BytesIO(cut), "image/jpeg")},
+                       data={"grid": grid})
+    assert kept.status_code == 200, kept.text
+    outside = [d for d in kept.json()["doubts"] if d.endswith("lies outside the photo: left out of the deck")]
+    assert outside and sum(kept.json()["references"].values()) <= 20 - outside[0].count("row "), kept.json()
 
 
 def test_a_deck_is_called_by_the_name_its_player_typed_and_keyed_by_its_slug(client):

@@ -326,6 +326,10 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
         photo = decode(data)
     except ImageError as err:
         raise _refusal(err, where) from None
+    w, h = photo.original_size
+    if at is not None and not (0 <= at[0] <= w and 0 <= at[1] <= h):  # (the tableau nearest it was taken: an attack)
+        raise EnrolError(f"{where}: the point {at[0]:g},{at[1]:g} lies outside the photo ({w} × {h} pixels): "
+                         "give a point on the tableau to take")
     try:
         det, fits, loose = reader.locate(photo)
         if read_by is not None and fits:

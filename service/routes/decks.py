@@ -24,6 +24,7 @@ from ecoscore.vision.deckstore import (
     NotDeckOwner,
     TitleTaken,
     clean_title,
+    name_for,
 )
 from ecoscore.vision.enrol import (
     AS_WRITTEN_NOTE,
@@ -36,6 +37,7 @@ from ecoscore.vision.enrol import (
     layout,
     left_out_note,
     name_it,
+    outside_note,
 )
 from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
@@ -180,6 +182,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 raise _not_owner(err, x_deck_token, title, name) from None
             raise
         notes = [left_out_note(taken.left_out)] if taken.left_out else []
+        if taken.outside:  # cards the player named outside the photo ("17 cards" of 20, "still needs eagle"
+            notes.append(outside_note(taken.outside))  # after naming one there, without a word: a newcomer's walk)
         if taken.taken_as_written:
             notes.append(AS_WRITTEN_NOTE)
         if not info.added:
@@ -193,8 +197,11 @@ def _not_owner(err: NotDeckOwner, x_deck_token: str | None, title: str, name: st
     """A deck this phone may not teach: one of another phone's or the server's, said as the
     player named theirs when it came as a new deck (no token)."""
     if x_deck_token is None:  # a new deck, named as one that exists
-        # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian)
-        return HTTPException(409, f"a deck named '{clean_title(title) or name}' exists already, started on "
+        # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian),
+        # where the key was made of it (as the page makes it): another title sent with a key that
+        # exists was said to exist ("'Race 0' exists", the deck there called "Race 3": an attack)
+        shown = clean_title(title) if clean_title(title) and name_for(clean_title(title)) == name else name
+        return HTTPException(409, f"a deck named '{shown}' exists already, started on "
                                   "another phone or on the server: give yours another name")
     return err
 

@@ -1914,9 +1914,12 @@ function soloView() {
   solo.view = solo.view || new TableauView($("solo-tableau"), { editable: true, onChange: correctSolo, unsure: $("unsure"), majorityNote: gameMajorityNote,
     // A change taken back: the pad too, to the score of the view gone back to (a change's score
     // that came back after the next was made: ``TableauView.commit``).
-    onKept: () => { soloPad(solo.view.player); saveSolo(); }, onTakenBack: () => showSolo(solo.view.player),
+    // The total said again to a screen reader: it kept "Total: 52? Not final" once the total shown
+    // was final (a newcomer's walk).
+    onKept: () => { soloPad(solo.view.player); saveSolo(); if (!solo.teaching) announceTotal(); },
+    onTakenBack: () => showSolo(solo.view.player),
     // "The grid is right": no room to tell; the total and the pad final at once, kept through a reload.
-    onChecked: () => { soloPad(solo.view.player); saveSolo(); },
+    onChecked: () => { soloPad(solo.view.player); saveSolo(); announceTotal(); },
     // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
     onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
