@@ -200,7 +200,8 @@ def _not_owner(err: NotDeckOwner, x_deck_token: str | None, title: str, name: st
         # as the player typed it, not its key ("'il-nostro-tavolo' exists": a walk, in Italian),
         # where the key was made of it (as the page makes it): another title sent with a key that
         # exists was said to exist ("'Race 0' exists", the deck there called "Race 3": an attack)
-        shown = clean_title(title) if clean_title(title) and name_for(clean_title(title)) == name else name
+        typed = clean_title(title)
+        shown = typed if typed and name_for(typed) == name else name
         return HTTPException(409, f"a deck named '{shown}' exists already, started on "
                                   "another phone or on the server: give yours another name")
     return err
