@@ -2202,9 +2202,11 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     answer(page, "Kitchen")
     expect(page.locator("#remember-status")).to_contain_text("A deck named 'Kitchen' exists already", timeout=30000)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
+    expect(page.locator("#remember-hint")).to_be_visible()  # "Correct the grid first": before it is remembered
     page.click("#remember")
     expect(page.locator("#remember-status")).to_have_text("40 cards in deck kitchen: photos are now read with it.",
                                                           timeout=30000)
+    expect(page.locator("#remember-hint")).to_be_hidden()  # not over the grid just remembered (a newcomer's walk)
     shot(page, "deck-remembered")
 
 
@@ -2334,6 +2336,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#pad")).to_be_hidden()
     expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
     expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")
+    expect(page.locator("#remember-hint")).to_be_hidden()  # "Correct the grid first": no grid to correct yet
     page.click("#remember")  # nothing named yet: said at once, nothing sent
     expect(page.locator("#remember-status")).to_have_text("Name every card first: 20 cards have no name yet.")
     # A card set to empty (what a player does with a box the finder put on a bare gap) is

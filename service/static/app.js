@@ -1680,6 +1680,7 @@ async function rememberCards() {
     solo.remembered = deck.added ? { name: deck.name, title: called, grid: JSON.stringify(solo.view.grid),
       only: references <= deck.added } : null;
     $("forget").hidden = !deck.added;
+    showRememberHint();
     saveSolo();
     await loadDecks($("deck"));
     // "All doubtful cards checked." is done with once the cards are remembered (it stayed above: a walk).
@@ -1711,6 +1712,7 @@ async function forgetCards() {
   try {
     const out = await api("DELETE", `/api/decks/${encodeURIComponent(name)}/last`, undefined, { "X-Deck-Token": localStorage.getItem(tokenOf) || "" });
     $("forget").hidden = true; solo.remembered = null;
+    showRememberHint();
     saveSolo();
     if (!out.deck) {  // the deck was only these cards: it is gone
       localStorage.removeItem(tokenOf);
@@ -2162,7 +2164,15 @@ async function scoredAlone(p, photo) {
   return { ...p, cards, biodiversity, gaps, total, majorities, explanation, deck_issues };
 }
 
+// "Correct the grid first: every card then becomes a reference": not while the cards are being
+// named (no grid to correct yet), nor over the grid just remembered (a newcomer's walk).
+function showRememberHint() {
+  const remembered = solo.remembered && solo.view && solo.remembered.grid === JSON.stringify(solo.view.grid);
+  $("remember-hint").hidden = !!solo.teaching || !!remembered;
+}
+
 function showSolo(player) {
+  showRememberHint();
   const several = !solo.teaching && solo.doc.players.length > 1;
   $("which").hidden = !several;
   if (several) {
