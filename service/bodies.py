@@ -5,7 +5,8 @@ and APIRoute class"): every router with a body uses ``BoundedRoute``.
   most ``MAX_JSON_CONTAINERS`` arrays and objects outside its strings; more is refused with a 400
   before ``json.loads`` builds any of them. A key named twice in one object is a 422. A request of
   this API holds fewer than 100; a body of 60,000 nested ``[`` made the parser build a thousand
-  lists before giving up, every request.
+  lists before giving up, every request. A body sent without ``Content-Type: application/json``
+  (FastAPI would validate it as bytes) is a 415 saying so, judged on the headers.
 - Forms: a text field of at most ``MAX_FIELD_BYTES`` (the longest, a bot's grid, is 2,000
   characters), at most ``MAX_FORM_FIELDS`` fields and ``MAX_FORM_FILES`` files, refused as the
   multipart body is parsed (Starlette's defaults: 1 MB a field, 1,000 fields and files); a field
@@ -286,9 +287,15 @@ def _takes_many(annotation: Any) -> bool:
     return isinstance(origin, type) and issubclass(origin, (list, tuple, set, frozenset, Sequence))
 
 
+def _has_body(request: Request) -> bool:
+    """Whether a request says it carries a body (a length other than 0, or chunks)."""
+    length = request.headers.get("Content-Length")
+    return (length is not None and length.strip() != "0") or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+
+
 def _says_json(content_type: str | None) -> bool:
     """Whether a request's Content-Type lets FastAPI read its body as JSON (none said does not:
-    FastAPI's ``strict_content_type``)."""
+    FastAPI's ``strict_content_type``, from 0.132, the least pyproject.toml takes)."""
     kind = parse_options_header(content_type or "")[0].decode("latin-1").lower()
     return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
 
@@ -314,9 +321,10 @@ class BoundedRoute(APIRoute):
 
         async def bounded(request: Request) -> Response:
             bounded_request = BoundedRequest(request.scope, request.receive)
-            # (read whole, as FastAPI reads a JSON route's body next, kept on the request: an empty
-            # body of any type, or of none, leaves the route's defaults, as before)
-            if self.takes_json and not _says_json(request.headers.get("Content-Type")) and await bounded_request.body():
+            # Judged on the headers, before the body: a request with none (no length, or 0, and
+            # not chunked) leaves the route's defaults, as before. (Reading the body here to
+            # tell first made a client gone mid-body a 500: a review.)
+            if self.takes_json and _has_body(request) and not _says_json(request.headers.get("Content-Type")):
                 raise HTTPException(415, "the body is sent as JSON, with Content-Type: application/json (a browser's "
                                          "fetch or `curl -H 'Content-Type: application/json'` sends it so)")
             bounded_request.single_files = self.single_files

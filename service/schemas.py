@@ -198,7 +198,9 @@ class GameOut(BaseModel):
     final: bool = Field(description="no player's read carries a doubt (of a cell, the grid or the photo): the "
                                     "totals and the winners need no check; false: check the doubts first. In a "
                                     "room a cell corrected or kept as read loses its doubts; the doubts of the photo stay until "
-                                    "the tableau is sent again, or its player says the grid is checked")
+                                    "the tableau is sent again, or its player says the grid is checked. False too "
+                                    "where the game holds more cards of a type than a deck does (deck_issues), typed "
+                                    "grids included")
 
 
 class RoomOut(BaseModel):

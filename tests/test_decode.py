@@ -237,6 +237,8 @@ def test_a_heic_cut_short_is_said_truncated_and_an_av1_image_labelled_heif_not_a
     for cut in (len(whole) // 2, len(whole) - 10, len(whole) - 1):
         with pytest.raises(ImageError, match=r"^the HEIC file is truncated: its upload or copy stopped early$"):
             decode(whole[:cut])
+    # a file that decodes is read, whatever follows its boxes (a vendor's trailer: a review)
+    assert decode(whole + b"SEFHjunkjunkjunkjunkSEFT").original_size == (400, 300)
     avif = io.BytesIO()
     Image.fromarray(np.full((300, 400, 3), 90, np.uint8)).save(avif, format="AVIF")
     with pytest.raises(NotAnImageError, match=r"^not an image \(JPEG, PNG, WebP or HEIC expected\)$"):

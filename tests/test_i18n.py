@@ -125,7 +125,7 @@ MESSAGES = [
     "ann: the file is empty",
     "ann: the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early",
     "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
-    "ann: the HEIF file is damaged and cannot be read",
+    "ann: the HEIC file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
     "ann: the image is 1 × 1 pixels: too small or too narrow to hold a tableau (at least 64 pixels across, at most 8:1)",
     "photo.jpg: no tableau read: a grid of 12 cards was found, but none of them reads as a card of the deck: this photo "
@@ -172,7 +172,7 @@ MESSAGES = [
     "the HEIC file is truncated: its upload or copy stopped early",
     "a name cannot stack more than two accents or marks on a letter",
     "a name cannot begin with an accent or a mark: type its letter first",
-    "IMG_0001.jpg: the point 99999,99999 lies outside the photo (1600 × 1200 pixels): give a point on the tableau to take",
+    "IMG_0001.jpg: the point 99999,99999 lies far outside the photo (1600 × 1200 pixels): give a point on the tableau to take",
     "the body is sent as JSON, with Content-Type: application/json (a browser's fetch or `curl -H 'Content-Type: "
     "application/json'` sends it so)",
     "player names must differ: the photo ann holds 3 tableaux, its players numbered ann-1 to ann-3, and ann-1 is too "

@@ -222,6 +222,7 @@ def test_names_are_normalised(client, name, stored):
     ("\u200d❤", 422, "invisible"),
     # marks stacked, or before any letter: said so, not "mixes scripts" (an attack)
     ("a" + "\u0301" * 39, 422, "more than two accents"), ("\u0301Bob", 422, "begin with an accent"),
+    ("a\u0301\u0302\u0303", 422, "more than two accents"), ("\u20ddBob", 422, "begin with an accent"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     # (each beside Alice alone; an emoji's joiners do not tell two names apart: test below)

@@ -359,6 +359,14 @@ def test_a_photos_tableaux_numbered_are_told_apart_from_the_other_players(client
     assert r.json()["detail"].startswith("jména hráčů se musí lišit: na fotce ann jsou 2 ekosystémy"), r.text
     r = client.post("/api/game", files=files, data={"names": ["ann", "bob"]})
     assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["ann-1", "ann-2", "bob"], r.text
+    # photos named after their files are made unique once their tableaux are numbered: two sent
+    # as image.jpg, the first of two tableaux, were refused as "image-2" beside "image 2" (a review)
+    twins = [("photos", photo(two_tableaux, "image.jpg")), ("photos", photo(photo_set[0], "image.jpg"))]
+    r = client.post("/api/game", files=twins)
+    names = [p["name"] for p in r.json()["players"]]
+    assert r.status_code == 200 and names == ["image-1", "image-2", "image 3"], r.text  # ("image 2" is "image-2")
+    r = client.post("/api/game", files=twins[::-1])
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]][1:] == ["image 2-1", "image 2-2"], r.text
 
 
 def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_set):

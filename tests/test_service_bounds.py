@@ -152,7 +152,7 @@ def test_a_json_body_sent_as_another_type_is_told_to_say_json(client):
     body = b'{"mode": "game"}'
     for kind in ("text/plain", "application/x-www-form-urlencoded", "text/json"):
         r = client.post("/api/rooms?lang=it", content=body, headers={"content-type": kind})
-        assert r.status_code == 415 and r.json()["detail"].startswith("il corpo va inviato come JSON"), (kind, r.text)
+        assert r.status_code == 415 and r.json()["detail"].startswith("il corpo della richiesta va inviato come JSON"), (kind, r.text)
     for kind in ("application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"):
         r = client.post("/api/rooms", content=body, headers={"content-type": kind})
         assert r.status_code == 200 and r.json()["mode"] == "game", (kind, r.text)

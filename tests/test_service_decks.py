@@ -371,7 +371,7 @@ def test_the_tableau_shown_of_a_photo_of_two_is_the_one_remembered(client):
                       data={"grid": grid, "at": "99999,99999", "as_read": "true"})
     h, w = scene.image.shape[:2]
     assert off.status_code == 422 and off.json()["detail"].endswith(
-        f"bod 99999,99999 leží mimo fotku ({w} × {h} pixelů): zadejte bod na ekosystému, který se má vzít"), off.text
+        f"bod 99999,99999 leží daleko mimo fotku ({w} × {h} pixelů): zadejte bod na ekosystému, který se má vzít"), off.text
     assert client.get("/api/decks/pair2").status_code == 404  # no deck started
 
 

@@ -178,9 +178,12 @@ def _check_complete(data: bytes, fmt: str) -> int:
         raise ImageError("the PNG file is truncated (no IEND chunk): its upload or copy stopped early")
     if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
         raise ImageError("the WebP file is truncated: its upload or copy stopped early")
-    if fmt == "HEIF" and not _boxes_complete(data):
-        raise ImageError("the HEIC file is truncated: its upload or copy stopped early")
     return scans
+
+
+def _said(fmt: str) -> str:
+    """A format as a refusal names it: a HEIF is the HEIC phones write (as its other refusals say)."""
+    return "HEIC" if fmt == "HEIF" else fmt
 
 
 MAX_BOXES = 1000  # a phone's HEIC has a handful of top-level boxes (ftyp, meta, mdat, ...)
@@ -188,8 +191,9 @@ MAX_BOXES = 1000  # a phone's HEIC has a handful of top-level boxes (ftyp, meta,
 
 def _boxes_complete(data: bytes) -> bool:
     """Whether a HEIF's top-level boxes (ISO BMFF: a 32-bit size, or 1 and a 64-bit size after
-    the type, or 0 for "to the end") end within the file. A HEIC cut short was refused with the
-    decoder's own words, in English and with a newline, whatever the language asked (an attack)."""
+    the type, or 0 for "to the end") end within the file: asked only of a HEIC the decoder could
+    not read, to say why (a file that decodes is read, whatever bytes follow its boxes: a vendor's
+    trailer, a review)."""
     at, boxes = 0, 0
     while at + 8 <= len(data) and boxes < MAX_BOXES:
         size, boxes = int.from_bytes(data[at:at + 4], "big"), boxes + 1
@@ -224,7 +228,9 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         size = f" {int(claimed.group(1)) / 1e6:.0f} MP" if claimed else " too many pixels"
         raise ImageError(f"the image claims{size}; the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
     except Exception:
-        raise ImageError(f"the {sniffed} file is damaged and cannot be read") from None
+        if sniffed == "HEIF" and not _boxes_complete(data):
+            raise ImageError("the HEIC file is truncated: its upload or copy stopped early") from None
+        raise ImageError(f"the {_said(sniffed)} file is damaged and cannot be read") from None
     if w * h > MAX_PIXELS:
         raise ImageError(
             f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
@@ -270,11 +276,14 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
                 im.draft("RGB", (long_side, long_side))
                 image = cv2.cvtColor(np.asarray(ImageOps.exif_transpose(im).convert("RGB")), cv2.COLOR_RGB2BGR)
         except Exception as err:
-            # Not the decoder's words: English whatever the language asked, a newline in them
-            # (an attack). An AV1 image whose head names a HEIF brand is an AVIF, refused as a plain one is.
+            # Not the decoder's words: English whatever the language asked, a newline in them (a
+            # HEIC cut short: an attack). An AV1 image whose head names a HEIF brand is an AVIF,
+            # refused as a plain one is.
             if "AV1" in str(err):
                 raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)") from None
-            raise ImageError(f"the {fmt} file is damaged and cannot be read") from None
+            if fmt == "HEIF" and not _boxes_complete(data):
+                raise ImageError("the HEIC file is truncated: its upload or copy stopped early") from None
+            raise ImageError(f"the {_said(fmt)} file is damaged and cannot be read") from None
     # Formats decoded at full size are shrunk here (decode cost is already paid; memory is not).
     k = long_side / max(image.shape[:2])
     if k < 0.5:

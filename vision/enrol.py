@@ -326,9 +326,11 @@ def _one_tableau(reader: Reader, data: bytes, where: str, at: tuple[float, float
         photo = decode(data)
     except ImageError as err:
         raise _refusal(err, where) from None
+    # A point far off the photo (the tableau nearest it was taken: an attack). The page's point is
+    # the middle of the tableau it showed, which may lie off a photo cutting most of that tableau.
     w, h = photo.original_size
-    if at is not None and not (0 <= at[0] <= w and 0 <= at[1] <= h):  # (the tableau nearest it was taken: an attack)
-        raise EnrolError(f"{where}: the point {at[0]:g},{at[1]:g} lies outside the photo ({w} × {h} pixels): "
+    if at is not None and not (-w / 2 <= at[0] <= 1.5 * w and -h / 2 <= at[1] <= 1.5 * h):
+        raise EnrolError(f"{where}: the point {at[0]:g},{at[1]:g} lies far outside the photo ({w} × {h} pixels): "
                          "give a point on the tableau to take")
     try:
         det, fits, loose = reader.locate(photo)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
@@ -12,7 +14,7 @@ from ecoscore.options import parse_others, parse_pair
 from ecoscore.scoring import GameDoc, GameScore, GridError, ReadDoc, Tableau, game_to_dict, parse_grid, parse_json, score_game
 from ecoscore.vision.overlay import overlay_jpeg
 from ecoscore.vision.reads import PhotoRead
-from ecoscore.vision.report import score_reads
+from ecoscore.vision.report import player_names, score_reads
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
@@ -80,6 +82,37 @@ def _names_differ(players: list[str]) -> None:
         raise HTTPException(422, f"player names must differ; repeated: {', '.join(clash)}")
 
 
+def _unique(base: str, taken: list[str], players: Callable[[str], list[str]], max_name: int) -> str:
+    """``base``, else "base 2", "base 3", ...: the first whose ``players`` none of ``taken`` could be
+    taken for (as a room tells names apart)."""
+    name, n = base, 2
+    while any(alike(player, other) for player in players(name) for other in taken):
+        suffix = f" {n}"
+        name, n = base[:max_name - len(suffix)] + suffix, n + 1
+    return name
+
+
+def _its_names(name: str, read: PhotoRead, max_name: int) -> list[str]:
+    """A photo's players' names, and its own (each photo told apart too)."""
+    return [*player_names(name, read, max_name), name]
+
+
+def _file_names_apart(reads: list[tuple[str, PhotoRead]], bases: list[str | None],
+                      max_name: int) -> list[tuple[str, PhotoRead]]:
+    """The photos named after their files (``bases``, None where a name was given) made unique
+    again now that their tableaux are known, against the players each photo's tableaux become
+    ("image-1", "image-2"): two photos sent as image.jpg, the first of two tableaux, were refused as
+    "image-2" beside "image 2", names no one had typed (a review)."""
+    given = [said for (name, read), base in zip(reads, bases) if base is None for said in _its_names(name, read, max_name)]
+    out: list[tuple[str, PhotoRead]] = []
+    for (name, read), base in zip(reads, bases):
+        if base is not None:
+            name = _unique(base, given, partial(_its_names, read=read, max_name=max_name), max_name)
+            given += _its_names(name, read, max_name)
+        out.append((name, read))
+    return out
+
+
 def _numbered_apart(game: GameScore, read_docs: list[ReadDoc]) -> None:
     """``_names_differ`` once a photo's tableaux are numbered as players: where that numbering made
     the clash, said so ("repeated: ann-1", when no one had typed it twice: a photo "ann" of three
@@ -112,17 +145,17 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
             return await read_photo(svc, request, upload, name, deck)
 
     named: list[str] = []
+    bases: list[str | None] = []  # a photo named after its file: that name, to make unique again once read
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
         name = photo_name(svc, given, upload, k)
+        bases.append(None if given.strip() else name)
         if not given.strip():  # a file's name, no one's choice (iPhones name every photo image.jpg): made unique
-            base, n = name, 2
-            while any(alike(name, other) for other in named):  # as a room tells names apart
-                suffix = f" {n}"
-                name, n = base[:svc.settings.max_name - len(suffix)] + suffix, n + 1
+            name = _unique(name, named, lambda candidate: [candidate], svc.settings.max_name)
         named.append(name)
     _names_differ(named)
     reads = list(zip(named, await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))))
+    reads = _file_names_apart(reads, bases, svc.settings.max_name)
 
     # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
     most = min(svc.settings.max_players, MAX_PLAYERS)
