@@ -1211,7 +1211,11 @@ class TableauView {
       if (choice === undefined || this.failed) return;
     }
     // Naming a photo's cards, nothing was doubtful: "all doubtful cards checked" said otherwise (a walk).
-    this.onChange(null, Object.assign(() => t(naming ? "ui.naming_done" : "ui.review_done"), { mark: "review_done" }));
+    // The photo's own doubts still standing (the total still "?"): said what is left (a walk:
+    // "All doubtful cards checked" beside "46?", a glare's note left).
+    const left = !naming && this.editable && this.checkable && this.checkWanted();
+    const done = naming ? "ui.naming_done" : left ? "ui.review_done_photo" : "ui.review_done";
+    this.onChange(null, Object.assign(() => t(done), { mark: "review_done" }));
     // The Review button is gone: on the last card checked, in view (a keyboard walk's focus lay
     // off the screen).
     if (cells.length) this.focusCell(...cells[cells.length - 1], true);
