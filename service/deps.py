@@ -168,7 +168,7 @@ def deck_refusal(err: DeckStoreError) -> HTTPException:
     photo taken back: an attack found it uncoded): the page forgets its choice, rather than send
     every photo to it again."""
     if isinstance(err, NoSuchDeck):
-        return Refusal(422, str(err), NO_SUCH_DECK)
+        return Refusal(422, err.over_the_service(), NO_SUCH_DECK)
     if isinstance(err, IncompleteDeck):
         return Refusal(422, str(err), DECK_INCOMPLETE)
     return HTTPException(422, str(err))

@@ -153,6 +153,7 @@ MESSAGES = [
     "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
     "row 2, col 2: washed out by glare (nearest: fox 31%): take the photo again without the lamp's reflection on it",
     "no deck 'kitchen'; enrol one with `ecoscore deck add`",
+    "no deck 'kitchen' on this server: choose one of its decks, or teach it yours from a photo of its cards",
     "the built-in deck cannot learn cards: name your own deck",
     "the built-in deck has learnt no cards: there is nothing to take back",
     "table.jpg: the grid and the cards found disagree at row 2 col 3, row 4 col 5: check the grid there, or photograph the tableau again, whole in the frame and from nearer above",

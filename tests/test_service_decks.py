@@ -38,6 +38,8 @@ def test_decks_are_listed_and_an_unknown_one_refused_before_reading(client):
                     data={"deck": "nosuch"})
     assert r.status_code == 422 and "no deck 'nosuch'" in r.json()["detail"]
     assert r.json()["code"] == "no_such_deck"  # (a page forgets its choice of a deck removed since)
+    # said as a client of the service reaches a deck, not the command line's way (an attack)
+    assert "ecoscore deck add" not in r.json()["detail"] and "on this server" in r.json()["detail"]
     r = client.post("/api/photo", files={"photo": ("x.jpg", io.BytesIO(b"x"), "image/jpeg")}, data={"deck": "../x"})
     assert r.status_code == 422
 

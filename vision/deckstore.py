@@ -57,7 +57,16 @@ class DeckStoreError(ValueError):
 
 
 class NoSuchDeck(DeckStoreError):
-    """A deck name no deck has."""
+    """A deck name no deck has (``name``)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"no deck {name!r}; enrol one with `ecoscore deck add`")
+        self.name = name
+
+    def over_the_service(self) -> str:
+        """Said to the service's clients, whose way to a deck is not the command line (an attack:
+        "enrol one with `ecoscore deck add`" reached a page's API client)."""
+        return f"no deck {self.name!r} on this server: choose one of its decks, or teach it yours from a photo of its cards"
 
 
 class IncompleteDeck(DeckStoreError):
@@ -273,7 +282,7 @@ class DeckStore:
         if key is None:
             # Not the store's other decks: over the service, their names are their players' own
             # (a stranger's unknown name listed every deck; the command line lists them itself).
-            raise NoSuchDeck(f"no deck {name!r}; enrol one with `ecoscore deck add`")
+            raise NoSuchDeck(name)
         known = self._infos.get(name)
         if known is not None and known[0] == key:
             return _copy(known[1])

@@ -219,8 +219,10 @@ async def forget_last(svc: Svc, name: DeckPath,
         return await run_in_threadpool(forget)
     except NotDeckOwner as err:
         raise HTTPException(403, str(err)) from None
+    except NoSuchDeck as err:
+        raise HTTPException(404, err.over_the_service()) from None
     except DeckStoreError as err:
-        raise HTTPException(404 if isinstance(err, NoSuchDeck) else 409, str(err)) from None
+        raise HTTPException(409, str(err)) from None
 
 
 @router.post("/api/layout", summary="Where the cards of a photo's one tableau lie, to name (to start or teach a deck)",
