@@ -80,6 +80,11 @@ def plural_category(lang: str, n: int) -> str:
 _QVALUE = re.compile(r"0(\.\d{0,3})?|1(\.0{0,3})?")
 
 
+def _primary(tag: str) -> str:
+    """A language tag's primary language: "it" of "it-IT", and of a POSIX locale's "it_IT"."""
+    return re.split(r"[-_]", tag.strip().lower())[0]
+
+
 def negotiate(accept_language: str | None) -> str:
     """The best of LANGS for an Accept-Language header (q-values honoured), else English."""
     best, best_q = DEFAULT, -1.0
@@ -90,7 +95,7 @@ def negotiate(accept_language: str | None) -> str:
             name, _, value = param.strip().partition("=")
             if name.strip().lower() == "q":  # RFC 9110's qvalue; any other ("abc", "1e999") ignores the tag
                 q = float(value.strip()) if _QVALUE.fullmatch(value.strip()) else 0.0
-        lang = re.split(r"[-_]", tag.strip().lower())[0]  # "it-IT", and the "it_IT" of a POSIX locale
+        lang = _primary(tag)
         if lang in LANGS and q > 0 and q > best_q:  # the first of equal q wins
             best, best_q = lang, q
     return best
@@ -315,7 +320,7 @@ def translate_doc(doc: object, lang: str) -> object:
 def request_lang(query_lang: str | None, accept_language: str | None) -> str:
     """``?lang=`` where it names one of LANGS, read as a language tag ("it-IT" and "it_IT" as
     "it", as Accept-Language's are: it was English, an attack), else Accept-Language's best."""
-    lang = re.split(r"[-_]", (query_lang or "").strip().lower())[0]
+    lang = _primary(query_lang or "")
     return lang if lang in LANGS else negotiate(accept_language)
 
 

@@ -17,6 +17,8 @@ from ecoscore import lookalike
 from ecoscore.scoring.game import BOT_NAME
 from ecoscore.text import invisible, joins_emoji, without_emoji_joiners
 
+# Three combining marks in a row (the Latin, extended and symbol ranges): more than any language stacks.
+STACKED_MARKS = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}")
 RESERVED = {BOT_NAME}  # the solo bot's seat in a scored game
 
 
@@ -55,8 +57,7 @@ def normalise(raw: str, max_length: int) -> str:
     if unicodedata.category(name[0]).startswith("M"):  # (enclosing marks and vowel signs too: a review)
         raise BadName("a name cannot begin with an accent or a mark: type its letter first")
     # counted on the letters taken apart (NFD): "á" and two more was one composed letter and two
-    if re.search(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}",
-                 unicodedata.normalize("NFD", name)):
+    if STACKED_MARKS.search(unicodedata.normalize("NFD", name)):
         raise BadName("a name cannot stack more than two accents or marks on a letter")
     if confusables.is_dangerous(without_emoji_joiners(name)):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")

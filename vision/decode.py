@@ -181,9 +181,13 @@ def _check_complete(data: bytes, fmt: str) -> int:
     return scans
 
 
-def _said(fmt: str) -> str:
-    """A format as a refusal names it: a HEIF is the HEIC phones write (as its other refusals say)."""
-    return "HEIC" if fmt == "HEIF" else fmt
+def _unreadable(data: bytes, fmt: str) -> ImageError:
+    """Why a file its decoder could not open or read is refused: a HEIC cut short says so (its
+    boxes walked only now: a file that decodes is read, whatever trails them), else it is damaged
+    (a HEIF named the HEIC phones write, as its other refusals name it)."""
+    if fmt == "HEIF" and not _boxes_complete(data):
+        return ImageError("the HEIC file is truncated: its upload or copy stopped early")
+    return ImageError(f"the {'HEIC' if fmt == 'HEIF' else fmt} file is damaged and cannot be read")
 
 
 MAX_BOXES = 1000  # a phone's HEIC has a handful of top-level boxes (ftyp, meta, mdat, ...)
@@ -191,9 +195,7 @@ MAX_BOXES = 1000  # a phone's HEIC has a handful of top-level boxes (ftyp, meta,
 
 def _boxes_complete(data: bytes) -> bool:
     """Whether a HEIF's top-level boxes (ISO BMFF: a 32-bit size, or 1 and a 64-bit size after
-    the type, or 0 for "to the end") end within the file: asked only of a HEIC the decoder could
-    not read, to say why (a file that decodes is read, whatever bytes follow its boxes: a vendor's
-    trailer, a review)."""
+    the type, or 0 for "to the end") end within the file (``_unreadable``)."""
     at, boxes = 0, 0
     while at + 8 <= len(data) and boxes < MAX_BOXES:
         size, boxes = int.from_bytes(data[at:at + 4], "big"), boxes + 1
@@ -228,9 +230,7 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         size = f" {int(claimed.group(1)) / 1e6:.0f} MP" if claimed else " too many pixels"
         raise ImageError(f"the image claims{size}; the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
     except Exception:
-        if sniffed == "HEIF" and not _boxes_complete(data):
-            raise ImageError("the HEIC file is truncated: its upload or copy stopped early") from None
-        raise ImageError(f"the {_said(sniffed)} file is damaged and cannot be read") from None
+        raise _unreadable(data, sniffed) from None
     if w * h > MAX_PIXELS:
         raise ImageError(
             f"the image claims {w} × {h} = {w * h / 1e6:.0f} MP; the limit is {MAX_PIXELS / 1e6:.0f} MP"
@@ -281,9 +281,7 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
             # refused as a plain one is.
             if "AV1" in str(err):
                 raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)") from None
-            if fmt == "HEIF" and not _boxes_complete(data):
-                raise ImageError("the HEIC file is truncated: its upload or copy stopped early") from None
-            raise ImageError(f"the {_said(fmt)} file is damaged and cannot be read") from None
+            raise _unreadable(data, fmt) from None
     # Formats decoded at full size are shrunk here (decode cost is already paid; memory is not).
     k = long_side / max(image.shape[:2])
     if k < 0.5:

@@ -120,8 +120,10 @@ def _numbered_apart(game: GameScore, read_docs: list[ReadDoc]) -> None:
     names = [player.name for player in game.players]
     clash = alike_among(names)
     for name, doc in zip(names, read_docs):
+        if name not in clash:
+            continue
         own = [nm for nm, d in zip(names, read_docs) if d.get("photo") == doc.get("photo")]  # its photo's players
-        if name in clash and len(own) > 1:
+        if len(own) > 1:
             raise HTTPException(422, f"player names must differ: the photo {doc.get('photo')} holds {len(own)} tableaux, "
                                      f"its players numbered {own[0]} to {own[-1]}, and {name} is too like another "
                                      "player's name: name the photos apart")

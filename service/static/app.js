@@ -253,7 +253,6 @@ function boxAround(points, margin, w, h) {
   const mx = (x1 - x0) * margin, my = (y1 - y0) * margin;
   return [Math.max(0, x0 - mx), Math.max(0, y0 - my), Math.min(w, x1 + mx), Math.min(h, y1 + my)];
 }
-// How wide a quad is along the level line at height ``y`` (through its middle): the room a label has.
 // Whether (x, y) lies inside the convex quad (its corners in order, either way round).
 function insideQuad(quad, x, y) {
   const sides = quad.map((p, i) => {
@@ -263,6 +262,7 @@ function insideQuad(quad, x, y) {
   return !sides.includes(1) || !sides.includes(-1);
 }
 
+// How wide a quad is along the level line at height ``y`` (through its middle): the room a label has.
 function across(quad, y) {
   const xs = [];
   quad.forEach((p, i) => {

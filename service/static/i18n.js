@@ -7,20 +7,23 @@ const I18N = (() => {
   const STORE = "ecoscore:lang";
   let lang = "en", cat = {}, en = {}, matchers = null;
 
+  // A language tag's primary language ("it-IT", a POSIX "it_IT": "it").
+  const primary = (tag) => String(tag || "").trim().toLowerCase().split(/[-_]/)[0];
+
   function choose() {
     // A link's ?lang= first, as the API takes it (the page took only the browser's or the
     // player's choice: an audit); not saved, so the player's own choice stays theirs.
     // Kept for the tab (sessionStorage): a room started from /?lang=ru went on in the browser's
     // language, its own address having no ?lang=.
     // Read as a tag, as the API reads it: "?lang=it-IT" is Italian.
-    const asked = String(new URLSearchParams(location.search).get("lang") || "").trim().toLowerCase().split(/[-_]/)[0];
+    const asked = primary(new URLSearchParams(location.search).get("lang"));
     if (LANGS.includes(asked)) { sessionStore("set", asked); return asked; }
     const linked = sessionStore("get");
     if (LANGS.includes(linked)) return linked;
     const saved = localStorage.getItem(STORE);
     if (LANGS.includes(saved)) return saved;
     for (const tag of navigator.languages || [navigator.language || "en"]) {
-      const base = String(tag).toLowerCase().split("-")[0];
+      const base = primary(tag);
       if (LANGS.includes(base)) return base;
     }
     return "en";
