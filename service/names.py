@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from confusable_homoglyphs import confusables
+from confusable_homoglyphs import categories, confusables
 
 from ecoscore import lookalike
 from ecoscore.scoring.game import BOT_NAME
@@ -59,11 +59,19 @@ def normalise(raw: str, max_length: int) -> str:
     # counted on the letters taken apart (NFD): "á" and two more was one composed letter and two
     if STACKED_MARKS.search(unicodedata.normalize("NFD", name)):
         raise BadName("a name cannot stack more than two accents or marks on a letter")
-    if confusables.is_dangerous(without_emoji_joiners(name)):
+    if confusables.is_dangerous(_unmarked(without_emoji_joiners(name))):
         raise BadName(f"{name!r} mixes scripts with look-alike letters; type it in one script")
     if any(alike(name, r) for r in RESERVED):
         raise BadName(f"{name!r} is reserved (the solo bot's seat); choose another name")
     return name
+
+
+def _unmarked(name: str) -> str:
+    """``name`` without its combining marks, for the mixed-script check: a mark's script is
+    "inherited" from its letter, and the check counted it as a script of its own, so a Yoruba
+    "Ẹ́mọ́" (a dot below and an acute: one of them stays a mark in NFC) mixed scripts. A mark
+    cannot make a letter look like another script's: the letters are checked."""
+    return "".join(ch for ch in name if categories.alias(ch) != "INHERITED")
 
 
 def alike(a: str, b: str) -> bool:

@@ -200,7 +200,10 @@ def test_a_stale_removal_of_a_player_who_left_does_not_remove_the_one_renamed_to
 # joined) were refused as holding invisible characters (an attack on a running server's find).
 @pytest.mark.parametrize("name, stored", [("  Alice  ", "Alice"), ("Ｊｏｓé", "José"), ("Zoë  Li", "Zoë Li"),
                                           ("Ana ❤️", "Ana ❤️"), ("Eva 👩‍💻", "Eva 👩‍💻"), ("🏳️‍🌈 Jo", "🏳️‍🌈 Jo"),
-                                          ("Ivo 👍🏽", "Ivo 👍🏽"), ("Nguye\u0302\u0303n", "Nguyễn")])
+                                          ("Ivo 👍🏽", "Ivo 👍🏽"), ("Nguye\u0302\u0303n", "Nguyễn"),
+                                          # a mark NFC cannot compose onto its letter was counted a
+                                          # script of its own: "mixes scripts" (Yoruba)
+                                          ("Ẹ\u0301mọ\u0301", "Ẹ́mọ́"), ("Adébáyọ\u0300", "Adébáyọ̀")])
 def test_names_are_normalised(client, name, stored):
     rid = client.post("/api/rooms", json={}).json()["id"]
     assert join(client, rid, name)["name"] == stored
@@ -223,6 +226,8 @@ def test_names_are_normalised(client, name, stored):
     # marks stacked, or before any letter: said so, not "mixes scripts" (an attack)
     ("a" + "\u0301" * 39, 422, "more than two accents"), ("\u0301Bob", 422, "begin with an accent"),
     ("a\u0301\u0302\u0303", 422, "more than two accents"), ("\u20ddBob", 422, "begin with an accent"),
+    # marks on a letter of another script than the rest still mix scripts
+    ("Аlic\u0301e", 422, "mixes scripts"), ("Alic\u0435\u0301", 422, "mixes scripts"),
 ])
 def test_names_that_clash_or_deceive_are_refused(client, name, status, why):
     # (each beside Alice alone; an emoji's joiners do not tell two names apart: test below)
