@@ -388,7 +388,7 @@ def test_a_warm_lamps_glare_that_is_not_clipped_white_is_still_glare(deck):
     renderer's photo had it), washes out the cells it lies on: those cells are said, the rest not;
     where every card is as pale, none stands out and none is said."""
     from ecoscore.vision.decode import decode
-    from ecoscore.vision.photo_doubts import _light
+    from ecoscore.vision.photo_doubts import LookCopy, _light
     from ecoscore.vision.pipeline import Reader
 
     scene = render_scene(deck, (31, 4), SceneParams(long_side=1200, p_multi=0.0, p_cut_off=0.0, loose_cards=(0, 0),
@@ -397,16 +397,16 @@ def test_a_warm_lamps_glare_that_is_not_clipped_white_is_still_glare(deck):
     _, fits, _ = Reader().locate(photo)
     fit = fits[0]
     every = set(fit.cells)
-    assert _light(photo.image, fit, every)[1] == []
+    assert _light(LookCopy.of(photo.image), fit, every)[1] == []
     glared = [(1, 1), (2, 1)]
     image = photo.image.copy()
     for key in glared:
         cv2.fillPoly(image, [np.round(fit.cells[key].quad).astype(np.int32)], (196, 218, 228))  # BGR: warm, V 228, S 36
-    assert _light(image, fit, every)[1] == glared
+    assert _light(LookCopy.of(image), fit, every)[1] == glared
     # Every card as pale (a bright photo of pale-panelled cards): no cell stands out, no glare.
     for key in every:
         cv2.fillPoly(image, [np.round(fit.cells[key].quad).astype(np.int32)], (196, 218, 228))
-    assert _light(image, fit, every)[1] == []
+    assert _light(LookCopy.of(image), fit, every)[1] == []
 
 
 @needs_models
@@ -418,7 +418,7 @@ def test_a_sleeves_veil_over_most_of_a_tableau_is_glare_and_not_the_wrong_deck(d
     among sure cards of the same pale look is not."""
     from ecoscore.vision.decode import decode
     from ecoscore.vision.naming import NOT_OURS_DOUBT, WRONG_DECK_CARDS, without_glared_foreigners, wrong_deck_doubt
-    from ecoscore.vision.photo_doubts import _light
+    from ecoscore.vision.photo_doubts import LookCopy, _light
     from ecoscore.vision.pipeline import Reader
     from ecoscore.vision.reads import CellRead
 
@@ -433,10 +433,10 @@ def test_a_sleeves_veil_over_most_of_a_tableau_is_glare_and_not_the_wrong_deck(d
         cv2.fillPoly(mask, [np.round(fit.cells[rc].quad).astype(np.int32)], 1)
         veil = (0.35 * image + 0.65 * np.array([178, 172, 182])).astype(np.uint8)  # grey-pink, as the sheen was
         image[mask > 0] = veil[mask > 0]
-    assert _light(photo.image, fit, set(veiled))[1] == []  # unveiled, those cells doubtful: no glare
-    assert _light(image, fit, set(veiled))[1] == veiled
-    assert _light(image, fit, set(fit.cells))[1] == []  # no sure card to tell a veil from the deck's look
-    assert _light(image, fit, {(0, 3)})[1] == []  # a doubtful clear card is no glare
+    assert _light(LookCopy.of(photo.image), fit, set(veiled))[1] == []  # unveiled, those cells doubtful: no glare
+    assert _light(LookCopy.of(image), fit, set(veiled))[1] == veiled
+    assert _light(LookCopy.of(image), fit, set(fit.cells))[1] == []  # no sure card to tell a veil from the deck's look
+    assert _light(LookCopy.of(image), fit, {(0, 3)})[1] == []  # a doubtful clear card is no glare
     # The wrong-deck doubt yields to the glare where glare washes out enough of the foreign cards.
     def cells():
         return [CellRead(r, c, None, 0.0, "", 0.0, True, fit.cells[(r, c)].quad, not_ours=(r, c) in veiled,

@@ -149,8 +149,9 @@ def look(image: np.ndarray, fit: TableauFit, card_widths: list[float], to_origin
     colourless = False
     sharp: Sharpness | None = None
     if doubtful_cells:
-        brightest, glare = _light(image, fit, doubtful_cells)
-        colourless = is_colourless(image)
+        copy = LookCopy.of(image)
+        brightest, glare = _light(copy, fit, doubtful_cells)
+        colourless = copy.colourless()
         if big_enough_to_judge(card_widths):
             sharp = _sharpness(image, fit)
     return Look(
@@ -237,15 +238,32 @@ def look_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
     return small, k
 
 
+class LookCopy(NamedTuple):
+    """A photo's ``look_copy`` (and its scale), in grey and HSV too: made once for a tableau's
+    light, glare and colour, not once for each, nor in each cell (2-3 ms of a doubtful read)."""
+    image: np.ndarray
+    scale: float
+    grey: np.ndarray
+    hsv: np.ndarray
+
+    @classmethod
+    def of(cls, photo: np.ndarray) -> LookCopy:
+        small, k = look_copy(photo)
+        return cls(small, k, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+
+    def colourless(self) -> bool:
+        """Whether the photo shows no colour (black and white)."""
+        return float(np.percentile(self.hsv[..., 1], 99)) < COLOURLESS_SATURATION
+
+
 def is_colourless(image: np.ndarray) -> bool:
     """Whether the photo shows no colour (black and white), on its ``look_copy``."""
-    saturation = cv2.cvtColor(look_copy(image)[0], cv2.COLOR_BGR2HSV)[..., 1]
-    return float(np.percentile(saturation, 99)) < COLOURLESS_SATURATION
+    return LookCopy.of(image).colourless()
 
 
-def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
+def _light(copy: LookCopy, fit: TableauFit, doubtful_cells: Set[tuple[int, int]]) -> tuple[float, list[tuple[int, int]]]:
     """(99th percentile of grey over the cells in view, the doubtful cells washed out by glare)."""
-    small, k = look_copy(image)
+    small, k = copy.image, copy.scale
     h, w = small.shape[:2]
     values, washed = [], {}  # (row, col) -> share of washed-out pixels, every cell in view
     tone: dict[tuple[int, int], tuple[float, float]] = {}  # cells holding a card -> median (saturation, value)
@@ -258,14 +276,13 @@ def _light(image: np.ndarray, fit: TableauFit, doubtful_cells: Set[tuple[int, in
         x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 1, [w, h])
         if x1 <= x0 or y1 <= y0:
             continue
-        patch = small[y0:y1, x0:x1]
-        mask = np.zeros(patch.shape[:2], np.uint8)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillPoly(mask, [np.round(quad - [x0, y0]).astype(np.int32)], 1)
         inside = mask.astype(bool)
         if not inside.any():
             continue
-        values.append(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)[inside])
-        px = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[inside]
+        values.append(copy.grey[y0:y1, x0:x1][inside])
+        px = copy.hsv[y0:y1, x0:x1][inside]
         washed[(r, c)] = float(np.mean((px[:, 2] >= GLARE_VALUE) & (px[:, 1] <= GLARE_SATURATION)))
         if cell.detection is not None:
             tone[(r, c)] = float(np.median(px[:, 1])), float(np.median(px[:, 2]))
