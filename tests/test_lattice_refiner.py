@@ -33,7 +33,8 @@ def photo_of(H: np.ndarray, size: tuple[int, int] = SIZE) -> np.ndarray:
     return image
 
 
-@pytest.mark.parametrize("scale", [1.0, 4.0])  # cells of ~100 px, and of ~400 px shrunk before the warp
+# cells of ~70 px (shrunk bilinearly), ~100 px (halved by blocks) and ~400 px (shrunk by a whole factor)
+@pytest.mark.parametrize("scale", [0.7, 1.0, 4.0])
 def test_the_canvas_shows_the_grid_straightened_with_half_a_cell_round_it(scale):
     H = a_slanted_lattice(scale)
     canvas = lattice_canvas(photo_of(H, (int(SIZE[0] * scale), int(SIZE[1] * scale))), H)
