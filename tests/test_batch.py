@@ -20,7 +20,7 @@ def make_folder(tmp_path, photo_set):
     for k, scene in enumerate(photo_set[:3]):
         (folder / f"table{k}.jpg").write_bytes(scene.jpeg)
     (folder / "corrupt.jpg").write_bytes(photo_set[0].jpeg[:5000])  # cut short
-    (folder / "notes.txt").write_text("not a photo")
+    (folder / "notes.jpg").write_text("not a photo")  # named as one
     return folder
 
 
@@ -30,17 +30,53 @@ def batch(*args, cwd=None):
 
 def test_one_row_per_file_with_errors(tmp_path, photo_set):
     folder = make_folder(tmp_path, photo_set)
-    out = tmp_path / "results.csv"
+    # Files named as no photo are left out, and said: a phone's sidecars, a labeller's notes
+    # (each was an error row "not an image", a photo cut short lost among them: a newcomer's batch)
+    for name in ("IMG_0001.AAE", "labels.txt", "truth.json", "clip.MOV"):
+        (folder / name).write_text("not a photo")
+    out = folder / "results.csv"  # among the photos: not a row of its own
     r = batch(str(folder), "--out", str(out))
     assert r.returncode == 0, r.stderr
+    assert "ecoscore: 3 scored, 2 errors, 4 files left out (not photos by their names); " in r.stderr, r.stderr
     rows = {row["file"].rsplit("/", 1)[1]: row for row in csv.DictReader(out.open())}
-    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.txt"}
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.jpg"}
     assert rows["corrupt.jpg"]["status"] == "error" and "truncated" in rows["corrupt.jpg"]["error"]
-    assert rows["notes.txt"]["status"] == "error" and "not an image" in rows["notes.txt"]["error"]
+    assert rows["notes.jpg"]["status"] == "error" and "not an image" in rows["notes.jpg"]["error"]
     for name in ("table0.jpg", "table1.jpg", "table2.jpg"):
         assert rows[name]["status"] == "ok" and int(rows[name]["totals"]) > 0
         assert rows[name]["final"] == ("no" if rows[name]["doubts"] else "yes")
         assert len(rows[name]["grids"].split("/")) == 4
+        # one tableau scored alone: its majorities without the other players (said in a column)
+        assert rows[name]["tableaux"] == "1" and rows[name]["provisional"] == "yes"
+    assert rows["notes.jpg"]["provisional"] == ""
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # (it was made executable)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_file_named_in_another_encoding_is_a_row_and_resumes(tmp_path, photo_set):
+    # A zip made on a Czech Windows names its files in cp1250: not UTF-8. The batch stopped at
+    # the first (UnicodeEncodeError), the rows after it never written, and --resume with it.
+    folder = tmp_path / "zip"
+    folder.mkdir()
+    odd = os.fsdecode(b"hra_\xe8\xed\xb9\xeb.jpg")
+    (folder / odd).write_bytes(photo_set[0].jpeg)
+    (folder / "plain.jpg").write_bytes(photo_set[1].jpeg)
+    for out, extra in ((tmp_path / "r.csv", ()), (tmp_path / "r.jsonl", ("--jsonl",))):
+        r = batch(str(folder), "--out", str(out), *extra)
+        assert r.returncode == 0 and "2 scored, 0 errors" in r.stderr, r.stderr[-2000:]
+        if extra:
+            out.read_bytes().decode("utf-8")  # JSON lines stay UTF-8 text: the name escaped
+            files = [json.loads(line)["file"] for line in out.read_text().splitlines()]
+        else:
+            files = [row["file"] for row in csv.DictReader(out.open(encoding="utf-8", errors="surrogateescape"))]
+        assert sorted(files) == sorted([str(folder / odd), str(folder / "plain.jpg")])
+        again = batch(str(folder), "--out", str(out), "--resume", *extra)
+        assert again.returncode == 0 and "2 skipped" in again.stderr and "0 scored" in again.stderr, again.stderr
 
 
 def test_a_cell_the_photo_did_not_show_is_a_question_not_an_empty_cell(tmp_path, photo_set):
@@ -137,10 +173,13 @@ def test_a_photo_of_several_tableaux_names_each_doubts_tableau_in_the_csv():
         return {"name": name, "total": 40, "doubts": doubts, "confidence": 0.9, "grid": [], "cells": []}
 
     two = {"file": "a.jpg", "status": "ok", "ms": 1.0,
-           "game": {"final": False, "players": [player("a-1", []), player("a-2", ["row 1, col 2: low confidence"])]}}
+           "game": {"final": False, "provisional_majorities": False,
+                    "players": [player("a-1", []), player("a-2", ["row 1, col 2: low confidence"])]}}
     assert csv_row(two)["doubts"] == "a-2: row 1, col 2: low confidence"
-    one = {**two, "game": {"final": False, "players": [player("a", ["row 1, col 2: low confidence"])]}}
+    one = {**two, "game": {"final": False, "provisional_majorities": True,
+                           "players": [player("a", ["row 1, col 2: low confidence"])]}}
     assert csv_row(one)["doubts"] == "row 1, col 2: low confidence"  # one tableau: its file names it
+    assert (csv_row(two)["provisional"], csv_row(one)["provisional"]) == ("no", "yes")
 
 
 def test_an_existing_results_file_is_kept_unless_resumed_or_replaced(tmp_path, photo_set):
@@ -160,6 +199,27 @@ def test_an_existing_results_file_is_kept_unless_resumed_or_replaced(tmp_path, p
     assert batch(str(folder / "table*.jpg"), "--out", str(out), "--force").returncode == 0
     assert sorted(Path(row["file"]).name for row in csv.DictReader(out.open())) == [
         "table0.jpg", "table1.jpg", "table2.jpg"]
+    # --force replaces a results file, not a photo ("--out photos/table0.jpg --force": a newcomer's)
+    photo = folder / "table0.jpg"
+    kept = photo.read_bytes()
+    r = batch(str(folder), "--out", str(photo), "--force")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"ecoscore: error: {photo} is not a results file of ecoscore batch: --force replaces only one; give another --out")
+    assert photo.read_bytes() == kept
+    # An unquoted glob, expanded by the shell: said so (it was "unrecognized arguments")
+    r = batch(*sorted(str(p) for p in folder.glob("table*.jpg")), "--out", str(tmp_path / "g.csv"))
+    assert r.returncode == 2 and "not 3 paths" in r.stderr and f"'{folder}/*.jpg'" in r.stderr, r.stderr
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_a_resumed_run_says_how_many_of_the_rows_it_skips_are_errors(tmp_path, photo_set):
+    # A photo mended after its error row is not read again: "36 skipped" said nothing of it.
+    folder = make_folder(tmp_path, photo_set)
+    out = tmp_path / "r.csv"
+    assert batch(str(folder), "--out", str(out)).returncode == 0
+    r = batch(str(folder), "--out", str(out), "--resume", "--lang", "cs")
+    assert r.returncode == 0 and ", 5 přeskočeno (už je v " in r.stderr and (
+        ", z toho 2 chyby: smažte jejich řádky a soubory se přečtou znovu") in r.stderr, r.stderr
 
 
 def test_resume_knows_the_folder_however_it_is_spelled_or_wherever_it_runs(tmp_path, photo_set):
@@ -296,7 +356,7 @@ def test_subfolders_are_scored_and_a_link_that_leads_nowhere_is_a_row_saying_so(
     r = batch(str(folder), "--out", str(out))
     assert r.returncode == 0, r.stderr
     rows = {os.path.relpath(row["file"], folder): row for row in csv.DictReader(out.open())}
-    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.txt", "sub/deeper/x.jpg",
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.jpg", "sub/deeper/x.jpg",
                          "gone.jpg", "loop1", "loop2", "alias.jpg", "elsewhere"}
     assert rows["sub/deeper/x.jpg"]["status"] == rows["alias.jpg"]["status"] == "ok"
     assert rows["gone.jpg"]["error"] == "a link to nowhere: nothere.jpg does not exist"
@@ -321,7 +381,14 @@ def test_a_run_resumed_with_another_deck_is_refused_and_an_earlier_versions_file
     # A file of an earlier version has no deck column: resumed in its own columns once the deck
     # its rows were read with is named (that version had --deck too, and could mix them so).
     lines = before.splitlines()
-    earlier = [line.rsplit(",", 1)[0] for line in lines[:3]]  # its header and two rows, no deck
+    # The version before this one, with a deck and no provisional column: resumed in its columns.
+    previous = [line.rsplit(",", 1)[0] for line in lines[:3]]
+    out.write_text("\r\n".join(previous) + "\r\n")
+    r = batch(str(folder), "--out", str(out), "--resume")
+    assert r.returncode == 0 and "2 skipped" in r.stderr, r.stderr
+    resumed = list(csv.reader(out.open()))
+    assert len(resumed) == 6 and all(len(row) == 11 for row in resumed) and "provisional" not in resumed[0]
+    earlier = [line.rsplit(",", 2)[0] for line in lines[:3]]  # its header and two rows, no deck
     out.write_text("\r\n".join(earlier) + "\r\n")
     kept = out.read_bytes()
     r = batch(str(folder), "--out", str(out), "--resume")

@@ -44,14 +44,17 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("to", ["group", "main", "twice", "term", "cluster"])
+@pytest.mark.parametrize("to", ["group", "main", "twice", "term", "cluster", "kill", "forced"])
 def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, photo_set, to):
     # "group": a terminal's Ctrl-C, sent to every process of the command (a SIGSEGV now and then);
     # "cluster": the same to a batch on a local Dask cluster (each worker printed its
     # KeyboardInterrupt's traceback, and its nanny an error, over the batch's word: an organiser's run);
     # "main": `kill -INT`; "twice": to the command, then to its group, as `timeout -s INT` sends
     # it, or a Ctrl-C pressed again (the command hung after "interrupted", its workers idle);
-    # "term": `kill PID` (SIGTERM), to the command alone (its workers read on for ever, it gone).
+    # "term": `kill PID` (SIGTERM), to the command alone (its workers read on for ever, it gone);
+    # "kill": `kill -9` (or the out-of-memory killer), which no command can catch: its workers
+    # waited on its queue for ever, 600 MB each (a newcomer's batch); "forced": a run with --force,
+    # whose "the same command with --resume" was refused by its options (the same newcomer).
     folder = tmp_path / "night"
     folder.mkdir()
     # Enough photos to be still reading when the signal comes: a fresh clone's CI read 60 of them
@@ -60,12 +63,13 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
         (folder / f"{k:03d}.jpg").write_bytes(photo_set[k % len(photo_set)].jpeg)
     out, log = tmp_path / "part.csv", tmp_path / "stderr.txt"
     command = [sys.executable, "-m", "ecoscore", "batch", str(folder), "--out", str(out), "--workers", "2"]
+    forced = ["--force"] if to == "forced" else []
     if to == "cluster":
         pytest.importorskip("distributed", reason="the distributed extra is not installed")
         command += ["--cluster", "local"]
     lang = ["--lang", "it"] if to == "main" else []
     with log.open("w") as stderr:  # (a file: a worker left behind would hold a pipe open)
-        run = subprocess.Popen([*command, *lang], stderr=stderr, start_new_session=True,
+        run = subprocess.Popen([*command, *lang, *forced], stderr=stderr, start_new_session=True,
                                preexec_fn=_ctrl_c_as_a_terminal_has_it)
     try:
         deadline = time.monotonic() + 240
@@ -79,14 +83,20 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
             run.send_signal(signal.SIGTERM)
         if to in ("main", "twice"):
             run.send_signal(signal.SIGINT)
-        if to in ("group", "twice", "cluster"):
+        if to in ("group", "twice", "cluster", "forced"):
             os.killpg(run.pid, signal.SIGINT)
+        if to == "kill":
+            run.send_signal(signal.SIGKILL)
         code = run.wait(timeout=120)
         took = time.monotonic() - sent
         err = log.read_text()
-        assert code == (143 if to == "term" else 130), err[-2000:]
+        assert code == {"term": 143, "kill": -signal.SIGKILL}.get(to, 130), err[-2000:]
         assert took < 5, took
-        time.sleep(0.5)  # (the resource tracker ends by itself once its pipe closes)
+        # (the resource tracker ends by itself once its pipe closes; a killed command's workers
+        # each see it gone within a second or so)
+        deadline = time.monotonic() + (6 if to == "kill" else 0.5)
+        while [pid for pid in workers if _running(pid)] and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert not [pid for pid in workers if _running(pid)]
     finally:
         try:
@@ -94,12 +104,15 @@ def test_ctrl_c_stops_the_batch_and_its_workers_and_the_file_resumes(tmp_path, p
         except ProcessLookupError:
             pass
         run.wait()
-    said = err.strip().splitlines()[-1]
     assert "Traceback" not in err
-    assert said == (
-        f"ecoscore: interrotto; {out} contiene tutte le righe scritte finora: lo stesso comando con --resume "
-        "valuta le restanti" if lang else
-        f"ecoscore: interrupted; {out} holds every row written so far: the same command with --resume scores the rest")
+    if to != "kill":  # (killed, it says nothing)
+        said = err.strip().splitlines()[-1]
+        assert said == (
+            f"ecoscore: interrotto; {out} contiene tutte le righe scritte finora: lo stesso comando con --resume "
+            "valuta le restanti" if lang else
+            f"ecoscore: interrupted; {out} holds every row written so far: the same command with --resume in place of "
+            "--force scores the rest" if forced else
+            f"ecoscore: interrupted; {out} holds every row written so far: the same command with --resume scores the rest")
     written = len(list(csv.DictReader(out.open())))
     assert 2 <= written < PHOTOS
     again = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=600)

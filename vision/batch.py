@@ -9,13 +9,14 @@ import glob
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import closing
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NamedTuple, NotRequired, TypedDict
 
 from tqdm import tqdm
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .pipeline import Reader
 
 _reader: Reader | None = None
+ORPHAN_CHECK_S = 1.0  # how often a worker looks for its parent
 
 
 class FileResult(TypedDict):
@@ -43,17 +45,34 @@ class FileResult(TypedDict):
     deck: NotRequired[str]  # the deck it was read with (``run_batch`` says it)
 
 
-def collect(target: str) -> list[Path]:
-    """Every file in a folder and its subfolders, or matching a glob (a folder it matches, as a
-    folder), sorted; hidden files and folders left out. A link is listed as it is: to a file, it
-    is read; to nothing, round in a loop or to a folder (not followed: a loop of folders has no
-    end), its row says so."""
+# Photos by their names. A folder of photos holds a phone's sidecars (.AAE, .MOV), Thumbs.db, a
+# labeller's .txt and .json: each was an error row "not an image", and a photo cut short was
+# lost among a hundred of them (a newcomer's batch). A file with no extension is read.
+PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".heic", ".heif", ".hif", ""})
+
+
+class Listed(NamedTuple):
+    photos: list[Path]  # sorted
+    others: list[Path]  # files left out: not photos by their names
+
+
+def collect(target: str, leave_out: Path | None = None) -> Listed:
+    """Every photo in a folder and its subfolders, or matching a glob (a folder it matches, as a
+    folder), sorted; hidden files and folders left out, and files whose names say they are no
+    photo (``PHOTO_SUFFIXES``), listed apart. A link is listed as it is: to a file, it is read; to
+    nothing, round in a loop or to a folder (not followed: a loop of folders has no end), its row
+    says so. ``leave_out``: the results file, when it lies among the photos (it had a row of its
+    own, "not an image")."""
     if Path(target).is_dir():
         found = _walk(target)
     else:
         found = [p for match in glob.glob(target, recursive=True)
                  for p in (_walk(match) if os.path.isdir(match) and not os.path.islink(match) else [match])]
-    return sorted({Path(p) for p in found})
+    skip = same_file(str(leave_out)) if leave_out is not None else None
+    listed = sorted({Path(p) for p in found if skip is None or same_file(os.path.abspath(p)) != skip})
+    named_apart = [p for p in listed if p.suffix.lower() not in PHOTO_SUFFIXES and p.is_file()]
+    apart = set(named_apart)
+    return Listed([p for p in listed if p not in apart], named_apart)
 
 
 def _walk(folder: str) -> list[str]:
@@ -84,7 +103,21 @@ def _pool_init(deck: str | None = None) -> None:
     # process group, and a KeyboardInterrupt raised inside a worker's queue handling left the
     # pool unable to shut down: the command hung after "interrupted" until they were killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with(os.getppid())
     _init(deck)
+
+
+def _end_with(parent: int) -> None:
+    """End this worker once its parent is gone. Killed (``kill -9``, the out-of-memory killer), the
+    command cannot stop its workers, and they waited on its queue for ever, 600 MB each (a
+    newcomer's batch)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ecoscore-parent-watch", daemon=True).start()
 
 
 def score_file(path: str) -> FileResult:
@@ -147,6 +180,10 @@ def csv_row(result: FileResult) -> dict[str, object]:
             tableaux=len(players),
             totals=";".join(str(p["total"]) for p in players),
             final="yes" if result["game"]["final"] else "no",
+            # A photo of one tableau is scored alone: its majorities (the largest stream, the
+            # wolves) are a guess without the other players, though read right ("final": yes). The
+            # JSON lines said so; the CSV did not (a newcomer's batch).
+            provisional="yes" if result["game"]["provisional_majorities"] else "no",
             grids=";".join(grid_text(p) for p in players),
             # Each doubt named by its tableau where a photo holds several (whose "row 2, col 3" it
             # was, the CSV did not say: a newcomer's walk); totals and grids are in that order too.
@@ -209,9 +246,12 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
     results.open()
     # Each file by its absolute path: the same row however the folder was given, or from where
     # (a resumed run's; and a cluster's workers, which have no working folder of ours).
-    files = [os.path.abspath(p) for p in collect(target)]
+    listed = collect(target, leave_out=results.out)
+    files = [os.path.abspath(p) for p in listed.photos]
     todo = [f for f in files if same_file(f) not in results.done]
-    counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo)}
+    counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo),
+                                "skipped_errors": sum(same_file(f) in results.failed for f in files),
+                                "not_photos": len(listed.others)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
     scored = _scores(todo, workers, deck, cluster)

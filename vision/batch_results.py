@@ -18,10 +18,20 @@ from typing import NamedTuple, TextIO
 # with the first as done, and the file mixed the two without a word: a newcomer's run). A file
 # of an earlier version, without it, is resumed in its own columns, once the player names the
 # deck its rows were read with (that version had --deck too: it could mix them the same way).
-CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms", "deck"]
+# "provisional": "yes" where a photo of one tableau scores its majorities without the other
+# players (vision/batch.py's ``csv_row``). A file of the version before it is resumed in its columns.
+CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms", "deck",
+              "provisional"]
 CSV_HEADER = ",".join(CSV_FIELDS)
-EARLIER_CSV_FIELDS = CSV_FIELDS[:-1]
+PREVIOUS_CSV_FIELDS = CSV_FIELDS[:-1]
+EARLIER_CSV_FIELDS = CSV_FIELDS[:-2]
 JSONL_START = '{"file": '  # how every line of ours begins (json.dumps of a FileResult)
+# A file's name that is not UTF-8 (a zip made on a Czech Windows: cp1250) is a string with lone
+# surrogates, which UTF-8 cannot write: the batch stopped there, and --resume with it (a
+# newcomer's batch). A CSV holds the name's own bytes, as the folder does; JSON lines escape it
+# (its "\udce8" is JSON's own escape), so that each file stays UTF-8 text. Read back, both give
+# the name as it was listed, and a resumed run knows the file is done.
+CSV_ERRORS, JSONL_ERRORS = "surrogateescape", "backslashreplace"
 
 
 class Refused(Exception):
@@ -58,8 +68,16 @@ def _not_ours(out: Path) -> Refused:
     return Refused(f"cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
 
 
+def _ours(first_line: bytes) -> bool:
+    """Whether a file whose first line is this is a results file of ours (or empty), of any version."""
+    line = first_line.rstrip(b"\r\n")
+    return not line or (line.startswith(b"file,") and CSV_HEADER.encode().startswith(line)) or \
+        line.startswith(JSONL_START.encode())
+
+
 class _Rows(NamedTuple):
     files: set[str]  # the files the rows are of, as ``same_file`` says them
+    failed: set[str]  # ... those of them whose row is an error
     decks: set[str]  # the decks they were read with
     unsaid: bool  # some row says no deck (an earlier version's)
     fields: list[str]  # a CSV's columns
@@ -69,29 +87,32 @@ def _done(text: str, cut: str, jsonl: bool, out: Path) -> _Rows:
     """What the whole lines ``text`` of ``out`` have a row for (``cut``: a last line cut short);
     refused where the file is not ours, or not in the format asked."""
     if not text and not cut:
-        return _Rows(set(), set(), False, CSV_FIELDS)  # (empty: as new)
+        return _Rows(set(), set(), set(), False, CSV_FIELDS)  # (empty: as new)
     first = (text.splitlines() or [cut])[0]
     if CSV_HEADER.startswith(first[:len(CSV_HEADER)]) and first[:5] == CSV_HEADER[:5]:
         if jsonl:
             raise Refused(f"cannot resume {out}: it is a CSV file (leave out --jsonl)")
         fields = first.split(",")
-        if text and fields not in (CSV_FIELDS, EARLIER_CSV_FIELDS):
+        if text and fields not in (CSV_FIELDS, PREVIOUS_CSV_FIELDS, EARLIER_CSV_FIELDS):
             raise _not_ours(out)  # (another version's columns, say)
         rows = list(csv.DictReader(io.StringIO(text)))
-        return _Rows(_both_ways({row["file"] for row in rows}, out), {row["deck"] for row in rows if row.get("deck")},
+        return _Rows(_both_ways({row["file"] for row in rows}, out),
+                     _both_ways({row["file"] for row in rows if row["status"] == "error"}, out),
+                     {row["deck"] for row in rows if row.get("deck")},
                      any(not row.get("deck") for row in rows), fields if text else CSV_FIELDS)
     if not (JSONL_START.startswith(first[:len(JSONL_START)]) and first):
         raise _not_ours(out)
     try:
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
         files = _both_ways({row["file"] for row in rows}, out)
+        failed = _both_ways({row["file"] for row in rows if row.get("status") == "error"}, out)
         decks = {row["deck"] for row in rows if isinstance(row.get("deck"), str)}
         unsaid = any(not isinstance(row.get("deck"), str) for row in rows)
     except (ValueError, TypeError, KeyError, AttributeError):
         raise _not_ours(out) from None
     if not jsonl:
         raise Refused(f"cannot resume {out}: it holds JSON lines (add --jsonl)")
-    return _Rows(files, decks, unsaid, CSV_FIELDS)
+    return _Rows(files, failed, decks, unsaid, CSV_FIELDS)
 
 
 class Results:
@@ -112,6 +133,7 @@ class Results:
             raise Refused(f"{out} exists already: --resume to score only the photos it lacks, --force to replace "
                           "it, or give another file name")
         self.done: set[str] = set()
+        self.failed: set[str] = set()  # those of ``done`` whose row is an error
         self.fields = CSV_FIELDS  # a resumed CSV's own columns
         self._whole = 0  # bytes of the whole lines kept
         self._handle: TextIO | None = None
@@ -120,6 +142,8 @@ class Results:
         self._rows = 0
         if out.is_file():
             self._hold(os.O_RDONLY)  # before its rows are read: another run may be adding to them
+            if force and not self.resume:
+                self._replace_only_ours()
         if self.resume:
             try:
                 rows = self._read_done()
@@ -131,10 +155,24 @@ class Results:
                     raise Refused(f"cannot resume {out}: it was written by an earlier version, whose rows do not say "
                                   f"the deck their photos were read with: resume with --deck and that deck's name "
                                   f"(--deck {deck} if none was given), or --force to read them all again")
-                self.done, self.fields = rows.files, rows.fields
+                self.done, self.failed, self.fields = rows.files, rows.failed, rows.fields
             except BaseException:
                 self.close()  # (its lock)
                 raise
+
+    def _replace_only_ours(self) -> None:
+        """--force replaces a results file, not any file: ``--out photos/000000.jpg --force`` wrote
+        a CSV over a photo (a newcomer's batch)."""
+        try:
+            with self.out.open("rb") as handle:
+                first = handle.readline(4096)
+        except OSError as err:
+            self.close()
+            raise CannotUse(self.out, err, writing=False) from None
+        if not _ours(first):
+            self.close()
+            raise Refused(f"{self.out} is not a results file of ecoscore batch: --force replaces only one; give "
+                          "another --out")
 
     def _read_done(self) -> _Rows:
         try:
@@ -142,18 +180,17 @@ class Results:
         except OSError as err:
             raise CannotUse(self.out, err, writing=False) from None
         self._whole = data.rfind(b"\n") + 1  # a last line cut short by an interruption is dropped
-        try:
-            return _done(data[:self._whole].decode("utf-8"), data[self._whole:].decode("utf-8", "replace"),
-                         self.jsonl, self.out)
-        except UnicodeDecodeError:
-            raise _not_ours(self.out) from None
+        # (bytes that are not UTF-8 are a file's name in a CSV: ``CSV_ERRORS``; in anything else
+        # the first line says the file is not ours)
+        return _done(data[:self._whole].decode("utf-8", CSV_ERRORS), data[self._whole:].decode("utf-8", "replace"),
+                     self.jsonl, self.out)
 
     def _hold(self, flags: int) -> None:
         """Lock the file for this run (``flock``, released when the run ends, however it ends):
         two runs resuming one file each scored the photos it lacked and wrote them twice, and
         one cut the other's rows off (an organiser's two terminals)."""
         try:
-            fd = os.open(self.out, flags)
+            fd = os.open(self.out, flags, 0o666)  # (a new file's mode: it was made executable)
         except OSError as err:
             raise CannotUse(self.out, err, writing=bool(flags & os.O_WRONLY)) from None
         try:
@@ -180,7 +217,8 @@ class Results:
                 os.truncate(self.out, self._whole)  # (not rewritten whole: a disk full midway would lose its rows)
             elif not self.resume and self.out.is_file():  # (not a device: /dev/full has no length to cut)
                 os.truncate(self.out, 0)
-            self._handle = self.out.open("a", encoding="utf-8", newline="")
+            self._handle = self.out.open("a", encoding="utf-8", newline="",
+                                         errors=JSONL_ERRORS if self.jsonl else CSV_ERRORS)
         except OSError as err:
             raise CannotUse(self.out, err) from None
         if not self.jsonl and not self._whole:

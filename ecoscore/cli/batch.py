@@ -19,7 +19,14 @@ def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.deckstore import DEFAULT_DECK
     from ecoscore.vision.distributed import ClusterError, check_cluster
 
-    if not collect(args.target):
+    if len(args.target) > 1:
+        # (an unquoted glob, the shell's: "unrecognized arguments: photos/b.jpg ..." said nothing of it)
+        first = Path(args.target[0])
+        raise BadInput(f"batch takes one folder or one glob, not {len(args.target)} paths: give the folder, or put the "
+                       f"glob in quotes, such as '{first.parent / ('*' + first.suffix)}', so that batch expands it, "
+                       "not the shell")
+    args.target = args.target[0]
+    if not collect(args.target).photos:
         looks_like_folder = not any(ch in args.target for ch in "*?[")
         if looks_like_folder and not Path(args.target).exists():
             raise BadInput(f"no such folder: {args.target!r}")
@@ -51,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
                 results.take_back()
                 raise
             except KeyboardInterrupt as stop:
-                print(words.fill("cli.batch_interrupted", path=args.out), file=sys.stderr)
+                # (with --force still in it, "the same command with --resume" was refused by its options)
+                print(words.fill("cli.batch_interrupted_forced" if args.force else "cli.batch_interrupted", path=args.out),
+                      file=sys.stderr)
                 return 143 if isinstance(stop, Terminated) else 130
     except Refused as err:
         raise BadInput(str(err)) from None
@@ -90,6 +99,10 @@ def summary(words: Words, counts: dict[str, float], out: Path) -> str:
     n = {key: int(counts[key]) for key in ("ok", "error", "skipped")}
     # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
     skipped = words.fill("cli.batch_skipped", n=n["skipped"], path=out) if n["skipped"] else ""
+    if counts.get("skipped_errors"):  # (a photo mended since is not read again: a newcomer took it for done)
+        skipped += words.fill("cli.batch_skipped_failed", n=int(counts["skipped_errors"]))
+    if counts.get("not_photos"):
+        skipped += words.fill("cli.batch_not_photos", n=int(counts["not_photos"]))
     rate = counts["images_per_second"]
     speed = words.fill("cli.batch_speed", rate=words.decimal(f"{rate:.2f}")) if n["ok"] + n["error"] else ""
     return words.fill("cli.batch_done", scored=words.fill("cli.batch_scored", n=n["ok"]),
@@ -98,7 +111,9 @@ def summary(words: Words, counts: dict[str, float], out: Path) -> str:
 
 def register(sub) -> None:
     p = sub.add_parser("batch", help="score every photo in a folder (or a glob) into a CSV or JSONL file")
-    p.add_argument("target", metavar="DIR|GLOB", help="a folder (its subfolders too) or a glob of photos")
+    # (one, said so when several come: a glob left unquoted, which the shell expands)
+    p.add_argument("target", metavar="DIR|GLOB", nargs="+", help="a folder (its subfolders too) or a glob of photos "
+                   "(quoted); files named as no photo (.txt, .json, .mov) are left out")
     p.add_argument("--out", type=Path, required=True, help="results file (CSV, or JSON lines with --jsonl)")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
     existing = p.add_mutually_exclusive_group()
