@@ -34,12 +34,16 @@ def test_one_row_per_file_with_errors(tmp_path, photo_set):
     # (each was an error row "not an image", a photo cut short lost among them: a newcomer's batch)
     for name in ("IMG_0001.AAE", "labels.txt", "truth.json", "clip.MOV"):
         (folder / name).write_text("not a photo")
+    # ... but a photo named otherwise is read by its first bytes (wget's ".1", a date's dots)
+    (folder / "table0.jpg.1").write_bytes(photo_set[0].jpeg)
+    (folder / "Game 2024.05.01").write_bytes(photo_set[1].jpeg)
     out = folder / "results.csv"  # among the photos: not a row of its own
     r = batch(str(folder), "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert "ecoscore: 3 scored, 2 errors, 4 files left out (not photos by their names); " in r.stderr, r.stderr
+    assert "ecoscore: 5 scored, 2 errors, 4 files left out (not photos by their names or first bytes); " in r.stderr
     rows = {row["file"].rsplit("/", 1)[1]: row for row in csv.DictReader(out.open())}
-    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.jpg"}
+    assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.jpg", "table0.jpg.1",
+                         "Game 2024.05.01"}
     assert rows["corrupt.jpg"]["status"] == "error" and "truncated" in rows["corrupt.jpg"]["error"]
     assert rows["notes.jpg"]["status"] == "error" and "not an image" in rows["notes.jpg"]["error"]
     for name in ("table0.jpg", "table1.jpg", "table2.jpg"):
@@ -69,12 +73,12 @@ def test_a_file_named_in_another_encoding_is_a_row_and_resumes(tmp_path, photo_s
     for out, extra in ((tmp_path / "r.csv", ()), (tmp_path / "r.jsonl", ("--jsonl",))):
         r = batch(str(folder), "--out", str(out), *extra)
         assert r.returncode == 0 and "2 scored, 0 errors" in r.stderr, r.stderr[-2000:]
+        out.read_bytes().decode("utf-8")  # UTF-8 text for any reader: the name's bytes escaped as Python does
         if extra:
-            out.read_bytes().decode("utf-8")  # JSON lines stay UTF-8 text: the name escaped
             files = [json.loads(line)["file"] for line in out.read_text().splitlines()]
         else:
-            files = [row["file"] for row in csv.DictReader(out.open(encoding="utf-8", errors="surrogateescape"))]
-        assert sorted(files) == sorted([str(folder / odd), str(folder / "plain.jpg")])
+            files = [row["file"] for row in csv.DictReader(out.open(encoding="utf-8"))]
+        assert sorted(files) == sorted([f"{folder}/hra_\\xe8\\xed\\xb9\\xeb.jpg", str(folder / "plain.jpg")])
         again = batch(str(folder), "--out", str(out), "--resume", *extra)
         assert again.returncode == 0 and "2 skipped" in again.stderr and "0 scored" in again.stderr, again.stderr
 
@@ -204,11 +208,20 @@ def test_an_existing_results_file_is_kept_unless_resumed_or_replaced(tmp_path, p
     kept = photo.read_bytes()
     r = batch(str(folder), "--out", str(photo), "--force")
     assert r.returncode == 2 and r.stderr.strip() == (
-        f"ecoscore: error: {photo} is not a results file of ecoscore batch: --force replaces only one; give another --out")
+        f"ecoscore: error: {photo} is not a results file of ecoscore batch: --force replaces only a results file of "
+        "batch; give another --out")
     assert photo.read_bytes() == kept
+    # ... nor a labeller's JSON lines; but ours of any version, a spreadsheet's byte-order mark before it
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"file": "a.jpg", "label": "bear"}\n')
+    assert batch(str(folder), "--out", str(labels), "--force", "--jsonl").returncode == 2
+    first = tmp_path / "first.csv"
+    first.write_bytes(b"\xef\xbb\xbffile,status,tableaux,totals,grids,doubts,confidence,error,ms\r\nx.jpg,ok,1,40,,,,,\r\n")
+    assert batch(str(folder / "table0.jpg"), "--out", str(first), "--force").returncode == 0
+    assert first.read_text().startswith("file,status,tableaux,totals,final,")
     # An unquoted glob, expanded by the shell: said so (it was "unrecognized arguments")
     r = batch(*sorted(str(p) for p in folder.glob("table*.jpg")), "--out", str(tmp_path / "g.csv"))
-    assert r.returncode == 2 and "not 3 paths" in r.stderr and f"'{folder}/*.jpg'" in r.stderr, r.stderr
+    assert r.returncode == 2 and "not 3 paths: give the folder (" + str(folder) + ")" in r.stderr, r.stderr
     assert not (tmp_path / "g.csv").exists()
 
 

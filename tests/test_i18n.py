@@ -329,9 +329,10 @@ MESSAGES = [
     "cannot resume r.csv: it is a CSV file (leave out --jsonl)",
     "cannot resume r.jsonl: it holds JSON lines (add --jsonl)",
     "cannot resume notes.txt: it is not a results file of ecoscore batch (give another --out)",
-    "photos/a.jpg is not a results file of ecoscore batch: --force replaces only one; give another --out",
-    "batch takes one folder or one glob, not 12 paths: give the folder, or put the glob in quotes, such as "
-    "'photos/*.jpg', so that batch expands it, not the shell",
+    "photos/a.jpg is not a results file of ecoscore batch: --force replaces only a results file of batch; give "
+    "another --out",
+    "batch takes one folder or one glob, not 12 paths: give the folder ('my photos'), or put the glob in quotes so "
+    "that batch expands it, not the shell",
     "cannot resume r.csv: its photos were read with the deck 'standin', not 'kitchen': resume with --deck standin, or "
     "--force to read them all again with 'kitchen'",
     "cannot resume r.csv: it was written by an earlier version, whose rows do not say the deck their photos were read "

@@ -25,6 +25,7 @@ from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
 from .batch_results import Results, same_file
 from .deckstore import DEFAULT_DECK
+from .decode import sniff
 from .signals import sigint_ignored
 
 if TYPE_CHECKING:
@@ -47,13 +48,26 @@ class FileResult(TypedDict):
 
 # Photos by their names. A folder of photos holds a phone's sidecars (.AAE, .MOV), Thumbs.db, a
 # labeller's .txt and .json: each was an error row "not an image", and a photo cut short was
-# lost among a hundred of them (a newcomer's batch). A file with no extension is read.
-PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".heic", ".heif", ".hif", ""})
+# lost among a hundred of them (a newcomer's batch). A file named otherwise is read where its
+# first bytes are an image's ("IMG_1.jpg.1", "Game 2024.05.01": a review).
+PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".heic", ".heif", ".hif"})
 
 
 class Listed(NamedTuple):
     photos: list[Path]  # sorted
-    others: list[Path]  # files left out: not photos by their names
+    others: list[Path]  # files left out: neither named as a photo nor beginning as an image
+
+
+def _a_photo(path: Path) -> bool:
+    """Whether a listed file is to be read: named as a photo, beginning as an image, or not a
+    plain file at all (a link to nowhere or to a folder, a pipe: its row says what it is)."""
+    if path.suffix.lower() in PHOTO_SUFFIXES or not path.is_file():
+        return True
+    try:
+        with path.open("rb") as handle:
+            return sniff(handle.read(32)) is not None
+    except OSError:
+        return True  # (its row says why it cannot be read)
 
 
 def collect(target: str, leave_out: Path | None = None) -> Listed:
@@ -70,9 +84,9 @@ def collect(target: str, leave_out: Path | None = None) -> Listed:
                  for p in (_walk(match) if os.path.isdir(match) and not os.path.islink(match) else [match])]
     skip = same_file(str(leave_out)) if leave_out is not None else None
     listed = sorted({Path(p) for p in found if skip is None or same_file(os.path.abspath(p)) != skip})
-    named_apart = [p for p in listed if p.suffix.lower() not in PHOTO_SUFFIXES and p.is_file()]
-    apart = set(named_apart)
-    return Listed([p for p in listed if p not in apart], named_apart)
+    photos = [p for p in listed if _a_photo(p)]
+    kept = set(photos)
+    return Listed(photos, [p for p in listed if p not in kept])
 
 
 def _walk(folder: str) -> list[str]:
@@ -98,19 +112,21 @@ def _init(deck: str | None = None) -> None:
     _reader = open_reader(deck, threads=1)  # one process per core
 
 
-def _pool_init(deck: str | None = None) -> None:
+def _pool_init(deck: str | None = None, parent: int | None = None) -> None:
     # The main process stops the workers (``_stop``). A terminal's Ctrl-C reaches the whole
     # process group, and a KeyboardInterrupt raised inside a worker's queue handling left the
     # pool unable to shut down: the command hung after "interrupted" until they were killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _end_with(os.getppid())
+    if parent is not None:
+        _end_with(parent)
     _init(deck)
 
 
 def _end_with(parent: int) -> None:
     """End this worker once its parent is gone. Killed (``kill -9``, the out-of-memory killer), the
     command cannot stop its workers, and they waited on its queue for ever, 600 MB each (a
-    newcomer's batch)."""
+    newcomer's batch). ``parent``: the command's own pid, as it started the worker: one killed
+    before the worker starts is gone already (a review)."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -207,7 +223,7 @@ def _scores(todo: list[str], workers: int, deck: str | None, cluster: str | None
 def _pool_scores(todo: list[str], workers: int, deck: str | None) -> Generator[FileResult, None, None]:
     # spawn, not fork: a forked child can deadlock on OpenCV's or OpenVINO's threads.
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
-                               initargs=(deck,))
+                               initargs=(deck, os.getpid()))
     finished = False
     try:
         # The workers start here, and inherit SIGINT blocked: no Ctrl-C reaches one before ``_pool_init``.
@@ -247,10 +263,10 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
     # Each file by its absolute path: the same row however the folder was given, or from where
     # (a resumed run's; and a cluster's workers, which have no working folder of ours).
     listed = collect(target, leave_out=results.out)
-    files = [os.path.abspath(p) for p in listed.photos]
-    todo = [f for f in files if same_file(f) not in results.done]
-    counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(files) - len(todo),
-                                "skipped_errors": sum(same_file(f) in results.failed for f in files),
+    keys = {f: results.key(f) for f in (os.path.abspath(p) for p in listed.photos)}
+    todo = [f for f, key in keys.items() if key not in results.done]
+    counts: dict[str, float] = {"ok": 0, "error": 0, "skipped": len(keys) - len(todo),
+                                "skipped_errors": sum(key in results.failed for key in keys.values()),
                                 "not_photos": len(listed.others)}
     workers = workers or min(os.cpu_count() or 1, 2)
     start = time.perf_counter()

@@ -26,12 +26,33 @@ CSV_HEADER = ",".join(CSV_FIELDS)
 PREVIOUS_CSV_FIELDS = CSV_FIELDS[:-1]
 EARLIER_CSV_FIELDS = CSV_FIELDS[:-2]
 JSONL_START = '{"file": '  # how every line of ours begins (json.dumps of a FileResult)
-# A file's name that is not UTF-8 (a zip made on a Czech Windows: cp1250) is a string with lone
-# surrogates, which UTF-8 cannot write: the batch stopped there, and --resume with it (a
-# newcomer's batch). A CSV holds the name's own bytes, as the folder does; JSON lines escape it
-# (its "\udce8" is JSON's own escape), so that each file stays UTF-8 text. Read back, both give
-# the name as it was listed, and a resumed run knows the file is done.
-CSV_ERRORS, JSONL_ERRORS = "surrogateescape", "backslashreplace"
+
+
+def escaped(text: str) -> str:
+    """``text`` as a results file writes it: a file's name that is not UTF-8 (a zip made on a
+    Czech Windows: cp1250) is a string with lone surrogates, which UTF-8 cannot write: the batch
+    stopped at the first, and --resume with it (a newcomer's batch). Its bytes are written as
+    Python writes them, "hra_\\xe8.jpg", so that every results file stays UTF-8 text for any
+    reader; a resumed run compares names so escaped (``Results.key``)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # (a surrogate no file name holds)
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+
+
+def _escaped_all(row: object) -> object:
+    if isinstance(row, str):
+        return escaped(row)
+    if isinstance(row, Mapping):
+        return {key: _escaped_all(value) for key, value in row.items()}
+    if isinstance(row, list):
+        return [_escaped_all(value) for value in row]
+    return row
 
 
 class Refused(Exception):
@@ -68,11 +89,18 @@ def _not_ours(out: Path) -> Refused:
     return Refused(f"cannot resume {out}: it is not a results file of ecoscore batch (give another --out)")
 
 
-def _ours(first_line: bytes) -> bool:
-    """Whether a file whose first line is this is a results file of ours (or empty), of any version."""
-    line = first_line.rstrip(b"\r\n")
-    return not line or (line.startswith(b"file,") and CSV_HEADER.encode().startswith(line)) or \
-        line.startswith(JSONL_START.encode())
+def _ours(head: bytes) -> bool:
+    """Whether a file that begins so (its first line, or part of it) is empty or a results file of
+    ``batch`` of any version: a CSV whose columns begin as ours do (the first version's too, and one
+    saved again by a spreadsheet, with a byte-order mark), or JSON lines of a row's keys."""
+    line = head.split(b"\n", 1)[0].rstrip(b"\r").removeprefix(b"\xef\xbb\xbf")
+    if not line or line.startswith(b"file,status,"):
+        return True
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and "file" in row and row.get("status") in ("ok", "error")
 
 
 class _Rows(NamedTuple):
@@ -160,19 +188,23 @@ class Results:
                 self.close()  # (its lock)
                 raise
 
+    def key(self, path: str) -> str:
+        """How ``done`` and ``failed`` name a file of the folder (``same_file``, ``escaped``)."""
+        return escaped(same_file(path))
+
     def _replace_only_ours(self) -> None:
         """--force replaces a results file, not any file: ``--out photos/000000.jpg --force`` wrote
         a CSV over a photo (a newcomer's batch)."""
+        assert self._held is not None
         try:
-            with self.out.open("rb") as handle:
-                first = handle.readline(4096)
+            first = os.pread(self._held, 4096, 0)  # (the file locked, not whatever the name holds by then)
         except OSError as err:
             self.close()
             raise CannotUse(self.out, err, writing=False) from None
         if not _ours(first):
             self.close()
-            raise Refused(f"{self.out} is not a results file of ecoscore batch: --force replaces only one; give "
-                          "another --out")
+            raise Refused(f"{self.out} is not a results file of ecoscore batch: --force replaces only a results "
+                          "file of batch; give another --out")
 
     def _read_done(self) -> _Rows:
         try:
@@ -180,10 +212,11 @@ class Results:
         except OSError as err:
             raise CannotUse(self.out, err, writing=False) from None
         self._whole = data.rfind(b"\n") + 1  # a last line cut short by an interruption is dropped
-        # (bytes that are not UTF-8 are a file's name in a CSV: ``CSV_ERRORS``; in anything else
-        # the first line says the file is not ours)
-        return _done(data[:self._whole].decode("utf-8", CSV_ERRORS), data[self._whole:].decode("utf-8", "replace"),
-                     self.jsonl, self.out)
+        try:
+            return _done(data[:self._whole].decode("utf-8"), data[self._whole:].decode("utf-8", "replace"),
+                         self.jsonl, self.out)
+        except UnicodeDecodeError:
+            raise _not_ours(self.out) from None
 
     def _hold(self, flags: int) -> None:
         """Lock the file for this run (``flock``, released when the run ends, however it ends):
@@ -217,8 +250,7 @@ class Results:
                 os.truncate(self.out, self._whole)  # (not rewritten whole: a disk full midway would lose its rows)
             elif not self.resume and self.out.is_file():  # (not a device: /dev/full has no length to cut)
                 os.truncate(self.out, 0)
-            self._handle = self.out.open("a", encoding="utf-8", newline="",
-                                         errors=JSONL_ERRORS if self.jsonl else CSV_ERRORS)
+            self._handle = self.out.open("a", encoding="utf-8", newline="")
         except OSError as err:
             raise CannotUse(self.out, err) from None
         if not self.jsonl and not self._whole:
@@ -226,6 +258,7 @@ class Results:
 
     def write(self, row: Mapping[str, object]) -> None:
         """One photo's row (a FileResult, or for a CSV its ``csv_row``), on disk before the next."""
+        row = _escaped_all(row)  # type: ignore[assignment]
         if self.jsonl:
             self._put(json.dumps(row, ensure_ascii=False) + "\n")
         else:

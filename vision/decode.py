@@ -68,7 +68,7 @@ class Photo:
         return decode(self.data, long_side)
 
 
-def _sniff(data: bytes) -> str | None:
+def sniff(data: bytes) -> str | None:
     """The format named by the file's first bytes (the upload's name and type are not trusted)."""
     if data[:3] == b"\xff\xd8\xff":
         return "JPEG"
@@ -217,7 +217,7 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
         raise ImageError("the file is empty")
     if len(data) > MAX_BYTES:
         raise ImageError(f"the file is {len(data) / 2**20:.0f} MB; the limit is {MAX_BYTES // 2**20} MB")  # as the service says
-    sniffed = _sniff(data)
+    sniffed = sniff(data)
     if sniffed is None:
         raise NotAnImageError("not an image (JPEG, PNG, WebP or HEIC expected)")
     scans = _check_complete(data, sniffed)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
 import sys
 import threading
@@ -21,10 +22,9 @@ def run(args: argparse.Namespace) -> int:
 
     if len(args.target) > 1:
         # (an unquoted glob, the shell's: "unrecognized arguments: photos/b.jpg ..." said nothing of it)
-        first = Path(args.target[0])
-        raise BadInput(f"batch takes one folder or one glob, not {len(args.target)} paths: give the folder, or put the "
-                       f"glob in quotes, such as '{first.parent / ('*' + first.suffix)}', so that batch expands it, "
-                       "not the shell")
+        folder = shlex.quote(str(Path(args.target[0]).parent))
+        raise BadInput(f"batch takes one folder or one glob, not {len(args.target)} paths: give the folder ({folder}), "
+                       "or put the glob in quotes so that batch expands it, not the shell")
     args.target = args.target[0]
     if not collect(args.target).photos:
         looks_like_folder = not any(ch in args.target for ch in "*?[")
@@ -98,11 +98,11 @@ def summary(words: Words, counts: dict[str, float], out: Path) -> str:
     """"ecoscore: 300 scored, 1 error; 6.95 photos/s", in the player's words."""
     n = {key: int(counts[key]) for key in ("ok", "error", "skipped")}
     # "0 skipped (already in results.csv)" of a first run read as something gone wrong (a newcomer's walk)
-    skipped = words.fill("cli.batch_skipped", n=n["skipped"], path=out) if n["skipped"] else ""
+    skipped = words.fill("cli.batch_not_photos", n=int(counts["not_photos"])) if counts.get("not_photos") else ""
+    if n["skipped"]:
+        skipped += words.fill("cli.batch_skipped", n=n["skipped"], path=out)
     if counts.get("skipped_errors"):  # (a photo mended since is not read again: a newcomer took it for done)
         skipped += words.fill("cli.batch_skipped_failed", n=int(counts["skipped_errors"]))
-    if counts.get("not_photos"):
-        skipped += words.fill("cli.batch_not_photos", n=int(counts["not_photos"]))
     rate = counts["images_per_second"]
     speed = words.fill("cli.batch_speed", rate=words.decimal(f"{rate:.2f}")) if n["ok"] + n["error"] else ""
     return words.fill("cli.batch_done", scored=words.fill("cli.batch_scored", n=n["ok"]),
