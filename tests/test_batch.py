@@ -41,6 +41,7 @@ def test_one_row_per_file_with_errors(tmp_path, photo_set):
     r = batch(str(folder), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "ecoscore: 5 scored, 2 errors, 4 files left out (not photos by their names or first bytes); " in r.stderr
+    assert "scoring" not in r.stderr  # the progress bar is for a terminal: to a pipe or a log, a line a step
     rows = {row["file"].rsplit("/", 1)[1]: row for row in csv.DictReader(out.open())}
     assert set(rows) == {"table0.jpg", "table1.jpg", "table2.jpg", "corrupt.jpg", "notes.jpg", "table0.jpg.1",
                          "Game 2024.05.01"}

@@ -272,7 +272,8 @@ def run_batch(target: str, results: Results, *, workers: int | None = None, prog
     start = time.perf_counter()
     scored = _scores(todo, workers, deck, cluster)
     # (No rate in the bar: tqdm writes its unit and decimals in English; the summary says it.)
-    with closing(scored), tqdm(total=len(todo), desc=label, disable=not (progress and todo),
+    # (drawn on a terminal only: to a log it wrote a line for every step, a newcomer's batch)
+    with closing(scored), tqdm(total=len(todo), desc=label, disable=None if progress and todo else True,
                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
                                ) as bar:
         for result in scored:
