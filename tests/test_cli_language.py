@@ -29,9 +29,36 @@ _ENGLISH_ARGPARSE = re.compile(r"\b(arguments|invalid|choice|choose|expected|one
                                r"ambiguous|could|match|whole|number|give|more)\b")
 
 
-def _run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+def _run(*args, env=None, terminal=False):
+    """The command's run; ``terminal``: its stderr a terminal's (a pseudo-terminal), as a player's is,
+    where the batch draws its progress bar (to a pipe or a log it draws none)."""
+    if not terminal:
+        return subprocess.run([sys.executable, "-m", "ecoscore", *args], capture_output=True, text=True, env=env,
+                              timeout=300)
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    main, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # (0 columns: no bar drawn)
+    try:
+        run = subprocess.run([sys.executable, "-m", "ecoscore", *args], stdout=subprocess.PIPE, stderr=side,
+                             env=env, timeout=300)
+        os.close(side)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # (the terminal's other side closed: all is read)
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(main)
+    return subprocess.CompletedProcess(run.args, run.returncode, run.stdout.decode(), said.decode())
 
 
 def test_the_language_is_the_option_then_ours_then_the_shells():
@@ -177,10 +204,14 @@ def test_a_batch_writes_its_doubts_and_errors_in_the_players_language(tmp_path, 
 _ENGLISH_BATCH = re.compile(r"\b(scor\w*|errors?|photos?|skipped|already|such|folder|glob|finds|exists|"
                             r"give|replace|lacks|another|name)\b")
 _BATCH_SAID = {
-    "en": (r"1 scored, 1 error; \d+\.\d\d photos/s", "0 scored, 0 errors, 2 skipped (already in OUT)"),
-    "cs": (r"1 fotka vyhodnocena, 1 chyba; \d+,\d\d fotky/s", "0 fotek vyhodnoceno, 0 chyb, 2 přeskočeny (už jsou v OUT)"),
-    "ru": (r"посчитано 1 фото, 1 ошибка; \d+,\d\d фото/с", "посчитано 0 фото, 0 ошибок, пропущено 2 (уже есть в OUT)"),
-    "it": (r"1 foto valutata, 1 errore; \d+,\d\d foto/s", "0 foto valutate, 0 errori, 2 saltate (già in OUT)"),
+    "en": (r"1 scored, 1 error; \d+\.\d\d photos/s", "0 scored, 0 errors, 2 skipped (already in OUT), 1 of them an "
+           "error: delete its row to read that file again"),
+    "cs": (r"1 fotka vyhodnocena, 1 chyba; \d+,\d\d fotky/s", "0 fotek vyhodnoceno, 0 chyb, 2 přeskočeny (už jsou v OUT), "
+           "z toho 1 chyba: smažte její řádek a soubor se přečte znovu"),
+    "ru": (r"посчитано 1 фото, 1 ошибка; \d+,\d\d фото/с", "посчитано 0 фото, 0 ошибок, пропущено 2 (уже есть в OUT), "
+           "из них с ошибкой: 1 — удалите строки с ошибками, чтобы прочитать эти файлы заново"),
+    "it": (r"1 foto valutata, 1 errore; \d+,\d\d foto/s", "0 foto valutate, 0 errori, 2 saltate (già in OUT), di cui 1 "
+           "con errore: cancella la sua riga per rileggere il file"),
 }
 
 
@@ -191,8 +222,8 @@ def test_a_batchs_own_lines_are_said_in_the_players_language(tmp_path, photo_set
     (folder / "a.jpg").write_bytes(photo_set[1].jpeg)
     (folder / "broken.jpg").write_bytes(b"not a photo at all")
 
-    def said(*args: str, code: int = 0) -> list[str]:
-        r = _run("batch", *args, "--workers", "1", "--lang", lang)
+    def said(*args: str, code: int = 0, terminal: bool = False) -> list[str]:
+        r = _run("batch", *args, "--workers", "1", "--lang", lang, terminal=terminal)
         assert r.returncode == code, r.stderr[-2000:]
         text = r.stderr.replace(str(folder), "DIR").replace(str(out), "OUT").replace(str(tmp_path), "TMP")
         lines = [line for line in re.split(r"[\r\n]+", text) if line]
@@ -200,9 +231,9 @@ def test_a_batchs_own_lines_are_said_in_the_players_language(tmp_path, photo_set
             assert not [line for line in lines if _ENGLISH_BATCH.search(re.sub(r"--\w+", "", line))], lines
         return lines
 
-    scoring, done = said(str(folder), "--out", str(out)), _BATCH_SAID[lang]
+    scoring, done = said(str(folder), "--out", str(out), terminal=True), _BATCH_SAID[lang]
     label = {"en": "scoring", "cs": "vyhodnocuji", "ru": "подсчёт", "it": "valutazione"}[lang]
-    assert all(line.startswith(f"{label}: ") for line in scoring[:-1])  # the progress bar
+    assert scoring[:-1] and all(f"{label}: " in line for line in scoring[:-1])  # the progress bar
     assert re.fullmatch(f"ecoscore: {done[0]}", scoring[-1]), scoring[-1]  # "1 errors" was wrong in English too
     assert said(str(folder), "--out", str(out), "--resume")[-1] == f"ecoscore: {done[1]}"
     for refused in (said(str(tmp_path / "nic"), "--out", str(out), code=2),
