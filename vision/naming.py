@@ -137,6 +137,35 @@ def name_tableaux(photo: Photo, det: Detections, fits: list[TableauFit], classif
     return [tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
 
 
+def table_beside(image: np.ndarray, det: Detections, fits: list[TableauFit], classifier, sure: float) -> set[int]:
+    """The boxes in line with a grid, just outside its 5 × 4 (``off_grid``, said as "4 cards ...
+    were left out"), that are the table, not a card: named empty at ``sure`` or more, and for a
+    deck's matcher, which names some real cards empty (``empty_cells``), like the table round the
+    grid too. A striped cloth under a steep tableau's last row, boxed four times and named empty
+    at 0.90-0.94, sent a newcomer looking for four cards that were not there. They are taken off
+    the fits' ``off_grid`` (in place) and returned, for the caller to take off the loose cards."""
+    boxes = [(t, i) for t, fit in enumerate(fits) for i in fit.off_grid]
+    if not boxes:
+        return set()
+    empty = classifier.names.index(EMPTY)
+    crops = [warp_quad(image, det.quads[i], CROP_SIZE) for _, i in boxes]
+    named = name_cells(classifier, crops)
+    table = {box for box, naming in zip(boxes, named) if naming.chosen == empty and naming.confidence >= sure}
+    if table and isinstance(classifier, CardMatcher):
+        centres = det.quads.mean(1)
+        for t, fit in enumerate(fits):
+            own = [box for box in boxes if box in table and box[0] == t]
+            if not own:
+                continue
+            ring = empty_cells.centre_crops(empty_cells.table_cells(fit, image, centres), image, 1.0, CROP_SIZE)
+            unlike = empty_cells.unlike_the_table(classifier.embedder, empty_cells.centre_crops(
+                [det.quads[i] for _, i in own], image, 1.0, CROP_SIZE), ring)
+            table -= {box for box, u in zip(own, [True] * len(own) if unlike is None else unlike) if u}
+    for t, fit in enumerate(fits):
+        fit.off_grid = [i for i in fit.off_grid if (t, i) not in table]
+    return {i for _, i in table}
+
+
 def _empty_only_where_the_table_is(image: np.ndarray, detail: np.ndarray, k: float, side: int, det: Detections,
                                    fits: list[TableauFit], named: list[dict[tuple[int, int], CellNaming]],
                                    matcher: CardMatcher) -> None:

@@ -28,6 +28,7 @@ from .naming import (
     left_out_doubt,
     name_cells,
     name_tableaux,
+    table_beside,
     without_glared_foreigners,
     without_wrong_deck_where_the_deck_reads,
 )
@@ -307,6 +308,9 @@ class Reader:
             self._refuse(photo, det, error=NoGridError)
         classifier = classifier or self.classifier
         det, fits, loose = self.settle(photo, det, fits, loose, classifier)
+        # Boxes beside a grid that are the table, not cards: neither "left out" nor loose cards.
+        table = table_beside(photo.image, det, fits, classifier, getattr(classifier, "min_confidence", self.min_confidence))
+        loose = [i for i in loose if i not in table]
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
         reads = name_tableaux(photo, det, fits, classifier, self.min_confidence)
