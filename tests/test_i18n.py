@@ -103,6 +103,8 @@ MESSAGES = [
     "13 wolf cards read, but a deck holds only 12: a misread card?",
     "the cards do not sit on a regular grid (fit error 0.31 card widths)",
     "a whole edge row or column is empty: where the grid ends is a guess",
+    "no card was found along one edge of the grid: its cards there were read where the grid puts them; check that "
+    "edge against the table",
     "the grid was found only on a small copy of the photo: where it lies is a guess, so check every cell, or "
     "photograph the tableau from higher up",
     "its cards were found only by a second, less sure look at the photo: check every cell",

@@ -62,3 +62,20 @@ def test_a_decks_matcher_takes_a_box_for_the_table_only_where_it_looks_like_the_
         fit = TableauFit(cells={}, residual=0.0, ambiguous_window=False, off_grid=[0, 1])
         assert table_beside(image, det, [fit], matcher, MIN_CONFIDENCE) == set(range(2)) - set(said)
         assert fit.off_grid == said
+
+
+def test_an_edge_the_finder_found_no_card_on_is_said_as_the_read_leaves_it():
+    # "a whole edge row or column is empty" was said beside four cards the read names along it
+    # (the finder found none there: a dark, blurred column; a newcomer's batch).
+    from ecoscore.scoring import COLS, ROWS, CardType
+    from ecoscore.vision.naming import EDGE_EMPTY, EDGE_UNFOUND, tableau_doubts
+    from ecoscore.vision.reads import CellRead
+
+    def doubts(empty: set[tuple[int, int]]) -> list[str]:
+        cells = [CellRead(r, c, None if (r, c) in empty else CardType.FOX, 0.99, "bear", 0.01, c < COLS - 1,
+                          np.zeros((4, 2))) for r in range(ROWS) for c in range(COLS)]
+        return tableau_doubts(cells, TableauFit(cells={}, residual=0.0, ambiguous_window=True))
+
+    assert EDGE_UNFOUND in doubts(set()) and EDGE_EMPTY not in doubts(set())
+    last_column = {(r, COLS - 1) for r in range(ROWS)}
+    assert EDGE_EMPTY in doubts(last_column) and EDGE_UNFOUND not in doubts(last_column)

@@ -262,6 +262,18 @@ def left_out_doubt(n: int) -> str:
     """``n`` cards lying in line with a tableau's grid, just outside its 5 × 4, that no tableau holds."""
     return f"{n} card{'s' if n > 1 else ''} in line with the grid but outside its 5 × 4 {'were' if n > 1 else 'was'} left out"
 
+EDGE_EMPTY = "a whole edge row or column is empty: where the grid ends is a guess"
+EDGE_UNFOUND = ("no card was found along one edge of the grid: its cards there were read where the grid puts them; "
+                "check that edge against the table")
+
+
+def _an_edge_reads_empty(cells: list[CellRead]) -> bool:
+    """Whether a whole edge row or column of the read holds no card."""
+    edges = [[c for c in cells if c.row == r] for r in (0, ROWS - 1)] + [[c for c in cells if c.col == k]
+                                                                        for k in (0, COLS - 1)]
+    return any(all(c.type is None for c in edge) for edge in edges)
+
+
 def said_of(cell: CellRead, doubt: str) -> str:
     """A cell's doubt as the tableau's list says it: "row 2, col 1: ..."."""
     return f"{cell_at(cell.row, cell.col)}: {doubt}"
@@ -282,7 +294,10 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     if fit.residual > MAX_RESIDUAL:
         doubts.append(f"the cards do not sit on a regular grid (fit error {fit.residual:.2f} card widths)")
     if fit.ambiguous_window:
-        doubts.append("a whole edge row or column is empty: where the grid ends is a guess")
+        # Said as it is: the finder found no card along an edge, and either the read leaves that
+        # edge empty, or it names cards there from where the grid puts its cells (a newcomer's
+        # batch was told "a whole edge row or column is empty" beside four cards read along it).
+        doubts.append(EDGE_EMPTY if _an_edge_reads_empty(cells) else EDGE_UNFOUND)
     if fit.small_canvas:
         doubts.append(SMALL_CANVAS_DOUBT)
     if fit.off_grid:
