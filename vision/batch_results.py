@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO
 
 # "final": "yes" where no card of the photo is in doubt (a CSV reader had to tell it from the free
 # text of the doubts: a newcomer's find; the JSON lines carry it as the game's "final").
@@ -35,17 +35,12 @@ def escaped(text: str) -> str:
     Python writes them, "hra_\\xe8.jpg", so that every results file stays UTF-8 text for any
     reader; a resumed run compares names so escaped (``Results.key``)."""
     try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        try:
-            raw = text.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:  # (a surrogate no file name holds)
-            return text.encode("utf-8", "backslashreplace").decode("utf-8")
-        return raw.decode("utf-8", "backslashreplace")
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a surrogate no file name holds)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _escaped_all(row: object) -> object:
+def _escaped_all(row: Any) -> Any:
     if isinstance(row, str):
         return escaped(row)
     if isinstance(row, Mapping):
@@ -258,12 +253,12 @@ class Results:
 
     def write(self, row: Mapping[str, object]) -> None:
         """One photo's row (a FileResult, or for a CSV its ``csv_row``), on disk before the next."""
-        row = _escaped_all(row)  # type: ignore[assignment]
+        said = _escaped_all(row)
         if self.jsonl:
-            self._put(json.dumps(row, ensure_ascii=False) + "\n")
+            self._put(json.dumps(said, ensure_ascii=False) + "\n")
         else:
             line = io.StringIO()
-            csv.DictWriter(line, self.fields, extrasaction="ignore").writerow(row)  # (an earlier file: no deck)
+            csv.DictWriter(line, self.fields, extrasaction="ignore").writerow(said)  # (an earlier file: no deck)
             self._put(line.getvalue())
         self._rows += 1
 

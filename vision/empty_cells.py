@@ -78,6 +78,14 @@ def unlike_the_table(embedder, cells: list[np.ndarray], table: list[np.ndarray])
     return (embedder(cells) @ embedder(table).T).max(1) < TABLE_LIKE
 
 
+def unlike_the_table_round(embedder, fit: TableauFit, quads: list[np.ndarray], image: np.ndarray,
+                           card_centres: np.ndarray, detail: np.ndarray, k: float, side: int) -> np.ndarray | None:
+    """``unlike_the_table`` of each quad's middle, against the table seen round ``fit``'s grid
+    (``table_cells``): both cut from ``detail`` (``k`` × ``image``'s pixels) at ``side``."""
+    table = centre_crops(table_cells(fit, image, card_centres), detail, k, side)
+    return unlike_the_table(embedder, centre_crops(quads, detail, k, side), table)
+
+
 def centre_crops(quads: list[np.ndarray], image: np.ndarray, k: float, side: int) -> list[np.ndarray]:
     """Each quad's middle (``CENTRE`` of it, about its centre) cut from ``image`` (``k`` × the
     quads' pixels) at ``side``: a cell's middle holds its own card or table, not its neighbours'

@@ -137,9 +137,11 @@ def name_tableaux(photo: Photo, det: Detections, fits: list[TableauFit], classif
     return [tableau_read(fit, named[t], names, det, 1 / photo.scale, least) for t, fit in enumerate(fits)]
 
 
-def table_beside(image: np.ndarray, det: Detections, fits: list[TableauFit], classifier, sure: float) -> set[int]:
+def table_beside(image: np.ndarray, det: Detections, fits: list[TableauFit], classifier,
+                 min_confidence: float = MIN_CONFIDENCE) -> set[int]:
     """The boxes in line with a grid, just outside its 5 × 4 (``off_grid``, said as "4 cards ...
-    were left out"), that are the table, not a card: named empty at ``sure`` or more, and for a
+    were left out"), that are the table, not a card: named empty surely (at the namer's own
+    ``min_confidence``, as ``name_tableaux`` reads cells, else the one given), and for a
     deck's matcher, which names some real cards empty (``empty_cells``), like the table round the
     grid too. A striped cloth under a steep tableau's last row, boxed four times and named empty
     at 0.90-0.94, sent a newcomer looking for four cards that were not there. They are taken off
@@ -148,8 +150,8 @@ def table_beside(image: np.ndarray, det: Detections, fits: list[TableauFit], cla
     if not boxes:
         return set()
     empty = classifier.names.index(EMPTY)
-    crops = [warp_quad(image, det.quads[i], CROP_SIZE) for _, i in boxes]
-    named = name_cells(classifier, crops)
+    sure = getattr(classifier, "min_confidence", min_confidence)
+    named = name_cells(classifier, [warp_quad(image, det.quads[i], CROP_SIZE) for _, i in boxes])
     table = {box for box, naming in zip(boxes, named) if naming.chosen == empty and naming.confidence >= sure}
     if table and isinstance(classifier, CardMatcher):
         centres = det.quads.mean(1)
@@ -157,10 +159,12 @@ def table_beside(image: np.ndarray, det: Detections, fits: list[TableauFit], cla
             own = [box for box in boxes if box in table and box[0] == t]
             if not own:
                 continue
-            ring = empty_cells.centre_crops(empty_cells.table_cells(fit, image, centres), image, 1.0, CROP_SIZE)
-            unlike = empty_cells.unlike_the_table(classifier.embedder, empty_cells.centre_crops(
-                [det.quads[i] for _, i in own], image, 1.0, CROP_SIZE), ring)
-            table -= {box for box, u in zip(own, [True] * len(own) if unlike is None else unlike) if u}
+            unlike = empty_cells.unlike_the_table_round(classifier.embedder, fit, [det.quads[i] for _, i in own],
+                                                        image, centres, image, 1.0, CROP_SIZE)
+            if unlike is None:  # the table round the grid not seen: no telling the box from a card
+                table -= set(own)
+            else:
+                table -= {box for box, u in zip(own, unlike) if u}
     for t, fit in enumerate(fits):
         fit.off_grid = [i for i in fit.off_grid if (t, i) not in table]
     return {i for _, i in table}
@@ -179,9 +183,8 @@ def _empty_only_where_the_table_is(image: np.ndarray, detail: np.ndarray, k: flo
         cells = [rc for rc, naming in named[t].items() if naming.chosen == empty]
         if not cells:
             continue
-        table = empty_cells.centre_crops(empty_cells.table_cells(fit, image, centres), detail, k, side)
-        own = empty_cells.centre_crops([fit.cells[rc].quad for rc in cells], detail, k, side)
-        unlike = empty_cells.unlike_the_table(matcher.embedder, own, table)
+        unlike = empty_cells.unlike_the_table_round(matcher.embedder, fit, [fit.cells[rc].quad for rc in cells], image,
+                                                    centres, detail, k, side)
         for rc in ([] if unlike is None else [rc for rc, u in zip(cells, unlike) if u]):
             before = named[t][rc]
             chosen, confidence = empty_cells.best_but_empty(before.probabilities, names)

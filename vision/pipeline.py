@@ -309,7 +309,7 @@ class Reader:
         classifier = classifier or self.classifier
         det, fits, loose = self.settle(photo, det, fits, loose, classifier)
         # Boxes beside a grid that are the table, not cards: neither "left out" nor loose cards.
-        table = table_beside(photo.image, det, fits, classifier, getattr(classifier, "min_confidence", self.min_confidence))
+        table = table_beside(photo.image, det, fits, classifier, self.min_confidence)
         loose = [i for i in loose if i not in table]
         to_original = 1 / photo.scale
         loose_quads = [det.quads[i] * to_original for i in loose]
