@@ -339,6 +339,10 @@ MESSAGES = [
     "--force to read them all again with 'kitchen'",
     "cannot resume r.csv: it was written by an earlier version, whose rows do not say the deck their photos were read "
     "with: resume with --deck and that deck's name (--deck standin if none was given), or --force to read them all again",
+    "--xlsx goes with a CSV results file: leave out --jsonl",
+    "--xlsx r.csv: a workbook's name ends in .xlsx (Excel opens it by that)",
+    "--xlsx and --out name one file (r.csv): give the workbook a name of its own",
+    "budget.xlsx exists and is not a workbook of ecoscore batch: give another --xlsx",
     "a link to a folder, not followed: give batch that folder itself",
     "a link that leads round in a loop, to no file",
     "a link to nowhere: IMG_0001.jpg does not exist",

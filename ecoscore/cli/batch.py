@@ -17,6 +17,7 @@ from .language import Words, add_lang_option, words_for
 def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.batch import collect, run_batch
     from ecoscore.vision.batch_results import CannotUse, Refused, Results
+    from ecoscore.vision.batch_workbook import check_workbook, write_workbook
     from ecoscore.vision.deckstore import DEFAULT_DECK
     from ecoscore.vision.distributed import ClusterError, check_cluster
 
@@ -36,6 +37,13 @@ def run(args: argparse.Namespace) -> int:
             check_cluster(args.cluster)
         except ClusterError as err:
             raise BadInput(str(err)) from None
+    if args.xlsx is not None:
+        try:
+            check_workbook(args.xlsx, args.out, jsonl=args.jsonl)
+        except Refused as err:
+            raise BadInput(str(err)) from None
+        except OSError as err:
+            raise BadInput(cannot_write(args.xlsx, err)) from None
     words = words_for(args)
 
     def said(result):  # its doubts, the reasons for its points and its error in the player's language
@@ -69,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
     except CannotUse as err:
         raise BadInput(cannot_write(err.path, err.error) if err.writing else cannot_read(err.path, err.error)) from None
     print(summary(words, counts, args.out), file=sys.stderr)
+    if args.xlsx is not None:
+        try:
+            rows = write_workbook(args.out, args.xlsx)
+        except OSError as err:
+            raise BadInput(cannot_write(args.xlsx, err)) from None
+        print(words.fill("cli.batch_workbook", path=args.xlsx, n=rows), file=sys.stderr)
     return 0
 
 
@@ -116,6 +130,9 @@ def register(sub) -> None:
                    "(quoted); files named as no photo (.txt, .json, .mov) are left out")
     p.add_argument("--out", type=Path, required=True, help="results file (CSV, or JSON lines with --jsonl)")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per photo, with every detail")
+    p.add_argument("--xlsx", type=Path, default=None, metavar="FILE",
+                   help="also write the CSV's rows as an Excel workbook at the end (it opens alike in every "
+                        "language's Excel; a CSV opens garbled in some)")
     existing = p.add_mutually_exclusive_group()
     existing.add_argument("--resume", action="store_true", help="skip photos already in --out, and add the others")
     existing.add_argument("--force", action="store_true", help="replace --out if it exists")

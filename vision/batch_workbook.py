@@ -1,0 +1,116 @@
+"""A batch's CSV as an Excel workbook (`ecoscore batch --xlsx`).
+
+The CSV is UTF-8 and comma-separated: a Czech, Russian or Italian Excel, whose list separator is
+";" and whose encoding is the system's, opens it garbled and in one column. A workbook opens alike
+in every Excel and LibreOffice: numbers as numbers, and every text as text (a photo named
+"=HYPERLINK(...).jpg" is no formula). The CSV stays the record a run writes row by row (and
+--resume reads); the workbook is made from it whole, at the end of a run.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+import secrets
+import zipfile
+from pathlib import Path
+
+from .batch_results import Refused, same_file
+
+CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
+SHEET = "results"
+NUMBERS = {"tableaux", "totals", "confidence", "ms"}  # a single number there is written as one
+WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
+# XML 1.0 refuses these (a file name may hold them): written as Python writes them, "\x07"
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def check_workbook(xlsx: Path, out: Path, *, jsonl: bool) -> None:
+    """Refuse before any photo is read: a workbook named otherwise, the results file itself, a
+    file that exists and is not a workbook of ours (a typo must not replace a spreadsheet), or a
+    folder it cannot be written in (made if missing, as --out's is)."""
+    if jsonl:
+        raise Refused("--xlsx goes with a CSV results file: leave out --jsonl")
+    if xlsx.suffix.lower() != ".xlsx":
+        raise Refused(f"--xlsx {xlsx}: a workbook's name ends in .xlsx (Excel opens it by that)")
+    if same_file(str(xlsx)) == same_file(str(out)):
+        raise Refused(f"--xlsx and --out name one file ({xlsx}): give the workbook a name of its own")
+    if xlsx.exists() and not _ours(xlsx):
+        raise Refused(f"{xlsx} exists and is not a workbook of ecoscore batch: give another --xlsx")
+    xlsx.parent.mkdir(parents=True, exist_ok=True)
+    _scratch(xlsx).close()  # (OSError: the folder takes no file; said before the photos, not after)
+
+
+def _ours(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as book:
+            core = book.read("docProps/core.xml").decode("utf-8", "replace")
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return False
+    return f"<dc:creator>{CREATOR}</dc:creator>" in core
+
+
+class _scratch:
+    """A new file beside ``xlsx`` that becomes it (``keep``) or goes: a reader never sees half a
+    workbook, and an interrupted write leaves the one before."""
+
+    def __init__(self, xlsx: Path):
+        self.xlsx, self.path = xlsx, xlsx.with_name(f".{xlsx.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        self.file = os.fdopen(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")  # (the CSV's mode)
+
+    def keep(self) -> None:
+        self.file.close()
+        os.replace(self.path, self.xlsx)
+
+    def close(self) -> None:
+        self.file.close()
+        self.path.unlink(missing_ok=True)
+
+
+def write_workbook(results_csv: Path, xlsx: Path) -> int:
+    """Every row of ``results_csv`` (a resumed run's earlier rows too) into ``xlsx``, replacing it
+    whole. Returns the rows written."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.utils import get_column_letter
+
+    with results_csv.open(encoding="utf-8-sig", newline="") as f:  # (a spreadsheet's BOM, if saved by one)
+        rows = list(csv.reader(f))
+    header, body = (rows[0], rows[1:]) if rows else ([], [])
+    target = _scratch(xlsx)  # before the workbook: openpyxl's writer, left unsaved, complains when collected
+    try:
+        book = Workbook(write_only=True)
+        book.properties.creator = CREATOR
+        sheet = book.create_sheet(SHEET)
+        sheet.freeze_panes = "A2"
+        for i, name in enumerate(header, start=1):
+            sheet.column_dimensions[get_column_letter(i)].width = WIDTHS.get(name, 12)
+
+        def cell(name: str, text: str) -> WriteOnlyCell:
+            if name in NUMBERS and (number := _number(text)) is not None:
+                return WriteOnlyCell(sheet, value=number)
+            item = WriteOnlyCell(sheet, value=_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+            item.data_type = "s"  # text, even where it begins with "=" (openpyxl would take a formula)
+            return item
+
+        sheet.append([cell("", name) for name in header])
+        for row in body:
+            sheet.append([cell(name, text) for name, text in zip(header, row, strict=False)])
+        book.save(target.file)
+        target.keep()
+    except BaseException:
+        target.close()
+        raise
+    return len(body)
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None  # (no NaN or inf: not a number to Excel)
