@@ -304,6 +304,31 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     assert not page.errors
 
 
+def test_a_card_set_back_to_the_card_read_is_no_correction(server, page, photo_set, reader, tmp_path):
+    # A walk (Russian and Czech): a card changed, then "meadow (as read)" picked, stayed blue
+    # under "with your corrections (blue)", the grid as read.
+    scene = photo_set[0]
+    read = reader.read(scene.jpeg).tableaux[0]
+    upload_solo(page, server, write(tmp_path, "tableau.jpg", scene.jpeg))
+    first = page.text_content("#total")
+    as_read = read.tableau.cells[0]
+    new_type = CardType.FOX if as_read is CardType.WOLF else CardType.WOLF
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.click(f"#choices button[data-type='{new_type.value}']")
+    page.wait_for_function("document.querySelectorAll('#solo-tableau .grid button.corrected').length === 1", timeout=10000)
+    assert page.text_content("#solo-tableau .grid-title") == "The cards as read, with your corrections (blue)"
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    back = page.locator(f"#choices button[data-type='{as_read.value if as_read else ''}']")
+    assert "(as read)" in back.text_content()
+    back.click()
+    page.wait_for_function(f"document.querySelector('#total').textContent === '{first}'", timeout=10000)
+    assert page.locator("#solo-tableau .grid button.corrected").count() == 0
+    assert page.text_content("#solo-tableau .grid-title") == "The cards as read"
+    page.click("#solo-tableau .undo")  # back to the correction, blue again
+    page.wait_for_function("document.querySelectorAll('#solo-tableau .grid button.corrected').length === 1", timeout=10000)
+    assert not page.errors
+
+
 def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp_path):
     # A deck's matcher gives "not ours" as a cell's runner-up: the picker put it first,
     # untranslated ("card.not ours"), and choosing it was refused by the server (a walk-through).

@@ -1070,7 +1070,14 @@ class TableauView {
     if (this.grid[r][c] === type) { this.keep(r, c); return; }
     this.saveUndo({ correctedCell: [r, c] });
     this.grid[r][c] = type;
-    this.corrected.add(key(r, c));
+    // Set back to the card read, from the picker's "(as read)": no longer a correction (the grid
+    // said "with your corrections (blue)" over the grid as read, the cell blue: a walk), and a
+    // doubt of it settled by that choice, as "Keep" settles it.
+    const k = key(r, c), cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c];
+    if (!this.laidOut() && type === this.read.grid[r][c]) {
+      this.corrected.delete(k);
+      if (cell && cell.doubts && cell.doubts.length) this.checked.add(k);
+    } else this.corrected.add(k);
     await this.commit();
   }
 
