@@ -2297,11 +2297,15 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     assert page.evaluate("document.activeElement.dataset.type") == grid[r][c]
     page.keyboard.press("Enter")
     expect(page.locator("#remember-status")).to_have_text("")
-    page.click("#solo-tableau .undo")  # back to the wrong type: asked again
+    page.click("#solo-tableau .change")  # the wrong type again: asked again
+    page.click(f"#choices button[data-type='{wrong}']")
+    expect(page.locator("#status")).to_have_text("Score updated with your correction.")
     page.click("#remember")
     page.wait_for_selector("#confirm[open]", timeout=30000)
     page.click("#confirm-yes")
     expect(page.locator("#remember-status")).to_contain_text("cards in deck kitchen", timeout=30000)
+    # the correction's word is done with: it stayed above, the deck's news far below (a walk)
+    expect(page.locator("#status")).to_have_text("")
 
 
 @needs_matcher

@@ -1694,8 +1694,9 @@ async function rememberCards() {
     showRememberHint();
     saveSolo();
     await loadDecks($("deck"));
-    // "All doubtful cards checked." is done with once the cards are remembered (it stayed above: a walk).
-    if ($("status").mark === "review_done") setStatus($("status"), "");
+    // "All doubtful cards checked." and "Score updated with your correction." are done with once
+    // the cards are remembered (they stayed above, the news far below: walks).
+    if (["review_done", "updated"].includes($("status").mark)) setStatus($("status"), "");
     // Cells the corrected grid names a card in where none was found are left out, and said.
     const n = Object.values(deck.references).reduce((a, b) => a + b, 0);
     setStatus(said, () => [missing.length
@@ -2295,7 +2296,7 @@ async function correctSolo(grid, message, near = null, failNear = near) {
     // A photo refused meanwhile keeps its word: the player must still see that it was not read.
     const refusedSince = $("status").say !== said && $("status").classList.contains("error");
     // (naming a deck's cards, no score is shown: "Score updated" said nothing true)
-    const done = solo.teaching ? () => t("ui.card_named") : () => t("ui.updated");
+    const done = Object.assign(solo.teaching ? () => t("ui.card_named") : () => t("ui.updated"), { mark: "updated" });
     if (message !== null && !refusedSince) sayNear(near, $("status"), message || done);  // null: a re-score
     if (message !== null && !solo.teaching) announceTotal();
     return player;
