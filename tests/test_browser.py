@@ -3593,6 +3593,29 @@ def test_the_photos_labels_are_drawn_readable_on_a_small_phone_and_in_full_where
     assert not page.errors
 
 
+def test_the_card_picker_is_whole_on_a_short_phone(server, new_page, photo_set, reader, tmp_path):
+    # At 320 x 640 (Czech, a runner-up's "(druhý odhad)" on three lines) the picker scrolled, its
+    # last row of cards cut at the foot by Keep and Stop: it looked broken (a walk). Whole at 640
+    # and at 568 px tall (a small iPhone).
+    from playwright.sync_api import expect
+
+    page = new_page(viewport={"width": 320, "height": 640}, locale="cs-CZ")
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    page.click("#solo-tableau .review")
+    expect(page.locator("#picker")).to_be_visible()
+    page.wait_for_timeout(300)  # (the dialog laid out)
+    for height in (640, 568):
+        page.set_viewport_size({"width": 320, "height": height})
+        page.wait_for_timeout(100)
+        scroll, client, last, actions = page.evaluate("""(() => {
+            const d = document.querySelector('#picker');
+            const last = [...document.querySelectorAll('#choices button')].pop().getBoundingClientRect();
+            return [d.scrollHeight, d.clientHeight, last.bottom, document.querySelector('#picker .dialog-actions').getBoundingClientRect().top];
+        })()""")
+        assert scroll <= client and last <= actions, (height, scroll, client, last, actions)
+    assert not page.errors
+
+
 def test_a_name_ending_a_sentence_takes_the_messages_full_stop(server, page):
     # "Giulia ora si chiama Giulia R.." (an Italian walk): one full stop, in any message.
     page.goto(server)
