@@ -147,8 +147,10 @@ def as_sentences(text: str, name: str | None = None) -> str:
 
 def put_grid(server, room_id, name, grid_text, token=None):
     body = json.dumps({"grid": grid_text}).encode()
-    headers = {"Content-Type": "application/json"} | ({"X-Player-Token": token} if token else {})
-    request = urllib.request.Request(f"{server}/api/rooms/{room_id}/players/{name}/grid", body, method="PUT", headers=headers)
+    # a seat's grid replaced: over its tableau as it stands ("*": whatever its version)
+    headers = {"Content-Type": "application/json"} | ({"X-Player-Token": token, "If-Match": "*"} if token else {})
+    request = urllib.request.Request(f"{server}/api/rooms/{room_id}/players/{urllib.parse.quote(name)}/grid", body,
+                                     method="PUT", headers=headers)
     with urllib.request.urlopen(request) as response:
         return json.loads(response.read())
 
@@ -827,6 +829,36 @@ def test_solo_says_who_won_and_no_provisional_majorities(server, page):
     text = page.text_content("#room-winners")
     assert text == f"You beat the bot by {game['solo']['margin']} points, but a win needs 30 or more."  # (no unit: a walk)
     assert "Winner" not in text and "provisional" not in page.text_content("#room-view")
+
+
+def test_a_change_on_another_phone_that_moves_your_total_is_said(server, page):
+    # Jana's 36 became 33 when Оля corrected a card on her phone (the largest stream went to
+    # her), with no word on Jana's phone (a game night's walk).
+    from playwright.sync_api import expect
+
+    room_id = new_room(page, server)
+    jana = put_grid(server, room_id, "Jana", (EXAMPLES / "alice.txt").read_text())
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:Jana", jana["token"]])
+    ola = put_grid(server, room_id, "Оля", (EXAMPLES / "bruno.txt").read_text())
+    page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Оля')", timeout=10000)
+    totals = lambda: {p["name"]: p["total"] for p in get_room(server, room_id)["game"]["players"]}  # noqa: E731
+    before = totals()
+    # Jana's own change moves no one else's total here: nothing said of it
+    put_grid(server, room_id, "Jana", (EXAMPLES / "alice.txt").read_text().replace("bee     meadow", "bee     bee   "),
+             jana["token"])
+    page.wait_for_function(f"room.version === {get_room(server, room_id)['version']}", timeout=10000)
+    assert page.text_content("#room-status") == ""
+    before = totals()
+    # Оля's streams broken up: her largest stream no longer beats Jana's
+    put_grid(server, room_id, "Оля", (EXAMPLES / "bruno.txt").read_text().replace("ST ST ST", "ST MD ST"), ola["token"])
+    after = totals()
+    assert after["Jana"] != before["Jana"]  # (what the test is about)
+    expect(page.locator("#room-status")).to_have_text(
+        f"A change from Оля moved the stream and wolf majorities: Jana {before['Jana']} → {after['Jana']}.", timeout=10000)
+    page.select_option("#lang", "cs")  # said again in the language chosen
+    expect(page.locator("#room-status")).to_have_text(
+        f"Změna ekosystému (Оля) posunula body za většiny potoků a vlků: Jana {before['Jana']} → {after['Jana']}.")
+    assert not page.errors
 
 
 # A bot's grid that scores as alice's does against it (53 each): checked by the scorer below.

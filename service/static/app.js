@@ -2337,6 +2337,7 @@ async function loadRoom(force = false) {
     // Only a newer room: a poll sent before a write and answered after it would put the old back.
     // The same version with another ETag is the room's deck changed (removed, made again): taken.
     const moved = doc.version > room.version || (doc.version === room.version && answer.etag !== room.etag);
+    const before = room.doc;
     if (force || moved) { room.version = doc.version; room.doc = doc; room.etag = answer.etag; showRoom(doc); }
     if (force) keepRecentRoom(room.id, true, doc.players); else if (moved) nameRecentRoom(room.id, doc.players);
     // The room changed on another phone: this phone's own news no longer stands once read ("Luca's
@@ -2348,6 +2349,8 @@ async function loadRoom(force = false) {
       const at = said.at;
       setTimeout(() => { if (said.at === at && !roomSending && !said.classList.contains("error")) setStatus(said, ""); },
         Math.max(0, (at || 0) + STALE_NEWS_MS - Date.now()));
+      const news = !roomSending && before && majoritiesMoved(before, doc);
+      if (news) setStatus(said, news);
     }
   } catch (err) {
     if (err.status === 404) { keepRecentRoom(room.id, false); roomGone(err); return; }
@@ -2359,6 +2362,22 @@ async function loadRoom(force = false) {
 }
 
 const STALE_NEWS_MS = 15000;  // a room's news of this phone's change, kept this long at least
+
+// Another phone's change that moved the stream and wolf majorities, and with them the totals of
+// players who changed nothing (Jana's 36 became 33 when Оля corrected a card, without a word: a
+// game night's walk): "A change from Оля moved the stream and wolf majorities: Jana 36 → 33."
+// None where only the changed players' own totals moved, or the change was this phone's.
+function majoritiesMoved(before, after) {
+  const totals = (doc) => new Map(((doc.game && doc.game.players) || []).filter((p) => !p.bot).map((p) => [p.name, p.total]));
+  const was = totals(before), now = totals(after), versions = before.versions || {};
+  const here = new Set(seatsHere(after.players));
+  const changed = [...after.players.filter((name) => (after.versions || {})[name] !== versions[name]),
+    ...before.players.filter((name) => !after.players.includes(name))].filter((name) => !here.has(name));
+  const moved = [...now].filter(([name, total]) => !changed.includes(name) && was.has(name) && was.get(name) !== total);
+  if (!changed.length || !moved.length) return null;
+  return () => t("ui.room_majorities_moved", { who: nameList(changed),
+    scores: nameList(moved.map(([name, total]) => `${name} ${was.get(name)} → ${total}`)) });
+}
 
 // The rooms this phone was in lately, newest first (the start page links back to them), each with
 // its players' names as last seen: bare codes ("k3x9q2, m7p4w8") told a player nothing of which
