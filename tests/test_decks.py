@@ -17,6 +17,7 @@ from ecoscore.vision.deckstore import (
     MAX_REFERENCES,
     DeckStore,
     DeckStoreError,
+    IncompleteDeck,
     NoSuchDeck,
     NotDeckOwner,
 )
@@ -509,6 +510,28 @@ def test_a_deck_forgotten_while_a_read_embeds_it_stays_gone(tmp_path):
     assert not list(tmp_path.glob(".gone-*")) and store.names() == [DEFAULT_DECK]
 
 
+def test_a_type_forgotten_while_a_read_checks_the_deck_is_a_refusal_not_an_error(tmp_path):
+    # A read checked the deck whole, then read its crops after its owner took back the photo that
+    # gave its last type: embedding ten types failed as a ValueError, a 500 (an attack on a
+    # running server: photos read with a deck while its owner forgot and re-added one).
+    store = DeckStore(tmp_path)
+    crops = _crops()
+    store.add("d", {card: faces for card, faces in crops.items() if card is not CardType.FOX}, "ten types", partial=True)
+    store.add("d", {CardType.FOX: crops[CardType.FOX]}, "the fox")
+    checked = store._state
+
+    def forgotten_meanwhile(name, builtin):
+        store._state = checked
+        assert store.forget_last("d") is not None
+        return checked(name, builtin)
+
+    store._state = forgotten_meanwhile
+    with pytest.raises(IncompleteDeck, match="no reference yet for: fox"):
+        store.references("d", ConstantEmbedder())
+    store.add("d", {CardType.FOX: crops[CardType.FOX]}, "the fox again")
+    assert len(store.references("d", ConstantEmbedder()).metric.prototypes)  # whole again: read
+
+
 def test_the_last_add_is_forgotten_once_and_a_damaged_crop_names_no_server_path(tmp_path):
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
@@ -720,9 +743,10 @@ def test_deck_add_refuses_a_title_another_deck_is_called_already(tmp_path, monke
 
 
 def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, monkeypatch):
-    # A read that began before an add writes its cache (named by the old state) after the add;
+    # A read that began before an add wrote its cache (named by the old state) after the add;
     # deleting every other cache then would delete the current one, and the next read would
-    # embed the deck again (a review's finding). It deletes others only for the current state.
+    # embed the deck again (a review's finding). It deletes others only for the current state,
+    # and names its cache by the state it read the crops in (under the store's lock, with them).
     store = DeckStore(tmp_path)
     store.add("d", _crops(), "first")
     stamp = store.stamp("d")
@@ -738,7 +762,7 @@ def test_a_late_read_of_a_deck_changed_since_keeps_the_current_cache(tmp_path, m
     monkeypatch.setattr(store, "stamp", seen_before_the_add)
     store.references("d", ConstantEmbedder())
     monkeypatch.undo()
-    assert current.exists() and len(list(tmp_path.glob("d/embedded-*.npz"))) == 2
+    assert current.exists() and list(tmp_path.glob("d/embedded-*.npz")) == [current]
 
 
 def test_the_store_refuses_a_taken_title_under_its_lock_and_an_import_compares_titles_as_an_add_does(tmp_path):

@@ -518,19 +518,27 @@ class DeckStore:
         with self._locked():
             _drop(folder)
 
-    def references(self, name: str, embedder: CardEmbedder, partial: bool = False) -> References:
-        """The deck embedded by ``embedder``'s model (cached beside the crops). A deck still lacking
-        a type reads nothing, unless ``partial``: then its types so far, a type with none never
-        named (for the page's guesses while a deck is taught, never for a score)."""
+    def _readable(self, name: str, partial: bool) -> DeckInfo:
+        """The deck's info, if it can be read with: every type (``partial``: any)."""
         info = self.info(name)
         if not info.complete and not (partial and any(info.counts.values())):
             raise IncompleteDeck(f"deck {name!r} has no reference yet for: {', '.join(info.missing)}: remember a photo "
                                  "that holds them (or add them with `ecoscore deck add`)")
+        return info
+
+    def _cache(self, name: str, builtin: bool, embedder: CardEmbedder, state: str) -> Path:
+        return (self.root / "_builtin" if builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
+
+    def references(self, name: str, embedder: CardEmbedder, partial: bool = False) -> References:
+        """The deck embedded by ``embedder``'s model (cached beside the crops). A deck still lacking
+        a type reads nothing, unless ``partial``: then its types so far, a type with none never
+        named (for the page's guesses while a deck is taught, never for a score)."""
+        info = self._readable(name, partial)
         # The cache is named by the deck's state too: a read that embedded the deck while cards
         # were added wrote its cache after the add had cleared the old one, and the new cards
         # went unread until the next add (an attack on a running server).
         state = self._state(name, info.builtin)
-        cache = (self.root / "_builtin" if info.builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
+        cache = self._cache(name, info.builtin, embedder, state)
         if cache.is_file():
             try:
                 with np.load(cache) as data:
@@ -543,7 +551,13 @@ class DeckStore:
                 pass  # a damaged cache (a disk full, a crash mid-write elsewhere): embedded again below
         # The crops read under the store's lock: a forget deleting them meanwhile made a read fail
         # on a half-deleted deck (an attack). Embedded outside it: that is the slow part.
+        # Its completeness and state are read again with them: a photo forgotten since the check
+        # above took a type away, and embedding what was left failed as no refusal (a 500: an
+        # attack on a running server, reading with a deck while its owner forgot and re-added).
         with self._locked():
+            info = self._readable(name, partial)
+            state = self._state(name, info.builtin)
+            cache = self._cache(name, info.builtin, embedder, state)
             images = self.images(name)
         refs = References.embed(name, embedder, images, partial=not info.complete)
         metric = refs.metric
