@@ -127,6 +127,9 @@ MESSAGES = [
     "ann: the file is empty",
     "ann: the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early",
     "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
+    "the JPEG file holds more than 1000 segments before its image (a camera writes a few dozen): not a camera's photo",
+    "the PNG file holds more than 1000 chunks before its image (a PNG writer puts a handful there): not a photo or a "
+    "screenshot",
     "ann: the HEIC file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
     "ann: the image is 1 × 1 pixels: too small or too narrow to hold a tableau (at least 64 pixels across, at most 8:1)",
