@@ -127,6 +127,8 @@ MESSAGES = [
     "ann: the file is empty",
     "ann: the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early",
     "ann: the JPEG file holds 3000 scans (a photo has at most a few dozen): not a camera's photo",
+    "more names (3) than photos: one name a photo, in the photos' order (a photo of several tableaux names its "
+    "players after it: Ann-1, Ann-2)",
     "the JPEG file holds more than 1000 segments before its image (a camera writes a few dozen): not a camera's photo",
     "the PNG file holds more than 1000 chunks before its image (a PNG writer puts a handful there): not a photo or a "
     "screenshot",

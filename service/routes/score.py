@@ -146,15 +146,22 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         async with turns:
             return await read_photo(svc, request, upload, name, deck)
 
-    named: list[str] = []
+    typed: list[str | None] = []
     bases: list[str | None] = []  # a photo named after its file: that name, to make unique again once read
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
         name = photo_name(svc, given, upload, k)
         bases.append(None if given.strip() else name)
-        if not given.strip():  # a file's name, no one's choice (iPhones name every photo image.jpg): made unique
-            name = _unique(name, named, lambda candidate: [candidate], svc.settings.max_name)
-        named.append(name)
+        typed.append(name if given.strip() else None)
+    # A file's name, no one's choice (iPhones name every photo image.jpg): made unique against every
+    # name typed, whichever photo comes first (ann.jpg before a photo named "Ann" was refused as
+    # "repeated: ann, Ann", after it named "ann 2": an attack on a running server).
+    taken = [name for name in typed if name is not None]
+    for k, base in enumerate(bases):
+        if base is not None:
+            typed[k] = unique = _unique(base, taken, lambda candidate: [candidate], svc.settings.max_name)
+            taken.append(unique)
+    named = [name for name in typed if name is not None]
     _names_differ(named)
     reads = list(zip(named, await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))))
     reads = _file_names_apart(reads, bases, svc.settings.max_name)
@@ -223,6 +230,9 @@ async def score_game_photos(
         raise HTTPException(422, f"at most {svc.settings.max_photos} photos per game")
     if len(names) > MAX_PLAYERS:
         raise HTTPException(422, f"at most {MAX_PLAYERS} names")
+    if len(names) > len(photos):  # (the names past the photos' were dropped without a word: an attack)
+        raise HTTPException(422, f"more names ({len(names)}) than photos: one name a photo, in the photos' order (a photo "
+                                 "of several tableaux names its players after it: Ann-1, Ann-2)")
     return await _score_photos(svc, request, photos, names, _pair(neutral, "neutral"), others_of(others),
                                tableau(bot, "bot") if bot.strip() else None, deck)
 
