@@ -559,6 +559,8 @@ class Store:
         no score at all)."""
         others = [n for (n,) in db.execute("SELECT name FROM players WHERE room_id = ?", (room_id,)) if n != besides]
         clash = next((n for n in others if names.alike(n, name)), None)
+        if clash == name:  # ("'Bob' is too like 'Bob'": an attack on a running server)
+            raise Invalid(f"{name!r} is already in this room; choose another name")
         if clash is not None:
             raise Invalid(f"{name!r} is too like {clash!r}, already in this room; choose another name")
         seats = self.seats(mode)

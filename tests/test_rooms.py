@@ -152,6 +152,9 @@ def test_players_rename_and_leave_with_their_token_the_creator_removes(client):
     assert r.status_code == 200 and r.json()["room"]["players"] == ["Anna", "ben"] and r.headers["ETag"] == '"3"'
     assert client.patch(f"/api/rooms/{rid}/players/Anna", json={"name": "BEN"},
                         headers={"X-Player-Token": ann["token"], "If-Match": '"3"'}).status_code == 422  # taken
+    r = client.patch(f"/api/rooms/{rid}/players/Anna", json={"name": "ben"},
+                     headers={"X-Player-Token": ann["token"], "If-Match": '"3"'})  # ("'ben' is too like 'ben'": an attack)
+    assert r.status_code == 422 and r.json()["detail"] == "'ben' is already in this room; choose another name", r.text
     # a correction made on ann's version before the rename (her other phone): no second tableau
     r = client.put(f"/api/rooms/{rid}/players/ann/grid", json={"grid": GRIDS["alice"]},
                    headers={"X-Player-Token": ann["token"], "If-Match": f'"{ann["version"]}"'})
