@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image
 
 MAX_BYTES = 40 * 1024 * 1024
 MAX_PIXELS = 60_000_000  # a 48 MP phone photo passes; a decompression bomb does not
@@ -42,6 +42,23 @@ _ORIENT = {
     7: [("rotate", cv2.ROTATE_90_COUNTERCLOCKWISE), ("flip", 1)],
     8: [("rotate", cv2.ROTATE_90_COUNTERCLOCKWISE)],
 }
+
+
+# ... and the Pillow transpositions that undo it (ImageOps.exif_transpose's, on a reduced copy)
+_PIL_TURNS = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
+              5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
+              8: Image.Transpose.ROTATE_90}
+
+
+def _reduced(im: Image.Image, factor: int) -> Image.Image:
+    """``im`` shrunk by a whole factor (each pixel a block's mean), in colour where Pillow cannot
+    average its mode (a palette, 1-bit, 16-bit grey)."""
+    if factor <= 1:
+        return im
+    try:
+        return im.reduce(factor)
+    except ValueError:
+        return im.convert("RGB").reduce(factor)
 
 
 class ImageError(ValueError):
@@ -297,7 +314,15 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
         try:
             with Image.open(io.BytesIO(data)) as im:
                 im.draft("RGB", (long_side, long_side))
-                image = cv2.cvtColor(np.asarray(ImageOps.exif_transpose(im).convert("RGB")), cv2.COLOR_RGB2BGR)
+                # Shrunk by a whole factor before it is turned upright and converted, as a JPEG
+                # is decoded reduced: each of those made a full-size copy (a 12 KB HEIC of 50 MP
+                # took +690 MB a read: an attack on a running server).
+                orientation = im.getexif().get(0x0112, 1)
+                factor = max(1, max(im.size) // long_side)
+                small = _reduced(im, factor)
+                if orientation in _PIL_TURNS:
+                    small = small.transpose(_PIL_TURNS[orientation])
+                image = cv2.cvtColor(np.asarray(small.convert("RGB")), cv2.COLOR_RGB2BGR)
         except Exception as err:
             # Not the decoder's words: English whatever the language asked, a newline in them (a
             # HEIC cut short: an attack). An AV1 image whose head names a HEIF brand is an AVIF,
