@@ -30,7 +30,7 @@ from . import i18n
 from .decks import Decks
 from .deps import Services
 from .invalid import worded
-from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, PlainPath, SecurityHeaders
+from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, IgnoredRange, PlainPath, SecurityHeaders
 from .reads import ReadQueue
 from .refusal import Refusal, refused
 from .routes import decks as deck_routes
@@ -187,6 +187,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
                        rate_grace=settings.body_rate_grace)
     app.add_middleware(CrossSite)  # before the body is counted or a photo queued: nothing of it is read
     app.add_middleware(PlainPath)  # before any route, and the database, sees the path
+    app.add_middleware(IgnoredRange)
     i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
     # Outside the translator: a HEAD's headers are its GET's as translated (its length too).
     app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)

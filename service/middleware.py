@@ -283,6 +283,34 @@ class PlainPath:
         await self.app(scope, receive, send)
 
 
+# A set of byte ranges as RFC 9110 writes it: "bytes=0-99", "bytes=100-", "bytes=-500", by commas.
+_BYTE_RANGES = re.compile(r"bytes=\s*(\d+-\d*|-\d+)(\s*,\s*(\d+-\d*|-\d+))*\s*", re.IGNORECASE)
+
+
+def _servable(value: bytes) -> bool:
+    text = value.decode("latin-1").strip()
+    if not _BYTE_RANGES.fullmatch(text):
+        return False
+    spans = [span.strip().split("-") for span in text.split("=", 1)[1].split(",")]
+    return all(not first or not last or int(first) <= int(last) for first, last in spans)
+
+
+class IgnoredRange:
+    """A Range header the static files cannot serve is ignored, as RFC 9110 has it (a unit other
+    than bytes, a range that ends before it starts): the page and its files answered 400 in plain
+    English ("Only support bytes range"), where the whole file was due (an attack on a running server)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            kept = [(k, v) for k, v in scope["headers"] if k != b"range" or _servable(v)]
+            if len(kept) != len(scope["headers"]):
+                scope = dict(scope, headers=kept)
+        await self.app(scope, receive, send)
+
+
 class HeadAsGet:
     """HEAD answered wherever GET is (RFC 9110), with GET's status and headers and no body.
     FastAPI's routes take only the methods they name: ``/api/decks``, a room's state and its QR

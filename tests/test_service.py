@@ -50,6 +50,16 @@ def test_health_and_openapi(client):
     for path in ("/", "/health", "/r/abcdefghjk"):
         r = client.head(path)
         assert r.status_code == 200 and r.content == b"", path
+    # A Range no file can be served by is ignored, as RFC 9110 says (it was a 400 in plain
+    # English: an attack); a byte range is served
+    whole = client.get("/static/app.js").content
+    for bad in ("items=0-5", "bytes=5-1", "bytes=", "bytes=0-5;x", "lines=1-2, bytes=0-1"):
+        for path in ("/", "/static/app.js"):
+            r = client.get(path, headers={"Range": bad})
+            assert r.status_code == 200, (bad, path, r.status_code, r.text[:80])
+        assert client.get("/static/app.js", headers={"Range": bad}).content == whole
+    r = client.get("/static/app.js", headers={"Range": "bytes=0-9"})
+    assert r.status_code == 206 and r.content == whole[:10]
 
 
 def test_score_one_photo_with_overlay(client, photo_set):
