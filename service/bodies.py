@@ -327,6 +327,10 @@ class BoundedRoute(APIRoute):
             if self.takes_json and _has_body(request) and not _says_json(request.headers.get("Content-Type")):
                 raise HTTPException(415, "the body is sent as JSON, with Content-Type: application/json (a browser's "
                                          "fetch or `curl -H 'Content-Type: application/json'` sends it so)")
+            # A body compressed (gzip) was read as JSON text: "not UTF-8 text", a 400 (an attack).
+            encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+            if _has_body(request) and encoding not in ("", "identity"):
+                raise HTTPException(415, f"the body is sent as it is, not compressed (Content-Encoding: {encoding[:20]})")
             bounded_request.single_files = self.single_files
             bounded_request.single_fields = self.single_fields
             bounded_request.file_fields = self.file_fields

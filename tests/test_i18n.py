@@ -175,6 +175,7 @@ MESSAGES = [
     "the room changed (version 5, you had 4); reload and try again",
     "'Аlice' is too like 'alice', already in this room; choose another name",
     "'Bob' is already in this room; choose another name",
+    "the body is sent as it is, not compressed (Content-Encoding: gzip)",
     "the room is full: at most 8 players",
     "a two-player room seats 2: it is full",
     "player names must differ; repeated: Ann",

@@ -161,6 +161,16 @@ def test_a_json_body_sent_as_another_type_is_told_to_say_json(client):
     assert client.post("/api/rooms", content=b"", headers={"content-type": "text/plain"}).status_code == 200
     # a form route is not a JSON one
     assert client.post("/api/photo", content=body, headers={"content-type": "text/plain"}).status_code != 415
+    # a body compressed: said so (read as JSON text it was "not UTF-8 text", a 400: an attack)
+    import gzip
+
+    for path in ("/api/rooms", "/api/grid"):
+        r = client.post(path, content=gzip.compress(body), headers={"content-type": "application/json",
+                                                                    "content-encoding": "gzip"})
+        assert r.status_code == 415 and r.json()["detail"] == (
+            "the body is sent as it is, not compressed (Content-Encoding: gzip)"), r.text
+    assert client.post("/api/rooms", content=body, headers={"content-type": "application/json",
+                                                            "content-encoding": "identity"}).status_code == 200
 
 
 def test_a_player_named_bot_cannot_break_a_solo_room(client, settings):
