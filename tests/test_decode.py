@@ -172,16 +172,28 @@ def test_a_header_of_millions_of_segments_or_chunks_is_refused_before_it_is_walk
     png = cv2.imencode(".png", img)[1].tobytes()
     idat = png.index(b"IDAT") - 4
     private = struct.pack(">I", 0) + b"prIv" + struct.pack(">I", zlib.crc32(b"prIv"))
+    iend = png.rindex(b"IEND") - 4
+    one_row = zlib.compress(b"".join(b"\x00" + bytes(640 * 3) for _ in range(480)))
+    data_chunks = b"".join(struct.pack(">I", 1) + b"IDAT" + one_row[k:k + 1] + struct.pack(">I", zlib.crc32(b"IDAT" + one_row[k:k + 1]))
+                           for k in range(len(one_row)))
     for many, few, said in ((jpeg[:2] + b"\xff\xef\x00\x02" * 3_000_000 + jpeg[2:],
                              jpeg[:2] + b"\xff\xfe\x00\x02" * 500 + jpeg[2:],  # a few hundred: a camera's many APP2s
                              r"more than 1000 segments before its image"),
                             (png[:idat] + private * 2_500_000 + png[idat:], png[:idat] + private * 500 + png[idat:],
-                             r"more than 1000 chunks before its image")):
+                             r"more than 1000 chunks"),
+                            # ... after its image data too (Pillow read those by decoding the image: a review)
+                            (png[:iend] + private * 3_000_000 + png[iend:], png[:iend] + private * 500 + png[iend:],
+                             r"more than 1000 chunks"),
+                            # ... and its image data in more chunks than any writer makes
+                            (png[:idat] + data_chunks * 80 + png[iend:], png[:idat] + data_chunks + png[iend:],
+                             r"more than 50000 chunks")):
         start = time.perf_counter()
         with pytest.raises(ImageError, match=said):
             decode(many)
         assert time.perf_counter() - start < 0.5
         assert decode(few).image.shape[:2] == (480, 640)
+    # Fill bytes before a marker, any number, are no segments (1,500 of them were refused: a review)
+    assert decode(jpeg[:20] + b"\xff" * 1500 + jpeg[20:]).image.shape[:2] == (480, 640)
 
 
 def test_costly_pictures_in_small_files_are_refused_before_decoding():
@@ -229,11 +241,15 @@ def test_a_heic_larger_than_a_phones_largest_is_refused_before_decoding(monkeypa
 
 @pytest.mark.parametrize("orientation, corner, shape", [(1, "tl", (768, 1024)), (6, "tr", (1024, 768)),
                                                       (3, "br", (768, 1024)), (8, "bl", (1024, 768))])
-def test_a_big_heic_is_shrunk_before_it_is_turned_upright(orientation, corner, shape):
+def test_a_big_photo_pillow_decodes_is_shrunk_before_it_is_turned_upright(orientation, corner, shape, monkeypatch):
     # Turned upright and converted at full size, each step a copy: a 12 KB HEIC of 50 MP took
     # +690 MB a read (an attack on a running server). Shrunk by a whole factor first, as a JPEG is
-    # decoded reduced (+350 MB), and upright as before.
+    # decoded reduced (+350 MB), and upright as before: a HEIC's turn is libheif's as it decodes
+    # (its EXIF says 1 after), any other photo's Pillow's on the reduced copy (a JPEG OpenCV
+    # could not read, here made so).
     import pillow_heif
+
+    from ecoscore.vision import decode as decoding
 
     pillow_heif.register_heif_opener()
     exif = Image.Exif()
@@ -241,9 +257,21 @@ def test_a_big_heic_is_shrunk_before_it_is_turned_upright(orientation, corner, s
     out = io.BytesIO()
     Image.fromarray(cv2.cvtColor(marked_image(4096, 3072), cv2.COLOR_BGR2RGB)).save(out, format="HEIF", quality=60,
                                                                                      exif=exif.tobytes())
-    photo = decode(out.getvalue())
-    assert photo.image.shape[:2] == shape and red_corner(photo.image) == corner  # 4096 / 4: as a JPEG of it is read
-    assert photo.original_size == (4 * shape[1], 4 * shape[0]) and photo.scale == 0.25
+    jpeg = jpeg_bytes(marked_image(4096, 3072), orientation, quality=60)
+    monkeypatch.setattr(decoding.cv2, "imdecode", lambda *args: None)  # (the JPEG to Pillow)
+    for data in (out.getvalue(), jpeg):
+        photo = decode(data)
+        assert photo.image.shape[:2] == shape and red_corner(photo.image) == corner  # 4096 / 4: as a JPEG is read
+        assert photo.original_size == (4 * shape[1], 4 * shape[0]) and photo.scale == 0.25
+
+
+def test_a_palette_is_shrunk_in_colour_not_by_its_indices():
+    from ecoscore.vision.decode import _reduced
+
+    stripes = Image.new("PA", (4, 4))
+    stripes.putpalette([255, 0, 0, 0, 0, 255])
+    stripes.putdata([(k % 2, 255) for k in range(16)])  # red and blue pixels side by side
+    assert _reduced(stripes, 2).convert("RGB").getpixel((0, 0)) == (128, 0, 128)  # purple, not index 0.5's black
 
 
 def test_an_image_past_pillows_warning_size_is_judged_by_ours_without_its_warning(tmp_path):

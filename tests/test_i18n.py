@@ -130,8 +130,8 @@ MESSAGES = [
     "more names (3) than photos: one name a photo, in the photos' order (a photo of several tableaux names its "
     "players after it: Ann-1, Ann-2)",
     "the JPEG file holds more than 1000 segments before its image (a camera writes a few dozen): not a camera's photo",
-    "the PNG file holds more than 1000 chunks before its image (a PNG writer puts a handful there): not a photo or a "
-    "screenshot",
+    "the PNG file holds more than 1000 chunks (a PNG writer makes a handful, and its image data a few thousand at "
+    "most): not a photo or a screenshot",
     "ann: the HEIC file is damaged and cannot be read",
     "ann: the image claims 70 MP; the limit is 60 MP",
     "ann: the image is 1 × 1 pixels: too small or too narrow to hold a tableau (at least 64 pixels across, at most 8:1)",

@@ -50,15 +50,15 @@ _PIL_TURNS = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
               8: Image.Transpose.ROTATE_90}
 
 
+_AVERAGED = {"L", "LA", "RGB", "RGBA", "CMYK", "YCbCr", "I", "F"}  # modes whose pixels are values, not indices
+
+
 def _reduced(im: Image.Image, factor: int) -> Image.Image:
-    """``im`` shrunk by a whole factor (each pixel a block's mean), in colour where Pillow cannot
-    average its mode (a palette, 1-bit, 16-bit grey)."""
+    """``im`` shrunk by a whole factor (each pixel a block's mean), in colour where its mode's
+    pixels are no values to average (a palette's indices, 1-bit, 16-bit grey)."""
     if factor <= 1:
         return im
-    try:
-        return im.reduce(factor)
-    except ValueError:
-        return im.convert("RGB").reduce(factor)
+    return (im if im.mode in _AVERAGED else im.convert("RGB")).reduce(factor)
 
 
 class ImageError(ValueError):
@@ -132,6 +132,7 @@ MAX_FULL_DECODE_PIXELS = 25_000_000
 # A HEIC is decoded at full size too (no reduced decode): a 233 KB HEIC of 59 MP held a reader
 # 6-7 s and 0.9 GB (an attack). A phone's HEIC is 12 or 24 MP, 48-50 at its largest setting.
 MAX_HEIF_PIXELS = 52_000_000  # (a 50 MP sensor's photo is 8192 × 6144 = 50.3 MP)
+_FILL = re.compile(rb"\xff+")
 # The two markers walked after the first scan, in one pass: FF DA (a scan) and FF D9 (the end).
 # A pass of bytes.find and one of bytes.count took 3 ms of a 12 MP photo's 60; this one 0.7.
 _SCAN_MARKERS = re.compile(rb"\xff[\xd9\xda]")
@@ -152,10 +153,12 @@ def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
             return False, 0  # the file ends before its first scan
         if data[i] != 0xFF:
             return None, 0
+        # Fill bytes before a marker (any number: T.81 B.1.1.2), skipped in C and not counted as
+        # segments (each was, and 1,500 of them refused a JPEG both decoders read: a review).
+        i = _FILL.match(data, i).end() - 1
+        if i + 4 > n:
+            return False, 0
         marker = data[i + 1]
-        if marker == 0xFF:  # a fill byte before a marker
-            i += 1
-            continue
         if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # markers with no length
             i += 2
             continue
@@ -188,20 +191,28 @@ def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
                      "dozen): not a camera's photo")
 
 
-# Chunks of a PNG before its image data: a PNG writer puts a handful there (its header, palette,
-# colour profile, a few texts). Pillow's header read walks each in Python: 2.5 million empty
-# ones, 30 MB, held a reader 6 s (an attack on a running server).
+# Chunks of a PNG other than its image data: a PNG writer puts a handful (its header, palette,
+# colour profile, a few texts). Pillow walks each in Python: 2.5 million empty ones, 30 MB,
+# before the image data held a reader 6 s, 3 million after it 8 s (an attack on a running server,
+# and a review). Its image data comes in chunks of 8-64 KB: a 40 MB PNG has a few thousand.
 MAX_PNG_CHUNKS = 1000
+MAX_PNG_DATA_CHUNKS = 50_000
 
 
-def _png_chunks_before_image(data: bytes) -> int:
-    """The chunks a PNG holds before its first IDAT (counted up to MAX_PNG_CHUNKS + 1)."""
-    at = 8
-    for n in range(MAX_PNG_CHUNKS + 1):
-        if at + 8 > len(data) or data[at + 4:at + 8] == b"IDAT":
-            return n
+def _png_chunks(data: bytes) -> tuple[int, int]:
+    """A PNG's chunks other than its image data, and its image data's (IDAT), as far as its IEND
+    or either cap passed (a walk of at most 51,001 chunks)."""
+    at, other, image = 8, 0, 0
+    while at + 8 <= len(data) and other <= MAX_PNG_CHUNKS and image <= MAX_PNG_DATA_CHUNKS:
+        kind = data[at + 4:at + 8]
+        if kind == b"IEND":
+            break
+        if kind == b"IDAT":
+            image += 1
+        else:
+            other += 1
         at += 12 + int.from_bytes(data[at:at + 4], "big")
-    return MAX_PNG_CHUNKS + 1
+    return other, image
 
 
 def _check_complete(data: bytes, fmt: str) -> int:
@@ -213,9 +224,12 @@ def _check_complete(data: bytes, fmt: str) -> int:
         raise ImageError("the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early")
     if fmt == "PNG" and b"IEND" not in data[-64:]:
         raise ImageError("the PNG file is truncated (no IEND chunk): its upload or copy stopped early")
-    if fmt == "PNG" and _png_chunks_before_image(data) > MAX_PNG_CHUNKS:
-        raise ImageError(f"the PNG file holds more than {MAX_PNG_CHUNKS} chunks before its image (a PNG writer puts a "
-                         "handful there): not a photo or a screenshot")
+    if fmt == "PNG":
+        other, image = _png_chunks(data)
+        if other > MAX_PNG_CHUNKS or image > MAX_PNG_DATA_CHUNKS:
+            raise ImageError(f"the PNG file holds more than {MAX_PNG_CHUNKS if other > MAX_PNG_CHUNKS else MAX_PNG_DATA_CHUNKS} "
+                             "chunks (a PNG writer makes a handful, and its image data a few thousand at most): not a "
+                             "photo or a screenshot")
     if fmt == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
         raise ImageError("the WebP file is truncated: its upload or copy stopped early")
     return scans
@@ -264,7 +278,9 @@ def probe(data: bytes) -> tuple[str, tuple[int, int], int]:
     try:
         with Image.open(io.BytesIO(data)) as im:
             fmt, (w, h) = im.format or sniffed, im.size
-            orientation = im.getexif().get(0x0112, 1)
+            # A PNG's EXIF is read where it comes before the image data: Pillow looks for one
+            # after it by decoding the whole image (and walking every chunk there, in Python).
+            orientation = im.getexif().get(0x0112, 1) if fmt != "PNG" or "exif" in im.info else 1
     except Image.DecompressionBombError as err:
         claimed = re.search(r"\((\d+) pixels\)", str(err))
         size = f" {int(claimed.group(1)) / 1e6:.0f} MP" if claimed else " too many pixels"
@@ -316,7 +332,8 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
                 im.draft("RGB", (long_side, long_side))
                 # Shrunk by a whole factor before it is turned upright and converted, as a JPEG
                 # is decoded reduced: each of those made a full-size copy (a 12 KB HEIC of 50 MP
-                # took +690 MB a read: an attack on a running server).
+                # took +690 MB a read: an attack on a running server). (A HEIC comes upright from
+                # libheif, its EXIF orientation then 1; another photo is turned here.)
                 orientation = im.getexif().get(0x0112, 1)
                 factor = max(1, max(im.size) // long_side)
                 small = _reduced(im, factor)
