@@ -53,13 +53,16 @@ def test_health_and_openapi(client):
     # A Range no file can be served by is ignored, as RFC 9110 says (it was a 400 in plain
     # English: an attack); a byte range is served
     whole = client.get("/static/app.js").content
-    for bad in ("items=0-5", "bytes=5-1", "bytes=", "bytes=0-5;x", "lines=1-2, bytes=0-1"):
+    for bad in ("items=0-5", "bytes=5-1", "bytes=", "bytes=0-5;x", "lines=1-2, bytes=0-1", "bytes=" + "9" * 5000 + "-",
+                "bytes=" + "9" * 5000 + "-" + "9" * 5000, "bytes=" + ",".join(f"{k}-{k}" for k in range(17))):
         for path in ("/", "/static/app.js"):
             r = client.get(path, headers={"Range": bad})
             assert r.status_code == 200, (bad, path, r.status_code, r.text[:80])
         assert client.get("/static/app.js", headers={"Range": bad}).content == whole
     r = client.get("/static/app.js", headers={"Range": "bytes=0-9"})
     assert r.status_code == 206 and r.content == whole[:10]
+    r = client.get("/static/app.js", headers=[("Range", "bytes=0-9"), ("Range", "bytes=5-20")])  # two fields: neither
+    assert r.status_code == 200 and r.content == whole
 
 
 def test_score_one_photo_with_overlay(client, photo_set):
