@@ -328,9 +328,12 @@ class BoundedRoute(APIRoute):
                 raise HTTPException(415, "the body is sent as JSON, with Content-Type: application/json (a browser's "
                                          "fetch or `curl -H 'Content-Type: application/json'` sends it so)")
             # A body compressed (gzip) was read as JSON text: "not UTF-8 text", a 400 (an attack).
-            encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
-            if _has_body(request) and encoding not in ("", "identity"):
-                raise HTTPException(415, f"the body is sent as it is, not compressed (Content-Encoding: {encoding[:20]})")
+            # Every Content-Encoding field (one saying identity before one saying gzip: a review).
+            codings = [c.strip().lower() for field in request.headers.getlist("Content-Encoding") for c in field.split(",")]
+            coded = next((c for c in codings if c not in ("", "identity")), None)
+            if _has_body(request) and coded is not None:
+                raise HTTPException(415, f"the body is sent as it is, not compressed (Content-Encoding: {coded[:20]})",
+                                    headers={"Accept-Encoding": "identity"})  # (RFC 9110 15.5.16)
             bounded_request.single_files = self.single_files
             bounded_request.single_fields = self.single_fields
             bounded_request.file_fields = self.file_fields

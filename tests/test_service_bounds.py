@@ -169,6 +169,11 @@ def test_a_json_body_sent_as_another_type_is_told_to_say_json(client):
                                                                     "content-encoding": "gzip"})
         assert r.status_code == 415 and r.json()["detail"] == (
             "the body is sent as it is, not compressed (Content-Encoding: gzip)"), r.text
+        assert r.headers["Accept-Encoding"] == "identity"
+    r = client.post("/api/rooms", content=gzip.compress(body), headers=[("content-type", "application/json"),
+                                                                       ("content-encoding", "identity"),
+                                                                       ("content-encoding", "gzip")])
+    assert r.status_code == 415 and r.json()["detail"].endswith("(Content-Encoding: gzip)"), r.text
     assert client.post("/api/rooms", content=body, headers={"content-type": "application/json",
                                                             "content-encoding": "identity"}).status_code == 200
 
