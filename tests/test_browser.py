@@ -331,6 +331,28 @@ def test_a_card_set_back_to_the_card_read_is_no_correction(server, page, photo_s
     assert not page.errors
 
 
+def test_in_a_room_a_doubtful_card_set_back_to_the_card_read_is_kept_as_read(server, page, photo_set, reader, tmp_path):
+    # (a review: the room's cells come back with a corrected cell's doubts dropped, so a card set
+    # back was neither corrected nor kept there, and its doubt came back)
+    room_id = new_room(page, server)
+    add_to_room(page, "Ann", write(tmp_path, "ann.jpg", spoil(photo_set[1].jpeg, reader, 3)))
+    page.wait_for_selector("#mine .tableau .marks g", timeout=30000)
+    r, c = page.eval_on_selector("#mine .grid button.doubt", "b => [+b.dataset.row, +b.dataset.col]")
+    as_read = page.evaluate(f"room.views.get('Ann').view.read.grid[{r}][{c}]") or ""
+    other = "fox" if as_read != "fox" else "wolf"
+    page.click(f"#mine .grid button[data-row='{r}'][data-col='{c}']")
+    page.click("#mine .change")
+    page.click(f"#choices button[data-type='{other}']")
+    room_player_when(server, room_id, "Ann", lambda p: p["corrected"] == [[r, c]])
+    page.click("#mine .change")
+    page.click(f"#choices button[data-type='{as_read}']")
+    ann = room_player_when(server, room_id, "Ann", lambda p: p["corrected"] == [] and p["kept"] == [[r, c]])
+    assert not ann["cells"][r][c]["doubts"]
+    page.wait_for_function(f"!document.querySelector(\"#mine .grid button[data-row='{r}'][data-col='{c}']\").classList.contains('doubt')")
+    assert page.locator("#mine .grid button.corrected").count() == 0
+    assert not page.errors
+
+
 def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp_path):
     # A deck's matcher gives "not ours" as a cell's runner-up: the picker put it first,
     # untranslated ("card.not ours"), and choosing it was refused by the server (a walk-through).

@@ -1071,12 +1071,14 @@ class TableauView {
     this.saveUndo({ correctedCell: [r, c] });
     this.grid[r][c] = type;
     // Set back to the card read, from the picker's "(as read)": no longer a correction (the grid
-    // said "with your corrections (blue)" over the grid as read, the cell blue: a walk), and a
-    // doubt of it settled by that choice, as "Keep" settles it.
-    const k = key(r, c), cell = this.read.cells && this.read.cells[r] && this.read.cells[r][c];
+    // said "with your corrections (blue)" over the grid as read, the cell blue: a walk), and kept
+    // as read, as "Keep" keeps it: a doubt of it is settled by that choice. (Whether it had one
+    // is the room's to say: its cells come back with a corrected cell's doubts dropped; it keeps
+    // only cells it had doubts of.)
+    const k = key(r, c);
     if (!this.laidOut() && type === this.read.grid[r][c]) {
       this.corrected.delete(k);
-      if (cell && cell.doubts && cell.doubts.length) this.checked.add(k);
+      this.checked.add(k);
     } else this.corrected.add(k);
     await this.commit();
   }
