@@ -859,27 +859,31 @@ def test_a_change_on_another_phone_that_moves_your_total_is_said(server, page):
     from playwright.sync_api import expect
 
     room_id = new_room(page, server)
-    jana = put_grid(server, room_id, "Jana", (EXAMPLES / "alice.txt").read_text())
+    alice, bruno = (EXAMPLES / "alice.txt").read_text(), (EXAMPLES / "bruno.txt").read_text()
+    jana = put_grid(server, room_id, "Jana", alice)
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:Jana", jana["token"]])
-    ola = put_grid(server, room_id, "Оля", (EXAMPLES / "bruno.txt").read_text())
+    ola = put_grid(server, room_id, "Оля", bruno)
     page.wait_for_function("document.querySelector('#room-pad').textContent.includes('Оля')", timeout=10000)
     totals = lambda: {p["name"]: p["total"] for p in get_room(server, room_id)["game"]["players"]}  # noqa: E731
     before = totals()
-    # Jana's own change moves no one else's total here: nothing said of it
-    put_grid(server, room_id, "Jana", (EXAMPLES / "alice.txt").read_text().replace("bee     meadow", "bee     bee   "),
-             jana["token"])
+    # Jana's own change (on another of her phones) takes the largest stream from Оля: hers, not said
+    assert "stream  dragonfly stream" in alice  # (her streams of 3 and 1 joined: 5)
+    put_grid(server, room_id, "Jana", alice.replace("stream  dragonfly stream", "stream  stream    stream"), jana["token"])
+    assert totals()["Оля"] != before["Оля"]  # (what this step is about)
     page.wait_for_function(f"room.version === {get_room(server, room_id)['version']}", timeout=10000)
+    page.wait_for_timeout(300)
     assert page.text_content("#room-status") == ""
     before = totals()
-    # Оля's streams broken up: her largest stream no longer beats Jana's
-    put_grid(server, room_id, "Оля", (EXAMPLES / "bruno.txt").read_text().replace("ST ST ST", "ST MD ST"), ola["token"])
+    # Оля's stream grown past Jana's: Jana's total falls on Оля's change, and is said
+    assert "RB MD BE ST DF" in bruno
+    put_grid(server, room_id, "Оля", bruno.replace("RB MD BE ST DF", "RB MD BE ST ST"), ola["token"])
     after = totals()
     assert after["Jana"] != before["Jana"]  # (what the test is about)
     expect(page.locator("#room-status")).to_have_text(
-        f"A change from Оля moved the stream and wolf majorities: Jana {before['Jana']} → {after['Jana']}.", timeout=10000)
+        f"The stream and wolf majorities moved (Оля): Jana {before['Jana']} → {after['Jana']}.", timeout=10000)
     page.select_option("#lang", "cs")  # said again in the language chosen
     expect(page.locator("#room-status")).to_have_text(
-        f"Změna ekosystému (Оля) posunula body za většiny potoků a vlků: Jana {before['Jana']} → {after['Jana']}.")
+        f"Body za většiny potoků a vlků se změnily (Оля): Jana {before['Jana']} → {after['Jana']}.")
     assert not page.errors
 
 

@@ -2351,9 +2351,8 @@ async function loadRoom(force = false) {
       const at = said.at;
       setTimeout(() => { if (said.at === at && !roomSending && !said.classList.contains("error")) setStatus(said, ""); },
         Math.max(0, (at || 0) + STALE_NEWS_MS - Date.now()));
-      const news = !roomSending && before && majoritiesMoved(before, doc);
-      if (news) setStatus(said, news);
     }
+    if (!force && moved) sayMajoritiesMoved(before, doc);
   } catch (err) {
     if (err.status === 404) { keepRecentRoom(room.id, false); roomGone(err); return; }
     // A poll lost to the network: the banner says so, and the next poll tries again. Said here,
@@ -2365,20 +2364,33 @@ async function loadRoom(force = false) {
 
 const STALE_NEWS_MS = 15000;  // a room's news of this phone's change, kept this long at least
 
-// Another phone's change that moved the stream and wolf majorities, and with them the totals of
-// players who changed nothing (Jana's 36 became 33 when Оля corrected a card, without a word: a
-// game night's walk): "A change from Оля moved the stream and wolf majorities: Jana 36 → 33."
-// None where only the changed players' own totals moved, or the change was this phone's.
+// Other phones' changes (a tableau added, corrected, replaced or removed) that moved the stream
+// and wolf majorities, and with them the totals of players whose tableaux did not change (Jana's
+// 36 became 33 when Оля corrected a card, without a word: a game night's walk): "The stream and
+// wolf majorities moved (Оля): Jana 36 → 33." Nothing where the only change was this phone's
+// own, where no unchanged player's total moved, or on a room's first look.
 function majoritiesMoved(before, after) {
   const totals = (doc) => new Map(((doc.game && doc.game.players) || []).filter((p) => !p.bot).map((p) => [p.name, p.total]));
-  const was = totals(before), now = totals(after), versions = before.versions || {};
+  const was = totals(before), now = totals(after), versionWas = before.versions || {}, versionNow = after.versions || {};
+  const changed = [...after.players.filter((name) => versionNow[name] !== versionWas[name]),
+    ...before.players.filter((name) => !after.players.includes(name))];
   const here = new Set(seatsHere(after.players));
-  const changed = [...after.players.filter((name) => (after.versions || {})[name] !== versions[name]),
-    ...before.players.filter((name) => !after.players.includes(name))].filter((name) => !here.has(name));
+  const others = changed.filter((name) => !here.has(name));
   const moved = [...now].filter(([name, total]) => !changed.includes(name) && was.has(name) && was.get(name) !== total);
-  if (!changed.length || !moved.length) return null;
-  return () => t("ui.room_majorities_moved", { who: nameList(changed),
+  if (!others.length || !moved.length) return null;
+  return () => t("ui.room_majorities_moved", { who: nameList(others),
     scores: nameList(moved.map(([name, total]) => `${name} ${was.get(name)} → ${total}`)) });
+}
+
+// Said on the room's line, after what this phone's own news says there while it is fresh (it
+// replaced "added, 3 cards in doubt" two seconds on: a review). Called wherever a newer room
+// replaces the one shown: a poll, or the answer to this phone's own write (which may bring
+// another phone's change with it).
+function sayMajoritiesMoved(before, after) {
+  const news = before && after && majoritiesMoved(before, after), said = $("room-status");
+  if (!news || roomSending || said.classList.contains("error")) return;
+  const fresh = said.say && said.textContent && Date.now() - (said.at || 0) < STALE_NEWS_MS ? said.say : null;
+  setStatus(said, fresh ? () => `${fresh()} ${news()}` : news);
 }
 
 // The rooms this phone was in lately, newest first (the start page links back to them), each with
@@ -2974,7 +2986,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
     return null;
   }
   let grid = asked, kept = keptCells(name);  // the grid as it was asked (it holds the changes before it too)
-  const checked = gridChecked(name);
+  const checked = gridChecked(name), shownBefore = room.doc;  // (a 409's fresh look replaces it below)
   try {
     // Each write carries the version it was made on (If-Match); if the tableau moved on meanwhile
     // (409: this player's other phone), this phone's own changes (the cells it changed, and kept
@@ -3017,6 +3029,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
     sayNear(near || failNear, $("room-status"), message || (() => t("ui.saved")));
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
+    sayMajoritiesMoved(shownBefore, res.room);
     return null;  // showRoom has updated the view with the room's score
   } catch (err) {
     // Failed as the page goes (a reload: a browser may fail its requests before it leaves): the
