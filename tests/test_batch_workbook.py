@@ -27,8 +27,9 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
     _csv(out, [["file", "status", "tableaux", "totals", "confidence", "ms", "doubts"],
                ["=HYPERLINK(\"http://x\")1.jpg", "ok", "1", "37", "0.768", "533.9", "řada 1, sloupec 2: ёж"],
                ["two.jpg", "ok", "2", "50;36", "0.912;0.700", "61.0", ""],
-               ["bell\x07.jpg", "error", "", "", "", "nan", "not an image"]])
-    assert write_workbook(out, tmp_path / "r.xlsx") == 3
+               ["bell\x07.jpg", "error", "", "", "", "nan", "not an image"],
+               ["odd\ufffe.jpg", "error", "", "", "", "", "not an image"]])  # (UTF-8, not XML: a review)
+    assert write_workbook(out, tmp_path / "r.xlsx") == 4
     book = load_workbook(tmp_path / "r.xlsx")
     rows = list(book["results"].iter_rows(values_only=True))
     assert rows[0] == ("file", "status", "tableaux", "totals", "confidence", "ms", "doubts")
@@ -36,6 +37,7 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
     assert book["results"]["A2"].data_type == "s"  # a name, not a formula Excel would run
     assert rows[2][3:5] == ("50;36", "0.912;0.700")  # a game's totals stay as written
     assert rows[3][0] == "bell\\x07.jpg" and rows[3][5] == "nan"  # XML takes no bell; NaN is no number
+    assert rows[4][0] == "odd\\ufffe.jpg"
     assert book.properties.creator == CREATOR and book["results"].freeze_panes == "A2"
 
 
@@ -66,6 +68,19 @@ def test_a_file_that_is_not_ours_is_refused_before_anything_is_read(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["budget.xlsx", "ours.xlsx", "r.csv", "r.csv.xlsx"]
     with zipfile.ZipFile(tmp_path / "ours.xlsx") as z:
         assert z.testzip() is None
+    # a workbook replaced keeps its mode; one behind a link is replaced where the link leads (the
+    # link itself was replaced by a file: a review)
+    (tmp_path / "ours.xlsx").chmod(0o640)
+    write_workbook(out, tmp_path / "ours.xlsx")
+    assert (tmp_path / "ours.xlsx").stat().st_mode & 0o777 == 0o640
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (tmp_path / "ours.xlsx").rename(shared / "book.xlsx")
+    (tmp_path / "link.xlsx").symlink_to(shared / "book.xlsx")
+    _csv(out, [["file", "status"], ["a.jpg", "ok"], ["b.jpg", "ok"]])
+    check_workbook(tmp_path / "link.xlsx", out, jsonl=False)
+    assert write_workbook(out, tmp_path / "link.xlsx") == 2
+    assert (tmp_path / "link.xlsx").is_symlink() and len(list(load_workbook(shared / "book.xlsx")["results"].rows)) == 3
 
 
 @needs_models
@@ -108,3 +123,7 @@ def test_a_workbook_that_cannot_be_written_is_said_before_the_photos_are_read(tm
     r = batch(str(folder), "--out", str(out), "--xlsx", str(tmp_path / "file" / "r.xlsx"))
     assert r.returncode == 2 and "ecoscore: error: cannot write" in r.stderr, r.stderr
     assert not out.exists()  # nothing read, nothing written
+    # a run refused for its results file makes no folder for its workbook (a review)
+    out.write_text("file,status\n")
+    r = batch(str(folder), "--out", str(out), "--xlsx", str(tmp_path / "new" / "deeper" / "r.xlsx"))
+    assert r.returncode == 2 and "exists already" in r.stderr and not (tmp_path / "new").exists(), r.stderr

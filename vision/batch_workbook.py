@@ -12,6 +12,7 @@ import csv
 import os
 import re
 import secrets
+import stat
 import zipfile
 from pathlib import Path
 
@@ -21,24 +22,37 @@ CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be r
 SHEET = "results"
 NUMBERS = {"tableaux", "totals", "confidence", "ms"}  # a single number there is written as one
 WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
-# XML 1.0 refuses these (a file name may hold them): written as Python writes them, "\x07"
-_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# XML 1.0 refuses these (a file name may hold them: U+FFFE is UTF-8 too, a review): written as
+# Python writes them, "\x07", "\ufffe"
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def check_workbook(xlsx: Path, out: Path, *, jsonl: bool) -> None:
-    """Refuse before any photo is read: a workbook named otherwise, the results file itself, a
-    file that exists and is not a workbook of ours (a typo must not replace a spreadsheet), or a
-    folder it cannot be written in (made if missing, as --out's is)."""
+    """Refuse before anything is made or read: a workbook named otherwise, the results file
+    itself, or a file that exists and is not a workbook of ours (a typo must not replace a
+    spreadsheet). A workbook of ours is replaced whole at each run's end, edits in it too."""
     if jsonl:
         raise Refused("--xlsx goes with a CSV results file: leave out --jsonl")
     if xlsx.suffix.lower() != ".xlsx":
         raise Refused(f"--xlsx {xlsx}: a workbook's name ends in .xlsx (Excel opens it by that)")
-    if same_file(str(xlsx)) == same_file(str(out)):
+    if same_file(str(xlsx)) == same_file(str(out)) or os.path.realpath(xlsx) == os.path.realpath(out):
         raise Refused(f"--xlsx and --out name one file ({xlsx}): give the workbook a name of its own")
     if xlsx.exists() and not _ours(xlsx):
         raise Refused(f"{xlsx} exists and is not a workbook of ecoscore batch: give another --xlsx")
-    xlsx.parent.mkdir(parents=True, exist_ok=True)
-    _scratch(xlsx).close()  # (OSError: the folder takes no file; said before the photos, not after)
+
+
+def prepare_workbook(xlsx: Path) -> None:
+    """Its folder made (as --out's is) and a file tried there, once the results file is taken
+    (a refused run left the folder behind: a review): OSError where the folder takes no file,
+    said before the photos are read, not after."""
+    target = _target(xlsx)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _scratch(target).close()
+
+
+def _target(xlsx: Path) -> Path:
+    """The file a link names: replaced there (the link itself was replaced by a file: a review)."""
+    return Path(os.path.realpath(xlsx))
 
 
 def _ours(path: Path) -> bool:
@@ -56,7 +70,14 @@ class _scratch:
 
     def __init__(self, xlsx: Path):
         self.xlsx, self.path = xlsx, xlsx.with_name(f".{xlsx.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        self.file = os.fdopen(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")  # (the CSV's mode)
+        # A new file's mode as any new file's (0o666 less the umask); a workbook replaced keeps its own.
+        try:
+            mode = stat.S_IMODE(os.stat(xlsx).st_mode)
+        except OSError:
+            mode = None
+        self.file = os.fdopen(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")
+        if mode is not None:
+            os.chmod(self.path, mode)
 
     def keep(self) -> None:
         self.file.close()
@@ -77,7 +98,7 @@ def write_workbook(results_csv: Path, xlsx: Path) -> int:
     with results_csv.open(encoding="utf-8-sig", newline="") as f:  # (a spreadsheet's BOM, if saved by one)
         rows = list(csv.reader(f))
     header, body = (rows[0], rows[1:]) if rows else ([], [])
-    target = _scratch(xlsx)  # before the workbook: openpyxl's writer, left unsaved, complains when collected
+    target = _scratch(_target(xlsx))  # before the workbook: openpyxl's writer, left unsaved, complains when collected
     try:
         book = Workbook(write_only=True)
         book.properties.creator = CREATOR
@@ -89,7 +110,7 @@ def write_workbook(results_csv: Path, xlsx: Path) -> int:
         def cell(name: str, text: str) -> WriteOnlyCell:
             if name in NUMBERS and (number := _number(text)) is not None:
                 return WriteOnlyCell(sheet, value=number)
-            item = WriteOnlyCell(sheet, value=_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+            item = WriteOnlyCell(sheet, value=_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], text))
             item.data_type = "s"  # text, even where it begins with "=" (openpyxl would take a formula)
             return item
 

@@ -155,7 +155,8 @@ def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
             return None, 0
         # Fill bytes before a marker (any number: T.81 B.1.1.2), skipped in C and not counted as
         # segments (each was, and 1,500 of them refused a JPEG both decoders read: a review).
-        i = _FILL.match(data, i).end() - 1
+        fill = _FILL.match(data, i)
+        i = (fill.end() if fill else i + 1) - 1  # (data[i] is FF: always a match)
         if i + 4 > n:
             return False, 0
         marker = data[i + 1]

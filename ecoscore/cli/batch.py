@@ -17,7 +17,7 @@ from .language import Words, add_lang_option, words_for
 def run(args: argparse.Namespace) -> int:
     from ecoscore.vision.batch import collect, run_batch
     from ecoscore.vision.batch_results import CannotUse, Refused, Results
-    from ecoscore.vision.batch_workbook import check_workbook, write_workbook
+    from ecoscore.vision.batch_workbook import check_workbook, prepare_workbook, write_workbook
     from ecoscore.vision.deckstore import DEFAULT_DECK
     from ecoscore.vision.distributed import ClusterError, check_cluster
 
@@ -42,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
             check_workbook(args.xlsx, args.out, jsonl=args.jsonl)
         except Refused as err:
             raise BadInput(str(err)) from None
-        except OSError as err:
-            raise BadInput(cannot_write(args.xlsx, err)) from None
     words = words_for(args)
 
     def said(result):  # its doubts, the reasons for its points and its error in the player's language
@@ -55,6 +53,12 @@ def run(args: argparse.Namespace) -> int:
         # written to an existing file until it is known to be ours.
         with Results(args.out, jsonl=args.jsonl, resume=args.resume, force=args.force,
                      deck=args.deck or DEFAULT_DECK, deck_named=args.deck is not None) as results:
+            if args.xlsx is not None:
+                try:
+                    prepare_workbook(args.xlsx)
+                except OSError as err:
+                    results.take_back()
+                    raise BadInput(cannot_write(args.xlsx, err)) from None
             open_reader_or_fail(args.deck)  # fail fast and clearly if the models or the deck are missing
             try:
                 with _terminate_as_interrupt():
@@ -70,6 +74,11 @@ def run(args: argparse.Namespace) -> int:
                 print(words.fill("cli.batch_interrupted_forced" if args.force else "cli.batch_interrupted", path=args.out),
                       file=sys.stderr)
                 return 143 if isinstance(stop, Terminated) else 130
+            # Read under the results file's lock: a --resume of it started meanwhile waits.
+            try:
+                workbook_rows = write_workbook(args.out, args.xlsx) if args.xlsx is not None else None
+            except OSError as err:
+                raise BadInput(cannot_write(args.xlsx, err)) from None
     except Refused as err:
         raise BadInput(str(err)) from None
     except ClusterError as err:
@@ -77,12 +86,8 @@ def run(args: argparse.Namespace) -> int:
     except CannotUse as err:
         raise BadInput(cannot_write(err.path, err.error) if err.writing else cannot_read(err.path, err.error)) from None
     print(summary(words, counts, args.out), file=sys.stderr)
-    if args.xlsx is not None:
-        try:
-            rows = write_workbook(args.out, args.xlsx)
-        except OSError as err:
-            raise BadInput(cannot_write(args.xlsx, err)) from None
-        print(words.fill("cli.batch_workbook", path=args.xlsx, n=rows), file=sys.stderr)
+    if workbook_rows is not None:
+        print(words.fill("cli.batch_workbook", path=args.xlsx, n=workbook_rows), file=sys.stderr)
     return 0
 
 
