@@ -307,8 +307,9 @@ MESSAGES = [
     "card's edges)",
     "cards/fox/1.jpg: 3 cards in it: photograph one card alone",
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
-    "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo?): check "
-    "that the grid is this photo's, card by card",
+    "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo? or art "
+    "too fine or pale to tell apart from this far): check that the grid is this photo's, card by card, or enrol the deck "
+    "from scans or photos of single cards",
     "not a database URL ecoscore knows: 'foo://bar' (sqlite:///PATH or postgresql://USER@HOST/NAME)",
     "cannot reach the database 'postgresql://u:***@127.0.0.1:1/x': connection failed: connection to server at "
     "\"127.0.0.1\", port 1 failed: Connection refused",

@@ -477,8 +477,11 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
         # was sent to photograph the tableau again from the side the grid was written from (a
         # newcomer's run). (A grid named on this photo's own cells, the page's, was named card by
         # card, looking at them.)
+        # (or a deck whose art the reader cannot tell apart from this far: a correct grid of thin
+        # pastel drawings on white was refused so, the message blaming the grid alone: a helper's deck)
         raise EnrolError(f"{where}: the cards the grid names as one type do not look alike in the photo (a grid of "
-                         "another photo?): check that the grid is this photo's, card by card")
+                         "another photo? or art too fine or pale to tell apart from this far): check that the grid is "
+                         "this photo's, card by card, or enrol the deck from scans or photos of single cards")
     upright = [p for p in tied if p.turn is _SYMMETRIES["as written"]]
     as_written_taken = len(tied) == 2 and len(upright) == 1 and not _same_type_pairs(upright[0].grid, upright[0].found)
     if as_written_taken:
