@@ -28,8 +28,9 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
                ["=HYPERLINK(\"http://x\")1.jpg", "ok", "1", "37", "0.768", "533.9", "řada 1, sloupec 2: ёж"],
                ["two.jpg", "ok", "2", "50;36", "0.912;0.700", "61.0", ""],
                ["bell\x07.jpg", "error", "", "", "", "nan", "not an image"],
-               ["odd\ufffe.jpg", "error", "", "", "", "", "not an image"]])  # (UTF-8, not XML: a review)
-    assert write_workbook(out, tmp_path / "r.xlsx") == 4
+               ["odd\ufffe.jpg", "error", "", "", "", "", "not an image"],  # (UTF-8, not XML: a review)
+               ["cr\rlf\n.jpg", "error", "", "", "", "", "not an image"]])  # (a CR read back as LF: a review)
+    assert write_workbook(out, tmp_path / "r.xlsx") == 5
     book = load_workbook(tmp_path / "r.xlsx")
     rows = list(book["results"].iter_rows(values_only=True))
     assert rows[0] == ("file", "status", "tableaux", "totals", "confidence", "ms", "doubts")
@@ -37,7 +38,7 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
     assert book["results"]["A2"].data_type == "s"  # a name, not a formula Excel would run
     assert rows[2][3:5] == ("50;36", "0.912;0.700")  # a game's totals stay as written
     assert rows[3][0] == "bell\\x07.jpg" and rows[3][5] == "nan"  # XML takes no bell; NaN is no number
-    assert rows[4][0] == "odd\\ufffe.jpg"
+    assert rows[4][0] == "odd\\ufffe.jpg" and rows[5][0] == "cr\\rlf\n.jpg"
     assert book.properties.creator == CREATOR and book["results"].freeze_panes == "A2"
 
 

@@ -78,7 +78,7 @@ def test_junk_of_zeros_is_refused_cheaply_and_a_padded_jpeg_is_read():
         junk = b"\xff\xd8\xff" + b"\x00" * n
         started = time.thread_time()
         for _ in range(3):
-            with pytest.raises(ImageError, match="truncated"):
+            with pytest.raises(ImageError, match="truncated|more than 1 MB of bytes that belong to no segment"):
                 _check_complete(junk, "JPEG")
         return time.thread_time() - started
 
@@ -194,6 +194,17 @@ def test_a_header_of_millions_of_segments_or_chunks_is_refused_before_it_is_walk
         assert decode(few).image.shape[:2] == (480, 640)
     # Fill bytes before a marker, any number, are no segments (1,500 of them were refused: a review)
     assert decode(jpeg[:20] + b"\xff" * 1500 + jpeg[20:]).image.shape[:2] == (480, 640)
+    # ... nor is a byte of junk a way past the count (one before 10 million segments sent Pillow
+    # walking them: 10 s and +1.4 GB, an attack), nor a segment too short to be one, nor FF 00
+    for junk in (b"\x00", b"\xff\x00", b"\xff\xef\x00\x01"):
+        start = time.perf_counter()
+        with pytest.raises(ImageError, match="more than 1000 segments"):
+            decode(jpeg[:20] + junk + b"\xff\xef\x00\x02" * 3_000_000 + jpeg[20:])
+        assert time.perf_counter() - start < 0.5
+        assert decode(jpeg[:20] + junk + jpeg[20:]).image.shape[:2] == (480, 640)  # a damaged photo still reads
+    # ... and a megabyte of bytes that are no segment (Pillow steps over them a byte at a time)
+    with pytest.raises(ImageError, match="MB of bytes that belong to no segment"):
+        decode(jpeg[:20] + b"\x00" * 30_000_000 + jpeg[20:])
 
 
 def test_costly_pictures_in_small_files_are_refused_before_decoding():

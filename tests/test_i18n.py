@@ -130,6 +130,8 @@ MESSAGES = [
     "more names (3) than photos: one name a photo, in the photos' order (a photo of several tableaux names its "
     "players after it: Ann-1, Ann-2)",
     "the JPEG file holds more than 1000 segments before its image (a camera writes a few dozen): not a camera's photo",
+    "the JPEG file holds more than 1 MB of bytes that belong to no segment before its image: damaged, or not a camera's "
+    "photo",
     "the PNG file holds more than 1000 chunks (a PNG writer makes a handful, and its image data a few thousand at "
     "most): not a photo or a screenshot",
     "ann: the HEIC file is damaged and cannot be read",

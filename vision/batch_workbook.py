@@ -24,7 +24,7 @@ NUMBERS = {"tableaux", "totals", "confidence", "ms"}  # a single number there is
 WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
 # XML 1.0 refuses these (a file name may hold them: U+FFFE is UTF-8 too, a review): written as
 # Python writes them, "\x07", "\ufffe"
-_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")  # (a CR too: XML reads it back as LF)
 
 
 def check_workbook(xlsx: Path, out: Path, *, jsonl: bool) -> None:

@@ -133,6 +133,7 @@ MAX_FULL_DECODE_PIXELS = 25_000_000
 # 6-7 s and 0.9 GB (an attack). A phone's HEIC is 12 or 24 MP, 48-50 at its largest setting.
 MAX_HEIF_PIXELS = 52_000_000  # (a 50 MP sensor's photo is 8192 × 6144 = 50.3 MP)
 _FILL = re.compile(rb"\xff+")
+MAX_JPEG_JUNK = 1 << 20  # bytes of no segment before a JPEG's image (a damaged photo's are a few)
 # The two markers walked after the first scan, in one pass: FF DA (a scan) and FF D9 (the end).
 # A pass of bytes.find and one of bytes.count took 3 ms of a 12 MP photo's 60; this one 0.7.
 _SCAN_MARKERS = re.compile(rb"\xff[\xd9\xda]")
@@ -143,16 +144,28 @@ def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
     to the first scan and looking for the marker after it: scan data never holds FF D9 (its FF
     bytes are stuffed), and an EXIF thumbnail's own end marker lies before the scan. Whatever
     follows the marker is allowed: a phone's Motion Photo appends its video there, other phones
-    a maker's trailer (both were refused as truncated). None: the segments cannot be walked.
+    a maker's trailer (both were refused as truncated). None: the file ends damaged before a scan.
     With it, its count of scans (0 where not walked). Refuses (ImageError) a JPEG of more than
     MAX_SCANS scans: FF DA, like FF D9, is never in scan data, so the markers between the first
     scan and the end are its scans."""
-    i, n = 2, len(data)
+    i, n, damaged, junk = 2, len(data), False, 0
     for _ in range(MAX_SEGMENTS):
         if i + 4 > n:
-            return False, 0  # the file ends before its first scan
+            return (None if damaged else False), 0  # the file ends before its first scan
         if data[i] != 0xFF:
-            return None, 0
+            # Bytes that are no marker: a damaged file, or a byte of junk before millions of
+            # segments, which sent Pillow's header read walking them all (10 s and +1.4 GB: an
+            # attack on a running server). The next FF is found in C, and the walk counted on.
+            # (looked for only as far as the cap: Pillow steps over such bytes one at a time, 30 MB
+            # of zeros 1.7 s; and a file of zeros is judged on its first megabyte, not all 40)
+            at = data.find(b"\xff", i, i + MAX_JPEG_JUNK - junk + 1)
+            if at == -1 and i + MAX_JPEG_JUNK - junk + 1 < n:
+                raise ImageError(f"the JPEG file holds more than {MAX_JPEG_JUNK // 2**20} MB of bytes that belong to "
+                                 "no segment before its image: damaged, or not a camera's photo")
+            if at == -1:
+                return None, 0
+            damaged, junk, i = True, junk + at - i, at
+            continue
         # Fill bytes before a marker (any number: T.81 B.1.1.2), skipped in C and not counted as
         # segments (each was, and 1,500 of them refused a JPEG both decoders read: a review).
         fill = _FILL.match(data, i)
@@ -164,8 +177,9 @@ def _eoi_after_scan(data: bytes) -> tuple[bool | None, int]:
             i += 2
             continue
         length = int.from_bytes(data[i + 2:i + 4], "big")
-        if marker == 0x00 or length < 2:
-            return None, 0
+        if marker == 0x00 or length < 2:  # (no segment: stepped over, and counted, as junk is)
+            damaged, i = True, i + 2
+            continue
         if marker == 0xDA:  # start of scan
             scans, end = 0, -1
             for found in _SCAN_MARKERS.finditer(data, i):
