@@ -405,6 +405,8 @@ def test_a_game_of_photos_all_named_image_jpg_gets_a_player_each(client, photo_s
     assert r.status_code == 422 and r.json()["detail"].startswith("more names (3) than photos: one name a photo"), r.text
     r = client.post("/api/game", files=files[:1], data={"names": ["Ann", "", " "]})  # a form's empty boxes
     assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["Ann"], r.text
+    r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "Bob", *[""] * 9]})  # (not "at most 8 names")
+    assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["Ann", "Bob"], r.text
     r = client.post("/api/game", files=[("photos", photo(photo_set[0], "Photo.jpg")), ("photos", photo(photo_set[1], "photo.jpg"))])
     assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == ["Photo", "photo 2"], r.text
     r = client.post("/api/game", files=files[:2], data={"names": ["Ann", "ann"]})

@@ -228,11 +228,12 @@ async def score_game_photos(
 ):
     if len(photos) > svc.settings.max_photos:
         raise HTTPException(422, f"at most {svc.settings.max_photos} photos per game")
+    # Blank names past the photos are a form's empty boxes (a page with a box for each player: a
+    # review), dropped before the names are counted (9 of them for 2 photos were "at most 8 names").
+    names = names[:len(photos)] + [name for name in names[len(photos):] if name.strip()]
     if len(names) > MAX_PLAYERS:
         raise HTTPException(422, f"at most {MAX_PLAYERS} names")
-    # Names past the photos' were dropped without a word (an attack); blank ones are a form's
-    # empty boxes (a page with a box for each player: a review).
-    if any(name.strip() for name in names[len(photos):]):
+    if len(names) > len(photos):  # (the names past the photos' were dropped without a word: an attack)
         raise HTTPException(422, f"more names ({len(names)}) than photos: one name a photo, in the photos' order (a photo "
                                  "of several tableaux names its players after it: Ann-1, Ann-2)")
     return await _score_photos(svc, request, photos, names, _pair(neutral, "neutral"), others_of(others),
