@@ -16,6 +16,13 @@ def batch(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "ecoscore", "batch", *args], capture_output=True, text=True, cwd=cwd)
 
 
+def _one_photo(tmp_path, photo_set):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(photo_set[0].jpeg)
+    return folder
+
+
 def _csv(path, rows):
     with path.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
@@ -87,9 +94,7 @@ def test_a_file_that_is_not_ours_is_refused_before_anything_is_read(tmp_path):
 @needs_models
 @pytest.mark.slow
 def test_a_batch_writes_its_rows_as_a_workbook_and_a_resumed_run_all_of_them(tmp_path, photo_set):
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    (folder / "a.jpg").write_bytes(photo_set[0].jpeg)
+    folder = _one_photo(tmp_path, photo_set)
     (folder / "notes.jpg").write_text("not a photo")
     out, xlsx = tmp_path / "r.csv", tmp_path / "book" / "r.xlsx"  # its folder made, as --out's is
     r = batch(str(folder), "--out", str(out), "--xlsx", str(xlsx), "--workers", "1", "--lang", "cs")
@@ -116,9 +121,7 @@ def test_a_batch_writes_its_rows_as_a_workbook_and_a_resumed_run_all_of_them(tmp
 @needs_models
 @pytest.mark.slow
 def test_a_workbook_that_cannot_be_written_is_said_before_the_photos_are_read(tmp_path, photo_set):
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    (folder / "a.jpg").write_bytes(photo_set[0].jpeg)
+    folder = _one_photo(tmp_path, photo_set)
     (tmp_path / "file").write_text("a file, not a folder")
     out = tmp_path / "r.csv"
     r = batch(str(folder), "--out", str(out), "--xlsx", str(tmp_path / "file" / "r.xlsx"))
