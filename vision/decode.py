@@ -44,10 +44,11 @@ _ORIENT = {
 }
 
 
-# ... and the Pillow transpositions that undo it (ImageOps.exif_transpose's, on a reduced copy)
-_PIL_TURNS = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
-              5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
-              8: Image.Transpose.ROTATE_90}
+def _upright(image: np.ndarray, orientation: int) -> np.ndarray:
+    """``image`` turned as its EXIF ``orientation`` says the camera held it."""
+    for op, arg in _ORIENT.get(orientation, []):
+        image = cv2.rotate(image, arg) if op == "rotate" else cv2.flip(image, arg)
+    return image
 
 
 _AVERAGED = {"L", "LA", "RGB", "RGBA", "CMYK", "YCbCr", "I", "F"}  # modes whose pixels are values, not indices
@@ -339,8 +340,7 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
                 8: cv2.IMREAD_REDUCED_COLOR_8}[reduce if fmt == "JPEG" else 1]
         image = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
         if image is not None:
-            for op, arg in _ORIENT.get(orientation, []):
-                image = cv2.rotate(image, arg) if op == "rotate" else cv2.flip(image, arg)
+            image = _upright(image, orientation)
     if image is None:  # HEIC, or something OpenCV cannot read: Pillow, upright by EXIF
         try:
             with Image.open(io.BytesIO(data)) as im:
@@ -349,12 +349,9 @@ def decode(data: bytes, long_side: int = WORK_LONG_SIDE) -> Photo:
                 # is decoded reduced: each of those made a full-size copy (a 12 KB HEIC of 50 MP
                 # took +690 MB a read: an attack on a running server). (A HEIC comes upright from
                 # libheif, its EXIF orientation then 1; another photo is turned here.)
-                orientation = im.getexif().get(0x0112, 1)
-                factor = max(1, max(im.size) // long_side)
-                small = _reduced(im, factor)
-                if orientation in _PIL_TURNS:
-                    small = small.transpose(_PIL_TURNS[orientation])
-                image = cv2.cvtColor(np.asarray(small.convert("RGB")), cv2.COLOR_RGB2BGR)
+                small = _reduced(im, max(1, max(im.size) // long_side))
+                image = _upright(cv2.cvtColor(np.asarray(small.convert("RGB")), cv2.COLOR_RGB2BGR),
+                                 im.getexif().get(0x0112, 1))
         except Exception as err:
             # Not the decoder's words: English whatever the language asked, a newline in them (a
             # HEIC cut short: an attack). An AV1 image whose head names a HEIF brand is an AVIF,
