@@ -16,7 +16,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from .batch_results import Refused, same_file
+from .batch_results import Refused
 
 CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
 SHEET = "results"
@@ -35,7 +35,7 @@ def check_workbook(xlsx: Path, out: Path, *, jsonl: bool) -> None:
         raise Refused("--xlsx goes with a CSV results file: leave out --jsonl")
     if xlsx.suffix.lower() != ".xlsx":
         raise Refused(f"--xlsx {xlsx}: a workbook's name ends in .xlsx (Excel opens it by that)")
-    if same_file(str(xlsx)) == same_file(str(out)) or os.path.realpath(xlsx) == os.path.realpath(out):
+    if os.path.realpath(xlsx) == os.path.realpath(out):  # (however spelled, through links too)
         raise Refused(f"--xlsx and --out name one file ({xlsx}): give the workbook a name of its own")
     if xlsx.exists() and not _ours(xlsx):
         raise Refused(f"{xlsx} exists and is not a workbook of ecoscore batch: give another --xlsx")
@@ -47,7 +47,7 @@ def prepare_workbook(xlsx: Path) -> None:
     said before the photos are read, not after."""
     target = _target(xlsx)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _scratch(target).close()
+    _Scratch(target).close()
 
 
 def _target(xlsx: Path) -> Path:
@@ -64,7 +64,7 @@ def _ours(path: Path) -> bool:
     return f"<dc:creator>{CREATOR}</dc:creator>" in core
 
 
-class _scratch:
+class _Scratch:
     """A new file beside ``xlsx`` that becomes it (``keep``) or goes: a reader never sees half a
     workbook, and an interrupted write leaves the one before."""
 
@@ -98,7 +98,7 @@ def write_workbook(results_csv: Path, xlsx: Path) -> int:
     with results_csv.open(encoding="utf-8-sig", newline="") as f:  # (a spreadsheet's BOM, if saved by one)
         rows = list(csv.reader(f))
     header, body = (rows[0], rows[1:]) if rows else ([], [])
-    target = _scratch(_target(xlsx))  # before the workbook: openpyxl's writer, left unsaved, complains when collected
+    target = _Scratch(_target(xlsx))  # before the workbook: openpyxl's writer, left unsaved, complains when collected
     try:
         book = Workbook(write_only=True)
         book.properties.creator = CREATOR

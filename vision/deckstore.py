@@ -518,27 +518,25 @@ class DeckStore:
         with self._locked():
             _drop(folder)
 
-    def _readable(self, name: str, partial: bool) -> DeckInfo:
-        """The deck's info, if it can be read with: every type (``partial``: any)."""
+    def _readable(self, name: str, partial: bool, embedder: CardEmbedder) -> tuple[DeckInfo, str, Path]:
+        """The deck's info, if it can be read with (every type; ``partial``: any), its state, and
+        the cache its embedding by ``embedder`` has in that state."""
         info = self.info(name)
         if not info.complete and not (partial and any(info.counts.values())):
             raise IncompleteDeck(f"deck {name!r} has no reference yet for: {', '.join(info.missing)}: remember a photo "
                                  "that holds them (or add them with `ecoscore deck add`)")
-        return info
-
-    def _cache(self, name: str, builtin: bool, embedder: CardEmbedder, state: str) -> Path:
-        return (self.root / "_builtin" if builtin else self._dir(name)) / f"embedded-{embedder.version}{state}.npz"
+        state = self._state(name, info.builtin)
+        folder = self.root / "_builtin" if info.builtin else self._dir(name)
+        return info, state, folder / f"embedded-{embedder.version}{state}.npz"
 
     def references(self, name: str, embedder: CardEmbedder, partial: bool = False) -> References:
         """The deck embedded by ``embedder``'s model (cached beside the crops). A deck still lacking
         a type reads nothing, unless ``partial``: then its types so far, a type with none never
         named (for the page's guesses while a deck is taught, never for a score)."""
-        info = self._readable(name, partial)
         # The cache is named by the deck's state too: a read that embedded the deck while cards
         # were added wrote its cache after the add had cleared the old one, and the new cards
         # went unread until the next add (an attack on a running server).
-        state = self._state(name, info.builtin)
-        cache = self._cache(name, info.builtin, embedder, state)
+        info, state, cache = self._readable(name, partial, embedder)
         if cache.is_file():
             try:
                 with np.load(cache) as data:
@@ -555,9 +553,7 @@ class DeckStore:
         # above took a type away, and embedding what was left failed as no refusal (a 500: an
         # attack on a running server, reading with a deck while its owner forgot and re-added).
         with self._locked():
-            info = self._readable(name, partial)
-            state = self._state(name, info.builtin)
-            cache = self._cache(name, info.builtin, embedder, state)
+            info, state, cache = self._readable(name, partial, embedder)
             images = self.images(name)
         refs = References.embed(name, embedder, images, partial=not info.complete)
         metric = refs.metric

@@ -146,22 +146,20 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         async with turns:
             return await read_photo(svc, request, upload, name, deck)
 
-    typed: list[str | None] = []
+    named: list[str] = []
     bases: list[str | None] = []  # a photo named after its file: that name, to make unique again once read
     for k, upload in enumerate(files):
         given = names[k] if k < len(names) else ""
-        name = photo_name(svc, given, upload, k)
-        bases.append(None if given.strip() else name)
-        typed.append(name if given.strip() else None)
+        named.append(photo_name(svc, given, upload, k))
+        bases.append(None if given.strip() else named[-1])
     # A file's name, no one's choice (iPhones name every photo image.jpg): made unique against every
     # name typed, whichever photo comes first (ann.jpg before a photo named "Ann" was refused as
     # "repeated: ann, Ann", after it named "ann 2": an attack on a running server).
-    taken = [name for name in typed if name is not None]
+    taken = [name for name, base in zip(named, bases) if base is None]
     for k, base in enumerate(bases):
         if base is not None:
-            typed[k] = unique = _unique(base, taken, lambda candidate: [candidate], svc.settings.max_name)
-            taken.append(unique)
-    named = [name for name in typed if name is not None]
+            named[k] = _unique(base, taken, lambda candidate: [candidate], svc.settings.max_name)
+            taken.append(named[k])
     _names_differ(named)
     reads = list(zip(named, await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))))
     reads = _file_names_apart(reads, bases, svc.settings.max_name)
