@@ -3664,18 +3664,18 @@ def test_the_card_picker_is_whole_on_a_short_phone(server, new_page, photo_set, 
     page.click("#solo-tableau .review")
     expect(page.locator("#picker")).to_be_visible()
     page.wait_for_timeout(300)  # (the dialog laid out)
-    for height in (640, 568):
-        page.set_viewport_size({"width": 320, "height": height})
+    for width, height in ((320, 640), (320, 568), (915, 412), (740, 360)):  # (and held sideways: it scrolled, cut)
+        page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(100)
         scroll, client, last, actions = page.evaluate("""(() => {
             const d = document.querySelector('#picker');
             const last = [...document.querySelectorAll('#choices button')].pop().getBoundingClientRect();
             return [d.scrollHeight, d.clientHeight, last.bottom, document.querySelector('#picker .dialog-actions').getBoundingClientRect().top];
         })()""")
-        assert scroll <= client and last <= actions, (height, scroll, client, last, actions)
+        assert scroll <= client and last <= actions, (width, height, scroll, client, last, actions)
         # ... its cards still 40 px touch targets (the project's least for a button: a review)
         heights = page.eval_on_selector_all("#choices button", "bs => bs.map(b => b.getBoundingClientRect().height)")
-        assert min(heights) >= 39.5, (height, heights)
+        assert min(heights) >= 39.5, (width, height, heights)
     assert not page.errors
 
 
