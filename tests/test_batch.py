@@ -430,3 +430,22 @@ def test_an_earlier_versions_json_lines_resume_only_with_their_deck_named(tmp_pa
     with Results(out, jsonl=True, resume=True, deck="standin", deck_named=False) as results:
         assert results.done == {str(tmp_path / "a.jpg")}
     assert out.read_text().count("\n") == 1
+
+
+def test_a_reader_failing_on_one_photo_is_that_photo_s_row_not_the_run_s_end(tmp_path, monkeypatch, capsys):
+    # Only a bad image or no tableau were rows: any other error of the reader came back through
+    # the pool and stopped every worker with a traceback (a review). It is the photo's row now,
+    # the traceback kept on stderr for whoever reports it.
+    from ecoscore.vision import batch
+
+    class Failing:
+        def read(self, data):
+            raise RuntimeError("boom")
+
+    photo = tmp_path / "a.jpg"
+    photo.write_bytes(b"\xff\xd8 not much of a photo")
+    monkeypatch.setattr(batch, "_reader", Failing())
+    result = batch.score_file(str(photo))
+    assert result["status"] == "error" and result["file"] == str(photo)
+    assert result["error"] == "the reader failed on this photo (RuntimeError: boom): please report it with the photo"
+    assert "RuntimeError: boom" in capsys.readouterr().err

@@ -82,6 +82,24 @@ def test_store_adds_lists_shows_and_removes(tmp_path):
         store.info("kitchen-table")
 
 
+def test_a_reference_removed_by_hand_leaves_the_others_whole(tmp_path):
+    # The refusal of a card image tells the owner to remove the file; the next add numbered its
+    # files from the count and overwrote the last reference (a review).
+    store = DeckStore(tmp_path)
+    three = {**_crops(), CardType.BEAR: [np.full((90, 60, 3), v, np.uint8) for v in (10, 60, 110)]}
+    store.add("kitchen-table", three, "test")
+    bears = store.root / "kitchen-table" / "bear"
+    last = (bears / "0002.png").read_bytes()
+    (bears / "0001.png").unlink()
+    store = DeckStore(tmp_path)  # (a server started again: nothing remembered of the deck)
+    store.add("kitchen-table", {CardType.BEAR: [np.full((90, 60, 3), 200, np.uint8)]}, "one more bear")
+    assert sorted(f.name for f in bears.glob("*.png")) == ["0000.png", "0002.png", "0003.png"]
+    assert (bears / "0002.png").read_bytes() == last
+    assert store.info("kitchen-table").counts[CardType.BEAR] == 3
+    store.forget_last("kitchen-table")
+    assert sorted(f.name for f in bears.glob("*.png")) == ["0000.png", "0002.png"]
+
+
 def test_store_refuses_what_it_cannot_use(tmp_path):
     store = DeckStore(tmp_path)
     for bad in ("", "Caps", "../up", "a" * 41, "sp ace"):

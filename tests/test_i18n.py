@@ -357,6 +357,7 @@ MESSAGES = [
     "a link that leads round in a loop, to no file",
     "a link to nowhere: IMG_0001.jpg does not exist",
     "cannot be read: permission denied",
+    "the reader failed on this photo (RuntimeError: boom): please report it with the photo",
     "cannot be read: input/output error",
     "14 cards read as none of this deck's types, though this photo's other cards read as its own (27 surely): too small, "
     "dark or blurred to tell, or another game's cards. Photograph them closer, in better light",

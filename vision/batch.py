@@ -9,8 +9,10 @@ import glob
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import closing
@@ -162,6 +164,10 @@ def score_file(path: str) -> FileResult:
         return {"file": path, "status": "ok", "game": game_to_dict(game, read_docs), "ms": ms()}
     except (ImageError, NoTableauError) as err:
         return error_result(path, str(err), ms())
+    except Exception as err:  # noqa: BLE001 - a reader's bug on one photo is that photo's row, not the run's end
+        traceback.print_exc(file=sys.stderr)
+        return error_result(path, f"the reader failed on this photo ({type(err).__name__}: {err}): please report it "
+                                  "with the photo", ms())
 
 
 def unreadable(path: str, err: OSError) -> str:

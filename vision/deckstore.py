@@ -434,8 +434,11 @@ class DeckStore:
         for card, images in crops.items():
             (folder / card.value).mkdir(parents=True, exist_ok=True)
             # The same card given twice (a folder added again) is kept once.
-            seen = {hashlib.sha256(f.read_bytes()).digest() for f in (folder / card.value).glob("*.png")}
-            i = have[card]
+            there = list((folder / card.value).glob("*.png"))
+            seen = {hashlib.sha256(f.read_bytes()).digest() for f in there}
+            # Numbered on from the highest there, not from the count: a reference removed by hand
+            # (as a refusal tells) left a gap, and the count overwrote the last one.
+            i = 1 + max((int(f.stem) for f in there if f.stem.isdigit()), default=-1)
             for image in images:
                 png = cv2.imencode(".png", reference_crop(image))[1].tobytes()
                 digest = hashlib.sha256(png).digest()
