@@ -12,7 +12,7 @@ import asyncio
 import gc
 import logging
 import re
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -37,7 +37,7 @@ from .routes import decks as deck_routes
 from .routes import page, rooms, score
 from .routes.page import STATIC
 from .settings import Settings
-from .store import Share, Store
+from .store import Busy, Share, Store
 
 __all__ = ["Settings", "create_app"]
 log = logging.getLogger("ecoscore.service")
@@ -112,8 +112,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     async def prune_forever(store: Store, decks: Decks) -> None:
         while True:
             await asyncio.sleep(settings.prune_every_hours * 3600)
-            with suppress(Exception):  # a busy database: next time
+            try:
                 await prune_now(store, decks)
+            except Exception:  # a busy database: next time (said, so that a bug here is seen)
+                log.exception("retention: pruning failed; trying again in %s h", settings.prune_every_hours)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -135,7 +137,10 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
         app.state.services = Services(settings, store, the_reader, reads, decks,
                                       Share("rooms", settings.rooms_per_client_hour),
                                       Share("decks", settings.decks_per_client_hour))
-        await prune_now(store, decks)
+        try:
+            await prune_now(store, decks)
+        except Busy:  # (another worker pruning at its own start: the service starts all the same)
+            log.warning("retention: the database is busy; pruning at the next round")
         pruning = asyncio.create_task(prune_forever(store, decks))
         freeze_heap()
         yield

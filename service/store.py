@@ -94,6 +94,10 @@ class PreconditionRequired(StoreError):
     """Replacing a tableau needs the version the writer saw (If-Match)."""
 
 
+class NotOurs(StoreError):
+    """The database named is a file that is not SQLite, or not the service's."""
+
+
 class Busy(StoreError):
     """The database stayed locked longer than the configured wait."""
 
@@ -197,11 +201,12 @@ class _SQLite:
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     @contextmanager
-    def connect(self):
+    def connect(self, timeout: float | None = None):
         # A short lock wait: a writer queued behind a long one is answered 503, not held for 30 s.
-        db = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None)
+        wait = self.lock_timeout if timeout is None else timeout
+        db = sqlite3.connect(self.path, timeout=wait, isolation_level=None)
         try:
-            self._wal(db)
+            self._wal(db, wait)
             db.execute("PRAGMA foreign_keys=ON")
             yield db
         except sqlite3.OperationalError as err:
@@ -211,10 +216,10 @@ class _SQLite:
         finally:
             db.close()
 
-    def _wal(self, db: sqlite3.Connection) -> None:
+    def _wal(self, db: sqlite3.Connection, wait: float) -> None:
         """Turn WAL on. On a new file, connections doing so at once (workers starting together)
         get "database is locked" at once, without SQLite's lock wait: wait here instead."""
-        deadline = time.monotonic() + self.lock_timeout
+        deadline = time.monotonic() + wait
         while True:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
@@ -231,7 +236,10 @@ class _SQLite:
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                # (SQLite has rolled back itself on a full disk or an I/O error: a ROLLBACK then
+                # raised "no transaction is active" over the real error, a 500 for a 503 - a review)
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
@@ -243,10 +251,11 @@ class _SQLite:
             try:
                 yield db
             finally:
-                db.execute("COMMIT")
+                if db.in_transaction:
+                    db.execute("COMMIT")
 
     def ping(self, timeout: float) -> None:
-        with self.connect() as db:
+        with self.connect(timeout) as db:  # (/health says within its second, not the writers' wait)
             db.execute("SELECT 1")
 
     def close(self) -> None:
@@ -369,8 +378,13 @@ class Store:
         self.max_rooms = max_rooms
         self.rooms_per_client = rooms_per_client  # rooms one starter holds at once (``OWN_ROOM_KEPT``)
         self.db = _Postgres(url, lock_timeout, pool_size) if is_postgres(url) else _SQLite(url, lock_timeout)
-        with self.db.transaction() as db:
-            self.migrated = migrations.upgrade(db, self.db.dialect)
+        try:
+            with self.db.transaction() as db:
+                self.migrated = migrations.upgrade(db, self.db.dialect)
+        except sqlite3.OperationalError as err:  # (a lock is Busy already) a folder it cannot write, ...
+            raise StoreError(f"cannot reach the database {redact(url)!r}: {err}") from None
+        except sqlite3.DatabaseError as err:  # a file that is not SQLite, or not ours
+            raise NotOurs(f"{redact(url)}: not the service's database ({err})") from None
 
     @property
     def dialect(self) -> str:

@@ -547,3 +547,15 @@ def test_a_postgresql_server_out_of_reach_is_said_once_with_why():
     assert said.startswith(f"cannot reach the database 'postgresql://keeper:***@127.0.0.1:{port}/rooms': ")
     assert "refused" in said.lower() and "s3cret" not in said
     assert not [r for r in records if r.levelno >= logging.WARNING]
+
+
+def test_a_transaction_sqlite_rolled_back_itself_raises_its_own_error(tmp_path):
+    # SQLite rolls back by itself on a full disk or an I/O error; the store's ROLLBACK then raised
+    # "no transaction is active" over the real error (a Busy turned into a 500: a review).
+    store = Store(f"sqlite:///{tmp_path / 'rooms.db'}")
+    with pytest.raises(Busy, match="busy"):
+        with store.db.transaction() as db:
+            db.execute("ROLLBACK")  # as SQLite does on SQLITE_FULL
+            raise Busy("the database is busy; try again in a moment")
+    store.create_room("game")  # and the store writes on after it
+    store.close()

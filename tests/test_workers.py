@@ -82,6 +82,18 @@ def test_a_database_that_cannot_be_reached_stops_serve_at_once_with_exit_2(tmp_p
     assert r.stderr.strip().splitlines()[-1].startswith("ecoscore: error: cannot reach the database ")
 
 
+def test_a_file_that_is_no_database_stops_serve_at_once_with_exit_2(tmp_path):
+    # --db naming a text file ended in sqlite3's traceback (a review); `rooms prune` said it.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n" * 100)
+    r = subprocess.run([sys.executable, "-m", "ecoscore", "serve", "--port", str(free_port()), "--db",
+                        f"sqlite:///{notes}"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.strip().splitlines()[-1] == (f"ecoscore: error: sqlite:///{notes}: not the service's database "
+                                                 "(file is not a database)")
+    assert notes.read_text() == "not a database\n" * 100
+
+
 def test_serve_with_its_defaults_starts_and_answers_health(tmp_path):
     # The README's run command: no --db, the default store in the data directory. (A check of
     # the database before starting took the empty setting for a URL and refused to start.)

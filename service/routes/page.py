@@ -1,6 +1,7 @@
 """The phone page (static files, served as they are) and the health check."""
 from __future__ import annotations
 
+import logging
 import time
 
 import anyio
@@ -13,6 +14,8 @@ from ecoscore.paths import static_dir
 
 from ..deps import Svc
 from ..schemas import Health, Problem
+
+log = logging.getLogger("ecoscore.service")
 
 STATIC = static_dir()
 router = APIRouter(responses={503: {"model": Problem}})
@@ -85,7 +88,8 @@ async def _database(svc) -> str:
         try:
             await anyio.to_thread.run_sync(svc.store.ping, HEALTH_DB_TIMEOUT, limiter=anyio.CapacityLimiter(1))
             said = "ok"
-        except Exception:
+        except Exception as err:
+            log.warning("/health: the database did not answer: %s", err)
             said = "unreachable"
         _db_said[key] = (time.monotonic(), said)
         return said
