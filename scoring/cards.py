@@ -5,6 +5,12 @@ import enum
 import unicodedata
 from collections.abc import Mapping
 
+# What a reader may name a cell besides a type (the API's words): a card of none of the deck's
+# types (a deck matcher's answer), and how a doubt says that answer to a player ("bee 79%, or a
+# foreign card 18%").
+NOT_OURS = "not ours"
+FOREIGN_CARD = "a foreign card"
+
 
 class CardType(str, enum.Enum):
     """A card type. The value is the canonical English name used in files and JSON."""

@@ -19,7 +19,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from ecoscore.vision.naming import FOREIGN_CARD  # how the reader's doubts say "not ours"
+from ecoscore.scoring.cards import FOREIGN_CARD, NOT_OURS  # how a reader's doubts name a card of no type
 
 CATALOGUES = Path(__file__).resolve().parent / "static" / "i18n"
 LANGS = ("en", "cs", "ru", "it")
@@ -29,10 +29,10 @@ DEFAULT = "en"
 _NUMBER = {"n", "k", "row", "col", "deck", "mb", "limit", "w", "h", "low"}
 _PERCENT = {"pct", "runner_pct"}
 _CARD = {"card", "top", "runner"}
-# A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (vision/matcher.py's
+# A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (scoring/cards.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
 # entry is card.<name>, a space written "_".
-_NAME = rf"(?:{FOREIGN_CARD}|not ours|[a-z]+)"
+_NAME = rf"(?:{FOREIGN_CARD}|{NOT_OURS}|[a-z]+)"
 _CARDS = {"types"}  # "fox, dragonfly"
 _MESSAGE = {"doubt", "error", "belief"}  # nested messages, translated in turn
 _CLASHES = {"clashes"}  # nested messages joined by "; " (`deck add`'s cells a grid and a deck disagree on)

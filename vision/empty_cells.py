@@ -19,9 +19,9 @@ import numpy as np
 
 from ecoscore.geometry import points_in_quads, warp_quad
 from ecoscore.scoring import COLS, ROWS
+from ecoscore.scoring.cards import NOT_OURS
 
 from .lattice import TableauFit
-from .matcher import NOT_OURS
 from .models import EMPTY
 from .window import cell_quad, lattice_of
 

@@ -26,12 +26,12 @@ import numpy as np
 from ecoscore.geometry import CROP_SIZE
 from ecoscore.paths import models_dir
 from ecoscore.scoring import CardType
+from ecoscore.scoring.cards import NOT_OURS
 
 from .deck_metric import METRIC_VERSION, DeckMetric, best_per_type, calibration_views, least_surprise
 from .models import EMPTY, _metadata, _network
 from .runtime import run_batch
 
-NOT_OURS = "not ours"  # a card, but none of this deck's types
 # A cell the matcher names with less belief is flagged (the reader's threshold for the
 # classifier does not carry over: the two are calibrated differently). On the tuning decks
 # (bench/tune_matcher.py, 176 tableaux) no tableau was confidently wrong from 0.5 up; 0.9 keeps

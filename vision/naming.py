@@ -11,13 +11,13 @@ import numpy as np
 
 from ecoscore.geometry import CROP_SIZE, Detections, warp_quad
 from ecoscore.scoring import COLS, ROWS, CardType, Tableau
-from ecoscore.scoring.cards import over_deck
+from ecoscore.scoring.cards import FOREIGN_CARD, NOT_OURS, over_deck
 from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import empty_cells
 from .decode import Photo
 from .lattice import MAX_RESIDUAL, TableauFit
-from .matcher import NOT_OURS, CardMatcher
+from .matcher import CardMatcher
 from .models import EMPTY, CardClassifier
 from .reads import CellRead, TableauRead
 
@@ -39,7 +39,6 @@ WRONG_DECK_CARDS = 5
 # named wrong with no doubt.
 MOSTLY_IN_DOUBT = 15
 AMONG_DOUBTS = "most cells of this photo are in doubt: check this card too"
-FOREIGN_CARD = "a foreign card"  # a runner-up "not ours" (NOT_OURS), as a doubt says it to a player
 SMALL_CANVAS_DOUBT = ("the grid was found only on a small copy of the photo: where it lies is a guess, so check "
                       "every cell, or photograph the tableau from higher up")
 # Decode again for the crops only for at least this many times the pixels across: below it the
