@@ -15,7 +15,6 @@ MAX_MARKS = 3
 
 
 ZWJ, EMOJI_STYLE = "\u200d", "\ufe0f"  # the zero-width joiner, the emoji presentation selector
-EMOJI_JOINERS = (ZWJ, EMOJI_STYLE)
 
 
 def invisible(ch: str) -> bool:

@@ -136,8 +136,6 @@ def protocol(settings: Settings) -> type[H11Protocol]:
 
 def worker_app():
     """The app of one worker process (uvicorn calls this in each): settings from the environment."""
-    from .app import create_app
-
     settings = Settings()
     # uvicorn hands its workers the protocol class by name: this one, set up in each.
     for name, value in _protocol_settings(settings).items():

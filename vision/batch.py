@@ -26,8 +26,8 @@ from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
 
 from .batch_results import Results, same_file
-from .deckstore import DEFAULT_DECK
-from .decode import sniff
+from .deckstore import DEFAULT_DECK, open_reader
+from .decode import ImageError, sniff
 from .signals import sigint_ignored
 
 if TYPE_CHECKING:
@@ -109,8 +109,6 @@ def _init(deck: str | None = None) -> None:
     import cv2
 
     cv2.setNumThreads(1)
-    from ecoscore.vision.deckstore import open_reader
-
     _reader = open_reader(deck, threads=1)  # one process per core
 
 
@@ -140,7 +138,6 @@ def _end_with(parent: int) -> None:
 
 def score_file(path: str) -> FileResult:
     """One file's result (never raises for a bad photo: the error is the result)."""
-    from ecoscore.vision.decode import ImageError
     from ecoscore.vision.pipeline import NoTableauError
     from ecoscore.vision.report import score_reads
 

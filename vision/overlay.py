@@ -23,14 +23,19 @@ def cell_points(player: PlayerScore) -> dict[int, str]:
     return labels
 
 
+def within(img: np.ndarray, max_side: int) -> np.ndarray:
+    """``img`` shrunk to at most ``max_side`` px on its longer side (``img`` itself if it is)."""
+    if max(img.shape[:2]) <= max_side:
+        return img
+    f = max_side / max(img.shape[:2])
+    return cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+
+
 def draw_overlay(read: PhotoRead, players: Sequence[PlayerScore | None]) -> np.ndarray:
     """``players[k]`` is the score of ``read.tableaux[k]`` (None: not scored)."""
-    img = read.photo.image
-    if max(img.shape[:2]) > MAX_SIDE:
-        f = MAX_SIDE / max(img.shape[:2])
-        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    else:
-        img = img.copy()
+    img = within(read.photo.image, MAX_SIDE)
+    if img is read.photo.image:
+        img = img.copy()  # (drawn on below)
     k = img.shape[1] / read.size[0]  # overlay pixels per original pixel
     thick = max(1, int(round(max(img.shape[:2]) / 700)))
     font = 0.38 * thick

@@ -176,7 +176,6 @@ def photo_jpeg(img, max_side: int = 1280, quality: int = 82) -> bytes:
     they never go stale."""
     import cv2
 
-    if max(img.shape[:2]) > max_side:
-        f = max_side / max(img.shape[:2])
-        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+    from ecoscore.vision.overlay import within
+
+    return cv2.imencode(".jpg", within(img, max_side), [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
