@@ -13,6 +13,7 @@ NOT_THIS_DECK = "not_this_deck"  # a grid of cards found, none of them the deck'
 NO_SUCH_DECK = "no_such_deck"  # the deck a photo is to be read with is not (or no longer) on this server
 DECK_INCOMPLETE = "deck_incomplete"  # the deck a photo is to be read with lacks a type: it reads no photo yet
 DECK_CLASH = "deck_clash"  # a remembered photo's grid names cards otherwise than the deck's own show them
+GRID_UNLIKE = "grid_unlike"  # a remembered photo's grid names cards of one type that do not look alike in it
 
 
 class Refusal(HTTPException):

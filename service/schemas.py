@@ -262,6 +262,12 @@ class Clash(BaseModel):
     belief: float = Field(description="how surely they do (0-1)")
 
 
+class Stray(BaseModel):
+    cell: list[int] = Field(min_length=2, max_length=2, description="[row, col], 0-based, as the grid is written")
+    named: str = Field(description="the type the grid names there")
+    like: str = Field(description="the type the grid names on the card of this photo it looks most like")
+
+
 class Problem(BaseModel):
     """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
     A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
@@ -269,11 +275,13 @@ class Problem(BaseModel):
     to be read with is not, or no longer, on this server), ``deck_incomplete`` (that deck lacks a
     type: it reads no photo yet), ``deck_clash`` (409: the grid names
     cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
-    remember anyway)."""
+    remember anyway), ``grid_unlike`` (409: cards the grid names one type do not look alike in the
+    photo, listed in ``strays``; send ``force`` to remember anyway)."""
 
     detail: str | list
-    code: Literal["not_this_deck", "no_such_deck", "deck_incomplete", "deck_clash"] | None = None
+    code: Literal["not_this_deck", "no_such_deck", "deck_incomplete", "deck_clash", "grid_unlike"] | None = None
     clashes: list[Clash] | None = None
+    strays: list[Stray] | None = None
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.

@@ -2369,6 +2369,53 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
 
 
 @needs_matcher
+def test_a_new_decks_cards_named_from_another_photos_grid_are_asked_about_before_remembering(deck_server, page,
+                                                                                            tmp_path):
+    # A newcomer named a photo's cells from another photo's grid: the page taught the new deck
+    # those pictures without a word, and the next photo's guesses were 7 of 8 wrong (`deck add`
+    # refuses the same photo and grid). Asked now, each odd card with the type it looks like.
+    import re
+
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(56)
+    first = photo_where(deck, params, 48, lambda types: len(types) == len(CardType))
+    other = photo_where(deck, params, 50, lambda types: len(types) >= 9)
+    wrong = [c["type"] for c in sorted(other.truth["tableaux"][0]["cells"], key=lambda c: (c["row"], c["col"]))]
+    page.goto(deck_server)
+    page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))
+    expect(page.locator("#teach")).to_be_visible(timeout=60000)
+    page.click("#teach-start")
+    expect(page.locator("#result")).to_be_visible(timeout=60000)
+    page.click("#solo-tableau .review")
+    for _ in range(20):
+        r, c = map(int, re.fullmatch(r"Row (\d+), column (\d+): not named yet",
+                                     page.locator("#picker-cell").inner_text()).groups())
+        page.click(f"#choices button[data-type='{wrong[(r - 1) * 5 + c - 1] or ''}']")
+    expect(page.locator("#status")).to_have_text("All cards named.")
+    page.click("#remember")
+    answer(page, "Kuchyně")
+    page.wait_for_selector("#confirm[open]", timeout=60000)
+    asked = page.text_content("#confirm-text")
+    assert re.match(r"Row \d, column \d: named [a-z]+, but in the photo it looks most like a card named [a-z]+\. ",
+                    asked), asked
+    assert asked.endswith("Named wrong? Check them, or remember the photo anyway (if the art is too fine to tell apart "
+                          "from this far)."), asked
+    page.keyboard.press("Enter")  # check first: nothing learnt, said beside the button, the first card chosen
+    expect(page.locator("#remember-status")).to_have_text(asked)
+    first_cell = re.match(r"Row (\d), column (\d)", asked).groups()
+    assert page.evaluate("[document.activeElement.dataset.row, document.activeElement.dataset.col]") == [
+        str(int(first_cell[0]) - 1), str(int(first_cell[1]) - 1)]
+    assert [o for o in page.evaluate("[...document.querySelectorAll('#deck option')].map((o) => o.value)")
+            if o != "standin"] == []
+    page.click("#remember")
+    answer(page, "Kuchyně")  # (no deck made: its name asked again)
+    page.wait_for_selector("#confirm[open]", timeout=60000)
+    page.click("#confirm-yes")  # the player is sure (art too fine to tell apart): remembered as named
+    expect(page.locator("#remember-status")).to_contain_text("20 cards in deck Kuchyně", timeout=60000)
+
+
+@needs_matcher
 def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, page, tmp_path):
     # A player's own deck photographed with the page as it comes (the stand-in deck chosen):
     # every card is "not a card of this deck" and there was no read to correct, so "remember

@@ -283,8 +283,10 @@ def test_a_grids_cards_are_asked_one_by_one_and_one_stray_of_few_is_forgiven():
         grid = [labels + [None] * (5 - len(labels))] + [[None] * 5 for _ in range(3)]
         v = np.asarray(vectors, np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
-        return _Placement(agree=0, consistency=1.0, nearest=_nearest_alike(v, labels), label="as written", grid=grid,
-                          turn=lambda g: g, mismatch=set(), move=(0, 0), cells={}, crops={}, found=found)
+        alike, asked, strays = _nearest_alike(v, labels)
+        return _Placement(agree=0, consistency=1.0, nearest=(alike, asked), strays=[((0, i), like) for i, like in strays],
+                          label="as written", grid=grid, turn=lambda g: g, mismatch=set(), move=(0, 0), cells={},
+                          crops={}, found=found)
 
     a, b = CardType.BEAR, CardType.WOLF
     # three bears, the third drawn otherwise (most like the wolf), and a wolf
@@ -293,6 +295,8 @@ def test_a_grids_cards_are_asked_one_by_one_and_one_stray_of_few_is_forgiven():
     # five asked, two strays: refused
     p = placed([[1, 0, 0], [0.9, 0.1, 0], [0, 0.2, 1], [0, 0.1, 1], [0, 0, 1]], [a, a, a, b, b])
     assert p.nearest == (3, 5) and _unlike(p)
+    # the third bear, most like a wolf, and the wolf most like that bear
+    assert p.strays == [((0, 2), b), ((0, 3), a)]
 
 
 def test_another_photos_grid_is_refused_as_such_however_its_cards_fall(reader, embedder):

@@ -296,6 +296,38 @@ def test_a_deck_is_built_a_photo_at_a_time_and_reads_once_it_has_every_type(clie
     assert r.json()["players"][0]["total"] == score_tableau(truth_tableau(other.truth["tableaux"][0])).total
 
 
+def test_a_new_deck_named_with_another_photos_grid_is_asked_about_first(client):
+    # A newcomer named a photo's cells on the page from another photo's grid: the page taught the
+    # new deck those wrong pictures without a word (`deck add` refuses the same photo and grid),
+    # and its next photo's guesses were 7 of 8 wrong. Asked now, with the cards unlike their type;
+    # remembered only when the player says so (art too fine to tell apart from this far).
+    deck = generate_deck(HELD_OUT_SEEDS[54])
+    full = [s for s in (render_scene(deck, (48, k), PARAMS) for k in range(6))
+            if all(c["type"] for c in s.truth["tableaux"][0]["cells"])]
+    photo, other = full[0], full[1]
+    wrong = format_text(truth_tableau(other.truth["tableaux"][0]))
+    asked = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(photo)},
+                        data={"grid": wrong, "as_read": "true"})
+    assert asked.status_code == 409, asked.text
+    doc = asked.json()
+    assert doc["code"] == "grid_unlike" and len(doc["strays"]) >= 3, doc
+    assert "do not look like the others named so in the photo" in doc["detail"]
+    named = truth_tableau(other.truth["tableaux"][0])
+    for stray in doc["strays"]:  # each as the grid names it, and a type the grid names elsewhere
+        assert stray["named"] == named.at(*stray["cell"]).value and stray["like"] != stray["named"]
+    assert [d["name"] for d in client.get("/api/decks?named=kitchen").json()["decks"]] == ["standin"]  # nothing made
+    it = client.post("/api/decks/kitchen/photo?lang=it", files={"photo": _jpeg(photo)},
+                     data={"grid": wrong, "as_read": "true"})
+    assert it.status_code == 409 and "ricorda comunque la foto" in it.json()["detail"] and it.json()["strays"] == doc["strays"]
+    forced = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(photo)},
+                         data={"grid": wrong, "as_read": "true", "force": "true"})
+    assert forced.status_code == 200 and forced.json()["added"] == 20, forced.text
+    # The photo's own grid, named right, is not asked about.
+    right = client.post("/api/decks/hall/photo", files={"photo": _jpeg(photo)},
+                        data={"grid": format_text(truth_tableau(photo.truth["tableaux"][0])), "as_read": "true"})
+    assert right.status_code == 200, right.text
+
+
 def test_a_file_that_is_no_image_is_a_415_on_the_deck_route_as_on_the_photo_route(client):
     for path, data in (("/api/photo", {}), ("/api/decks/kitchen/photo", {"grid": ". . . . .\n" * 4})):
         r = client.post(path, files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")}, data=data)

@@ -212,6 +212,7 @@ class _Placement(NamedTuple):
     agree: int  # cards where the grid has cards, less the cells where only one of them has one
     consistency: float  # how much more alike same-type cells are (``_consistency``)
     nearest: tuple[int, int]  # cards whose most alike other card is of their type, of those asked (``_nearest_alike``)
+    strays: list[tuple[tuple[int, int], CardType]]  # the others: each cell, and the type of its most alike card
     label: str
     grid: list[list[CardType | None]]
     turn: Callable[[list], list]
@@ -237,6 +238,11 @@ class PhotoReferences(NamedTuple):
     # The grid was taken as written, the photo unable to tell it from its half turn (every card
     # of another type, laid out evenly): said with ``AS_WRITTEN_NOTE``.
     taken_as_written: bool = False
+    # A grid named on the read's own cells (``as_read``) whose cards of one type do not look alike
+    # (``_unlike``): the cards named unlike their own type, each with the type of the card it looks
+    # most like (a card named wrong on the page, or art too fine to tell apart). Taken all the same:
+    # the caller asks the player first (the page's "remember anyway").
+    unlike: tuple[tuple[tuple[int, int], CardType, CardType], ...] = ()
 
 
 AS_WRITTEN_NOTE = ("every card the grid names is of another type, so the photo cannot show which way round the grid "
@@ -464,9 +470,11 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
             named = {(r, c) for r in range(ROWS) for c in range(COLS) if g[r][c] is not None}
             occupied = {rc for rc in named if cells[rc].inside}
             unseen = len(named - occupied) if guessed else 0
+            labels = [g[r][c] for r, c in keys]
+            alike, asked, strays = _nearest_alike(vectors, labels)
             placements.append(_Placement(len(occupied & found) - len(occupied ^ found) - unseen,
-                                         _consistency(vectors, [g[r][c] for r, c in keys]),
-                                         _nearest_alike(vectors, [g[r][c] for r, c in keys]),
+                                         _consistency(vectors, labels), (alike, asked),
+                                         [(keys[i], like) for i, like in strays],
                                          label if not guessed else f"{label}, {_moved_by(move)}", g, turn,
                                          occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
@@ -543,9 +551,14 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     if not any(out.values()):
         raise EnrolError(f"{where}: the grid given with it names no card in the cells found (a grid of another photo?)")
     outside = sorted(as_written[r][c] for (r, c), cell in cells.items() if not cell.inside and g[r][c] is not None)
+    # (a grid named on the page was taken unchecked: named by another photo's grid, or a card
+    # corrected to the wrong type, it taught a new deck wrong pictures where `deck add` refused
+    # them, and the next photo's guesses were 7 of 8 wrong - a newcomer's walk)
+    unlike = tuple((as_written[r][c], card, like) for (r, c), like in sorted(best.strays)
+                   if (card := g[r][c]) is not None) if as_read and _unlike(best) else ()
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
-                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken)
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken, unlike)
 
 
 def _same_type_pairs(grid: list[list[CardType | None]], found: set[tuple[int, int]]) -> bool:
@@ -576,18 +589,24 @@ def _unlike(placement: _Placement) -> bool:
             and (placement.consistency < MIN_CONSISTENCY or strays))
 
 
-def _nearest_alike(vectors: np.ndarray, labels: list) -> tuple[int, int]:
+def _nearest_alike(vectors: np.ndarray, labels: list[CardType | None]) -> tuple[int, int, list[tuple[int, CardType]]]:
     """Of the cells whose type the labels name twice or more (those asked), how many have as their
-    most alike other labelled cell (cosine) one labelled that type too: (that many, those asked)."""
+    most alike other labelled cell (cosine) one labelled that type too: (that many, those asked,
+    and the others: (index into ``labels``, the label of the cell each looks most like))."""
     named = [i for i, label in enumerate(labels) if label is not None]
     counts = Counter(labels[i] for i in named)
     asked = [k for k, i in enumerate(named) if counts[labels[i]] >= 2]
     if not asked:
-        return 0, 0
+        return 0, 0, []
     sims = vectors[named] @ vectors[named].T
     np.fill_diagonal(sims, -np.inf)
     nearest = sims.argmax(1)
-    return sum(labels[named[nearest[k]]] == labels[named[k]] for k in asked), len(asked)
+    strays = []
+    for k in asked:
+        like = labels[named[nearest[k]]]
+        if like is not None and like != labels[named[k]]:
+            strays.append((named[k], like))
+    return len(asked) - len(strays), len(asked), strays
 
 
 def _consistency(vectors: np.ndarray, labels: list) -> float:

@@ -44,7 +44,7 @@ from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
 from ..deps import Services, Svc
-from ..refusal import DECK_CLASH, Refusal
+from ..refusal import DECK_CLASH, GRID_UNLIKE, Refusal
 from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from ..starts import client_of
 from .photos import photo_jpeg, queued, upload_bytes
@@ -103,6 +103,8 @@ async def list_decks(svc: Svc, named: Annotated[list[DeckName], Query(
 # to remember the photo anyway, naming each clash).
 CLASH_WORDS = ("the cards here are named otherwise than this deck's own cards show them (two cards swapped, or a "
                "wrong correction?): check them, or remember the photo anyway")
+UNLIKE_WORDS = ("named one type here, these cards do not look like the others named so in the photo (a card named "
+                "wrong? or art too fine or pale to tell apart from this far): check them, or remember the photo anyway")
 
 
 @router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
@@ -124,7 +126,8 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                              "placed its cells by what they show, and the grid lies on those cells. Empty: "
                              "the cells of /api/layout, placed by no deck"))] = "",
                          force: Annotated[bool, Form(description="remember the cards as the grid names them even where "
-                                                                 "the deck's own cards say otherwise")] = False,
+                                                                 "the deck's own cards say otherwise, or where cards "
+                                                                 "named one type do not look alike")] = False,
                          x_deck_token: Annotated[str | None, Header(max_length=200, description=(
                              "the deck's token, given when this deck was started here; none: start a new deck"))] = None):
     if name == DEFAULT_DECK:
@@ -161,6 +164,14 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                 raise Refusal(409, f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}", DECK_CLASH,
                               clashes=[{"cell": list(c.cell), "named": c.named.value, "seen": c.seen,
                                         "belief": round(c.belief, 3)} for c in disagree])
+        # A grid named on this photo's cells whose cards of one type do not look alike: named by
+        # another photo's grid, or a card corrected wrong (a new deck has no cards of its own to
+        # judge it by). Asked, as `deck add` refuses it; art too fine to tell apart is remembered
+        # all the same when the player says so.
+        if not force and taken.unlike:
+            raise Refusal(409, f"{cells_short([cell for cell, _, _ in taken.unlike])}: {UNLIKE_WORDS}", GRID_UNLIKE,
+                          strays=[{"cell": list(cell), "named": named.value, "like": like.value}
+                                  for cell, named, like in taken.unlike])
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.

@@ -63,7 +63,8 @@ function saying(say, more = {}) { return Object.assign(new Error(say()), { say }
 
 // What the page acts on in a refusal: its status and its code (service/refusal.py), never its
 // words (a reworded message silently stopped the page offering to name a deck's cards).
-const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.code || "", clashes: data.clashes || [] });
+const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.code || "", clashes: data.clashes || [],
+  strays: data.strays || [] });
 
 function errorText(data, res) {
   // a 422's errors each in the player's words (service/invalid.py), not as one text to split
@@ -1583,6 +1584,16 @@ const deckSlug = (text) => text.toLowerCase().replace(/[а-яё]/g, (ch) => CYRI
 // with what the deck sees there (the player checks those cells, not "these cards").
 const clashText = (clashes) => [...clashes.map((c) => t("ui.clash_cell", { row: c.cell[0] + 1, col: c.cell[1] + 1,
   named: I18N.card(c.named), seen: I18N.card(c.seen), pct: Math.round(100 * c.belief) })), t("ui.clash_ask", { n: clashes.length })].join(" ");
+// Cards named one type that do not look like the others so named (a new deck has no cards of its
+// own to judge them by): the first few said, the rest counted.
+const UNLIKE_SAID = 3;
+const unlikeText = (strays) => [...strays.slice(0, UNLIKE_SAID).map((c) => t("ui.unlike_cell", { row: c.cell[0] + 1,
+  col: c.cell[1] + 1, named: I18N.card(c.named), like: I18N.card(c.like) })),
+  ...(strays.length > UNLIKE_SAID ? [t("ui.unlike_more", { n: strays.length - UNLIKE_SAID })] : []),
+  t("ui.unlike_ask", { n: strays.length })].join(" ");
+// What a refusal the player may overrule asks ("remember anyway?"), and the cells it is about.
+const askedAnyway = (err) => err.code === "deck_clash" ? [clashText(err.clashes), err.clashes]
+  : err.code === "grid_unlike" ? [unlikeText(err.strays), err.strays] : null;
 
 async function rememberCards() {
   if (!solo.view) return;
@@ -1663,13 +1674,15 @@ async function rememberCards() {
       // The deck's own cards show some of these cards otherwise (a card corrected to the wrong
       // type would be taught as named): the player is asked, and says whether to remember anyway.
       if (err.code === "no_such_deck") await deckGone(err, solo.view.player.deck);  // the deck that read the photo, removed since
-      if (err.code !== "deck_clash") throw err;
-      if (!(await confirmDialog(clashText(err.clashes), t("ui.remember_anyway"), t("ui.check_first")))) {
-        setStatus(said, () => clashText(err.clashes), true);
+      const asked = askedAnyway(err);
+      if (!asked) throw err;
+      const [text, cells] = asked;
+      if (!(await confirmDialog(text, t("ui.remember_anyway"), t("ui.check_first")))) {
+        setStatus(said, () => askedAnyway(err)[0], true);
         said.mark = "clash";  // taken back by the next correction (correctSolo)
         // The first cell to check chosen on the grid, in view (the message sat far below it, and
         // the focus fell to the top of the page: a walk).
-        const [r, c] = err.clashes[0].cell;
+        const [r, c] = cells[0].cell;
         if (!solo.view.selected || solo.view.selected[0] !== r || solo.view.selected[1] !== c) solo.view.select(r, c);
         solo.view.q(`.grid button[data-row="${r}"][data-col="${c}"]`).focus();
         return;
