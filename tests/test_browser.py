@@ -2814,7 +2814,7 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     mine.reload()
     mine.select_option("#deck", "kuchyne")
     room_id = new_room(mine, deck_server, mode="solo")
-    expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou jako balíček "
+    expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou s balíčkem "
                                                     "„Naše kuchyně“.")
     bot = photo_where(deck, params, 45, lambda types: True)
     with mine.expect_file_chooser() as chooser:
@@ -3018,6 +3018,32 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     page.select_option("#lang", "cs")
     expect(page.locator("#as-game")).to_have_text("Spočítat 3 ekosystémy jako jednu partii")
     assert not page.errors
+
+
+def test_a_tableau_not_final_for_an_empty_cell_is_not_final_in_the_photos_game_either(server, page, tmp_path):
+    # An Italian walk: a tableau whose read says "1 empty cell (row 4 col 3)" showed "Total: 45?",
+    # and the same tableau's column of "the photo as one game" a plain 45. Both marked now, said
+    # in its title; checked (the cell kept as read), the mark goes from both.
+    from playwright.sync_api import expect
+
+    from ecoscore.datasets.deck import load_deck
+    from ecoscore.datasets.scene import SceneParams, render_scene
+
+    params = SceneParams(long_side=2400, p_multi=1.0, tableaux=(3, 3), p_cut_off=0.0, p_hole=1.0, min_holes=1,
+                         max_holes=1, elevation_deg=(75, 90), loose_cards=(0, 0), clutter=(0, 0))
+    scene = render_scene(load_deck("standin"), (53, 0), params)  # each of its empty cells read surely
+    upload_solo(page, server, write(tmp_path, "game.jpg", scene.jpeg))
+    expect(page.locator("#as-game")).to_be_visible()
+    said = page.evaluate("solo.view.readDoubts()")
+    assert any("empty cell" in d for d in said), said
+    expect(page.locator("#total-unsure")).to_be_visible()  # "Total: 45?"
+    page.click("#as-game")
+    expect(page.locator("#game")).to_be_visible()
+    first = page.locator("#game-pad tr.total td").first
+    expect(first).to_have_text(re.compile(r"^-?\d+\?$"))
+    assert "empty cell" in first.get_attribute("title"), first.get_attribute("title")
+    # each tableau with its empty cell: every column marked, none shown as final
+    assert all(t.endswith("?") for t in page.locator("#game-pad tr.total td").all_text_contents())
 
 
 def test_a_room_player_takes_the_other_tableau_of_their_photo_as_theirs(server, page, tmp_path):

@@ -1763,6 +1763,15 @@ const solo = { doc: null, view: null, older: false, showAnyway: false, file: nul
 // steps), as plain data: kept while another tableau of the photo is shown, and through a reload
 // (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
 // The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
+// A tableau's doubts of the photo or the grid still standing, from its read and the work kept of it
+// while another tableau of the photo is shown: as its view says them (``TableauView.readDoubts``).
+function readDoubtsOf(player, work) {
+  const done = new Set(work ? [...work.corrected, ...work.checked] : []);
+  const doubts = (player.doubts || []).filter((d) => !cellDoubt(d) && (work && work.gridChecked ? !checkSettles(d)
+    : !emptyCellsChecked(d, done)));
+  return [...doubts, ...(player.deck_issues || [])];
+}
+
 function workOf(view) {
   // (A step's sets as lists; its other fields, what Undo names, as they are.)
   const steps = view.history.map((h) => ({ ...h, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked }));
@@ -1981,14 +1990,17 @@ async function scoreAsOneGame() {
       .filter(([cell, r, c]) => cell && ((cell.doubts && cell.doubts.length) || cell.unknown) && !settled.has(key(r, c)));
     // Named by number, as "Tableau 2 of 3 shown" numbers them: "Tableau 1" cut three columns
     // short to "Ekosysté…" on a 360 px phone, the third off the screen.
-    return { name: String(i + 1), grid: work ? work.grid : p.grid, open: open.length };
+    // Its doubts of the photo or the grid still standing, as its own pad says them (a tableau
+    // "45?" for an empty cell was a plain 45 here: an Italian walk).
+    const readDoubts = i === solo.index ? solo.view.readDoubts() : readDoubtsOf(p, work);
+    return { name: String(i + 1), grid: work ? work.grid : p.grid, open: open.length, readDoubts };
   });
   button.disabled = true;
   try {
     const doc = await api("POST", "/api/grid", { players: tableaux.map(({ name, grid }) => ({ name, grid })) });
     if (solo.doc !== shown) return;  // a newer photo came meanwhile
-    const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open }));
-    renderPad($("game-pad"), scored, { unsure: (p) => p.open });
+    const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open, readDoubts: tableaux[i].readDoubts }));
+    renderPad($("game-pad"), scored, { unsure: (p) => p.open, reasons: (p) => p.readDoubts });
     markShownColumn($("game-pad"), solo.index);
     $("game").hidden = false;
     solo.game = { doc: shown, index: solo.index, players: scored };
