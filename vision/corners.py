@@ -19,7 +19,7 @@ import numpy as np
 from ecoscore.geometry import Detections, long_side_first, quad_boxes
 from ecoscore.paths import models_dir
 
-from .runtime import Network, run_batch
+from .runtime import Network, run_in_turns
 
 REFINE_SIZE = 64  # the crop's side, px
 SPAN = 1.5  # the crop's side in the box's long sides: the card and a margin round it
@@ -69,7 +69,7 @@ class CornerRefiner:
         if not len(det):
             return det
         crops, maps = box_crops(image, det, self.size)
-        corners = run_batch(self.network, crops).reshape(-1, 4, 2) * self.size  # TL, TR, BR, BL in the crop
+        corners = run_in_turns(self.network, crops).reshape(-1, 4, 2) * self.size  # TL, TR, BR, BL in the crop
         quads = to_image(corners.astype(np.float64), maps)  # long sides: 1-2 and 3-0
         boxes = quad_boxes(quads)
         h, w = image.shape[:2]

@@ -137,7 +137,7 @@ class LatticeRefiner:
                 break
             canvases = [lattice_canvas(image, lattices[k], self.view) for k in todo]
             shown = [canvas for canvas in canvases if canvas is not None]
-            # One batch of the photo's few tableaux, unpadded: ``run_batch`` pads a batch to 8,
+            # One batch of the photo's few tableaux, unpadded: ``run_in_turns`` pads a batch to 8,
             # which made one tableau's run cost eight.
             corners = self.network(image_blob(shown)) if shown else np.zeros((0, 8))
             most = self.view.most_moved

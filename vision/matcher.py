@@ -30,7 +30,7 @@ from ecoscore.scoring.cards import NOT_OURS
 
 from .deck_metric import METRIC_VERSION, DeckMetric, best_per_type, calibration_views, least_surprise
 from .models import EMPTY, _metadata, _network
-from .runtime import run_batch
+from .runtime import run_in_turns
 
 # A cell the matcher names with less belief is flagged (the reader's threshold for the
 # classifier does not carry over: the two are calibrated differently). On the tuning decks
@@ -60,7 +60,7 @@ class CardEmbedder:
             return np.zeros((0, len(self.empty)), np.float32)
         crops = [c if c.shape[:2] == (self.imgsz, self.imgsz) else
                  cv2.resize(c, (self.imgsz, self.imgsz), interpolation=cv2.INTER_AREA) for c in crops]
-        vectors = run_batch(self.network, crops)  # in turns: a deck's 8,000 crops are not copied at once
+        vectors = run_in_turns(self.network, crops)  # in turns: a deck's 8,000 crops are not copied at once
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-6)
 
 

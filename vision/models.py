@@ -18,7 +18,7 @@ from ecoscore.paths import models_dir
 
 from .corners import CornerRefiner
 from .crops import colour_normalised
-from .runtime import Network, image_blob, run_batch
+from .runtime import Network, image_blob, run_in_turns
 
 __all__ = ["EMPTY", "CardClassifier", "CardFinder", "Detections", "ModelError", "decode_corners", "decode_obb",
            "fast_nms", "letterbox", "obb_corners", "probiou"]
@@ -285,4 +285,4 @@ class CardClassifier:
     def _network_probs(self, crops: list[np.ndarray]) -> np.ndarray:
         if self.normalise_crops:
             crops = [colour_normalised(c) for c in crops]
-        return run_batch(self.network, crops)
+        return run_in_turns(self.network, crops)

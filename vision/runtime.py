@@ -208,7 +208,7 @@ def image_blob(images_bgr) -> np.ndarray:
 MAX_BATCH = 32
 
 
-def run_batch(network, images_bgr) -> np.ndarray:
+def run_in_turns(network, images_bgr) -> np.ndarray:
     """``network``'s first output for a batch of same-sized BGR images, a row each, in turns of
     at most ``MAX_BATCH``. Each turn is padded to a multiple of 8: OpenVINO prepares each new
     batch size anew, which doubled the time per crop when every photo brought its own count of
