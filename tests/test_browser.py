@@ -3752,6 +3752,32 @@ def test_the_card_picker_is_whole_on_a_short_phone(server, new_page, photo_set, 
     assert not page.errors
 
 
+def test_at_twice_the_zoom_the_picker_shows_its_card_and_says_the_total_while_reviewing(server, new_page, photo_set,
+                                                                                        reader, tmp_path):
+    # An audit at 200 % on a 360 x 640 phone (180 x 320 CSS px), in Czech: the picker's Keep and
+    # Stop, held at its foot, covered the line saying what the card was read as and the first
+    # names, which (4.2vw) grew no bigger with the zoom; a screen reader heard no total while the
+    # review's picker was open (the page behind a modal is not read); nor when the other tableau
+    # was shown.
+    from playwright.sync_api import expect
+
+    page = new_page(viewport={"width": 180, "height": 320}, device_scale_factor=2, locale="cs-CZ")
+    upload_solo(page, server, write(tmp_path, "p.jpg", spoil(photo_set[2].jpeg, reader, 3)))
+    page.click("#solo-tableau .review")
+    expect(page.locator("#picker")).to_be_visible()
+    page.wait_for_timeout(300)  # (the dialog laid out)
+    cell, first, actions, size = page.evaluate("""(() => {
+        const box = (s) => document.querySelector(s).getBoundingClientRect();
+        return [box('#picker-cell').bottom, box('#choices button').top, box('#picker .dialog-actions').top,
+                parseFloat(getComputedStyle(document.querySelector('#choices button')).fontSize)];
+    })()""")
+    assert cell <= actions and first <= actions and size >= 14, (cell, first, actions, size)
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.click("#keep")  # the first card kept as read: the total said in the picker, open on the next
+    expect(page.locator("#picker-said")).to_contain_text("Celkem: ", timeout=10000)
+    assert not page.errors
+
+
 def test_a_name_ending_a_sentence_takes_the_messages_full_stop(server, page):
     # "Giulia ora si chiama Giulia R.." (an Italian walk): one full stop, in any message.
     page.goto(server)

@@ -183,7 +183,16 @@ function sender(box, bar, cancelButton, statusEl) {
       return mine === seq ? data : undefined;
     } catch (err) {
       if (mine !== seq) return undefined;
-      if (err.cancelled) { setStatus(statusEl, () => t("ui.cancelled")); return null; }
+      if (err.cancelled) {
+        setStatus(statusEl, () => t("ui.cancelled"));
+        // the Cancel button goes with the bar: the focus to what starts an upload again, not the page (an audit)
+        if (document.activeElement === cancelButton || document.activeElement === document.body) {
+          box.hidden = true;
+          const again = box.parentElement.querySelector(":is(.actions, .join) button:not([hidden]):not(:disabled)");
+          if (again) again.focus();
+        }
+        return null;
+      }
       throw err;
     } finally {
       if (mine === seq) { box.hidden = true; current = null; }
@@ -925,6 +934,9 @@ class TableauView {
       g.appendChild(poly);
       const cx = cell.quad.reduce((s, p) => s + p[0], 0) / 4, cy = cell.quad.reduce((s, p) => s + p[1], 0) / 4;
       const text = document.createElementNS(SVG, "text");
+      // The labels are for the eye: a screen reader read them as "prá. váž. pot. lou. 0" (an
+      // audit); the grid below names each card in full.
+      text.setAttribute("aria-hidden", "true");
       const { label, size, named } = drawn.get(k);
       g.dataset.label = named;  // (what the label says in full)
       const stroke = Math.max(2, size * 0.3);
@@ -960,6 +972,7 @@ class TableauView {
       const size = Math.max(12, width * 0.3), stroke = Math.max(2, size * 0.2);
       const cx = quad.reduce((s, p) => s + p[0], 0) / 4, cy = quad.reduce((s, p) => s + p[1], 0) / 4;
       const text = document.createElementNS(SVG, "text");
+      text.setAttribute("aria-hidden", "true");
       text.setAttribute("font-size", size);
       text.setAttribute("stroke-width", stroke);
       text.setAttribute("x", within(cx, size / 2, w - size / 2));
@@ -2003,12 +2016,19 @@ async function scoreAsOneGame() {
     renderPad($("game-pad"), scored, { unsure: (p) => p.open, reasons: (p) => p.readDoubts });
     markShownColumn($("game-pad"), solo.index);
     $("game").hidden = false;
+    // Said in a line, not the pad read out cell by cell (the section was a live region: an audit).
+    const marked = [...$("game-pad").querySelectorAll("tr.total td")].map((td) => td.textContent);
+    say(`${t("ui.game_title")}: ${scored.map((q, i) => `${q.name}: ${marked[i]}`).join(", ")}.`);
     solo.game = { doc: shown, index: solo.index, players: scored };
     solo.view.renderExplain();  // a card's explanation open: its place in the game said
     $("game").scrollIntoView({ block: "nearest" });
   } catch (err) {
     setStatus($("status"), err, true);
-  } finally { button.disabled = false; }
+  } finally {
+    button.disabled = false;
+    // disabled while asked, it let the focus fall to the page's top (an audit)
+    if (!document.activeElement || document.activeElement === document.body) button.focus();
+  }
 }
 
 // The game's column of the tableau shown below it, marked: its total there (the majorities compared)
@@ -2186,6 +2206,7 @@ async function otherTableau() {
     setStatus($("status"), "");  // the last tableau's news ("Score updated...") is not this one's
     if (kept) applyWork(solo.view, kept);
     showSolo(solo.view.player);
+    announceTotal();  // the new tableau's total (the last one's stayed said, silent: an audit)
   } catch (err) { if (solo.doc === shown && !solo.pending) setStatus($("status"), err, true); } finally {
     button.disabled = false;
     if (!document.activeElement || document.activeElement === document.body) button.focus();  // (as above)
@@ -2259,8 +2280,21 @@ function announceTotal() {
   const unsure = !$("total-unsure").hidden;
   const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : "."}`,
     unsure ? $("total-unsure").title : ""].filter(Boolean).join(" ") : "";
-  $("said").textContent = "";
-  requestAnimationFrame(() => { $("said").textContent = text; });  // a change a screen reader hears
+  say(text);
+}
+
+// A change a screen reader hears: said in #said, or, while a dialog is open (the review's
+// picker: the page behind a modal is out of the accessibility tree), in the dialog's own live
+// region too (corrected in a review, the total went unsaid until it ended: an audit).
+function say(text) {
+  for (const el of [$("said"), ...document.querySelectorAll("dialog .live")]) el.textContent = "";
+  // (the dialog open at the next frame: a review's next card opens its picker as the last one's
+  // total is said)
+  requestAnimationFrame(() => {
+    $("said").textContent = text;
+    const open = document.querySelector("dialog[open] .live");
+    if (open) open.textContent = text;
+  });
 }
 
 // Who a room waits for: two in a game of 3-6, a third (not "a game of one"); one in a duel, the
@@ -3379,6 +3413,7 @@ async function start() {
     const url = new URL(location.href);
     if (url.searchParams.has("lang")) { url.searchParams.delete("lang"); history.replaceState(history.state, "", url); }
     await I18N.set(lang, true); rerender(); resay();
+    if ($("said").textContent && !$("result").hidden) announceTotal();  // (it stayed in the last language: an audit)
     loadDecks($("deck"));  // "(built in)" in the language chosen
   };
   $("lang").addEventListener("change", (e) => { chosen = e.target.value; if (ready) switchTo(chosen); });
