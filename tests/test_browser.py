@@ -519,6 +519,9 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     # said beside the tableau, where the player is (at the page's top it was out of view: a Russian walk)
     page.wait_for_function("document.querySelector('#mine .tool-status').textContent.includes('Correction saved')", timeout=10000)
     page.wait_for_function(f"document.querySelectorAll('#mine .grid button.doubt').length === {len(doubtful) - 1}", timeout=10000)
+    # and her total as the pad has it now, to a screen reader (only "Correction saved." was said: an audit)
+    page.wait_for_function("document.querySelector('#said').textContent.startsWith('Ann: ')", timeout=10000)
+    assert page.text_content("#said") == f"Ann: {pad_values(page, '#room-pad')['total']}"
     assert 0 < page.locator("#mine .doubts li").count() < doubt_lines
     assert f"Ann: {len(doubtful) - 1} card" in page.text_content("#room-winners")
     page.reload()  # and so after a reload: the service keeps them
@@ -750,8 +753,12 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     # said as the catalogue comes)
     expect(page.locator("#room-status")).to_have_text("Type your name first.")
     assert page.evaluate("document.activeElement.id") == "player-name"
+    # the field marked, and tied to what is said of it (an audit), until a name is typed
+    assert page.get_attribute("#player-name", "aria-invalid") == "true"
+    assert page.get_attribute("#player-name", "aria-describedby") == "room-status"
     path = write(tmp_path, "mine.jpg", photo_set[1].jpeg)
     page.fill("#player-name", "Ann")
+    assert page.get_attribute("#player-name", "aria-invalid") is None
     with page.expect_file_chooser() as chooser:
         page.click("#add-photo")
     chooser.value.set_files(path)

@@ -77,6 +77,38 @@ def test_score_one_photo_with_overlay(client, photo_set):
     assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg" and img.content[:2] == b"\xff\xd8"
 
 
+def test_a_photo_is_scored_with_the_rooms_database_down(client, photo_set, monkeypatch):
+    # With PostgreSQL stopped, a photo scored at the table answered 503 after its read: its
+    # pictures are kept in the rooms' database (an organiser's run). Scored all the same now, its
+    # photo inline, nothing stored; a room's call still says the database is down.
+    import base64
+
+    import numpy as np
+    from PIL import Image
+
+    from ecoscore.service.store import Busy, Store
+
+    tries = []
+
+    def down(self, *args, **kwargs):
+        tries.append(1)
+        raise Busy("the database is busy or unreachable; try again in a moment")
+
+    monkeypatch.setattr(Store, "put_overlay", down)
+    r = client.post("/api/game", files=[("photos", photo(photo_set[0], "a.jpg")), ("photos", photo(photo_set[1], "b.jpg"))])
+    assert r.status_code == 200, r.text
+    players = r.json()["players"]
+    assert len(tries) == 1  # the first refusal is the database's answer: nothing more tried
+    for p in players:
+        assert "overlay_url" not in p
+        head, _, data = p["photo_url"].partition(",")
+        assert head == "data:image/jpeg;base64"
+        shown = Image.open(io.BytesIO(base64.b64decode(data)))
+        assert shown.format == "JPEG" and max(shown.size) <= 2048
+        # the photo's shape, as photo_size gives the frame its cells' corners are in
+        assert np.isclose(shown.size[0] / shown.size[1], p["photo_size"][0] / p["photo_size"][1], atol=0.01)
+
+
 def test_cards_left_out_beside_the_grid_come_with_their_corners(db, monkeypatch):
     """The doubt "N cards ... were left out" names no cell: the answer gives those cards' corners
     (``left_out``), as many as it says, so the page can outline them on the photo."""

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Annotated
@@ -17,7 +19,7 @@ from ecoscore.vision.reads import PhotoRead
 from ecoscore.vision.report import player_names, score_reads
 
 from ..bodies import BoundedRoute
-from ..deps import Services, Svc
+from ..deps import Services, Svc, http_error
 from ..middleware import PHOTO_CLAIM
 from ..names import alike, alike_among
 from ..schemas import (
@@ -35,8 +37,10 @@ from ..schemas import (
     Problem,
 )
 from ..starts import client_of
+from ..store import Busy, StoreError
 from .photos import photo_name, plain_photo, read_photo
 
+log = logging.getLogger("ecoscore.service")
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
@@ -183,20 +187,33 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         return game, read_docs, jpegs
 
     game, read_docs, jpegs = await run_in_threadpool(score_and_draw)
-    overlay_ids: list[str] = []
     client = client_of(request)  # whose pictures these are (each client's newest kept: Store.put_overlay)
+    overlay_urls: list[str | None] = []
+    photo_urls: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
+    stored = True
     for (_, read), jpeg in zip(reads, jpegs):
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
-        oid = await svc.db(svc.store.put_overlay, jpeg, client)
-        overlay_ids.extend([oid] * len(read.tableaux))
-    photos: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
-    for _, read in reads:
-        pid = await svc.db(svc.store.put_overlay, await run_in_threadpool(plain_photo, read), client)
-        photos.extend([(pid, list(read.size))] * len(read.tableaux))
-    for read_doc, oid, (pid, size) in zip(read_docs, overlay_ids, photos):  # the service's part of each read
-        read_doc["overlay_url"] = f"/api/overlays/{oid}.jpg"
-        read_doc["photo_url"] = f"/api/overlays/{pid}.jpg"
+        plain = await run_in_threadpool(plain_photo, read)
+        if stored:
+            try:
+                oid = await run_in_threadpool(svc.store.put_overlay, jpeg, client)
+                pid = await run_in_threadpool(svc.store.put_overlay, plain, client)
+            except Busy:
+                # The rooms' database down: the score is no room's, and is answered all the same,
+                # its photo inline (a photo scored at the table answered 503 after its read, with
+                # PostgreSQL stopped: an organiser's run). Nothing is stored, nothing else is tried.
+                log.warning("the database did not answer: photos answered without stored pictures")
+                stored = False
+            except StoreError as err:
+                raise http_error(err) from None
+        overlay_urls.extend([f"/api/overlays/{oid}.jpg" if stored else None] * len(read.tableaux))
+        url = f"/api/overlays/{pid}.jpg" if stored else "data:image/jpeg;base64," + base64.b64encode(plain).decode()
+        photo_urls.extend([(url, list(read.size))] * len(read.tableaux))
+    for read_doc, overlay_url, (photo_url, size) in zip(read_docs, overlay_urls, photo_urls):  # the service's part
+        if overlay_url is not None:
+            read_doc["overlay_url"] = overlay_url
+        read_doc["photo_url"] = photo_url
         read_doc["photo_size"] = size
     return game_to_dict(game, read_docs)
 

@@ -2766,6 +2766,14 @@ function fitRoomPad(players) {
 // its doubts as this phone has them (cards kept as read included), the others' as the service does.
 // So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
 // winner with plain totals of a game the service said was not final (a walk, in Italian).
+// A player's total as the room's pad shows it, said to a screen reader: "Correction saved." alone
+// left the total that moved unsaid (an audit).
+function sayRoomTotal(name) {
+  const pad = $("room-pad"), col = [...pad.querySelectorAll("thead th")].slice(1).findIndex((th) => th.title === name);
+  const total = col >= 0 ? pad.querySelectorAll("tr.total td")[col] : null;
+  if (total) say(`${name}: ${total.textContent}`);
+}
+
 function roomPad(game) {
   const doubts = new Map(game.players.map((p) => {
     const entry = room.views.get(p.name);
@@ -3089,6 +3097,7 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
     room.version = res.room.version; room.doc = res.room;
     showRoom(res.room);
     sayMajoritiesMoved(shownBefore, res.room);
+    sayRoomTotal(name);
     return null;  // showRoom has updated the view with the room's score
   } catch (err) {
     // Failed as the page goes (a reload: a browser may fail its requests before it leaves): the
@@ -3111,11 +3120,22 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
 const FULL = { "two-player": "api.two_player_full", solo: "api.solo_full", game: "api.room_full" };
 
 // Before the file chooser opens: a name, a seat, and a yes before replacing a tableau.
+
+// A name the room refuses: said, the field marked invalid and tied to what is said, the focus on
+// it (a screen reader heard the words with nothing to say which field they were of: an audit).
+function nameRefused(said) {
+  setStatus($("room-status"), said, true);
+  const field = $("player-name");
+  field.setAttribute("aria-invalid", "true");
+  field.setAttribute("aria-describedby", "room-status");
+  field.focus();
+}
+
 async function addPhotoClicked() {
   await room.ready;  // whether the name is taken is the room's to say
   const name = ownName($("player-name").value.trim());
   if (name) $("player-name").value = name;
-  if (!name) { setStatus($("room-status"), () => t("ui.name_first"), true); $("player-name").focus(); return; }
+  if (!name) { nameRefused(() => t("ui.name_first")); return; }
   const taken = room.doc && room.doc.players.includes(name);
   // A full room takes no one new (the service's refusal, in its words): it came only after the
   // whole upload (an Italian walk; a game room's ninth player too). A player of it may still retake
@@ -3125,11 +3145,11 @@ async function addPhotoClicked() {
     setStatus($("room-status"), () => t(FULL[room.doc.mode] || "api.room_full", { n: seats }), true);
     return;
   }
-  if (taken && !localStorage.getItem(tokenKey(name))) { setStatus($("room-status"), () => t("ui.name_taken", { name }), true); return; }
+  if (taken && !localStorage.getItem(tokenKey(name))) { nameRefused(() => t("ui.name_taken", { name })); return; }
   // Another's name but for case or width ("anna" beside "Anna"): the room refuses it, and said so
   // only after the whole upload (a walk). (Look-alike letters of other scripts are the room's to say.)
   const other = !taken && room.doc && room.doc.players.find((p) => foldName(p) === foldName(name));
-  if (other) { setStatus($("room-status"), () => t("ui.name_alike", { name, other }), true); $("player-name").focus(); return; }
+  if (other) { nameRefused(() => t("ui.name_alike", { name, other })); return; }
   // Declined: said, or the last word stayed ("Saved.", as if the photo had been: a walk, in Russian).
   // (asked before a photo is chosen: "with this photo" named none; "Keep it" of which? an Italian walk)
   if (taken && !(await confirmDialog(t("ui.confirm_replace", { name }), t("ui.yes_replace"), t("ui.keep_previous")))) { setStatus($("room-status"), () => t("ui.room_kept", { name })); return; }
@@ -3362,6 +3382,8 @@ function bindRoomButtons(id) {
     if (long) setStatus($("room-status"), Object.assign(() => t("ui.name_cut", { max: box.maxLength }), { mark: "name_cut" }));
     else if ($("room-status").mark === "name_cut") setStatus($("room-status"), "");
   });
+  // a name typed again is no longer the one refused
+  $("player-name").addEventListener("input", (e) => { e.target.removeAttribute("aria-invalid"); e.target.removeAttribute("aria-describedby"); });
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("room-not-mine").addEventListener("click", () => notMine && joinRoom(notMine.file, { name: notMine.name, k: notMine.k % notMine.n + 1 }));
   addEventListener("resize", () => { if (room.doc && room.doc.game) fitRoomPad(room.doc.game.players); });
