@@ -445,7 +445,13 @@ def test_a_reader_failing_on_one_photo_is_that_photo_s_row_not_the_run_s_end(tmp
     photo = tmp_path / "a.jpg"
     photo.write_bytes(b"\xff\xd8 not much of a photo")
     monkeypatch.setattr(batch, "_reader", Failing())
+    monkeypatch.setattr(batch, "_failed_in_a_row", 0)
     result = batch.score_file(str(photo))
     assert result["status"] == "error" and result["file"] == str(photo)
     assert result["error"] == "the reader failed on this photo (RuntimeError: boom): please report it with the photo"
     assert "RuntimeError: boom" in capsys.readouterr().err
+    # ... but a reader failing on every photo is broken, not the photos: the run stops at the
+    # third in a row (an error row for each photo left, which --resume skips, would lose them: a review)
+    assert batch.score_file(str(photo))["status"] == "error"
+    with pytest.raises(RuntimeError, match="boom"):
+        batch.score_file(str(photo))

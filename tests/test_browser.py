@@ -522,6 +522,8 @@ def test_room_qr_decodes_labels_are_the_rooms_and_doubts_survive_a_correction(se
     # and her total as the pad has it now, to a screen reader (only "Correction saved." was said: an audit)
     page.wait_for_function("document.querySelector('#said').textContent.startsWith('Ann: ')", timeout=10000)
     assert page.text_content("#said") == f"Ann: {pad_values(page, '#room-pad')['total']}"
+    # in the room's page, not in the start page's section it hides (a live region there is never heard: a review)
+    assert page.evaluate("!document.querySelector('#said').closest('[hidden]')")
     assert 0 < page.locator("#mine .doubts li").count() < doubt_lines
     assert f"Ann: {len(doubtful) - 1} card" in page.text_content("#room-winners")
     page.reload()  # and so after a reload: the service keeps them
@@ -2821,7 +2823,7 @@ def test_a_room_started_with_a_players_deck_reads_a_friends_photo_and_the_bots_w
     mine.reload()
     mine.select_option("#deck", "kuchyne")
     room_id = new_room(mine, deck_server, mode="solo")
-    expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou s balíčkem "
+    expect(mine.locator("#room-deck")).to_have_text("Karty se na všech telefonech v této místnosti čtou podle balíčku "
                                                     "„Naše kuchyně“.")
     bot = photo_where(deck, params, 45, lambda types: True)
     with mine.expect_file_chooser() as chooser:

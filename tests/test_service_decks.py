@@ -378,6 +378,22 @@ def test_a_deck_no_deck_reads_is_started_from_the_cells_of_its_photo(client):
 
 
 
+def test_a_new_decks_cells_are_laid_out_with_the_rooms_database_down(client, monkeypatch):
+    # "Name the cards of my deck" with PostgreSQL stopped answered 503: the layout's photo is kept
+    # in the rooms' database (a review). Its cells come all the same, the photo inline.
+    from ecoscore.service.store import Busy, Store
+
+    def down(self, *args, **kwargs):
+        raise Busy("the database is busy or unreachable; try again in a moment")
+
+    monkeypatch.setattr(Store, "put_overlay", down)
+    scene = render_scene(generate_deck(HELD_OUT_SEEDS[55]), (47, 1), PARAMS)
+    r = client.post("/api/layout", files={"photo": _jpeg(scene)})
+    assert r.status_code == 200, r.text
+    assert r.json()["photo_url"].startswith("data:image/jpeg;base64,/9j/")
+    assert sum(cell["card"] for row in r.json()["cells"] for cell in row) >= 15
+
+
 def test_the_tableau_shown_of_a_photo_of_two_is_the_one_remembered(client):
     # A photo with the neighbour's tableau: the page shows one and remembers that one (``at``:
     # its middle). It was refused, in English, after the player had corrected the cards.

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from .pipeline import Reader
 
 _reader: Reader | None = None
+# A worker's reader failing on this many photos in a row is broken: the run stops (``score_file``).
+FAILURES_TO_STOP = 3
+_failed_in_a_row = 0
 ORPHAN_CHECK_S = 1.0  # how often a worker looks for its parent
 
 
@@ -155,13 +158,23 @@ def score_file(path: str) -> FileResult:
         data = Path(path).read_bytes()
     except OSError as err:
         return error_result(path, unreadable(path, err), ms())
+    global _failed_in_a_row
     try:
         read = _reader.read(data)
         game, read_docs = score_reads([(Path(path).stem, read)])
+        _failed_in_a_row = 0
         return {"file": path, "status": "ok", "game": game_to_dict(game, read_docs), "ms": ms()}
     except (ImageError, NoTableauError) as err:
+        _failed_in_a_row = 0  # (the reader at work: the photo is the trouble)
         return error_result(path, str(err), ms())
+    except MemoryError:
+        raise  # the machine's, not the photo's: the run stops, and --resume reads the rest
     except Exception as err:  # noqa: BLE001 - a reader's bug on one photo is that photo's row, not the run's end
+        _failed_in_a_row += 1
+        if _failed_in_a_row >= FAILURES_TO_STOP:
+            # Every photo failing is the reader broken, not the photos: the run stops as it did,
+            # rather than write an error row (which --resume skips) for each photo left (a review).
+            raise
         traceback.print_exc(file=sys.stderr)
         return error_result(path, f"the reader failed on this photo ({type(err).__name__}: {err}): please report it "
                                   "with the photo", ms())

@@ -438,7 +438,7 @@ class DeckStore:
             seen = {hashlib.sha256(f.read_bytes()).digest() for f in there}
             # Numbered on from the highest there, not from the count: a reference removed by hand
             # (as a refusal tells) left a gap, and the count overwrote the last one.
-            i = 1 + max((int(f.stem) for f in there if f.stem.isdigit()), default=-1)
+            i = 1 + max((int(f.stem) for f in there if f.stem.isascii() and f.stem.isdigit()), default=-1)
             for image in images:
                 png = cv2.imencode(".png", reference_crop(image))[1].tobytes()
                 digest = hashlib.sha256(png).digest()

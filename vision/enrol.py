@@ -554,8 +554,10 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     # (a grid named on the page was taken unchecked: named by another photo's grid, or a card
     # corrected to the wrong type, it taught a new deck wrong pictures where `deck add` refused
     # them, and the next photo's guesses were 7 of 8 wrong - a newcomer's walk)
+    # (the cards left out are not asked about: nothing is taken from them; and where no card looks
+    # more like another type than its own, there is no card to ask about - a review)
     unlike = tuple((as_written[r][c], card, like) for (r, c), like in sorted(best.strays)
-                   if (card := g[r][c]) is not None) if as_read and _unlike(best) else ()
+                   if (card := g[r][c]) is not None and (r, c) not in missed) if as_read and _unlike(best) else ()
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
                            tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken, unlike)

@@ -9,6 +9,8 @@ from .language import add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from ecoscore.service.store import Store, StoreError, is_postgres, path_from_url, redact
 
     settings = settings_or_fail(db_url=args.db, room_idle_days=args.days)
@@ -27,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
             store.close()
     except StoreError as err:  # not a URL we know, a server out of reach, a file not ours
         raise BadInput(str(err)) from None
+    except sqlite3.DatabaseError as err:  # ours once, damaged since ("database disk image is malformed")
+        raise BadInput(f"{redact(url)}: not the service's database ({err})") from None
     words = words_for(args)
     print(words.fill("cli.rooms_pruned", n=gone["rooms"], days=words.decimal(_days(settings.room_idle_days)),
                      players=gone["players"], overlays=gone["overlays"], db=redact(url)), file=sys.stderr)

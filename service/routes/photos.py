@@ -1,6 +1,7 @@
 """Reading uploaded photos through the read queue, with every failure a clear 4xx."""
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -168,6 +169,12 @@ def plain_photo(read: PhotoRead) -> bytes:
     if not any(bw * bh < SMALL_TABLEAU * w * h for bw, bh in boxes):
         return photo_jpeg(read.photo.image)
     return photo_jpeg(read.photo.at_least(DETAIL_SIDE).image, DETAIL_SIDE)
+
+
+def inline_url(jpeg: bytes) -> str:
+    """A picture as the page takes it where it cannot be stored (the rooms' database down): in
+    the answer itself, a data: URL (the page's CSP allows them as images)."""
+    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode()
 
 
 def photo_jpeg(img, max_side: int = 1280, quality: int = 82) -> bytes:

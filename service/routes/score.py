@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -38,7 +37,7 @@ from ..schemas import (
 )
 from ..starts import client_of
 from ..store import Busy, StoreError
-from .photos import photo_name, plain_photo, read_photo
+from .photos import inline_url, photo_name, plain_photo, read_photo
 
 log = logging.getLogger("ecoscore.service")
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
@@ -208,7 +207,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
             except StoreError as err:
                 raise http_error(err) from None
         overlay_urls.extend([f"/api/overlays/{oid}.jpg" if stored else None] * len(read.tableaux))
-        url = f"/api/overlays/{pid}.jpg" if stored else "data:image/jpeg;base64," + base64.b64encode(plain).decode()
+        url = f"/api/overlays/{pid}.jpg" if stored else inline_url(plain)
         photo_urls.extend([(url, list(read.size))] * len(read.tableaux))
     for read_doc, overlay_url, (photo_url, size) in zip(read_docs, overlay_urls, photo_urls):  # the service's part
         if overlay_url is not None:

@@ -188,7 +188,8 @@ function sender(box, bar, cancelButton, statusEl) {
         // the Cancel button goes with the bar: the focus to what starts an upload again, not the page (an audit)
         if (document.activeElement === cancelButton || document.activeElement === document.body) {
           box.hidden = true;
-          const again = box.parentElement.querySelector(":is(.actions, .join) button:not([hidden]):not(:disabled)");
+          const shown = [...box.parentElement.querySelectorAll("button:not(:disabled)")].filter((b) => !b.closest("[hidden]"));
+          const again = shown.find((b) => b.closest(".actions, .join")) || shown[0];  // (the bot's box has neither: a review)
           if (again) again.focus();
         }
         return null;
@@ -1772,19 +1773,20 @@ const solo = { doc: null, view: null, older: false, showAnyway: false, file: nul
   // remembered: {name, title, grid, only} of the deck this read's cards were last added to (Forget takes them back)
   index: 0, remembered: null, pending: 0, work: {}, game: null };
 
-// What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
-// steps), as plain data: kept while another tableau of the photo is shown, and through a reload
-// (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
-// The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 // A tableau's doubts of the photo or the grid still standing, from its read and the work kept of it
-// while another tableau of the photo is shown: as its view says them (``TableauView.readDoubts``).
+// while another tableau of the photo is shown: as its view says them (``TableauView.readDoubts``),
+// its deck's counts as its corrected grid scored them.
 function readDoubtsOf(player, work) {
   const done = new Set(work ? [...work.corrected, ...work.checked] : []);
   const doubts = (player.doubts || []).filter((d) => !cellDoubt(d) && (work && work.gridChecked ? !checkSettles(d)
     : !emptyCellsChecked(d, done)));
-  return [...doubts, ...(player.deck_issues || [])];
+  return [...doubts, ...(((work && work.player) || player).deck_issues || [])];
 }
 
+// What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
+// steps), as plain data: kept while another tableau of the photo is shown, and through a reload
+// (switching to the neighbour's tableau and back lost every correction: an old walk's finding).
+// The whole grid said right at the table (``gridChecked``) is kept with them, and each step's.
 function workOf(view) {
   // (A step's sets as lists; its other fields, what Undo names, as they are.)
   const steps = view.history.map((h) => ({ ...h, corrected: [...h.corrected], checked: [...h.checked], gridChecked: !!h.gridChecked }));
@@ -1869,9 +1871,35 @@ function saveSolo(player) {
     remembered: solo.remembered, read: v.read, ...workOf(v), player: player || v.player,
     work: solo.work, photo: solo.photoData };
   for (const kept of [state, { ...state, photo: null }]) {  // storage full: the read without its photo
-    try { sessionStorage.setItem(SOLO_KEY, JSON.stringify(kept)); return; } catch { /* try smaller */ }
+    try { sessionStorage.setItem(SOLO_KEY, packed(kept)); return; } catch { /* try smaller */ }
   }
   forgetSolo();  // never an older read left to come back in its place
+}
+
+// Photos a read came with inline (the service's database down: data: URLs), and the photo as
+// sent, kept once each in the tab's storage however many tableaux and views name them (a photo
+// of 2048 px named by each of N tableaux was N + 2 copies, past the storage's 5 MB: a review).
+// The mark holds a NUL, which no name or text of a read can (names refuse control characters).
+const INLINE_MARK = "\u0000inline\u0000";
+
+function packed(state) {
+  const inline = [];
+  const text = JSON.stringify(state, (_, v) => {
+    if (typeof v !== "string" || !v.startsWith("data:")) return v;
+    let i = inline.indexOf(v);
+    if (i < 0) i = inline.push(v) - 1;
+    return INLINE_MARK + i;
+  });
+  return `{"inline":${JSON.stringify(inline)},"state":${text}}`;
+}
+
+function unpacked(text) {
+  const kept = JSON.parse(text || "null");
+  if (!kept || !Array.isArray(kept.inline) || !("state" in kept)) return kept;  // (kept before it was packed)
+  const back = (v) => (typeof v === "string" && v.startsWith(INLINE_MARK) ? kept.inline[Number(v.slice(INLINE_MARK.length))]
+    : Array.isArray(v) ? v.map(back)
+    : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, back(x)])) : v);
+  return back(kept.state);
 }
 
 function forgetSolo() {
@@ -1948,7 +1976,7 @@ function restoreSolo() {
 
 function showRestored() {
   let state = null;
-  try { state = JSON.parse(sessionStorage.getItem(SOLO_KEY) || "null"); } catch { /* damaged: nothing to restore */ }
+  try { state = unpacked(sessionStorage.getItem(SOLO_KEY)); } catch { /* damaged: nothing to restore */ }
   if (!state || !state.doc || !state.read || !state.player) return;
   Object.assign(solo, { doc: state.doc, index: state.index || 0, teaching: !!state.teaching, showAnyway: !!state.showAnyway,
     remembered: state.remembered && state.remembered.name ? state.remembered : null, photoData: state.photo || null, file: state.photo ? photoFile(state.photo) : null,
@@ -2762,10 +2790,6 @@ function fitRoomPad(players) {
   }
 }
 
-// The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
-// its doubts as this phone has them (cards kept as read included), the others' as the service does.
-// So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
-// winner with plain totals of a game the service said was not final (a walk, in Italian).
 // A player's total as the room's pad shows it, said to a screen reader: "Correction saved." alone
 // left the total that moved unsaid (an audit).
 function sayRoomTotal(name) {
@@ -2774,6 +2798,10 @@ function sayRoomTotal(name) {
   if (total) say(`${name}: ${total.textContent}`);
 }
 
+// The room's pad and who won; a total with cards in doubt marked. A player's own tableau counts
+// its doubts as this phone has them (cards kept as read included), the others' as the service does.
+// So is a total whose read has a doubt of the photo or the grid (``readReasons``): the pad named a
+// winner with plain totals of a game the service said was not final (a walk, in Italian).
 function roomPad(game) {
   const doubts = new Map(game.players.map((p) => {
     const entry = room.views.get(p.name);
@@ -3119,8 +3147,6 @@ async function writeRoomGrid(name, asked, message, writes, near = null, failNear
 // a game's room seats as many as the service's setting: the room's ``seats``).
 const FULL = { "two-player": "api.two_player_full", solo: "api.solo_full", game: "api.room_full" };
 
-// Before the file chooser opens: a name, a seat, and a yes before replacing a tableau.
-
 // A name the room refuses: said, the field marked invalid and tied to what is said, the focus on
 // it (a screen reader heard the words with nothing to say which field they were of: an audit).
 function nameRefused(said) {
@@ -3131,6 +3157,7 @@ function nameRefused(said) {
   field.focus();
 }
 
+// Before the file chooser opens: a name, a seat, and a yes before replacing a tableau.
 async function addPhotoClicked() {
   await room.ready;  // whether the name is taken is the room's to say
   const name = ownName($("player-name").value.trim());
