@@ -3654,6 +3654,9 @@ def test_a_screen_reader_is_told_the_total_once_the_grid_is_said_right(server, p
         page.click("#keep" if page.is_visible("#keep") else "#choices button[data-type='']")
         page.wait_for_timeout(150)
     expect(page.locator("#said")).to_contain_text(f"Total: {page.text_content('#total')}?")  # the photo's doubt stands
+    # said in a sentence, not each doubt again (the photo's advice after every correction: an audit)
+    assert page.text_content("#said") == (f"Total: {page.text_content('#total')}? "
+                                          "Not final: the photo or the grid is in doubt (see What to check, below).")
     # ... and said so, not "All doubtful cards checked." beside a total still "?" (a walk)
     expect(page.locator("#status")).to_have_text(catalogue("en")["ui.review_done_photo"])
     page.click("#solo-tableau .grid-right")

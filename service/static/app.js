@@ -2307,7 +2307,7 @@ function announceTotal() {
   const shown = !$("result").hidden && !document.querySelector("#result .total").hidden;
   const unsure = !$("total-unsure").hidden;
   const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : "."}`,
-    unsure ? $("total-unsure").title : ""].filter(Boolean).join(" ") : "";
+    unsure ? $("total-unsure").dataset.said : ""].filter(Boolean).join(" ") : "";
   say(text);
 }
 
@@ -2351,6 +2351,10 @@ function soloPad(player) {
   $("total-unsure").hidden = !pending && !reasons.length;
   $("total-unsure").title = [pending ? t("ui.total_unsure", { n: pending }) : "",
     reasons.length ? reasonsText(t("ui.this_photo"), reasons) : ""].filter(Boolean).join(" ");
+  // What a screen reader hears with the total: why it is not final in a sentence or two, not each
+  // doubt again (the blurred photo's advice after every correction, 308 characters: an audit).
+  $("total-unsure").dataset.said = [pending ? t("ui.total_unsure", { n: pending }) : "",
+    reasons.length ? t(pending ? "ui.read_unsure_too" : "ui.read_unsure") : ""].filter(Boolean).join(" ");
 }
 
 // ``failNear``: where its failure is said (beside the tableau), if it fails.
