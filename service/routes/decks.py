@@ -43,12 +43,11 @@ from ecoscore.vision.pipeline import NoTableauError
 from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute
-from ..deps import Services, Svc, http_error
+from ..deps import Services, Svc
 from ..refusal import DECK_CLASH, GRID_UNLIKE, Refusal
 from ..schemas import DECK_KEY, DECK_KEY_OR_EMPTY, ERRORS, DeckOut, DecksOut, ForgottenOut, LayoutCell, LayoutOut, RememberedOut
 from ..starts import client_of
-from ..store import Busy, StoreError
-from .photos import inline_url, photo_jpeg, queued, upload_bytes
+from .photos import inline_url, photo_jpeg, queued, stored_url, upload_bytes
 
 MAX_SHOWN_NAME = 60  # a file name's characters said in a message
 
@@ -263,12 +262,8 @@ async def tableau_layout(svc: Svc, request: Request, photo: UploadFile = File(..
         guess = guesses.get((cell.row, cell.col))
         doubt = None if guess else name_it(cell)  # a guess is not to name, but to confirm
         cells.append(LayoutCell(card=cell.card, guess=guess, doubts=[doubt] if doubt else [], quad=quad_doc(cell.quad)))
-    try:
-        photo_url = f"/api/overlays/{await run_in_threadpool(svc.store.put_overlay, jpeg, client_of(request))}.jpg"
-    except Busy:  # the rooms' database down: the cells to name come all the same, their photo inline
-        photo_url = inline_url(jpeg)
-    except StoreError as err:
-        raise http_error(err) from None
+    # (the rooms' database down: the cells to name come all the same, their photo inline)
+    photo_url = await stored_url(svc, jpeg, client_of(request)) or inline_url(jpeg)
     return LayoutOut(cells=[cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)], photo_url=photo_url,
                      photo_size=list(found.photo.original_size), doubts=found.advice)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -18,10 +19,13 @@ from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError
 from ecoscore.vision.reads import PhotoRead
 
 from .. import names
-from ..deps import Services
+from ..deps import Services, http_error
 from ..reads import Abandoned, QueueFull
 from ..refusal import NOT_THIS_DECK, Refusal
 from ..starts import client_of
+from ..store import Busy, StoreError
+
+log = logging.getLogger("ecoscore.service")
 
 T = TypeVar("T")
 
@@ -169,6 +173,20 @@ def plain_photo(read: PhotoRead) -> bytes:
     if not any(bw * bh < SMALL_TABLEAU * w * h for bw, bh in boxes):
         return photo_jpeg(read.photo.image)
     return photo_jpeg(read.photo.at_least(DETAIL_SIDE).image, DETAIL_SIDE)
+
+
+async def stored_url(svc: Services, jpeg: bytes, client: str) -> str | None:
+    """Where the page fetches a picture kept in the rooms' database (``Store.put_overlay``), or
+    None while that database does not answer: the caller then sends it inline (``inline_url``), a
+    score being no room's (with PostgreSQL stopped, a photo scored at the table answered 503 after
+    its read: an organiser's run). Its other refusals are HTTP answers, as ``Services.db`` gives."""
+    try:
+        return f"/api/overlays/{await run_in_threadpool(svc.store.put_overlay, jpeg, client)}.jpg"
+    except Busy:
+        log.warning("the database did not answer: a picture answered inline, not stored")
+        return None
+    except StoreError as err:
+        raise http_error(err) from None
 
 
 def inline_url(jpeg: bytes) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Annotated
@@ -18,7 +17,7 @@ from ecoscore.vision.reads import PhotoRead
 from ecoscore.vision.report import player_names, score_reads
 
 from ..bodies import BoundedRoute
-from ..deps import Services, Svc, http_error
+from ..deps import Services, Svc
 from ..middleware import PHOTO_CLAIM
 from ..names import alike, alike_among
 from ..schemas import (
@@ -36,10 +35,8 @@ from ..schemas import (
     Problem,
 )
 from ..starts import client_of
-from ..store import Busy, StoreError
-from .photos import inline_url, photo_name, plain_photo, read_photo
+from .photos import inline_url, photo_name, plain_photo, read_photo, stored_url
 
-log = logging.getLogger("ecoscore.service")
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 
 OthersText = Annotated[str, Form(max_length=500, description="S:W,S:W of players not photographed")]
@@ -194,21 +191,13 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
         plain = await run_in_threadpool(plain_photo, read)
-        if stored:
-            try:
-                oid = await run_in_threadpool(svc.store.put_overlay, jpeg, client)
-                pid = await run_in_threadpool(svc.store.put_overlay, plain, client)
-            except Busy:
-                # The rooms' database down: the score is no room's, and is answered all the same,
-                # its photo inline (a photo scored at the table answered 503 after its read, with
-                # PostgreSQL stopped: an organiser's run). Nothing is stored, nothing else is tried.
-                log.warning("the database did not answer: photos answered without stored pictures")
-                stored = False
-            except StoreError as err:
-                raise http_error(err) from None
-        overlay_urls.extend([f"/api/overlays/{oid}.jpg" if stored else None] * len(read.tableaux))
-        url = f"/api/overlays/{pid}.jpg" if stored else inline_url(plain)
-        photo_urls.extend([(url, list(read.size))] * len(read.tableaux))
+        # The rooms' database down: the score is answered all the same, its photo inline; once it
+        # has not answered, nothing more is tried (each try waits the database's timeout).
+        overlay_url = await stored_url(svc, jpeg, client) if stored else None
+        photo_url = await stored_url(svc, plain, client) if overlay_url else None
+        stored = photo_url is not None
+        overlay_urls.extend([overlay_url if stored else None] * len(read.tableaux))
+        photo_urls.extend([(photo_url or inline_url(plain), list(read.size))] * len(read.tableaux))
     for read_doc, overlay_url, (photo_url, size) in zip(read_docs, overlay_urls, photo_urls):  # the service's part
         if overlay_url is not None:
             read_doc["overlay_url"] = overlay_url

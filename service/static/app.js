@@ -581,8 +581,8 @@ class TableauView {
       return unread ? this.read.doubts.filter((d) => (I18N.match(d) || {}).key === "api.cut_by_frame") : [];
     }
     if (this.gridChecked) return [...this.unsettled(), ...(this.player.deck_issues || [])];  // (its player's check settles no deck's count)
-    const done = new Set([...this.corrected, ...this.checked]);
-    return [...this.read.doubts.filter((d) => !cellDoubt(d) && !emptyCellsChecked(d, done)), ...(this.player.deck_issues || [])];
+    return [...standingDoubts(this.read.doubts, new Set([...this.corrected, ...this.checked]), false),
+      ...(this.player.deck_issues || [])];
   }
 
   // The doubts of the photo and the grid its player's check settled, as the room has them (before
@@ -600,7 +600,7 @@ class TableauView {
   unsettled() {
     if (!this.gridChecked || this.laidOut()) return [];
     return this.player.checked ? (this.player.doubts || []).filter((d) => !cellDoubt(d))
-      : this.read.doubts.filter((d) => !cellDoubt(d) && !checkSettles(d));
+      : standingDoubts(this.read.doubts, null, true);
   }
 
   // A doubt of the photo or the grid, which no card's correction settles (a card left beside the
@@ -1778,9 +1778,15 @@ const solo = { doc: null, view: null, older: false, showAnyway: false, file: nul
 // its deck's counts as its corrected grid scored them.
 function readDoubtsOf(player, work) {
   const done = new Set(work ? [...work.corrected, ...work.checked] : []);
-  const doubts = (player.doubts || []).filter((d) => !cellDoubt(d) && (work && work.gridChecked ? !checkSettles(d)
-    : !emptyCellsChecked(d, done)));
-  return [...doubts, ...(((work && work.player) || player).deck_issues || [])];
+  return [...standingDoubts(player.doubts || [], done, !!(work && work.gridChecked)),
+    ...(((work && work.player) || player).deck_issues || [])];
+}
+
+// Of a read's doubts, those of the photo or the grid still standing: with the whole grid said
+// right, those no check settles (``checkSettles``); else all but a doubt of empty cells each one
+// of which was corrected or kept (``done``).
+function standingDoubts(doubts, done, gridChecked) {
+  return doubts.filter((d) => !cellDoubt(d) && (gridChecked ? !checkSettles(d) : !emptyCellsChecked(d, done)));
 }
 
 // What a player did on one tableau of the photo (its score, grid, cards corrected or kept, Undo's
