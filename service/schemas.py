@@ -268,6 +268,12 @@ class Stray(BaseModel):
     like: str = Field(description="the type the grid names on the card of this photo it looks most like")
 
 
+class Lumped(BaseModel):
+    named: str = Field(description="a type the grid names for cards that look like several cards, not one (or "
+                                   "names more often than the deck holds it)")
+    cells: list[list[int]] = Field(description="its cells, [row, col] each, 0-based, as the grid is written")
+
+
 class Problem(BaseModel):
     """Every refusal: ``detail`` says why (a list of field errors when the request's shape is wrong).
     A refusal a client may act on carries a stable ``code`` too: ``not_this_deck`` (a grid of cards
@@ -276,12 +282,14 @@ class Problem(BaseModel):
     type: it reads no photo yet), ``deck_clash`` (409: the grid names
     cards otherwise than the deck's own show them, listed in ``clashes``; send ``force`` to
     remember anyway), ``grid_unlike`` (409: cards the grid names one type do not look alike in the
-    photo, listed in ``strays``; send ``force`` to remember anyway)."""
+    photo, listed in ``strays``, or a type's cards look like several cards, listed in ``lumped``;
+    send ``force`` to remember anyway)."""
 
     detail: str | list
     code: Literal["not_this_deck", "no_such_deck", "deck_incomplete", "deck_clash", "grid_unlike"] | None = None
     clashes: list[Clash] | None = None
     strays: list[Stray] | None = None
+    lumped: list[Lumped] | None = None
 
 
 # Declared on every router: replaces FastAPI's own 422 document (a list only) with the real one.

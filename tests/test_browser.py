@@ -2195,6 +2195,19 @@ def photo_where(deck, params, seed: int, keep):
     return next(s for s in scenes if keep({c["type"] for c in s.truth["tableaux"][0]["cells"]} - {None}))
 
 
+def review_to_name(page, server, path) -> None:
+    """A photo of a deck the page does not read sent from the start page, its cells laid out to
+    name ("Name the cards of my deck"), and the review walk opened on the first card."""
+    from playwright.sync_api import expect
+
+    page.goto(server)
+    page.set_input_files("#file", path)
+    expect(page.locator("#teach")).to_be_visible(timeout=60000)
+    page.click("#teach-start")
+    expect(page.locator("#result")).to_be_visible(timeout=60000)
+    page.click("#solo-tableau .review")
+
+
 def post_deck_photo(server, name: str, scene, title: str = "") -> dict:
     """A photo's cards added to deck ``name`` with its true grid, as the page's "remember" sends
     them (and ``ecoscore deck add --photo --grid`` takes them); ``title``: the name as typed."""
@@ -2391,12 +2404,7 @@ def test_a_new_decks_cards_named_from_another_photos_grid_are_asked_about_before
     first = photo_where(deck, params, 48, lambda types: len(types) == len(CardType))
     other = photo_where(deck, params, 50, lambda types: len(types) >= 9)
     wrong = [c["type"] for c in sorted(other.truth["tableaux"][0]["cells"], key=lambda c: (c["row"], c["col"]))]
-    page.goto(deck_server)
-    page.set_input_files("#file", write(tmp_path, "table.jpg", first.jpeg))
-    expect(page.locator("#teach")).to_be_visible(timeout=60000)
-    page.click("#teach-start")
-    expect(page.locator("#result")).to_be_visible(timeout=60000)
-    page.click("#solo-tableau .review")
+    review_to_name(page, deck_server, write(tmp_path, "table.jpg", first.jpeg))
     for _ in range(20):
         r, c = map(int, re.fullmatch(r"Row (\d+), column (\d+): not named yet",
                                      page.locator("#picker-cell").inner_text()).groups())
@@ -2406,13 +2414,15 @@ def test_a_new_decks_cards_named_from_another_photos_grid_are_asked_about_before
     answer(page, "Kuchyně")
     page.wait_for_selector("#confirm[open]", timeout=60000)
     asked = page.text_content("#confirm-text")
-    assert re.match(r"Row \d, column \d: named [a-z]+, but in the photo it looks most like a card named [a-z]+\. ",
+    # (a type named for cards of several types is said first, as a whole: "The 8 cards named meadow...")
+    assert re.match(r"(The \d+ cards named [a-z]+ look like several different cards in the photo, not one\. )?"
+                    r"Row \d, column \d: named [a-z]+, but in the photo it looks most like a card named [a-z]+\. ",
                     asked), asked
     assert asked.endswith("Named wrong? Check them, or remember the photo anyway (if the art is too fine to tell apart "
                           "from this far)."), asked
     page.keyboard.press("Enter")  # check first: nothing learnt, said beside the button, the first card chosen
     expect(page.locator("#remember-status")).to_have_text(asked)
-    first_cell = re.match(r"Row (\d), column (\d)", asked).groups()
+    first_cell = re.search(r"Row (\d), column (\d)", asked).groups()
     assert page.evaluate("[document.activeElement.dataset.row, document.activeElement.dataset.col]") == [
         str(int(first_cell[0]) - 1), str(int(first_cell[1]) - 1)]
     assert [o for o in page.evaluate("[...document.querySelectorAll('#deck option')].map((o) => o.value)")
@@ -2422,6 +2432,33 @@ def test_a_new_decks_cards_named_from_another_photos_grid_are_asked_about_before
     page.wait_for_selector("#confirm[open]", timeout=60000)
     page.click("#confirm-yes")  # the player is sure (art too fine to tell apart): remembered as named
     expect(page.locator("#remember-status")).to_contain_text("20 cards in deck Kuchyně", timeout=60000)
+
+
+@needs_matcher
+def test_a_new_decks_cards_all_named_one_type_are_asked_about_before_remembering(deck_server, page, tmp_path):
+    # Every card named meadow has no card of another type to be judged by: it was remembered
+    # without a word. Asked now, the type said as a whole; "check first" chooses its first card.
+    import re
+
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(56)
+    first = photo_where(deck, params, 48, lambda types: len(types) == len(CardType))
+    review_to_name(page, deck_server, write(tmp_path, "table.jpg", first.jpeg))
+    for _ in range(20):
+        expect(page.locator("#picker-cell")).to_contain_text("not named yet")
+        page.click("#choices button[data-type='meadow']")
+    expect(page.locator("#status")).to_have_text("All cards named.")
+    page.click("#remember")
+    answer(page, "Louka")
+    page.wait_for_selector("#confirm[open]", timeout=60000)
+    asked = page.text_content("#confirm-text")
+    assert re.fullmatch(r"The 20 cards named meadow look like several different cards in the photo, not one\. Named "
+                        r"wrong\? Check them, or remember the photo anyway \(if the art is too fine to tell apart from "
+                        r"this far\)\.", asked), asked
+    page.keyboard.press("Enter")  # check first: nothing learnt, the type's first card chosen
+    expect(page.locator("#remember-status")).to_have_text(asked)
+    assert page.evaluate("[document.activeElement.dataset.row, document.activeElement.dataset.col]") == ["0", "0"]
 
 
 @needs_matcher

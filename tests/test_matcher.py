@@ -285,7 +285,7 @@ def test_a_grids_cards_are_asked_one_by_one_and_one_stray_of_few_is_forgiven():
         v /= np.linalg.norm(v, axis=1, keepdims=True)
         alike, asked, strays = _nearest_alike(v, labels)
         return _Placement(agree=0, consistency=1.0, nearest=(alike, asked), strays=[((0, i), like) for i, like in strays],
-                          label="as written", grid=grid, turn=lambda g: g, mismatch=set(), move=(0, 0), cells={},
+                          lumped=[], label="as written", grid=grid, turn=lambda g: g, mismatch=set(), move=(0, 0), cells={},
                           crops={}, found=found)
 
     a, b = CardType.BEAR, CardType.WOLF
@@ -297,6 +297,45 @@ def test_a_grids_cards_are_asked_one_by_one_and_one_stray_of_few_is_forgiven():
     assert p.nearest == (3, 5) and _unlike(p)
     # the third bear, most like a wolf, and the wolf most like that bear
     assert p.strays == [((0, 2), b), ((0, 3), a)]
+
+
+def test_a_type_named_for_cards_that_look_like_several_cards_is_lumped():
+    # Every card of a grid named one type has no card of another type to be judged by: "fox"
+    # twenty times was taken (19 wrong pictures of a fox). A name's cards must look like one card.
+    from ecoscore.vision.enrol import _lumped
+
+    rng = np.random.default_rng(3)
+    arts = rng.normal(size=(6, 32))
+
+    def looks(*which):  # a card of each art, a little noise on each
+        v = arts[list(which)] + 0.15 * rng.normal(size=(len(which), 32))
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    m, b, f = CardType.MEADOW, CardType.BEAR, CardType.FOX
+    assert _lumped(looks(0, 0, 0, 0, 0), [m] * 5) == []  # one art
+    assert _lumped(looks(0, 0, 1, 1, 2, 3), [m] * 6) == [(m, list(range(6)))]  # four arts under one name
+    assert _lumped(looks(0, 0, 1, 1, 4), [b, b, b, b, m]) == [(b, [0, 1, 2, 3])]  # two types' cards one name
+    assert _lumped(looks(0, 1, 1, 4), [b, b, b, m]) == []  # three: too few to tell (the strays check's)
+    # more foxes than the deck holds: several cards under one name, however alike they look
+    assert _lumped(looks(*[5] * 13), [f] * 13) == [(f, list(range(13)))]
+    assert _lumped(looks(*[5] * 12), [f] * 12) == []
+
+
+def test_a_grid_naming_every_card_one_type_is_refused_and_asked_about_on_the_page(reader, embedder, decks):
+    # `deck add` refuses it; a grid named on the read's cells (the page's) is taken, its lumped
+    # type said with its cells, for the page to ask before remembering.
+    from ecoscore.vision.enrol import EnrolError, from_photo
+
+    params = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
+    scene = next(s for s in (render_scene(decks[1], (72, k), params) for k in range(8))
+                 if all(c["type"] for c in s.truth["tableaux"][0]["cells"]))
+    for card in (CardType.MEADOW, CardType.FOX):  # as many as the deck holds; more than it holds
+        with pytest.raises(EnrolError, match=r"^one: the cards the grid names as one type do not look alike"):
+            from_photo(reader, embedder, scene.jpeg, Tableau([card] * 20), "one")
+        taken = from_photo(reader, embedder, scene.jpeg, Tableau([card] * 20), "one", as_read=True)
+        assert [card for card, _ in taken.lumped] == [card] and len(taken.lumped[0][1]) == 20 - len(taken.left_out)
+    right = from_photo(reader, embedder, scene.jpeg, truth_tableau(scene.truth["tableaux"][0]), "own", as_read=True)
+    assert right.lumped == () and right.unlike == ()
 
 
 def test_another_photos_grid_is_refused_as_such_however_its_cards_fall(reader, embedder):

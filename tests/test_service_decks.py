@@ -328,6 +328,26 @@ def test_a_new_deck_named_with_another_photos_grid_is_asked_about_first(client):
     assert right.status_code == 200, right.text
 
 
+def test_a_new_deck_named_one_type_for_every_card_is_asked_about_first(client):
+    # Every card named one type ("meadow" twenty times, as many as the deck holds) has no card of
+    # another type to be judged by: it was remembered without a word. Asked, the type said with
+    # its cells; remembered when the player says so.
+    deck = generate_deck(HELD_OUT_SEEDS[54])
+    photo = next(s for s in (render_scene(deck, (48, k), PARAMS) for k in range(6))
+                 if all(c["type"] for c in s.truth["tableaux"][0]["cells"]))
+    meadows = format_text(Tableau([CardType.MEADOW] * 20))
+    asked = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(photo)},
+                        data={"grid": meadows, "as_read": "true"})
+    assert asked.status_code == 409, asked.text
+    doc = asked.json()
+    assert doc["code"] == "grid_unlike" and doc["strays"] == [], doc
+    assert [lump["named"] for lump in doc["lumped"]] == ["meadow"] and len(doc["lumped"][0]["cells"]) >= 18, doc
+    assert [d["name"] for d in client.get("/api/decks?named=kitchen").json()["decks"]] == ["standin"]  # nothing made
+    forced = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(photo)},
+                         data={"grid": meadows, "as_read": "true", "force": "true"})
+    assert forced.status_code == 200 and forced.json()["added"] == len(doc["lumped"][0]["cells"]), forced.text
+
+
 def test_a_file_that_is_no_image_is_a_415_on_the_deck_route_as_on_the_photo_route(client):
     for path, data in (("/api/photo", {}), ("/api/decks/kitchen/photo", {"grid": ". . . . .\n" * 4})):
         r = client.post(path, files={"photo": ("notes.txt", io.BytesIO(b"just some text"), "text/plain")}, data=data)

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from ecoscore.geometry import CARD_ASPECT, Detections, warp_quad
-from ecoscore.scoring import COLS, ROWS, CardType, Tableau, parse_card
+from ecoscore.scoring import COLS, DECK_COUNTS, ROWS, CardType, Tableau, parse_card
 from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts, window
@@ -68,6 +68,19 @@ MIN_ALIKE_PAIRS = 3
 # right grids that enrol: 0.82 and over (190 of 204 at 1.0); other photos' grids: at most 0.70,
 # and at most 0.58 of those the mean let through (15 photos a set, 861 grids).
 MIN_NEAREST_ALIKE = 0.7
+# Both checks above judge a card by the cards of the grid's other types: a grid naming every card
+# one type (a template left as it was, "fox" twenty times) or two types' cards one name has few
+# or none to judge by, and was taken (19 wrong pictures of a fox). So each type named for
+# ``MIN_LUMP_CARDS`` cards or more is asked too whether its cards look like one card: each card's
+# most alike card of its name is its twin, the median of all its name's pairs far below that where
+# several arts share the name (``_lumped``). Of the benches' photos (the 7 unseen decks and the
+# stand-in, normal and hard, 285 photos; 211 right grids with a type named 4 times or more): right
+# grids at most 0.24; every card named one type, 0.19-0.87 (median 0.65; under 0.3 only on the
+# silhouette deck, whose different arts look alike: its other-type pairs' median cosine 0.62); two
+# or three types' cards under each name, 0.45 and over. And a type named more often than the deck
+# holds it is several cards under one name, whatever they look like.
+MIN_LUMP_CARDS = 4
+MAX_LUMP_SPREAD = 0.3
 
 
 class EnrolError(ValueError):
@@ -213,6 +226,7 @@ class _Placement(NamedTuple):
     consistency: float  # how much more alike same-type cells are (``_consistency``)
     nearest: tuple[int, int]  # cards whose most alike other card is of their type, of those asked (``_nearest_alike``)
     strays: list[tuple[tuple[int, int], CardType]]  # the others: each cell, and the type of its most alike card
+    lumped: list[tuple[CardType, list[tuple[int, int]]]]  # types whose cards look like several cards (``_lumped``)
     label: str
     grid: list[list[CardType | None]]
     turn: Callable[[list], list]
@@ -243,6 +257,9 @@ class PhotoReferences(NamedTuple):
     # most like (a card named wrong on the page, or art too fine to tell apart). Taken all the same:
     # the caller asks the player first (the page's "remember anyway").
     unlike: tuple[tuple[tuple[int, int], CardType, CardType], ...] = ()
+    # The types such a grid names for cards that look like several cards, not one (``_lumped``),
+    # with their cells (as written): asked about as ``unlike`` is.
+    lumped: tuple[tuple[CardType, tuple[tuple[int, int], ...]], ...] = ()
 
 
 AS_WRITTEN_NOTE = ("every card the grid names is of another type, so the photo cannot show which way round the grid "
@@ -475,6 +492,7 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
             placements.append(_Placement(len(occupied & found) - len(occupied ^ found) - unseen,
                                          _consistency(vectors, labels), (alike, asked),
                                          [(keys[i], like) for i, like in strays],
+                                         [(card, [keys[i] for i in at]) for card, at in _lumped(vectors, labels)],
                                          label if not guessed else f"{label}, {_moved_by(move)}", g, turn,
                                          occupied ^ found, move, cells, crops, found))
     placements.sort(key=lambda p: (p.agree, p.consistency), reverse=True)
@@ -556,11 +574,15 @@ def from_photo(reader: Reader, embedder: CardEmbedder, data: bytes, tableau: Tab
     # them, and the next photo's guesses were 7 of 8 wrong - a newcomer's walk)
     # (the cards left out are not asked about: nothing is taken from them; and where no card looks
     # more like another type than its own, there is no card to ask about - a review)
+    asked = as_read and _unlike(best)
     unlike = tuple((as_written[r][c], card, like) for (r, c), like in sorted(best.strays)
-                   if (card := g[r][c]) is not None and (r, c) not in missed) if as_read and _unlike(best) else ()
+                   if (card := g[r][c]) is not None and (r, c) not in missed) if asked else ()
+    lumped = tuple((card, tuple(sorted(as_written[r][c] for r, c in at if (r, c) not in missed)))
+                   for card, at in best.lumped) if asked else ()
     return PhotoReferences(out, sorted(as_written[r][c] for r, c in missed), outside,
                            tuple(enrolment_advice(photo, det, fit, cut_by_frame=False)) if advise else (),
-                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken, unlike)
+                           tuple(sorted(as_written[r][c] for r, c in boxed_gaps)), taken_at, as_written_taken, unlike,
+                           tuple((card, at) for card, at in lumped if at))
 
 
 def _same_type_pairs(grid: list[list[CardType | None]], found: set[tuple[int, int]]) -> bool:
@@ -587,8 +609,27 @@ def _unlike(placement: _Placement) -> bool:
     alike, asked = placement.nearest
     # One card unlike its own type is forgiven where few are asked (3 of one type: 2 of 3 is 0.67).
     strays = asked - alike > 1 and alike < MIN_NEAREST_ALIKE * asked
-    return (_alike_pairs(placement.grid, placement.found) >= MIN_ALIKE_PAIRS
-            and (placement.consistency < MIN_CONSISTENCY or strays))
+    return bool(placement.lumped) or (_alike_pairs(placement.grid, placement.found) >= MIN_ALIKE_PAIRS
+                                      and (placement.consistency < MIN_CONSISTENCY or strays))
+
+
+def _lumped(vectors: np.ndarray, labels: list[CardType | None]) -> list[tuple[CardType, list[int]]]:
+    """The types the labels name for cards that look like several cards, not one, with their
+    indices: named more often than the deck holds the type, or, named ``MIN_LUMP_CARDS`` times or
+    more, each card's most alike card of its name (cosine; the median of those) more alike than
+    the name's pairs (their median) by over ``MAX_LUMP_SPREAD``."""
+    lumped = []
+    for card, n in Counter(label for label in labels if label is not None).items():
+        at = [i for i, label in enumerate(labels) if label == card]
+        if n > DECK_COUNTS[card]:
+            lumped.append((card, at))
+        elif n >= MIN_LUMP_CARDS:
+            sims = vectors[at] @ vectors[at].T
+            pairs = sims[np.triu_indices(n, 1)]
+            np.fill_diagonal(sims, -np.inf)
+            if float(np.median(sims.max(1)) - np.median(pairs)) > MAX_LUMP_SPREAD:
+                lumped.append((card, at))
+    return lumped
 
 
 def _nearest_alike(vectors: np.ndarray, labels: list[CardType | None]) -> tuple[int, int, list[tuple[int, CardType]]]:

@@ -168,10 +168,15 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
         # another photo's grid, or a card corrected wrong (a new deck has no cards of its own to
         # judge it by). Asked, as `deck add` refuses it; art too fine to tell apart is remembered
         # all the same when the player says so.
-        if not force and taken.unlike:
-            raise Refusal(409, f"{cells_short([cell for cell, _, _ in taken.unlike])}: {UNLIKE_WORDS}", GRID_UNLIKE,
+        # (A type named for every card, or for two types' cards, has few others to judge by: its
+        # cards are asked whether they look like one card - ``lumped``.)
+        if not force and (taken.unlike or taken.lumped):
+            asked = sorted({cell for cell, _, _ in taken.unlike} | {cell for _, at in taken.lumped for cell in at})
+            raise Refusal(409, f"{cells_short(asked)}: {UNLIKE_WORDS}", GRID_UNLIKE,
                           strays=[{"cell": list(cell), "named": named.value, "like": like.value}
-                                  for cell, named, like in taken.unlike])
+                                  for cell, named, like in taken.unlike],
+                          lumped=[{"named": card.value, "cells": [list(cell) for cell in at]}
+                                  for card, at in taken.lumped])
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.

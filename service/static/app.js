@@ -64,7 +64,7 @@ function saying(say, more = {}) { return Object.assign(new Error(say()), { say }
 // What the page acts on in a refusal: its status and its code (service/refusal.py), never its
 // words (a reworded message silently stopped the page offering to name a deck's cards).
 const refusalOf = (status, data) => ({ status, detail: data.detail, code: data.code || "", clashes: data.clashes || [],
-  strays: data.strays || [] });
+  strays: data.strays || [], lumped: data.lumped || [] });
 
 function errorText(data, res) {
   // a 422's errors each in the player's words (service/invalid.py), not as one text to split
@@ -1600,14 +1600,17 @@ const clashText = (clashes) => [...clashes.map((c) => t("ui.clash_cell", { row: 
   named: I18N.card(c.named), seen: I18N.card(c.seen), pct: Math.round(100 * c.belief) })), t("ui.clash_ask", { n: clashes.length })].join(" ");
 // Cards named one type that do not look like the others so named (a new deck has no cards of its
 // own to judge them by): the first few said, the rest counted.
+// A type named for cards that look like several cards (every card named fox) is said as a whole.
 const UNLIKE_SAID = 3;
-const unlikeText = (strays) => [...strays.slice(0, UNLIKE_SAID).map((c) => t("ui.unlike_cell", { row: c.cell[0] + 1,
+const unlikeText = (strays, lumped) => [...lumped.map((l) => t("ui.unlike_type", { n: l.cells.length,
+  named: I18N.card(l.named) })), ...strays.slice(0, UNLIKE_SAID).map((c) => t("ui.unlike_cell", { row: c.cell[0] + 1,
   col: c.cell[1] + 1, named: I18N.card(c.named), like: I18N.card(c.like) })),
   ...(strays.length > UNLIKE_SAID ? [t("ui.unlike_more", { n: strays.length - UNLIKE_SAID })] : []),
-  t("ui.unlike_ask", { n: strays.length })].join(" ");
+  t("ui.unlike_ask", { n: strays.length + lumped.reduce((n, l) => n + l.cells.length, 0) })].join(" ");
 // What a refusal the player may overrule asks ("remember anyway?"), and the cells it is about.
 const askedAnyway = (err) => err.code === "deck_clash" ? [clashText(err.clashes), err.clashes]
-  : err.code === "grid_unlike" ? [unlikeText(err.strays), err.strays] : null;
+  : err.code === "grid_unlike" ? [unlikeText(err.strays, err.lumped),
+    [...err.strays, ...err.lumped.flatMap((l) => l.cells.map((cell) => ({ cell })))]] : null;
 
 async function rememberCards() {
   if (!solo.view) return;
