@@ -272,6 +272,14 @@ class _PgConnection:
         return self.conn.execute(sql.replace("?", "%s"), params)
 
 
+# With the server unreachable each room call waited the writers' whole wait for a connection
+# before its 503 (5 s; an organiser's run): a few players' pages polling held the service's
+# threads, and a photo scored at the table, answered without the database, waited behind them.
+# Once the pool's own tries to connect are seen failing, a call waits this long (a connection
+# back in the pool is handed out at once), until one is had again.
+UNREACHABLE_WAIT = 0.5
+
+
 class _Postgres:
     """A server: a small pool of connections per process (a worker's threads share it), a
     lock wait of ``lock_timeout``, and "busy" for a lock, a pool or a server that does not answer
@@ -293,6 +301,8 @@ class _Postgres:
             raise StoreError("a postgresql:// database needs the postgres extra: pip install -e '.[service,postgres]' in a "
                              "checkout (pip install 'ecoscore[service,postgres]' else)") from None
         self._psycopg = psycopg
+        self._unreachable = False  # (``connect``)
+        self._connect_errors = 0  # the pool's failed tries to connect, as last counted
         url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         ms = int(lock_timeout * 1000)
         # ``check``: each connection is tried as it is handed out, a broken one replaced. After a
@@ -335,13 +345,26 @@ class _Postgres:
 
     @contextmanager
     def connect(self):
+        from psycopg_pool import PoolTimeout
+
         try:
-            with self.pool.connection() as conn:
+            with self.pool.connection(timeout=UNREACHABLE_WAIT if self._unreachable else None) as conn:
+                self._unreachable = False
                 yield _PgConnection(conn)
         except Exception as err:
+            if isinstance(err, PoolTimeout):
+                self._note_timeout()
             if self._busy(err):
                 raise Busy("the database is busy or unreachable; try again in a moment") from None
             raise
+
+    def _note_timeout(self) -> None:
+        """No connection came in time: the server unreachable where the pool's own tries to
+        connect failed meanwhile (all its connections merely busy, else)."""
+        errors = self.pool.get_stats().get("connections_errors", 0)
+        if errors > self._connect_errors:
+            self._unreachable = True
+        self._connect_errors = errors
 
     @contextmanager
     def transaction(self):

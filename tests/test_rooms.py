@@ -672,6 +672,10 @@ def test_a_database_stopped_and_started_again_is_said_by_health_and_served_again
             assert health.status_code == 503 and health.json()["database"] == "unreachable", health.text
             assert health.json()["status"] == "unavailable" and health.headers["Retry-After"]
             assert c.get(f"/api/rooms/{rid}").status_code == 503
+            # the next calls refused at once, not each after the writers' 5 s wait (an organiser's run)
+            began = time.monotonic()
+            assert [c.get(f"/api/rooms/{rid}").status_code for _ in range(4)] == [503] * 4
+            assert time.monotonic() - began < 4
             server.start()
             time.sleep(1.1)
             assert [c.get(f"/api/rooms/{rid}").status_code for _ in range(12)] == [200] * 12
