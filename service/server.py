@@ -19,6 +19,8 @@ import asyncio
 import ipaddress
 import logging
 import os
+import pickle
+import time
 from typing import TypedDict
 
 import uvicorn
@@ -184,7 +186,37 @@ def run(settings: Settings) -> None:
         uvicorn.Server(config).run()
         return
     os.environ.update(environment(settings))  # the workers are spawned: they inherit the environment
+    _see_a_dead_worker_at_once()
     # A worker loading its models on a busy machine may not answer uvicorn's health ping for a
     # while: 60 s before it is taken for hung and replaced (5 s by default).
     uvicorn.run("ecoscore.service.server:worker_app", factory=True, workers=settings.workers, http=HeaderDeadline,
                 timeout_worker_healthcheck=60, **common)
+
+
+def _see_a_dead_worker_at_once() -> None:
+    """uvicorn's supervisor pings each worker in turn and waits up to the health check's timeout
+    (60 s here) for its answer. A worker killed during that wait was replaced only after it (the
+    supervisor holds the pipe's other end too: no end of file; an organiser's run, 2 of 6 kill -9
+    under load): its wait is asked in half-second slices, the process's own liveness between them.
+    Left as uvicorn has it where its supervisor is no longer built so."""
+    from uvicorn.supervisors import multiprocess
+
+    worker = getattr(multiprocess, "Process", None)
+    if worker is None or not hasattr(worker, "_healthcheck") or getattr(worker, "_sliced", False):
+        return
+    worker._healthcheck = _sliced_healthcheck
+    worker._sliced = True
+
+
+def _sliced_healthcheck(self, timeout: float) -> bool | None:
+    """uvicorn's ``Process._healthcheck`` (the worker's startup flag, or None: no answer in time),
+    given up as soon as the worker's process is dead."""
+    deadline = time.monotonic() + timeout
+    try:
+        self.parent_conn.send(b"ping")
+        while not self.parent_conn.poll(max(0.0, min(0.5, deadline - time.monotonic()))):
+            if not self.process.is_alive() or time.monotonic() >= deadline:
+                return None
+        return bool(self.parent_conn.recv())
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
