@@ -302,7 +302,6 @@ class _Postgres:
                              "checkout (pip install 'ecoscore[service,postgres]' else)") from None
         self._psycopg = psycopg
         self._unreachable = False  # (``connect``)
-        self._connect_errors = 0  # the pool's failed tries to connect, as last counted
         url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         ms = int(lock_timeout * 1000)
         # ``check``: each connection is tried as it is handed out, a broken one replaced. After a
@@ -347,24 +346,23 @@ class _Postgres:
     def connect(self):
         from psycopg_pool import PoolTimeout
 
+        # The pool's failed tries to connect, counted before the wait: a wait that times out
+        # with more of them is the server unreachable (all connections merely busy, else; a
+        # count kept from the last refusal took load after an outage for one: a review).
+        tries_failed = None if self._unreachable else self._tries_failed()
         try:
             with self.pool.connection(timeout=UNREACHABLE_WAIT if self._unreachable else None) as conn:
                 self._unreachable = False
                 yield _PgConnection(conn)
         except Exception as err:
-            if isinstance(err, PoolTimeout):
-                self._note_timeout()
+            if isinstance(err, PoolTimeout) and tries_failed is not None and self._tries_failed() > tries_failed:
+                self._unreachable = True
             if self._busy(err):
                 raise Busy("the database is busy or unreachable; try again in a moment") from None
             raise
 
-    def _note_timeout(self) -> None:
-        """No connection came in time: the server unreachable where the pool's own tries to
-        connect failed meanwhile (all its connections merely busy, else)."""
-        errors = self.pool.get_stats().get("connections_errors", 0)
-        if errors > self._connect_errors:
-            self._unreachable = True
-        self._connect_errors = errors
+    def _tries_failed(self) -> int:
+        return self.pool.get_stats().get("connections_errors", 0)
 
     @contextmanager
     def transaction(self):

@@ -3045,8 +3045,9 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     expect(page.locator("#game")).to_be_visible()
     # the pad's scroll box next in the keyboard's order, named (it holds nothing that takes the focus)
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.contains(document.querySelector('#game-pad'))"
-                         " && document.activeElement.getAttribute('aria-label')") == "The photo as one game"
+    assert page.evaluate("document.activeElement.contains(document.querySelector('#game-pad')) && document"
+                         ".getElementById(document.activeElement.getAttribute('aria-labelledby')).textContent"
+                         ) == "The photo as one game"
     heads = page.locator("#game-pad thead th").all_text_contents()
     assert heads == ["Card", "1", "2", "3"]  # numbered as "Tableau 1 of 3 shown" numbers them (the corner for a screen reader)
     assert page.locator("#game-pad thead th >> nth=0").bounding_box()["width"] > 1  # the corner's own width ...

@@ -316,8 +316,8 @@ def test_a_type_named_for_cards_that_look_like_several_cards_is_lumped():
     assert _lumped(looks(0, 0, 1, 1, 2, 3), [m] * 6) == [(m, list(range(6)))]  # four arts under one name
     assert _lumped(looks(0, 0, 1, 1, 4), [b, b, b, b, m]) == [(b, [0, 1, 2, 3])]  # two types' cards one name
     assert _lumped(looks(0, 1, 1, 4), [b, b, b, m]) == []  # three: too few to tell (the strays check's)
-    # more foxes than the deck holds: several cards under one name, however alike they look
-    assert _lumped(looks(*[5] * 13), [f] * 13) == [(f, list(range(13)))]
+    # two arts in uneven numbers (5 and 2: most pairs of one art, the median theirs)
+    assert _lumped(looks(0, 0, 0, 0, 0, 1, 1), [f] * 7) == [(f, list(range(7)))]
     assert _lumped(looks(*[5] * 12), [f] * 12) == []
 
 
@@ -329,11 +329,14 @@ def test_a_grid_naming_every_card_one_type_is_refused_and_asked_about_on_the_pag
     params = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0, p_hole=0.0, elevation_deg=(60, 90))
     scene = next(s for s in (render_scene(decks[1], (72, k), params) for k in range(8))
                  if all(c["type"] for c in s.truth["tableaux"][0]["cells"]))
-    for card in (CardType.MEADOW, CardType.FOX):  # as many as the deck holds; more than it holds
-        with pytest.raises(EnrolError, match=r"^one: the cards the grid names as one type do not look alike"):
-            from_photo(reader, embedder, scene.jpeg, Tableau([card] * 20), "one")
-        taken = from_photo(reader, embedder, scene.jpeg, Tableau([card] * 20), "one", as_read=True)
-        assert [card for card, _ in taken.lumped] == [card] and len(taken.lumped[0][1]) == 20 - len(taken.left_out)
+    meadows = Tableau([CardType.MEADOW] * 20)  # as many as the deck holds
+    with pytest.raises(EnrolError, match=r"^one: the cards the grid names as one type do not look alike"):
+        from_photo(reader, embedder, scene.jpeg, meadows, "one")
+    taken = from_photo(reader, embedder, scene.jpeg, meadows, "one", as_read=True)
+    assert [card for card, _ in taken.lumped] == [CardType.MEADOW] and len(taken.lumped[0][1]) == 20 - len(taken.left_out)
+    for as_read in (False, True):  # more than it holds: said so, whatever the cards look like
+        with pytest.raises(EnrolError, match=r"^one: the grid names 20 fox cards, but a deck holds only 12: check the grid$"):
+            from_photo(reader, embedder, scene.jpeg, Tableau([CardType.FOX] * 20), "one", as_read=as_read)
     right = from_photo(reader, embedder, scene.jpeg, truth_tableau(scene.truth["tableaux"][0]), "own", as_read=True)
     assert right.lumped == () and right.unlike == ()
 

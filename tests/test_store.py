@@ -559,3 +559,49 @@ def test_a_transaction_sqlite_rolled_back_itself_raises_its_own_error(tmp_path):
             raise Busy("the database is busy; try again in a moment")
     store.create_room("game")  # and the store writes on after it
     store.close()
+
+
+def test_postgres_calls_wait_briefly_only_while_the_pools_tries_to_connect_fail():
+    # With the server unreachable each call waited the writers' 5 s (an organiser's run); after an
+    # outage, a wait timed out by mere load was taken for one (the failed tries counted from the
+    # last refusal: a review). A pool whose waits are recorded, its failed tries set by hand.
+    pytest.importorskip("psycopg_pool")
+    from contextlib import contextmanager
+
+    from psycopg_pool import PoolTimeout
+
+    from ecoscore.service.store import UNREACHABLE_WAIT, _Postgres
+
+    class Pool:
+        failed, up, fail_during_wait, waits = 0, True, 0, []
+
+        def get_stats(self):
+            return {"connections_errors": self.failed}
+
+        @contextmanager
+        def connection(self, timeout=None):
+            self.waits.append(timeout)
+            self.failed += self.fail_during_wait
+            if not self.up:
+                raise PoolTimeout("no connection")
+            yield object()
+
+    pg = _Postgres.__new__(_Postgres)
+    pg._psycopg, pg._unreachable, pg.pool = pytest.importorskip("psycopg"), False, Pool()
+
+    def call():
+        try:
+            with pg.connect():
+                return "ok"
+        except Busy:
+            return "busy"
+
+    pg.pool.up, pg.pool.fail_during_wait = False, 3  # the server gone: the pool's tries fail
+    assert [call(), call(), call()] == ["busy"] * 3
+    assert pg.pool.waits == [None, UNREACHABLE_WAIT, UNREACHABLE_WAIT]  # the writers' wait once, then brief
+    pg.pool.up, pg.pool.fail_during_wait = True, 0
+    assert call() == "ok"  # back: a connection had within the brief wait
+    pg.pool.waits = []
+    pg.pool.failed += 3  # tries that failed while it came back
+    pg.pool.up = False  # every connection busy: no failed try during the wait
+    assert [call(), call()] == ["busy"] * 2 and pg.pool.waits == [None, None]
