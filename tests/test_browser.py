@@ -3060,14 +3060,21 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     page.click(f"#choices button[data-type='{new}']")
     page.wait_for_function("document.querySelector('#status').textContent.includes('updated')", timeout=20000)
     assert page.is_hidden("#game")  # of the grids as they were: asked again
+    expect(page.locator("#result h2.total")).to_have_text(re.compile(r"^Total: -?\d+\??$"))
     grids[0][0][0] = new
     as_game = score_game([(f"t{k}", Tableau([CardType(c) if c else None for row in g for c in row]))
                           for k, g in enumerate(grids)])
     page.click("#as-game")
     expect(page.locator("#game")).to_be_visible()
     expect(page.locator("#game-pad tr.total td").first).to_have_text(re.compile(rf"^{as_game.players[0].total}\??$"))
+    # the tableau's own total below says it is scored alone (read as the player's score beside the
+    # game's: a walk, in Russian)
+    expect(page.locator("#result h2.total")).to_have_text(re.compile(r"^Total, scored alone: -?\d+\??$"))
     page.select_option("#lang", "cs")
     expect(page.locator("#as-game")).to_have_text("Spočítat 3 ekosystémy jako jednu partii")
+    expect(page.locator("#result h2.total")).to_have_text(re.compile(r"^Celkem, počítáno samostatně: -?\d+\??$"))
+    expect(page.locator("#game")).to_be_visible()  # kept, in Czech (it was hidden by the switch)
+    assert "medvěd" in page.locator("#game-pad tbody").inner_text()
     assert not page.errors
 
 

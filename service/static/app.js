@@ -2050,9 +2050,7 @@ async function scoreAsOneGame() {
     const doc = await api("POST", "/api/grid", { players: tableaux.map(({ name, grid }) => ({ name, grid })) });
     if (solo.doc !== shown) return;  // a newer photo came meanwhile
     const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open, readDoubts: tableaux[i].readDoubts }));
-    renderPad($("game-pad"), scored, { unsure: (p) => p.open, reasons: (p) => p.readDoubts });
-    markShownColumn($("game-pad"), solo.index);
-    $("game").hidden = false;
+    renderGame(scored);
     // Said in a line, not the pad read out cell by cell (the section was a live region: an audit).
     const marked = [...$("game-pad").querySelectorAll("tr.total td")].map((td) => td.textContent);
     say(`${t("ui.game_title")}: ${scored.map((q, i) => `${q.name}: ${marked[i]}`).join(", ")}.`);
@@ -2066,6 +2064,21 @@ async function scoreAsOneGame() {
     // disabled while asked, it let the focus fall to the page's top (an audit)
     if (!document.activeElement || document.activeElement === document.body) button.focus();
   }
+}
+
+function renderGame(scored) {
+  renderPad($("game-pad"), scored, { unsure: (p) => p.open, reasons: (p) => p.readDoubts });
+  markShownColumn($("game-pad"), solo.index);
+  showGame(true);
+}
+
+// The photo as one game shown or not; the tableau's own total below it then says it is scored
+// alone ("Total: 59" under the game's 56 was read as the player's score: a walk, in Russian).
+function showGame(shown) {
+  $("game").hidden = !shown;
+  const label = document.querySelector("#result .total [data-i18n]");
+  label.dataset.i18n = shown ? "ui.total_alone" : "ui.total";
+  label.textContent = t(label.dataset.i18n);
 }
 
 // The game's column of the tableau shown below it, marked: its total there (the majorities compared)
@@ -2097,7 +2110,7 @@ async function scorePhoto(file) {
   solo.sent = true;
   // a new photo: nothing of the last one may look like its result
   $("result").hidden = true; $("retake").hidden = true; $("teach").hidden = true; $("which").hidden = true;
-  setStatus($("remember-status"), ""); $("forget").hidden = true; $("game").hidden = true;
+  setStatus($("remember-status"), ""); $("forget").hidden = true; showGame(false);
   markOlder(false);
   solo.teachFile = null; forgetTeach();
   try {
@@ -2281,7 +2294,7 @@ function showSolo(player) {
   // Three tableaux or more: a game of two has a neutral pile (or is a solo game and its bot), which
   // a photo does not show: a room asks for it.
   $("as-game").hidden = !several || solo.doc.players.length < 3;
-  $("game").hidden = true;  // of the grids as they were: scored again when asked
+  showGame(false);  // of the grids as they were: scored again when asked
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
@@ -2315,7 +2328,8 @@ function showSolo(player) {
 function announceTotal() {
   const shown = !$("result").hidden && !document.querySelector("#result .total").hidden;
   const unsure = !$("total-unsure").hidden;
-  const text = shown ? [`${t("ui.total")}: ${$("total").textContent}${unsure ? "?" : "."}`,
+  const label = document.querySelector("#result .total [data-i18n]").dataset.i18n;
+  const text = shown ? [`${t(label)}: ${$("total").textContent}${unsure ? "?" : "."}`,
     unsure ? $("total-unsure").dataset.said : ""].filter(Boolean).join(" ") : "";
   say(text);
 }
@@ -3373,7 +3387,12 @@ async function share() {
 
 // ---------- start ----------
 function rerender() {
-  if (solo.view && solo.doc && !solo.pending) { solo.view.render(); showSolo(solo.view.player); }
+  if (solo.view && solo.doc && !solo.pending) {
+    // the photo as one game, shown, stays shown in the language chosen (it went with the old words)
+    const game = !$("game").hidden && solo.game;
+    solo.view.render(); showSolo(solo.view.player);
+    if (game) renderGame(game.players);
+  }
   if (room.doc) { for (const { view } of room.views.values()) view.render(); if (room.other) room.other.render(); showRoom(room.doc); }
   if (!$("recent-rooms").hidden) showRecentRooms();
 }
