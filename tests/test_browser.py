@@ -263,9 +263,13 @@ def test_upload_see_score_correct_on_the_photo_undo_revert(server, page, photo_s
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.wait_for_selector("#picker[open]")
     assert page.eval_on_selector("#crop", "c => !c.hidden && c.width > 20 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some(v => v > 0)")
+    # (offered so where it is a real second choice, 5 % or more, or the card is in doubt: a walk saw
+    # "meadow (second choice)" outlined at 0.01 % on every card)
     runner = cell.runner_up if cell.runner_up != "empty" else ""
-    if runner != (cell.type.value if cell.type else ""):
+    if (cell.runner_up_confidence >= 0.05 or cell.doubts) and runner != (cell.type.value if cell.type else ""):
         assert page.get_attribute("#choices button >> nth=0", "data-type") == runner
+    elif cell.runner_up_confidence < 0.05 and not cell.doubts:
+        assert page.locator("#choices button.runner").count() == 0
     new_type = CardType.FOX if read.tableau.cells[0] is CardType.WOLF else CardType.WOLF
     expected = score_tableau(Tableau([new_type, *read.tableau.cells[1:]])).total
     page.click(f"#choices button[data-type='{new_type.value}']")
@@ -3785,6 +3789,35 @@ def test_the_photos_labels_are_drawn_readable_on_a_small_phone_and_in_full_where
     page.set_viewport_size({"width": 320, "height": 640})
     expect(page.locator("#solo-tableau .marks g.cell text")).to_have_text([text for text, _ in small.values()])
     assert not page.errors
+
+
+@pytest.mark.parametrize("belief, offered", [(0.0002, False), (0.3, True)])
+def test_the_picker_offers_the_runner_up_first_only_where_it_is_a_real_second_choice(server, page, photo_set, tmp_path,
+                                                                                      belief, offered):
+    # "meadow (second choice)" outlined first on every card opened, the reader giving it 0.01 %:
+    # it hinted at a doubt the read did not have (a Russian newcomer's walk). The read's first cell
+    # is given a sure read and a runner-up of that belief as the page receives it.
+    page.add_init_script("""
+      const text = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, "responseText");
+      Object.defineProperty(XMLHttpRequest.prototype, "responseText", { get() {
+        const raw = text.get.call(this);
+        try {
+          const doc = JSON.parse(raw);
+          if (doc.players && doc.players[0].cells) {
+            Object.assign(doc.players[0].cells[0][0], { type: "bear", runner_up: "rabbit", runner_up_confidence: %s,
+                                                        doubts: [] });
+            return JSON.stringify(doc);
+          }
+        } catch (e) { /* not a read */ }
+        return raw;
+      } });
+    """ % belief)
+    upload_solo(page, server, write(tmp_path, "tableau.jpg", photo_set[0].jpeg))
+    page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
+    page.wait_for_selector("#picker[open]")
+    first = page.locator("#choices button").first
+    assert (first.get_attribute("data-type") == "rabbit" and "runner" in first.get_attribute("class")) == offered
+    assert page.locator("#choices button.runner").count() == int(offered)
 
 
 def test_the_card_picker_is_whole_on_a_short_phone(server, new_page, photo_set, reader, tmp_path):

@@ -1330,6 +1330,7 @@ function emptyCellsChecked(doubt, done) {
 }
 
 // The picker: the cell's own crop from the photo, the reader's runner-up first.
+const RUNNER_OFFERED = 0.05;
 // The smallest a card's label on the photo is drawn, in CSS px: a label that does not fit its card at
 // that size is shortened (``renderMarks``), never drawn smaller.
 const LABEL_MIN_PX = 9;
@@ -1363,7 +1364,10 @@ function pick(view, r, c, review) {
     drawCrop(view, cell);
     // The runner-up first, if it is a choice: "empty", or a type; a deck's "not ours" is no card
     // to choose (it was offered, untranslated, and refused by the server: a walk-through).
-    const runnerUp = cell && cell.runner_up;
+    // Offered so only where it is a real second choice, or the card is in doubt: "meadow (second
+    // choice)" outlined on every card, at 0.01 %, hinted at a doubt the read did not have (a walk).
+    const likely = cell && (cell.runner_up_confidence >= RUNNER_OFFERED || (cell.doubts && cell.doubts.length));
+    const runnerUp = likely && cell.runner_up;
     const runner = runnerUp === "empty" ? null : TYPES.includes(runnerUp) ? runnerUp : undefined;
     const order = [...TYPES, null];
     const first = changed ? [asRead] : runner !== undefined && runner !== current ? [runner] : [];
