@@ -880,11 +880,13 @@ class TableauView {
     // kept after a guess), the form its narrowest card takes ("rusce." beside "ruscel.", and "pot."
     // beside "potok", read as other words: walks). A card too narrow for three letters draws none
     // ("?" on a card in doubt), and does not blank its type's other cards (it did: a walk).
-    const forms = new Map();
+    // "To name" is no card's name: cut, it read as a broken word ("назва.": a walk, in Russian); a "?" instead.
+    const forms = new Map(), toName = t("ui.to_name");
     for (const { name, inner, small } of cards) {
       if (!small) continue;
       const guess = name.endsWith("?") ? "?" : "", bare = guess ? name.slice(0, -1) : name;
-      const cuts = [...Array(Math.max(0, bare.length - 4)).keys()].map((i) => `${bare.slice(0, bare.length - 2 - i).trimEnd()}.${guess}`);
+      const cuts = name === toName ? ["?"]
+        : [...Array(Math.max(0, bare.length - 4)).keys()].map((i) => `${bare.slice(0, bare.length - 2 - i).trimEnd()}.${guess}`);
       const form = [name, ...cuts].find((text) => wide(text) <= 0.85 * inner * scale) ?? "";
       const kept = forms.get(name);
       if (form && (kept === undefined || form.length < kept.length)) forms.set(name, form);
