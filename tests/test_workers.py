@@ -134,3 +134,23 @@ def test_serve_with_its_defaults_starts_and_answers_health(tmp_path):
         assert (tmp_path / "data" / "service" / "ecoscore.sqlite3").is_file()
     finally:
         stopped(proc)
+
+
+def test_serve_on_every_address_says_the_address_a_phone_opens(tmp_path):
+    # "starting on http://0.0.0.0:8000/" opens nothing on a phone (a Russian newcomer's walk): the
+    # machine's address on its network is said, as the room links give it.
+    import os
+
+    from ecoscore.service.settings import _lan_address
+
+    port = free_port()
+    env = {**os.environ, "ECOSCORE_DATA": str(tmp_path / "data")}
+    env.pop("ECOSCORE_DB_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "ecoscore", "serve", "--host", "0.0.0.0", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.wait(30)
+    assert line.startswith(f"ecoscore: starting on http://{_lan_address()}:{port}/ "), line

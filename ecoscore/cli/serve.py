@@ -52,7 +52,11 @@ def run(args: argparse.Namespace) -> int:
     _check_store(settings.database_url())
     # Said before the models load (the URL was clicked and refused for ~15 s): open it once the
     # server logs that it is up.
-    print(words_for(args).fill("cli.serve_starting", url=f"http://{settings.host}:{settings.port}/"), file=sys.stderr)
+    # On every address (--host 0.0.0.0, for phones) the one a phone opens: "0.0.0.0:8000" opens
+    # nothing on a phone (a Russian newcomer's walk); the room links name it already.
+    wildcard = settings.host in ("0.0.0.0", "::", "")
+    url = f"{settings.link_base()}/" if wildcard else f"http://{settings.host}:{settings.port}/"
+    print(words_for(args).fill("cli.serve_starting", url=url), file=sys.stderr)
     # An unknown deck or missing models are refused before the server starts. With several
     # workers the check runs in a process of its own: the models loaded in the supervisor would
     # make it crash on Ctrl-C (OpenVINO's threads and a Python signal handler), orphaning them.
