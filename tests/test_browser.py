@@ -2317,7 +2317,7 @@ def test_a_players_own_deck_chosen_on_the_page_and_taught_by_a_corrected_photo(d
     answer(page, "Kitchen")
     expect(page.locator("#remember-status")).to_contain_text("A deck named 'Kitchen' exists already", timeout=30000)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
-    expect(page.locator("#remember-hint")).to_be_visible()  # "Correct the grid first": before it is remembered
+    expect(page.locator("#remember-hint")).to_be_visible()  # "Check the grid first": before it is remembered
     page.click("#remember")
     expect(page.locator("#remember-status")).to_have_text("40 cards in deck kitchen: photos are now read with it.",
                                                           timeout=30000)
@@ -2484,6 +2484,29 @@ def test_cards_still_to_name_are_never_labelled_with_a_cut_word(deck_server, new
 
 
 @needs_matcher
+def test_naming_a_photo_cut_by_the_frame_says_the_places_not_read_when_every_card_found_is_named(deck_server, page,
+                                                                                                 tmp_path):
+    # "All cards named." beside cells reading "unknown" (a bear the frame cut: a walk, in Russian):
+    # the places not read are said, to name or leave empty.
+    import re
+
+    from conftest import cut_through_right_column
+    from playwright.sync_api import expect
+
+    deck, params = unseen_deck(56)
+    photo = photo_where(deck, params, 48, lambda types: len(types) >= 9)
+    review_to_name(page, deck_server, write(tmp_path, "cut.jpg", cut_through_right_column(photo)))
+    while page.locator("#picker[open]").count():
+        expect(page.locator("#picker-cell")).to_contain_text("not named yet")
+        page.click("#choices button[data-type='meadow']")
+        page.wait_for_timeout(100)
+    unread = sum(text == "unknown" for text in labels(page).values())
+    assert unread >= 4, labels(page)  # the right column, outside the photo
+    expect(page.locator("#status")).to_have_text(re.compile(
+        rf"^Every card found is named\. {unread} places were not read \(outside the photo, or no card found there\)"))
+
+
+@needs_matcher
 def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, page, tmp_path):
     # A player's own deck photographed with the page as it comes (the stand-in deck chosen):
     # every card is "not a card of this deck" and there was no read to correct, so "remember
@@ -2544,7 +2567,7 @@ def test_a_new_player_starts_their_deck_from_a_photo_no_deck_reads(deck_server, 
     expect(page.locator("#pad")).to_be_hidden()
     expect(page.locator("#provisional")).to_be_hidden()  # nor what it would say of a score
     expect(page.locator("#unsure")).to_have_text("20 cards still to name: the score shows once every card has a name.")
-    expect(page.locator("#remember-hint")).to_be_hidden()  # "Correct the grid first": no grid to correct yet
+    expect(page.locator("#remember-hint")).to_be_hidden()  # "Check the grid first": no grid to check yet
     page.click("#remember")  # nothing named yet: said at once, nothing sent
     expect(page.locator("#remember-status")).to_have_text("Name every card first: 20 cards have no name yet.")
     # A card set to empty (what a player does with a box the finder put on a bare gap) is

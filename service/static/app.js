@@ -1240,8 +1240,11 @@ class TableauView {
     // The photo's own doubts still standing (the total still "?"): said what is left (a walk:
     // "All doubtful cards checked" beside "46?", a glare's note left).
     const left = !naming && this.editable && this.checkable && this.checkWanted();
-    const done = naming ? "ui.naming_done" : left ? "ui.review_done_photo" : "ui.review_done";
-    this.onChange(null, Object.assign(() => t(done), { mark: "review_done" }));
+    // Places not read (outside the photo, no card found there) are in no walk: said, not "All cards
+    // named" beside two cells reading "unknown" (a walk, in Russian: a bear the frame cut).
+    const unread = naming ? this.grid.flatMap((row, r) => row.map((_, c) => this.unknownAt(r, c))).filter(Boolean).length : 0;
+    const done = naming ? (unread ? "ui.naming_done_unread" : "ui.naming_done") : left ? "ui.review_done_photo" : "ui.review_done";
+    this.onChange(null, Object.assign(() => t(done, { n: unread }), { mark: "review_done" }));
     // The Review button is gone: on the last card checked, in view (a keyboard walk's focus lay
     // off the screen).
     if (cells.length) this.focusCell(...cells[cells.length - 1], true);
