@@ -222,7 +222,9 @@ def main() -> None:
         return {"pooled": round(exact / max(1, tableaux), 4), "ci95": [round(x, 4) for x in wilson(exact, tableaux)],
                 "worst_deck": min(d["tableau_exact_rate"] for d in done), "decks": len(done)}
 
-    report["floors"] = {split: pooled(split) | {"floor": floor} for split, floor in FLOORS.items()} | {
+    # (a split not read, --normal 0: no figure for its floor; the enrolment's are still given)
+    report["floors"] = {split: pooled(split) | {"floor": floor} for split, floor in FLOORS.items()
+                        if any(split in r for r in rows)} | {
         "confident_wrong_unseen": sum(r[s]["confident_wrong"] for r in rows for s in (*FLOORS, *UNFLOORED) if s in r),
         "photo_enrolments_refused": sum("photo_enrolment_refused" in r for r in rows),
         "enrol_max_s": max(max(r["enrol_faces_s"], r.get("enrol_photo_s", 0)) for r in rows)}
