@@ -5078,6 +5078,7 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     for what in invitation:
         expect(ninth.locator(what)).to_be_hidden()
     expect(ninth.locator("#room-code")).to_have_text(room_id)
+    expect(ninth.locator("#room-seated")).to_be_hidden()  # (its status says the room is full)
     shot(ninth, "room-full-ninth-ru")
     ninth.select_option("#lang", "en")
     expect(ninth.locator("#room-status")).to_have_text("The room is full: at most 8 players.")
@@ -5091,6 +5092,8 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     expect(page.locator("#add-photo")).to_be_visible()
     assert page.text_content("#room-status") == ""
     expect(page.locator("#room-view .share")).to_be_hidden()  # (a seat of it here: still no one to invite)
+    # said why (the code and Share gone from every phone looked like a fault: a Russian walk)
+    expect(page.locator("#room-seated")).to_have_text("Все места в этой комнате заняты: её код и ссылка больше не показываются.")
     # a seat freed: the ninth phone may join, and the word goes; the room invites again
     owners_write(server, page, room_id, "players/ivan", None, method="DELETE")
     expect(ninth.locator("#add-photo")).to_be_visible(timeout=10000)
@@ -5098,6 +5101,7 @@ def test_a_full_room_opened_by_a_phone_with_no_seat_says_so_at_once(server, new_
     for what in invitation:
         expect(ninth.locator(what)).to_be_visible()
         expect(page.locator(what)).to_be_visible(timeout=10000)
+    expect(page.locator("#room-seated")).to_be_hidden()
     # a two-player room too, once its two seats are taken
     two = new_room(page, server, "two-player")
     expect(page.locator("#share")).to_be_visible()

@@ -2683,6 +2683,9 @@ function showRoom(doc) {
   const alone = doc.mode === "solo";
   const seated = doc.seats ? doc.players.length >= doc.seats : alone && doc.players.length > 0;
   document.querySelector("#room-view .share").hidden = seated;
+  // said, or the code and Share going on every phone looked like a fault (a walk, in Russian)
+  // (a phone with no seat is told the room is full in its status line)
+  $("room-seated").hidden = !seated || alone || !seatsHere(doc.players).length;
   $("share").hidden = alone; $("share-solo").hidden = !alone;
   $("neutral-box").hidden = doc.mode !== "two-player";
   $("bot-box").hidden = doc.mode !== "solo";
