@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import Scope
 
@@ -32,7 +33,7 @@ from .deps import Services
 from .invalid import worded
 from .middleware import AccessLog, Admission, Bounds, CrossSite, HeadAsGet, IgnoredRange, PlainPath, SecurityHeaders
 from .reads import ReadQueue
-from .refusal import Refusal, refused
+from .refusal import Refusal, refused, refused_plainly, utf8_safe
 from .routes import decks as deck_routes
 from .routes import page, rooms, score
 from .routes.page import STATIC
@@ -55,16 +56,6 @@ def photos_allowed(scope: Scope, settings: Settings) -> int:
     return settings.max_photos if path == "/api/game" else 0
 
 
-def utf8_safe(value: object) -> object:
-    """``value`` (a JSON document) with every string encodable as UTF-8: a lone surrogate (the JSON
-    escape "\\ud800" of a client) becomes "?"."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {utf8_safe(k): utf8_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [utf8_safe(v) for v in value]
-    return value
 
 
 MAX_ERRORS = 20  # a 422 lists at most this many of what was wrong (a body can hold thousands)
@@ -160,6 +151,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     )
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
     app.add_exception_handler(Refusal, refused)
+    app.add_exception_handler(StarletteHTTPException, refused_plainly)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(page.router)
     app.include_router(score.router)

@@ -139,6 +139,10 @@ def test_a_string_with_a_lone_surrogate_gets_a_422_on_every_json_route(client):
         ("PATCH", f"/api/rooms/{room['id']}/players/ann", b'{"name": ' + bad + b'}',
          {"X-Player-Token": player["token"], "If-Match": f'"{player["version"]}"'}),
         ("PUT", f"/api/rooms/{room['id']}/bot", b'{"grid": ' + bad + b'}', owner),
+        # a key repeated: its refusal quoted it, could not be written, and was a 500 (the next attack)
+        ("POST", "/api/rooms", b'{' + bad + b': 1, ' + bad + b': 2}', {}),
+        ("POST", "/api/grid", b'{' + bad + b': 1, ' + bad + b': 2}', {}),
+        ("PUT", f"/api/rooms/{room['id']}/players/bob/grid", b'{' + bad + b': 1, ' + bad + b': 2}', {}),
     ]:
         r = client.request(method, path, content=body, headers={"content-type": "application/json", **headers})
         assert r.status_code == 422, (path, r.status_code, r.text)
