@@ -85,6 +85,16 @@ class Photo:
             return self
         return decode(self.data, long_side)
 
+    def to_draw_on(self, long_side: int) -> Photo:
+        """The photo at most ``long_side`` pixels, its file let go: what is kept of it once read,
+        to draw on (a game's photos are kept until its last is read; each held its file and its
+        reading copy, several times the readers' bound in memory: an attack on a running server).
+        Nothing decodes it again."""
+        h, w = self.image.shape[:2]
+        k = long_side / max(h, w)
+        image = self.image if k >= 1 else cv2.resize(self.image, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+        return Photo(image, self.scale * image.shape[1] / w, self.original_size, b"")
+
 
 def sniff(data: bytes) -> str | None:
     """The format named by the file's first bytes (the upload's name and type are not trusted)."""

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.vision.deckstore import DeckStoreError
 from ecoscore.vision.decode import ImageError, NotAnImageError, probe
 from ecoscore.vision.matcher import CardMatcher
+from ecoscore.vision.overlay import MAX_SIDE as OVERLAY_SIDE
 from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError
 from ecoscore.vision.reads import PhotoRead
 
@@ -87,9 +88,11 @@ async def queued(svc: Services, request: Request, work: Callable[[], T]) -> T:
 
 
 async def read_photo(svc: Services, request: Request, upload: UploadFile, name: str, deck: str = "",
-                     fallback: str | None = None, owner: str | None = None) -> PhotoRead:
-    """Read one uploaded photo once a reader is free. Its bytes are loaded only then, in the
-    reader's thread, so waiting photos stay spooled and memory holds ``reads`` photos at most.
+                     fallback: str | None = None, owner: str | None = None) -> tuple[PhotoRead, bytes]:
+    """Read one uploaded photo once a reader is free: the read, and the photo as the page draws on
+    it (``plain_photo``). Its bytes are loaded only then, in the reader's thread, so waiting photos
+    stay spooled and memory holds ``reads`` photos at most; the plain photo is made in that turn
+    too (it may decode the photo again), and the read keeps only what the overlay is drawn on.
     ``fallback``: the deck to read with if ``deck`` cannot, now or by the reader's turn (a room's
     deck removed meanwhile: the phone's own choice). ``owner``: ``deck`` is a room's, started
     with its owner's deck (``Services.room_deck``): checked again in the reader's turn, with
@@ -108,7 +111,7 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
         raise _too_large(svc, name)
     classifier = None
 
-    def read_it() -> PhotoRead:
+    def read_it() -> tuple[PhotoRead, bytes]:
         nonlocal classifier
         data = upload_bytes(svc, upload, name)
         if enrolled:
@@ -122,10 +125,13 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
                 if fallback is None or gone:
                     raise
                 classifier = svc.classifier_for(fallback)
-        return svc.reader.read(data, classifier)
+        read = svc.reader.read(data, classifier)
+        plain = plain_photo(read)
+        read.photo = read.photo.to_draw_on(OVERLAY_SIDE)
+        return read, plain
 
     try:
-        read = await queued(svc, request, read_it)
+        read, plain = await queued(svc, request, read_it)
     except ImageError as err:
         raise HTTPException(415 if isinstance(err, NotAnImageError) else 422, f"{name}: {err}") from None
     except NoTableauError as err:
@@ -137,7 +143,7 @@ async def read_photo(svc: Services, request: Request, upload: UploadFile, name: 
         raise HTTPException(422, detail) from None
     for tab in read.tableaux:
         tab.doubts[:] = [for_the_page(doubt) for doubt in tab.doubts]
-    return read
+    return read, plain
 
 
 def _title(svc: Services, deck: str) -> str | None:

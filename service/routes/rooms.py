@@ -37,7 +37,7 @@ from ..schemas import (
     Rename,
     RoomOut,
 )
-from .photos import for_the_page, plain_photo, read_photo
+from .photos import for_the_page, read_photo
 from .score import tableau
 
 router = APIRouter(tags=["rooms"], responses=ERRORS, route_class=BoundedRoute)
@@ -256,8 +256,8 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
     # misread, every photo of the room: the phone's own choice then, also if that happens while
     # the photo waits its turn.
     room_deck = await run_in_threadpool(svc.room_deck, room.deck, room.deck_owner)
-    read = await read_photo(svc, request, photo, name, room_deck.name if room_deck else deck,
-                            fallback=deck if room_deck else None, owner=room.deck_owner if room_deck else None)
+    read, jpeg = await read_photo(svc, request, photo, name, room_deck.name if room_deck else deck,
+                                  fallback=deck if room_deck else None, owner=room.deck_owner if room_deck else None)
 
     def draw() -> tuple[list[list[str | None]], ReadDoc, bytes]:
         from ecoscore.vision.report import read_to_dict
@@ -267,8 +267,7 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         # the same photo again with the next number), else the one with the most cards, in doubt.
         if which > found:
             raise HTTPException(422, f"this photo holds {found} tableau{'x' if found > 1 else ''}: it has no tableau {which}")
-        tab = read.tableaux[max(which, 1) - 1]
-        jpeg = plain_photo(read)  # plain: the page draws the room's points on it
+        tab = read.tableaux[max(which, 1) - 1]  # (its photo plain, ``jpeg``: the page draws the room's points on it)
         doubts = list(read.doubts)
         if found > 1 and not which:
             doubts.append(f"this photo holds {found} tableaux: the one with the most cards was taken as yours "

@@ -35,7 +35,7 @@ from ..schemas import (
     Problem,
 )
 from ..starts import client_of
-from .photos import inline_url, photo_name, plain_photo, read_photo, stored_url
+from .photos import inline_url, photo_name, read_photo, stored_url
 
 router = APIRouter(tags=["score"], responses=ERRORS, route_class=BoundedRoute)
 
@@ -142,7 +142,7 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     places = len(files) if claim is None else 1 + claim(len(files) - 1)
     turns = asyncio.Semaphore(places)
 
-    async def in_turn(upload: UploadFile, name: str) -> PhotoRead:
+    async def in_turn(upload: UploadFile, name: str) -> tuple[PhotoRead, bytes]:
         async with turns:
             return await read_photo(svc, request, upload, name, deck)
 
@@ -161,8 +161,9 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
             named[k] = _unique(base, taken, lambda candidate: [candidate], svc.settings.max_name)
             taken.append(named[k])
     _names_differ(named)
-    reads = list(zip(named, await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))))
-    reads = _file_names_apart(reads, bases, svc.settings.max_name)
+    done = await asyncio.gather(*(in_turn(f, n) for f, n in zip(files, named)))
+    plains = [plain for _, plain in done]  # each photo as the page draws on it, made in its read's turn
+    reads = _file_names_apart(list(zip(named, [read for read, _ in done])), bases, svc.settings.max_name)
 
     # As a room seats them (the setting), and never more than a correction (/api/grid) can send back.
     most = min(svc.settings.max_players, MAX_PLAYERS)
@@ -187,10 +188,9 @@ async def _score_photos(svc: Services, request: Request, files: list[UploadFile]
     overlay_urls: list[str | None] = []
     photo_urls: list[tuple[str, list[int]]] = []  # the plain photos: the page draws the grid and the current points on them
     stored = True
-    for (_, read), jpeg in zip(reads, jpegs):
+    for (_, read), jpeg, plain in zip(reads, jpegs, plains):
         if await request.is_disconnected():  # no one to show it to: store nothing
             raise HTTPException(408, "the client went away")
-        plain = await run_in_threadpool(plain_photo, read)
         # The rooms' database down: the score is answered all the same, its photo inline; once it
         # has not answered, nothing more is tried (each try waits the database's timeout).
         overlay_url = await stored_url(svc, jpeg, client) if stored else None
