@@ -310,6 +310,8 @@ MESSAGES = [
     "cards/fox/1.jpg: 3 cards in it: photograph one card alone",
     "cards: not a folder (expected cards/<type>/*.png for each of the 11 types)",
     "table.jpg: the grid names 13 fox cards, but a deck holds only 12: check the grid",
+    "a, row 1, col 1: expected a card name or null, got int 5",
+    'a: expected a list of rows (or {"grid": [...]})',
     "table.jpg: the cards the grid names as one type do not look alike in the photo (a grid of another photo? or art "
     "too fine or pale to tell apart from this far): check that the grid is this photo's, card by card, or enrol the deck "
     "from scans or photos of single cards",
