@@ -357,10 +357,8 @@ def test_in_a_room_a_doubtful_card_set_back_to_the_card_read_is_kept_as_read(ser
     assert not page.errors
 
 
-def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp_path):
-    # A deck's matcher gives "not ours" as a cell's runner-up: the picker put it first,
-    # untranslated ("card.not ours"), and choosing it was refused by the server (a walk-through).
-    # The read's first cell is given that runner-up as the page receives it (its upload is an XHR).
+def first_cell_received_as(page, fields: dict) -> None:
+    """The first cell of every read the page receives given ``fields`` (its upload is an XHR)."""
     page.add_init_script("""
       const text = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, "responseText");
       Object.defineProperty(XMLHttpRequest.prototype, "responseText", { get() {
@@ -368,13 +366,20 @@ def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp
         try {
           const doc = JSON.parse(raw);
           if (doc.players && doc.players[0].cells) {
-            doc.players[0].cells[0][0].runner_up = "not ours";
+            Object.assign(doc.players[0].cells[0][0], %s);
             return JSON.stringify(doc);
           }
         } catch (e) { /* not a read */ }
         return raw;
       } });
-    """)
+    """ % json.dumps(fields))
+
+
+def test_the_picker_never_offers_not_ours_as_a_card(server, page, photo_set, tmp_path):
+    # A deck's matcher gives "not ours" as a cell's runner-up: the picker put it first,
+    # untranslated ("card.not ours"), and choosing it was refused by the server (a walk-through).
+    # The read's first cell is given that runner-up as the page receives it (its upload is an XHR).
+    first_cell_received_as(page, {"runner_up": "not ours"})
     upload_solo(page, server, write(tmp_path, "tableau.jpg", photo_set[0].jpeg))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.wait_for_selector("#picker[open]")
@@ -3838,21 +3843,7 @@ def test_the_picker_offers_the_runner_up_first_only_where_it_is_a_real_second_ch
     # "meadow (second choice)" outlined first on every card opened, the reader giving it 0.01 %:
     # it hinted at a doubt the read did not have (a Russian newcomer's walk). The read's first cell
     # is given a sure read and a runner-up of that belief as the page receives it.
-    page.add_init_script("""
-      const text = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, "responseText");
-      Object.defineProperty(XMLHttpRequest.prototype, "responseText", { get() {
-        const raw = text.get.call(this);
-        try {
-          const doc = JSON.parse(raw);
-          if (doc.players && doc.players[0].cells) {
-            Object.assign(doc.players[0].cells[0][0], { type: "bear", runner_up: "rabbit", runner_up_confidence: %s,
-                                                        doubts: [] });
-            return JSON.stringify(doc);
-          }
-        } catch (e) { /* not a read */ }
-        return raw;
-      } });
-    """ % belief)
+    first_cell_received_as(page, {"type": "bear", "runner_up": "rabbit", "runner_up_confidence": belief, "doubts": []})
     upload_solo(page, server, write(tmp_path, "tableau.jpg", photo_set[0].jpeg))
     page.click("#solo-tableau .marks g[data-row='0'][data-col='0']")
     page.wait_for_selector("#picker[open]")
