@@ -56,8 +56,6 @@ def photos_allowed(scope: Scope, settings: Settings) -> int:
     return settings.max_photos if path == "/api/game" else 0
 
 
-
-
 MAX_ERRORS = 20  # a 422 lists at most this many of what was wrong (a body can hold thousands)
 
 

@@ -103,7 +103,7 @@ class Settings(BaseSettings):
         if self.public_url:
             return self.public_url.rstrip("/")
         host = _lan_address() if self.host in ("0.0.0.0", "::", "") else self.host
-        return f"http://{host}:{self.port}"
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"  # (an IPv6 address bracketed)
 
     def upload_limit(self, photos: int) -> int:
         """Bytes a multipart body of ``photos`` photos may take (form fields and boundaries beside them)."""

@@ -2485,7 +2485,7 @@ def test_cards_still_to_name_are_never_labelled_with_a_cut_word(deck_server, new
     page.click("#teach-start")
     expect(page.locator("#result")).to_be_visible(timeout=60000)
     drawn = [text for text, _ in drawn_labels(page)]
-    assert drawn and set(drawn) <= {"назвать", "?", ""}, drawn
+    assert "?" in drawn and set(drawn) <= {"назвать", "?", ""}, drawn  # (cards too narrow for it at 390 px)
 
 
 @needs_matcher

@@ -146,6 +146,7 @@ def test_serve_on_every_address_says_the_address_a_phone_opens(tmp_path):
     port = free_port()
     env = {**os.environ, "ECOSCORE_DATA": str(tmp_path / "data")}
     env.pop("ECOSCORE_DB_URL", None)
+    env.pop("ECOSCORE_PUBLIC_URL", None)  # (it would be said instead)
     proc = subprocess.Popen([sys.executable, "-m", "ecoscore", "serve", "--host", "0.0.0.0", "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     try:

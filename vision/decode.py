@@ -81,7 +81,7 @@ class Photo:
 
     def at_least(self, long_side: int) -> Photo:
         """The same photo decoded with at least ``long_side`` pixels (or at full size)."""
-        if max(self.image.shape[:2]) >= long_side or self.scale >= 1:
+        if max(self.image.shape[:2]) >= long_side or self.scale >= 1 or not self.data:  # (let go: ``to_draw_on``)
             return self
         return decode(self.data, long_side)
 

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     # On every address (--host 0.0.0.0, for phones) the one a phone opens: "0.0.0.0:8000" opens
     # nothing on a phone (a Russian newcomer's walk); the room links name it already.
     wildcard = settings.host in ("0.0.0.0", "::", "")
-    url = f"{settings.link_base()}/" if wildcard else f"http://{settings.host}:{settings.port}/"
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host  # (an IPv6 address bracketed)
+    url = f"{settings.link_base()}/" if wildcard else f"http://{host}:{settings.port}/"
     print(words_for(args).fill("cli.serve_starting", url=url), file=sys.stderr)
     # An unknown deck or missing models are refused before the server starts. With several
     # workers the check runs in a process of its own: the models loaded in the supervisor would
