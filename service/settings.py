@@ -98,11 +98,17 @@ class Settings(BaseSettings):
         (at most 2, as vision/runtime.py does within one process)."""
         return self.threads or max(1, min(2, _cores() // (self.readers() * self.workers)))
 
+    @property
+    def on_every_address(self) -> bool:
+        return self.host in ("0.0.0.0", "::", "")
+
     def link_base(self) -> str:
-        """Where phones reach the service: ``public_url``, else this machine's address and port."""
-        if self.public_url:
-            return self.public_url.rstrip("/")
-        host = _lan_address() if self.host in ("0.0.0.0", "::", "") else self.host
+        """Where phones reach the service: ``public_url``, else ``local_base``."""
+        return self.public_url.rstrip("/") if self.public_url else self.local_base()
+
+    def local_base(self) -> str:
+        """This machine's address (on its network, where the service listens on every address) and port."""
+        host = _lan_address() if self.on_every_address else self.host
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"  # (an IPv6 address bracketed)
 
     def upload_limit(self, photos: int) -> int:

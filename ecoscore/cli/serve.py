@@ -54,9 +54,7 @@ def run(args: argparse.Namespace) -> int:
     # server logs that it is up.
     # On every address (--host 0.0.0.0, for phones) the one a phone opens: "0.0.0.0:8000" opens
     # nothing on a phone (a Russian newcomer's walk); the room links name it already.
-    wildcard = settings.host in ("0.0.0.0", "::", "")
-    host = f"[{settings.host}]" if ":" in settings.host else settings.host  # (an IPv6 address bracketed)
-    url = f"{settings.link_base()}/" if wildcard else f"http://{host}:{settings.port}/"
+    url = f"{settings.link_base() if settings.on_every_address else settings.local_base()}/"
     print(words_for(args).fill("cli.serve_starting", url=url), file=sys.stderr)
     # An unknown deck or missing models are refused before the server starts. With several
     # workers the check runs in a process of its own: the models loaded in the supervisor would

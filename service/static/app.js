@@ -2083,9 +2083,10 @@ function renderGame(scored) {
 
 // The photo as one game shown or not; the tableau's own total below it then says it is scored
 // alone ("Total: 59" under the game's 56 was read as the player's score: a walk, in Russian).
+const totalLabel = () => document.querySelector("#result .total [data-i18n]");
 function showGame(shown) {
   $("game").hidden = !shown;
-  const label = document.querySelector("#result .total [data-i18n]");
+  const label = totalLabel();
   label.dataset.i18n = shown ? "ui.total_alone" : "ui.total";
   label.textContent = t(label.dataset.i18n);
 }
@@ -2337,8 +2338,7 @@ function showSolo(player) {
 function announceTotal() {
   const shown = !$("result").hidden && !document.querySelector("#result .total").hidden;
   const unsure = !$("total-unsure").hidden;
-  const label = document.querySelector("#result .total [data-i18n]").dataset.i18n;
-  const text = shown ? [`${t(label)}: ${$("total").textContent}${unsure ? "?" : "."}`,
+  const text = shown ? [`${t(totalLabel().dataset.i18n)}: ${$("total").textContent}${unsure ? "?" : "."}`,
     unsure ? $("total-unsure").dataset.said : ""].filter(Boolean).join(" ") : "";
   say(text);
 }
