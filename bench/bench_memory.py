@@ -28,7 +28,8 @@ def _rss_mb() -> float:
 
 def one_way(per_shape: bool, timing: Path, same: Path | None, runs: int) -> dict:
     """In this process: load, warm up, time the timing photos, read the set's photos."""
-    from ecoscore.vision.pipeline import NoTableauError, Reader
+    from ecoscore.vision.pipeline import Reader
+    from ecoscore.vision.refusals import NoTableauError
     from ecoscore.vision.runtime import Network
 
     Network.per_shape = per_shape

@@ -19,7 +19,8 @@ from PIL import Image, ImageOps
 from ecoscore.datasets.truth import fully_visible, truth_tableau
 from ecoscore.vision.decode import ImageError
 from ecoscore.vision.evaluate import match_read
-from ecoscore.vision.pipeline import NoTableauError, Reader
+from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.refusals import NoTableauError
 
 
 def shrink(data: bytes, long_side: int, quality: int = 90) -> tuple[bytes, float]:

@@ -27,7 +27,8 @@ from ecoscore.vision.deckstore import default_store
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 from ecoscore.vision.models import CardClassifier, CardFinder
-from ecoscore.vision.pipeline import NoTableauError, Reader
+from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.refusals import NoTableauError
 
 KINDS = ("noise", "grey", "solid")
 SCALES = (0.5, 0.65, 0.8)  # the covered part's side, in the card's

@@ -15,7 +15,8 @@ from ecoscore.datasets.truth import detections_from_truth, fully_visible, truth_
 from ecoscore.vision.decode import decode
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.lattice import fit_tableaux
-from ecoscore.vision.pipeline import NoTableauError, Reader
+from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.refusals import NoTableauError
 
 
 def boxed(det, tab, scale) -> int:

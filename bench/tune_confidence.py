@@ -15,7 +15,8 @@ from pathlib import Path
 from ecoscore.datasets.truth import fully_visible, truth_tableau
 from ecoscore.truthfile import read_set
 from ecoscore.vision.evaluate import match_read
-from ecoscore.vision.pipeline import NoTableauError, Reader
+from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.refusals import NoTableauError
 
 THRESHOLDS = (0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
 

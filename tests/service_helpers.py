@@ -13,7 +13,7 @@ import uvicorn
 
 from ecoscore.service.app import Settings, create_app
 from ecoscore.service.server import protocol
-from ecoscore.vision.pipeline import NoTableauError
+from ecoscore.vision.refusals import NoTableauError
 
 
 class SlowReader:

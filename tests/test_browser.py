@@ -1159,7 +1159,7 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     # (the service's: tests/test_i18n.py).
     from ecoscore.service import i18n
     from ecoscore.service.routes.photos import for_the_page
-    from ecoscore.vision.pipeline import not_this_deck
+    from ecoscore.vision.refusals import not_this_deck
 
     # As the service sends it: the photo's name first, as given (never capitalised), spaces and all.
     refusal = (f"my blurred-enrol: {for_the_page(not_this_deck(18, 'kitchen'))}; the photo is too dark (its brightest "
@@ -4722,7 +4722,7 @@ def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(se
     from playwright.sync_api import expect
 
     from ecoscore.service.routes.photos import for_the_page
-    from ecoscore.vision.pipeline import not_this_deck
+    from ecoscore.vision.refusals import not_this_deck
 
     scene = photo_set[1]
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)

@@ -3,8 +3,9 @@ the first look it replaces and which of its own it keeps. (The shipped finder's 
 bench/bench_models.py.)"""
 import numpy as np
 
+from ecoscore.vision.fits import wholly_inside
 from ecoscore.vision.models import Detections
-from ecoscore.vision.pipeline import Reader, wholly_inside
+from ecoscore.vision.pipeline import Reader
 
 
 def boxes(*rows) -> Detections:

@@ -9,8 +9,9 @@ from ecoscore.datasets.scene import SceneParams, hard_params, render_scene
 from ecoscore.geometry import points_in_quads
 from ecoscore.vision.decode import decode
 from ecoscore.vision.dim_light import DIM_BELOW, is_dim, stretched
+from ecoscore.vision.fits import MAX_PHOTO_CARDS
 from ecoscore.vision.models import Detections
-from ecoscore.vision.pipeline import MAX_PHOTO_CARDS, Reader
+from ecoscore.vision.pipeline import Reader
 
 
 def _photo(grey_low: int, grey_high: int, seed: int = 0) -> np.ndarray:

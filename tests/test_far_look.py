@@ -1,11 +1,14 @@
-"""The closer look round small loose cards (``Reader._look_at_far_cards``), with a scripted
+"""The closer look round small loose cards (``CardLooks.at_far_cards``), with a scripted
 finder: a near tableau of big cards and a far one of small cards lying in one group with it.
 The first look boxes a few far cards, some badly; a window round them shows every far card."""
+from unittest import mock
+
 import numpy as np
 
 from ecoscore.geometry import points_in_quads
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.vision.decode import Photo
+from ecoscore.vision.looks import CardLooks
 from ecoscore.vision.models import Detections
 from ecoscore.vision.pipeline import Reader
 
@@ -48,15 +51,15 @@ class WindowFinder:
 def locate(first_far):
     finder = WindowFinder(first_far)
     reader = Reader(finder=finder, classifier=object(), second_look=False, table_look=False, quick_look=False)
-    closer_look = reader._closer_look
+    closer = CardLooks.closer
 
-    def told(image, det, cards, pad):  # the window's origin, as _closer_look draws it
+    def told(self, image, det, cards, pad):  # the window's origin, as CardLooks.closer draws it
         room = pad * float(np.median(det.sizes[cards, 0]))
         finder.origin = tuple(np.maximum(np.floor(det.quads[cards].reshape(-1, 2).min(0) - room), 0).astype(int))
-        return closer_look(image, det, cards, pad)
+        return closer(self, image, det, cards, pad)
 
-    reader._closer_look = told
-    return reader.locate(Photo(np.zeros((SIDE, SIDE, 3), np.uint8), 1.0, (SIDE, SIDE), b""))
+    with mock.patch.object(CardLooks, "closer", told):
+        return reader.locate(Photo(np.zeros((SIDE, SIDE, 3), np.uint8), 1.0, (SIDE, SIDE), b""))
 
 
 def test_a_far_tableau_boxed_well_by_the_window_is_fitted_whole():

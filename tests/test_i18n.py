@@ -9,7 +9,7 @@ import pytest
 from ecoscore.scoring import CardType, parse_card
 from ecoscore.service import i18n
 from ecoscore.service.routes.photos import for_the_page
-from ecoscore.vision.pipeline import not_this_deck
+from ecoscore.vision.refusals import not_this_deck
 
 STATIC = Path(i18n.__file__).resolve().parent / "static"
 CATEGORIES = {"en": {"one", "other"}, "it": {"one", "other"}, "cs": {"one", "few", "other"}, "ru": {"one", "few", "many"}}

@@ -65,7 +65,7 @@ def test_an_unseen_deck_enrolled_from_one_face_per_type_reads_exactly(reader, em
 def test_another_decks_cards_are_never_read_with_confidence(reader, embedder, decks):
     """Read against the wrong deck, a tableau is doubted as such; one in which no cell names a
     card of the deck at all is not scored (a tableau of empty cells, -5), the photo refused."""
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     wrong_deck = _matcher(embedder, decks[1])
     for i in range(3):
@@ -106,7 +106,7 @@ def test_a_screenshot_of_text_is_no_tableau_of_an_enrolled_deck(reader, embedder
     were boxed as cards in a grid, each "not a card of this deck", and scored as a player's
     tableau of empty cells (-5; `ecoscore score --deck` exited 0). A newcomer's find."""
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     data = (Path(__file__).parent / "data" / "page-screenshot.png").read_bytes()
     # The stand-in's faces enrolled as a deck named one line of text a rabbit at 52 %: that one
@@ -121,7 +121,7 @@ def test_cards_of_another_game_are_not_ours(reader, embedder, decks):
     matcher = _matcher(embedder, decks[0])
     scene = render_scene(decks[0], (33, 0), SceneParams(long_side=2000, p_multi=0.0, p_cut_off=0.0, p_hole=0.0,
                                                          p_random_faces=1.0, elevation_deg=(60, 90)))
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     try:
         tab = reader.read(scene.jpeg, matcher).tableaux[0]
@@ -617,7 +617,7 @@ def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_
     """A photo the reader refuses outright (more grids than a game has) is a clear enrolment
     error, as `deck add` and the page report it, not an error they do not expect."""
     from ecoscore.vision.enrol import EnrolError, from_photo
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     def refuse(photo, timings=None):
         raise NoTableauError("too many tableaux in one photo (grids of cards found: 15; a game has at most 8)")
@@ -734,7 +734,8 @@ def test_a_dark_deck_photographed_in_real_light_transport_is_read_through_its_ca
     from ecoscore.datasets.truth import truth_tableau
     from ecoscore.vision.evaluate import match_read
     from ecoscore.vision.matcher import CardMatcher, References
-    from ecoscore.vision.pipeline import NoTableauError, Reader
+    from ecoscore.vision.pipeline import Reader
+    from ecoscore.vision.refusals import NoTableauError
 
     mi.set_variant("scalar_rgb")
     deck = silhouette_deck(6)

@@ -140,7 +140,7 @@ def test_a_tableau_whose_corner_grazes_the_photos_edge_keeps_its_outline():
 
 def test_a_group_of_boxes_no_lattice_holds_is_cut_from_its_outline():
     """The finder's boxes round the art's patches, which no lattice fitted: the group's patch of
-    cards cut in 5 x 4 all the same (``Reader._fit_outlines``)."""
+    cards cut in 5 x 4 all the same (``TableauRefitter.fit_outlines``)."""
     photo, cells = _photo(10, gap=0, turned=True)
     rng = np.random.default_rng(10)
     patches = []
@@ -255,7 +255,7 @@ def test_a_corner_cut_deeper_than_a_graze_has_no_outline():
 
 
 def test_a_loose_groups_fit_indexes_its_cards_after_the_photos():
-    """As ``Reader._fit_outlines`` calls it: the group's boxes are the photo's first cards, the
+    """As ``TableauRefitter.fit_outlines`` calls it: the group's boxes are the photo's first cards, the
     fit's detections index the cards it returns from ``len(det)`` on."""
     photo, cells = _photo(10, gap=0, turned=True)
     rng = np.random.default_rng(10)

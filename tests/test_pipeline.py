@@ -11,7 +11,7 @@ from conftest import cut_through_right_column, grid_matches_truth, needs_models
 
 from ecoscore.datasets.truth import truth_tableau
 from ecoscore.scoring import score_tableau
-from ecoscore.vision.pipeline import NoTableauError
+from ecoscore.vision.refusals import NoTableauError
 
 pytestmark = [needs_models, pytest.mark.slow]
 
@@ -50,7 +50,7 @@ def test_a_photo_of_one_card_is_told_so_not_to_come_closer(reader, photo_set, sh
     language; three cards on a table are not one card (the refusal as before)."""
     from ecoscore.datasets.deck import load_deck
     from ecoscore.service import i18n
-    from ecoscore.vision.pipeline import ONE_CARD
+    from ecoscore.vision.refusals import ONE_CARD
 
     face = load_deck("standin").faces["bear"][0]
     h, w = face.shape[:2]
@@ -113,7 +113,8 @@ def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number
     their count, now, as more than a game's tableaux hold)."""
     from ecoscore.datasets.deck import load_deck
     from ecoscore.service import i18n
-    from ecoscore.vision.pipeline import MAX_TABLEAUX, Reader
+    from ecoscore.vision.fits import MAX_TABLEAUX
+    from ecoscore.vision.pipeline import Reader
 
     faces = [f[0] for f in load_deck("standin").faces.values()]
     photo = np.full((3000, 4000, 3), 60, np.uint8)
@@ -139,7 +140,8 @@ def test_a_photo_of_more_cards_than_a_games_tableaux_is_refused_before_any_latti
     soon as its cards are counted, in every language."""
     from ecoscore.datasets.deck import load_deck
     from ecoscore.service import i18n
-    from ecoscore.vision.pipeline import MAX_PHOTO_CARDS, MAX_TABLEAUX, Reader
+    from ecoscore.vision.fits import MAX_PHOTO_CARDS, MAX_TABLEAUX
+    from ecoscore.vision.pipeline import Reader
 
     faces = [f[0] for f in load_deck("standin").faces.values()]
     rng = np.random.default_rng(5)
@@ -345,7 +347,7 @@ def test_cards_side_by_side_off_every_grid_make_a_photo_doubt_for_every_player(r
 
 def test_cards_side_by_side_are_told_from_scattered_ones(photo_set):
     from ecoscore.datasets.truth import detections_from_truth
-    from ecoscore.vision.pipeline import side_by_side
+    from ecoscore.vision.fits import side_by_side
 
     tableau = detections_from_truth(photo_set[0].truth)  # 20 cards in a grid
     assert side_by_side(tableau) == 20
@@ -669,7 +671,7 @@ def test_a_photo_whose_only_grid_is_set_aside_says_so_beside_not_this_deck(reade
     deck" alone (a review). Another deck's cards can look the same (a few named surely by the
     stand-in's classifier), so both are said: the deck's offer to name the cards stays."""
     from ecoscore.vision import photo_doubts
-    from ecoscore.vision.pipeline import NotThisDeckError
+    from ecoscore.vision.refusals import NotThisDeckError
 
     real, calls = photo_doubts.is_card, iter(range(10**6))
     # three cards of each grid's 20 named surely, as in the far dark tableau of hard photo 4002/59

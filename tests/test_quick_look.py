@@ -1,13 +1,14 @@
 """The quick look: the finder on a small canvas first, kept only when it shows one tableau of big
-cards and nothing else (pipeline.QUICK_SIZE). A scripted finder says which canvas was asked
+cards and nothing else (looks.QUICK_SIZE). A scripted finder says which canvas was asked
 for; the shipped models show that a kept quick look reads as the first look does."""
 import numpy as np
 from conftest import grid_matches_truth, needs_models
 
 from ecoscore.scoring import COLS, ROWS
 from ecoscore.vision.evaluate import match_read
+from ecoscore.vision.looks import QUICK_CARD_PX, QUICK_SIZE
 from ecoscore.vision.models import Detections
-from ecoscore.vision.pipeline import QUICK_CARD_PX, QUICK_SIZE, Reader
+from ecoscore.vision.pipeline import Reader
 
 PHOTO = (2000, 2000)  # height, width of the scripted photo
 
@@ -140,6 +141,6 @@ def test_a_quick_look_reads_the_rendered_photos_as_the_first_look_does(reader, p
             assert grid_matches_truth(tab, truth)
         assert [c.type for t in fast_read.tableaux for c in t.cells] == \
             [c.type for t in slow_read.tableaux for c in t.cells]
-        quick = reader._quick_look(fast_read.photo.image)
-        quick_taken += quick is not None and reader._quick_enough(fast_read.photo.image, *quick)
+        quick = reader.looks.quick(fast_read.photo.image)
+        quick_taken += quick is not None and reader.looks.quick_enough(fast_read.photo.image, *quick)
     assert quick_taken >= len(photo_set) // 2, "one-tableau photos from above are what the quick look is for"

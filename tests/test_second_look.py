@@ -8,13 +8,14 @@ from ecoscore.datasets.deck import load_deck
 from ecoscore.datasets.scene import render_scene, steep_params
 from ecoscore.geometry import project
 from ecoscore.scoring import COLS, ROWS
-from ecoscore.vision import pipeline
+from ecoscore.vision import looks, pipeline, refit
 from ecoscore.vision.decode import decode
 from ecoscore.vision.evaluate import match_read
 from ecoscore.vision.lattice import CellFit, TableauFit
 from ecoscore.vision.lattice_refiner import shipped_refiner
 from ecoscore.vision.naming import CellNaming, agree
 from ecoscore.vision.pipeline import Reader
+from ecoscore.vision.refit import TableauRefitter
 from ecoscore.vision.second_look import MARGIN, oblique, straighten
 
 
@@ -126,10 +127,9 @@ def test_every_group_of_loose_cards_gets_its_outline_fitted():
     rng = np.random.default_rng(5)
     centres = np.concatenate([rng.uniform(0, 1, (6, 2)) * 150 + [200, 300], rng.uniform(0, 1, (6, 2)) * 150 + [900, 300]])
     det = Detections(centres, np.tile([[88.0, 63.0]], (12, 1)), rng.uniform(0, np.pi, 12), np.full(12, 0.8))
-    reader = Reader.__new__(Reader)  # only the finder is needed
-    reader.finder = GridOnEveryCanvas()
+    refitter = TableauRefitter(GridOnEveryCanvas())
     photo = Photo(np.zeros((800, 1300, 3), np.uint8), 1.0, (1300, 800), b"")
-    det2, fits, loose = reader._fit_outlines(photo, det, [], list(range(12)))
+    det2, fits, loose = refitter.fit_outlines(photo, det, [], list(range(12)))
     assert len(fits) == 2 and len(det2) == 12 + 2 * ROWS * COLS
     # A card a fit covers is no loose card; one it does not cover is still said to be loose (this
     # finder's grids lie where they like, so half the scatter is left out of them).
@@ -155,8 +155,9 @@ def test_a_tableau_fitted_in_part_beside_its_loose_cards_is_fitted_again_whole(m
     truth = scene.truth["tableaux"][0]
     reader = _boxes_reader()
     assert any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)
-    monkeypatch.setattr(Reader, "_beside", staticmethod(lambda det, own, loose: own))
-    monkeypatch.setattr(Reader, "_fit_wider", lambda self, photo, det, fits, loose: (det, fits, loose))
+    monkeypatch.setattr(refit, "beside", lambda det, own, loose: own)
+    monkeypatch.setattr(looks, "beside", lambda det, own, loose: own)
+    monkeypatch.setattr(TableauRefitter, "fit_wider", lambda self, photo, det, fits, loose: (det, fits, loose))
     reader.table_look = False
     assert not any(grid_matches_truth(t, truth) for t in reader.read(scene.jpeg).tableaux)
 
@@ -182,10 +183,9 @@ def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards()
     det = Detections(centres, np.tile([[80.0, 58.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
     partial = _block_fit(grid, {rc: k for k, rc in enumerate(fitted)})
     loose = list(range(8, n))
-    reader = Reader.__new__(Reader)  # only the finder is needed
-    reader.finder = GridOnEveryCanvas()
+    refitter = TableauRefitter(GridOnEveryCanvas())
     photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
-    det2, fits, left = reader._fit_outlines(photo, det, [partial], loose)
+    det2, fits, left = refitter.fit_outlines(photo, det, [partial], loose)
     assert len(fits) == 1 and fits[0] is not partial and len(fits[0].detections) == ROWS * COLS
     assert left == [12]  # the far card, outside the new fit's cells, stays loose
 
@@ -196,14 +196,14 @@ def test_a_partial_fit_is_refitted_whole_but_never_over_another_tableaus_cards()
     other = _block_fit({(0, c): np.array([2000.0 + 70 * c, 100.0]) for c in range(COLS)} |
                        {(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(1, ROWS) for c in range(COLS)},
                        {rc: n + k for k, rc in enumerate([(r, c) for r in range(ROWS) for c in range(COLS)][:17])})
-    det3, fits, left = reader._fit_outlines(photo, both, [partial, other], loose)
+    det3, fits, left = refitter.fit_outlines(photo, both, [partial, other], loose)
     assert fits[0] is partial and left == loose and len(det3) == len(both)
 
     # Another tableau reading a cell there, with no card found in it: refused as well (the card
     # no look found would be read in both tableaux).
     far = {(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
     reaching = _block_fit(far | {(0, 0): np.array([205.0, 145.0])}, {})
-    det4, fits, left = reader._fit_outlines(photo, det, [partial, reaching], loose)
+    det4, fits, left = refitter.fit_outlines(photo, det, [partial, reaching], loose)
     assert fits[0] is partial and left == loose and len(det4) == len(det)
 
 
@@ -231,10 +231,9 @@ def test_a_partial_fit_is_not_refitted_on_a_neighbours_cards_beside_it():
     grid = {(r, c): np.array([100.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}
     partial = _block_fit(grid, {rc: k for k, rc in enumerate((r, c) for r in range(2) for c in range(4))})
     loose = list(range(8, n))
-    reader = Reader.__new__(Reader)  # only the finder is needed
-    reader.finder = GridAtTheRight()
+    refitter = TableauRefitter(GridAtTheRight())
     photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
-    det2, fits, left = reader._fit_outlines(photo, det, [partial], loose)
+    det2, fits, left = refitter.fit_outlines(photo, det, [partial], loose)
     assert fits[0] is partial and left == loose and len(det2) == len(det)
 
 
@@ -343,18 +342,17 @@ def test_a_window_placed_a_line_off_is_fitted_again_on_every_card():
     image = np.zeros((700, 1000, 3), np.uint8)
     _white_cards(image, list(grid.values()))
     photo = Photo(image, 1.0, (1000, 700), b"")
-    reader = Reader.__new__(Reader)  # only the finder is needed
-    reader.finder = WhiteCardFinder()
-    seen = reader.finder(image)
+    refitter = TableauRefitter(WhiteCardFinder())
+    seen = refitter.finder(image)
     missed = [k for k, (x, _) in enumerate(seen.centers) if x < 320]  # the left column's 4 cards
     assert len(seen) == 20 and len(missed) == ROWS
     first = seen.subset([k for k in range(20) if k not in missed])
     fits, loose = fit_tableaux(first, (1000, 700))
     assert len(fits) == 1 and fits[0].ambiguous_window and len(fits[0].detections) == 16
     looked_at = []
-    look_again = reader._look_again
-    reader._look_again = lambda photo, det, fits: (looked_at.extend(fits), look_again(photo, det, fits))[1]
-    det, wider, left = reader._fit_wider(photo, first, fits, loose)
+    look_again = refitter.look_again
+    refitter.look_again = lambda photo, det, fits: (looked_at.extend(fits), look_again(photo, det, fits))[1]
+    det, wider, left = refitter.fit_wider(photo, first, fits, loose)
     assert len(wider) == 1 and len(wider[0].detections) == ROWS * COLS and not wider[0].ambiguous_window
     assert looked_at == wider  # the new fit looked at again as every fit is (two cuts when steep)
     centres = [det.centers[i] for i in wider[0].detections]
@@ -367,13 +365,13 @@ def test_a_window_placed_a_line_off_is_fitted_again_on_every_card():
     beside = Detections.concat([first, stray])
     elsewhere = _block_fit({(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)},
                            {(0, 0): len(first)})
-    det, kept, left = reader._fit_wider(photo, beside, [fits[0], elsewhere], loose)
+    det, kept, left = refitter.fit_wider(photo, beside, [fits[0], elsewhere], loose)
     assert kept[0] is fits[0] and len(det) == len(beside)
 
     # Another tableau reads a cell there (a card its first look missed): the old fit stays too.
     unseen = _block_fit({(r, c): np.array([2000.0 + 70 * c, 100.0 + 90 * r]) for r in range(ROWS) for c in range(COLS)}, {})
     unseen.cells[(0, 0)] = CellFit(unseen.cells[(0, 0)].quad - [2000.0, 100.0] + grid[(2, 0)], None, True)
-    det, kept, left = reader._fit_wider(photo, first, [fits[0], unseen], loose)
+    det, kept, left = refitter.fit_wider(photo, first, [fits[0], unseen], loose)
     assert kept[0] is fits[0]
 
     # A card of the old fit the new one would leave out (here one boxed on the bare table the
@@ -385,7 +383,7 @@ def test_a_window_placed_a_line_off_is_fitted_again_on_every_card():
     with_phantom = Detections.concat([first, phantom])
     guessed = fits[0].__class__(dict(fits[0].cells), fits[0].residual, True)
     guessed.cells[bare] = CellFit(guessed.cells[bare].quad, len(first), True)
-    det, kept, left = reader._fit_wider(photo, with_phantom, [guessed], loose)
+    det, kept, left = refitter.fit_wider(photo, with_phantom, [guessed], loose)
     assert kept[0] is guessed
 
 
@@ -407,7 +405,7 @@ def test_a_hard_photo_read_a_line_off_is_read_whole_with_the_wider_fit(monkeypat
         return sum(any(match_read(t, truth) is not None for t in read.tableaux) for truth in scene.truth["tableaux"])
 
     wider = located(reader.read(scene.jpeg))
-    monkeypatch.setattr(Reader, "_fit_wider", lambda self, photo, det, fits, loose: (det, fits, loose))
+    monkeypatch.setattr(TableauRefitter, "fit_wider", lambda self, photo, det, fits, loose: (det, fits, loose))
     # The wide lattice refiner (2026-12-06) moves that window onto its cards too: without it, the
     # wider fit is what does; with it, either does.
     fine_only = Reader(reader.finder, reader.classifier, lattice_refiner=shipped_refiner(wide=False))
@@ -426,13 +424,12 @@ def test_a_refitted_tableau_touching_the_frame_keeps_its_edge_cells_readable():
     image = np.zeros((700, 1000, 3), np.uint8)
     _white_cards(image, list(grid.values()))
     photo = Photo(image, 1.0, (1000, 700), b"")
-    reader = Reader.__new__(Reader)
-    reader.finder = WhiteCardFinder(grow=1.15)
-    seen = reader.finder(image)
+    refitter = TableauRefitter(WhiteCardFinder(grow=1.15))
+    seen = refitter.finder(image)
     first = seen.subset([k for k, (x, _) in enumerate(seen.centers) if x < 300])  # the right column missed
     fits, loose = fit_tableaux(first, (1000, 700))
     assert len(fits) == 1 and fits[0].ambiguous_window
-    det, wider, _ = reader._fit_wider(photo, first, fits, loose)
+    det, wider, _ = refitter.fit_wider(photo, first, fits, loose)
     assert len(wider[0].detections) == ROWS * COLS
     left = [wider[0].cells[(r, 0)] for r in range(ROWS)]
     assert min(cell.quad[:, 0].min() for cell in left) < -1  # a corner past the frame...
@@ -451,9 +448,8 @@ def test_the_wider_fit_is_the_one_on_the_tableaus_own_cards_not_a_bigger_neighbo
     image = np.zeros((700, 1100, 3), np.uint8)
     _white_cards(image, [xy for rc, xy in own.items() if rc != hole] + list(neighbour.values()))
     photo = Photo(image, 1.0, (1100, 700), b"")
-    reader = Reader.__new__(Reader)
-    reader.finder = WhiteCardFinder()
-    seen = reader.finder(image)
+    refitter = TableauRefitter(WhiteCardFinder())
+    seen = refitter.finder(image)
     first = [k for k, (x, y) in enumerate(seen.centers) if x < 400 and y < 400]  # 9 of its own cards found
     det = seen.subset(first)
     # The lattice's guess: a window whose cells are twice the true pitch, its top left on a card.
@@ -464,7 +460,7 @@ def test_the_wider_fit_is_the_one_on_the_tableaus_own_cards_not_a_bigger_neighbo
         slots.setdefault(rc, k)
     guess = _block_fit(cells, slots)
     guess.ambiguous_window = True
-    _, wider, _ = reader._fit_wider(photo, det, [guess], [k for k in range(len(det)) if k not in slots.values()])
+    _, wider, _ = refitter.fit_wider(photo, det, [guess], [k for k in range(len(det)) if k not in slots.values()])
     centres = np.array([c.quad.mean(0) for c in wider[0].cells.values()])
     assert wider[0] is not guess and len(wider[0].detections) == ROWS * COLS - 1
     assert centres[:, 0].max() < 500  # on its own cards, not the neighbour's 20
@@ -483,10 +479,9 @@ def test_a_refit_leaves_no_card_of_the_old_fit_out_of_both_the_new_fit_and_the_l
     n = len(centres)
     det = Detections(centres, np.tile([[80.0, 58.0]], (n, 1)), np.full(n, np.pi / 2), np.full(n, 0.9))
     partial = _block_fit(grid | {(0, 4): centres[13]}, {**{rc: k for k, rc in enumerate(fitted)}, (0, 4): 13})
-    reader = Reader.__new__(Reader)  # only the finder is needed
-    reader.finder = GridOnEveryCanvas()
+    refitter = TableauRefitter(GridOnEveryCanvas())
     photo = Photo(np.zeros((900, 1200, 3), np.uint8), 1.0, (1200, 900), b"")
-    det2, fits, left = reader._fit_outlines(photo, det, [partial], list(range(8, 13)))
+    det2, fits, left = refitter.fit_outlines(photo, det, [partial], list(range(8, 13)))
     assert len(fits) == 1 and fits[0] is not partial  # refitted: this finder's grid leaves some cards out
     outside = [i for i in range(n) if not covers(fits[0], det.centers[[i]])]
     assert any(i in partial.detections for i in outside)  # among them a card of the old fit

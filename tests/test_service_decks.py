@@ -631,7 +631,7 @@ def test_a_refusal_for_the_wrong_deck_speaks_of_the_page_not_the_command_line(cl
     # for both. The service's answers now name the page's controls only (the command line keeps
     # its own), in every language.
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.vision.pipeline import NotThisDeckError, not_this_deck
+    from ecoscore.vision.refusals import NotThisDeckError, not_this_deck
 
     # A photo of another deck is refused (82 of 84 photos of the seven unseen decks read against
     # the stand-in, bench decks' normal split); the odd one is read instead, every cell in doubt.

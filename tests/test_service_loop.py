@@ -358,7 +358,8 @@ def test_closer_look_canvases_run_on_one_open_model_with_one_stream():
     finder's 15 canvases took 1.8 GB warmed. The first look's canvases keep a shape and a stream
     per read each; the closer looks' bigger ones (used now and then) all run on one model compiled
     open, with one stream (1.19 GB warmed before it with 20 canvases, 0.77 after: bench_memory)."""
-    from ecoscore.vision.pipeline import CLOSER_SIZES, Reader
+    from ecoscore.vision.looks import CLOSER_SIZES
+    from ecoscore.vision.pipeline import Reader
     from ecoscore.vision.runtime import _OPEN
 
     finder = Reader(concurrent=2, threads=1).finder

@@ -117,7 +117,7 @@ def test_a_play_mat_with_no_cards_is_no_tableau(reader, deck):
     """Printed card slots, checks and stripes in perspective, with every cell of the tableau
     empty: whatever the finder boxes, no player's tableau is reported; a refusal for a grid of
     boxes that read as no card says that no cards may lie there, not only "enrol your deck"."""
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     params = steep_params(long_side=1600, p_world_table=1.0, world_kinds=("mat", "checks"), p_hole=1.0, min_holes=20, max_holes=20,
                           p_neighbour=0.0, loose_cards=(0, 0))
@@ -262,7 +262,8 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
     from ecoscore.service import i18n
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.photo_doubts import PatternGrid
-    from ecoscore.vision.pipeline import JudgedGrids, NoTableauError, Reader
+    from ecoscore.vision.pipeline import JudgedGrids, Reader
+    from ecoscore.vision.refusals import NoTableauError
 
     monkeypatch.setattr(Reader, "_doubt_the_photo", staticmethod(lambda *a: JudgedGrids([], [PatternGrid(20, "stream")], [])))
     scene = render_scene(deck, (4016, 93), steep_params(long_side=1600))
@@ -453,7 +454,7 @@ def test_a_sleeves_veil_over_most_of_a_tableau_is_glare_and_not_the_wrong_deck(d
 
 @needs_models
 def test_a_tableau_cut_by_the_frame_says_so_and_how_to_retake(reader, deck):
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     params = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=1.0, p_hole=0.0, elevation_deg=(70, 90), loose_cards=(0, 0),
                          clutter=(0, 0))
@@ -488,7 +489,8 @@ def test_big_blurred_cards_far_apart_at_a_slant_are_fitted_on_the_small_canvas(r
     photos (2026-12-03) names 4 of its 12 cards surely, too few, and the photo is refused saying
     it is blurred (the classifier before named enough; the read itself is tested below)."""
     from ecoscore.vision.decode import decode
-    from ecoscore.vision.pipeline import NoTableauError, Reader
+    from ecoscore.vision.pipeline import Reader
+    from ecoscore.vision.refusals import NoTableauError
 
     scene = _blurred_far_apart(deck)
     with pytest.raises(NoTableauError):  # the first look alone finds no grid
@@ -511,7 +513,7 @@ def test_a_grid_too_blurred_to_name_is_refused_for_the_photo_not_for_the_deck(re
     CPU and 5 on another, at the edge of what a tableau asks: the test asks for more, so that
     what it tests is the refusal, not the CPU's arithmetic.)"""
     from ecoscore.vision import photo_doubts
-    from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError, cannot_name
+    from ecoscore.vision.refusals import NoTableauError, NotThisDeckError, cannot_name
 
     scene = _blurred_far_apart(deck)
     monkeypatch.setattr(photo_doubts, "MIN_CARD_CELLS", 13)  # no grid of these 12 cards is a tableau
@@ -693,6 +695,7 @@ def test_a_photo_refused_on_the_finders_sure_boxes_is_read_on_its_unsure_ones_an
     from ecoscore.vision import pipeline
     from ecoscore.vision.evaluate import match_read
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher, References
+    from ecoscore.vision.refusals import NoTableauError
 
     monkeypatch.setenv("ECOSCORE_PRECISION", "f32")
     reader = pipeline.Reader()
@@ -707,5 +710,5 @@ def test_a_photo_refused_on_the_finders_sure_boxes_is_read_on_its_unsure_ones_an
     assert len(placed) == 20 and all(tableau.cells[i].type == truth_tableau(truth).at(*rc) for i, rc in placed.items())
     assert all(pipeline.UNSURE_DOUBT in t.doubts for t in read.tableaux)
     monkeypatch.setattr(pipeline, "UNSURE_CONF", None)
-    with pytest.raises(pipeline.NoTableauError, match="no 5 × 4 grid"):
+    with pytest.raises(NoTableauError, match="no 5 × 4 grid"):
         reader.read(scene.jpeg, matcher)

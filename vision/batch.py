@@ -141,7 +141,7 @@ def _end_with(parent: int) -> None:
 
 def score_file(path: str) -> FileResult:
     """One file's result (never raises for a bad photo: the error is the result)."""
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
     from ecoscore.vision.report import score_reads
 
     assert _reader is not None, "score_file runs in a worker set up by _init"

@@ -27,7 +27,8 @@ from .decode import ImageError, NotAnImageError, Photo, decode, probe
 from .lattice import CellFit, TableauFit
 from .matcher import CardEmbedder, CardMatcher
 from .one_card import SeveralCards, card_shaped, find_one_card
-from .pipeline import NoTableauError, Reader
+from .pipeline import Reader
+from .refusals import NoTableauError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif"}
 MIN_CARD_PX = 96  # a card's short side in the photo, in its own pixels: less is too far to serve as a reference

@@ -26,8 +26,9 @@ from .decode import ImageError, decode
 from .lattice import MIN_CARDS
 from .models import EMPTY
 from .naming import name_cells
-from .pipeline import NoTableauError, Reader
+from .pipeline import Reader
 from .reads import TableauRead
+from .refusals import NoTableauError
 
 
 @dataclass

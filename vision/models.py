@@ -108,7 +108,7 @@ class CardFinder:
         self.network = _network(self.path, concurrent, threads)
         self.rect = self.network.any_size  # an export with a fixed input size takes only squares
         # The first look's canvases serve every read, compiled each for its shape; the bigger
-        # ones serve only closer looks at small cards (pipeline.CLOSER_SIZES): one model compiled
+        # ones serve only closer looks at small cards (looks.CLOSER_SIZES): one model compiled
         # open runs them all, with one stream (vision/runtime.py's Network).
         self.network.open_above = self.imgsz
 

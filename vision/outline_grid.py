@@ -7,7 +7,7 @@ laid edge to edge fills it: its 5 × 4 cells are the outline cut in five and fou
 lines between cards run along the cuts (two tableaux laid touching, or a plain mat, are not cut).
 The reader tries this on a lattice whose cells are mostly in doubt, keeping it only where it
 reads better (``Reader._read_on_outlines``), and on a group of loose cards no lattice holds
-(``Reader._fit_outlines``)."""
+(``TableauRefitter.fit_outlines``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -328,7 +328,7 @@ def is_card(detected: bool, named: bool, confidence: float, at: float = EVIDENCE
     none: a grid of such boxes is no tableau to score. It was, to reach a "wrong deck?" doubt,
     and a phone screenshot's lines of text, read with an enrolled deck, were scored as a player
     (-4: one line named a rabbit at 52 %, 13 "not ours"); such a photo is refused now, saying
-    that the deck may be the wrong one or that no cards lie there (``pipeline.not_this_deck``).
+    that the deck may be the wrong one or that no cards lie there (``refusals.not_this_deck``).
     ``at``: the confidence asked for (a less sure look asks more: ``pipeline.UNSURE_NAMED_AT``)."""
     return detected and named and confidence >= at
 

@@ -8,8 +8,8 @@ cards that were found says where the tableau lies: warping the photo so that the
 upright with all its cells one size shows the finder every card alike (``look_again``), and each
 card found there is mapped back with its own four corners. A group of cards that no lattice
 fitted is straightened on its outline instead, and the lattice is fitted on that canvas
-(``fit_outline``). What the reader does with what is found: ``Reader._look_again`` and
-``Reader._fit_outlines`` (pipeline.py).
+(``fit_outline``). What the reader does with what is found: ``TableauRefitter.look_again`` and
+``TableauRefitter.fit_outlines`` (refit.py).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from .models import CardFinder
 MIN_OVERLAP = 0.4
 # Cells of photo kept round the grid on the straightened canvas: room for a card laid off its
 # place, and context like the first look's. This puts a card at ~55 px across on a canvas of
-# the finder's own size (512), ~41 on the reader's (pipeline.SECOND_LOOK_SIZE).
+# the finder's own size (512), ~41 on the reader's (refit.SECOND_LOOK_SIZE).
 MARGIN = 1.0
 
 

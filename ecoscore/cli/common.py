@@ -213,7 +213,7 @@ def add_deck_option(p) -> None:
 
 def read_or_fail(reader, name: str, data: bytes):
     from ecoscore.vision.decode import ImageError
-    from ecoscore.vision.pipeline import NoTableauError
+    from ecoscore.vision.refusals import NoTableauError
 
     try:
         return reader.read(data)

@@ -39,7 +39,7 @@ from ecoscore.vision.enrol import (
     name_it,
     outside_note,
 )
-from ecoscore.vision.pipeline import NoTableauError
+from ecoscore.vision.refusals import NoTableauError
 from ecoscore.vision.report import quad_doc
 
 from ..bodies import BoundedRoute

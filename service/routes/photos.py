@@ -16,8 +16,8 @@ from ecoscore.vision.deckstore import DeckStoreError
 from ecoscore.vision.decode import ImageError, NotAnImageError, probe
 from ecoscore.vision.matcher import CardMatcher
 from ecoscore.vision.overlay import MAX_SIDE as OVERLAY_SIDE
-from ecoscore.vision.pipeline import NoTableauError, NotThisDeckError
 from ecoscore.vision.reads import PhotoRead
+from ecoscore.vision.refusals import NoTableauError, NotThisDeckError
 
 from .. import names
 from ..deps import Services, http_error

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from ecoscore.scoring import COLS, ROWS, ReadDoc, game_to_dict, parse_json, score_game, to_json
 from ecoscore.scoring.tableau import cell_at
 from ecoscore.vision.deckstore import DeckInfo
-from ecoscore.vision.pipeline import MAX_TABLEAUX
+from ecoscore.vision.fits import MAX_TABLEAUX
 
 from .. import names
 from ..bodies import BoundedRoute
