@@ -163,7 +163,7 @@ def test_a_local_clusters_workers_keep_their_dask_logs_below_critical_to_themsel
     import pytest
 
     pytest.importorskip("distributed", reason="the distributed extra is not installed")
-    from ecoscore.vision.distributed import scores
+    from ecoscore.batch.cluster import scores
 
     levels = list(scores(["a", "b"], lambda path: __import__("logging").getLogger("distributed.worker").getEffectiveLevel(),
                          lambda path, why: why, lambda: None, cluster="local", workers=1))
@@ -172,7 +172,7 @@ def test_a_local_clusters_workers_keep_their_dask_logs_below_critical_to_themsel
 
 def test_a_photo_of_several_tableaux_names_each_doubts_tableau_in_the_csv():
     # "row 1, col 2: ..." of which tableau, the doubts column did not say (a newcomer's walk).
-    from ecoscore.vision.batch import csv_row
+    from ecoscore.batch.run import csv_row
 
     def player(name, doubts):
         return {"name": name, "total": 40, "doubts": doubts, "confidence": 0.9, "grid": [], "cells": []}
@@ -417,7 +417,7 @@ def test_a_run_resumed_with_another_deck_is_refused_and_an_earlier_versions_file
 def test_an_earlier_versions_json_lines_resume_only_with_their_deck_named(tmp_path):
     # Rows of an earlier version say no deck: resumed with the default deck unnamed, a file read
     # with another could take in rows of two decks without a word (as a CSV could).
-    from ecoscore.vision.batch_results import Refused, Results
+    from ecoscore.batch.results import Refused, Results
     out = tmp_path / "r.jsonl"
     text = json.dumps({"file": str(tmp_path / "a.jpg"), "status": "ok"}) + "\n"
     out.write_text(text)
@@ -436,7 +436,7 @@ def test_a_reader_failing_on_one_photo_is_that_photo_s_row_not_the_run_s_end(tmp
     # Only a bad image or no tableau were rows: any other error of the reader came back through
     # the pool and stopped every worker with a traceback (a review). It is the photo's row now,
     # the traceback kept on stderr for whoever reports it.
-    from ecoscore.vision import batch
+    from ecoscore.batch import run as batch
 
     class Failing:
         def read(self, data):

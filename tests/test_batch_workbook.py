@@ -8,8 +8,8 @@ import pytest
 from conftest import needs_models
 from openpyxl import Workbook, load_workbook
 
-from ecoscore.vision.batch_results import Refused
-from ecoscore.vision.batch_workbook import CREATOR, check_workbook, write_workbook
+from ecoscore.batch.results import Refused
+from ecoscore.batch.workbook import CREATOR, check_workbook, write_workbook
 
 
 def batch(*args, cwd=None):

@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("training", ["ecoscore.vision.train", "ecoscore.vision.train_matcher", "ecoscore.vision.train_corners",
                   "ecoscore.vision.train_lattice", "ecoscore.vision.evaluate",
                   "ecoscore.vision.offline"]),
+    ("batch", ["ecoscore.batch"]),
     ("service", ["ecoscore.service"]),
     ("cli", ["ecoscore.cli", "ecoscore.__main__"]),
 ]

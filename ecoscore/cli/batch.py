@@ -15,11 +15,11 @@ from .language import Words, add_lang_option, words_for
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecoscore.vision.batch import collect, run_batch
-    from ecoscore.vision.batch_results import CannotUse, Refused, Results
-    from ecoscore.vision.batch_workbook import check_workbook, prepare_workbook, write_workbook
+    from ecoscore.batch.cluster import ClusterError, check_cluster
+    from ecoscore.batch.results import CannotUse, Refused, Results
+    from ecoscore.batch.run import collect, run_batch
+    from ecoscore.batch.workbook import check_workbook, prepare_workbook, write_workbook
     from ecoscore.vision.deckstore import DEFAULT_DECK
-    from ecoscore.vision.distributed import ClusterError, check_cluster
 
     if len(args.target) > 1:
         # (an unquoted glob, the shell's: "unrecognized arguments: photos/b.jpg ..." said nothing of it)

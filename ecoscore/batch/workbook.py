@@ -16,7 +16,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from .batch_results import Refused
+from .results import Refused
 
 CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
 SHEET = "results"

@@ -1,6 +1,6 @@
 """The batch spread over a Dask cluster: ``ecoscore batch DIR --out FILE --cluster ADDRESS``.
 
-The same work as the plain batch (vision/batch.py: ``score_file`` on each photo, one reader per
+The same work as the plain batch (ecoscore/batch/run.py: ``score_file`` on each photo, one reader per
 worker process, loaded once) and the same rows in the same order, written and flushed as they
 come, so ``--resume`` works as it does there. ``--cluster local`` starts a cluster on this
 machine (``--workers`` processes of one thread each); an address (``tcp://host:8786``) joins a
@@ -126,7 +126,7 @@ def scores(todo: list[str], work: Callable[[str], R], failed: Callable[[str, str
            cluster: str, workers: int) -> Generator[R, None, None]:
     """``work(path)`` of each path on the cluster (``init()`` run first in every worker), yielded
     in the order of ``todo``; ``failed(path, why)`` for a path the cluster could not do.
-    vision/batch.py hands over its ``score_file``, its error row and its reader set-up."""
+    run.py hands over its ``score_file``, its error row and its reader set-up."""
     try:
         from distributed import WorkerPlugin, as_completed
         from distributed.client import FutureCancelledError

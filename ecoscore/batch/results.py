@@ -1,4 +1,4 @@
-"""A batch's results file (vision/batch.py): a CSV or JSON lines, a row a photo, each on disk as
+"""A batch's results file (ecoscore/batch/run.py): a CSV or JSON lines, a row a photo, each on disk as
 it is written. An existing file is replaced only when asked (``force``), or continued
 (``resume``) if it is one of ours in the format asked; it is left as it was until that is known."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, TextIO
 # of an earlier version, without it, is resumed in its own columns, once the player names the
 # deck its rows were read with (that version had --deck too: it could mix them the same way).
 # "provisional": "yes" where a photo of one tableau scores its majorities without the other
-# players (vision/batch.py's ``csv_row``). A file of the version before it is resumed in its columns.
+# players (``run.csv_row``). A file of the version before it is resumed in its columns.
 CSV_FIELDS = ["file", "status", "tableaux", "totals", "final", "grids", "doubts", "confidence", "error", "ms", "deck",
               "provisional"]
 CSV_HEADER = ",".join(CSV_FIELDS)

@@ -1,7 +1,7 @@
 """Score a folder of photos on all cores: one row per file (its grid, score and doubts, or its
 error), written and flushed as each finishes, so an interrupted run loses nothing and
 ``resume`` skips what is done. With ``cluster`` the same rows come from a Dask cluster
-(vision/distributed.py) instead of this machine's process pool."""
+(ecoscore/batch/cluster.py) instead of this machine's process pool."""
 from __future__ import annotations
 
 import errno
@@ -24,14 +24,14 @@ from tqdm import tqdm
 
 from ecoscore.scoring import GameDoc, PlayerDoc, game_to_dict
 from ecoscore.scoring.gridfile import UNKNOWN_TOKEN
+from ecoscore.vision.deckstore import DEFAULT_DECK, open_reader
+from ecoscore.vision.decode import ImageError, sniff
 
-from .batch_results import Results, same_file
-from .deckstore import DEFAULT_DECK, open_reader
-from .decode import ImageError, sniff
+from .results import Results, same_file
 from .signals import sigint_ignored
 
 if TYPE_CHECKING:
-    from .pipeline import Reader
+    from ecoscore.vision.pipeline import Reader
 
 _reader: Reader | None = None
 # A worker's reader failing on this many photos in a row is broken: the run stops (``score_file``).
@@ -229,7 +229,7 @@ def _scores(todo: list[str], workers: int, deck: str | None, cluster: str | None
     if not todo:
         return
     if cluster:
-        from .distributed import scores
+        from .cluster import scores
 
         yield from scores(todo, score_file, error_result, partial(_init, deck), cluster=cluster, workers=workers)
     else:
