@@ -117,7 +117,11 @@ def _group(name: str) -> str:
         return r"\d+(?:st|nd|rd|th)"
     if name in _PLACEMENT:
         return re.sub(r"\((?!\?)", "(?:", _LAY_PATTERN)  # its groups unnamed, uncaptured: one of the message's parameters
-    if name in _MESSAGE or name in _CLASHES or name in _CELLS or name in _CELL_NAMES:
+    if name in _CELLS:
+        # never across "; ": two messages joined so ("row 1 col 2: ...; row 3 col 4: ...") were
+        # taken for the second alone, the first left in English as its cells
+        return r"(?:(?!; ).)+"
+    if name in _MESSAGE or name in _CLASHES or name in _CELL_NAMES:
         return r".+"
     return r".+?"
 

@@ -4,6 +4,7 @@ Each of issue #16's broken items has a test here that fails on the page before i
 (decoded from a screenshot), labels that follow corrections and the room's scores, doubts kept
 after a room correction, an error never shown above an older result, the upload race, a name
 before the file chooser, an unreadable photo, solo wording, keyboard access."""
+import base64
 import dataclasses
 import io
 import json
@@ -2397,6 +2398,27 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
     expect(page.locator("#remember-status")).to_contain_text("cards in deck kitchen", timeout=30000)
     # the correction's word is done with: it stayed above, the deck's news far below (a walk)
     expect(page.locator("#status")).to_have_text("")
+
+
+@needs_matcher
+def test_a_grid_that_clashes_with_the_deck_and_lumps_a_type_is_asked_about_both_at_once(deck_server, page, tmp_path):
+    # "Remember anyway" answered the deck's clash alone and passed the grid's unlike cards unasked
+    # (one 409 at a time): a deck that reads was taught twenty meadows. The page now asks both.
+    deck, params = unseen_deck(53)
+    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
+    started = post_deck_photo(deck_server, "kitchen", first)
+    page.goto(deck_server)
+    asked = page.evaluate("""async ([jpeg, token]) => {
+      const form = new FormData();
+      form.append("photo", new Blob([Uint8Array.from(atob(jpeg), (ch) => ch.charCodeAt(0))], { type: "image/jpeg" }), "a.jpg");
+      form.append("grid", Array(4).fill("meadow meadow meadow meadow meadow").join("\\n"));
+      form.append("as_read", "true");
+      try { await api("POST", "/api/decks/kitchen/photo", form, { "X-Deck-Token": token }); return null; }
+      catch (err) { const [text, cells] = askedAnyway(err); return [err.code, text, cells.length]; }
+    }""", [base64.b64encode(first.jpeg).decode(), started["token"]])
+    assert asked is not None and asked[0] == "deck_clash", asked
+    assert "but your deck's cards show" in asked[1] and "cards named meadow look like several different cards" in asked[1], asked
+    assert asked[2] > 20  # the clashing cells, then the meadow cards' own
 
 
 @needs_matcher

@@ -163,6 +163,19 @@ def test_remember_the_cards_of_a_photo_then_read_with_that_deck(client):
                      headers={"X-Deck-Token": started.json()["token"]})
     assert cs.status_code == 409 and "vlastní karty tohoto balíčku" in cs.json()["detail"], cs.text
     assert (cs.json()["code"], cs.json()["clashes"]) == (clash.json()["code"], clash.json()["clashes"])  # not translated
+    # A grid that both clashes with the deck and names one type for cards of several arts is asked
+    # about both at once: "remember anyway" answered the clash alone and passed the other unasked.
+    meadows = format_text(Tableau([CardType.MEADOW] * 20))
+    both = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": meadows, "as_read": "true"},
+                       headers={"X-Deck-Token": started.json()["token"]})
+    assert both.status_code == 409 and both.json()["code"] == "deck_clash", both.text
+    assert both.json()["clashes"] and [lump["named"] for lump in both.json()["lumped"]] == ["meadow"], both.json()
+    assert "named otherwise than this deck's own cards" in both.json()["detail"]
+    assert "do not look like the others named so in the photo" in both.json()["detail"]
+    both_cs = client.post("/api/decks/kitchen/photo?lang=cs", files={"photo": _jpeg(other)}, data={"grid": meadows, "as_read": "true"},
+                          headers={"X-Deck-Token": started.json()["token"]})
+    assert "vlastní karty tohoto balíčku" in both_cs.json()["detail"] and "named" not in both_cs.json()["detail"], both_cs.text
+    assert client.get("/api/decks?named=kitchen").json() == before  # nothing learnt
     forced = client.post("/api/decks/kitchen/photo", files={"photo": _jpeg(other)}, data={"grid": wrong, "force": "true"},
                          headers={"X-Deck-Token": started.json()["token"]})
     assert forced.status_code == 200, forced.text

@@ -107,6 +107,22 @@ UNLIKE_WORDS = ("named one type here, these cards do not look like the others na
                 "wrong? or art too fine or pale to tell apart from this far): check them, or remember the photo anyway")
 
 
+def _asked_first(disagree: list, taken) -> Refusal:
+    """The question a player answers before a photo's cards are remembered: the cells the deck's
+    own cards see otherwise (``deck_clash``), and those named one type that do not look alike
+    (``grid_unlike``), both in one answer. Asked one at a time, "remember anyway" (``force``)
+    answered the clash and passed the unlike cards unasked: a grid of twenty meadows for a deck
+    that reads was remembered so."""
+    unlike = sorted({cell for cell, _, _ in taken.unlike} | {cell for _, at in taken.lumped for cell in at})
+    said = ([f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}"] if disagree else []) + \
+           ([f"{cells_short(unlike)}: {UNLIKE_WORDS}"] if unlike else [])
+    return Refusal(409, "; ".join(said), DECK_CLASH if disagree else GRID_UNLIKE,
+                   clashes=[{"cell": list(c.cell), "named": c.named.value, "seen": c.seen, "belief": round(c.belief, 3)}
+                            for c in disagree],
+                   strays=[{"cell": list(cell), "named": named.value, "like": like.value} for cell, named, like in taken.unlike],
+                   lumped=[{"named": card.value, "cells": [list(cell) for cell in at]} for card, at in taken.lumped])
+
+
 @router.post("/api/decks/{name}/photo", summary="Remember the cards of a photo (with its corrected grid) in a deck",
              response_model=RememberedOut)
 async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: UploadFile = File(...),
@@ -158,25 +174,17 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                            advise=False)  # the page's layout of this photo said how to retake it
         # A deck that reads already judges the grid against its own cards, as `deck add` does: a
         # card corrected to the wrong type would be taught as named, and read so on every photo.
+        disagree = []
         if not force and x_deck_token is not None and svc.decks.store.exists(name) and svc.decks.store.info(name).complete:
             disagree = clashes(svc.decks.matcher(name), taken)
-            if disagree:
-                raise Refusal(409, f"{cells_short([c.cell for c in disagree])}: {CLASH_WORDS}", DECK_CLASH,
-                              clashes=[{"cell": list(c.cell), "named": c.named.value, "seen": c.seen,
-                                        "belief": round(c.belief, 3)} for c in disagree])
-        # A grid named on this photo's cells whose cards of one type do not look alike: named by
+        # A grid named on this photo's cards whose cards of one type do not look alike: named by
         # another photo's grid, or a card corrected wrong (a new deck has no cards of its own to
         # judge it by). Asked, as `deck add` refuses it; art too fine to tell apart is remembered
         # all the same when the player says so.
         # (A type named for every card, or for two types' cards, has few others to judge by: its
         # cards are asked whether they look like one card - ``lumped``.)
-        if not force and (taken.unlike or taken.lumped):
-            asked = sorted({cell for cell, _, _ in taken.unlike} | {cell for _, at in taken.lumped for cell in at})
-            raise Refusal(409, f"{cells_short(asked)}: {UNLIKE_WORDS}", GRID_UNLIKE,
-                          strays=[{"cell": list(cell), "named": named.value, "like": like.value}
-                                  for cell, named, like in taken.unlike],
-                          lumped=[{"named": card.value, "cells": [list(cell) for cell in at]}
-                                  for card, at in taken.lumped])
+        if not force and (disagree or taken.unlike or taken.lumped):
+            raise _asked_first(disagree, taken)
         # A deck started here counts against its client's share, whatever token it came with (any
         # token starts a new name), and only once its photo has given references: a photo
         # refused ("photograph it again") costs a player no start.

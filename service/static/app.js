@@ -1616,10 +1616,16 @@ const unlikeText = (strays, lumped) => [...lumped.map((l) => t("ui.unlike_type",
   col: c.cell[1] + 1, named: I18N.card(c.named), like: I18N.card(c.like) })),
   ...(strays.length > UNLIKE_SAID ? [t("ui.unlike_more", { n: strays.length - UNLIKE_SAID })] : []),
   t("ui.unlike_ask", { n: strays.length + lumped.reduce((n, l) => n + l.cells.length, 0) })].join(" ");
-// What a refusal the player may overrule asks ("remember anyway?"), and the cells it is about.
-const askedAnyway = (err) => err.code === "deck_clash" ? [clashText(err.clashes), err.clashes]
-  : err.code === "grid_unlike" ? [unlikeText(err.strays, err.lumped),
-    [...err.strays, ...err.lumped.flatMap((l) => l.cells.map((cell) => ({ cell })))]] : null;
+// What a refusal the player may overrule asks ("remember anyway?"), and the cells it is about:
+// the deck's own cards seeing some otherwise, cards named one type unlike each other, or both
+// (one answer covers both: "remember anyway" is asked once, of everything it would overrule).
+const askedAnyway = (err) => {
+  if (err.code !== "deck_clash" && err.code !== "grid_unlike") return null;
+  const clashes = err.clashes || [], strays = err.strays || [], lumped = err.lumped || [];
+  const text = [...(clashes.length ? [clashText(clashes)] : []),
+    ...(strays.length || lumped.length ? [unlikeText(strays, lumped)] : [])].join(" ");
+  return [text, [...clashes, ...strays, ...lumped.flatMap((l) => l.cells.map((cell) => ({ cell })))]];
+};
 
 async function rememberCards() {
   if (!solo.view) return;
