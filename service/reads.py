@@ -4,7 +4,8 @@ A photo request takes a ticket once its body is all in (``admit``); with every t
 answer is 503 with ``Retry-After``, and nothing of the photo is read (a queue full when its headers
 come is said as soon as its body is in, dropped as it came). A ticket holder waits for a
 reader, at most ``queue_wait`` seconds: a reader set free goes to the waiting client with the
-fewest reads running, the longest waiting among them (first come, first served, one client's
+fewest reads running, of those with the fewest photos waiting (a lone photo, then a game under
+way), the longest waiting among them (first come, first served, one client's
 eight photos of strewn cards, 10-19 s each, held every reader, and another player's photo waited
 27 s or got a 503: an attack on a running server), and gives up its place if the client goes away
 meanwhile. A read runs in the queue's own threads, and its reader is released when the thread
@@ -19,6 +20,7 @@ import ctypes.util
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -87,9 +89,13 @@ class ReadQueue:
             # no one waits: the turns of clients with no read under way are history (never a map that only grows)
             self._last_turn = {client: turn for client, turn in self._last_turn.items() if client in self._running}
             return
-        # The clients with fewest reads running; of those the one whose last turn is longest ago;
-        # ``min`` keeps the first of equals: its longest waiting.
-        chosen = min(self._waiters, key=lambda w: (self._running.get(w[1], 0), self._last_turn.get(w[1], -1)))
+        # The clients with fewest reads running; of those the one with fewest photos waiting (a
+        # game under way before games not begun: in turns round every game, 7 games of 8 photos
+        # each came to their last photos together at the 30 s wait, and all 7 were refused, their
+        # reads thrown away: an attack), then the one whose last turn is longest ago; ``min``
+        # keeps the first of equals: its longest waiting. A lone photo still goes before a game.
+        waiting = Counter(client for _, client in self._waiters)
+        chosen = min(self._waiters, key=lambda w: (self._running.get(w[1], 0), waiting[w[1]], self._last_turn.get(w[1], -1)))
         self._waiters.remove(chosen)
         self._hand(chosen[1])  # counted as it is handed: two readers set free at once go to two clients
         chosen[0].set_result(None)

@@ -289,6 +289,41 @@ def test_a_reader_set_free_goes_to_the_client_with_fewest_reads_running():
     assert order[2:] == ["greedy-1", "greedy-2", "greedy-3"]  # one client's own reads keep their order
 
 
+def test_a_game_under_way_is_read_to_its_end_before_games_not_begun_and_a_lone_photo_before_both():
+    # In turns round every game, 7 games of 8 photos each reached their last photos together at the
+    # 30 s wait, and all 7 were refused, their reads thrown away (an attack): a game under way goes
+    # on (fewest photos waiting) and the first games are answered; a lone photo still goes first.
+    import asyncio
+
+    from ecoscore.service.reads import ReadQueue
+
+    async def scenario():
+        queue = ReadQueue(1, 16, 10.0)
+        order: list[str] = []
+
+        async def here():
+            return False
+
+        loop, second_read = asyncio.get_running_loop(), asyncio.Event()
+
+        def read(who):
+            if who == "a1":
+                loop.call_soon_threadsafe(second_read.set)
+            time.sleep(0.03)
+            order.append(who)
+
+        games = [asyncio.create_task(queue.run(read, f"{game}{k}", gone=here, client=f"10.0.0.{n}"))
+                 for n, game in enumerate("abc") for k in range(3)]
+        await second_read.wait()  # a lone photo comes while the first game is under way
+        lone = asyncio.create_task(queue.run(read, "lone", gone=here, client="10.0.0.9"))
+        await asyncio.gather(*games, lone)
+        queue.close()
+        return order
+
+    order = asyncio.run(scenario())
+    assert order == ["a0", "a1", "lone", "a2", "b0", "b1", "b2", "c0", "c1", "c2"], order
+
+
 def test_two_readers_set_free_go_to_two_clients_and_the_counts_come_back_to_none():
     # Counted once its read began, a client handed one reader looked idle to the next hand-over
     # in the same pass, and took both (a review).
