@@ -2,13 +2,19 @@
 Shared by the command line and the web API; errors are ValueErrors with a message."""
 from __future__ import annotations
 
+import re
+
+# ASCII digits only: int() takes "1_0" as 10 and "٣" or "５" as digits, none of which a player types
+# for a count (an attack found them all taken).
+_PAIR = {sep: re.compile(rf"\s*(-?[0-9]+)\s*{re.escape(sep)}\s*(-?[0-9]+)\s*") for sep in (",", ":")}
+
 
 def parse_pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
     """``"5,2"`` (or ``"5:2"`` with ``sep=":"``): two whole numbers, not negative."""
-    try:
-        a, b = (int(part) for part in text.strip().split(sep))
-    except ValueError:
-        raise ValueError(f"{what}: expected two whole numbers like 5{sep}2, got {text!r}") from None
+    found = _PAIR[sep].fullmatch(text)
+    if found is None:
+        raise ValueError(f"{what}: expected two whole numbers like 5{sep}2, got {text!r}")
+    a, b = int(found.group(1)), int(found.group(2))
     if a < 0 or b < 0:
         raise ValueError(f"{what}: counts cannot be negative, got {text!r}")
     return a, b
