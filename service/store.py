@@ -722,9 +722,13 @@ class Store:
         # Its own client's oldest first (an address flooding uploads pushed out everyone's photos),
         db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE client = ? AND {unheld} "
                    f"ORDER BY created DESC {self.db.all_rows} OFFSET ?)", (client, KEEP_OVERLAYS_PER_CLIENT))
-        # then, the store bounded: the oldest overlays no room refers to.
-        db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE {unheld} "
-                   f"ORDER BY created DESC {self.db.all_rows} OFFSET ?)", (KEEP_OVERLAYS,))
+        # then, the store bounded: the oldest picture no room refers to of the client holding most
+        # of them. The oldest of all, whoever's, let ten addresses' uploads push out a player's
+        # photo while its cards were still being named (an attack on a running server).
+        while db.execute(f"SELECT COUNT(*) FROM overlays WHERE {unheld}").fetchone()[0] > KEEP_OVERLAYS:
+            db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE {unheld} AND client = "
+                       f"(SELECT client FROM overlays WHERE {unheld} GROUP BY client ORDER BY COUNT(*) DESC, MIN(created) "
+                       f"LIMIT 1) ORDER BY created LIMIT 1)")
         return overlay_id
 
     def put_overlay(self, jpeg: bytes, client: str = "") -> str:

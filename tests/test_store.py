@@ -518,6 +518,14 @@ def test_one_clients_uploads_push_out_only_its_own_pictures(db_url, monkeypatch)
             store.put_overlay(b"\xff\xd8 other %d" % k, f"10.0.1.{k}")
         with store._connect() as db:
             assert db.execute("SELECT COUNT(*) FROM overlays").fetchone()[0] == 6
+        # ... taken from whoever holds most: a player's one photo outlives other addresses' floods
+        # filling the store between them (the oldest of all went first, and it was theirs: an attack)
+        mine = store.put_overlay(b"\xff\xd8 my photo", "10.0.0.3")
+        for k in range(30):
+            store.put_overlay(b"\xff\xd8 many %d" % k, f"10.0.2.{k % 2}")
+        assert store.overlay(mine) == b"\xff\xd8 my photo"
+        with store._connect() as db:
+            assert db.execute("SELECT COUNT(*) FROM overlays").fetchone()[0] == 6
     finally:
         store.close()
 
