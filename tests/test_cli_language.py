@@ -262,9 +262,9 @@ def test_the_deck_commands_speak_the_players_language_and_their_refusals_too(tmp
     assert listed[0].split() == ["standin", "22", "předloh", "(vestavěný,", "výchozí)"]
     assert listed[1].split()[:3] == ["half", "2", "předlohy"] and listed[1].endswith(
         "(zatím nic nepřečte: chybí zajíc, pstruh, medvěd, vážka, včela, orel, vlk, jelen, potok, louka)")
-    assert listed[2] == 'kuchyn                 12 předloh  "Naše kuchyň"'
+    assert listed[2] == 'kuchyn                 12 předloh  „Naše kuchyň“'  # in the language's quotes, as its messages
     shown = said("deck", "show", "kuchyn", "--lang", "ru")
-    assert shown[0] == 'колода kuchyn  "Naše kuchyň"'
+    assert shown[0] == 'колода kuchyn «Naše kuchyň»'
     assert "  лиса       2 образца" in shown and "  орёл       1 образец" in shown
     assert shown[-1] == "  откуда: папка karty"  # the folder's name as written
     zipped = tmp_path / "kuchyn.zip"

@@ -733,7 +733,7 @@ def test_deck_list_and_show_name_a_deck_as_its_player_typed_it(tmp_path, monkeyp
     listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert '"Náš stůl"' in listed["nas-stul"] and '"' not in listed["plain"]
     assert main(["deck", "show", "nas-stul"]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == 'deck nas-stul  "Náš stůl"'
+    assert capsys.readouterr().out.splitlines()[0] == 'deck nas-stul "Náš stůl"'  # (two spaces in it: an Italian walk)
     store.add("nas-stul", _crops(value=9), "the page")  # a second photo from the page: said once, counted
     assert main(["deck", "show", "nas-stul"]) == 0
     assert [line for line in capsys.readouterr().out.splitlines() if "from:" in line] == ["  from: the page (× 2)"]

@@ -185,7 +185,7 @@ MESSAGES = [
     "photo.jpg: cards were found at row 1 col 1, row 2 col 3, row 4 col 5 where the grid names none: name each of them, or where no card lies there, photograph the tableau again",
     "table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); photograph it from the side the grid was written from",
     "table.jpg: cannot tell where the grid lies on the cards found (only 12 cards were found; it reads alike as written, where the cards found put it and as written, 1 row off where the cards found put it): photograph the tableau again, whole in the frame, in even light and from nearer above",
-    "row 2 col 3, row 4 col 1: the grid names a card there, but none was found in the photo: left out of the deck",
+    "row 2 col 3, row 4 col 1: the grid names a card there, but the card's edges were not found in the photo: no picture of it taken for the deck",
     "the service is busy reading photos; try again in 4 s",
     "the database is busy; try again in a moment",
     "the database is busy or unreachable; try again in a moment",

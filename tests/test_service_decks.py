@@ -199,8 +199,8 @@ def test_a_card_corrected_where_none_was_found_is_left_out_and_said(client):
     assert r.status_code == 200, r.text
     assert r.json()["complete"] and sum(r.json()["references"].values()) == 19
     row, col = divmod(gap, COLS)
-    assert r.json()["doubts"] == [f"řada {row + 1} sloupec {col + 1}: mřížka tam uvádí kartu, ale na fotce tam "
-                                  "žádná nalezena nebyla: odtud se do balíčku nic nepřidalo"]
+    assert r.json()["doubts"] == [f"řada {row + 1} sloupec {col + 1}: mřížka tam uvádí kartu, ale okraje karty se na "
+                                  "fotce nenašly: do balíčku se z ní obrázek nevzal"]
 
 
 def test_reads_of_a_deck_not_loaded_wait_for_one_embedding_of_it_in_batches(tmp_path):

@@ -274,8 +274,10 @@ AS_WRITTEN_NOTE = ("every card the grid names is of another type, so the photo c
 
 def left_out_note(cells: list[tuple[int, int]]) -> str:
     """What a player is told of the cells left out of a photo's references."""
-    return (f"{cells_short(cells)}: the grid names a card there, but none was found in the photo: "
-            "left out of the deck")
+    # (not "none was found": the page may have read a card there from the lattice's cut, and the
+    # player saw it named: an Italian walk)
+    return (f"{cells_short(cells)}: the grid names a card there, but the card's edges were not found in the photo: "
+            "no picture of it taken for the deck")
 
 
 # A card the grid names one type that a deck's own references name surely another: the grid is

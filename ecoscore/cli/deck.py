@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shlex
 import sys
@@ -25,12 +24,12 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             for name in store.names():
                 info = store.info(name)
-                print(f"{name:<20} {_references(words, info, width=4)}{_called(info)}"
+                print(f"{name:<20} {_references(words, info, width=4)}{_called(info, words, '  ')}"
                       f"{'  ' + words.fill('cli.deck_default') if info.builtin else ''}"
                       f"{'  ' + _reads_nothing(words, info) if info.missing else ''}")
         elif args.action == "show":
             info = store.info(args.name)
-            print(words.fill("cli.deck_head", name=info.name) + _called(info)
+            print(words.fill("cli.deck_head", name=info.name) + _called(info, words)
                   + (" " + words.fill("cli.deck_builtin") if info.builtin else ""))
             for card, n in info.counts.items():
                 print(f"  {words.label(card.value):<10} {words.fill('cli.deck_refs', n=n)}")
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.file.is_file():  # (a folder was "no such file": a run, in Italian)
                 raise BadInput(cannot_read(args.file, IsADirectoryError() if args.file.is_dir() else FileNotFoundError()))
             info = import_deck(store, args.file, args.name)
-            print(words.fill("cli.deck_imported", name=info.name, title=_called(info), refs=_references(words, info))
+            print(words.fill("cli.deck_imported", name=info.name, title=_called(info, words), refs=_references(words, info))
                   + (" " + _reads_nothing(words, info) if info.missing else ""), file=sys.stderr)
             if info.title_kept_by:  # (dropped without a word: a newcomer's run)
                 kept = store.info(info.title_kept_by)
@@ -121,9 +120,11 @@ def _reads_nothing(words: Words, info) -> str:
     return words.fill("cli.deck_reads_nothing", types=", ".join(words.label(card) for card in info.missing))
 
 
-def _called(info) -> str:
-    """The name a deck's player typed when it is not its key (a deck started on the page: "Náš stůl")."""
-    return f"  {json.dumps(info.title, ensure_ascii=False)}" if info.title and info.title != info.name else ""  # quotes in it escaped
+def _called(info, words: Words, before: str = " ") -> str:
+    """The name a deck's player typed when it is not its key (a deck started on the page: "Náš stůl"),
+    in the language's quotes, as its messages quote it (ASCII quotes beside an error's «», and
+    two spaces in a sentence: an Italian walk)."""
+    return before + words.fill("cli.deck_called", title=info.title) if info.title and info.title != info.name else ""
 
 
 def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
@@ -191,7 +192,9 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
     except EnrolError as err:
         raise BadInput(str(err)) from None
     for note in notes:  # before the deck is written: they may say why it lacks a type
-        print(words.say(note), file=sys.stderr)
+        # marked as a warning: mixed with the deck's lines on stderr, a bare "the photo is blurred"
+        # read as a failure (an Italian walk)
+        print(f"{words.label('warning')}: {words.say(note)}", file=sys.stderr)
     try:
         info = store.add(args.name, crops, "; ".join(sources), title=args.title)
     except MissingTypes as err:
