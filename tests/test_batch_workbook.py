@@ -40,13 +40,30 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
     assert write_workbook(out, tmp_path / "r.xlsx") == 5
     book = load_workbook(tmp_path / "r.xlsx")
     rows = list(book["results"].iter_rows(values_only=True))
-    assert rows[0] == ("file", "status", "tableaux", "totals", "confidence", "ms", "doubts")
-    assert rows[1] == ('=HYPERLINK("http://x")1.jpg', "ok", 1, 37, 0.768, 533.9, "řada 1, sloupec 2: ёж")
+    # a total a column for each tableau, a number each (a text "50;36" could not be summed: an Italian walk)
+    assert rows[0] == ("file", "status", "tableaux", "total 1", "total 2", "confidence", "ms", "doubts")
+    assert rows[1] == ('=HYPERLINK("http://x")1.jpg', "ok", 1, 37, None, 0.768, 533.9, "řada 1, sloupec 2: ёж")
     assert book["results"]["A2"].data_type == "s"  # a name, not a formula Excel would run
-    assert rows[2][3:5] == ("50;36", "0.912;0.700")  # a game's totals stay as written
-    assert rows[3][0] == "bell\\x07.jpg" and rows[3][5] == "nan"  # XML takes no bell; NaN is no number
+    assert rows[2][3:6] == (50, 36, "0.912;0.700")
+    assert rows[3][0] == "bell\\x07.jpg" and rows[3][6] == "nan"  # XML takes no bell; NaN is no number
     assert rows[4][0] == "odd\\ufffe.jpg" and rows[5][0] == "cr\\rlf\n.jpg"
     assert book.properties.creator == CREATOR and book["results"].freeze_panes == "A2"
+
+
+def test_a_workbook_is_in_its_readers_words(tmp_path):
+    # An Italian player's workbook had English headings, "yes"/"no" and card names: the CSV keeps
+    # them (a record programs read), the workbook says them in the player's language.
+    from ecoscore.batch.workbook import Wording
+
+    out = tmp_path / "r.csv"
+    _csv(out, [["file", "status", "totals", "final", "grids"],
+               ["one.jpg", "ok", "37", "yes", "bear . fox/? meadow"], ["bad.jpg", "error", "", "", ""]])
+    words = Wording("risultati", {"file": "file", "status": "stato", "total": "totale", "final": "definitivo"},
+                    {"ok": "ok", "error": "errore", "yes": "sì"}, {"bear": "orso", "fox": "volpe", "meadow": "prato"}.get)
+    assert write_workbook(out, tmp_path / "r.xlsx", words) == 2
+    rows = list(load_workbook(tmp_path / "r.xlsx")["risultati"].iter_rows(values_only=True))
+    assert rows == [("file", "stato", "totale", "definitivo", "grids"), ("one.jpg", "ok", 37, "sì", "orso . volpe/? prato"),
+                    ("bad.jpg", "errore", None, None, None)]
 
 
 def test_a_file_that_is_not_ours_is_refused_before_anything_is_read(tmp_path):
@@ -108,12 +125,12 @@ def test_a_batch_writes_its_rows_as_a_workbook_and_a_resumed_run_all_of_them(tmp
         want = {row["file"]: row for row in csv.DictReader(f)}
     got = list(load_workbook(xlsx)["results"].iter_rows(values_only=True))
     header, rows = got[0], {row[0]: dict(zip(got[0], row, strict=True)) for row in got[1:]}
-    assert list(header) == list(next(iter(want.values())))
+    assert list(header) == [name if name != "totals" else "total" for name in next(iter(want.values()))]
     assert set(rows) == set(want)
     for name, row in want.items():
         assert rows[name]["status"] == row["status"]
         if row["status"] == "ok":
-            assert rows[name]["totals"] == int(row["totals"]) and rows[name]["grids"] == row["grids"]
+            assert rows[name]["total"] == int(row["totals"]) and rows[name]["grids"] == row["grids"]
         else:
             assert rows[name]["error"] == row["error"] == "není to obrázek (očekává se JPEG, PNG, WebP nebo HEIC)"
 

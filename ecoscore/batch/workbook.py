@@ -4,7 +4,10 @@ The CSV is UTF-8 and comma-separated: a Czech, Russian or Italian Excel, whose l
 ";" and whose encoding is the system's, opens it garbled and in one column. A workbook opens alike
 in every Excel and LibreOffice: numbers as numbers, and every text as text (a photo named
 "=HYPERLINK(...).jpg" is no formula). The CSV stays the record a run writes row by row (and
---resume reads); the workbook is made from it whole, at the end of a run.
+--resume reads), in its own words; the workbook is made from it whole, at the end of a run, for
+people: in their language (``Wording``: its headings, "yes"/"no", the cards' names in the grids),
+and a photo of several tableaux with a total in a column of each (a text "59;47;36" could not be
+summed: an Italian player's walk).
 """
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import re
 import secrets
 import stat
 import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .results import Refused
@@ -21,10 +26,23 @@ from .results import Refused
 CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
 SHEET = "results"
 NUMBERS = {"tableaux", "totals", "confidence", "ms"}  # a single number there is written as one
+WORDED = {"status", "final", "provisional"}  # columns of a few English words ("ok", "yes"), said in the Wording's
 WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
 # XML 1.0 refuses these (a file name may hold them: U+FFFE is UTF-8 too, a review): written as
 # Python writes them, "\x07", "\ufffe"
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")  # (a CR too: XML reads it back as LF)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The workbook's words in its reader's language: the sheet's name, a column's heading by its
+    CSV name ("total": the totals' columns, numbered where a photo holds several tableaux), the
+    few English words of the worded columns, and a card's name in a grid."""
+
+    sheet: str = SHEET
+    columns: Mapping[str, str] = field(default_factory=dict)
+    words: Mapping[str, str] = field(default_factory=dict)
+    card: Callable[[str], str] = str
 
 
 def check_workbook(xlsx: Path, out: Path, *, jsonl: bool) -> None:
@@ -88,9 +106,9 @@ class _Scratch:
         self.path.unlink(missing_ok=True)
 
 
-def write_workbook(results_csv: Path, xlsx: Path) -> int:
+def write_workbook(results_csv: Path, xlsx: Path, wording: Wording = Wording()) -> int:
     """Every row of ``results_csv`` (a resumed run's earlier rows too) into ``xlsx``, replacing it
-    whole. Returns the rows written."""
+    whole, in ``wording``'s words. Returns the rows written."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.utils import get_column_letter
@@ -98,23 +116,28 @@ def write_workbook(results_csv: Path, xlsx: Path) -> int:
     with results_csv.open(encoding="utf-8-sig", newline="") as f:  # (a spreadsheet's BOM, if saved by one)
         rows = list(csv.reader(f))
     header, body = (rows[0], rows[1:]) if rows else ([], [])
+    header, body = _totals_apart(header, body)
     target = _Scratch(_target(xlsx))  # before the workbook: openpyxl's writer, left unsaved, complains when collected
     try:
         book = Workbook(write_only=True)
         book.properties.creator = CREATOR
-        sheet = book.create_sheet(SHEET)
+        sheet = book.create_sheet(wording.sheet)
         sheet.freeze_panes = "A2"
         for i, name in enumerate(header, start=1):
             sheet.column_dimensions[get_column_letter(i)].width = WIDTHS.get(name, 12)
 
         def cell(name: str, text: str) -> WriteOnlyCell:
-            if name in NUMBERS and (number := _number(text)) is not None:
+            if (name in NUMBERS or name.startswith(TOTAL)) and (number := _number(text)) is not None:
                 return WriteOnlyCell(sheet, value=number)
+            if name in WORDED:
+                text = wording.words.get(text, text)
+            elif name == "grids":
+                text = _grids_named(text, wording.card)
             item = WriteOnlyCell(sheet, value=_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], text))
             item.data_type = "s"  # text, even where it begins with "=" (openpyxl would take a formula)
             return item
 
-        sheet.append([cell("", name) for name in header])
+        sheet.append([cell("", _heading(name, wording)) for name in header])
         for row in body:
             sheet.append([cell(name, text) for name, text in zip(header, row, strict=False)])
         book.save(target.file)
@@ -123,6 +146,43 @@ def write_workbook(results_csv: Path, xlsx: Path) -> int:
         target.close()
         raise
     return len(body)
+
+
+TOTAL = "total"  # the totals' columns: "total" for one tableau a photo, "total 1", "total 2"... for more
+
+
+def _totals_apart(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The CSV's "totals" ("59;47;36" for a photo of three tableaux) as a column a tableau, each
+    total a number; one column where no photo holds more than one."""
+    if "totals" not in header:
+        return header, body
+    at = header.index("totals")
+    most = max((len(row[at].split(";")) for row in body if len(row) > at and row[at]), default=1)
+    names = [TOTAL] if most == 1 else [f"{TOTAL} {k}" for k in range(1, most + 1)]
+
+    def apart(row: list[str]) -> list[str]:
+        if len(row) <= at:
+            return row
+        totals = row[at].split(";") if row[at] else []
+        return row[:at] + totals + [""] * (most - len(totals)) + row[at + 1:]
+
+    return header[:at] + names + header[at + 1:], [apart(row) for row in body]
+
+
+def _heading(name: str, wording: Wording) -> str:
+    """A column's heading: the wording's, a total's numbered as the CSV name is."""
+    if name.startswith(TOTAL):
+        return wording.columns.get(TOTAL, TOTAL) + name[len(TOTAL):]
+    return wording.columns.get(name, name)
+
+
+def _grids_named(text: str, card: Callable[[str], str]) -> str:
+    """A grids cell ("bear . fox/..." a tableau, tableaux split by ";") with each card's name as
+    ``card`` says it; "." (empty) and "?" (not known) as they are."""
+    if not text:
+        return text
+    return ";".join("/".join(" ".join(token if token in (".", "?") else card(token) for token in line.split(" "))
+                             for line in grid.split("/")) for grid in text.split(";"))
 
 
 def _number(text: str) -> int | float | None:

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 return 143 if isinstance(stop, Terminated) else 130
             # Read under the results file's lock: a --resume of it started meanwhile waits.
             try:
-                workbook_rows = write_workbook(args.out, args.xlsx) if args.xlsx is not None else None
+                workbook_rows = write_workbook(args.out, args.xlsx, _wording(words)) if args.xlsx is not None else None
             except OSError as err:
                 raise BadInput(cannot_write(args.xlsx, err)) from None
     except Refused as err:
@@ -89,6 +89,21 @@ def run(args: argparse.Namespace) -> int:
     if workbook_rows is not None:
         print(words.fill("cli.batch_workbook", path=args.xlsx, n=workbook_rows), file=sys.stderr)
     return 0
+
+
+def _wording(words: Words):
+    """The workbook in the command's language, for people (the CSV keeps its English words: a
+    record programs read, and --resume): an Italian player's workbook had English headings, "yes"
+    and "no", and English card names in its grids."""
+    from ecoscore.batch.results import CSV_FIELDS
+    from ecoscore.batch.workbook import TOTAL, Wording
+
+    if words.lang == "en":
+        return Wording()
+    columns = {name: words.fill(f"xlsx.{name}") for name in [*CSV_FIELDS, TOTAL] if name != "totals"}
+    said = {"ok": words.fill("xlsx.ok"), "error": words.fill("xlsx.is_error"), "yes": words.fill("xlsx.yes"),
+            "no": words.fill("xlsx.no")}
+    return Wording(words.fill("xlsx.sheet"), columns, said, words.label)
 
 
 class Terminated(KeyboardInterrupt):
