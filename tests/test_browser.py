@@ -776,6 +776,11 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     chooser.value.set_files(path)
     page.wait_for_function("document.querySelector('#room-status').textContent === \"Added Ann's tableau.\"", timeout=30000)
     page.evaluate("document.querySelector('#room-status').textContent = ''")
+    # her seat's name in the box: the button says it replaces (it still said "Add my tableau": an Italian walk)
+    expect(page.locator("#add-photo")).to_have_text("Replace my tableau (photo)")
+    page.fill("#player-name", "Bob")
+    expect(page.locator("#add-photo")).to_have_text("Add my tableau (photo)")
+    page.fill("#player-name", "Ann")
     page.click("#add-photo")  # Ann again: asked before her tableau is replaced
     page.wait_for_selector("#confirm[open]")
     assert "Replace Ann's tableau" in page.text_content("#confirm-text")
@@ -794,7 +799,12 @@ def test_a_name_before_the_photo_and_the_same_file_again_replaces_after_a_yes(se
     # it was refused, after the whole upload, as too like Ann (a walk).
     page.reload()
     expect(page.locator("#player-name")).to_have_value("Ann")
+    expect(page.locator("#add-photo")).to_have_text("Replace my tableau (photo)")
+    page.select_option("#lang", "it")
+    expect(page.locator("#add-photo")).to_have_text("Sostituisci il mio ecosistema (foto)")
+    page.select_option("#lang", "en")
     page.fill("#player-name", "ann")
+    expect(page.locator("#add-photo")).to_have_text("Replace my tableau (photo)")  # hers, typed otherwise
     page.click("#add-photo")
     page.wait_for_selector("#confirm[open]")
     assert "Replace Ann's tableau" in page.text_content("#confirm-text")

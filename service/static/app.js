@@ -2647,6 +2647,16 @@ function ownName(typed) {
   return mine.find((p) => p === typed) || mine.find((p) => foldName(p) === foldName(typed)) || typed;
 }
 
+// "Add my tableau" says "Replace" where the name typed is a seat this phone holds: a second phone,
+// its tableau added, still offered "Add my tableau" with its name filled in (an Italian walk).
+function addPhotoLabel() {
+  const typed = $("player-name").value.trim();
+  const held = !!typed && seatsHere((room.doc && room.doc.players) || []).includes(ownName(typed));
+  const button = $("add-photo");
+  button.dataset.i18n = held ? "ui.replace_tableau" : "ui.add_tableau";
+  setText(button, t(button.dataset.i18n));
+}
+
 function showRoom(doc) {
   nameRecentRoom(doc.id, doc.players);  // (this phone's own writes show the room without a poll)
   $("room-code").textContent = doc.id;
@@ -2661,6 +2671,7 @@ function showRoom(doc) {
   // This phone's one seat in the room, named in the box for its next photo (it was empty after a reload).
   const seats = seatsHere(doc.players);
   if (seats.length === 1 && !$("player-name").value.trim() && document.activeElement !== $("player-name")) $("player-name").value = seats[0];
+  addPhotoLabel();
   // A full room opened by a phone that holds no seat in it: said at once, and no name box or "Add
   // my tableau" offered (a ninth phone was told "the room is full" only once it had tapped: a
   // Russian walk). A phone holding a seat still retakes its photo; a seat freed, the box is back.
@@ -3460,7 +3471,7 @@ function bindRoomButtons(id) {
     else if ($("room-status").mark === "name_cut") setStatus($("room-status"), "");
   });
   // a name typed again is no longer the one refused
-  $("player-name").addEventListener("input", (e) => { e.target.removeAttribute("aria-invalid"); e.target.removeAttribute("aria-describedby"); });
+  $("player-name").addEventListener("input", (e) => { e.target.removeAttribute("aria-invalid"); e.target.removeAttribute("aria-describedby"); addPhotoLabel(); });
   $("room-photo").addEventListener("change", (e) => joinRoom(e.target.files[0]));
   $("room-not-mine").addEventListener("click", () => notMine && joinRoom(notMine.file, { name: notMine.name, k: notMine.k % notMine.n + 1 }));
   addEventListener("resize", () => { if (room.doc && room.doc.game) fitRoomPad(room.doc.game.players); });
