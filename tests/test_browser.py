@@ -4780,6 +4780,8 @@ def test_a_cell_cut_by_the_frame_is_unknown_while_a_new_decks_cards_are_named(se
     page.click(f"#solo-tableau .marks g[data-row='{r}'][data-col='{c}']")  # what it is, said as a read says it
     page.wait_for_selector("#picker[open]")
     expect(page.locator("#picker-cell")).to_have_text(words["ui.picker_unknown"].format(row=r + 1, col=c + 1))
+    # ... and no choice marked as what it is: "vuota" outlined read as its value (an Italian walk)
+    assert page.locator("#choices button.current").count() == 0
     page.click("#picker-cancel")
     # Every card in view named: the total shows, and is not final while the cells cut are unknown
     # ("Totale: 36", final-looking, for a tableau of 43: a Russian walk).

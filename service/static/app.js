@@ -1390,7 +1390,9 @@ function pick(view, r, c, review) {
         b.classList.add("runner");
         b.appendChild(Object.assign(document.createElement("small"), { textContent: ` (${t(changed ? "ui.picker_as_read" : "ui.picker_runner")})` }));
       }
-      if (type === current && !unnamed) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
+      // An unknown cell (the photo did not show it) is no empty one: nothing marked as what it is
+      // ("empty" outlined beside the cell's "unknown" read as its value: an Italian walk).
+      if (type === current && !unnamed && !view.unknownAt(r, c)) { b.classList.add("current"); b.setAttribute("aria-current", "true"); }
       b.addEventListener("click", () => finish(type));
       choices.appendChild(b);
     });
