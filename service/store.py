@@ -41,7 +41,10 @@ ROOM_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: easy to read
 ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 DROP_BATCH = 500  # rooms deleted by one statement (a query's parameters are bounded)
 MODES = ("game", "two-player", "solo")
-SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: max_players
+SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: GAME_SEATS
+# A game of Ecosystem seats 2-6: six tableaux hold the deck's 120 cards. A game room took 8 (the
+# service's max_players, a photo's bound), the page saying "3-6 players" (a walk).
+GAME_SEATS = 6
 KEEP_OVERLAYS = 2000
 # Of those no room holds, one client's newest only: its next upload pushes out its own oldest,
 # never another player's (two pictures a photo: 200 is its last 100 photos, or a big game's).
@@ -606,7 +609,7 @@ class Store:
 
     def seats(self, mode: str) -> int:
         """The players a room of ``mode`` takes at most, the solo bot aside."""
-        return SEATS.get(mode, self.max_players)
+        return SEATS.get(mode, min(self.max_players, GAME_SEATS))
 
     def put_player(self, room_id: str, name: str, grid: list[list[str | None]], read: ReadDoc | None, overlay: bytes | None,
                    token: str | None, if_match: int | None = None) -> tuple[str, int]:

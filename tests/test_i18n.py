@@ -196,6 +196,7 @@ MESSAGES = [
     "the body is sent as it is, not compressed (Content-Encoding: gzip)",
     "the room is full: at most 8 players",
     "a two-player room seats 2: it is full",
+    "a game room seats 6: it is full",
     "player names must differ; repeated: Ann",
     "the HEIC file is truncated: its upload or copy stopped early",
     "a name cannot stack more than two accents or marks on a letter",
