@@ -42,8 +42,8 @@ ROOM_ID_LENGTH = 10  # 31^10 ≈ 2^49: not guessable, still short enough to type
 DROP_BATCH = 500  # rooms deleted by one statement (a query's parameters are bounded)
 MODES = ("game", "two-player", "solo")
 SEATS = {"two-player": 2, "solo": 1}  # players a room of the mode seats (the bot aside); a game: GAME_SEATS
-# A game of Ecosystem seats 2-6: six tableaux hold the deck's 120 cards. A game room took 8 (the
-# service's max_players, a photo's bound), the page saying "3-6 players" (a walk).
+# A game of Ecosystem seats 2-6: a seventh tableau's 20 cards would pass the deck's 130. A game
+# room took 8 (the service's max_players, a photo's bound), the page saying "3-6 players" (a walk).
 GAME_SEATS = 6
 KEEP_OVERLAYS = 2000
 # Of those no room holds, one client's newest only: its next upload pushes out its own oldest,

@@ -326,7 +326,7 @@ def test_if_match_star_writes_on_whatever_version_there_is_and_never_on_a_gone_p
 
 
 def test_a_game_room_seats_as_many_as_a_game_of_ecosystem(client):
-    # six tableaux hold the deck's 120 cards: a seventh and an eighth player sat in a "3-6 players" room
+    # a seventh tableau would pass the deck's 130 cards: a seventh and an eighth player sat in a "3-6 players" room
     rid = client.post("/api/rooms", json={}).json()["id"]
     for k in range(6):
         join(client, rid, f"p{k}")
