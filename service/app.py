@@ -27,7 +27,7 @@ from starlette.types import Scope
 from ecoscore import __version__
 from ecoscore.vision.pipeline import Reader
 
-from . import i18n
+from . import localize
 from .decks import Decks
 from .deps import Services
 from .invalid import worded
@@ -183,7 +183,7 @@ def create_app(settings: Settings | None = None, reader: Reader | None = None) -
     app.add_middleware(CrossSite)  # before the body is counted or a photo queued: nothing of it is read
     app.add_middleware(PlainPath)  # before any route, and the database, sees the path
     app.add_middleware(IgnoredRange)
-    i18n.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
+    localize.install(app)  # the API's messages and doubts in the language asked for (Accept-Language, ?lang=)
     # Outside the translator: a HEAD's headers are its GET's as translated (its length too).
     app.add_middleware(HeadAsGet, routes=lambda: app.router.routes)
     app.add_middleware(SecurityHeaders)

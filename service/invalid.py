@@ -1,5 +1,5 @@
 """FastAPI's 422, worded by us: each error's ``msg`` one of the catalogue's ``api.v_*`` templates, so
-that it is translated on the way out like every other message (``i18n.Localize``) and on the page.
+that it is translated on the way out like every other message (``localize.Localize``) and on the page.
 
 Pydantic's own words are English only ("Input should be less than or equal to 12": a player at a
 Russian table read it on the page, a walk). The answer keeps FastAPI's shape (``detail``: a list of

@@ -1,6 +1,6 @@
 """Refusals a client acts on by a machine code, not by their words.
 
-A refusal's ``detail`` is for people (and translated on the way out: ``i18n.Localize``); a client
+A refusal's ``detail`` is for people (and translated on the way out: ``localize.Localize``); a client
 that must tell one refusal from another (the page: "teach this deck its cards", "remember
 anyway?") read it by its English words, and a reworded message broke it silently. A ``Refusal``
 adds a stable ``code`` and the facts behind it (``fields``) to the JSON answer."""

@@ -1168,7 +1168,7 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     # of its own, with retake advice joined after it, matched no one template and was shown in
     # English. The answer is fixed here, so the page's own translation is what is tested
     # (the service's: tests/test_i18n.py).
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.refusals import not_this_deck
 
@@ -1187,7 +1187,7 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
     page.wait_for_function("document.querySelector('#status').classList.contains('error')", timeout=20000)
     shown = page.text_content("#status")
     # without the photo's name before it (on a phone "IMG_2026…": a walk)
-    assert as_sentences(i18n.translate(refusal[len("my blurred-enrol: "):], lang)) in shown
+    assert as_sentences(translation.translate(refusal[len("my blurred-enrol: "):], lang)) in shown
     assert "no tableau read" not in shown and "add light" not in shown
     assert "my blurred-enrol" not in shown and shown[0].isupper()
     assert shown.count(". ") >= 2 and "; " not in shown  # a sentence a clause, not one run-on
@@ -1199,7 +1199,7 @@ def test_a_refusal_with_retake_advice_is_shown_in_the_players_language(server, n
 def test_a_status_already_shown_is_said_again_in_the_language_switched_to(server, page, tmp_path, lang):
     # A refusal shown in English stayed English after the player chose their language, and so
     # did "Correction saved" and every other status: only what was drawn anew was translated.
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
     refusal = "no tableau found: 3 cards detected, but no 5 × 4 grid of at least 5 aligned cards"
     page.route("**/api/photo*", lambda route: route.fulfill(
@@ -1213,7 +1213,7 @@ def test_a_status_already_shown_is_said_again_in_the_language_switched_to(server
     assert page.text_content("#status") == shown(sentence(refusal))
     page.select_option("#lang", lang)
     page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-    assert page.text_content("#status") == sentence(i18n.translate(refusal, lang)) != sentence(refusal)
+    assert page.text_content("#status") == sentence(translation.translate(refusal, lang)) != sentence(refusal)
     assert "error" in page.get_attribute("#status", "class")
     assert not page.errors
 
@@ -1222,14 +1222,14 @@ def catalogue_messages() -> list[str]:
     """Every English api.* message form with sample parameters (by the service's kinds), a
     refusal with retake advice joined after it, and every doubt the reader words about a cell
     (a deck's "not ours" runner-up among them): what the page and the service both translate."""
-    from ecoscore.service import i18n
+    from ecoscore.service import i18n, translation
 
     plain = next(v for k, v in i18n.catalogue("en").items() if k.startswith("api.") and isinstance(v, str) and "{" not in v)
-    sample = {**dict.fromkeys(i18n._NUMBER, "3"), **dict.fromkeys(i18n._PERCENT, "40 %"),
-              **dict.fromkeys(i18n._CARD, "bear"), **dict.fromkeys(i18n._CARDS, "wolf, eagle"),
-              **dict.fromkeys(i18n._MESSAGE, plain),
-              **dict.fromkeys(i18n._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(i18n._DECIMAL, "0.12"),
-              **dict.fromkeys(i18n._CELL_NAMES, "row 1, col 2; row 3, col 4"), **dict.fromkeys(i18n._ORDINAL, "2nd"),
+    sample = {**dict.fromkeys(translation._NUMBER, "3"), **dict.fromkeys(translation._PERCENT, "40 %"),
+              **dict.fromkeys(translation._CARD, "bear"), **dict.fromkeys(translation._CARDS, "wolf, eagle"),
+              **dict.fromkeys(translation._MESSAGE, plain),
+              **dict.fromkeys(translation._CELLS, "row 1 col 2, row 3 col 4"), **dict.fromkeys(translation._DECIMAL, "0.12"),
+              **dict.fromkeys(translation._CELL_NAMES, "row 1, col 2; row 3, col 4"), **dict.fromkeys(translation._ORDINAL, "2nd"),
               "lay_one": "as written, where the cards found put it",
               "lay_other": "turned 180°, 2 rows and 1 column off where the cards found put it"}
     texts = []
@@ -1247,14 +1247,14 @@ def test_the_page_translates_every_message_as_the_service_does(server, page, lan
     # Two matchers of the same catalogue, one in Python (the API's ?lang=) and one in the page's
     # script (which asks in English): they must agree on every message, or players see one
     # thing on the page and another in the API.
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
     texts = catalogue_messages()
     page.goto(server)
     page.select_option("#lang", lang)
     page.wait_for_function(f"document.documentElement.lang === '{lang}'")
     shown = page.evaluate("(texts) => texts.map((t) => I18N.message(t))", texts)
-    differ = [(text, own, i18n.translate(text, lang)) for text, own in zip(texts, shown) if own != i18n.translate(text, lang)]
+    differ = [(text, own, translation.translate(text, lang)) for text, own in zip(texts, shown) if own != translation.translate(text, lang)]
     assert not differ, differ[:3]
     assert sum(own != text for text, own in zip(texts, shown)) == len(texts)  # and each is translated
     assert any(", or a foreign card " in text for text in texts) and not any("foreign card" in own for own in shown)
@@ -4082,7 +4082,7 @@ def test_a_blurred_photo_is_told_so_in_the_players_language(server, new_page, tm
 
     from ecoscore.datasets.deck import load_deck
     from ecoscore.datasets.scene import SceneParams, render_scene
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.vision import advice
 
     base = SceneParams(long_side=1600, p_multi=0.0, p_cut_off=0.0)
@@ -4093,7 +4093,7 @@ def test_a_blurred_photo_is_told_so_in_the_players_language(server, new_page, tm
     page.wait_for_function("document.documentElement.lang === 'cs'")
     page.set_input_files("#file", write(tmp_path, "blurred.jpg", scene.jpeg))
     page.wait_for_selector("#result:not([hidden]), #retake:not([hidden])", timeout=60000)
-    czech = i18n.translate(advice.BLURRED(), "cs")
+    czech = translation.translate(advice.BLURRED(), "cs")
     assert czech != advice.BLURRED()
     shown = page.locator("#retake-advice li").all_text_contents() + page.locator("#solo-tableau .doubts li").all_text_contents()
     assert any(czech.rstrip(".")[1:] in item for item in shown), shown
@@ -4457,7 +4457,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     # player had compared every card with the table. "The grid is right" settles it on the page.
     from playwright.sync_api import expect
 
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
     page = new_page()
     upload_solo(page, server, write(tmp_path, "beside.jpg", tableau_with_a_card_beside()))
@@ -4508,7 +4508,7 @@ def test_the_one_photo_page_says_the_grid_is_right_and_the_photos_doubt_is_settl
     shot(page, "solo-grid-checked-en")
     # in Italian, as the walk had it
     page.select_option("#lang", "it")
-    italian = i18n.translate(LEFT_OUT, "it")
+    italian = translation.translate(LEFT_OUT, "it")
     expect(settled).to_have_text(f"Griglia confermata al tavolo. Dubbi superati: {italian}.")
     expect(said).to_have_text("Griglia verificata.")
     shot(page, "solo-grid-checked-it")
@@ -4596,9 +4596,9 @@ def test_each_tableau_of_one_photo_keeps_its_own_grid_is_right(server, page, rea
 
 def sentence_cs(doubt: str) -> str:
     """A read's doubt as the page says it in Czech: translated as the service does, a sentence."""
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
-    text = i18n.translate(doubt, "cs")
+    text = translation.translate(doubt, "cs")
     return text[:1].upper() + text[1:] + ("" if re.search(r"[.!?]\Z", text) else ".")
 
 
@@ -4851,9 +4851,9 @@ def test_a_neutral_pile_out_of_its_range_says_the_range_in_whole_numbers(server,
 def said_in(doubt: str, lang: str, first: bool = True) -> str:
     """A read's doubt as the page says it in ``lang``: translated as the service does, a sentence
     (``first``), or lower case as it follows a line's colon."""
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
-    text = i18n.translate(doubt, lang)
+    text = translation.translate(doubt, lang)
     return (text[:1].upper() + text[1:] if first else text) + ("" if re.search(r"[.!?]\Z", text) else ".")
 
 
@@ -5032,7 +5032,7 @@ def test_a_deck_count_exceeded_is_said_once_for_the_game_and_marks_every_total(s
     # said, once; every total is "?".
     from playwright.sync_api import expect
 
-    from ecoscore.service import i18n
+    from ecoscore.service import i18n, translation
 
     page = new_page(locale="ru-RU")
     room_id = new_room(page, server)
@@ -5065,7 +5065,7 @@ def test_a_deck_count_exceeded_is_said_once_for_the_game_and_marks_every_total(s
     boris = "boris has 9 eagle cards but a deck holds only 8: a misread card or a second deck"
     assert boris in game["deck_issues"]
     russian = "boris: 9 карт «орёл», а в колоде всего 8: ошибка распознавания или вторая колода"
-    assert i18n.translate(boris, "ru") == russian and page.evaluate("m => I18N.message(m)", boris) == russian
+    assert translation.translate(boris, "ru") == russian and page.evaluate("m => I18N.message(m)", boris) == russian
     assert page.evaluate("m => I18N.message(m)", "the game has 54 eagle cards but a deck holds only 8: a misread card or a "
                                                   "second deck").startswith("в игре 54 карты «орёл», а в колоде всего 8")
     shot(page, "room-deck-exceeded-ru")

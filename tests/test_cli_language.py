@@ -16,7 +16,7 @@ from helpers import EXAMPLES
 from ecoscore.cli.common import positive_int
 from ecoscore.cli.language import Words, chosen_lang
 from ecoscore.scoring import CardType, Tableau, explain, score_game, score_pad
-from ecoscore.service import i18n
+from ecoscore.service import i18n, translation
 
 # English words of the pad and the explanation that no translation keeps (player names here are
 # "p0".."p3", so none of them is one; "solo" is also Italian, for "only").
@@ -106,7 +106,7 @@ def test_every_line_of_the_pad_and_every_point_explained_is_said_in_the_players_
     said: set[str] = set()
 
     def say(text: str) -> str:
-        found = i18n.match(text)
+        found = translation.match(text)
         assert found is not None, text
         said.add(found[0])
         return words.say(text)
@@ -159,13 +159,13 @@ def test_a_photo_scored_and_read_in_italian_with_its_doubts(tmp_path, photo_set)
     assert english.returncode == italian.returncode == 0, italian.stderr
     en, it = json.loads(english.stdout), json.loads(italian.stdout)
     assert [p["total"] for p in it["players"]] == [p["total"] for p in en["players"]]
-    assert it["players"][0]["doubts"] == [i18n.translate(d, "it") for d in en["players"][0]["doubts"]]
+    assert it["players"][0]["doubts"] == [translation.translate(d, "it") for d in en["players"][0]["doubts"]]
     assert set(it["players"][0]) == set(en["players"][0])  # the keys stay: a JSON answer is data
     pad = _run("score", str(path), "--lang", "it")
     assert pad.returncode == 0, pad.stderr
     assert "totale" in pad.stdout and "total " not in pad.stdout
     for doubt in en["players"][0]["doubts"]:
-        assert f"dubbio (anna): {i18n.translate(doubt, 'it')}" in pad.stdout
+        assert f"dubbio (anna): {translation.translate(doubt, 'it')}" in pad.stdout
     read = _run("read", str(path), "--lang", "it")
     assert read.returncode == 0, read.stderr
     comment = next(line for line in read.stdout.splitlines() if line.startswith("# letto da "))
@@ -192,8 +192,8 @@ def test_a_batch_writes_its_doubts_and_errors_in_the_players_language(tmp_path, 
     assert [row["file"] for row in cs] == [row["file"] for row in en] and list(cs[0]) == list(en[0])  # columns stay
     for a, b in zip(en, cs):
         assert (b["totals"], b["grids"], b["final"]) == (a["totals"], a["grids"], a["final"])  # data stays
-        assert b["error"] == i18n.translate(a["error"], "cs")
-        assert b["doubts"] == " | ".join(i18n.translate(d, "cs") for d in a["doubts"].split(" | ")) if a["doubts"] else True
+        assert b["error"] == translation.translate(a["error"], "cs")
+        assert b["doubts"] == " | ".join(translation.translate(d, "cs") for d in a["doubts"].split(" | ")) if a["doubts"] else True
     broken = next(row for row in cs if row["file"].endswith("broken.jpg"))
     assert broken["status"] == "error" and broken["error"] and broken["error"] != next(
         row for row in en if row["file"].endswith("broken.jpg"))["error"]
@@ -299,7 +299,7 @@ def test_a_grid_and_a_decks_own_cards_disagreeing_is_said_cell_by_cell():
     english = ("kitchen.jpg: the grid and deck mine's own cards disagree: row 1 col 2: the grid says fox, this deck's "
                "cards say bee (87%); row 3 col 4: the grid says deer, this deck's cards say not ours (40%): check the "
                "grid there (two cards swapped?); nothing was added (--force adds it as its grid says)")
-    assert i18n.translate(english, "cs") == (
+    assert translation.translate(english, "cs") == (
         "kitchen.jpg: mřížka nesouhlasí s vlastními kartami balíčku mine: řada 1 sloupec 2: mřížka říká liška, karty tohoto "
         "balíčku včela (87\u00a0%); řada 3 sloupec 4: mřížka říká jelen, karty tohoto balíčku cizí karta (40\u00a0%): "
         "zkontrolujte tam mřížku (dvě karty prohozené?); nic nebylo přidáno (--force fotku přidá podle její mřížky)")

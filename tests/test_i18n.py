@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ecoscore.scoring import CardType, parse_card
-from ecoscore.service import i18n
+from ecoscore.service import i18n, translation
 from ecoscore.service.routes.photos import for_the_page
 from ecoscore.vision.refusals import not_this_deck
 
@@ -401,20 +401,20 @@ MESSAGES = [
 @pytest.mark.parametrize("lang", ["cs", "ru", "it"])
 def test_every_message_is_translated(lang):
     for text in MESSAGES:
-        assert i18n.match(text) is not None, text
-        out = i18n.translate(text, lang)
+        assert translation.match(text) is not None, text
+        out = translation.translate(text, lang)
         assert out != text, (lang, text)
         assert not re.search(r"\{\w+\}", out), out
     grid_text = i18n.catalogue("en")["api.unknown_card"].format(where="bot, row 2, cell 3", token="x")
     # "line 2, cell 3" of a grid's text in the page's words for a row and a column ("riga 1,
     # casella 1" beside the page's "riga 1, colonna 1": a walk, in Italian)
-    assert i18n.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
-    assert i18n.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
-    assert i18n.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
-    assert i18n.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 40–61\u00a0% nebo liška 30\u00a0%"
-    assert i18n.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
+    assert translation.translate(grid_text, "cs").startswith("mřížka bota, řada 2, sloupec 3: neznámá karta „x“")
+    assert translation.translate(grid_text, "ru").startswith("сетка бота, ряд 2, столбец 3: ")  # "bot, строка 2" (a walk)
+    assert translation.translate(grid_text, "it").startswith("griglia del bot, riga 2, colonna 3: ")
+    assert translation.translate(MESSAGES[3], "cs") == "řada 2, sloupec 3: nejisté čtení: jelen 40–61\u00a0% nebo liška 30\u00a0%"
+    assert translation.translate(MESSAGES[10], "ru").startswith("2 пустые ячейки (ряд 1 столбец 1, ряд 4 столбец 5)")
     pattern = next(text for text in MESSAGES if text.startswith("a grid of 20 card-like shapes"))
-    assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in i18n.translate(pattern, lang)
+    assert {"cs": "potok", "ru": "ручей", "it": "ruscello"}[lang] in translation.translate(pattern, lang)
 
 
 @pytest.mark.parametrize("lang", ["cs", "ru", "it"])
@@ -430,15 +430,15 @@ def test_every_cell_doubt_the_reader_words_is_translated_not_ours_and_all(lang):
     english = re.compile(r"\b(low confidence|not ours|foreign card|not a card|least sure|row|col|empty|or)\b|"
                          + "|".join(rf"\b{card.value}\b" for card in CardType))
     for text in doubts:
-        assert i18n.match(text) is not None, text
-        assert i18n.translate(text, "en") == text
-        out = i18n.translate(text, lang)
+        assert translation.match(text) is not None, text
+        assert translation.translate(text, "en") == text
+        out = translation.translate(text, lang)
         assert not english.search(out), (lang, text, out)
     said = {"cs": "řada 2, sloupec 1: nejisté čtení: včela 79\u00a0% nebo cizí karta 18\u00a0%",
             "ru": "ряд 2, столбец 1: недостаточно уверенно: пчела 79\u00a0% или чужая карта 18\u00a0%",
             "it": "riga 2, colonna 1: lettura incerta: ape 79%, oppure carta estranea 18%"}
-    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or a foreign card 18%", lang) == said[lang]
-    assert i18n.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]  # a read stored before
+    assert translation.translate("row 2, col 1: low confidence: bee 79%, or a foreign card 18%", lang) == said[lang]
+    assert translation.translate("row 2, col 1: low confidence: bee 79%, or not ours 18%", lang) == said[lang]  # a read stored before
 
 
 def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
@@ -452,7 +452,7 @@ def test_doubts_of_real_reads_are_all_matched(reader, photo_set):
         for tab in read.tableaux:
             doc = read_to_dict(tab, read.doubts)
             for text in doc["doubts"] + [d for row in doc["cells"] for cell in row for d in cell["doubts"]]:
-                assert i18n.match(text) is not None, text
+                assert translation.match(text) is not None, text
                 seen += 1
     assert seen  # the photo set has doubts to check
 
@@ -484,12 +484,12 @@ def test_a_refusal_with_retake_advice_is_translated_whole():
                "more over the cards; the photo is too dark (its brightest cards at 40 of 255): add light, "
                "or keep shadows off the cards")
     for lang in ("cs", "ru", "it"):
-        parts = i18n.translate(refusal, lang).split("; ")
+        parts = translation.translate(refusal, lang).split("; ")
         assert len(parts) == 3
-        assert parts[0] == i18n.translate(refusal.split("; ")[0], lang) != refusal.split("; ")[0]
+        assert parts[0] == translation.translate(refusal.split("; ")[0], lang) != refusal.split("; ")[0]
         assert "hold the phone" not in parts[1] and "add light" not in parts[2]
     # Text that is not all messages is left as it came.
-    assert i18n.translate("no tableau found: 12 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
+    assert translation.translate("no tableau found: 12 cards detected, but no 5 × 4 grid of at least 5 aligned cards; "
                           "something else", "cs").endswith("; something else")
 
 
@@ -499,8 +499,8 @@ def test_a_refusal_holding_a_semicolon_is_translated_with_its_advice(refusal):
     # messages at every "; " matched, and such refusals reached players in English.
     dark = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
     for lang in ("cs", "ru", "it"):
-        whole = i18n.translate(f"{refusal}; {dark}", lang)
-        assert whole == f"{i18n.translate(refusal, lang)}; {i18n.translate(dark, lang)}"
+        whole = translation.translate(f"{refusal}; {dark}", lang)
+        assert whole == f"{translation.translate(refusal, lang)}; {translation.translate(dark, lang)}"
         assert "add light" not in whole and "no tableau read" not in whole
 
 
@@ -519,7 +519,7 @@ def test_the_empty_cells_doubt_is_translated_cells_and_all():
              for r in range(4) for c in range(5)]
     (doubt,) = [d for d in tableau_doubts(cells, TableauFit({}, 0.0, False)) if "empty" in d]
     for lang in ("cs", "ru", "it"):
-        out = i18n.translate(doubt, lang)
+        out = translation.translate(doubt, lang)
         assert out != doubt and not re.search(r"\b(row|col),? \d", out), (lang, out)
 
 
@@ -528,8 +528,8 @@ def test_a_message_holding_a_crafted_name_is_left_as_it_is_not_matched_for_ever(
     # A file name of "a: b; " repeated, inside a refusal: the matcher recursed once per ": " and
     # tried every "; " split (290: 5 s on the event loop; 340: a RecursionError, an HTTP 500).
     text = f"{'a: b; ' * n}: not an image (bytes start 6a756e6b)"
-    assert i18n.translate(text, "cs") == text
-    assert i18n.match(text) is None
+    assert translation.translate(text, "cs") == text
+    assert translation.match(text) is None
 
 
 def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_every_language():
@@ -552,7 +552,7 @@ def test_the_service_says_what_to_do_about_the_wrong_deck_in_the_pages_words_in_
     assert said[2].endswith("Choose your deck (Deck, on the start page)")
     for lang in ("cs", "ru", "it"):
         for text in said:
-            out = i18n.translate(text, lang)
+            out = translation.translate(text, lang)
             assert out != text and "no tableau read" not in out and "wrong deck" not in out, (lang, out)
 
 
@@ -567,7 +567,7 @@ def test_the_readers_own_words_of_the_wrong_deck_are_translated_for_the_command_
     blurred = "the photo is blurred (the cards' edges and pictures are soft): hold the phone still, tap the cards on " \
               "the screen to focus, and add light so the shutter is quicker"
     for text in (f"x.jpg: {not_this_deck(20)}; {blurred}", not_this_deck(1), not_this_deck(19, "mine"), wrong_deck_doubt(6)):
-        out = i18n.translate(text, lang)
+        out = translation.translate(text, lang)
         assert not re.search(r"no tableau read|read against the wrong deck|command line|if it is", out), (lang, out)
         assert ("deck add mine --photo P.jpg" if "mine" in text else "--deck") in out, (lang, out)
 
@@ -576,13 +576,13 @@ def test_a_decimal_is_written_as_the_players_language_writes_it():
     # Italian, Czech and Russian write "0,29": the page showed "errore 0.29".
     doubt = "the cards do not sit on a regular grid (fit error 0.29 card widths)"
     for lang in ("cs", "ru", "it"):
-        out = i18n.translate(doubt, lang)
+        out = translation.translate(doubt, lang)
         assert "0,29" in out and "0.29" not in out, (lang, out)
-    assert i18n.translate(doubt, "en") == doubt
+    assert translation.translate(doubt, "en") == doubt
 
 
 def test_a_tableau_of_one_row_is_said_in_the_singular():
-    from ecoscore.service.i18n import translate
+    from ecoscore.service.translation import translate
 
     said = "a tableau is 4 rows of 5 cards (or 5 rows of 4); got 1 row, holding 3 cards"
     assert translate(said, "it").endswith("ricevuta 1 riga, con 3 carte")
@@ -612,18 +612,18 @@ def test_every_reason_the_scorer_gives_is_translated(lang):
                    for i in range(rng.randint(1, 4))]
         for p in score_game(players).players:
             for text in [c.reason for c in p.cards] + [g.reason for g in p.groups]:
-                found = i18n.match(text)
+                found = translation.match(text)
                 assert found is not None, text
                 kinds.add(found[0])
-                out = i18n.translate(text, lang)
+                out = translation.translate(text, lang)
                 assert not _REASON_ENGLISH.search(out) and not re.search(r"\{\w+\}", out), (text, out)
     assert len(kinds) >= 22, sorted(kinds)  # every kind of reason was met
     said = {"cs": "2 × 2 sousední včely/pstruzi (řada 1, sloupec 2; řada 2, sloupec 1)",
             "ru": "2 × 2 соседние пчелы/форели (ряд 1, столбец 2; ряд 2, столбец 1)",
             "it": "2 × 2 api/trote adiacenti (riga 1, colonna 2; riga 2, colonna 1)"}
-    assert i18n.translate("2 × 2 adjacent bees/trout (row 1, col 2; row 2, col 1)", lang) == said[lang]
+    assert translation.translate("2 × 2 adjacent bees/trout (row 1, col 2; row 2, col 1)", lang) == said[lang]
     place = {"cs": "3 vlci: 2. místo v počtu vlků, 8", "ru": "3 волка: 2-е место по числу волков, 8", "it": "3 lupi: 2° posto per il numero di lupi, 8"}
-    assert i18n.translate("3 wolves: 2nd place for most wolves, 8", lang) == place[lang]
+    assert translation.translate("3 wolves: 2nd place for most wolves, 8", lang) == place[lang]
 
 
 def test_the_api_explains_every_point_in_the_players_language(reader, tmp_path):
@@ -641,7 +641,7 @@ def test_the_api_explains_every_point_in_the_players_language(reader, tmp_path):
         for part in ("cards", "groups"):
             for a, b in zip(en["explanation"][part], cs["explanation"][part]):
                 assert {k: v for k, v in a.items() if k != "reason"} == {k: v for k, v in b.items() if k != "reason"}
-                assert b["reason"] == i18n.translate(a["reason"], "cs") and not _REASON_ENGLISH.search(b["reason"])
+                assert b["reason"] == translation.translate(a["reason"], "cs") and not _REASON_ENGLISH.search(b["reason"])
 
 
 def test_where_an_enrolments_grid_may_lie_is_said_in_the_players_words():
@@ -650,22 +650,22 @@ def test_where_an_enrolments_grid_may_lie_is_said_in_the_players_words():
     refusal = ("table.jpg: cannot tell where the grid lies on the cards found (all its 11 cards were found, and it fits "
                "them alike as written, 1 row off where the cards found put it and turned 180°, 2 rows and 1 column off "
                "where the cards found put it): check that the grid is this photo's, its empty cells where no card lies")
-    assert i18n.translate(refusal, "cs") == (
+    assert translation.translate(refusal, "cs") == (
         "table.jpg: nelze poznat, kde na nalezených kartách mřížka leží (nalezeny byly všechny její karty, 11, a stejně "
         "dobře sedí v zapsané podobě, posunutá o 1 řadu od místa určeného nalezenými kartami i otočená o 180°, "
         "posunutá o 2 řady a 1 sloupec od místa určeného nalezenými kartami): zkontrolujte, že mřížka patří k této "
         "fotce a její prázdná políčka jsou tam, kde neleží žádná karta")
     which_way = ("table.jpg: cannot tell which way the grid lies in the photo (it reads alike as written and turned 180°); "
                  "photograph it from the side the grid was written from")
-    assert "(va bene sia come è scritta sia girata di 180°)" in i18n.translate(which_way, "it")
-    assert "(одинаково подходят в записанном виде и с поворотом на 180°)" in i18n.translate(which_way, "ru")
+    assert "(va bene sia come è scritta sia girata di 180°)" in translation.translate(which_way, "it")
+    assert "(одинаково подходят в записанном виде и с поворотом на 180°)" in translation.translate(which_way, "ru")
     # every way enrol.py words (vision/enrol.py: _SYMMETRIES, _moved_by) is one the pattern knows
     from ecoscore.vision.enrol import _SYMMETRIES, _moved_by
 
     for way in _SYMMETRIES:
         for move in [(0, 0), (1, 0), (0, 2), (2, 1), (-1, -3)]:
             label = way if move == (0, 0) else f"{way}, {_moved_by(move)}"
-            said = i18n.translate(which_way.replace("as written and", f"{label} and"), "cs")
+            said = translation.translate(which_way.replace("as written and", f"{label} and"), "cs")
             assert "written" not in said and "off where" not in said and "turned" not in said, (label, said)
 
 
@@ -678,6 +678,6 @@ def test_the_systems_reason_for_a_failed_read_or_write_is_said_in_the_players_wo
     for text in (cannot_write(Path("/media/card/night.csv"), OSError(errno.ENOSPC, "No space left on device")),
                  cannot_read("/media/card/IMG_0001.jpg", OSError(errno.EIO, "Input/output error")),
                  "cannot be read: read-only file system"):
-        said = i18n.translate(text, lang)
+        said = translation.translate(text, lang)
         assert said != text and not re.search(r"[Ss]pace left|[Ii]nput/output error|read-only file", said), said
-    assert i18n.translate("cannot write x: Something odd", lang).endswith(": Something odd")  # unknown: as the system said
+    assert translation.translate("cannot write x: Something odd", lang).endswith(": Something odd")  # unknown: as the system said

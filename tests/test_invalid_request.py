@@ -5,7 +5,7 @@ from fastapi import FastAPI, File, Form, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.testclient import TestClient
 
-from ecoscore.service import i18n
+from ecoscore.service import localize
 from ecoscore.service.app import invalid_request
 from ecoscore.service.invalid import field_name, worded
 from ecoscore.service.schemas import GridGame, Neutral, NewRoom
@@ -32,7 +32,7 @@ def _app() -> FastAPI:
         return {"name": name}
 
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
-    i18n.install(app)
+    localize.install(app)
     return app
 
 

@@ -49,7 +49,7 @@ def test_a_photo_of_one_card_is_told_so_not_to_come_closer(reader, photo_set, sh
     a player was sent closer to one card. Told now that the photo shows one card, in every
     language; three cards on a table are not one card (the refusal as before)."""
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.vision.refusals import ONE_CARD
 
     face = load_deck("standin").faces["bear"][0]
@@ -68,7 +68,7 @@ def test_a_photo_of_one_card_is_told_so_not_to_come_closer(reader, photo_set, sh
         reader.read(cv2.imencode(".jpg", image)[1].tobytes())
     said = str(err.value)
     assert said.startswith(ONE_CARD) and "come closer" not in said, said
-    assert i18n.translate(said, "cs").startswith("žádný ekosystém nenalezen: na fotce je jen jedna karta")
+    assert translation.translate(said, "cs").startswith("žádný ekosystém nenalezen: na fotce je jen jedna karta")
 
     # Nothing of a card's proportions is one card but a card: a grey page, noise, a tableau too
     # dark to see, each 1.4 : 1 (an attack found them all told "the photo shows one card").
@@ -112,7 +112,7 @@ def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number
     photo is refused, in every language, before any grid is looked at again (420 cards: on
     their count, now, as more than a game's tableaux hold)."""
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.vision.fits import MAX_TABLEAUX
     from ecoscore.vision.pipeline import Reader
 
@@ -131,7 +131,7 @@ def test_a_photo_of_more_grids_than_a_game_has_is_refused_after_a_bounded_number
     with pytest.raises(NoTableauError, match=r"too many (tableaux|cards) in one photo") as refused:
         reader.read(cv2.imencode(".jpg", photo)[1].tobytes())
     assert reader.finder.looks <= 2 + MAX_TABLEAUX  # the quick look, the first look, the closer looks
-    assert "příliš mnoho" in i18n.translate(str(refused.value), "cs")
+    assert "příliš mnoho" in translation.translate(str(refused.value), "cs")
 
 
 def test_a_photo_of_more_cards_than_a_games_tableaux_is_refused_before_any_lattice():
@@ -139,7 +139,7 @@ def test_a_photo_of_more_cards_than_a_games_tableaux_is_refused_before_any_latti
     again and again, 44 finder runs, 14 s of a reader; the photo is no game's and is refused as
     soon as its cards are counted, in every language."""
     from ecoscore.datasets.deck import load_deck
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.vision.fits import MAX_PHOTO_CARDS, MAX_TABLEAUX
     from ecoscore.vision.pipeline import Reader
 
@@ -160,7 +160,7 @@ def test_a_photo_of_more_cards_than_a_games_tableaux_is_refused_before_any_latti
     # the quick look, the first look and the closer looks at the biggest groups (small cards are
     # found there: the first look boxed fewer than the limit), then no lattice, no second look
     assert reader.finder.looks <= 2 + MAX_TABLEAUX
-    assert i18n.translate(str(refused.value), "ru").startswith("слишком много карт на одном фото")
+    assert translation.translate(str(refused.value), "ru").startswith("слишком много карт на одном фото")
 
 
 def test_a_fifth_row_of_cards_is_said_left_out_never_dropped_silently(monkeypatch):

@@ -18,7 +18,7 @@ from service_helpers import SlowReader, answer, live_server, raw
 
 from ecoscore.scoring import GridError, parse_grid, parse_json
 from ecoscore.scoring.majority import places
-from ecoscore.service import i18n
+from ecoscore.service import translation
 from ecoscore.service.app import Settings, create_app
 
 pytestmark = pytest.mark.slow  # models, renders or a server: the full suite only
@@ -91,7 +91,7 @@ def test_a_clients_long_text_is_said_cut_and_translated_at_once(client):
     r = client.post("/api/layout?lang=cs", files={"photo": ("IMG_0001.jpg", b"not an image", "image/jpeg")})
     assert r.status_code == 415 and r.json()["detail"].startswith("IMG_0001.jpg: ") and "obrázek" in r.json()["detail"], r.text
     started = time.thread_time()
-    said = i18n.translate(crafted + ": not a photo ecoscore can read", "cs")  # as long as any text may be
+    said = translation.translate(crafted + ": not a photo ecoscore can read", "cs")  # as long as any text may be
     assert time.thread_time() - started < 0.2 and said.startswith("x: x:")  # (left in English, not matched for a second)
 
 
@@ -117,7 +117,7 @@ def test_a_422_echoes_no_input_and_a_bounded_list_of_errors_in_any_language(clie
 
 
 def test_an_answer_s_messages_are_translated_up_to_a_bound():
-    from ecoscore.service.i18n import MAX_TRANSLATED, translate_doc
+    from ecoscore.service.translation import MAX_TRANSLATED, translate_doc
 
     said = "the photo is too dark (its brightest cards at 40 of 255): add light, or keep shadows off the cards"
     doc = translate_doc({"players": [{"doubts": [said] * 300}, {"doubts": [said] * 300}]}, "cs")

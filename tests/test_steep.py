@@ -244,13 +244,13 @@ def test_a_play_mats_slots_beside_a_tableau_are_not_a_second_player(reader, deck
     # silently: were they a player's cards, the game would lack a player. In the player's language
     # too. (The classifier shown the second renderer's photos, 2026-12-03, names no card in them at
     # all: no card, nothing to say; the pattern rule itself is tested on its own.)
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
 
     said = [d for d in read.doubts if d.startswith("a grid of ")]
     assert len(said) <= 1, read.doubts
     for doubt in said:
         assert "all read as stream and none surely" in doubt, read.doubts
-        assert i18n.translate(doubt, "it").startswith("una griglia di ") and "ruscello" in i18n.translate(doubt, "it")
+        assert translation.translate(doubt, "it").startswith("una griglia di ") and "ruscello" in translation.translate(doubt, "it")
     assert not read.pattern_grids or said
 
 
@@ -259,7 +259,7 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
     """Where no tableau is left, the refusal says both what may be wrong (the deck, or no cards
     there) and that a grid was taken for a pattern, in the player's language. The rule itself
     is tested above; here, that the refusal carries what it found."""
-    from ecoscore.service import i18n
+    from ecoscore.service import translation
     from ecoscore.service.routes.photos import for_the_page
     from ecoscore.vision.photo_doubts import PatternGrid
     from ecoscore.vision.pipeline import JudgedGrids, Reader
@@ -271,7 +271,7 @@ def test_a_photo_of_only_a_grid_taken_for_a_pattern_is_refused_saying_so(reader,
         reader.read(scene.jpeg)
     said = str(refused.value)
     assert said.startswith("no tableau read: a grid of ") and "; a grid of 20 card-like shapes, all read as stream" in said
-    page = i18n.translate(for_the_page(said), "cs")  # as the page shows it, in Czech
+    page = translation.translate(for_the_page(said), "cs")  # as the page shows it, in Czech
     assert "potok" in page and "no tableau" not in page and "card-like" not in page
 
 

@@ -70,7 +70,7 @@ class Words:
         where no template of the catalogue fits it)."""
         if self.lang == "en":
             return text  # (and the catalogue's import, a quarter second, is not paid)
-        from ecoscore.service.i18n import translate
+        from ecoscore.service.translation import translate
 
         return translate(text, self.lang)
 
@@ -110,7 +110,7 @@ class Words:
         """A JSON answer with its messages in this language, as the API's (keys stay)."""
         if self.lang == "en":
             return doc
-        from ecoscore.service.i18n import translate_doc
+        from ecoscore.service.translation import translate_doc
 
         return translate_doc(doc, self.lang)
 
