@@ -5,7 +5,7 @@ answer is 503 with ``Retry-After``, and nothing of the photo is read (a queue fu
 come is said as soon as its body is in, dropped as it came). A ticket holder waits for a
 reader, at most ``queue_wait`` seconds: a reader set free goes to the waiting client with the
 fewest reads running, of those with the fewest photos waiting (a lone photo, then a game under
-way), the longest waiting among them (first come, first served, one client's
+way), the longest waiting among them; a photo that has waited half its wait goes before all (first come, first served, one client's
 eight photos of strewn cards, 10-19 s each, held every reader, and another player's photo waited
 27 s or got a 503: an attack on a running server), and gives up its place if the client goes away
 meanwhile. A read runs in the queue's own threads, and its reader is released when the thread
@@ -55,7 +55,7 @@ class ReadQueue:
         self.workers, self.capacity, self.wait = workers, workers + queue, wait
         self.tickets = 0
         self._free = workers
-        self._waiters: list[tuple[asyncio.Future, str]] = []  # (who waits, for which client), oldest first
+        self._waiters: list[tuple[asyncio.Future, str, float]] = []  # (who waits, for which client, since when), oldest first
         self._running: dict[str, int] = {}  # reads under way per client
         self._last_turn: dict[str, int] = {}  # when each client busy now last had a reader (a count of turns)
         self._turns = 0
@@ -83,19 +83,23 @@ class ReadQueue:
 
     # readers
     def _release(self) -> None:
-        self._waiters = [(waiter, client) for waiter, client in self._waiters if not waiter.done()]
+        self._waiters = [w for w in self._waiters if not w[0].done()]
         if not self._waiters:
             self._free += 1
             # no one waits: the turns of clients with no read under way are history (never a map that only grows)
             self._last_turn = {client: turn for client, turn in self._last_turn.items() if client in self._running}
             return
-        # The clients with fewest reads running; of those the one with fewest photos waiting (a
-        # game under way before games not begun: in turns round every game, 7 games of 8 photos
-        # each came to their last photos together at the 30 s wait, and all 7 were refused, their
-        # reads thrown away: an attack), then the one whose last turn is longest ago; ``min``
-        # keeps the first of equals: its longest waiting. A lone photo still goes before a game.
-        waiting = Counter(client for _, client in self._waiters)
-        chosen = min(self._waiters, key=lambda w: (self._running.get(w[1], 0), waiting[w[1]], self._last_turn.get(w[1], -1)))
+        # A photo that has waited half its wait first (else a client keeping two lone photos in
+        # flight, one waiting, went before a game's eight every time, and the game was refused
+        # whole: a review). Then the clients with fewest reads running; of those the one with fewest
+        # photos waiting (a lone photo before a game, and a game under way before games not begun:
+        # in turns round every game, 7 games of 8 photos each came to their last photos together at
+        # the 30 s wait, and all 7 were refused, their reads thrown away: an attack); then the one
+        # whose last turn is longest ago; ``min`` keeps the first of equals: its longest waiting.
+        waiting = Counter(client for _, client, _ in self._waiters)
+        fresh = time.monotonic() - self.wait / 2
+        chosen = min(self._waiters, key=lambda w: (w[2] > fresh, self._running.get(w[1], 0), waiting[w[1]],
+                                                  self._last_turn.get(w[1], -1)))
         self._waiters.remove(chosen)
         self._hand(chosen[1])  # counted as it is handed: two readers set free at once go to two clients
         chosen[0].set_result(None)
@@ -110,7 +114,7 @@ class ReadQueue:
         self._running[client] -= 1
         if not self._running[client]:
             del self._running[client]
-            if not any(who == client for _, who in self._waiters):  # idle: nothing to remember it by
+            if not any(who == client for _, who, _ in self._waiters):  # idle: nothing to remember it by
                 self._last_turn.pop(client, None)
         self._release()
 
@@ -120,7 +124,7 @@ class ReadQueue:
             self._hand(client)
             return
         waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append((waiter, client))
+        self._waiters.append((waiter, client, time.monotonic()))
         deadline = time.monotonic() + self.wait
         try:
             while not waiter.done():

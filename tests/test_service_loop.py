@@ -294,6 +294,7 @@ def test_a_game_under_way_is_read_to_its_end_before_games_not_begun_and_a_lone_p
     # 30 s wait, and all 7 were refused, their reads thrown away (an attack): a game under way goes
     # on (fewest photos waiting) and the first games are answered; a lone photo still goes first.
     import asyncio
+    import threading
 
     from ecoscore.service.reads import ReadQueue
 
@@ -304,24 +305,65 @@ def test_a_game_under_way_is_read_to_its_end_before_games_not_begun_and_a_lone_p
         async def here():
             return False
 
-        loop, second_read = asyncio.get_running_loop(), asyncio.Event()
+        loop, second_read, lone_waits = asyncio.get_running_loop(), asyncio.Event(), threading.Event()
 
         def read(who):
-            if who == "a1":
+            if who == "a1":  # the lone photo comes while the first game's second photo is read
                 loop.call_soon_threadsafe(second_read.set)
-            time.sleep(0.03)
+                lone_waits.wait(10)
             order.append(who)
 
         games = [asyncio.create_task(queue.run(read, f"{game}{k}", gone=here, client=f"10.0.0.{n}"))
                  for n, game in enumerate("abc") for k in range(3)]
-        await second_read.wait()  # a lone photo comes while the first game is under way
+        await second_read.wait()
         lone = asyncio.create_task(queue.run(read, "lone", gone=here, client="10.0.0.9"))
+        while not any(client == "10.0.0.9" for _, client, _ in queue._waiters):
+            await asyncio.sleep(0.001)
+        lone_waits.set()
         await asyncio.gather(*games, lone)
         queue.close()
         return order
 
     order = asyncio.run(scenario())
     assert order == ["a0", "a1", "lone", "a2", "b0", "b1", "b2", "c0", "c1", "c2"], order
+
+
+def test_a_game_is_not_starved_by_a_client_keeping_lone_photos_in_flight():
+    # A client always holding a photo waiting (two in flight) has fewer waiting than a game of
+    # eight: it went first every time, and the game's photos all waited out their wait (a review).
+    # A photo waiting half its wait goes first.
+    import asyncio
+
+    from ecoscore.service.reads import QueueFull, ReadQueue
+
+    async def scenario():
+        queue = ReadQueue(1, 16, 3.0)
+        served: list[str] = []
+        stop = False
+
+        async def here():
+            return False
+
+        def read(who):
+            time.sleep(0.05)
+            served.append(who)
+
+        async def keeps_two_in_flight(k):
+            while not stop:
+                await queue.run(read, f"lone-{k}", gone=here, client="10.0.0.1")
+
+        lone = [asyncio.create_task(keeps_two_in_flight(k)) for k in range(2)]
+        await asyncio.sleep(0.1)
+        game = await asyncio.gather(*(queue.run(read, f"game-{k}", gone=here, client="10.0.0.2") for k in range(8)),
+                                    return_exceptions=True)
+        stop = True
+        await asyncio.gather(*lone)
+        queue.close()
+        return game, served
+
+    game, served = asyncio.run(scenario())
+    assert not any(isinstance(answer, QueueFull) for answer in game), game
+    assert sum(who.startswith("game-") for who in served) == 8
 
 
 def test_two_readers_set_free_go_to_two_clients_and_the_counts_come_back_to_none():
