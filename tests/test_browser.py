@@ -3184,6 +3184,12 @@ def test_a_tableau_not_final_for_an_empty_cell_is_not_final_in_the_photos_game_e
     assert "empty cell" in first.get_attribute("title"), first.get_attribute("title")
     # each tableau with its empty cell: every column marked, none shown as final
     assert all(t.endswith("?") for t in page.locator("#game-pad tr.total td").all_text_contents())
+    # the grid said right: its column final at once (its "41?" stayed beside the tableau's final
+    # total until the game was asked again: a Czech walk), the others still marked
+    page.click("#solo-tableau .grid-right")
+    expect(first).to_have_text(re.compile(r"^-?\d+$"))
+    assert first.get_attribute("title") in (None, ""), first.get_attribute("title")
+    assert all(t.endswith("?") for t in page.locator("#game-pad tr.total td").all_text_contents()[1:])
 
 
 def test_a_room_player_takes_the_other_tableau_of_their_photo_as_theirs(server, page, tmp_path):
@@ -3793,6 +3799,7 @@ def test_a_screen_reader_is_told_the_total_once_the_grid_is_said_right(server, p
     page.click("#solo-tableau .grid-right")
     expect(page.locator("#total-unsure")).to_be_hidden()
     expect(page.locator("#said")).to_have_text(f"Total: {page.text_content('#total')}.")
+    expect(page.locator("#status")).to_have_text("")  # "... then tap The grid is right", tapped: gone (it stayed: a Czech walk)
 
 
 HEADING_LEVELS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].filter((h) => h.checkVisibility())

@@ -2021,10 +2021,14 @@ function soloView() {
     // that came back after the next was made: ``TableauView.commit``).
     // The total said again to a screen reader: it kept "Total: 52? Not final" once the total shown
     // was final (a newcomer's walk).
-    onKept: () => { soloPad(solo.view.player); saveSolo(); if (!solo.teaching) announceTotal(); },
+    onKept: () => { soloPad(solo.view.player); saveSolo(); refreshGameDoubts(); if (!solo.teaching) announceTotal(); },
     onTakenBack: () => showSolo(solo.view.player),
     // "The grid is right": no room to tell; the total and the pad final at once, kept through a reload.
-    onChecked: () => { soloPad(solo.view.player); saveSolo(); announceTotal(); },
+    // Its "tap The grid is right" done with (it stayed once tapped: a Czech walk).
+    onChecked: () => {
+      soloPad(solo.view.player); saveSolo(); refreshGameDoubts(); announceTotal();
+      if ($("status").mark === "review_done") setStatus($("status"), "");
+    },
     // "Check the 3 doubtful cards first" goes once they are (it stayed under the button: a walk).
     onSettled: () => { if ($("remember-status").mark === "unsure") setStatus($("remember-status"), ""); } });
   return solo.view;
@@ -2045,12 +2049,11 @@ function gameMajorityNote(type) {
   return maj && maj.place ? t("ui.explain_as_game", { place: placeText(maj.place), points: pts(maj.points) }) : "";
 }
 
-async function scoreAsOneGame() {
-  const shown = solo.doc, button = $("as-game");
-  if (!shown || shown.players.length < 3) return;
-  // Each tableau's grid as it stands, and its cells still in doubt: a card corrected or kept as
-  // read is no longer in doubt; a cell not shown (unknown) stays so until it is named.
-  const tableaux = shown.players.map((p, i) => {
+// Each tableau of the photo shown, as the game scores it: its grid as it stands, its cells still
+// in doubt (a card corrected or kept as read is no longer in doubt; a cell not shown, unknown,
+// stays so until it is named) and its photo's doubts still standing.
+function gameTableaux(shown) {
+  return shown.players.map((p, i) => {
     const work = i === solo.index ? workOf(solo.view) : solo.work[i];
     const settled = new Set([...(work ? work.corrected : []), ...(work ? work.checked : [])]);
     const open = (p.cells || []).flatMap((row, r) => row.map((cell, c) => [cell, r, c]))
@@ -2062,6 +2065,23 @@ async function scoreAsOneGame() {
     const readDoubts = i === solo.index ? solo.view.readDoubts() : readDoubtsOf(p, work);
     return { name: String(i + 1), grid: work ? work.grid : p.grid, open: open.length, readDoubts };
   });
+}
+
+// The game's pad, shown, told of a card kept or the grid said right (no grid changed, so no
+// score either): its "41?" stayed beside the tableau's final 44 until the game was asked again
+// (a Czech walk). A correction hides the pad instead: its totals are scored again when asked.
+function refreshGameDoubts() {
+  const game = solo.game;
+  if (!game || game.doc !== solo.doc || $("game").hidden) return;
+  const now = gameTableaux(solo.doc);
+  game.players = game.players.map((q, i) => ({ ...q, open: now[i].open, readDoubts: now[i].readDoubts }));
+  renderGame(game.players);
+}
+
+async function scoreAsOneGame() {
+  const shown = solo.doc, button = $("as-game");
+  if (!shown || shown.players.length < 3) return;
+  const tableaux = gameTableaux(shown);
   button.disabled = true;
   try {
     const doc = await api("POST", "/api/grid", { players: tableaux.map(({ name, grid }) => ({ name, grid })) });
