@@ -3152,6 +3152,9 @@ def test_a_photo_of_the_whole_game_is_scored_as_one_game_when_asked(server, page
     # the tableau's own total below says it is scored alone (read as the player's score beside the
     # game's: a walk, in Russian)
     expect(page.locator("#result h2.total")).to_have_text(re.compile(r"^Total, scored alone: -?\d+\??$"))
+    # ... smaller than the game's (in big type below the game's it still read as theirs: a Czech walk)
+    size = "parseFloat(getComputedStyle(document.querySelector('#result h2.total')).fontSize)"
+    assert page.evaluate(size) < page.evaluate("parseFloat(getComputedStyle(document.querySelector('#game h2')).fontSize)")
     page.select_option("#lang", "cs")
     expect(page.locator("#as-game")).to_have_text("Spočítat 3 ekosystémy jako jednu partii")
     expect(page.locator("#result h2.total")).to_have_text(re.compile(r"^Celkem, počítáno samostatně: -?\d+\??$"))

@@ -2117,6 +2117,9 @@ function showGame(shown) {
   const label = totalLabel();
   label.dataset.i18n = shown ? "ui.total_alone" : "ui.total";
   label.textContent = t(label.dataset.i18n);
+  // ... and drawn smaller than the game's: "Celkem, počítáno samostatně: 59" in big type under the
+  // game's 56 still read as the player's score (a Czech walk)
+  label.closest("h2").classList.toggle("alone", shown);
 }
 
 // The game's column of the tableau shown below it, marked: its total there (the majorities compared)
