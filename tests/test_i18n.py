@@ -139,6 +139,7 @@ MESSAGES = [
     "photo's cards too (Name the cards of my deck), or choose the right deck (Deck); if no cards "
     "lie there (a play mat's printed slots, a pattern on the table), photograph the tableau itself",
     "this photo holds 2 tableaux: the one with the most cards was taken as yours (photograph yours alone to be sure)",
+    "this photo holds 3 tableaux: tableau 2 was taken as yours, those with more cards being other players' (photograph yours alone to be sure)",
     "ann: not an image (JPEG, PNG, WebP or HEIC expected)",
     "ann: the file is empty",
     "ann: the JPEG file is truncated (no end-of-image marker): its upload or copy stopped early",

@@ -338,6 +338,27 @@ def test_a_room_player_says_which_of_the_photos_tableaux_is_theirs(client, two_t
     assert client.get(dana["photo_url"]).status_code == 404
 
 
+def test_players_sending_one_photo_of_the_table_each_get_a_tableau_no_other_player_holds(client, two_tableaux):
+    """Players sending one photo of the table each got its biggest tableau, and "Not mine" the next
+    one even where another player held it (a Czech walk: two players with one tableau, the
+    majorities moved, until pressed again). Each gets one no other player holds, said so."""
+    rid = client.post("/api/rooms", json={"mode": "game"}).json()["id"]
+    solo = client.post("/api/photo", files={"photo": photo(two_tableaux)}).json()["players"]
+    dana = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana"}).json()
+    eva = client.post(f"/api/rooms/{rid}/photo?lang=cs", files={"photo": photo(two_tableaux)}, data={"name": "eva"}).json()
+    players = {p["name"]: p for p in eva["room"]["game"]["players"]}
+    assert (players["dana"]["tableau"], players["eva"]["tableau"]) == (1, 2), players
+    assert players["eva"]["grid"] == solo[1]["grid"] != players["dana"]["grid"]
+    assert any("za váš byl vzat ekosystém 2, ty s více kartami už mají jiní hráči" in d for d in players["eva"]["doubts"])
+    # dana's "Not mine", asking for tableau 2 (eva's): the next one no other player holds, round to 1
+    again = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "dana", "tableau": "2"},
+                        headers={"X-Player-Token": dana["token"], "If-Match": f'"{dana["version"]}"'}).json()
+    assert {p["name"]: p["tableau"] for p in again["room"]["game"]["players"]} == {"dana": 1, "eva": 2}
+    # a third player of the same photo: every tableau held, the biggest as before (the twin said by the room)
+    fred = client.post(f"/api/rooms/{rid}/photo", files={"photo": photo(two_tableaux)}, data={"name": "fred"}).json()
+    assert {p["name"]: p["tableau"] for p in fred["room"]["game"]["players"]}["fred"] == 1
+
+
 def test_a_room_player_who_checked_the_grid_settles_the_photos_doubts_until_the_photo_is_sent_again(client, two_tableaux):
     """The doubts of the photo and the grid ("this photo holds 2 tableaux", a card beside the grid,
     cells cut by the frame) belong to no cell: no correction settled them, and the room's game

@@ -237,6 +237,16 @@ async def _written(svc, room_id: str, name: str, token_version: tuple[str, int],
     return {"name": name, "token": token, "version": version, "room": await room_doc(svc, room_id)}
 
 
+def _not_theirs(grids: list[list[list[str | None]]], first: int, theirs: list[list[list[str | None]]]) -> int:
+    """Of a photo's tableaux (``grids``, as found), the first from ``first`` on, round, that no other
+    player holds card for card (``theirs``); ``first`` where every one is held."""
+    for step in range(len(grids)):
+        k = (first + step) % len(grids)
+        if grids[k] not in theirs:
+            return k
+    return first
+
+
 @router.post("/api/rooms/{room_id}/photo", summary="Add (or replace) your tableau by photo", response_model=PlayerWrite,
              response_model_exclude_unset=True)
 async def room_photo(svc: Svc, request: Request, response: Response, room_id: RoomId, if_match: IfMatch,
@@ -267,15 +277,23 @@ async def room_photo(svc: Svc, request: Request, response: Response, room_id: Ro
         # the same photo again with the next number), else the one with the most cards, in doubt.
         if which > found:
             raise HTTPException(422, f"this photo holds {found} tableau{'x' if found > 1 else ''}: it has no tableau {which}")
-        tab = read.tableaux[max(which, 1) - 1]  # (its photo plain, ``jpeg``: the page draws the room's points on it)
+        # ... passing over those another player of the room holds already, card for card: three
+        # players sending one photo of the table each got its biggest tableau, and "Not mine" gave
+        # the next one the second player held (a Czech walk: two players with one tableau, the
+        # majorities moved, until pressed again).
+        theirs = [player.grid for player in room.players if player.name != name]
+        k = _not_theirs([to_json(t.tableau) for t in read.tableaux], max(which, 1) - 1, theirs)
+        tab = read.tableaux[k]  # (its photo plain, ``jpeg``: the page draws the room's points on it)
         doubts = list(read.doubts)
         if found > 1 and not which:
             doubts.append(f"this photo holds {found} tableaux: the one with the most cards was taken as yours "
-                          "(photograph yours alone to be sure)")
+                          "(photograph yours alone to be sure)" if k == 0 else
+                          f"this photo holds {found} tableaux: tableau {k + 1} was taken as yours, those with more cards "
+                          "being other players' (photograph yours alone to be sure)")
         # which deck read it: a room's, or the phone's after it was removed
         read_doc = read_to_dict(tab, doubts, read.deck)
         read_doc["photo_size"] = list(read.size)
-        read_doc["tableau"], read_doc["tableaux"] = max(which, 1), found
+        read_doc["tableau"], read_doc["tableaux"] = k + 1, found
         return to_json(tab.tableau), read_doc, jpeg
 
     grid, read_doc, jpeg = await run_in_threadpool(draw)
