@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 
+
 # ASCII digits only: int() takes "1_0" as 10 and "٣" or "５" as digits, none of which a player types
 # for a count (an attack found them all taken).
-_PAIR = {sep: re.compile(rf"\s*(-?[0-9]+)\s*{re.escape(sep)}\s*(-?[0-9]+)\s*") for sep in (",", ":")}
+# At most 9 digits each: no count of cards is longer, and int() refuses a number of 4,300 digits in
+# its own words.
+def _pair(sep: str) -> re.Pattern:
+    return re.compile(rf"\s*(-?[0-9]{{1,9}})\s*{re.escape(sep)}\s*(-?[0-9]{{1,9}})\s*")
 
 
 def parse_pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
     """``"5,2"`` (or ``"5:2"`` with ``sep=":"``): two whole numbers, not negative."""
-    found = _PAIR[sep].fullmatch(text)
+    found = _pair(sep).fullmatch(text)
     if found is None:
         raise ValueError(f"{what}: expected two whole numbers like 5{sep}2, got {text!r}")
     a, b = int(found.group(1)), int(found.group(2))

@@ -49,6 +49,7 @@ KEEP_OVERLAYS = 2000
 # Of those no room holds, one client's newest only: its next upload pushes out its own oldest,
 # never another player's (two pictures a photo: 200 is its last 100 photos, or a big game's).
 KEEP_OVERLAYS_PER_CLIENT = 200
+EVICTIONS_PER_WRITE = 8  # pictures a write pushes out at most, to keep the store within KEEP_OVERLAYS
 HOUR = 3600.0  # a share of starts is counted over the last hour
 # A full store makes room by deleting its longest-idle room no one has joined, once unwritten this
 # long: kept as long as a used room (room_idle_days), empty rooms started by one script at the
@@ -728,7 +729,11 @@ class Store:
         # then, the store bounded: the oldest picture no room refers to of the client holding most
         # of them. The oldest of all, whoever's, let ten addresses' uploads push out a player's
         # photo while its cards were still being named (an attack on a running server).
-        while db.execute(f"SELECT COUNT(*) FROM overlays WHERE {unheld}").fetchone()[0] > KEEP_OVERLAYS:
+        # (A few a write at most: a store far over its bound, the bound lowered, drains over the next
+        # writes rather than holding the write lock for one; a review.)
+        for _ in range(EVICTIONS_PER_WRITE):
+            if db.execute(f"SELECT COUNT(*) FROM overlays WHERE {unheld}").fetchone()[0] <= KEEP_OVERLAYS:
+                break
             db.execute(f"DELETE FROM overlays WHERE id IN (SELECT id FROM overlays WHERE {unheld} AND client = "
                        f"(SELECT client FROM overlays WHERE {unheld} GROUP BY client ORDER BY COUNT(*) DESC, MIN(created) "
                        f"LIMIT 1) ORDER BY created LIMIT 1)")
