@@ -7,10 +7,14 @@ import re
 
 # ASCII digits only: int() takes "1_0" as 10 and "٣" or "５" as digits, none of which a player types
 # for a count (an attack found them all taken).
-# At most 9 digits each: no count of cards is longer, and int() refuses a number of 4,300 digits in
-# its own words.
 def _pair(sep: str) -> re.Pattern:
-    return re.compile(rf"\s*(-?[0-9]{{1,9}})\s*{re.escape(sep)}\s*(-?[0-9]{{1,9}})\s*")
+    return re.compile(rf"\s*(-?[0-9]+)\s*{re.escape(sep)}\s*(-?[0-9]+)\s*")
+
+
+def _count(digits: str) -> int:
+    """A count as typed; past 9 digits, 10**9 (more than any bound a caller puts on it, which then
+    says so: int() refuses 4,300 digits in its own words)."""
+    return int(digits) if len(digits.lstrip("-")) <= 9 else (-1 if digits.startswith("-") else 1) * 10**9
 
 
 def parse_pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
@@ -18,7 +22,7 @@ def parse_pair(text: str, what: str, sep: str = ",") -> tuple[int, int]:
     found = _pair(sep).fullmatch(text)
     if found is None:
         raise ValueError(f"{what}: expected two whole numbers like 5{sep}2, got {text!r}")
-    a, b = int(found.group(1)), int(found.group(2))
+    a, b = _count(found.group(1)), _count(found.group(2))
     if a < 0 or b < 0:
         raise ValueError(f"{what}: counts cannot be negative, got {text!r}")
     return a, b
