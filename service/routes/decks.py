@@ -28,9 +28,11 @@ from ecoscore.vision.deckstore import (
 )
 from ecoscore.vision.enrol import (
     AS_WRITTEN_NOTE,
+    Clash,
     EnrolError,
     Layout,
     NotAnImage,
+    PhotoReferences,
     check_image,
     clashes,
     from_photo,
@@ -107,7 +109,7 @@ UNLIKE_WORDS = ("named one type here, these cards do not look like the others na
                 "wrong? or art too fine or pale to tell apart from this far): check them, or remember the photo anyway")
 
 
-def _asked_first(disagree: list, taken) -> Refusal:
+def _asked_first(disagree: list[Clash], taken: PhotoReferences) -> Refusal:
     """The question a player answers before a photo's cards are remembered: the cells the deck's
     own cards see otherwise (``deck_clash``), and those named one type that do not look alike
     (``grid_unlike``), both in one answer. Asked one at a time, "remember anyway" (``force``)
@@ -174,7 +176,7 @@ async def remember_cards(svc: Svc, request: Request, name: DeckPath, photo: Uplo
                            advise=False)  # the page's layout of this photo said how to retake it
         # A deck that reads already judges the grid against its own cards, as `deck add` does: a
         # card corrected to the wrong type would be taught as named, and read so on every photo.
-        disagree = []
+        disagree: list[Clash] = []
         if not force and x_deck_token is not None and svc.decks.store.exists(name) and svc.decks.store.info(name).complete:
             disagree = clashes(svc.decks.matcher(name), taken)
         # A grid named on this photo's cards whose cards of one type do not look alike: named by
