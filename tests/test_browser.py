@@ -2228,6 +2228,16 @@ def review_to_name(page, server, path) -> None:
     page.click("#solo-tableau .review")
 
 
+def kitchen_that_reads(page, server):
+    """A deck "kitchen" of an unseen deck started from one photo of every type (it reads), the page
+    opened: (the deck, its photos' settings, that photo, the start's answer with its token)."""
+    deck, params = unseen_deck(53)
+    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
+    started = post_deck_photo(server, "kitchen", first)
+    page.goto(server)
+    return deck, params, first, started
+
+
 def post_deck_photo(server, name: str, scene, title: str = "") -> dict:
     """A photo's cards added to deck ``name`` with its true grid, as the page's "remember" sends
     them (and ``ecoscore deck add --photo --grid`` takes them); ``title``: the name as typed."""
@@ -2349,10 +2359,7 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
 
     from ecoscore.datasets.scene import render_scene
 
-    deck, params = unseen_deck(53)
-    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
-    started = post_deck_photo(deck_server, "kitchen", first)
-    page.goto(deck_server)
+    deck, params, _, started = kitchen_that_reads(page, deck_server)
     page.evaluate(f"localStorage.setItem('ecoscore-deck-token:kitchen', '{started['token']}')")
     page.reload()
     page.select_option("#deck", "kitchen")
@@ -2414,10 +2421,7 @@ def test_a_card_corrected_to_the_wrong_type_is_not_remembered_without_asking(dec
 def test_a_grid_that_clashes_with_the_deck_and_lumps_a_type_is_asked_about_both_at_once(deck_server, page, tmp_path):
     # "Remember anyway" answered the deck's clash alone and passed the grid's unlike cards unasked
     # (one 409 at a time): a deck that reads was taught twenty meadows. The page now asks both.
-    deck, params = unseen_deck(53)
-    first = photo_where(deck, params, 43, lambda types: len(types) == len(CardType))
-    started = post_deck_photo(deck_server, "kitchen", first)
-    page.goto(deck_server)
+    _, _, first, started = kitchen_that_reads(page, deck_server)
     asked = page.evaluate("""async ([jpeg, token]) => {
       const form = new FormData();
       form.append("photo", new Blob([Uint8Array.from(atob(jpeg), (ch) => ch.charCodeAt(0))], { type: "image/jpeg" }), "a.jpg");
