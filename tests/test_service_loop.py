@@ -33,6 +33,11 @@ def _get(port: int, path: str = "/health") -> int:
         conn.close()
 
 
+async def still_here() -> bool:
+    """A client that never goes away (``ReadQueue.run``'s ``gone``)."""
+    return False
+
+
 # ---- garbage collection: full collections ran on the loop and walked the whole heap ----
 def test_answered_requests_are_let_go_at_once(settings):
     """Each connection's header deadline held its request cycle for header_timeout (10 s) after
@@ -233,8 +238,6 @@ def test_a_read_that_raises_lets_its_photo_go_without_a_collection():
 
     from ecoscore.service.reads import ReadQueue
 
-    async def here():
-        return False
 
     def refuse(photo):
         raise ValueError("not an image")
@@ -244,7 +247,7 @@ def test_a_read_that_raises_lets_its_photo_go_without_a_collection():
         photo = np.zeros(1 << 20, np.uint8)
         held = weakref.ref(photo)
         try:
-            await queue.run(refuse, photo, gone=here)
+            await queue.run(refuse, photo, gone=still_here)
         except ValueError:
             pass
         del photo
@@ -270,16 +273,14 @@ def test_a_reader_set_free_goes_to_the_client_with_fewest_reads_running():
         queue = ReadQueue(1, 8, 10.0)
         order: list[str] = []
 
-        async def here():
-            return False
 
         def read(who):
             time.sleep(0.05)
             order.append(who)
 
-        greedy = [asyncio.create_task(queue.run(read, f"greedy-{k}", gone=here, client="10.0.0.1")) for k in range(4)]
+        greedy = [asyncio.create_task(queue.run(read, f"greedy-{k}", gone=still_here, client="10.0.0.1")) for k in range(4)]
         await asyncio.sleep(0.01)  # the greedy client's photos wait in line first
-        other = asyncio.create_task(queue.run(read, "other", gone=here, client="10.0.0.2"))
+        other = asyncio.create_task(queue.run(read, "other", gone=still_here, client="10.0.0.2"))
         await asyncio.gather(*greedy, other)
         queue.close()
         return order
@@ -302,8 +303,6 @@ def test_a_game_under_way_is_read_to_its_end_before_games_not_begun_and_a_lone_p
         queue = ReadQueue(1, 16, 10.0)
         order: list[str] = []
 
-        async def here():
-            return False
 
         loop, second_read, lone_waits = asyncio.get_running_loop(), asyncio.Event(), threading.Event()
 
@@ -313,10 +312,10 @@ def test_a_game_under_way_is_read_to_its_end_before_games_not_begun_and_a_lone_p
                 lone_waits.wait(10)
             order.append(who)
 
-        games = [asyncio.create_task(queue.run(read, f"{game}{k}", gone=here, client=f"10.0.0.{n}"))
+        games = [asyncio.create_task(queue.run(read, f"{game}{k}", gone=still_here, client=f"10.0.0.{n}"))
                  for n, game in enumerate("abc") for k in range(3)]
         await second_read.wait()
-        lone = asyncio.create_task(queue.run(read, "lone", gone=here, client="10.0.0.9"))
+        lone = asyncio.create_task(queue.run(read, "lone", gone=still_here, client="10.0.0.9"))
         while not any(client == "10.0.0.9" for _, client, _ in queue._waiters):
             await asyncio.sleep(0.001)
         lone_waits.set()
@@ -341,8 +340,6 @@ def test_a_game_is_not_starved_by_a_client_keeping_lone_photos_in_flight():
         served: list[str] = []
         stop = False
 
-        async def here():
-            return False
 
         def read(who):
             time.sleep(0.05)
@@ -350,11 +347,11 @@ def test_a_game_is_not_starved_by_a_client_keeping_lone_photos_in_flight():
 
         async def keeps_two_in_flight(k):
             while not stop:
-                await queue.run(read, f"lone-{k}", gone=here, client="10.0.0.1")
+                await queue.run(read, f"lone-{k}", gone=still_here, client="10.0.0.1")
 
         lone = [asyncio.create_task(keeps_two_in_flight(k)) for k in range(2)]
         await asyncio.sleep(0.1)
-        game = await asyncio.gather(*(queue.run(read, f"game-{k}", gone=here, client="10.0.0.2") for k in range(8)),
+        game = await asyncio.gather(*(queue.run(read, f"game-{k}", gone=still_here, client="10.0.0.2") for k in range(8)),
                                     return_exceptions=True)
         stop = True
         await asyncio.gather(*lone)
@@ -377,18 +374,16 @@ def test_two_readers_set_free_go_to_two_clients_and_the_counts_come_back_to_none
         queue = ReadQueue(2, 8, 10.0)
         started: list[str] = []
 
-        async def here():
-            return False
 
         def read(who):
             started.append(who)
             time.sleep(0.05)
 
-        first = [asyncio.create_task(queue.run(read, f"a{k}", gone=here, client="A")) for k in range(2)]
+        first = [asyncio.create_task(queue.run(read, f"a{k}", gone=still_here, client="A")) for k in range(2)]
         await asyncio.sleep(0.01)
-        waiting = [asyncio.create_task(queue.run(read, f"a{k}", gone=here, client="A")) for k in range(2, 5)]
+        waiting = [asyncio.create_task(queue.run(read, f"a{k}", gone=still_here, client="A")) for k in range(2, 5)]
         await asyncio.sleep(0.01)
-        other = asyncio.create_task(queue.run(read, "b", gone=here, client="B"))
+        other = asyncio.create_task(queue.run(read, "b", gone=still_here, client="B"))
         await asyncio.gather(*first, *waiting, other)
         counts = (dict(queue._running), dict(queue._last_turn), queue._free)
         queue.close()

@@ -25,7 +25,7 @@ from .results import Refused
 
 CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
 SHEET = "results"
-NUMBERS = {"tableaux", "totals", "confidence", "ms"}  # a single number there is written as one
+NUMBERS = {"tableaux", "confidence", "ms"}  # a single number there is written as one (and each total: TOTAL)
 WORDED = {"status", "final", "provisional"}  # columns of a few English words ("ok", "yes"), said in the Wording's
 WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
 # XML 1.0 refuses these (a file name may hold them: U+FFFE is UTF-8 too, a review): written as

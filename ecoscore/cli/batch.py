@@ -9,9 +9,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import BadInput, add_deck_option, cannot_read, cannot_write, open_reader_or_fail, positive_int
 from .language import Words, add_lang_option, words_for
+
+if TYPE_CHECKING:
+    from ecoscore.batch.workbook import Wording
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wording(words: Words):
+def _wording(words: Words) -> Wording:
     """The workbook in the command's language, for people (the CSV keeps its English words: a
     record programs read, and --resume): an Italian player's workbook had English headings, "yes"
     and "no", and English card names in its grids."""
