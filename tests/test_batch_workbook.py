@@ -40,12 +40,13 @@ def test_numbers_are_numbers_and_every_text_is_text(tmp_path):
     assert write_workbook(out, tmp_path / "r.xlsx") == 5
     book = load_workbook(tmp_path / "r.xlsx")
     rows = list(book["results"].iter_rows(values_only=True))
-    # a total a column for each tableau, a number each (a text "50;36" could not be summed: an Italian walk)
-    assert rows[0] == ("file", "status", "tableaux", "total 1", "total 2", "confidence", "ms", "doubts")
-    assert rows[1] == ('=HYPERLINK("http://x")1.jpg', "ok", 1, 37, None, 0.768, 533.9, "řada 1, sloupec 2: ёж")
+    # a total and a confidence a column for each tableau, a number each (a text "50;36" could not
+    # be summed: an Italian walk)
+    assert rows[0] == ("file", "status", "tableaux", "total 1", "total 2", "confidence 1", "confidence 2", "ms", "doubts")
+    assert rows[1] == ('=HYPERLINK("http://x")1.jpg', "ok", 1, 37, None, 0.768, None, 533.9, "řada 1, sloupec 2: ёж")
     assert book["results"]["A2"].data_type == "s"  # a name, not a formula Excel would run
-    assert rows[2][3:6] == (50, 36, "0.912;0.700")
-    assert rows[3][0] == "bell\\x07.jpg" and rows[3][6] == "nan"  # XML takes no bell; NaN is no number
+    assert rows[2][3:7] == (50, 36, 0.912, 0.7)
+    assert rows[3][0] == "bell\\x07.jpg" and rows[3][7] == "nan"  # XML takes no bell; NaN is no number
     assert rows[4][0] == "odd\\ufffe.jpg" and rows[5][0] == "cr\\rlf\n.jpg"
     assert book.properties.creator == CREATOR and book["results"].freeze_panes == "A2"
 

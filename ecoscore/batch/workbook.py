@@ -6,8 +6,8 @@ in every Excel and LibreOffice: numbers as numbers, and every text as text (a ph
 "=HYPERLINK(...).jpg" is no formula). The CSV stays the record a run writes row by row (and
 --resume reads), in its own words; the workbook is made from it whole, at the end of a run, for
 people: in their language (``Wording``: its headings, "yes"/"no", the cards' names in the grids),
-and a photo of several tableaux with a total in a column of each (a text "59;47;36" could not be
-summed: an Italian player's walk).
+and a photo of several tableaux with a total and a confidence in a column of each (a text
+"59;47;36" could not be summed: an Italian player's walk).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .results import Refused
 
 CREATOR = "ecoscore batch"  # the workbook's author: a workbook of ours may be replaced, no other
 SHEET = "results"
-NUMBERS = {"tableaux", "confidence", "ms"}  # a single number there is written as one (and each total: TOTAL)
+NUMBERS = {"tableaux", "ms"}  # a number there is written as one (and in each APART column)
 WORDED = {"status", "final", "provisional"}  # columns of a few English words ("ok", "yes"), said in the Wording's
 WIDTHS = {"file": 40, "grids": 60, "doubts": 80, "error": 50}  # characters; the others 12
 # XML 1.0 refuses these (a file name may hold them: U+FFFE is UTF-8 too, a review): written as
@@ -116,7 +116,7 @@ def write_workbook(results_csv: Path, xlsx: Path, wording: Wording = Wording()) 
     with results_csv.open(encoding="utf-8-sig", newline="") as f:  # (a spreadsheet's BOM, if saved by one)
         rows = list(csv.reader(f))
     header, body = (rows[0], rows[1:]) if rows else ([], [])
-    header, body = _totals_apart(header, body)
+    header, body = _apart(header, body)
     target = _Scratch(_target(xlsx))  # before the workbook: openpyxl's writer, left unsaved, complains when collected
     try:
         book = Workbook(write_only=True)
@@ -127,7 +127,7 @@ def write_workbook(results_csv: Path, xlsx: Path, wording: Wording = Wording()) 
             sheet.column_dimensions[get_column_letter(i)].width = WIDTHS.get(name, 12)
 
         def cell(name: str, text: str) -> WriteOnlyCell:
-            if (name in NUMBERS or name.startswith(TOTAL)) and (number := _number(text)) is not None:
+            if (name in NUMBERS or _stem(name)) and (number := _number(text)) is not None:
                 return WriteOnlyCell(sheet, value=number)
             if name in WORDED:
                 text = wording.words.get(text, text)
@@ -149,30 +149,42 @@ def write_workbook(results_csv: Path, xlsx: Path, wording: Wording = Wording()) 
 
 
 TOTAL = "total"  # the totals' columns: "total" for one tableau a photo, "total 1", "total 2"... for more
+# The CSV's columns of a value a tableau ("59;47;36", "0.998;0.870;0.912"), each split into a
+# column a tableau under its stem: a text of several numbers cannot be summed or sorted.
+APART = {"totals": TOTAL, "confidence": "confidence"}
 
 
-def _totals_apart(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
-    """The CSV's "totals" ("59;47;36" for a photo of three tableaux) as a column a tableau, each
-    total a number; one column where no photo holds more than one."""
-    if "totals" not in header:
-        return header, body
-    at = header.index("totals")
+def _apart(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """Each of the CSV's APART columns as a column a tableau, each value a number; one column
+    (named by its stem) where no photo holds more than one."""
+    for joined, stem in APART.items():
+        if joined in header:
+            header, body = _split(header, body, header.index(joined), stem)
+    return header, body
+
+
+def _split(header: list[str], body: list[list[str]], at: int, stem: str) -> tuple[list[str], list[list[str]]]:
     most = max((len(row[at].split(";")) for row in body if len(row) > at and row[at]), default=1)
-    names = [TOTAL] if most == 1 else [f"{TOTAL} {k}" for k in range(1, most + 1)]
+    names = [stem] if most == 1 else [f"{stem} {k}" for k in range(1, most + 1)]
 
     def apart(row: list[str]) -> list[str]:
         if len(row) <= at:
             return row
-        totals = row[at].split(";") if row[at] else []
-        return row[:at] + totals + [""] * (most - len(totals)) + row[at + 1:]
+        values = row[at].split(";") if row[at] else []
+        return row[:at] + values + [""] * (most - len(values)) + row[at + 1:]
 
     return header[:at] + names + header[at + 1:], [apart(row) for row in body]
 
 
+def _stem(name: str) -> str | None:
+    """The stem of a split column ("total 2": "total"), or None."""
+    return next((stem for stem in APART.values() if name == stem or name.startswith(stem + " ")), None)
+
+
 def _heading(name: str, wording: Wording) -> str:
-    """A column's heading: the wording's, a total's numbered as the CSV name is."""
-    if name.startswith(TOTAL):
-        return wording.columns.get(TOTAL, TOTAL) + name[len(TOTAL):]
+    """A column's heading: the wording's, a split column's numbered as the CSV name is."""
+    if (stem := _stem(name)) is not None:
+        return wording.columns.get(stem, stem) + name[len(stem):]
     return wording.columns.get(name, name)
 
 
