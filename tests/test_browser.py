@@ -918,6 +918,46 @@ def test_a_change_on_another_phone_that_moves_your_total_is_said(server, page):
     assert not page.errors
 
 
+def test_the_creators_neutral_pile_that_moves_your_total_is_said_on_your_phone(server, new_page):
+    # Luca's 45 became 38 on his phone when the room's creator gave the neutral pile on hers, with
+    # no word (a walk): a change of the creator's is said as a player's change is.
+    from playwright.sync_api import expect
+
+    owner = new_page()
+    room_id = new_room(owner, server, "two-player")
+    jana = put_grid(server, room_id, "Jana", (EXAMPLES / "alice.txt").read_text())
+    owner.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:Jana", jana["token"]])
+    luca = put_grid(server, room_id, "Luca", (EXAMPLES / "bruno.txt").read_text())
+    guest = new_page()
+    guest.goto(server)
+    guest.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"ecoscore:{room_id}:Luca", luca["token"]])  # his seat
+    guest.goto(f"{server}/r/{room_id}")
+    guest.wait_for_function("document.querySelector('#room-pad').textContent.includes('Jana')", timeout=10000)
+    totals = lambda: {p["name"]: p["total"] for p in get_room(server, room_id)["game"]["players"]}  # noqa: E731
+    before = totals()
+    owner.wait_for_function("document.querySelector('#room-pad').textContent.includes('Luca')", timeout=10000)
+    owner.fill("#neutral-streams", "9")
+    owner.fill("#neutral-wolves", "5")
+    owner.click("#save-neutral")
+    expect(owner.locator("#neutral-streams")).to_have_value("9")
+    for _ in range(50):  # (the write on its way)
+        if get_room(server, room_id)["neutral_given"]:
+            break
+        time.sleep(0.1)
+    after = totals()
+    moved = [name for name in ("Jana", "Luca") if after[name] != before[name]]
+    assert moved, (before, after)  # (what the test is about: a pile of 9 streams and 5 wolves takes majorities)
+    said = guest.locator("#room-status")
+    expect(said).to_contain_text("The room's creator changed the neutral pile: ", timeout=10000)
+    for name in moved:
+        expect(said).to_contain_text(f"{name} {before[name]} → {after[name]}")
+    # the creator's own phone: its Save said so, not this
+    assert "changed the neutral pile" not in owner.text_content("#room-status")
+    guest.select_option("#lang", "it")
+    expect(said).to_contain_text("Chi ha creato la stanza ha cambiato le carte del giocatore neutrale: ")
+    assert not guest.errors and not owner.errors
+
+
 # A bot's grid that scores as alice's does against it (53 each): checked by the scorer below.
 TIED_BOT = """trout     trout     eagle     eagle     dragonfly
 bear      meadow    meadow    wolf      stream

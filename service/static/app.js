@@ -2522,7 +2522,9 @@ const STALE_NEWS_MS = 15000;  // a room's news of this phone's change, kept this
 // and wolf majorities, and with them the totals of players whose tableaux did not change (Jana's
 // 36 became 33 when Оля corrected a card, without a word: a game night's walk): "The stream and
 // wolf majorities moved (Оля): Jana 36 → 33." Nothing where the only change was this phone's
-// own, where no unchanged player's total moved, or on a room's first look.
+// own, where no unchanged player's total moved, or on a room's first look. So are the room
+// creator's neutral pile and bot's grid, given on the creator's phone (a duel's totals moved
+// 45 → 38 on the other phone without a word: a walk).
 function majoritiesMoved(before, after) {
   const totals = (doc) => new Map(((doc.game && doc.game.players) || []).filter((p) => !p.bot).map((p) => [p.name, p.total]));
   const was = totals(before), now = totals(after), versionWas = before.versions || {}, versionNow = after.versions || {};
@@ -2531,9 +2533,21 @@ function majoritiesMoved(before, after) {
   const here = new Set(seatsHere(after.players));
   const others = changed.filter((name) => !here.has(name));
   const moved = [...now].filter(([name, total]) => !changed.includes(name) && was.has(name) && was.get(name) !== total);
-  if (!others.length || !moved.length) return null;
-  return () => t("ui.room_majorities_moved", { who: nameList(others),
-    scores: nameList(moved.map(([name, total]) => `${name} ${was.get(name)} → ${total}`)) });
+  if (!moved.length) return null;
+  const scores = () => nameList(moved.map(([name, total]) => `${name} ${was.get(name)} → ${total}`));
+  if (others.length) return () => t("ui.room_majorities_moved", { who: nameList(others), scores: scores() });
+  const setting = creatorsChange(before, after);
+  return setting ? () => t(setting, { scores: scores() }) : null;
+}
+
+// The catalogue key saying that the room's creator changed its neutral pile or its bot's grid, on
+// a phone not the creator's (whose own Save said so); else null.
+function creatorsChange(before, after) {
+  if (localStorage.getItem(ownerKey(after.id))) return null;
+  const same = (key) => JSON.stringify(before[key] ?? null) === JSON.stringify(after[key] ?? null);
+  if (!same("neutral") || !same("neutral_given")) return "ui.room_pile_moved";
+  if (!same("bot")) return "ui.room_bot_moved";
+  return null;
 }
 
 // Said on the room's line, after what this phone's own news says there while it is fresh (it
