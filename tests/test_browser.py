@@ -915,6 +915,11 @@ def test_a_change_on_another_phone_that_moves_your_total_is_said(server, page):
     page.select_option("#lang", "cs")  # said again in the language chosen
     expect(page.locator("#room-status")).to_have_text(
         f"Body za potoky a vlky se změnily (Оля): Jana {before['Jana']} → {after['Jana']}.")
+    # Оля's Undo: its news replaces the first, not added after it (both stood: a walk)
+    put_grid(server, room_id, "Оля", bruno, ola["token"])
+    assert totals()["Jana"] == before["Jana"]
+    expect(page.locator("#room-status")).to_have_text(
+        f"Body za potoky a vlky se změnily (Оля): Jana {after['Jana']} → {before['Jana']}.", timeout=10000)
     assert not page.errors
 
 

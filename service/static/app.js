@@ -2554,11 +2554,16 @@ function creatorsChange(before, after) {
 // replaced "added, 3 cards in doubt" two seconds on: a review). Called wherever a newer room
 // replaces the one shown: a poll, or the answer to this phone's own write (which may bring
 // another phone's change with it).
+// An earlier such news on the line is replaced, not added to: a correction and its Undo on
+// another phone left both sentences, "44 → 40" then "40 → 44" (a walk); this phone's own news
+// before it stays while fresh.
 function sayMajoritiesMoved(before, after) {
   const news = before && after && majoritiesMoved(before, after), said = $("room-status");
   if (!news || roomSending || said.classList.contains("error")) return;
-  const fresh = said.say && said.textContent && Date.now() - (said.at || 0) < STALE_NEWS_MS ? said.say : null;
-  setStatus(said, fresh ? () => `${fresh()} ${news()}` : news);
+  const fresh = said.say && said.textContent && Date.now() - (said.at || 0) < STALE_NEWS_MS;
+  const own = !fresh ? null : said.mark === "moved" ? said.say.own : said.say;
+  const line = own ? () => `${own()} ${news()}` : news;
+  setStatus(said, Object.assign(line, { mark: "moved", own }));
 }
 
 // The rooms this phone was in lately, newest first (the start page links back to them), each with
