@@ -2069,7 +2069,7 @@ function gameTableaux(shown) {
 
 // The game's pad, shown, told of a card kept or the grid said right (no grid changed, so no
 // score either): its "41?" stayed beside the tableau's final 44 until the game was asked again
-// (a Czech walk). A correction hides the pad instead: its totals are scored again when asked.
+// (a Czech walk). A correction scores the game again (``showSolo``).
 function refreshGameDoubts() {
   const game = solo.game;
   if (!game || game.doc !== solo.doc || $("game").hidden) return;
@@ -2078,28 +2078,35 @@ function refreshGameDoubts() {
   renderGame(game.players);
 }
 
-async function scoreAsOneGame() {
+// ``again``: the pad shown scored anew after a correction, an Undo or another tableau shown (it
+// was hidden, with the button still offered as if nothing were shown: a walk), where the player
+// is, unsaid (the tableau's own total is said).
+async function scoreAsOneGame(again = false) {
   const shown = solo.doc, button = $("as-game");
   if (!shown || shown.players.length < 3) return;
-  const tableaux = gameTableaux(shown);
+  const tableaux = gameTableaux(shown), asked = (solo.gameAsked = (solo.gameAsked || 0) + 1);
   button.disabled = true;
   try {
     const doc = await api("POST", "/api/grid", { players: tableaux.map(({ name, grid }) => ({ name, grid })) });
-    if (solo.doc !== shown) return;  // a newer photo came meanwhile
+    if (solo.doc !== shown || asked !== solo.gameAsked) return;  // a newer photo, or a newer ask, came meanwhile
     const scored = doc.players.map((q, i) => ({ ...q, open: tableaux[i].open, readDoubts: tableaux[i].readDoubts }));
     renderGame(scored);
+    solo.game = { doc: shown, index: solo.index, players: scored };
+    solo.view.renderExplain();  // a card's explanation open: its place in the game said
+    if (again) return;
     // Said in a line, not the pad read out cell by cell (the section was a live region: an audit).
     const marked = [...$("game-pad").querySelectorAll("tr.total td")].map((td) => td.textContent);
     say(`${t("ui.game_title")}: ${scored.map((q, i) => `${q.name}: ${marked[i]}`).join(", ")}.`);
-    solo.game = { doc: shown, index: solo.index, players: scored };
-    solo.view.renderExplain();  // a card's explanation open: its place in the game said
     $("game").scrollIntoView({ block: "nearest" });
+    // the button gone with the pad shown: the focus on the pad, not fallen to the page's top (an audit)
+    if (!document.activeElement || document.activeElement === document.body || document.activeElement === button) {
+      $("game").querySelector(".pad-wrap").focus({ preventScroll: true });
+    }
   } catch (err) {
     setStatus($("status"), err, true);
+    if (again) showGame(false);  // a pad of the grids as they were is not left standing
   } finally {
     button.disabled = false;
-    // disabled while asked, it let the focus fall to the page's top (an audit)
-    if (!document.activeElement || document.activeElement === document.body) button.focus();
   }
 }
 
@@ -2114,6 +2121,8 @@ function renderGame(scored) {
 const totalLabel = () => document.querySelector("#result .total [data-i18n]");
 function showGame(shown) {
   $("game").hidden = !shown;
+  if (shown) $("as-game").hidden = true;  // asked: scored again by itself while shown
+  else if (solo.doc && !$("which").hidden) $("as-game").hidden = solo.doc.players.length < 3;
   const label = totalLabel();
   label.dataset.i18n = shown ? "ui.total_alone" : "ui.total";
   label.textContent = t(label.dataset.i18n);
@@ -2334,8 +2343,10 @@ function showSolo(player) {
   }
   // Three tableaux or more: a game of two has a neutral pile (or is a solo game and its bot), which
   // a photo does not show: a room asks for it.
-  $("as-game").hidden = !several || solo.doc.players.length < 3;
-  showGame(false);  // of the grids as they were: scored again when asked
+  // The game's pad shown stays, scored again with the grids as they are now.
+  const gameShown = several && solo.game && solo.game.doc === solo.doc && !$("game").hidden;
+  $("as-game").hidden = !several || solo.doc.players.length < 3 || gameShown;
+  if (gameShown) scoreAsOneGame(true); else showGame(false);
   const unreadable = solo.view.readDoubtCount() >= UNREADABLE && !solo.showAnyway;
   $("retake").hidden = !unreadable;
   $("result").hidden = unreadable;
@@ -3613,7 +3624,7 @@ async function start() {
   $("forget").addEventListener("click", forgetCards);
   $("teach-start").addEventListener("click", teachPhoto);
   $("other-tableau").addEventListener("click", otherTableau);
-  $("as-game").addEventListener("click", scoreAsOneGame);
+  $("as-game").addEventListener("click", () => scoreAsOneGame());
   $("show-anyway").addEventListener("click", () => { solo.showAnyway = true; showSolo(solo.view.player); });
   restoreSolo();
   fetch("/health", { cache: "no-store" }).then((r) => showOffline(!r.ok), () => showOffline(true));
