@@ -63,8 +63,10 @@ def _group(name: str) -> str:
         return re.sub(r"\((?!\?)", "(?:", _LAY_PATTERN)  # its groups unnamed, uncaptured: one of the message's parameters
     if name in _CELLS:
         # never across "; ": two messages joined so ("row 1 col 2: ...; row 3 col 4: ...") were
-        # taken for the second alone, the first left in English as its cells
-        return r"(?:(?!; ).)+"
+        # taken for the second alone, the first left in English as its cells. But a player's name
+        # before its cells may hold one ("Ann; Bo, row 4, cell 5": left in English): a name and
+        # ", " with no ": " in it (no message's end).
+        return r"(?:(?:(?!: ).)+?, )?(?:(?!; ).)+"
     if name in _MESSAGE or name in _CLASHES or name in _CELL_NAMES:
         return r".+"
     return r".+?"

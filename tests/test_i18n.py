@@ -524,6 +524,20 @@ def test_the_empty_cells_doubt_is_translated_cells_and_all():
         assert out != doubt and not re.search(r"\b(row|col),? \d", out), (lang, out)
 
 
+@pytest.mark.parametrize("lang", ["cs", "ru", "it"])
+def test_a_grid_refused_for_a_player_whose_name_holds_a_semicolon_is_translated(lang):
+    # "Ann; Bo, row 4, cell 5: unknown card 'xyz' ..." reached a Czech player in English: the
+    # cells' parameter never spans "; " (two joined messages), and the name before them held one.
+    from ecoscore.scoring.gridfile import parse_text
+
+    with pytest.raises(ValueError) as refused:
+        parse_text("bear bear bear bear bear\n" * 3 + "bear bear bear bear xyz", "Ann; Bo")
+    said = str(refused.value)
+    assert said.startswith("Ann; Bo, row 4, cell 5: unknown card 'xyz'"), said
+    out = translation.translate(said, lang)
+    assert out.startswith("Ann; Bo, ") and "unknown card" not in out and "row 4" not in out, out
+
+
 @pytest.mark.parametrize("n", [290, 340, 600])
 def test_a_message_holding_a_crafted_name_is_left_as_it_is_not_matched_for_ever(n):
     # A file name of "a: b; " repeated, inside a refusal: the matcher recursed once per ": " and
