@@ -126,6 +126,16 @@ def kinds(port):
     junk_game = multipart({}, [("photos", (f"{k}.jpg", b"\xff\xd8\xff" + b"\0" * 5_000_000)) for k in range(8)])
     room = json.loads(as_json(port, "POST", "/api/rooms", {"mode": "solo"})[1])
     counter = iter(range(10**9))
+    cards = GRID.split()
+    rng = np.random.default_rng(7)
+
+    def game_of_8(varied: bool) -> bytes:
+        """A whole game of 8 players (about 200 reasons to translate), new grids each time if ``varied``."""
+        grids = [rng.permutation(cards) if varied else np.roll(cards, k) for k in range(8)]
+        return json.dumps({"players": [{"name": f"p{k}", "grid": "\n".join(" ".join(g[r * 5:r * 5 + 5]) for r in range(4))}
+                                       for k, g in enumerate(grids)]}).encode()
+
+    same_game = game_of_8(False)
     return {
         "others: 300,000 pairs, JSON (2.4 MB)": lambda: request(port, "POST", "/api/grid", big_json, JSON)[0],
         "others: 300,000 pairs, photo form": lambda: request(port, "POST", "/api/photo", *big_form)[0],
@@ -133,6 +143,10 @@ def kinds(port):
             port, "POST", "/api/grid", {"players": [{"name": "a", "grid": GRID}], "others": [[5, 2]] * 11})[0],
         "grid: 100,000 nested [": lambda: request(port, "POST", "/api/grid", long_grid, JSON)[0],
         "grid: 60,000 nested [ in the body": lambda: request(port, "POST", "/api/grid", nested, JSON)[0],
+        "answers in Russian: 8 players, the same game": lambda: request(
+            port, "POST", "/api/grid?lang=ru", same_game, JSON)[0],
+        "answers in Russian: 8 players, a new game each": lambda: request(
+            port, "POST", "/api/grid?lang=ru", game_of_8(True), JSON)[0],
         "grid: a cell that is a list": lambda: as_json(
             port, "POST", "/api/grid", {"players": [{"name": "a", "grid": [[["RB"]] * 5] * 4}]})[0],
         "image: PNG 10000 x 1": lambda: request(port, "POST", "/api/photo", *multipart({}, {"photo": ("a.png", png_wide)}))[0],

@@ -213,6 +213,17 @@ _TRANSLATED_LISTS = ("doubts", "settled", "deck_issues")
 MAX_TRANSLATED = 600
 
 
+# An answer's messages repeat, within it (a whole game's players share their reasons' wording)
+# and from answer to answer: each kept translated, the short ones (the cache's size bounded by
+# count and length: a client's crafted text is long, or passes once).
+CACHED_TEXTS, CACHED_LENGTH = 8192, 400
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _translated(text: str, lang: str) -> str:
+    return translate(text, lang)
+
+
 def translate_doc(doc: object, lang: str) -> object:
     """A JSON document of the API with its messages in ``lang``: every ``detail`` string, every
     ``msg`` (a 422's errors) and ``reason`` (an explanation's), every item of a ``doubts``,
@@ -223,7 +234,9 @@ def translate_doc(doc: object, lang: str) -> object:
     def one(text: str) -> str:
         nonlocal left
         left -= 1
-        return translate(text, lang) if left >= 0 else text
+        if left < 0:
+            return text
+        return _translated(text, lang) if len(text) <= CACHED_LENGTH else translate(text, lang)
 
     def walk(doc: object) -> object:
         if isinstance(doc, dict):

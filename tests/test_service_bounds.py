@@ -125,6 +125,39 @@ def test_an_answer_s_messages_are_translated_up_to_a_bound():
     assert out[0] != said and out[MAX_TRANSLATED - 1] != said and out[MAX_TRANSLATED:] == [said] * (600 - MAX_TRANSLATED)
 
 
+def test_an_answer_is_translated_off_the_event_loop_and_its_short_messages_kept(client, monkeypatch):
+    # A whole game's answer in Russian (about 200 reasons) was matched on the event loop, 30-40 ms
+    # each, and every other request waited (an attack: /health 5 × slower): translated in a worker
+    # thread now, each short message once (they repeat from answer to answer).
+    import threading
+
+    from ecoscore.service import localize, translation
+
+    threads = []
+    real = localize._localized
+
+    def spy(data, lang):
+        threads.append(threading.current_thread())
+        return real(data, lang)
+
+    monkeypatch.setattr(localize, "_localized", spy)
+    game = {"players": [{"name": "a", "grid": ALICE}, {"name": "b", "grid": ALICE}]}
+    english = client.post("/api/grid", json=game).json()
+    translation._translated.cache_clear()
+    first = client.post("/api/grid?lang=ru", json=game).json()
+    kept = translation._translated.cache_info()
+    again = client.post("/api/grid?lang=ru", json=game).json()
+    assert first == again and first != english
+    assert threads and all(t is not threading.main_thread() for t in threads), threads
+    # the second answer's messages all found kept: no new entry, a hit for each
+    assert translation._translated.cache_info().currsize == kept.currsize > 0
+    assert translation._translated.cache_info().hits >= kept.currsize
+    # a client's long crafted text is translated, not kept
+    long_text = "x" * (translation.CACHED_LENGTH + 1) + ": not an image (bytes start 6a756e6b)"
+    translation.translate_doc({"detail": long_text}, "cs")
+    assert translation._translated.cache_info().currsize == kept.currsize
+
+
 def test_a_string_with_a_lone_surrogate_gets_a_422_on_every_json_route(client):
     # Valid JSON ("\ud800" is a legal escape), not valid UTF-8: FastAPI's own 422 echoed it
     # back and failed to encode it, so every JSON route answered 500 (a session's attack).
