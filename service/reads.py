@@ -50,6 +50,9 @@ class Abandoned(Exception):
     """The client went away while its photo waited: the read is not done."""
 
 
+MEASURED_READS = 5  # reads done before their pace refuses a photo (``ReadQueue.full``): the first guess is 1 s
+
+
 class ReadQueue:
     def __init__(self, workers: int, queue: int, wait: float):
         self.workers, self.capacity, self.wait = workers, workers + queue, wait
@@ -60,12 +63,21 @@ class ReadQueue:
         self._last_turn: dict[str, int] = {}  # when each client busy now last had a reader (a count of turns)
         self._turns = 0
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="read")
-        self._seconds = 1.0  # running mean of one read, for Retry-After
+        self._seconds = 1.0  # running mean of one read, for Retry-After and ``full``
         self.reads_started = 0
+        self.reads_done = 0
 
     # tickets: taken by the middleware once the body is all in (before the photo is read)
     def full(self) -> bool:
-        return self.tickets >= self.capacity
+        """No place, or none whose read would begin within the wait at the reads' pace so far: on
+        a slow or busy machine (1-2 s a read) the last of 32 places waited the whole 30 s and were
+        refused then, uploaded for nothing (an attack); refused at once now, with a Retry-After."""
+        return self.tickets >= self.capacity or (
+            self.reads_done >= MEASURED_READS and self.expected_wait() > self.wait)
+
+    def expected_wait(self) -> float:
+        """Seconds until one more photo's read would begin, at the mean read's pace."""
+        return max(0, self.tickets + 1 - self.workers) * self._seconds / self.workers
 
     def admit(self) -> bool:
         if self.full():
@@ -155,6 +167,7 @@ class ReadQueue:
 
         def done(_):
             self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+            self.reads_done += 1
             loop.call_soon_threadsafe(self._finished, client)
 
         future = self._pool.submit(fn, *args)

@@ -556,6 +556,35 @@ def test_a_photo_whose_place_went_while_it_was_sent_is_answered_busy_and_its_pla
     assert queue.tickets == 1 and admission.held == {}  # the other request's place only
 
 
+def test_a_photo_whose_read_could_not_begin_within_the_wait_is_refused_at_once():
+    # 34 photos at once on a machine reading one in 1-2 s: all 32 places taken, and the last ten
+    # waited the whole 30 s to be refused then (an attack). At the reads' pace so far, a photo
+    # whose turn would come after the wait is refused before its body is read.
+    import asyncio
+
+    from ecoscore.service.reads import MEASURED_READS, ReadQueue
+
+    def admitted(queue):
+        n = 0
+        while queue.admit():
+            n += 1
+        return n
+
+    assert admitted(ReadQueue(1, 32, 30.0)) == 33  # no read done: the places alone
+    queue = ReadQueue(1, 32, 1.0)
+
+    async def reads():
+        for _ in range(MEASURED_READS):
+            await queue.run(time.sleep, 0.25, gone=lambda: asyncio.sleep(0, False))
+
+    asyncio.run(reads())
+    queue.close()
+    n = admitted(queue)
+    # each read ~0.25-0.5 s (the pace's first guess, 1 s, fading): a few places within 1 s, not 33
+    assert 1 <= n <= 5, n
+    assert queue.expected_wait() > queue.wait and queue.retry_after() >= 1
+
+
 def test_one_client_holds_only_its_share_of_the_servers_connections(settings):
     # From one address, 500 sockets that sent nothing (each dropped at its header deadline and
     # opened again) held every connection: /health answered 503 to everyone (an attack on a
