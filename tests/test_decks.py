@@ -874,3 +874,17 @@ def test_an_accented_name_given_to_deck_add_is_refused_with_a_key_to_use_and_its
     said = capsys.readouterr().err.strip()
     assert said.endswith("""(such as nase-velka-kuchyn, with --title 'Naše "velká" kuchyň' for the name players see)"""), said
     assert not (tmp_path / "decks" / "nase-velka-kuchyn").exists()
+
+
+def test_a_photos_clashes_that_swap_two_types_both_ways_are_told_as_possibly_the_decks_own():
+    # A deck enrolled with its only fox and bee swapped, given a right photo: every fox read as a
+    # bee and every bee as a fox, and the refusal blamed the new grid alone (a newcomer's run).
+    from ecoscore.cli.deck import _swapped_pair
+    from ecoscore.vision.enrol import Clash
+
+    fox, bee, deer = CardType.FOX, CardType.BEE, CardType.DEER
+    both_ways = [Clash((0, 4), fox, "bee", 1.0), Clash((1, 3), bee, "fox", 1.0), Clash((2, 0), fox, "bee", 0.99)]
+    assert _swapped_pair(both_ways) == ("bee", "fox")
+    assert _swapped_pair(both_ways[:1]) is None  # one card: a slip in this grid
+    assert _swapped_pair([*both_ways, Clash((3, 3), deer, "fox", 0.98)]) is None  # a third type: not a pair
+    assert _swapped_pair([Clash((0, 4), fox, "bee", 1.0), Clash((1, 3), fox, "bee", 1.0)]) is None  # one way only

@@ -299,6 +299,13 @@ MESSAGES = [
     "table.jpg: the grid and deck mine's own cards disagree: row 1 col 2: the grid says fox, this deck's cards say bee "
     "(87%); row 2 col 2: the grid says deer, this deck's cards say not ours (12%): check the grid there (g.txt is the "
     "grid of another photo?); nothing was added (--force adds it as its grid says)",
+    "table.jpg: the grid and deck mine's own cards disagree: row 1 col 5: the grid says fox, this deck's cards say bee "
+    "(100%); row 2 col 4: the grid says bee, this deck's cards say fox (100%): every bee read as fox and every fox as bee: "
+    "check the grid there, or the deck's own two may be swapped (a slip in an earlier grid: ecoscore deck forget-last mine "
+    "takes its last add back); nothing was added (--force adds it as its grid says)",
+    "/home/jana/decks is a folder: give the sheet a file name, such as /home/jana/decks/cards.png",
+    "fox, bee, eagle: one card each in deck mine, named by the grid: two of them swapped in the grid cannot be seen by any "
+    "check; look at the deck's cards: ecoscore deck show mine --sheet cards.png",
     "deck 'mine' would have no reference for: wolf, eagle (give at least one card of every type): add another photo that "
     "holds them with its grid (--photo P --grid G, repeatable), or a folder of them",
     "'standin' is the built-in deck's name: give yours another",

@@ -597,7 +597,7 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     (tmp_path / "swapped.txt").write_text(format_text(Tableau([x for row in swapped for x in row])))
     before = _cli("deck", "show", "kitchen", env=env).stdout
     refused = _cli("deck", "add", "kitchen", "--photo", str(photo), "--grid", str(tmp_path / "swapped.txt"), env=env)
-    assert refused.returncode == 2 and "disagree" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "disagree" in refused.stderr and "check the grid there" in refused.stderr, refused.stderr
     assert f"row {r1 + 1} col {c1 + 1}: the grid says {truth.at(r2, c2).value}, this deck's cards say {truth.at(r1, c1).value}" \
         in refused.stderr, refused.stderr
     assert _cli("deck", "show", "kitchen", env=env).stdout == before  # nothing lost, nothing added
@@ -613,6 +613,32 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert half.returncode == 2 and "no reference for: " in half.stderr, half.stderr
     assert lacking.value in half.stderr.split("no reference for: ")[1].split(" (")[0].split(", "), half.stderr
     assert "--photo P --grid G, repeatable" in half.stderr, half.stderr
+    # A new deck from photos alone: the types it knows by one card each are named, and how to look
+    # at them (a newcomer's fox and bee swapped in the grid: every later photo read confidently
+    # wrong, and no check could see it); the sheet shows each type's cards, a row a type.
+    second = render_scene(decks[0], (36, 1), PARAMS)
+    photo2, grid2 = tmp_path / "table2.jpg", tmp_path / "grid2.txt"
+    photo2.write_bytes(second.jpeg)
+    grid2.write_text(format_text(truth_tableau(second.truth["tableaux"][0])))
+    both = _cli("deck", "add", "photos", "--photo", str(photo), "--grid", str(grid), "--photo", str(photo2),
+                "--grid", str(grid2), env=env)
+    assert both.returncode == 0, both.stderr
+    counts = {line.split()[0]: int(line.split()[1]) for line in _cli("deck", "show", "photos", env=env).stdout.splitlines()
+              if line.startswith("  ") and line.split()[1].isdigit()}
+    lone = [card for card, n in counts.items() if n == 1]
+    assert lone, counts  # (what this step is about: these two photos hold types of one card)
+    said = next(line for line in both.stderr.splitlines() if "one card each" in line)
+    assert said.startswith(f"warning: {', '.join(lone)}: one card each in deck photos"), said
+    assert said.endswith("ecoscore deck show photos --sheet cards.png"), said
+    sheet = tmp_path / "cards.png"
+    shown = _cli("deck", "show", "photos", "--sheet", str(sheet), env=env)
+    assert shown.returncode == 0 and str(sheet) in shown.stderr, shown.stderr
+    from ecoscore.vision.deck_sheet import CELL, GAP
+
+    image = cv2.imread(str(sheet))
+    assert image.shape[0] == len(CardType) * (CELL + 2 * GAP) + len(CardType) - 1, image.shape
+    folder_given = _cli("deck", "show", "photos", "--sheet", str(tmp_path), env=env)
+    assert folder_given.returncode == 2 and "is a folder" in folder_given.stderr, folder_given.stderr
 
 
 def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):

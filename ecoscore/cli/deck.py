@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
             # from the page", said twice over (a newcomer's run).
             for source, n in Counter(info.sources).items():
                 print("  " + words.fill("cli.deck_from", source=_source(words, source)) + (f" (× {n})" if n > 1 else ""))
+            if args.sheet is not None:
+                print(words.fill("cli.wrote", path=_sheet(store, args.name, args.sheet)), file=sys.stderr)
         elif args.action == "remove":
             store.remove(args.name)
             print(words.fill("cli.deck_removed", name=args.name), file=sys.stderr)
@@ -65,6 +67,45 @@ def run(args: argparse.Namespace) -> int:
     except DeckStoreError as err:
         raise BadInput(str(err)) from None
     return 0
+
+
+def _sheet(store, name: str, file: Path) -> Path:
+    """``deck show --sheet``: the deck's references, a row a type, written to ``file`` as a PNG."""
+    import cv2
+
+    from ecoscore.vision.deck_sheet import contact_sheet
+
+    if file.is_dir():
+        raise BadInput(f"{file} is a folder: give the sheet a file name, such as {file / 'cards.png'}")
+    if _special(file):  # (not a device replaced, nor a pipe waited on)
+        raise BadInput(cannot_write(file, PermissionError()))
+    try:
+        file.write_bytes(cv2.imencode(".png", contact_sheet(store.images(name)))[1].tobytes())
+    except OSError as err:
+        raise BadInput(cannot_write(file, err)) from None
+    return file
+
+
+def _one_card_note(info) -> str | None:
+    """Types a deck built from photos knows by one card each, named by a typed grid: a slip that
+    swaps two of them is what the deck then knows, and no check can see it (a newcomer's fox and
+    bee swapped: every later photo of theirs read confidently wrong)."""
+    lone = [card.value for card, n in info.counts.items() if n == 1]
+    if not lone:
+        return None
+    return (f"{', '.join(lone)}: one card each in deck {info.name}, named by the grid: two of them swapped in the grid "
+            f"cannot be seen by any check; look at the deck's cards: ecoscore deck show {info.name} --sheet cards.png")
+
+
+def _swapped_pair(disagree: list) -> tuple[str, str] | None:
+    """The two types a photo's clashes with a deck swap both ways (every fox seen as a bee and
+    every bee as a fox), or None. A slip in this grid swaps two cells; a deck whose own two types
+    are swapped (an earlier grid's slip) disagrees on every card of both."""
+    pairs = {(clash.named.value, clash.seen) for clash in disagree}
+    if len(disagree) < 2 or len(pairs) != 2:
+        return None
+    (a, b), other = sorted(pairs)[0], sorted(pairs)[1]
+    return (a, b) if other == (b, a) else None
 
 
 def _special(path: Path) -> bool:
@@ -172,6 +213,13 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
             (name, data), = read_photos([photo])
             taken = from_photo(reader, embedder, data, tableau, str(photo))
             disagree = clashes(known, taken) if known is not None else []
+            if disagree and not args.force and (pair := _swapped_pair(disagree)) is not None:
+                # Every card of two types, both ways: the deck's own two may be swapped, not this
+                # grid (it blamed the new, right grid alone: a newcomer's run)
+                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: "
+                               f"every {pair[0]} read as {pair[1]} and every {pair[1]} as {pair[0]}: check the grid there, "
+                               f"or the deck's own two may be swapped (a slip in an earlier grid: ecoscore deck forget-last "
+                               f"{args.name} takes its last add back); nothing was added (--force adds it as its grid says)")
             if disagree and not args.force:
                 # Most of the cells: likelier the grid of another photo than a slip (a newcomer's run).
                 slip = f"{grid} is the grid of another photo?" if len(disagree) > MANY_CLASHES else "two cards swapped?"
@@ -204,6 +252,8 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
         raise BadInput(f"{err}: add another photo that holds them with its grid (--photo P --grid G, "
                        "repeatable), or a folder of them") from None
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
+    if args.photo and not args.folder and (lone := _one_card_note(info)):
+        print(f"{words.label('warning')}: {words.say(lone)}", file=sys.stderr)
     print(words.fill("cli.deck_added", name=info.name, refs=_references(words, info),
                      counts=", ".join(f"{words.label(c.value)} {n}" for c, n in info.counts.items()),
                      secs=words.decimal(f"{time.perf_counter() - start:.1f}")), file=sys.stderr)
@@ -229,6 +279,9 @@ def register(sub) -> None:
                          ("forget-last", "take back a deck's last add (a photo with a mistake in its grid)")):
         one = actions.add_parser(action, help=what)
         one.add_argument("name", type=deck_called)
+        if action == "show":
+            one.add_argument("--sheet", type=Path, help="also write the deck's cards to this PNG file, a row a type, "
+                                                        "to check each is named right")
         add_lang_option(one)
     export = actions.add_parser("export", help="write a deck to one .zip file, to pass to a friend")
     export.add_argument("name", type=deck_called)
