@@ -22,9 +22,11 @@ def contact_sheet(images: dict[CardType, list[np.ndarray]]) -> np.ndarray:
     """A BGR image: a row for each type, its name and code ("fox FX", as a grid is typed) then up
     to ``PER_ROW`` of its references, and "+N" where it has more."""
     rows = []
+    shown = max(1, min(PER_ROW, max((len(images.get(card, [])) for card in CardType), default=1)))
+    width = LABEL + shown * (CELL + GAP) + (60 if shown == PER_ROW else GAP)  # room for "+N" where a row has more
     for card in CardType:
         crops = images.get(card, [])
-        row = np.full((CELL + 2 * GAP, LABEL + PER_ROW * (CELL + GAP) + 60, 3), 255, np.uint8)
+        row = np.full((CELL + 2 * GAP, width, 3), 255, np.uint8)
         cv2.putText(row, f"{card.value} {card.code}", (8, CELL // 2 + GAP + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
                     (0, 0, 0), 2, cv2.LINE_AA)
         for k, crop in enumerate(crops[:PER_ROW]):
