@@ -304,6 +304,8 @@ MESSAGES = [
     "check the grid there, or the deck's own two may be swapped (a slip in an earlier grid: ecoscore deck forget-last mine "
     "takes its last add back); nothing was added (--force adds it as its grid says)",
     "/home/jana/decks is a folder: give the sheet a file name, such as /home/jana/decks/cards.png",
+    "table.jpg: 19 of its 20 cards do not look like deck mine's cards: if they are another deck's, not this deck's in "
+    "another edition or another light, ecoscore deck forget-last mine takes this add back",
     "fox, bee, eagle: one card each in deck mine, named by the grid: two of them swapped in the grid cannot be seen by any "
     "check; look at the deck's cards: ecoscore deck show mine --sheet cards.png",
     "deck 'mine' would have no reference for: wolf, eagle (give at least one card of every type): add another photo that "

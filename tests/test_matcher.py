@@ -639,6 +639,20 @@ def test_enrol_and_score_from_the_command_line(tmp_path, decks):
     assert image.shape[0] == len(CardType) * (CELL + 2 * GAP) + len(CardType) - 1, image.shape
     folder_given = _cli("deck", "show", "photos", "--sheet", str(tmp_path), env=env)
     assert folder_given.returncode == 2 and "is a folder" in folder_given.stderr, folder_given.stderr
+    # Another deck's photo, with its true grid, added as the wrong deck's refusal suggests for
+    # another edition: said (19 stand-in cards went into a newcomer's deck without a word)
+    from ecoscore.datasets.deck import load_deck
+
+    other = render_scene(load_deck("standin"), (36, 0), PARAMS)
+    photo3, grid3 = tmp_path / "standin.jpg", tmp_path / "standin.txt"
+    photo3.write_bytes(other.jpeg)
+    grid3.write_text(format_text(truth_tableau(other.truth["tableaux"][0])))
+    mixed = _cli("deck", "add", "kitchen", "--photo", str(photo3), "--grid", str(grid3), env=env)
+    assert mixed.returncode == 0, mixed.stderr
+    said = next(line for line in mixed.stderr.splitlines() if "do not look like" in line)
+    assert said.startswith(f"warning: {photo3}: ") and "cards do not look like deck kitchen's cards" in said, said
+    assert "ecoscore deck forget-last kitchen takes this add back" in said
+    assert "one card each" not in mixed.stderr  # (an older deck's: its lone cards may be scans)
 
 
 def test_an_enrolment_photo_the_reader_refuses_is_an_enrolment_error_naming_the_photo(reader, embedder, monkeypatch):

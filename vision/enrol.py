@@ -18,7 +18,7 @@ import numpy as np
 
 from ecoscore.geometry import CARD_ASPECT, Detections, warp_quad
 from ecoscore.scoring import COLS, DECK_COUNTS, ROWS, CardType, Tableau, parse_card
-from ecoscore.scoring.cards import over_deck
+from ecoscore.scoring.cards import NOT_OURS, over_deck
 from ecoscore.scoring.tableau import cell_at, cells_short
 
 from . import photo_doubts, window
@@ -311,6 +311,23 @@ def clashes(matcher: CardMatcher, taken: PhotoReferences) -> list[Clash]:
         if matcher.names[best] != card.value and p[best] >= CLASH_BELIEF:
             said.append(Clash(rc, card, matcher.names[best], float(p[best])))
     return said
+
+
+def strangers(matcher: CardMatcher, taken: PhotoReferences) -> tuple[int, int]:
+    """How many of a photo's references the deck they would join (``matcher``) reads as none of
+    its types ("not ours"), of how many: a photo of another deck's cards was added to a deck
+    without a word, the refusal of a wrong deck having said to add such photos (a newcomer's run)."""
+    crops = [crop for crops in taken.crops.values() for crop in crops]
+    if not crops:
+        return 0, 0
+    beliefs = matcher(crops)
+    return int(sum(matcher.names[int(np.argmax(p))] == NOT_OURS for p in beliefs)), len(crops)
+
+
+def strangers_note(name: str, k: int, n: int) -> str:
+    """What a player is told of a photo whose cards mostly do not look like the deck's own."""
+    return (f"{k} of its {n} cards do not look like deck {name}'s cards: if they are another deck's, not this deck's in "
+            f"another edition or another light, ecoscore deck forget-last {name} takes this add back")
 
 
 def gap_note(cells: list[tuple[int, int]]) -> str:

@@ -12,6 +12,7 @@ from .common import BadInput, cannot_read, cannot_write, deck_called, open_reade
 from .language import Words, add_first_lang_option, add_lang_option, words_for
 
 MANY_CLASHES = 6  # cells of a grid that disagree with a deck's own cards beyond a slip or two
+MANY_STRANGERS = 3  # a photo's cards a deck reads as none of its own, half of them at least, before it is said
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,7 +173,18 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
     import time
 
     from ecoscore.vision.deckstore import NAME, DeckStoreError, MissingTypes, TitleTaken, check_name, name_for
-    from ecoscore.vision.enrol import AS_WRITTEN_NOTE, EnrolError, clashes, from_folder, from_photo, gap_note, left_out_note, outside_note
+    from ecoscore.vision.enrol import (
+        AS_WRITTEN_NOTE,
+        EnrolError,
+        clashes,
+        from_folder,
+        from_photo,
+        gap_note,
+        left_out_note,
+        outside_note,
+        strangers,
+        strangers_note,
+    )
     from ecoscore.vision.matcher import CardEmbedder, CardMatcher
 
     start = time.perf_counter()
@@ -227,6 +239,9 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
                                f"the grid there ({slip}); nothing was added (--force adds it as its grid says)")
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
+            k, n = strangers(known, taken) if known is not None else (0, 0)
+            if k >= max(MANY_STRANGERS, n / 2):
+                notes.append(f"{photo}: {strangers_note(args.name, k, n)}")
             if taken.left_out:
                 notes.append(f"{photo}: {left_out_note(taken.left_out)}")
             if taken.gaps:
@@ -252,7 +267,8 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
         raise BadInput(f"{err}: add another photo that holds them with its grid (--photo P --grid G, "
                        "repeatable), or a folder of them") from None
     store.references(args.name, embedder)  # embed now: the first read with the deck is then quick
-    if args.photo and not args.folder and (lone := _one_card_note(info)):
+    # (a new deck's: an older deck's lone cards may be scans, named by their folders)
+    if existing is None and args.photo and not args.folder and (lone := _one_card_note(info)):
         print(f"{words.label('warning')}: {words.say(lone)}", file=sys.stderr)
     print(words.fill("cli.deck_added", name=info.name, refs=_references(words, info),
                      counts=", ".join(f"{words.label(c.value)} {n}" for c, n in info.counts.items()),
