@@ -185,6 +185,10 @@ def test_a_photo_of_several_tableaux_names_each_doubts_tableau_in_the_csv():
                            "players": [player("a", ["row 1, col 2: low confidence"])]}}
     assert csv_row(one)["doubts"] == "row 1, col 2: low confidence"  # one tableau: its file names it
     assert (csv_row(two)["provisional"], csv_row(one)["provisional"]) == ("no", "yes")
+    # a doubt of the photo itself, which each tableau carries: once, first (copied under each: a walk)
+    side = "11 cards lie side by side outside every tableau read"
+    both = {**two, "game": {**two["game"], "players": [player("a-1", [side]), player("a-2", [side, "row 1, col 2: low"])]}}
+    assert csv_row(both)["doubts"] == f"{side} | a-2: row 1, col 2: low"
 
 
 def test_an_existing_results_file_is_kept_unless_resumed_or_replaced(tmp_path, photo_set):

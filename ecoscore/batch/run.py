@@ -217,12 +217,21 @@ def csv_row(result: FileResult) -> dict[str, object]:
             # JSON lines said so; the CSV did not (a newcomer's batch).
             provisional="yes" if result["game"]["provisional_majorities"] else "no",
             grids=";".join(grid_text(p) for p in players),
-            # Each doubt named by its tableau where a photo holds several (whose "row 2, col 3" it
-            # was, the CSV did not say: a newcomer's walk); totals and grids are in that order too.
-            doubts=" | ".join(f"{p['name']}: {d}" if len(players) > 1 else d for p in players for d in p["doubts"]),
+            doubts=_doubts_text(players),
             confidence=";".join(f"{p['confidence']:.3f}" for p in players),
         )
     return row
+
+
+def _doubts_text(players: list[PlayerDoc]) -> str:
+    """A photo's doubts in one cell: each named by its tableau where the photo holds several
+    (whose "row 2, col 3" it was, the CSV did not say: a newcomer's walk), but a doubt of the
+    photo itself, which every tableau carries ("11 cards lie side by side outside every
+    tableau"), once and first (it was copied under each: a newcomer's walk)."""
+    if len(players) == 1:
+        return " | ".join(players[0]["doubts"])
+    shared = [d for d in dict.fromkeys(players[0]["doubts"]) if all(d in p["doubts"] for p in players[1:])]
+    return " | ".join([*shared, *(f"{p['name']}: {d}" for p in players for d in p["doubts"] if d not in shared)])
 
 
 def _scores(todo: list[str], workers: int, deck: str | None, cluster: str | None) -> Generator[FileResult, None, None]:
