@@ -176,7 +176,8 @@ MESSAGES = [
     "alice has 13 wolf cards but a deck holds only 12: a misread card or a second deck",
     "the game has 21 stream cards but a deck holds only 20: a misread card or a second deck",
     "bot, row 1, cell 2: unknown card 'unicorn' (use a type name such as 'meadow', an alias such as 'louka', a code such as 'MD', or '.' for an empty cell)",
-    "row 2, col 2: not a card of this deck (nearest: fox 31%): another game's card, a card face down, or the wrong deck chosen",
+    "row 2, col 2: not a card of this deck (nearest: fox 31%), counted as empty: right if nothing lies here, else another "
+    "game's card, a card face down, or the wrong deck chosen",
     "row 2, col 2: washed out by glare (nearest: fox 31%): take the photo again without the lamp's reflection on it",
     "no deck 'kitchen'; enrol one with `ecoscore deck add`",
     "no deck 'kitchen' on this server: choose one of its decks, or teach it yours from a photo of its cards",

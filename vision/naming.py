@@ -310,8 +310,9 @@ def tableau_doubts(cells: list[CellRead], fit: TableauFit) -> list[str]:
     return doubts
 
 
-NOT_OURS_DOUBT = ("not a card of this deck (nearest: {nearest}): another game's card, a card face down, "
-                  "or the wrong deck chosen")
+# Scored as empty, and said so: a real empty place read so had no way out (a newcomer's walk).
+NOT_OURS_DOUBT = ("not a card of this deck (nearest: {nearest}), counted as empty: right if nothing lies here, else "
+                  "another game's card, a card face down, or the wrong deck chosen")
 GLARED_DOUBT = "washed out by glare (nearest: {nearest}): take the photo again without the lamp's reflection on it"
 _NOT_OURS = re.compile(re.escape(NOT_OURS_DOUBT).replace(re.escape("{nearest}"), "(?P<nearest>[^)]*)"))
 
