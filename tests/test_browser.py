@@ -2566,7 +2566,9 @@ def test_cards_still_to_name_are_never_labelled_with_a_cut_word(deck_server, new
     page.click("#teach-start")
     expect(page.locator("#result")).to_be_visible(timeout=60000)
     drawn = [text for text, _ in drawn_labels(page)]
-    assert "?" in drawn and set(drawn) <= {"назвать", "?", ""}, drawn  # (cards too narrow for it at 390 px)
+    # (cards too narrow for it at 390 px; a card the finder missed, read as an empty place, is
+    # labelled so, a whole word: on an AVX2 CPU's float32 one of the 20 was)
+    assert "?" in drawn and set(drawn) <= {"назвать", "?", "", "пусто"}, drawn
 
 
 @needs_matcher
