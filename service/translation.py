@@ -20,7 +20,7 @@ from .i18n import DEFAULT, LANGS, card_name, catalogue, decimal, fill, percent_s
 # What each parameter of an api.* template may hold, by its name.
 _NUMBER = {"n", "k", "row", "col", "deck", "mb", "limit", "w", "h", "low"}
 _PERCENT = {"pct", "runner_pct"}
-_CARD = {"card", "top", "runner", "one", "other"}
+_CARD = {"card", "top", "runner", "swapped", "swapped_as"}
 # A name the reader gives a cell: a type, "empty", or a deck matcher's "not ours" (scoring/cards.py's
 # NOT_OURS, two words: the runner-up of a doubt such as "bee 79%, or not ours 18%"). Its catalogue
 # entry is card.<name>, a space written "_".

@@ -78,7 +78,7 @@ const I18N = (() => {
   // the most specific first; parameters that are words are translated in turn.
   const KIND = {
     n: "num", k: "num", row: "num", col: "num", deck: "num", mb: "num", limit: "num", w: "num", h: "num",
-    pct: "pct", low: "num", runner_pct: "pct", card: "card", top: "card", runner: "card",
+    pct: "pct", low: "num", runner_pct: "pct", card: "card", top: "card", runner: "card", swapped: "card", swapped_as: "card",
     doubt: "msg", error: "msg", belief: "msg", where: "cells", residual: "dec", types: "cards",
     cells: "names", place: "ord",  // an explanation's "row 1, col 2; ..." and a majority's "2nd"
     lay_one: "lay", lay_other: "lay",  // a way an enrolment's grid may lie: "turned 180°, 1 row off where ..."
