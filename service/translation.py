@@ -65,8 +65,9 @@ def _group(name: str) -> str:
         # never across "; ": two messages joined so ("row 1 col 2: ...; row 3 col 4: ...") were
         # taken for the second alone, the first left in English as its cells. But a player's name
         # before its cells may hold one ("Ann; Bo, row 4, cell 5": left in English): a name and
-        # ", " with no ": " in it (no message's end).
-        return r"(?:(?:(?!: ).)+?, )?(?:(?!; ).)+"
+        # ", " with no ": " in it (no message's end), before a grid's "row 4, cell 5" only (tried
+        # before every ", " of a message, a long joined one outran its deadline: a CI run)
+        return r"(?:(?:(?!: ).)+?, (?=(?:row|line) \d+, cell \d+))?(?:(?!; ).)+"
     if name in _MESSAGE or name in _CLASHES or name in _CELL_NAMES:
         return r".+"
     return r".+?"
