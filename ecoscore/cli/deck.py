@@ -105,7 +105,7 @@ def _swapped_pair(disagree: list) -> tuple[str, str] | None:
     pairs = {(clash.named.value, clash.seen) for clash in disagree}
     if len(disagree) < 2 or len(pairs) != 2:
         return None
-    (a, b), other = sorted(pairs)[0], sorted(pairs)[1]
+    (a, b), other = sorted(pairs)
     return (a, b) if other == (b, a) else None
 
 
@@ -225,18 +225,19 @@ def _deck_add(args: argparse.Namespace, store, words: Words) -> None:
             (name, data), = read_photos([photo])
             taken = from_photo(reader, embedder, data, tableau, str(photo))
             disagree = clashes(known, taken) if known is not None else []
-            if disagree and not args.force and (pair := _swapped_pair(disagree)) is not None:
-                # Every card of two types, both ways: the deck's own two may be swapped, not this
-                # grid (it blamed the new, right grid alone: a newcomer's run)
-                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: "
-                               f"every {pair[0]} read as {pair[1]} and every {pair[1]} as {pair[0]}: check the grid there, "
-                               f"or the deck's own two may be swapped (a slip in an earlier grid: ecoscore deck forget-last "
-                               f"{args.name} takes its last add back); nothing was added (--force adds it as its grid says)")
             if disagree and not args.force:
-                # Most of the cells: likelier the grid of another photo than a slip (a newcomer's run).
-                slip = f"{grid} is the grid of another photo?" if len(disagree) > MANY_CLASHES else "two cards swapped?"
-                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: check "
-                               f"the grid there ({slip}); nothing was added (--force adds it as its grid says)")
+                if (pair := _swapped_pair(disagree)) is not None:
+                    # Every card of two types, both ways: the deck's own two may be swapped, not this
+                    # grid (it blamed the new, right grid alone: a newcomer's run)
+                    advice = (f"every {pair[0]} read as {pair[1]} and every {pair[1]} as {pair[0]}: check the grid there, "
+                              f"or the deck's own two may be swapped (a slip in an earlier grid: ecoscore deck forget-last "
+                              f"{args.name} takes its last add back)")
+                else:
+                    # Most of the cells: likelier the grid of another photo than a slip (a newcomer's run).
+                    slip = f"{grid} is the grid of another photo?" if len(disagree) > MANY_CLASHES else "two cards swapped?"
+                    advice = f"check the grid there ({slip})"
+                raise BadInput(f"{photo}: the grid and deck {args.name}'s own cards disagree: {'; '.join(map(str, disagree))}: "
+                               f"{advice}; nothing was added (--force adds it as its grid says)")
             for card, images in taken.crops.items():
                 crops.setdefault(card, []).extend(images)
             k, n = strangers(known, taken) if known is not None else (0, 0)
